@@ -1,0 +1,296 @@
+//! A tool as storable data: [`ToolDefinition`] and its [`Annotations`].
+//!
+//! A definition is what a model is told about a tool, in the form a catalog stores as JSON and a
+//! source reports before anything runs the tool. Its JSON form is the catalog format:
+//!
+//! ```json
+//! {
+//!   "name": "list_pets",
+//!   "description": "Lists the pets of the store.",
+//!   "inputSchema": { "type": "object", "properties": { "limit": { "type": "integer" } } },
+//!   "annotations": { "readOnly": true }
+//! }
+//! ```
+//!
+//! A definition has no output schema: what a tool answers is JSON the model reads.
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// A JSON object, as a tool's input and a tool's input schema are.
+pub type JsonObject = Map<String, Value>;
+
+/// A tool as data: its name, what it does, its parameters as JSON Schema, and its source's hints.
+///
+/// A source reports these from [`ToolSource::discover`](crate::ToolSource::discover), a catalog
+/// stores them as JSON ([`decode_catalog`], [`encode_catalog`]), and
+/// [`Toolkit::from_source`](crate::Toolkit::from_source) and [`Assembly`](crate::Assembly) build
+/// from them the tools a model calls.
+///
+/// The name is never empty and the input schema is always a JSON object: decoding refuses
+/// anything else, and [`ToolDefinition::new`] takes a [`JsonObject`].
+///
+/// # Examples
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit_runtime::{Annotations, ToolDefinition};
+///
+/// let definition: ToolDefinition = serde_json::from_value(json!({
+///     "name": "list_pets",
+///     "inputSchema": { "type": "object" },
+///     "annotations": { "readOnly": true }
+/// }))?;
+/// assert_eq!(definition.name(), "list_pets");
+/// assert!(definition.annotations.hints().read_only);
+/// # Ok::<(), serde_json::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "RawDefinition", rename_all = "camelCase")]
+pub struct ToolDefinition {
+    name: String,
+    /// What the tool does, written for the model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    input_schema: Arc<JsonObject>,
+    /// The source's hints about what the tool does.
+    pub annotations: Annotations,
+}
+
+impl ToolDefinition {
+    /// A definition of the tool `name` with the input schema `input_schema`, no description and
+    /// no hints.
+    ///
+    /// # Errors
+    ///
+    /// [`DefinitionError::EmptyName`] when `name` is empty.
+    pub fn new(name: impl Into<String>, input_schema: JsonObject) -> Result<Self, DefinitionError> {
+        let name = name.into();
+        if name.is_empty() {
+            return Err(DefinitionError::EmptyName);
+        }
+        Ok(Self {
+            name,
+            description: None,
+            input_schema: Arc::new(input_schema),
+            annotations: Annotations::default(),
+        })
+    }
+
+    /// This definition with `description`.
+    #[must_use]
+    pub fn with_description(mut self, description: impl Into<String>) -> Self {
+        self.description = Some(description.into());
+        self
+    }
+
+    /// This definition with `annotations`.
+    #[must_use]
+    pub fn with_annotations(mut self, annotations: Annotations) -> Self {
+        self.annotations = annotations;
+        self
+    }
+
+    /// The tool's name, as its source knows it. Never empty.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The tool's parameters: a JSON Schema whose root is an object.
+    pub fn input_schema(&self) -> &JsonObject {
+        &self.input_schema
+    }
+
+    /// The tool's parameters, shared: cloning a definition never copies its schema.
+    pub fn shared_input_schema(&self) -> &Arc<JsonObject> {
+        &self.input_schema
+    }
+
+    /// This definition under another name (used by an assembly, which names tools for a model).
+    pub(crate) fn renamed(&self, name: String) -> Self {
+        Self {
+            name,
+            ..self.clone()
+        }
+    }
+}
+
+/// What a source says about a tool besides what it takes: claims, not guarantees.
+///
+/// Each hint is `None` when the source did not say, and is then left out of the JSON form, so
+/// that the documented default applies ([`Annotations::hints`]). A decision about what a tool may
+/// do must not rest on these alone.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Annotations {
+    /// A name for people.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool changes nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only: Option<bool>,
+    /// The tool may destroy something (meaningful only when it is not read-only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destructive: Option<bool>,
+    /// Calling the tool twice with the same input does no more than once (meaningful only when
+    /// it is not read-only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub idempotent: Option<bool>,
+    /// The tool reaches beyond the system it belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub open_world: Option<bool>,
+}
+
+impl Annotations {
+    /// The hints with the documented defaults filled in where the source said nothing: not
+    /// read-only, destructive, not idempotent, open-world. A read-only tool is neither
+    /// destructive nor idempotent-relevant, so both read as `false` for it.
+    ///
+    /// ```
+    /// use toolkit_runtime::Annotations;
+    ///
+    /// let silent = Annotations::default().hints();
+    /// assert!(!silent.read_only && silent.destructive && !silent.idempotent && silent.open_world);
+    ///
+    /// let reader = Annotations { read_only: Some(true), destructive: Some(true), ..Default::default() };
+    /// assert!(!reader.hints().destructive);
+    /// ```
+    pub fn hints(&self) -> Hints {
+        let read_only = self.read_only.unwrap_or(false);
+        Hints {
+            read_only,
+            destructive: !read_only && self.destructive.unwrap_or(true),
+            idempotent: !read_only && self.idempotent.unwrap_or(false),
+            open_world: self.open_world.unwrap_or(true),
+        }
+    }
+}
+
+/// The effective hints of a tool: [`Annotations`] with the defaults applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Hints {
+    /// The tool changes nothing.
+    pub read_only: bool,
+    /// The tool may destroy something; always `false` for a read-only tool.
+    pub destructive: bool,
+    /// Repeating a call does no more than one call; always `false` for a read-only tool.
+    pub idempotent: bool,
+    /// The tool reaches beyond its own system.
+    pub open_world: bool,
+}
+
+/// Why a value is no [`ToolDefinition`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DefinitionError {
+    /// The name is the empty string.
+    EmptyName,
+    /// `inputSchema` is not a JSON object.
+    SchemaNotObject,
+}
+
+impl fmt::Display for DefinitionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::EmptyName => f.write_str("a tool's name must not be empty"),
+            Self::SchemaNotObject => f.write_str("a tool's inputSchema must be a JSON object"),
+        }
+    }
+}
+
+impl std::error::Error for DefinitionError {}
+
+/// The wire form, checked into a [`ToolDefinition`] by `TryFrom`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawDefinition {
+    name: String,
+    #[serde(default)]
+    description: Option<String>,
+    input_schema: Value,
+    #[serde(default)]
+    annotations: Annotations,
+}
+
+impl TryFrom<RawDefinition> for ToolDefinition {
+    type Error = DefinitionError;
+
+    fn try_from(raw: RawDefinition) -> Result<Self, Self::Error> {
+        let Value::Object(input_schema) = raw.input_schema else {
+            return Err(DefinitionError::SchemaNotObject);
+        };
+        let mut definition = Self::new(raw.name, input_schema)?;
+        definition.description = raw.description;
+        definition.annotations = raw.annotations;
+        Ok(definition)
+    }
+}
+
+/// Reads a catalog: a JSON array of definitions.
+///
+/// Every entry is read; the error names each entry that is no definition, by its index and, where
+/// it has one, its name.
+///
+/// ```
+/// let catalog = r#"[{"name": "a", "inputSchema": {"type": "object"}}, {"name": "", "inputSchema": {}}]"#;
+/// let error = toolkit_runtime::decode_catalog(catalog).unwrap_err();
+/// assert_eq!(error.to_string(), "catalog entry 1: a tool's name must not be empty");
+/// ```
+///
+/// # Errors
+///
+/// [`CatalogError`] when the text is not a JSON array or any entry is no definition.
+pub fn decode_catalog(json: &str) -> Result<Vec<ToolDefinition>, CatalogError> {
+    let entries: Vec<Value> = serde_json::from_str(json).map_err(|error| CatalogError {
+        problems: vec![format!("the catalog is not a JSON array: {error}")],
+    })?;
+    let mut definitions = Vec::with_capacity(entries.len());
+    let mut problems = Vec::new();
+    for (index, entry) in entries.into_iter().enumerate() {
+        let name = entry
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|name| !name.is_empty())
+            .map(|name| format!(" ({name:?})"))
+            .unwrap_or_default();
+        match serde_json::from_value::<ToolDefinition>(entry) {
+            Ok(definition) => definitions.push(definition),
+            Err(error) => problems.push(format!("catalog entry {index}{name}: {error}")),
+        }
+    }
+    if problems.is_empty() {
+        Ok(definitions)
+    } else {
+        Err(CatalogError { problems })
+    }
+}
+
+/// Writes a catalog: the definitions as a JSON array, the same bytes for the same definitions.
+pub fn encode_catalog(definitions: &[ToolDefinition]) -> String {
+    // Serializing owned, string-keyed data cannot fail.
+    serde_json::to_string(definitions).unwrap_or_default()
+}
+
+/// A catalog that could not be read, with every problem it has.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CatalogError {
+    problems: Vec<String>,
+}
+
+impl CatalogError {
+    /// Each problem, naming its entry.
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+}
+
+impl fmt::Display for CatalogError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.problems.join("\n"))
+    }
+}
+
+impl std::error::Error for CatalogError {}

@@ -1,0 +1,353 @@
+//! Checking a model's input against a tool's JSON Schema, and the strict-input report.
+//!
+//! The input must be an object that matches the schema; a schema that closes an object (with
+//! `additionalProperties: false` or `unevaluatedProperties: false`) refuses any property it does
+//! not name. `pattern` and `format` are not checked: the source checks them too, and a pattern
+//! from a source is not run here. A schema that cannot be compiled into a check (an external
+//! `$ref`, an unknown draft, a malformed keyword) holds the input only to being an object.
+//!
+//! An input that fails names every problem at once, with its JSON path, and for each object level
+//! that carries an unknown key the keys that level accepts, so a model can fix its call from the
+//! reply alone:
+//!
+//! ```text
+//! Invalid parameters for tool 'search':
+//! - unknown property "extra" at the root
+//! - missing required property "query" at the root
+//! - unknown property "text" at /filter
+//! Accepted params at the root: query, filter.
+//! Accepted params at /filter: kind, tag.
+//! ```
+
+use std::fmt::{self, Write as _};
+
+use jsonschema::error::ValidationErrorKind;
+use jsonschema::paths::Location;
+use jsonschema::{Keyword, ValidationError, Validator};
+use serde_json::{Map, Value};
+
+use crate::JsonObject;
+use crate::text::cut_for_echo;
+
+/// The deepest input accepted, in nested arrays and objects: the depth `serde_json` reads by
+/// default, so an input that came from JSON text is never refused for it.
+pub const MAX_INPUT_DEPTH: usize = 128;
+
+/// The check of one tool's input, compiled once from its schema.
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit_runtime::InputCheck;
+///
+/// let schema = json!({
+///     "type": "object",
+///     "properties": { "query": { "type": "string" } },
+///     "required": ["query"],
+///     "additionalProperties": false
+/// });
+/// let check = InputCheck::new(schema.as_object().unwrap());
+/// assert!(check.check(&json!({ "query": "pets" })).is_ok());
+///
+/// let report = check.check(&json!({ "q": "pets" })).unwrap_err();
+/// assert!(report.to_string().contains("Accepted params at the root: query."));
+/// ```
+#[derive(Debug)]
+pub struct InputCheck {
+    schema: Value,
+    /// `None` when the schema could not be compiled: the input is then held only to being an
+    /// object.
+    validator: Option<Validator>,
+}
+
+impl InputCheck {
+    /// Compiles the check of `schema`. Never fails: a schema that cannot be compiled checks only
+    /// that the input is an object.
+    pub fn new(schema: &JsonObject) -> Self {
+        let schema = Value::Object(schema.clone());
+        let validator = jsonschema::options()
+            .should_validate_formats(false)
+            .with_keyword("pattern", |_, _, _| Ok(Box::new(Unchecked)))
+            .build(&schema)
+            .inspect_err(|error| {
+                tracing::debug!(%error, "a tool's input schema could not be compiled; only an object is required");
+            })
+            .ok();
+        Self { schema, validator }
+    }
+
+    /// Whether the schema compiled into a full check (else only an object is required).
+    pub fn is_complete(&self) -> bool {
+        self.validator.is_some()
+    }
+
+    /// Checks `input`, returning every problem at once when it is not accepted.
+    ///
+    /// # Errors
+    ///
+    /// [`InvalidInput`] naming each problem.
+    pub fn check(&self, input: &Value) -> Result<(), InvalidInput> {
+        if !input.is_object() {
+            return Err(InvalidInput::single(format!(
+                "the input must be a JSON object, not {}",
+                kind_of(input)
+            )));
+        }
+        if depth_exceeds(input, MAX_INPUT_DEPTH) {
+            return Err(InvalidInput::single(format!(
+                "the input is nested deeper than {MAX_INPUT_DEPTH} levels"
+            )));
+        }
+        let Some(validator) = &self.validator else {
+            return Ok(());
+        };
+        if validator.is_valid(input) {
+            return Ok(());
+        }
+        Err(self.report(validator, input))
+    }
+
+    fn report(&self, validator: &Validator, input: &Value) -> InvalidInput {
+        let mut problems = Vec::new();
+        let mut accepted = Vec::new();
+        for error in validator.iter_errors(input) {
+            let at = describe_location(error.instance_path());
+            match error.kind() {
+                ValidationErrorKind::AdditionalProperties { unexpected }
+                | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
+                    for key in unexpected {
+                        problems.push(format!("unknown property {} at {at}", quoted(key)));
+                    }
+                    let line = self.accepted_line(&error, &at);
+                    if !accepted.contains(&line) {
+                        accepted.push(line);
+                    }
+                }
+                ValidationErrorKind::Required { property } => {
+                    let name = property.as_str().map_or_else(|| property.to_string(), quoted);
+                    problems.push(format!("missing required property {name} at {at}"));
+                }
+                ValidationErrorKind::Type { kind } => {
+                    let expected = match kind {
+                        jsonschema::error::TypeKind::Single(one) => one.to_string(),
+                        jsonschema::error::TypeKind::Multiple(set) => set
+                            .iter()
+                            .map(|t| t.to_string())
+                            .collect::<Vec<_>>()
+                            .join(" or "),
+                    };
+                    problems.push(format!(
+                        "expected {expected}, got {} at {at}",
+                        kind_of(error.instance())
+                    ));
+                }
+                _ => {
+                    // The library's message without the instance, which may be large; the value
+                    // the model gave is echoed cut.
+                    let value = cut_for_echo(&error.instance().to_string());
+                    problems.push(format!("{} ({value}) at {at}", error.masked()));
+                }
+            }
+        }
+        if problems.is_empty() {
+            // `is_valid` and `iter_errors` disagree only on a library defect; say so plainly.
+            problems.push("the input does not match the tool's parameters".to_owned());
+        }
+        InvalidInput { problems, accepted }
+    }
+
+    /// The line naming what the object level of an unknown key accepts.
+    fn accepted_line(&self, error: &ValidationError<'_>, at: &str) -> String {
+        let level = resolve_parent(&self.schema, error.evaluation_path());
+        let mut names: Vec<String> = Vec::new();
+        let mut patterns: Vec<String> = Vec::new();
+        if let Some(level) = level {
+            collect_accepted(&self.schema, level, &mut names, &mut patterns, 0);
+        }
+        if names.is_empty() && patterns.is_empty() {
+            return if at == "the root" {
+                "This tool accepts no params.".to_owned()
+            } else {
+                format!("Accepted params at {at}: none.")
+            };
+        }
+        let mut line = format!("Accepted params at {at}: {}", names.join(", "));
+        if !patterns.is_empty() {
+            if !names.is_empty() {
+                line.push_str("; ");
+            }
+            let _ = write!(line, "keys matching {}", patterns.join(", "));
+        }
+        line.push('.');
+        line
+    }
+}
+
+/// An input that a tool does not take: every problem, and what each object level with an unknown
+/// key accepts. Its `Display` is the report a model reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidInput {
+    problems: Vec<String>,
+    accepted: Vec<String>,
+}
+
+impl InvalidInput {
+    fn single(problem: String) -> Self {
+        Self {
+            problems: vec![problem],
+            accepted: Vec::new(),
+        }
+    }
+
+    /// Each problem, with its JSON path.
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+
+    /// The `Accepted params at …` lines, one per object level that carries an unknown key.
+    pub fn accepted(&self) -> &[String] {
+        &self.accepted
+    }
+
+    /// The report for the tool `tool`, as a model reads it.
+    pub fn report(&self, tool: &str) -> String {
+        format!("Invalid parameters for tool '{tool}':\n{self}")
+    }
+}
+
+impl fmt::Display for InvalidInput {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        for problem in &self.problems {
+            if !first {
+                f.write_char('\n')?;
+            }
+            first = false;
+            write!(f, "- {problem}")?;
+        }
+        for line in &self.accepted {
+            write!(f, "\n{line}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for InvalidInput {}
+
+/// The `pattern` keyword, accepted unchecked: a pattern from a source is not run here.
+struct Unchecked;
+
+impl<'i> Keyword<'i> for Unchecked {
+    fn validate(&self, _: &'i Value) -> Result<(), ValidationError<'i>> {
+        Ok(())
+    }
+
+    fn is_valid(&self, _: &'i Value) -> bool {
+        true
+    }
+}
+
+fn describe_location(location: &Location) -> String {
+    let pointer = location.as_str();
+    if pointer.is_empty() {
+        "the root".to_owned()
+    } else {
+        cut_for_echo(pointer)
+    }
+}
+
+fn quoted(key: &str) -> String {
+    format!("{:?}", cut_for_echo(key))
+}
+
+fn kind_of(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Whether `value` nests arrays and objects deeper than `limit`, found without recursion.
+fn depth_exceeds(value: &Value, limit: usize) -> bool {
+    let mut stack = vec![(value, 0usize)];
+    while let Some((value, depth)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match value {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => continue,
+        };
+        if depth >= limit {
+            return true;
+        }
+        stack.extend(children.map(|child| (child, depth + 1)));
+    }
+    false
+}
+
+/// The schema object that holds the keyword at `path` (an evaluation path, whose `$ref`
+/// segments are followed within the document).
+fn resolve_parent<'s>(root: &'s Value, path: &Location) -> Option<&'s Map<String, Value>> {
+    let segments: Vec<String> = path
+        .as_str()
+        .split('/')
+        .skip(1)
+        .map(|s| s.replace("~1", "/").replace("~0", "~"))
+        .collect();
+    let (_keyword, parents) = segments.split_last()?;
+    let mut current = root;
+    for segment in parents {
+        current = match current {
+            Value::Object(map) if segment == "$ref" => {
+                let target = map.get("$ref")?.as_str()?;
+                root.pointer(target.strip_prefix('#')?)?
+            }
+            Value::Object(map) => map.get(segment)?,
+            Value::Array(items) => items.get(segment.parse::<usize>().ok()?)?,
+            _ => return None,
+        };
+    }
+    current.as_object()
+}
+
+/// The property names and patterns an object schema accepts, with those of its `allOf`
+/// members and its local `$ref`.
+fn collect_accepted(
+    root: &Value,
+    level: &Map<String, Value>,
+    names: &mut Vec<String>,
+    patterns: &mut Vec<String>,
+    depth: usize,
+) {
+    if depth > 8 {
+        return;
+    }
+    if let Some(Value::Object(properties)) = level.get("properties") {
+        for name in properties.keys() {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+    }
+    if let Some(Value::Object(pattern_properties)) = level.get("patternProperties") {
+        patterns.extend(pattern_properties.keys().cloned());
+    }
+    let members = level.get("allOf").and_then(Value::as_array);
+    for member in members.into_iter().flatten() {
+        if let Some(member) = member.as_object() {
+            collect_accepted(root, member, names, patterns, depth + 1);
+        }
+    }
+    let target = level
+        .get("$ref")
+        .and_then(Value::as_str)
+        .and_then(|r| r.strip_prefix('#'))
+        .and_then(|pointer| root.pointer(pointer))
+        .and_then(Value::as_object);
+    if let Some(target) = target {
+        collect_accepted(root, target, names, patterns, depth + 1);
+    }
+}

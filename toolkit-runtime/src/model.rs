@@ -1,0 +1,125 @@
+//! A toolkit as model APIs take it, and a model's tool call fed back.
+//!
+//! [`openai_tools`] and [`anthropic_tools`] give the `tools` array of an OpenAI-style (function
+//! calling) and an Anthropic-style request. Strict mode is off: a source's parameters may leave
+//! properties optional, which strict mode refuses. [`Toolkit::answer`] runs a call the model made
+//! (its tool's name and its arguments as JSON text) and gives the text to send back.
+//!
+//! ```
+//! # use toolkit_runtime::{model, Toolkit};
+//! # let toolkit = Toolkit::default();
+//! let request = serde_json::json!({
+//!     "model": "gpt-5",
+//!     "tools": model::openai_tools(&toolkit),
+//!     "messages": [{ "role": "user", "content": "What is due this week?" }],
+//! });
+//! ```
+
+use serde_json::{Value, json};
+
+use crate::text::cut_utf16;
+use crate::{Failure, JsonObject, Tool, Toolkit};
+
+/// The toolkit as the `tools` of an OpenAI-style request: function tools, strict mode off.
+pub fn openai_tools(toolkit: &Toolkit) -> Vec<Value> {
+    toolkit
+        .definitions()
+        .map(|definition| {
+            json!({
+                "type": "function",
+                "function": {
+                    "name": definition.name(),
+                    "description": definition.description.as_deref().unwrap_or_default(),
+                    "parameters": definition.input_schema(),
+                    "strict": false,
+                }
+            })
+        })
+        .collect()
+}
+
+/// The toolkit as the `tools` of an Anthropic-style request.
+pub fn anthropic_tools(toolkit: &Toolkit) -> Vec<Value> {
+    toolkit
+        .definitions()
+        .map(|definition| {
+            json!({
+                "name": definition.name(),
+                "description": definition.description.as_deref().unwrap_or_default(),
+                "input_schema": definition.input_schema(),
+            })
+        })
+        .collect()
+}
+
+/// What goes back to the model for one tool call: the text of the result, and whether it is a
+/// failure (Anthropic's `is_error`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Answer {
+    /// The result's JSON, or the failure's `{code, message, retryable, isFailure}`, as text.
+    pub content: String,
+    /// Whether the call failed.
+    pub is_error: bool,
+}
+
+impl Answer {
+    fn of(outcome: Result<Value, Failure>) -> Self {
+        match outcome {
+            Ok(value) => Self {
+                content: value.to_string(),
+                is_error: false,
+            },
+            Err(failure) => Self {
+                content: failure.to_json().to_string(),
+                is_error: true,
+            },
+        }
+    }
+}
+
+impl Toolkit {
+    /// Runs a call a model made — the tool's name and its arguments as JSON text (empty text is
+    /// `{}`) — and gives what to send back. A tool that needs approval for this input runs only
+    /// if `approve` says so; a declined call is a failure the model reads.
+    ///
+    /// ```
+    /// # let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    /// # runtime.block_on(async {
+    /// let toolkit = toolkit_runtime::Toolkit::default();
+    /// let answer = toolkit.answer("nope", "{}", |_, _| true).await;
+    /// assert!(answer.is_error);
+    /// assert!(answer.content.contains("NotFoundError"));
+    /// # });
+    /// ```
+    pub async fn answer(
+        &self,
+        name: &str,
+        arguments: &str,
+        approve: impl FnOnce(&Tool, &JsonObject) -> bool,
+    ) -> Answer {
+        let input: Value = if arguments.trim().is_empty() {
+            Value::Object(JsonObject::new())
+        } else {
+            match serde_json::from_str(arguments) {
+                Ok(input) => input,
+                Err(error) => {
+                    return Answer::of(Err(Failure::invalid_input(cut_utf16(
+                        &format!("The arguments are not JSON: {error}."),
+                        2000,
+                    ))));
+                }
+            }
+        };
+        if let (Some(tool), Value::Object(object)) = (self.get(name), &input)
+            && tool.approval().is_required(object)
+            && !approve(tool, object)
+        {
+            return Answer::of(Err(Failure::new(
+                "ApprovalDeclined",
+                "A person declined this call. Do not try it again unchanged.",
+                false,
+            )));
+        }
+        Answer::of(self.call(name, input).await)
+    }
+}

@@ -1,0 +1,74 @@
+//! The one shape of every kind of source: [`ToolSource`].
+//!
+//! A tool source is a system that tells which tools it has and runs them: an MCP server, an HTTP
+//! API, a set of hand-written functions. [`Toolkit::from_source`](crate::Toolkit::from_source)
+//! builds from one the toolkit a model calls; [`Assembly`](crate::Assembly) builds one toolkit
+//! from many.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde_json::Value;
+
+use crate::{JsonObject, ToolDefinition, ToolSourceError};
+
+/// A boxed future that can move between threads, as [`ToolSource`]'s methods return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What every kind of tool source implements: its name, the tools it has now, and how to run one.
+///
+/// The trait is object-safe: sources are shared as `Arc<dyn ToolSource>`. Dropping a future it
+/// returns must stop the work it started (abort the request, end the process's wait).
+///
+/// # Examples
+///
+/// A source of one tool that answers with its input:
+///
+/// ```
+/// use serde_json::{json, Value};
+/// use toolkit_runtime::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
+///
+/// struct Echo;
+///
+/// impl ToolSource for Echo {
+///     fn name(&self) -> &str {
+///         "echo"
+///     }
+///
+///     fn discover(&self) -> BoxFuture<'_, Result<Vec<ToolDefinition>, ToolSourceError>> {
+///         Box::pin(async {
+///             let schema = json!({ "type": "object" }).as_object().cloned().unwrap_or_default();
+///             Ok(vec![ToolDefinition::new("echo", schema).map_err(|e| {
+///                 ToolSourceError::new("echo", Reason::invalid_response(e.to_string()))
+///             })?])
+///         })
+///     }
+///
+///     fn call<'a>(&'a self, tool: &'a str, input: JsonObject)
+///         -> BoxFuture<'a, Result<Value, ToolSourceError>> {
+///         Box::pin(async move {
+///             match tool {
+///                 "echo" => Ok(Value::Object(input)),
+///                 _ => Err(ToolSourceError::new("echo", Reason::not_found(format!("no tool {tool}")))),
+///             }
+///         })
+///     }
+/// }
+/// ```
+pub trait ToolSource: Send + Sync + 'static {
+    /// Names the source, such as `github`. Its failures carry the name, and an assembly tells its
+    /// tools apart from other sources' by it.
+    fn name(&self) -> &str;
+
+    /// Asks the source which tools it has now. This is for the catalog a host refreshes; building
+    /// a toolkit never calls it.
+    fn discover(&self) -> BoxFuture<'_, Result<Vec<ToolDefinition>, ToolSourceError>>;
+
+    /// Runs the tool `tool` (as `discover` names it) with `input`, an object that matches the
+    /// tool's parameters, and returns what the tool answers.
+    fn call<'a>(
+        &'a self,
+        tool: &'a str,
+        input: JsonObject,
+    ) -> BoxFuture<'a, Result<Value, ToolSourceError>>;
+}

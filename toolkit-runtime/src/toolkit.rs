@@ -1,0 +1,352 @@
+//! The tools a model is given: [`Toolkit`], [`Tool`] and [`Approval`].
+//!
+//! Calling a tool checks the input against the tool's parameters, runs the tool, and gives its
+//! JSON or a [`Failure`] — as data, so the turn goes on whatever happened. A panic inside a source
+//! is caught, logged, and read by the model as the source having failed. Dropping the future of a
+//! call stops the tool's work.
+
+use std::any::Any;
+use std::fmt;
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, OnceLock};
+
+use futures_util::FutureExt as _;
+use indexmap::IndexMap;
+use serde_json::Value;
+
+use crate::input::InputCheck;
+use crate::text::cut_for_echo;
+use crate::{BoxFuture, Failure, JsonObject, ToolDefinition, ToolSource};
+
+/// What runs a tool once its input is checked: takes the input object, gives JSON or a failure.
+pub type Handler = Arc<dyn Fn(JsonObject) -> BoxFuture<'static, Result<Value, Failure>> + Send + Sync>;
+
+/// Whether a harness must ask a person before a tool runs.
+#[derive(Clone, Default)]
+pub enum Approval {
+    /// The tool runs when the model calls it.
+    #[default]
+    Never,
+    /// Every call is asked about.
+    Always,
+    /// Calls are asked about when this says so of their input.
+    ByInput(Arc<dyn Fn(&JsonObject) -> bool + Send + Sync>),
+}
+
+impl Approval {
+    /// Whether a call with `input` must be approved before it runs.
+    pub fn is_required(&self, input: &JsonObject) -> bool {
+        match self {
+            Self::Never => false,
+            Self::Always => true,
+            Self::ByInput(decide) => decide(input),
+        }
+    }
+
+    /// Whether some call may need approval (anything but [`Approval::Never`]).
+    pub fn may_be_required(&self) -> bool {
+        !matches!(self, Self::Never)
+    }
+}
+
+impl fmt::Debug for Approval {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Never => "Never",
+            Self::Always => "Always",
+            Self::ByInput(_) => "ByInput(..)",
+        })
+    }
+}
+
+/// One tool of a toolkit: its definition (under the name the model knows), whether it needs
+/// approval, and what runs it. Cheap to clone.
+#[derive(Clone)]
+pub struct Tool {
+    inner: Arc<ToolInner>,
+}
+
+struct ToolInner {
+    definition: ToolDefinition,
+    approval: Approval,
+    handler: Handler,
+    /// Compiled at the first call and kept: building a toolkit of thousands of tools compiles
+    /// nothing, and no call compiles twice.
+    check: OnceLock<InputCheck>,
+}
+
+impl Tool {
+    /// A tool with this definition, approval and handler.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use serde_json::json;
+    /// use toolkit_runtime::{Approval, Tool, ToolDefinition};
+    ///
+    /// let schema = json!({ "type": "object" }).as_object().cloned().unwrap_or_default();
+    /// let definition = ToolDefinition::new("now", schema)?;
+    /// let tool = Tool::new(definition, Approval::Never, Arc::new(|_input| {
+    ///     Box::pin(async { Ok(json!("2026-11-29")) })
+    /// }));
+    /// assert_eq!(tool.name(), "now");
+    /// # Ok::<(), toolkit_runtime::DefinitionError>(())
+    /// ```
+    pub fn new(definition: ToolDefinition, approval: Approval, handler: Handler) -> Self {
+        Self {
+            inner: Arc::new(ToolInner {
+                definition,
+                approval,
+                handler,
+                check: OnceLock::new(),
+            }),
+        }
+    }
+
+    /// The name the model calls the tool by.
+    pub fn name(&self) -> &str {
+        self.inner.definition.name()
+    }
+
+    /// What the model is told about the tool.
+    pub fn definition(&self) -> &ToolDefinition {
+        &self.inner.definition
+    }
+
+    /// Whether a harness asks a person before running the tool.
+    pub fn approval(&self) -> &Approval {
+        &self.inner.approval
+    }
+
+    /// The compiled check of the tool's input.
+    pub fn input_check(&self) -> &InputCheck {
+        self.inner
+            .check
+            .get_or_init(|| InputCheck::new(self.inner.definition.input_schema()))
+    }
+
+    /// Checks `input` and runs the tool, as a model's call does.
+    ///
+    /// A panic in the handler is caught and logged; the model reads that the tool failed.
+    pub async fn call(&self, input: Value) -> Result<Value, Failure> {
+        if let Err(invalid) = self.input_check().check(&input) {
+            return Err(Failure::invalid_input(invalid.report(self.name())));
+        }
+        let Value::Object(input) = input else {
+            // The check above refuses anything but an object.
+            return Err(Failure::invalid_input("The input must be a JSON object."));
+        };
+        let handler = &self.inner.handler;
+        let started = std::panic::catch_unwind(AssertUnwindSafe(|| handler(input)));
+        let outcome = match started {
+            Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
+            Err(panic) => Err(panic),
+        };
+        outcome.unwrap_or_else(|panic| {
+            tracing::error!(
+                tool = self.name(),
+                panic = panic_message(panic.as_ref()),
+                "a tool panicked; the model reads that it failed"
+            );
+            Err(Failure::new("UnknownError", "The source failed.", false))
+        })
+    }
+}
+
+impl fmt::Debug for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Tool")
+            .field("definition", &self.inner.definition)
+            .field("approval", &self.inner.approval)
+            .finish_non_exhaustive()
+    }
+}
+
+fn panic_message(panic: &(dyn Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a panic with no message")
+}
+
+/// The tools a model is given, in order, by name.
+///
+/// ```
+/// use std::sync::Arc;
+/// use serde_json::json;
+/// use toolkit_runtime::{Approval, Tool, ToolDefinition, Toolkit};
+///
+/// # tokio_test_block(async {
+/// let schema = json!({
+///     "type": "object",
+///     "properties": { "text": { "type": "string" } },
+///     "required": ["text"],
+///     "additionalProperties": false
+/// });
+/// let definition = ToolDefinition::new("shout", schema.as_object().cloned().unwrap_or_default()).unwrap();
+/// let shout = Tool::new(definition, Approval::Never, Arc::new(|input| {
+///     Box::pin(async move {
+///         let text = input["text"].as_str().unwrap_or_default().to_uppercase();
+///         Ok(json!(text))
+///     })
+/// }));
+/// let toolkit = Toolkit::from_tools([shout]).unwrap();
+///
+/// assert_eq!(toolkit.call("shout", json!({ "text": "hi" })).await, Ok(json!("HI")));
+/// let failure = toolkit.call("shout", json!({ "txt": "hi" })).await.unwrap_err();
+/// assert_eq!(failure.code, "InvalidInputError");
+/// # });
+/// # fn tokio_test_block(f: impl std::future::Future<Output = ()>) {
+/// #     tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(f)
+/// # }
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Toolkit {
+    tools: IndexMap<String, Tool>,
+}
+
+/// Two tools of one toolkit that would share a name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DuplicateName {
+    /// The name they share.
+    pub name: String,
+}
+
+impl fmt::Display for DuplicateName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "two tools are named {:?}", self.name)
+    }
+}
+
+impl std::error::Error for DuplicateName {}
+
+/// Options of [`Toolkit::from_source`].
+#[derive(Clone, Default)]
+pub struct ToolkitOptions {
+    needs_approval: Option<Arc<dyn Fn(&ToolDefinition) -> bool + Send + Sync>>,
+}
+
+impl ToolkitOptions {
+    /// Marks the tools for which `decide` says `true` as needing approval before each call.
+    #[must_use]
+    pub fn needs_approval(
+        mut self,
+        decide: impl Fn(&ToolDefinition) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.needs_approval = Some(Arc::new(decide));
+        self
+    }
+}
+
+impl fmt::Debug for ToolkitOptions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolkitOptions")
+            .field("needs_approval", &self.needs_approval.is_some())
+            .finish()
+    }
+}
+
+impl Toolkit {
+    /// A toolkit of these tools, in this order.
+    ///
+    /// # Errors
+    ///
+    /// [`DuplicateName`] when two tools share a name.
+    pub fn from_tools(tools: impl IntoIterator<Item = Tool>) -> Result<Self, DuplicateName> {
+        let mut map = IndexMap::new();
+        for tool in tools {
+            let name = tool.name().to_owned();
+            if map.insert(name.clone(), tool).is_some() {
+                return Err(DuplicateName { name });
+            }
+        }
+        Ok(Self { tools: map })
+    }
+
+    /// The toolkit of exactly these definitions of `source`: one tool per definition, named as
+    /// the definition names it, which calls the source when the model calls it.
+    ///
+    /// Building contacts nothing: the definitions come from the caller (who has them from a
+    /// catalog), and the source is reached only when the model calls a tool.
+    ///
+    /// # Errors
+    ///
+    /// [`DuplicateName`] when two definitions share a name.
+    pub fn from_source(
+        source: Arc<dyn ToolSource>,
+        definitions: impl IntoIterator<Item = ToolDefinition>,
+        options: &ToolkitOptions,
+    ) -> Result<Self, DuplicateName> {
+        let tools = definitions.into_iter().map(|definition| {
+            let approval = match &options.needs_approval {
+                Some(decide) if decide(&definition) => Approval::Always,
+                _ => Approval::Never,
+            };
+            let handler = source_handler(Arc::clone(&source), definition.name());
+            Tool::new(definition, approval, handler)
+        });
+        Self::from_tools(tools)
+    }
+
+    /// The tool named `name`.
+    pub fn get(&self, name: &str) -> Option<&Tool> {
+        self.tools.get(name)
+    }
+
+    /// The tools, in order.
+    pub fn tools(&self) -> impl ExactSizeIterator<Item = &Tool> {
+        self.tools.values()
+    }
+
+    /// The tools' definitions, in order: what a model is shown.
+    pub fn definitions(&self) -> impl ExactSizeIterator<Item = &ToolDefinition> {
+        self.tools.values().map(Tool::definition)
+    }
+
+    /// How many tools there are.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether there is no tool.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    /// Calls the tool `name` with `input` as a model's call does: checks the input, runs the
+    /// tool, and gives its JSON or what the model reads of its failure. A name that is no tool
+    /// is a `NotFoundError` failure.
+    pub async fn call(&self, name: &str, input: Value) -> Result<Value, Failure> {
+        match self.tools.get(name) {
+            Some(tool) => tool.call(input).await,
+            None => Err(Failure::not_found(format!(
+                "There is no tool named {:?}.",
+                cut_for_echo(name)
+            ))),
+        }
+    }
+}
+
+/// The handler of a source's tool: calls the source by the name it knows the tool by.
+pub(crate) fn source_handler(source: Arc<dyn ToolSource>, name: &str) -> Handler {
+    let name: Arc<str> = Arc::from(name);
+    Arc::new(move |input| {
+        let source = Arc::clone(&source);
+        let name = Arc::clone(&name);
+        Box::pin(async move {
+            source.call(&name, input).await.map_err(|error| {
+                tracing::debug!(source = %error.source, tool = %name, %error, "a tool call failed");
+                error.to_failure()
+            })
+        })
+    })
+}
+
+impl<'a> IntoIterator for &'a Toolkit {
+    type Item = &'a Tool;
+    type IntoIter = indexmap::map::Values<'a, String, Tool>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.tools.values()
+    }
+}
