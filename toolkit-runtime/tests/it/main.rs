@@ -1,0 +1,3 @@
+//! Integration tests of toolkit-runtime, in one binary (one link) with a module per concern.
+
+mod support;
