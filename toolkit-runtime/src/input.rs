@@ -111,20 +111,33 @@ impl InputCheck {
         let mut accepted = Vec::new();
         for error in validator.iter_errors(input) {
             let at = describe_location(error.instance_path());
+            let depth = error.instance_path().into_iter().count();
+            let mut unknown = |keys: &mut dyn Iterator<Item = &String>| {
+                for key in keys {
+                    problems.push((depth, format!("unknown property {} at {at}", quoted(key))));
+                }
+                let line = self.accepted_line(&error, &at);
+                if !accepted.iter().any(|(_, known)| known == &line) {
+                    accepted.push((depth, line));
+                }
+            };
             match error.kind() {
                 ValidationErrorKind::AdditionalProperties { unexpected }
                 | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-                    for key in unexpected {
-                        problems.push(format!("unknown property {} at {at}", quoted(key)));
-                    }
-                    let line = self.accepted_line(&error, &at);
-                    if !accepted.contains(&line) {
-                        accepted.push(line);
-                    }
+                    unknown(&mut unexpected.iter());
+                }
+                // `additionalProperties: false` beside no `properties` is compiled to a check
+                // that reports the first value of the object: every key of it is unknown.
+                ValidationErrorKind::FalseSchema
+                    if error.evaluation_path().as_str().ends_with("/additionalProperties") =>
+                {
+                    let object = input.pointer(error.instance_path().as_str());
+                    let keys = object.and_then(Value::as_object).map(Map::keys);
+                    unknown(&mut keys.into_iter().flatten());
                 }
                 ValidationErrorKind::Required { property } => {
                     let name = property.as_str().map_or_else(|| property.to_string(), quoted);
-                    problems.push(format!("missing required property {name} at {at}"));
+                    problems.push((depth, format!("missing required property {name} at {at}")));
                 }
                 ValidationErrorKind::Type { kind } => {
                     let expected = match kind {
@@ -135,24 +148,28 @@ impl InputCheck {
                             .collect::<Vec<_>>()
                             .join(" or "),
                     };
-                    problems.push(format!(
-                        "expected {expected}, got {} at {at}",
-                        kind_of(error.instance())
-                    ));
+                    let got = kind_of(error.instance());
+                    problems.push((depth, format!("expected {expected}, got {got} at {at}")));
                 }
                 _ => {
                     // The library's message without the instance, which may be large; the value
                     // the model gave is echoed cut.
                     let value = cut_for_echo(&error.instance().to_string());
-                    problems.push(format!("{} ({value}) at {at}", error.masked()));
+                    problems.push((depth, format!("{} ({value}) at {at}", error.masked())));
                 }
             }
         }
         if problems.is_empty() {
             // `is_valid` and `iter_errors` disagree only on a library defect; say so plainly.
-            problems.push("the input does not match the tool's parameters".to_owned());
+            problems.push((0, "the input does not match the tool's parameters".to_owned()));
         }
-        InvalidInput { problems, accepted }
+        // Outer levels first; within a level, in the order the schema checks them.
+        problems.sort_by_key(|(depth, _)| *depth);
+        accepted.sort_by_key(|(depth, _)| *depth);
+        InvalidInput {
+            problems: problems.into_iter().map(|(_, problem)| problem).collect(),
+            accepted: accepted.into_iter().map(|(_, line)| line).collect(),
+        }
     }
 
     /// The line naming what the object level of an unknown key accepts.
