@@ -24,7 +24,11 @@ impl ToolSource for Noop {
         Box::pin(async { Ok(Vec::new()) })
     }
 
-    fn call<'a>(&'a self, _: &'a str, _: JsonObject) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
+    fn call<'a>(
+        &'a self,
+        _: &'a str,
+        _: JsonObject,
+    ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
         Box::pin(async { Ok(Value::Null) })
     }
 }
@@ -120,5 +124,10 @@ fn check_compile(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, call_overhead, assembly_of_ten_thousand, check_compile);
+criterion_group!(
+    benches,
+    call_overhead,
+    assembly_of_ten_thousand,
+    check_compile
+);
 criterion_main!(benches);

@@ -171,17 +171,35 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let toolkit = Assembly::new().toolkit(&members, policy)?;
 
     println!("== What the model is shown (OpenAI-style `tools`, strict mode off)");
-    println!("{}", serde_json::to_string_pretty(&model::openai_tools(&toolkit))?);
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&model::openai_tools(&toolkit))?
+    );
 
     // The model's turn, scripted: what it calls, in order, with its arguments as JSON text.
     let turn = [
         ("notes__list_notes", r#"{"word": "milk"}"#),
-        ("notes__add_note", r#"{"title": "call", "body": "ring the plumber", "urgent": true}"#),
-        ("notes__add_note", r#"{"title": "call", "body": "ring the plumber"}"#),
-        ("notes__add_note", r#"{"title": "groceries", "body": "eggs"}"#),
+        (
+            "notes__add_note",
+            r#"{"title": "call", "body": "ring the plumber", "urgent": true}"#,
+        ),
+        (
+            "notes__add_note",
+            r#"{"title": "call", "body": "ring the plumber"}"#,
+        ),
+        (
+            "notes__add_note",
+            r#"{"title": "groceries", "body": "eggs"}"#,
+        ),
         ("notes__delete_note", r#"{"title": "groceries"}"#),
-        ("money__convert", r#"{"amount": 12.5, "from": "EUR", "to": "USD"}"#),
-        ("money__convert", r#"{"amount": "twelve", "from": "EUR", "to": "GBP"}"#),
+        (
+            "money__convert",
+            r#"{"amount": 12.5, "from": "EUR", "to": "USD"}"#,
+        ),
+        (
+            "money__convert",
+            r#"{"amount": "twelve", "from": "EUR", "to": "GBP"}"#,
+        ),
         ("notes__list_notes", "{}"),
     ];
     for (name, arguments) in turn {

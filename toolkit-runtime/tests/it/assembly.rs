@@ -10,7 +10,10 @@ use toolkit_runtime::{Assembly, AssemblyError, Decision, Member, QualifiedName};
 use crate::support::{Scripted, any_object, definition};
 
 fn member(source: &Arc<Scripted>, tools: &[&str]) -> Member {
-    let definitions = tools.iter().map(|name| definition(name, any_object())).collect();
+    let definitions = tools
+        .iter()
+        .map(|name| definition(name, any_object()))
+        .collect();
     Member::new(Arc::clone(source) as _, definitions)
 }
 
@@ -24,12 +27,18 @@ fn tools_are_named_source_and_tool_in_member_order() {
     let linear = Scripted::new("linear.app");
     let toolkit = Assembly::new()
         .toolkit(
-            &[member(&github, &["create_issue", "echo"]), member(&linear, &["echo"])],
+            &[
+                member(&github, &["create_issue", "echo"]),
+                member(&linear, &["echo"]),
+            ],
             allow,
         )
         .unwrap();
     let names: Vec<_> = toolkit.definitions().map(|d| d.name().to_owned()).collect();
-    assert_eq!(names, ["github__create_issue", "github__echo", "linear_app__echo"]);
+    assert_eq!(
+        names,
+        ["github__create_issue", "github__echo", "linear_app__echo"]
+    );
 }
 
 #[test]
@@ -49,7 +58,10 @@ async fn a_call_reaches_the_owning_source_by_the_name_it_knows() {
     let toolkit = Assembly::new()
         .toolkit(&[member(&a, &["echo"]), member(&b, &["echo"])], allow)
         .unwrap();
-    assert_eq!(toolkit.call("b__echo", json!({ "x": 1 })).await, Ok(json!({ "x": 1 })));
+    assert_eq!(
+        toolkit.call("b__echo", json!({ "x": 1 })).await,
+        Ok(json!({ "x": 1 }))
+    );
     assert_eq!(a.calls(), 0);
     let seen = b.seen.lock().unwrap();
     assert_eq!(seen[0].0, "echo");
@@ -71,20 +83,35 @@ async fn failures_through_an_assembly_are_results_naming_no_address() {
 fn the_policy_blocks_approves_and_allows() {
     let s = Scripted::new("s");
     let toolkit = Assembly::new()
-        .toolkit(&[member(&s, &["read", "write", "delete"])], |source, definition| {
-            assert_eq!(source, "s");
-            match definition.name() {
-                "read" => Decision::Allow,
-                "write" => Decision::Approve,
-                _ => Decision::Block,
-            }
-        })
+        .toolkit(
+            &[member(&s, &["read", "write", "delete"])],
+            |source, definition| {
+                assert_eq!(source, "s");
+                match definition.name() {
+                    "read" => Decision::Allow,
+                    "write" => Decision::Approve,
+                    _ => Decision::Block,
+                }
+            },
+        )
         .unwrap();
     let names: Vec<_> = toolkit.definitions().map(|d| d.name().to_owned()).collect();
     assert_eq!(names, ["s__read", "s__write"]);
     let input = crate::support::object(json!({}));
-    assert!(!toolkit.get("s__read").unwrap().approval().is_required(&input));
-    assert!(toolkit.get("s__write").unwrap().approval().is_required(&input));
+    assert!(
+        !toolkit
+            .get("s__read")
+            .unwrap()
+            .approval()
+            .is_required(&input)
+    );
+    assert!(
+        toolkit
+            .get("s__write")
+            .unwrap()
+            .approval()
+            .is_required(&input)
+    );
 }
 
 #[test]
@@ -120,8 +147,14 @@ fn a_name_clash_holds_every_clash() {
     assert_eq!(
         clash.clashes[0].tools,
         [
-            QualifiedName { source: "a.b".into(), tool: "t".into() },
-            QualifiedName { source: "a_b".into(), tool: "t".into() },
+            QualifiedName {
+                source: "a.b".into(),
+                tool: "t".into()
+            },
+            QualifiedName {
+                source: "a_b".into(),
+                tool: "t".into()
+            },
         ]
     );
 }
@@ -131,9 +164,16 @@ fn a_blocked_tool_cannot_clash() {
     let one = Scripted::new("a.b");
     let two = Scripted::new("a_b");
     let toolkit = Assembly::new()
-        .toolkit(&[member(&one, &["t"]), member(&two, &["t"])], |source, _| {
-            if source == "a.b" { Decision::Block } else { Decision::Allow }
-        })
+        .toolkit(
+            &[member(&one, &["t"]), member(&two, &["t"])],
+            |source, _| {
+                if source == "a.b" {
+                    Decision::Block
+                } else {
+                    Decision::Allow
+                }
+            },
+        )
         .unwrap();
     assert_eq!(toolkit.len(), 1);
 }
@@ -161,7 +201,10 @@ fn long_names_that_differ_after_the_cut_do_not_clash() {
     let s = Scripted::new("s");
     let base = "x".repeat(80);
     let toolkit = Assembly::new()
-        .toolkit(&[member(&s, &[&format!("{base}1"), &format!("{base}2")])], allow)
+        .toolkit(
+            &[member(&s, &[&format!("{base}1"), &format!("{base}2")])],
+            allow,
+        )
         .unwrap();
     assert_eq!(toolkit.len(), 2);
     assert!(toolkit.definitions().all(|d| d.name().len() == 64));
@@ -173,7 +216,10 @@ fn a_renamed_tool_keeps_its_description_schema_and_hints() {
     let original = definition("t", json!({ "type": "object", "properties": { "a": {} } }))
         .with_description("does t");
     let toolkit = Assembly::new()
-        .toolkit(&[Member::new(Arc::clone(&s) as _, vec![original.clone()])], allow)
+        .toolkit(
+            &[Member::new(Arc::clone(&s) as _, vec![original.clone()])],
+            allow,
+        )
         .unwrap();
     let assembled = toolkit.definitions().next().unwrap();
     assert_eq!(assembled.description, original.description);

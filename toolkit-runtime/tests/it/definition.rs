@@ -77,7 +77,10 @@ fn hints_have_the_documented_defaults() {
         ..Annotations::default()
     };
     assert!(!reader.hints().destructive);
-    assert!(!reader.hints().idempotent, "only a writer can be idempotent");
+    assert!(
+        !reader.hints().idempotent,
+        "only a writer can be idempotent"
+    );
 }
 
 #[test]
@@ -104,10 +107,19 @@ fn a_catalog_names_every_entry_that_is_no_definition() {
 
 #[test]
 fn garbage_is_one_clear_error() {
-    for garbage in ["", "{", "not json", "{\"name\":\"x\"}", "\u{0}\u{1}", "[1,2,"] {
+    for garbage in [
+        "",
+        "{",
+        "not json",
+        "{\"name\":\"x\"}",
+        "\u{0}\u{1}",
+        "[1,2,",
+    ] {
         let error = decode_catalog(garbage).unwrap_err();
         assert!(
-            error.to_string().starts_with("the catalog is not a JSON array"),
+            error
+                .to_string()
+                .starts_with("the catalog is not a JSON array"),
             "{garbage:?}: {error}"
         );
     }
@@ -116,7 +128,11 @@ fn garbage_is_one_clear_error() {
 #[test]
 fn ten_thousand_levels_of_nesting_are_refused_without_overflow() {
     let depth = 10_000;
-    let schema = format!("{}{}", "{\"a\":".repeat(depth), "{}".to_owned() + &"}".repeat(depth));
+    let schema = format!(
+        "{}{}",
+        "{\"a\":".repeat(depth),
+        "{}".to_owned() + &"}".repeat(depth)
+    );
     let catalog = format!("[{{\"name\":\"deep\",\"inputSchema\":{schema}}}]");
     let error = decode_catalog(&catalog).unwrap_err();
     assert!(error.to_string().contains("recursion limit"), "{error}");
@@ -127,7 +143,10 @@ fn ten_megabyte_strings_are_read_whole() {
     let description = "d".repeat(10 * 1024 * 1024);
     let catalog = json!([{ "name": "big", "description": description, "inputSchema": {} }]);
     let definitions = decode_catalog(&catalog.to_string()).unwrap();
-    assert_eq!(definitions[0].description.as_ref().map(String::len), Some(10 * 1024 * 1024));
+    assert_eq!(
+        definitions[0].description.as_ref().map(String::len),
+        Some(10 * 1024 * 1024)
+    );
 }
 
 #[test]

@@ -53,9 +53,15 @@ fn the_input_schema_comes_from_the_type() {
     assert_eq!(schema["type"], "object");
     assert_eq!(schema["additionalProperties"], false);
     assert_eq!(schema["required"], json!(["size"]));
-    assert_eq!(schema["properties"]["toppings"]["description"], "Extra toppings.");
+    assert_eq!(
+        schema["properties"]["toppings"]["description"],
+        "Extra toppings."
+    );
     assert!(!schema.contains_key("$schema"));
-    assert_eq!(definitions[0].description.as_deref(), Some("Orders a pizza."));
+    assert_eq!(
+        definitions[0].description.as_deref(),
+        Some("Orders a pizza.")
+    );
 }
 
 #[tokio::test]
@@ -69,23 +75,42 @@ async fn a_hand_written_tool_runs_checks_and_fails_as_any_other() {
     let source = pizzeria();
     let definitions = source.definitions();
     let toolkit = Assembly::new()
-        .toolkit(&[Member::new(Arc::new(source), definitions)], |_, _| Decision::Allow)
+        .toolkit(&[Member::new(Arc::new(source), definitions)], |_, _| {
+            Decision::Allow
+        })
         .unwrap();
     let ordered = toolkit
-        .call("pizzeria__order", json!({ "size": "large", "toppings": ["olives"] }))
+        .call(
+            "pizzeria__order",
+            json!({ "size": "large", "toppings": ["olives"] }),
+        )
         .await;
     assert_eq!(ordered, Ok(json!({ "ordered": "large", "toppings": 1 })));
 
     let refused = toolkit
-        .call("pizzeria__order", json!({ "size": "medium", "crust": "thin" }))
+        .call(
+            "pizzeria__order",
+            json!({ "size": "medium", "crust": "thin" }),
+        )
         .await
         .unwrap_err();
     assert_eq!(refused.code, "InvalidInputError");
-    assert!(refused.message.contains("unknown property \"crust\""), "{}", refused.message);
-    assert!(refused.message.contains("Accepted params at the root: size, toppings."));
+    assert!(
+        refused.message.contains("unknown property \"crust\""),
+        "{}",
+        refused.message
+    );
+    assert!(
+        refused
+            .message
+            .contains("Accepted params at the root: size, toppings.")
+    );
 
     let failed = toolkit
-        .call("pizzeria__order", json!({ "size": "small", "toppings": ["pineapple"] }))
+        .call(
+            "pizzeria__order",
+            json!({ "size": "small", "toppings": ["pineapple"] }),
+        )
         .await
         .unwrap_err();
     assert_eq!(failed.code, "CallFailedError");
@@ -94,7 +119,10 @@ async fn a_hand_written_tool_runs_checks_and_fails_as_any_other() {
 
 #[tokio::test]
 async fn an_unknown_tool_is_an_error_of_the_source() {
-    let error = pizzeria().call("nope", json!({}).as_object().cloned().unwrap()).await.unwrap_err();
+    let error = pizzeria()
+        .call("nope", json!({}).as_object().cloned().unwrap())
+        .await
+        .unwrap_err();
     assert_eq!(error.source, "pizzeria");
     assert_eq!(error.reason.code(), "NotFoundError");
 }
@@ -108,6 +136,8 @@ fn names_must_be_distinct_and_not_empty() {
         .tool(FnTool::new("t", |_: Nothing| async { Ok(2) }))
         .build();
     assert_eq!(twice.unwrap_err(), FnSourceError::DuplicateName("t".into()));
-    let empty = FnSource::builder("s").tool(FnTool::new("", |_: Nothing| async { Ok(1) })).build();
+    let empty = FnSource::builder("s")
+        .tool(FnTool::new("", |_: Nothing| async { Ok(1) }))
+        .build();
     assert!(matches!(empty, Err(FnSourceError::Definition(_))));
 }

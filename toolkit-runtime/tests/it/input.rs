@@ -24,7 +24,9 @@ fn search_schema() -> Value {
 }
 
 fn check(schema: Value, input: Value) -> Result<(), String> {
-    InputCheck::new(&object(schema)).check(&input).map_err(|e| e.report("t"))
+    InputCheck::new(&object(schema))
+        .check(&input)
+        .map_err(|e| e.report("t"))
 }
 
 #[test]
@@ -48,9 +50,19 @@ fn the_report_names_every_problem_and_what_each_level_accepts() {
 
 #[test]
 fn a_mistyped_value_is_named_with_its_path_and_no_accepted_line() {
-    let report = check(search_schema(), json!({ "query": 5, "filter": { "tag": [] } })).unwrap_err();
-    assert!(report.contains("expected string, got an integer at /query"), "{report}");
-    assert!(report.contains("expected string, got an array at /filter/tag"), "{report}");
+    let report = check(
+        search_schema(),
+        json!({ "query": 5, "filter": { "tag": [] } }),
+    )
+    .unwrap_err();
+    assert!(
+        report.contains("expected string, got an integer at /query"),
+        "{report}"
+    );
+    assert!(
+        report.contains("expected string, got an array at /filter/tag"),
+        "{report}"
+    );
     assert!(!report.contains("Accepted params"), "{report}");
 }
 
@@ -75,8 +87,14 @@ fn a_level_reached_through_a_ref_lists_the_referenced_properties() {
         }
     });
     let report = check(schema, json!({ "pet": { "name": "Rex", "age": 3 } })).unwrap_err();
-    assert!(report.contains("unknown property \"age\" at /pet"), "{report}");
-    assert!(report.contains("Accepted params at /pet: name."), "{report}");
+    assert!(
+        report.contains("unknown property \"age\" at /pet"),
+        "{report}"
+    );
+    assert!(
+        report.contains("Accepted params at /pet: name."),
+        "{report}"
+    );
 }
 
 #[test]
@@ -89,7 +107,10 @@ fn pattern_properties_are_named_as_patterns() {
     });
     assert!(check(schema.clone(), json!({ "x-trace": 1 })).is_ok());
     let report = check(schema, json!({ "y": 1 })).unwrap_err();
-    assert!(report.contains("Accepted params at the root: id; keys matching ^x-."), "{report}");
+    assert!(
+        report.contains("Accepted params at the root: id; keys matching ^x-."),
+        "{report}"
+    );
 }
 
 #[test]
@@ -107,8 +128,14 @@ fn unevaluated_properties_close_a_schema_too() {
     });
     assert!(check(schema.clone(), json!({ "a": 1 })).is_ok());
     let report = check(schema, json!({ "a": 1, "b": 2 })).unwrap_err();
-    assert!(report.contains("unknown property \"b\" at the root"), "{report}");
-    assert!(report.contains("Accepted params at the root: a."), "{report}");
+    assert!(
+        report.contains("unknown property \"b\" at the root"),
+        "{report}"
+    );
+    assert!(
+        report.contains("Accepted params at the root: a."),
+        "{report}"
+    );
 }
 
 #[test]
@@ -122,7 +149,13 @@ fn pattern_and_format_are_not_checked() {
             "mail": { "type": "string", "format": "email" }
         }
     });
-    assert!(check(schema, json!({ "code": "abc", "when": "yesterday", "mail": "nobody" })).is_ok());
+    assert!(
+        check(
+            schema,
+            json!({ "code": "abc", "when": "yesterday", "mail": "nobody" })
+        )
+        .is_ok()
+    );
 }
 
 #[test]
@@ -177,7 +210,10 @@ fn a_cyclic_schema_checks_nested_input() {
     let bad = json!({ "tree": { "value": 1, "children": [{ "value": "two", "x": 0 }] } });
     let report = check(schema, bad).unwrap_err();
     assert!(report.contains("at /tree/children/0/value"), "{report}");
-    assert!(report.contains("Accepted params at /tree/children/0: value, children."), "{report}");
+    assert!(
+        report.contains("Accepted params at /tree/children/0: value, children."),
+        "{report}"
+    );
 }
 
 #[test]
@@ -192,7 +228,10 @@ fn non_object_inputs_are_refused_with_a_clear_error() {
         (json!([1]), "an array"),
     ] {
         let report = check(schema.clone(), input).unwrap_err();
-        assert!(report.contains(&format!("must be a JSON object, not {kind}")), "{report}");
+        assert!(
+            report.contains(&format!("must be a JSON object, not {kind}")),
+            "{report}"
+        );
     }
 }
 
@@ -238,14 +277,50 @@ fn a_ten_megabyte_value_is_echoed_cut() {
 async fn an_input_the_parameters_do_not_allow_never_reaches_the_source() {
     let source = Scripted::new("s");
     let strict = definition("echo", search_schema());
-    let toolkit =
-        Toolkit::from_source(Arc::clone(&source) as _, [strict], &ToolkitOptions::default())
-            .unwrap();
-    let failure = toolkit.call("echo", json!({ "query": "q", "x": 1 })).await.unwrap_err();
+    let toolkit = Toolkit::from_source(
+        Arc::clone(&source) as _,
+        [strict],
+        &ToolkitOptions::default(),
+    )
+    .unwrap();
+    let failure = toolkit
+        .call("echo", json!({ "query": "q", "x": 1 }))
+        .await
+        .unwrap_err();
     assert_eq!(failure.code, "InvalidInputError");
     assert!(!failure.retryable);
-    assert!(failure.message.starts_with("Invalid parameters for tool 'echo':"));
+    assert!(
+        failure
+            .message
+            .starts_with("Invalid parameters for tool 'echo':")
+    );
     assert_eq!(source.calls(), 0);
     assert!(toolkit.call("echo", json!({ "query": "q" })).await.is_ok());
     assert_eq!(source.calls(), 1);
+}
+
+#[test]
+fn draft_04_boolean_bounds_are_read_as_the_numbers_they_mean() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "page": { "type": "integer", "minimum": 0, "exclusiveMinimum": true },
+            "ratio": { "type": "number", "maximum": 1, "exclusiveMaximum": false },
+            "exclusiveMinimum": { "type": "string" }
+        }
+    });
+    let input_check = InputCheck::new(&object(schema));
+    assert!(input_check.is_complete());
+    assert!(
+        input_check
+            .check(&json!({ "page": 1, "ratio": 1, "exclusiveMinimum": "x" }))
+            .is_ok()
+    );
+    assert!(input_check.check(&json!({ "page": 0 })).is_err());
+    assert!(input_check.check(&json!({ "ratio": 1.5 })).is_err());
+    assert!(
+        input_check
+            .check(&json!({ "exclusiveMinimum": 1 }))
+            .is_err()
+    );
 }

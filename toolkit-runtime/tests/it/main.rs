@@ -1,4 +1,5 @@
 //! Integration tests of toolkit-runtime, in one binary (one link) with a module per concern.
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 mod assembly;
 mod definition;

@@ -56,19 +56,34 @@ fn anthropic_tools_carry_the_input_schema() {
 
 #[tokio::test]
 async fn a_call_is_answered_with_json_text() {
-    let answer = toolkit().answer("echo", r#"{"text":"hi"}"#, |_, _| true).await;
+    let answer = toolkit()
+        .answer("echo", r#"{"text":"hi"}"#, |_, _| true)
+        .await;
     assert!(!answer.is_error);
-    assert_eq!(serde_json::from_str::<Value>(&answer.content).unwrap(), json!({ "text": "hi" }));
+    assert_eq!(
+        serde_json::from_str::<Value>(&answer.content).unwrap(),
+        json!({ "text": "hi" })
+    );
 }
 
 #[tokio::test]
 async fn arguments_that_are_not_json_are_a_failure_the_model_reads() {
-    for arguments in ["{", "[1", "nul", &format!("{}{}", "[".repeat(10_000), "]".repeat(10_000))] {
+    for arguments in [
+        "{",
+        "[1",
+        "nul",
+        &format!("{}{}", "[".repeat(10_000), "]".repeat(10_000)),
+    ] {
         let answer = toolkit().answer("echo", arguments, |_, _| true).await;
         assert!(answer.is_error);
         let failure: Value = serde_json::from_str(&answer.content).unwrap();
         assert_eq!(failure["code"], "InvalidInputError");
-        assert!(failure["message"].as_str().unwrap().starts_with("The arguments are not JSON"));
+        assert!(
+            failure["message"]
+                .as_str()
+                .unwrap()
+                .starts_with("The arguments are not JSON")
+        );
     }
 }
 
@@ -76,7 +91,13 @@ async fn arguments_that_are_not_json_are_a_failure_the_model_reads() {
 async fn empty_arguments_are_an_empty_object() {
     let answer = toolkit().answer("echo", "", |_, _| true).await;
     assert!(answer.is_error);
-    assert!(answer.content.contains("missing required property \\\"text\\\""), "{}", answer.content);
+    assert!(
+        answer
+            .content
+            .contains("missing required property \\\"text\\\""),
+        "{}",
+        answer.content
+    );
 }
 
 #[tokio::test]

@@ -23,9 +23,15 @@ async fn a_restricted_toolkit_runs_its_tools_as_the_first_does() {
     let (source, full) = toolkit("s");
     let some = full.restrict(|tool| ["echo", "nothing", "fail"].contains(&tool.name()));
     assert_eq!(some.len(), 3);
-    assert_eq!(some.call("echo", json!({ "a": 1 })).await, Ok(json!({ "a": 1 })));
+    assert_eq!(
+        some.call("echo", json!({ "a": 1 })).await,
+        Ok(json!({ "a": 1 }))
+    );
     assert_eq!(some.call("nothing", json!({})).await, Ok(Value::Null));
-    assert_eq!(some.call("down", json!({})).await.unwrap_err().code, "NotFoundError");
+    assert_eq!(
+        some.call("down", json!({})).await.unwrap_err().code,
+        "NotFoundError"
+    );
     assert!(some.get("fail").unwrap().approval().may_be_required());
     assert_eq!(source.calls(), 2);
 }

@@ -30,14 +30,20 @@ fn building_contacts_nothing() {
 fn tools_are_named_as_the_definitions_name_them_in_order() {
     let toolkit = toolkit_of(&Scripted::new("s"));
     let names: Vec<_> = toolkit.definitions().map(|d| d.name().to_owned()).collect();
-    let expected: Vec<_> = Scripted::definitions().iter().map(|d| d.name().to_owned()).collect();
+    let expected: Vec<_> = Scripted::definitions()
+        .iter()
+        .map(|d| d.name().to_owned())
+        .collect();
     assert_eq!(names, expected);
 }
 
 #[test]
 fn definitions_must_have_distinct_names() {
     let source = Scripted::new("s");
-    let twice = vec![definition("echo", any_object()), definition("echo", any_object())];
+    let twice = vec![
+        definition("echo", any_object()),
+        definition("echo", any_object()),
+    ];
     let error = Toolkit::from_source(source as _, twice, &ToolkitOptions::default()).unwrap_err();
     assert_eq!(error.name, "echo");
 }
@@ -99,7 +105,10 @@ async fn a_panic_in_a_source_is_read_as_the_source_failing_and_tools_run_again()
         assert_eq!(failure.code, "UnknownError");
         assert_eq!(failure.message, "The source failed.");
     }
-    assert_eq!(toolkit.call("echo", json!({ "a": 1 })).await, Ok(json!({ "a": 1 })));
+    assert_eq!(
+        toolkit.call("echo", json!({ "a": 1 })).await,
+        Ok(json!({ "a": 1 }))
+    );
 }
 
 #[tokio::test]
@@ -110,7 +119,10 @@ async fn dropping_a_call_stops_the_source_s_work() {
     let outcome = tokio::time::timeout(Duration::from_millis(50), call).await;
     assert!(outcome.is_err(), "the blocking tool answered");
     assert!(source.started.load(Ordering::SeqCst));
-    assert!(source.dropped.load(Ordering::SeqCst), "the source's work went on");
+    assert!(
+        source.dropped.load(Ordering::SeqCst),
+        "the source's work went on"
+    );
 }
 
 #[tokio::test]
@@ -128,10 +140,14 @@ async fn calls_that_run_together_each_get_their_own_answer() {
 
 #[test]
 fn needs_approval_marks_the_tools_it_names() {
-    let options = ToolkitOptions::default().needs_approval(|definition| definition.name() == "fail");
+    let options =
+        ToolkitOptions::default().needs_approval(|definition| definition.name() == "fail");
     let toolkit =
         Toolkit::from_source(Scripted::new("s") as _, Scripted::definitions(), &options).unwrap();
     let input = object(json!({}));
     assert!(toolkit.get("fail").unwrap().approval().is_required(&input));
-    assert!(matches!(toolkit.get("echo").unwrap().approval(), Approval::Never));
+    assert!(matches!(
+        toolkit.get("echo").unwrap().approval(),
+        Approval::Never
+    ));
 }

@@ -65,10 +65,19 @@ impl Scripted {
 
     /// The definitions of every scripted tool, with open schemas.
     pub fn definitions() -> Vec<ToolDefinition> {
-        ["echo", "nothing", "fail", "down", "denied", "panic", "panic_now", "block"]
-            .into_iter()
-            .map(|name| definition(name, any_object()))
-            .collect()
+        [
+            "echo",
+            "nothing",
+            "fail",
+            "down",
+            "denied",
+            "panic",
+            "panic_now",
+            "block",
+        ]
+        .into_iter()
+        .map(|name| definition(name, any_object()))
+        .collect()
     }
 }
 
