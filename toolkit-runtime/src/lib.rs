@@ -73,6 +73,7 @@ mod input;
 pub mod model;
 pub mod naming;
 mod presentation;
+mod search;
 mod source;
 mod text;
 mod toolkit;
@@ -85,6 +86,7 @@ pub use definition::{
 pub use error::{Failure, Reason, ToolSourceError};
 pub use functions::{FnSource, FnSourceBuilder, FnSourceError, FnTool};
 pub use input::{InputCheck, InvalidInput, MAX_INPUT_DEPTH};
+pub use search::{Found, MAX_SEARCH_LIMIT, Ranking, SearchIndex, SearchOptions, ToolSearch};
 pub use source::{BoxFuture, ToolSource};
 pub use text::ECHO_LIMIT;
 pub use toolkit::{Approval, DuplicateName, Handler, Tool, Toolkit, ToolkitOptions};

@@ -7,5 +7,6 @@ mod functions;
 mod input;
 mod model;
 mod presentation;
+mod search;
 mod source;
 mod support;
