@@ -66,6 +66,8 @@
 #![deny(missing_docs)]
 
 mod assembly;
+#[cfg(feature = "code")]
+mod code;
 mod definition;
 mod error;
 mod functions;
@@ -79,6 +81,11 @@ mod text;
 mod toolkit;
 
 pub use assembly::{Assembly, AssemblyError, Clash, Decision, Member, NameClash, QualifiedName};
+#[cfg(feature = "code")]
+pub use code::{
+    CodeFailure, CodeMode, CodeModeOptions, CodeRuntime, QuickJs, QuickJsOptions, RunLimits,
+    RunOutput, ToolCall, declare_tools,
+};
 pub use definition::{
     Annotations, CatalogError, DefinitionError, Hints, JsonObject, ToolDefinition, decode_catalog,
     encode_catalog,

@@ -2,6 +2,8 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod assembly;
+#[cfg(feature = "code")]
+mod code;
 mod definition;
 mod functions;
 mod input;
