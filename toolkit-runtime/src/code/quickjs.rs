@@ -297,14 +297,16 @@ impl Isolate {
                 ));
             }
             let deadline = tokio::time::Instant::from_std(self.limits.deadline);
+            // No code runs while it waits: the calls are taken out, and put back after.
+            let mut in_flight = std::mem::take(&mut calls.borrow_mut().in_flight);
             let next = self.host.block_on(async {
-                let mut calls = calls.borrow_mut();
                 tokio::select! {
-                    answered = calls.in_flight.next() => Wait::Answered(answered),
+                    answered = in_flight.next() => Wait::Answered(answered),
                     () = finish.closed() => Wait::Dropped,
                     () = tokio::time::sleep_until(deadline) => Wait::Late,
                 }
             });
+            calls.borrow_mut().in_flight = in_flight;
             match next {
                 Wait::Answered(Some((id, answer))) => self.settle(ctx, pending, id, answer),
                 Wait::Answered(None) => {}
