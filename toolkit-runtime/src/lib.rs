@@ -69,9 +69,13 @@ mod assembly;
 mod definition;
 mod error;
 mod functions;
+#[cfg(feature = "http")]
+pub mod http;
 mod input;
 pub mod model;
 pub mod naming;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 mod presentation;
 mod source;
 mod text;
