@@ -66,7 +66,8 @@ pub struct RequestTemplate {
     /// The method, upper case: `GET`, `POST`, …
     pub method: String,
     /// The path below the base URL, with `{name}` where a path parameter's value goes:
-    /// `/pets/{petId}`.
+    /// `/pets/{petId}`. It may end with a fixed query the document wrote, `/responses?beta=true`,
+    /// which every request carries before the model's query parameters.
     pub path: String,
     /// Where the input's properties go, other than the body.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -100,6 +101,20 @@ impl RequestTemplate {
             property: property.into(),
             location,
             name: name.into(),
+            joined: false,
+        });
+        self
+    }
+
+    /// This template with one more query parameter whose list is sent as one value joined by
+    /// commas (OpenAPI's `explode: false`).
+    #[must_use]
+    pub fn joined_query(mut self, property: impl Into<String>, name: impl Into<String>) -> Self {
+        self.parameters.push(Parameter {
+            property: property.into(),
+            location: Location::Query,
+            name: name.into(),
+            joined: true,
         });
         self
     }
@@ -125,6 +140,10 @@ pub struct Parameter {
     pub location: Location,
     /// The name there: the `{name}` of the path, the query key, or the header name.
     pub name: String,
+    /// For a query parameter: a list is sent as one value joined by commas (OpenAPI's
+    /// `explode: false`) rather than as a key per value.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub joined: bool,
 }
 
 /// A place of a request that a property fills.

@@ -49,7 +49,10 @@ enum Piece {
 pub(crate) struct CompiledTemplate {
     method: Method,
     path: Vec<Piece>,
-    query: Vec<(String, String)>,
+    /// The fixed query the template's path ends with.
+    fixed_query: Vec<(String, String)>,
+    /// Property, key, and whether a list is joined by commas.
+    query: Vec<(String, String, bool)>,
     headers: Vec<(String, HeaderName)>,
     body: Option<(String, BodyEncoding)>,
     /// Every property the template places, so a property it does not place is refused.
@@ -99,7 +102,11 @@ impl CompiledTemplate {
                     }
                 }
                 Location::Query => {
-                    query.push((parameter.property.clone(), parameter.name.clone()));
+                    query.push((
+                        parameter.property.clone(),
+                        parameter.name.clone(),
+                        parameter.joined,
+                    ));
                 }
                 Location::Header => match HeaderName::from_bytes(parameter.name.as_bytes()) {
                     Ok(name) if RESERVED_HEADERS.contains(&name.as_str()) => {
@@ -120,11 +127,27 @@ impl CompiledTemplate {
             (body.property.clone(), body.encoding)
         });
 
-        let path = parse_path(&template.path, &path_parameters, &mut problems);
+        let (path, fixed_query) = match template.path.split_once('?') {
+            Some((path, fixed)) => {
+                if fixed.contains(['{', '}', '#']) {
+                    problems.push(format!(
+                        "the fixed query of {:?} holds a {{name}} or a fragment",
+                        template.path
+                    ));
+                }
+                let pairs = url::form_urlencoded::parse(fixed.as_bytes())
+                    .into_owned()
+                    .collect();
+                (path, pairs)
+            }
+            None => (template.path.as_str(), Vec::new()),
+        };
+        let path = parse_path(path, &path_parameters, &mut problems);
         if problems.is_empty() {
             Ok(Self {
                 method,
                 path,
+                fixed_query,
                 query,
                 headers,
                 body,
@@ -166,11 +189,18 @@ impl CompiledTemplate {
             return Err("A path value would change the path of the request.".to_owned());
         }
         url.set_fragment(None);
-        let mut pairs = Vec::new();
-        for (property, name) in &self.query {
+        let mut pairs: Vec<(&str, std::borrow::Cow<'_, str>)> = self
+            .fixed_query
+            .iter()
+            .map(|(name, value)| (name.as_str(), std::borrow::Cow::Borrowed(value.as_str())))
+            .collect();
+        for (property, name, joined) in &self.query {
             if let Some(value) = present(property) {
-                for text in encoding::scalars(property, value)? {
-                    pairs.push((name.as_str(), text));
+                let texts = encoding::scalars(property, value)?;
+                if *joined {
+                    pairs.push((name.as_str(), std::borrow::Cow::Owned(texts.join(","))));
+                } else {
+                    pairs.extend(texts.into_iter().map(|text| (name.as_str(), text)));
                 }
             }
         }
@@ -244,8 +274,8 @@ fn parse_path(
     if !path.starts_with('/') {
         problems.push(format!("the path {path:?} does not start with /"));
     }
-    if path.contains(['?', '#']) {
-        problems.push(format!("the path {path:?} holds a query or a fragment"));
+    if path.contains('#') {
+        problems.push(format!("the path {path:?} holds a fragment"));
     }
     if path
         .split('/')
@@ -324,7 +354,8 @@ mod tests {
             RequestTemplate::new("GET", "/pets").parameter("id", Location::Path, "id"),
             RequestTemplate::new("get", "/pets"),
             RequestTemplate::new("GET", "pets"),
-            RequestTemplate::new("GET", "/pets?x=1"),
+            RequestTemplate::new("GET", "/pets#x"),
+            RequestTemplate::new("GET", "/pets?x={id}").parameter("id", Location::Query, "id"),
             RequestTemplate::new("GET", "/a/../b"),
             RequestTemplate::new("GET", "/pets/{id").parameter("id", Location::Path, "id"),
             RequestTemplate::new("GET", "/p").parameter("a", Location::Header, "Authorization"),
@@ -341,10 +372,11 @@ mod tests {
     #[test]
     fn a_request_fills_only_the_places_of_the_template() {
         let compiled = compile(
-            RequestTemplate::new("POST", "/v1/files/{name}.{ext}")
+            RequestTemplate::new("POST", "/v1/files/{name}.{ext}?beta=true")
                 .parameter("name", Location::Path, "name")
                 .parameter("ext", Location::Path, "ext")
                 .parameter("tag", Location::Query, "tag")
+                .joined_query("fields", "fields")
                 .parameter("trace", Location::Header, "X-Trace")
                 .body("body", BodyEncoding::Json),
         );
@@ -354,13 +386,14 @@ mod tests {
                 &base,
                 &object(json!({
                     "name": "a b", "ext": "txt", "tag": ["x&y=1", "#z"], "trace": [1, 2],
+                    "fields": ["a", "b"],
                     "body": {"k": 1}
                 })),
             )
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             request.url().as_str(),
-            "http://127.0.0.1:9/api/v1/files/a%20b.txt?tag=x%26y%3D1&tag=%23z"
+            "http://127.0.0.1:9/api/v1/files/a%20b.txt?beta=true&tag=x%26y%3D1&tag=%23z&fields=a%2Cb"
         );
         assert_eq!(request.headers()["x-trace"], "1,2");
         assert_eq!(request.headers()["content-type"], "application/json");

@@ -115,6 +115,7 @@ impl<'d> Defs<'d> {
             dialect: self.dialect,
             names: &mut self.names,
             refs,
+            place: None,
         }
         .convert(schema)
     }
@@ -173,7 +174,14 @@ impl<'d> Defs<'d> {
             return Err(not_a_schema());
         }
         let mut refs = Vec::new();
-        let schema = self.convert(target, &mut refs)?;
+        let place = self.names.name(reference);
+        let schema = Converter {
+            dialect: self.dialect,
+            names: &mut self.names,
+            refs: &mut refs,
+            place: Some(place),
+        }
+        .convert(target)?;
         Ok(Arc::new((schema, refs)))
     }
 }
@@ -202,6 +210,21 @@ mod tests {
             json!({"$ref": "#/$defs/Tree"})
         );
         assert_eq!(gathered.len(), 1);
+    }
+
+    #[test]
+    fn a_recursive_ref_leads_back_to_its_schema() {
+        let document = json!({"components": {"schemas": {
+            "Filter": {"$recursiveAnchor": true, "type": "object", "properties": {"filters": {"items": {"$recursiveRef": "#"}}}}
+        }}});
+        let mut defs = Defs::new(&document, Dialect::V31);
+        let gathered = defs
+            .gather(vec!["#/components/schemas/Filter".into()])
+            .unwrap();
+        assert_eq!(
+            gathered["Filter"],
+            json!({"type": "object", "properties": {"filters": {"items": {"$ref": "#/$defs/Filter"}}}})
+        );
     }
 
     #[test]

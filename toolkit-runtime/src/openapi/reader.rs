@@ -127,6 +127,8 @@ struct Parameter {
     schema: Value,
     description: Option<Value>,
     deprecated: bool,
+    /// A query list sent as one value joined by commas.
+    joined: bool,
 }
 
 impl<'d> Reader<'d> {
@@ -195,8 +197,11 @@ impl<'d> Reader<'d> {
             });
         }
 
+        // A fragment is never sent: documents use one to tell operations of one path apart
+        // (`/files/{id}#get_shared_link`). A fixed query (`/responses?beta=true`) is kept.
+        let sent = path.split_once('#').map_or(path, |(sent, _)| sent);
         let parameters = self.parameters(item.get("parameters"), operation.get("parameters"))?;
-        check_path(path, &parameters)?;
+        check_path(sent, &parameters)?;
         let body = match operation.get("requestBody") {
             Some(body) => Some(self.body(body)?),
             None => None,
@@ -205,7 +210,7 @@ impl<'d> Reader<'d> {
         let mut refs = Vec::new();
         let mut properties = Map::new();
         let mut required = Vec::new();
-        let mut template = RequestTemplate::new(method.to_ascii_uppercase(), path);
+        let mut template = RequestTemplate::new(method.to_ascii_uppercase(), sent);
         let wire: Vec<(Location, &str)> = parameters
             .iter()
             .map(|parameter| (parameter.location, parameter.name.as_str()))
@@ -216,8 +221,11 @@ impl<'d> Reader<'d> {
             if parameter.required {
                 required.push(Value::String(property.clone()));
             }
-            template =
-                template.parameter(property.clone(), parameter.location, parameter.name.clone());
+            template = if parameter.joined {
+                template.joined_query(property.clone(), parameter.name.clone())
+            } else {
+                template.parameter(property.clone(), parameter.location, parameter.name.clone())
+            };
             properties.insert(property, schema);
         }
         if let Some((schema, encoding, body_required, description)) = body {
@@ -353,16 +361,11 @@ impl<'d> Reader<'d> {
                 name: name.to_owned(),
             });
         }
-        let default_explode = location == Location::Query;
-        if let Some(Value::Bool(explode)) = parameter.get("explode")
-            && *explode != default_explode
+        // `explode: false` on a query list is a list joined by commas, which a template says;
+        // on a header it is the default, and a path takes no list.
+        let joined = location == Location::Query
             && shape.array
-        {
-            return Err(SkipReason::ParameterStyle {
-                name: name.to_owned(),
-                style: format!("explode: {explode}"),
-            });
-        }
+            && parameter.get("explode") == Some(&Value::Bool(false));
         if location == Location::Path && shape.array {
             return Err(SkipReason::ParameterStyle {
                 name: name.to_owned(),
@@ -376,6 +379,7 @@ impl<'d> Reader<'d> {
             schema,
             description: parameter.get("description").cloned(),
             deprecated: parameter.get("deprecated") == Some(&Value::Bool(true)),
+            joined,
         }))
     }
 
@@ -491,13 +495,17 @@ fn check_path(path: &str, parameters: &[Parameter]) -> Result<(), SkipReason> {
             detail: format!("the path parameter {extra:?} has no {{{extra}}} in the path"),
         });
     }
-    if path
+    let (segments, fixed_query) = path.split_once('?').unwrap_or((path, ""));
+    if segments
         .split('/')
         .any(|segment| segment == "." || segment == "..")
-        || path.contains(['?', '#'])
+        || !segments.starts_with('/')
+        || fixed_query.contains(['{', '}'])
     {
         return Err(SkipReason::PathMismatch {
-            detail: "the path holds a query, a fragment, or a . or .. segment".to_owned(),
+            detail:
+                "the path does not start with /, holds a . or .. segment, or a {name} in its query"
+                    .to_owned(),
         });
     }
     Ok(())

@@ -10,6 +10,13 @@
 //! - `example` becomes `examples: [example]`;
 //! - the siblings of a `$ref` are ignored, as 3.0 says, but for `description`.
 //!
+//! All but the last are done for 3.1 documents too: real ones (OpenAI's) still write `nullable`
+//! and boolean bounds, which 3.1 does not have and whose meaning is plain.
+//!
+//! Draft 2019-09's `$recursiveRef: "#"` (which OpenAI's description uses) becomes a `$ref` to the
+//! `$defs` entry of the schema of the document it stands in, which is what it means there, and
+//! `$recursiveAnchor` is left out.
+//!
 //! For both versions, `discriminator` and `xml` (OpenAPI's, not JSON Schema's, and whose
 //! references would lead nowhere in the input schema) are left out, and an `items` list (an
 //! older draft's tuple) becomes `prefixItems`.
@@ -64,6 +71,9 @@ pub(crate) struct Converter<'a> {
     pub(crate) dialect: Dialect,
     pub(crate) names: &'a mut Names,
     pub(crate) refs: &'a mut Vec<String>,
+    /// The `$defs` name of the schema of the document being converted, which a
+    /// `$recursiveRef` leads back to; `None` for a schema written in an operation.
+    pub(crate) place: Option<String>,
 }
 
 impl Converter<'_> {
@@ -98,9 +108,15 @@ impl Converter<'_> {
         }
         for (key, value) in object {
             match key.as_str() {
-                "$ref" | "discriminator" | "xml" => {}
-                "nullable" | "exclusiveMinimum" | "exclusiveMaximum" | "example"
-                    if self.dialect == Dialect::V30 => {}
+                "$ref" | "discriminator" | "xml" | "$recursiveAnchor" => {}
+                "$recursiveRef" => {
+                    if let Some(place) = &self.place
+                        && !object.contains_key("$ref")
+                    {
+                        out.insert("$ref".to_owned(), Value::String(format!("#/$defs/{place}")));
+                    }
+                }
+                "nullable" | "exclusiveMinimum" | "exclusiveMaximum" | "example" => {}
                 "items" => {
                     let converted = match value {
                         Value::Array(items) => {
@@ -139,10 +155,7 @@ impl Converter<'_> {
                 }
             }
         }
-        if self.dialect == Dialect::V30 {
-            return Ok(from_30(object, out));
-        }
-        Ok(Value::Object(out))
+        Ok(as_31(object, out))
     }
 
     fn list(&mut self, items: &[Value], depth: usize) -> Result<Value, SkipReason> {
@@ -166,7 +179,7 @@ impl Converter<'_> {
 }
 
 /// The 3.0 keywords of `original` written into `out` as 3.1 has them.
-fn from_30(original: &Map<String, Value>, mut out: Map<String, Value>) -> Value {
+fn as_31(original: &Map<String, Value>, mut out: Map<String, Value>) -> Value {
     for (exclusive, bound) in [
         ("exclusiveMinimum", "minimum"),
         ("exclusiveMaximum", "maximum"),
@@ -243,6 +256,7 @@ mod tests {
             dialect,
             names: &mut names,
             refs: &mut refs,
+            place: None,
         }
         .convert(&schema)
         .unwrap();
@@ -292,7 +306,7 @@ mod tests {
         );
         assert_eq!(
             convert(Dialect::V31, schema).0,
-            json!({"$ref": "#/$defs/A", "description": "d", "nullable": true})
+            json!({"anyOf": [{"$ref": "#/$defs/A", "description": "d"}, {"type": "null"}]})
         );
     }
 
@@ -308,6 +322,7 @@ mod tests {
             dialect: Dialect::V31,
             names: &mut names,
             refs: &mut refs,
+            place: None,
         }
         .convert(&schema);
         assert!(result.is_err());

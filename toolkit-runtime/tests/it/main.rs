@@ -1,3 +1,5 @@
 //! Integration tests of toolkit-runtime, in one binary (one link) with a module per concern.
 
 mod support;
+#[cfg(feature = "openapi")]
+mod openapi_corpus;
