@@ -25,15 +25,15 @@ pub const MAX_ERROR_WORDS: usize = 500;
 pub(crate) enum Capped {
     /// The whole body.
     Whole(Vec<u8>),
-    /// The body had more characters than the cap; reading stopped there, with what was read
-    /// before the chunk that passed the cap.
+    /// The body had more characters than the cap; reading stopped at the chunk that passed it,
+    /// with what was read up to there.
     TooLong(Vec<u8>),
 }
 
 /// Reads `response`'s body, stopping as soon as it holds more than `cap` characters.
 ///
 /// Characters are counted as UTF-8 lead bytes (every byte that is not `0b10xxxxxx`), so the count
-/// is exact for UTF-8 text and at most `4 × cap` bytes are ever held.
+/// is exact for UTF-8 text and at most `4 × cap` bytes and one chunk are ever held.
 pub(crate) async fn read_capped(
     mut response: Response,
     cap: usize,
@@ -42,10 +42,10 @@ pub(crate) async fn read_capped(
     let mut characters = 0usize;
     while let Some(chunk) = response.chunk().await? {
         characters += chunk.iter().filter(|byte| (**byte & 0xC0) != 0x80).count();
+        body.extend_from_slice(&chunk);
         if characters > cap {
             return Ok(Capped::TooLong(body));
         }
-        body.extend_from_slice(&chunk);
     }
     Ok(Capped::Whole(body))
 }

@@ -3,3 +3,5 @@
 mod support;
 #[cfg(feature = "openapi")]
 mod openapi_corpus;
+#[cfg(feature = "http")]
+mod http;
