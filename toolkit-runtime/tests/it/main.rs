@@ -5,3 +5,5 @@ mod support;
 mod openapi_corpus;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "openapi")]
+mod openapi;
