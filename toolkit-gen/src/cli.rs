@@ -5,6 +5,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub mod openapi;
+
 /// Generates typed tool modules and inspects the documents tools come from.
 #[derive(Debug, Parser)]
 #[command(name = "toolkit-gen", version, about)]
@@ -23,6 +25,36 @@ pub enum Command {
         /// The catalog file.
         file: PathBuf,
     },
+    /// Reads an OpenAPI 3.0/3.1 document (JSON or YAML) and prints the operations read as tools
+    /// and the ones skipped, each with its reason and location; see [`openapi`].
+    Report {
+        /// The document.
+        #[arg(long)]
+        openapi: PathBuf,
+        /// `json` (a stable shape, for scripts) or `text` (for people).
+        #[arg(long, value_enum, default_value_t)]
+        format: openapi::Format,
+    },
+    /// Runs one operation of an OpenAPI document: the result JSON on stdout and exit 0, or the
+    /// failure as `{code, message, retryable}` JSON on stdout and exit 1.
+    Call {
+        /// The document.
+        #[arg(long)]
+        openapi: PathBuf,
+        /// Where requests go, such as `https://api.example.com/v1`.
+        #[arg(long)]
+        base_url: String,
+        /// A header sent last on every request, as `Name: value` (repeatable); for credentials.
+        #[arg(long = "header", value_name = "'NAME: VALUE'")]
+        headers: Vec<String>,
+        /// How long the call may take, in milliseconds.
+        #[arg(long, default_value_t = 30_000)]
+        timeout_ms: u64,
+        /// The operation's name (its operationId).
+        operation: String,
+        /// The input, a JSON object (`{}` when left out).
+        input: Option<String>,
+    },
 }
 
 impl Cli {
@@ -30,6 +62,31 @@ impl Cli {
     pub fn run(self) -> ExitCode {
         match self.command {
             Command::CheckCatalog { file } => check_catalog(&file),
+            Command::Report { openapi, format } => openapi::report(
+                &openapi,
+                format,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
+            Command::Call {
+                openapi,
+                base_url,
+                headers,
+                timeout_ms,
+                operation,
+                input,
+            } => openapi::call(
+                &openapi::CallArgs {
+                    file: &openapi,
+                    base_url: &base_url,
+                    headers: &headers,
+                    operation: &operation,
+                    input: input.as_deref(),
+                    timeout: std::time::Duration::from_millis(timeout_ms),
+                },
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
         }
     }
 }
