@@ -4,14 +4,14 @@
 mod assembly;
 mod definition;
 mod functions;
+#[cfg(feature = "http")]
+mod http;
 mod input;
 mod model;
+#[cfg(feature = "openapi")]
+mod openapi;
+#[cfg(feature = "openapi")]
+mod openapi_corpus;
 mod presentation;
 mod source;
 mod support;
-#[cfg(feature = "openapi")]
-mod openapi_corpus;
-#[cfg(feature = "http")]
-mod http;
-#[cfg(feature = "openapi")]
-mod openapi;
