@@ -3,7 +3,8 @@
 //!
 //! Both fetch `GET /items/{id}?fields=…` and parse the JSON answer; the source also fills its
 //! template, checks the answer's origin and status, and reads the body under its cap. The ratio
-//! of the two means is printed at the end.
+//! of the two medians (of criterion's samples, each a mean over its iterations) is printed at the
+//! end; run it on a quiet machine, since other work on the cores moves both.
 //!
 //! `cargo bench -p toolkit-runtime --all-features --bench http`
 #![allow(clippy::unwrap_used, clippy::panic)]
@@ -19,13 +20,19 @@ use serde_json::{Value, json};
 use toolkit_runtime::http::{HttpSource, Location, Operation, RequestTemplate, client_builder};
 use toolkit_runtime::{ToolDefinition, ToolSource};
 
-/// Total time and iterations of each bench, for the ratio.
-static TOTALS: Mutex<[(Duration, u64); 2]> = Mutex::new([(Duration::ZERO, 0); 2]);
+/// The time per iteration of each sample criterion took of each bench, for the ratio.
+static SAMPLES: Mutex<[Vec<f64>; 2]> = Mutex::new([Vec::new(), Vec::new()]);
 
 fn record(index: usize, elapsed: Duration, iterations: u64) {
-    let mut totals = TOTALS.lock().unwrap();
-    totals[index].0 += elapsed;
-    totals[index].1 += iterations;
+    if iterations > 0 {
+        SAMPLES.lock().unwrap()[index].push(elapsed.as_secs_f64() / iterations as f64);
+    }
+}
+
+/// The median of `samples` (0 for none).
+fn median(samples: &mut [f64]) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples.get(samples.len() / 2).copied().unwrap_or(0.0)
 }
 
 fn main() {
@@ -100,12 +107,12 @@ fn main() {
     group.finish();
     c.final_summary();
 
-    let totals = TOTALS.lock().unwrap();
-    let mean = |(total, count): (Duration, u64)| total.as_secs_f64() / count.max(1) as f64;
-    let (bare, ours) = (mean(totals[0]), mean(totals[1]));
-    if totals[0].1 > 0 && totals[1].1 > 0 {
+    let mut samples = SAMPLES.lock().unwrap();
+    let bare = median(&mut samples[0]);
+    let ours = median(&mut samples[1]);
+    if bare > 0.0 && ours > 0.0 {
         println!(
-            "http source call / bare reqwest call = {:.3} ({:.1} µs / {:.1} µs, means over all samples)",
+            "http source call / bare reqwest call = {:.3} ({:.1} µs / {:.1} µs, medians of the samples)",
             ours / bare,
             ours * 1e6,
             bare * 1e6

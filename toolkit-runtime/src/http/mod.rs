@@ -17,7 +17,7 @@ pub mod client;
 mod encoding;
 mod operation;
 mod source;
-mod template;
+pub(crate) mod template;
 
 pub use answer::MAX_ERROR_WORDS;
 pub use client::{HeaderClient, HttpClient, MAX_REDIRECTS, client_builder, same_origin_redirects};

@@ -9,6 +9,7 @@ use super::naming::{self, BODY};
 use super::pointer::{self, location};
 use super::schema::Dialect;
 use super::{NotOpenApi, ReadOperations, ReadOptions, Server, SkipReason, Skipped};
+use crate::http::template::CompiledTemplate;
 use crate::http::{BodyEncoding, Location, Operation, RequestTemplate};
 use crate::{Annotations, ToolDefinition};
 
@@ -228,7 +229,13 @@ impl<'d> Reader<'d> {
             };
             properties.insert(property, schema);
         }
-        if let Some((schema, encoding, body_required, description)) = body {
+        if let Some(RequestBody {
+            schema,
+            encoding,
+            required: body_required,
+            description,
+        }) = body
+        {
             let mut schema = self.defs.convert(schema, &mut refs)?;
             if let (Some(description), Value::Object(object)) = (description, &mut schema)
                 && !object.contains_key("description")
@@ -240,6 +247,11 @@ impl<'d> Reader<'d> {
             }
             template = template.body(BODY, encoding);
             properties.insert(BODY.to_owned(), schema);
+        }
+        // The source checks every template it is given; one it would refuse (a header name that
+        // is no name or is HTTP's to set, a path with a stray brace) is no tool.
+        if let Err(problems) = CompiledTemplate::new(&template) {
+            return Err(SkipReason::malformed(problems.join("; ")));
         }
         let defs = self.defs.gather(refs)?;
 
@@ -405,12 +417,8 @@ impl<'d> Reader<'d> {
         })
     }
 
-    /// The body's schema, encoding, whether it is required, and its description.
-    #[allow(clippy::type_complexity)]
-    fn body(
-        &mut self,
-        body: &'d Value,
-    ) -> Result<(&'d Value, BodyEncoding, bool, Option<&'d Value>), SkipReason> {
+    /// The request body, its media type chosen: JSON first, else a form.
+    fn body(&mut self, body: &'d Value) -> Result<RequestBody<'d>, SkipReason> {
         let body = pointer::follow(self.document, body)?;
         let Some(Value::Object(content)) = body.get("content") else {
             return Err(SkipReason::malformed("the request body has no `content`"));
@@ -447,8 +455,21 @@ impl<'d> Reader<'d> {
         static ANY: Value = Value::Bool(true);
         let schema = media.get("schema").unwrap_or(&ANY);
         let required = body.get("required") == Some(&Value::Bool(true));
-        Ok((schema, encoding, required, body.get("description")))
+        Ok(RequestBody {
+            schema,
+            encoding,
+            required,
+            description: body.get("description"),
+        })
     }
+}
+
+/// A request body the tool can send.
+struct RequestBody<'d> {
+    schema: &'d Value,
+    encoding: BodyEncoding,
+    required: bool,
+    description: Option<&'d Value>,
 }
 
 /// What matters of a parameter's schema to where it can go.

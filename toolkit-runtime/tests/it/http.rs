@@ -137,6 +137,23 @@ async fn answer(State(shared): State<Shared>, request: Request) -> Response {
             tokio::time::sleep(Duration::from_secs(30)).await;
             "late".into_response()
         }
+        "/hang" => {
+            // Marks the server's work as dropped when the client goes away before the answer.
+            struct Dropped(Arc<Mutex<Vec<Recorded>>>);
+            impl Drop for Dropped {
+                fn drop(&mut self) {
+                    self.0.lock().unwrap().push(Recorded {
+                        method: "DROPPED".to_owned(),
+                        target: String::new(),
+                        headers: HeaderMap::new(),
+                        body: Bytes::new(),
+                    });
+                }
+            }
+            let _dropped = Dropped(Arc::clone(&shared.requests));
+            tokio::time::sleep(Duration::from_secs(30)).await;
+            "late".into_response()
+        }
         "/slow-body" => {
             let chunks = futures_util::stream::unfold(0, |step| async move {
                 if step > 0 {
@@ -211,6 +228,7 @@ fn all_operations() -> Vec<Operation> {
         ("sized", "/sized"),
         ("endless", "/endless"),
         ("slow", "/slow"),
+        ("hang", "/hang"),
         ("slow_body", "/slow-body"),
         ("here", "/here"),
         ("away", "/away"),
@@ -614,6 +632,32 @@ async fn a_call_longer_than_the_timeout_is_unavailable() {
 }
 
 #[tokio::test]
+async fn dropping_a_call_aborts_its_request() {
+    let server = Server::start().await;
+    let source = HttpSource::builder("api", &server.base, reqwest::Client::new())
+        .operation(fixed("hang", "/hang"))
+        .build()
+        .unwrap();
+    let call = source.call("hang", object(json!({})));
+    assert!(
+        tokio::time::timeout(Duration::from_millis(200), call)
+            .await
+            .is_err()
+    );
+    // The connection closed, so the server dropped its work for the request.
+    for _ in 0..100 {
+        if server.recorded().iter().any(|r| r.method == "DROPPED") {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!(
+        "the server kept working for a dropped call: {:?}",
+        server.recorded()
+    );
+}
+
+#[tokio::test]
 async fn a_redirect_within_the_origin_is_followed() {
     let server = Server::start().await;
     let source = source(&server);
@@ -750,7 +794,9 @@ async fn no_credential_and_no_address_reaches_what_a_model_reads() {
         server
             .recorded()
             .iter()
-            .all(|r| r.headers[AUTHORIZATION] == format!("Bearer {SECRET}"))
+            .filter(|r| r.method != "DROPPED")
+            .all(|r| r.headers[AUTHORIZATION] == format!("Bearer {SECRET}")),
+        "every request carried the client's credential"
     );
     assert!(!read.contains(SECRET), "the token leaked");
     let address = server.base.trim_start_matches("http://");

@@ -302,6 +302,39 @@ fn schemas_stand_alone_with_defs_and_3_0_made_as_3_1() {
 }
 
 #[test]
+fn an_operation_whose_template_a_source_would_refuse_is_skipped() {
+    let read = read(&document(
+        "3.1.0",
+        json!({
+            "/a}b": { "get": { "operationId": "brace", "responses": ok() } },
+            "/c": {
+                "get": {
+                    "operationId": "host",
+                    "parameters": [{"name": "Host", "in": "header", "schema": {"type": "string"}}],
+                    "responses": ok()
+                },
+                "put": {
+                    "operationId": "spaced",
+                    "parameters": [{"name": "X Bad", "in": "header", "schema": {"type": "string"}}],
+                    "responses": ok()
+                }
+            }
+        }),
+        json!({}),
+    ));
+    assert!(read.operations.is_empty());
+    let reasons: Vec<String> = read.skipped.iter().map(|s| s.reason.to_string()).collect();
+    assert_eq!(
+        reasons,
+        [
+            "the path \"/a}b\" has a } that was never opened",
+            "the header \"Host\" is the client's or HTTP's to set, not a parameter's",
+            "\"X Bad\" is not a header name",
+        ]
+    );
+}
+
+#[test]
 fn hints_are_what_http_says_of_the_method_and_nothing_more() {
     let methods = [
         "get", "head", "options", "trace", "put", "delete", "post", "patch",
