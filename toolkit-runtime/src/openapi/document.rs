@@ -118,6 +118,18 @@ mod tests {
     }
 
     #[test]
+    fn aliases_that_would_expand_without_end_are_refused() {
+        let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for level in 1..12 {
+            let previous = level - 1;
+            text.push_str(&format!(
+                "a{level}: &a{level} [*a{previous}, *a{previous}, *a{previous}, *a{previous}, *a{previous}, *a{previous}, *a{previous}, *a{previous}, *a{previous}, *a{previous}]\n"
+            ));
+        }
+        assert!(decode_document(&text).is_err());
+    }
+
+    #[test]
     fn bad_text_is_an_error_not_a_panic() {
         assert!(decode_document("{").is_err());
         assert!(decode_document("a: [").is_err());
