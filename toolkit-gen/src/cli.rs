@@ -5,6 +5,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub mod openapi;
+pub mod search;
+
 /// Generates typed tool modules and inspects the documents tools come from.
 #[derive(Debug, Parser)]
 #[command(name = "toolkit-gen", version, about)]
@@ -23,6 +26,52 @@ pub enum Command {
         /// The catalog file.
         file: PathBuf,
     },
+    /// Reads an OpenAPI 3.0/3.1 document (JSON or YAML) and prints the operations read as tools
+    /// and the ones skipped, each with its reason and location; see [`openapi`].
+    Report {
+        /// The document.
+        #[arg(long)]
+        openapi: PathBuf,
+        /// `json` (a stable shape, for scripts) or `text` (for people).
+        #[arg(long, value_enum, default_value_t)]
+        format: openapi::Format,
+    },
+    /// Searches a catalog of tool definitions as `tool_search` does, printing its JSON: one
+    /// result, or one line per query of `--queries`.
+    Search {
+        /// The catalog (a JSON array of tool definitions).
+        #[arg(long)]
+        catalog: PathBuf,
+        /// The query.
+        #[arg(required_unless_present = "queries", conflicts_with = "queries")]
+        query: Option<String>,
+        /// A file of queries, one per line.
+        #[arg(long)]
+        queries: Option<PathBuf>,
+        /// How many tools a result lists (5 by default, at most 20).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=20))]
+        limit: Option<u64>,
+    },
+    /// Runs one operation of an OpenAPI document: the result JSON on stdout and exit 0, or the
+    /// failure as `{code, message, retryable}` JSON on stdout and exit 1.
+    Call {
+        /// The document.
+        #[arg(long)]
+        openapi: PathBuf,
+        /// Where requests go, such as `https://api.example.com/v1`.
+        #[arg(long)]
+        base_url: String,
+        /// A header sent last on every request, as `Name: value` (repeatable); for credentials.
+        #[arg(long = "header", value_name = "'NAME: VALUE'")]
+        headers: Vec<String>,
+        /// How long the call may take, in milliseconds.
+        #[arg(long, default_value_t = 30_000)]
+        timeout_ms: u64,
+        /// The operation's name (its operationId).
+        operation: String,
+        /// The input, a JSON object (`{}` when left out).
+        input: Option<String>,
+    },
 }
 
 impl Cli {
@@ -30,6 +79,50 @@ impl Cli {
     pub fn run(self) -> ExitCode {
         match self.command {
             Command::CheckCatalog { file } => check_catalog(&file),
+            Command::Search {
+                catalog,
+                query,
+                queries,
+                limit,
+            } => {
+                let queries = match (&query, &queries) {
+                    (_, Some(file)) => search::Queries::File(file),
+                    (Some(query), None) => search::Queries::One(query),
+                    (None, None) => search::Queries::One(""),
+                };
+                search::search(
+                    &catalog,
+                    queries,
+                    limit,
+                    &mut std::io::stdout().lock(),
+                    &mut std::io::stderr().lock(),
+                )
+            }
+            Command::Report { openapi, format } => openapi::report(
+                &openapi,
+                format,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
+            Command::Call {
+                openapi,
+                base_url,
+                headers,
+                timeout_ms,
+                operation,
+                input,
+            } => openapi::call(
+                &openapi::CallArgs {
+                    file: &openapi,
+                    base_url: &base_url,
+                    headers: &headers,
+                    operation: &operation,
+                    input: input.as_deref(),
+                    timeout: std::time::Duration::from_millis(timeout_ms),
+                },
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
         }
     }
 }

@@ -6,6 +6,10 @@
 //!
 //! - `toolkit-gen check-catalog FILE` reads a catalog of tool definitions (a JSON array) and
 //!   names every entry that is no definition.
+//! - `toolkit-gen report --openapi DOC [--format json|text]` prints the operations of an OpenAPI
+//!   document read as tools and the skipped ones, with reasons and locations.
+//! - `toolkit-gen call --openapi DOC --base-url URL [--header 'K: V']... OPERATION ['JSON']` runs
+//!   one operation: the result JSON on stdout (exit 0) or the failure as JSON (exit 1).
 #![deny(missing_docs)]
 
 pub mod cli;

@@ -73,9 +73,13 @@ pub mod conformance;
 mod definition;
 mod error;
 mod functions;
+#[cfg(feature = "http")]
+pub mod http;
 mod input;
 pub mod model;
 pub mod naming;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 mod presentation;
 mod search;
 mod source;
