@@ -79,7 +79,10 @@ impl FnTool {
             let function = Arc::clone(&function);
             Box::pin(async move {
                 let input: I = serde_json::from_value(Value::Object(input)).map_err(|error| {
-                    Reason::invalid_input(cut_utf16(&format!("The input cannot be read: {error}"), 2000))
+                    Reason::invalid_input(cut_utf16(
+                        &format!("The input cannot be read: {error}"),
+                        2000,
+                    ))
                 })?;
                 let output = function(input).await?;
                 serde_json::to_value(output).map_err(|error| {
@@ -137,7 +140,10 @@ fn input_schema_of<I: JsonSchema>() -> JsonObject {
         Value::Object(object) => object,
         // `true` (anything) or `false` (nothing) as an object schema.
         Value::Bool(true) => JsonObject::new(),
-        _ => serde_json::json!({ "not": {} }).as_object().cloned().unwrap_or_default(),
+        _ => serde_json::json!({ "not": {} })
+            .as_object()
+            .cloned()
+            .unwrap_or_default(),
     };
     object.remove("$schema");
     object.remove("title");
@@ -165,7 +171,10 @@ impl FnSource {
     /// The definitions of the tools, in the order they were added: what `discover` gives, without
     /// a future.
     pub fn definitions(&self) -> Vec<ToolDefinition> {
-        self.tools.values().map(|(definition, _)| definition.clone()).collect()
+        self.tools
+            .values()
+            .map(|(definition, _)| definition.clone())
+            .collect()
     }
 }
 
@@ -239,7 +248,10 @@ impl FnSourceBuilder {
                 Some(description) => definition.with_description(description),
                 None => definition,
             };
-            if tools.insert(tool.name.clone(), (definition, tool.run)).is_some() {
+            if tools
+                .insert(tool.name.clone(), (definition, tool.run))
+                .is_some()
+            {
                 return Err(FnSourceError::DuplicateName(tool.name));
             }
         }

@@ -123,7 +123,9 @@ impl InputCheck {
                     }
                 }
                 ValidationErrorKind::Required { property } => {
-                    let name = property.as_str().map_or_else(|| property.to_string(), quoted);
+                    let name = property
+                        .as_str()
+                        .map_or_else(|| property.to_string(), quoted);
                     problems.push(format!("missing required property {name} at {at}"));
                 }
                 ValidationErrorKind::Type { kind } => {

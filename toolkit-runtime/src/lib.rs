@@ -70,6 +70,8 @@ mod definition;
 mod error;
 mod functions;
 mod input;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod model;
 pub mod naming;
 mod presentation;

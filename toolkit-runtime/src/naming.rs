@@ -42,11 +42,13 @@ pub fn tool_name(source: &str, tool: &str, max_length: usize) -> String {
     let mut name = String::with_capacity(source.len() + tool.len() + 3);
     let joined = source.chars().chain("__".chars()).chain(tool.chars());
     for character in joined {
-        name.push(if character.is_ascii_alphanumeric() || character == '_' || character == '-' {
-            character
-        } else {
-            '_'
-        });
+        name.push(
+            if character.is_ascii_alphanumeric() || character == '_' || character == '-' {
+                character
+            } else {
+                '_'
+            },
+        );
     }
     if !name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
         name.insert(0, '_');
@@ -67,7 +69,10 @@ fn fingerprint(source: &str, tool: &str) -> String {
     hasher.update([0]);
     hasher.update(tool.as_bytes());
     let digest = hasher.finalize();
-    digest[..4].iter().map(|byte| format!("{byte:02x}")).collect()
+    digest[..4]
+        .iter()
+        .map(|byte| format!("{byte:02x}"))
+        .collect()
 }
 
 #[cfg(test)]

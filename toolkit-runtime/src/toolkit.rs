@@ -19,7 +19,8 @@ use crate::text::cut_for_echo;
 use crate::{BoxFuture, Failure, JsonObject, ToolDefinition, ToolSource};
 
 /// What runs a tool once its input is checked: takes the input object, gives JSON or a failure.
-pub type Handler = Arc<dyn Fn(JsonObject) -> BoxFuture<'static, Result<Value, Failure>> + Send + Sync>;
+pub type Handler =
+    Arc<dyn Fn(JsonObject) -> BoxFuture<'static, Result<Value, Failure>> + Send + Sync>;
 
 /// Whether a harness must ask a person before a tool runs.
 #[derive(Clone, Default)]

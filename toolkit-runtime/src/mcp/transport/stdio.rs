@@ -1,0 +1,425 @@
+//! stdio: the server is a process this source starts, spoken to in newline-delimited JSON-RPC on
+//! its stdin and stdout. Its stderr is logs, forwarded to `tracing` and never read as protocol.
+//!
+//! The process is started when the source first needs it, and again (once per call) when it has
+//! died. It is stopped by closing its stdin, then SIGTERM, then SIGKILL, each after a bounded
+//! wait, and always waited for, so that it leaves no zombie.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
+use serde_json::{Map, Value};
+use tokio::io::AsyncWriteExt as _;
+use tokio::process::{Child, ChildStdin};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
+
+use super::channel::{Pending, Waiting, received};
+use super::streamable_http::spawn_bounded;
+use super::{Fault, Reply, Request, Settled, Transport};
+use crate::mcp::jsonrpc::{self, Incoming, Outcome};
+use crate::mcp::revision::{self, Discovered, Era};
+use crate::mcp::{McpOptions, StdioCommand};
+use crate::{BoxFuture, Reason};
+
+/// The longest line of the server's stderr that is logged whole.
+const MAX_LOG_LINE: usize = 64 * 1024;
+
+/// The stdio transport.
+pub(crate) struct Stdio {
+    name: String,
+    command: StdioCommand,
+    options: McpOptions,
+    next_id: Arc<AtomicU64>,
+    process: tokio::sync::Mutex<Option<Arc<Process>>>,
+}
+
+impl std::fmt::Debug for Stdio {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stdio")
+            .field("command", &self.command)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A running server process.
+struct Process {
+    pid: Option<u32>,
+    /// Lines for the server's stdin; dropping the sender closes it.
+    outgoing: Mutex<Option<mpsc::UnboundedSender<String>>>,
+    pending: Arc<Pending>,
+    child: tokio::sync::Mutex<Option<Child>>,
+    settled: Mutex<Option<Settled>>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Process {
+    fn send(&self, message: &Value) -> Result<(), Fault> {
+        let line = message.to_string();
+        let outgoing = self.outgoing.lock().unwrap_or_else(PoisonError::into_inner);
+        match outgoing.as_ref() {
+            Some(sender) if sender.send(line).is_ok() => Ok(()),
+            _ => Err(Reason::unavailable("the server process has ended").into()),
+        }
+    }
+
+    fn is_alive(&self) -> bool {
+        !self.pending.is_closed()
+    }
+
+    fn settled(&self) -> Option<Settled> {
+        self.settled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl Stdio {
+    pub(crate) fn new(name: String, command: StdioCommand, options: McpOptions) -> Self {
+        Self {
+            name,
+            command,
+            options,
+            next_id: Arc::new(AtomicU64::new(1)),
+            process: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// The running, settled process: started if there is none, started again if it died.
+    async fn process(&self) -> Result<Arc<Process>, Fault> {
+        let mut slot = self.process.lock().await;
+        if let Some(process) = slot.as_ref() {
+            if process.is_alive() && process.settled().is_some() {
+                return Ok(process.clone());
+            }
+        }
+        if let Some(dead) = slot.take() {
+            tracing::info!(source = %self.name, "the stdio server has ended; starting it again");
+            spawn_bounded(
+                self.shutdown_bound(),
+                shut_down(dead, self.options.shutdown_wait),
+            );
+        }
+        let process = Arc::new(self.start()?);
+        *slot = Some(process.clone());
+        match self.negotiate(&process).await {
+            Ok(settled) => {
+                *process
+                    .settled
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = Some(settled);
+                Ok(process)
+            }
+            Err(fault) => {
+                slot.take();
+                spawn_bounded(
+                    self.shutdown_bound(),
+                    shut_down(process, self.options.shutdown_wait),
+                );
+                Err(fault)
+            }
+        }
+    }
+
+    fn shutdown_bound(&self) -> Duration {
+        self.options.shutdown_wait * 3 + Duration::from_secs(1)
+    }
+
+    /// Starts the process and the tasks that write its stdin and read its stdout and stderr.
+    fn start(&self) -> Result<Process, Fault> {
+        let mut child = self.command.to_tokio().spawn().map_err(|error| {
+            Reason::unavailable(format!("the server process could not be started: {error}"))
+        })?;
+        let pid = child.id();
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(Reason::unknown("the server process has no pipes").into());
+        };
+        let pending = Arc::new(Pending::new());
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let writer = tokio::spawn(write_lines(stdin, receiver));
+        let reader = tokio::spawn(read_stdout(
+            FramedRead::new(
+                stdout,
+                LinesCodec::new_with_max_length(self.options.max_response_bytes),
+            ),
+            pending.clone(),
+            sender.downgrade(),
+        ));
+        let name = self.name.clone();
+        let logs = tokio::spawn(async move {
+            let mut lines = FramedRead::new(stderr, LinesCodec::new_with_max_length(MAX_LOG_LINE));
+            while let Some(line) = lines.next().await {
+                match line {
+                    Ok(line) => {
+                        tracing::info!(target: "toolkit_runtime::mcp::stderr", source = %name, "{line}")
+                    }
+                    Err(LinesCodecError::MaxLineLengthExceeded) => {
+                        tracing::info!(target: "toolkit_runtime::mcp::stderr", source = %name, "(a line too long to log)");
+                    }
+                    Err(LinesCodecError::Io(_)) => break,
+                }
+            }
+        });
+        Ok(Process {
+            pid,
+            outgoing: Mutex::new(Some(sender)),
+            pending,
+            child: tokio::sync::Mutex::new(Some(child)),
+            settled: Mutex::new(None),
+            tasks: vec![writer, reader, logs],
+        })
+    }
+
+    /// Sends a request to `process` in `era` and waits for its answer.
+    async fn exchange(
+        &self,
+        process: &Process,
+        era: &Era,
+        method: &str,
+        params: Map<String, Value>,
+    ) -> Result<Outcome, Fault> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let params = match era {
+            Era::Modern => revision::with_modern_meta(params),
+            Era::Session { .. } => params,
+        };
+        let receiver = process.pending.wait_for(id)?;
+        let mut waiting = Waiting {
+            pending: &process.pending,
+            id,
+            done: false,
+            on_cancel: |id| {
+                let _ = process.send(&jsonrpc::cancelled(id));
+            },
+        };
+        if let Err(fault) = process.send(&jsonrpc::request(id, method, params)) {
+            waiting.done = true;
+            process.pending.forget(id);
+            return Err(fault);
+        }
+        let answer = received(receiver).await;
+        waiting.done = true;
+        answer
+    }
+
+    /// `server/discover` with a bounded wait, then `initialize` if the server is not modern.
+    async fn negotiate(&self, process: &Process) -> Result<Settled, Fault> {
+        let probe = self.exchange(process, &Era::Modern, "server/discover", Map::new());
+        let version = match tokio::time::timeout(self.options.discover_wait, probe).await {
+            Ok(Ok(Ok(result))) => {
+                let supported = revision::version_list(result.get("supportedVersions"))
+                    .ok_or_else(|| {
+                        Reason::invalid_response("a DiscoverResult without supportedVersions")
+                    })?;
+                match revision::choose(&supported) {
+                    Discovered::Modern => {
+                        return Ok(Settled {
+                            era: Era::Modern,
+                            server_info: revision::server_info(&result),
+                        });
+                    }
+                    Discovered::Session(version) => version,
+                    Discovered::NoCommonVersion(versions) => {
+                        return Err(Reason::unsupported(format!(
+                            "the server speaks MCP {versions:?}, none of which this client does"
+                        ))
+                        .into());
+                    }
+                }
+            }
+            Ok(Ok(Err(error))) if error.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION => {
+                let listed = error
+                    .data
+                    .as_ref()
+                    .and_then(|data| revision::version_list(data.get("supported")))
+                    .unwrap_or_default();
+                match revision::choose(&listed) {
+                    Discovered::Session(version) => version,
+                    _ => {
+                        return Err(Reason::unsupported(
+                            "the server speaks no MCP version this client does",
+                        )
+                        .into());
+                    }
+                }
+            }
+            // Any other error, or no answer in time: a server of the session revisions.
+            Ok(Ok(Err(_))) | Err(_) => revision::SESSION_REVISIONS[0],
+            Ok(Err(fault)) => return Err(fault),
+        };
+        let era = Era::Session { version };
+        let result = self
+            .exchange(
+                process,
+                &era,
+                "initialize",
+                revision::initialize_params(version),
+            )
+            .await?
+            .map_err(|error| {
+                Reason::invalid_response(format!("the server refused initialize ({})", error.code))
+            })?;
+        let version = result
+            .get("protocolVersion")
+            .and_then(Value::as_str)
+            .and_then(revision::session_revision)
+            .ok_or_else(|| {
+                Reason::unsupported("the server speaks an MCP version this client does not")
+            })?;
+        process.send(&jsonrpc::notification(
+            "notifications/initialized",
+            Map::new(),
+        ))?;
+        Ok(Settled {
+            era: Era::Session { version },
+            server_info: revision::server_info(&result),
+        })
+    }
+
+    async fn send(&self, request: Request) -> Result<Reply, Fault> {
+        let process = self.process().await?;
+        let era = process
+            .settled()
+            .map(|settled| settled.era)
+            .unwrap_or(Era::Session {
+                version: revision::SESSION_REVISIONS[0],
+            });
+        let outcome = self
+            .exchange(&process, &era, request.method, request.params)
+            .await?;
+        Ok(Reply { outcome, era })
+    }
+
+    /// Stops the process, if one runs, and waits for it.
+    pub(crate) async fn close(&self) {
+        let process = self.process.lock().await.take();
+        if let Some(process) = process {
+            shut_down(process, self.options.shutdown_wait).await;
+        }
+    }
+}
+
+impl Drop for Stdio {
+    fn drop(&mut self) {
+        if let Some(process) = self.process.get_mut().take() {
+            spawn_bounded(
+                self.shutdown_bound(),
+                shut_down(process, self.options.shutdown_wait),
+            );
+        }
+    }
+}
+
+impl Transport for Stdio {
+    fn request(&self, request: Request) -> BoxFuture<'_, Result<Reply, Fault>> {
+        Box::pin(self.send(request))
+    }
+
+    fn settle(&self) -> BoxFuture<'_, Result<Settled, Fault>> {
+        Box::pin(async {
+            let process = self.process().await?;
+            process
+                .settled()
+                .ok_or_else(|| Reason::unavailable("the server process has ended").into())
+        })
+    }
+
+    fn marks_apply(&self, _era: &Era) -> bool {
+        // Headers are an HTTP matter; a stdio client takes tools as they are.
+        false
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(Stdio::close(self))
+    }
+}
+
+/// Writes each line given to the server's stdin; ends (closing stdin) when every sender is gone.
+async fn write_lines(mut stdin: ChildStdin, mut lines: mpsc::UnboundedReceiver<String>) {
+    while let Some(mut line) = lines.recv().await {
+        line.push('\n');
+        if stdin.write_all(line.as_bytes()).await.is_err() || stdin.flush().await.is_err() {
+            break;
+        }
+    }
+}
+
+/// Reads the server's stdout: answers go to whoever waits, a server's requests are answered.
+async fn read_stdout(
+    mut lines: FramedRead<tokio::process::ChildStdout, LinesCodec>,
+    pending: Arc<Pending>,
+    outgoing: mpsc::WeakUnboundedSender<String>,
+) {
+    while let Some(line) = lines.next().await {
+        let line = match line {
+            Ok(line) => line,
+            Err(LinesCodecError::MaxLineLengthExceeded) => {
+                // A line past the cap cannot be read to tell whose answer it is: those waiting
+                // are told the answer was too large rather than left to the timeout.
+                pending.fail_all(&Fault::TooLarge);
+                continue;
+            }
+            Err(LinesCodecError::Io(error)) => {
+                tracing::debug!(%error, "reading the stdio server's stdout failed");
+                break;
+            }
+        };
+        let Ok(value) = serde_json::from_str::<Value>(&line) else {
+            tracing::debug!("the stdio server wrote a line that is not JSON");
+            continue;
+        };
+        for message in Incoming::from_json(value) {
+            match message {
+                Incoming::Response { id, outcome } => pending.answer(&id, Ok(outcome)),
+                Incoming::Request { id, method } => {
+                    if let Some(sender) = outgoing.upgrade() {
+                        let _ =
+                            sender.send(jsonrpc::answer_server_request(id, &method).to_string());
+                    }
+                }
+                Incoming::Notification => {}
+            }
+        }
+    }
+    pending.close("the server process ended");
+}
+
+/// Closes the process's stdin, waits; then SIGTERM, waits; then SIGKILL; and reaps it.
+async fn shut_down(process: Arc<Process>, wait: Duration) {
+    process
+        .outgoing
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take();
+    process.pending.close("the source was closed");
+    let child = process.child.lock().await.take();
+    if let Some(mut child) = child {
+        if tokio::time::timeout(wait, child.wait()).await.is_err() {
+            terminate(process.pid);
+            if tokio::time::timeout(wait, child.wait()).await.is_err() {
+                let _ = child.kill().await;
+            }
+        }
+    }
+    for task in &process.tasks {
+        task.abort();
+    }
+}
+
+#[cfg(unix)]
+fn terminate(pid: Option<u32>) {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    if let Some(pid) = pid.and_then(|pid| i32::try_from(pid).ok()) {
+        let _ = kill(Pid::from_raw(pid), Signal::SIGTERM);
+    }
+}
+
+#[cfg(not(unix))]
+fn terminate(_pid: Option<u32>) {}
