@@ -1,0 +1,177 @@
+//! A real MCP server for the tests: rmcp's, over Streamable HTTP on 127.0.0.1, serving tools
+//! written as raw JSON, stateless or with sessions, narrowed to chosen revisions.
+
+use std::borrow::Cow;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use rmcp::ErrorData as McpError;
+use rmcp::ServerHandler;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content, Implementation,
+    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::RoleServer;
+use serde_json::{Value, json};
+use tokio::task::JoinHandle;
+
+/// What the peer does and counts.
+#[derive(Clone)]
+pub struct Peer {
+    pub tools: Arc<Vec<Value>>,
+    /// Tools per page of tools/list; 0 is all in one.
+    pub page_size: usize,
+    pub versions: Option<&'static [ProtocolVersion]>,
+    /// How many calls of `blocking` were dropped before they ended.
+    pub dropped: Arc<AtomicUsize>,
+    /// How many tools/list requests came.
+    pub listings: Arc<AtomicUsize>,
+}
+
+/// The standard tools: echo, failing, blocking, structured, region (marked), unicode.
+pub fn standard_tools() -> Vec<Value> {
+    vec![
+        json!({"name": "echo", "description": "Answers with the text it is given.",
+               "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+               "annotations": {"readOnlyHint": true, "title": "Echo"}}),
+        json!({"name": "failing", "description": "Reports that it failed.", "inputSchema": {"type": "object"}}),
+        json!({"name": "blocking", "description": "Never answers.", "inputSchema": {"type": "object"}}),
+        json!({"name": "structured", "description": "Answers with structured content.", "inputSchema": {"type": "object"}}),
+        json!({"name": "region", "description": "Echoes its marked parameter.",
+               "inputSchema": {"type": "object", "properties": {
+                   "region": {"type": "string", "x-mcp-header": "Region"},
+                   "count": {"type": "integer", "x-mcp-header": "Count"}
+               }}}),
+    ]
+}
+
+impl Peer {
+    pub fn new(tools: Vec<Value>) -> Self {
+        Self {
+            tools: Arc::new(tools),
+            page_size: 0,
+            versions: None,
+            dropped: Arc::new(AtomicUsize::new(0)),
+            listings: Arc::new(AtomicUsize::new(0)),
+        }
+    }
+
+    pub fn standard() -> Self {
+        Self::new(standard_tools())
+    }
+}
+
+struct CountOnDrop(Arc<AtomicUsize>);
+
+impl Drop for CountOnDrop {
+    fn drop(&mut self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+impl ServerHandler for Peer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("rmcp-peer", "1.2.3"))
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        match self.versions {
+            Some(versions) => Cow::Borrowed(versions),
+            None => Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS),
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        self.listings.fetch_add(1, Ordering::SeqCst);
+        let start: usize = match request.and_then(|r| r.cursor) {
+            Some(cursor) => cursor
+                .parse()
+                .map_err(|_| McpError::invalid_params("bad cursor", None))?,
+            None => 0,
+        };
+        let size = if self.page_size == 0 { self.tools.len() } else { self.page_size };
+        let end = (start + size).min(self.tools.len());
+        let tools: Vec<Value> = self.tools.get(start..end).unwrap_or_default().to_vec();
+        let mut result = json!({"tools": tools});
+        if end < self.tools.len() {
+            result["nextCursor"] = json!(end.to_string());
+        }
+        serde_json::from_value(result).map_err(|e| McpError::internal_error(e.to_string(), None))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let arguments = Value::Object(request.arguments.unwrap_or_default());
+        let result = match request.name.as_ref() {
+            "echo" => CallToolResult::success(vec![Content::text(
+                arguments["text"].as_str().unwrap_or_default().to_owned(),
+            )]),
+            "failing" => CallToolResult::error(vec![Content::text("the tool failed on purpose")]),
+            "blocking" => {
+                let _count = CountOnDrop(self.dropped.clone());
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+                CallToolResult::success(vec![])
+            }
+            "structured" => CallToolResult::structured(json!({"answer": 42, "arguments": arguments})),
+            "region" => CallToolResult::structured(json!({"arguments": arguments})),
+            name if self.tools.iter().any(|tool| tool["name"] == name) => {
+                CallToolResult::structured(json!({"tool": name, "arguments": arguments}))
+            }
+            other => return Err(McpError::invalid_params(format!("Unknown tool: {other}"), None)),
+        };
+        Ok(result.into())
+    }
+}
+
+/// A running peer: its URL, and the task that serves it (aborted on drop).
+pub struct Running {
+    pub url: reqwest::Url,
+    pub address: SocketAddr,
+    task: JoinHandle<()>,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Serves `peer` at `/mcp` on 127.0.0.1; `sessions` keeps sessions for the session revisions,
+/// `json` answers JSON rather than SSE where it can.
+pub async fn serve(peer: Peer, sessions: bool, json: bool) -> Running {
+    serve_at(peer, sessions, json, "127.0.0.1:0".parse().expect("address")).await
+}
+
+/// [`serve`] on `address`.
+pub async fn serve_at(peer: Peer, sessions: bool, json: bool, address: SocketAddr) -> Running {
+    let config = StreamableHttpServerConfig::default()
+        .with_legacy_session_mode(sessions)
+        .with_json_response(json)
+        .with_sse_keep_alive(None);
+    let service: StreamableHttpService<Peer, LocalSessionManager> =
+        StreamableHttpService::new(move || Ok(peer.clone()), Default::default(), config);
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind(address).await.expect("bind");
+    let address = listener.local_addr().expect("address");
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    Running {
+        url: format!("http://{address}/mcp").parse().expect("url"),
+        address,
+        task,
+    }
+}
