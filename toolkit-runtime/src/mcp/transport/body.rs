@@ -189,7 +189,8 @@ pub(crate) async fn answer(
             let mut events = events(response, limit);
             while let Some(event) = events.next().await {
                 let event = event?;
-                if event.event != "message" {
+                // Priming events (`id:` with empty data) and other event types carry no message.
+                if event.event != "message" || event.data.trim().is_empty() {
                     continue;
                 }
                 for message in messages_of(&event.data)? {

@@ -216,7 +216,7 @@ async fn read_stream(
                 break;
             }
         };
-        if event.event != "message" {
+        if event.event != "message" || event.data.trim().is_empty() {
             continue;
         }
         let Ok(messages) = body::messages_of(&event.data) else {

@@ -51,7 +51,7 @@ struct Process {
     /// Lines for the server's stdin; dropping the sender closes it.
     outgoing: Mutex<Option<mpsc::UnboundedSender<String>>>,
     pending: Arc<Pending>,
-    child: tokio::sync::Mutex<Option<Child>>,
+    child: Arc<tokio::sync::Mutex<Option<Child>>>,
     settled: Mutex<Option<Settled>>,
     tasks: Vec<JoinHandle<()>>,
 }
@@ -141,6 +141,7 @@ impl Stdio {
             return Err(Reason::unknown("the server process has no pipes").into());
         };
         let pending = Arc::new(Pending::new());
+        let child = Arc::new(tokio::sync::Mutex::new(Some(child)));
         let (sender, receiver) = mpsc::unbounded_channel();
         let writer = tokio::spawn(write_lines(stdin, receiver));
         let reader = tokio::spawn(read_stdout(
@@ -150,6 +151,7 @@ impl Stdio {
             ),
             pending.clone(),
             sender.downgrade(),
+            (child.clone(), self.options.shutdown_wait),
         ));
         let name = self.name.clone();
         let logs = tokio::spawn(async move {
@@ -170,7 +172,7 @@ impl Stdio {
             pid,
             outgoing: Mutex::new(Some(sender)),
             pending,
-            child: tokio::sync::Mutex::new(Some(child)),
+            child,
             settled: Mutex::new(None),
             tasks: vec![writer, reader, logs],
         })
@@ -355,6 +357,7 @@ async fn read_stdout(
     mut lines: FramedRead<tokio::process::ChildStdout, LinesCodec>,
     pending: Arc<Pending>,
     outgoing: mpsc::WeakUnboundedSender<String>,
+    (child, wait): (Arc<tokio::sync::Mutex<Option<Child>>>, Duration),
 ) {
     while let Some(line) = lines.next().await {
         let line = match line {
@@ -388,6 +391,14 @@ async fn read_stdout(
         }
     }
     pending.close("the server process ended");
+    // A server whose stdout ended has exited, or soon will: reap it, so that it leaves no zombie
+    // while nothing else waits for it.
+    let mut child = child.lock().await;
+    if let Some(running) = child.as_mut() {
+        if tokio::time::timeout(wait, running.wait()).await.is_ok() {
+            child.take();
+        }
+    }
 }
 
 /// Closes the process's stdin, waits; then SIGTERM, waits; then SIGKILL; and reaps it.

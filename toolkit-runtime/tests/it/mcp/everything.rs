@@ -62,7 +62,10 @@ async fn start(transport: &str, port: u16) -> Running {
         .spawn()
         .expect("node runs");
     for _ in 0..200 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port)).await.is_ok() {
+        if tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .is_ok()
+        {
             return Running { child, port };
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -72,16 +75,31 @@ async fn start(transport: &str, port: u16) -> Running {
 
 async fn lists_and_calls(source: &Mcp) {
     let definitions = source.discover().await.unwrap();
-    let echo = definitions.iter().find(|d| d.name() == "echo").expect("an echo tool");
+    let echo = definitions
+        .iter()
+        .find(|d| d.name() == "echo")
+        .expect("an echo tool");
     assert_eq!(echo.annotations.read_only, Some(true));
     assert_eq!(echo.annotations.title.as_deref(), Some("Echo Tool"));
-    let answer = source.call("echo", object(json!({"message": "hi"}))).await.unwrap();
+    let answer = source
+        .call("echo", object(json!({"message": "hi"})))
+        .await
+        .unwrap();
     assert_eq!(answer, json!([{"type": "text", "text": "Echo: hi"}]));
-    let sum = source.call("get-sum", object(json!({"a": 2, "b": 3}))).await.unwrap();
+    let sum = source
+        .call("get-sum", object(json!({"a": 2, "b": 3})))
+        .await
+        .unwrap();
     assert!(sum.to_string().contains('5'), "{sum}");
-    let bad = source.call("echo", object(json!({"message": 5}))).await.unwrap_err();
+    let bad = source
+        .call("echo", object(json!({"message": 5})))
+        .await
+        .unwrap_err();
     assert!(
-        matches!(bad.reason, Reason::CallFailed { .. } | Reason::InvalidInput { .. }),
+        matches!(
+            bad.reason,
+            Reason::CallFailed { .. } | Reason::InvalidInput { .. }
+        ),
         "{bad}"
     );
 }
@@ -90,8 +108,13 @@ async fn lists_and_calls(source: &Mcp) {
 async fn mcp_everything_streamable_http_session() {
     let port = free_port();
     let server = start("streamableHttp", port).await;
-    let url: reqwest::Url = format!("http://127.0.0.1:{}/mcp", server.port).parse().unwrap();
-    let client = reqwest::Client::builder().pool_max_idle_per_host(0).build().unwrap();
+    let url: reqwest::Url = format!("http://127.0.0.1:{}/mcp", server.port)
+        .parse()
+        .unwrap();
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
     let source = Mcp::http_with_options("everything", url, client, quick());
     let snapshot = source.snapshot().await.unwrap();
     assert_eq!(snapshot["protocolVersion"], "2025-11-25");
@@ -103,7 +126,10 @@ async fn mcp_everything_streamable_http_session() {
     drop(server);
     tokio::time::sleep(Duration::from_millis(200)).await;
     let _again = start("streamableHttp", port).await;
-    let answer = source.call("echo", object(json!({"message": "again"}))).await.unwrap();
+    let answer = source
+        .call("echo", object(json!({"message": "again"})))
+        .await
+        .unwrap();
     assert_eq!(answer[0]["text"], "Echo: again");
     source.close().await;
 }
@@ -111,7 +137,9 @@ async fn mcp_everything_streamable_http_session() {
 #[tokio::test]
 async fn mcp_everything_old_http_sse_transport() {
     let server = start("sse", free_port()).await;
-    let url: reqwest::Url = format!("http://127.0.0.1:{}/sse", server.port).parse().unwrap();
+    let url: reqwest::Url = format!("http://127.0.0.1:{}/sse", server.port)
+        .parse()
+        .unwrap();
     let source = Mcp::http_with_options("everything", url, reqwest::Client::new(), quick());
     lists_and_calls(&source).await;
     let snapshot = source.snapshot().await.unwrap();

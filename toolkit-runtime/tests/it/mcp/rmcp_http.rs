@@ -22,30 +22,50 @@ async fn mcp_rmcp_stateless_lists_and_calls() {
     let server = serve(Peer::standard(), false, false).await;
     let source = http(&server.url);
     let definitions = source.discover().await.unwrap();
-    assert_eq!(names(&definitions), ["echo", "failing", "blocking", "structured", "region"]);
+    assert_eq!(
+        names(&definitions),
+        ["echo", "failing", "blocking", "structured", "region"]
+    );
     let echo = &definitions[0];
     assert_eq!(echo.annotations.read_only, Some(true));
     assert_eq!(echo.annotations.title.as_deref(), Some("Echo"));
 
     let snapshot = source.snapshot().await.unwrap();
     assert_eq!(snapshot["protocolVersion"], "2026-07-28");
-    assert_eq!(snapshot["server"], json!({"name": "rmcp-peer", "version": "1.2.3"}));
+    assert_eq!(
+        snapshot["server"],
+        json!({"name": "rmcp-peer", "version": "1.2.3"})
+    );
     assert_eq!(snapshot["tools"].as_array().unwrap().len(), 5);
 
-    let answer = source.call("echo", object(json!({"text": "hi"}))).await.unwrap();
+    let answer = source
+        .call("echo", object(json!({"text": "hi"})))
+        .await
+        .unwrap();
     assert_eq!(answer, json!([{"type": "text", "text": "hi"}]));
     let structured = source.call("structured", object(json!({}))).await.unwrap();
     assert_eq!(structured["answer"], 42);
 
     let failed = source.call("failing", object(json!({}))).await.unwrap_err();
     assert_eq!(failed.source, "peer");
-    assert_eq!(failed.reason, Reason::call_failed("the tool failed on purpose"));
+    assert_eq!(
+        failed.reason,
+        Reason::call_failed("the tool failed on purpose")
+    );
     assert_eq!(failed.model_message(), "the tool failed on purpose");
 
     let missing = source.call("nope", object(json!({}))).await.unwrap_err();
-    assert!(matches!(missing.reason, Reason::NotFound { .. }), "{missing}");
+    assert!(
+        matches!(missing.reason, Reason::NotFound { .. }),
+        "{missing}"
+    );
     // A failure does not stop the source: it runs tools again after one.
-    assert!(source.call("echo", object(json!({"text": "again"}))).await.is_ok());
+    assert!(
+        source
+            .call("echo", object(json!({"text": "again"})))
+            .await
+            .is_ok()
+    );
 }
 
 #[tokio::test]
@@ -72,7 +92,11 @@ async fn mcp_rmcp_a_call_before_any_listing_learns_the_marks_from_the_refusal() 
         .await
         .unwrap();
     assert_eq!(answer["arguments"]["region"], " eu-west ");
-    assert_eq!(listings.load(Ordering::SeqCst), 1, "listed once after the -32020");
+    assert_eq!(
+        listings.load(Ordering::SeqCst),
+        1,
+        "listed once after the -32020"
+    );
 }
 
 #[tokio::test]
@@ -89,12 +113,26 @@ async fn mcp_rmcp_sessions_in_every_revision() {
         let server = serve(peer, true, false).await;
         let source = http(&server.url);
         let snapshot = source.snapshot().await.unwrap();
-        assert_eq!(snapshot["protocolVersion"], versions[0].as_str(), "{snapshot}");
+        assert_eq!(
+            snapshot["protocolVersion"],
+            versions[0].as_str(),
+            "{snapshot}"
+        );
         // Marks do not count in a session: the tool is listed as it is, and called without them.
         assert_eq!(source.discover().await.unwrap().len(), 5);
-        let answer = source.call("echo", object(json!({"text": "hi"}))).await.unwrap();
-        assert_eq!(answer, json!([{"type": "text", "text": "hi"}]), "{versions:?}");
-        let answer = source.call("region", object(json!({"region": "x"}))).await.unwrap();
+        let answer = source
+            .call("echo", object(json!({"text": "hi"})))
+            .await
+            .unwrap();
+        assert_eq!(
+            answer,
+            json!([{"type": "text", "text": "hi"}]),
+            "{versions:?}"
+        );
+        let answer = source
+            .call("region", object(json!({"region": "x"})))
+            .await
+            .unwrap();
         assert_eq!(answer["arguments"]["region"], "x");
         let failed = source.call("failing", object(json!({}))).await.unwrap_err();
         assert!(matches!(failed.reason, Reason::CallFailed { .. }));
@@ -137,7 +175,10 @@ async fn mcp_rmcp_two_hundred_concurrent_calls_each_get_their_own_answer() {
             let source = source.clone();
             async move {
                 let text = format!("call {i}");
-                let answer = source.call("echo", object(json!({"text": text}))).await.unwrap();
+                let answer = source
+                    .call("echo", object(json!({"text": text})))
+                    .await
+                    .unwrap();
                 assert_eq!(answer[0]["text"], text);
             }
         });
@@ -154,7 +195,11 @@ async fn mcp_rmcp_a_dropped_call_is_seen_closed_by_the_server() {
         let source = http(&server.url);
         source.discover().await.unwrap();
         let call = source.call("blocking", object(json!({})));
-        assert!(tokio::time::timeout(Duration::from_millis(300), call).await.is_err());
+        assert!(
+            tokio::time::timeout(Duration::from_millis(300), call)
+                .await
+                .is_err()
+        );
         let mut seen = false;
         for _ in 0..100 {
             if dropped.load(Ordering::SeqCst) == 1 {
@@ -163,7 +208,10 @@ async fn mcp_rmcp_a_dropped_call_is_seen_closed_by_the_server() {
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        assert!(seen, "the server went on with a dropped call (sessions: {sessions})");
+        assert!(
+            seen,
+            "the server went on with a dropped call (sessions: {sessions})"
+        );
     }
 }
 
@@ -172,9 +220,16 @@ async fn mcp_rmcp_a_call_past_the_timeout_is_unavailable() {
     let server = serve(Peer::standard(), false, false).await;
     let mut options = quick();
     options.timeout = Duration::from_millis(200);
-    let source = Mcp::http_with_options("peer", server.url.clone(), reqwest::Client::new(), options);
-    let failed = source.call("blocking", object(json!({}))).await.unwrap_err();
-    assert!(matches!(failed.reason, Reason::Unavailable { .. }), "{failed}");
+    let source =
+        Mcp::http_with_options("peer", server.url.clone(), reqwest::Client::new(), options);
+    let failed = source
+        .call("blocking", object(json!({})))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(failed.reason, Reason::Unavailable { .. }),
+        "{failed}"
+    );
     assert!(failed.is_retryable());
 }
 
@@ -183,17 +238,24 @@ async fn mcp_rmcp_a_new_server_behind_the_url_gets_a_new_session() {
     let peer = Peer::standard();
     let first = serve(peer.clone(), true, false).await;
     // No pooled connection may reach the old server once it is gone.
-    let client = reqwest::Client::builder().pool_max_idle_per_host(0).build().unwrap();
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(0)
+        .build()
+        .unwrap();
     let source = Mcp::http_with_options("peer", first.url.clone(), client, quick());
-    source.call("echo", object(json!({"text": "one"}))).await.unwrap();
+    source
+        .call("echo", object(json!({"text": "one"})))
+        .await
+        .unwrap();
     let address = first.address;
     drop(first);
-    let listener = tokio::net::TcpListener::bind(address).await.unwrap();
-    drop(listener);
     let _second = super::rmcp_peer::serve_at(peer, true, false, address).await;
     // The new server knows nothing of the old session: it answers 404, and the source begins
     // another session and sends the call again.
-    let answer = source.call("echo", object(json!({"text": "two"}))).await.unwrap();
+    let answer = source
+        .call("echo", object(json!({"text": "two"})))
+        .await
+        .unwrap();
     assert_eq!(answer[0]["text"], "two");
 }
 
@@ -206,10 +268,16 @@ async fn mcp_rmcp_source_is_assembled_and_read_by_a_model() {
     let toolkit = Assembly::new()
         .toolkit(&members, |_, _| Decision::Allow)
         .unwrap();
-    let answer = toolkit.call("peer__echo", json!({"text": "via toolkit"})).await.unwrap();
+    let answer = toolkit
+        .call("peer__echo", json!({"text": "via toolkit"}))
+        .await
+        .unwrap();
     assert_eq!(answer[0]["text"], "via toolkit");
     let failure = toolkit.call("peer__failing", json!({})).await.unwrap_err();
     assert_eq!(failure.code, "CallFailedError");
-    let refused = toolkit.call("peer__echo", json!({"txt": 1})).await.unwrap_err();
+    let refused = toolkit
+        .call("peer__echo", json!({"txt": 1}))
+        .await
+        .unwrap_err();
     assert_eq!(refused.code, "InvalidInputError");
 }

@@ -8,15 +8,16 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rmcp::ErrorData as McpError;
+use rmcp::RoleServer;
 use rmcp::ServerHandler;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock as Content,
+    Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities,
+    ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::RoleServer;
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
 
@@ -43,10 +44,10 @@ pub fn standard_tools() -> Vec<Value> {
         json!({"name": "blocking", "description": "Never answers.", "inputSchema": {"type": "object"}}),
         json!({"name": "structured", "description": "Answers with structured content.", "inputSchema": {"type": "object"}}),
         json!({"name": "region", "description": "Echoes its marked parameter.",
-               "inputSchema": {"type": "object", "properties": {
-                   "region": {"type": "string", "x-mcp-header": "Region"},
-                   "count": {"type": "integer", "x-mcp-header": "Count"}
-               }}}),
+        "inputSchema": {"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "count": {"type": "integer", "x-mcp-header": "Count"}
+        }}}),
     ]
 }
 
@@ -99,7 +100,11 @@ impl ServerHandler for Peer {
                 .map_err(|_| McpError::invalid_params("bad cursor", None))?,
             None => 0,
         };
-        let size = if self.page_size == 0 { self.tools.len() } else { self.page_size };
+        let size = if self.page_size == 0 {
+            self.tools.len()
+        } else {
+            self.page_size
+        };
         let end = (start + size).min(self.tools.len());
         let tools: Vec<Value> = self.tools.get(start..end).unwrap_or_default().to_vec();
         let mut result = json!({"tools": tools});
@@ -109,10 +114,16 @@ impl ServerHandler for Peer {
         serde_json::from_value(result).map_err(|e| McpError::internal_error(e.to_string(), None))
     }
 
+    fn get_tool(&self, name: &str) -> Option<rmcp::model::Tool> {
+        // rmcp checks the Mcp-Param-* headers of a call against the tool it gets here.
+        let tool = self.tools.iter().find(|tool| tool["name"] == name)?;
+        serde_json::from_value(tool.clone()).ok()
+    }
+
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let result = match request.name.as_ref() {
@@ -121,16 +132,27 @@ impl ServerHandler for Peer {
             )]),
             "failing" => CallToolResult::error(vec![Content::text("the tool failed on purpose")]),
             "blocking" => {
+                // rmcp tells a handler that its client went away by its cancellation token.
                 let _count = CountOnDrop(self.dropped.clone());
-                tokio::time::sleep(Duration::from_secs(3600)).await;
+                tokio::select! {
+                    _ = context.ct.cancelled() => {}
+                    _ = tokio::time::sleep(Duration::from_secs(3600)) => {}
+                }
                 CallToolResult::success(vec![])
             }
-            "structured" => CallToolResult::structured(json!({"answer": 42, "arguments": arguments})),
+            "structured" => {
+                CallToolResult::structured(json!({"answer": 42, "arguments": arguments}))
+            }
             "region" => CallToolResult::structured(json!({"arguments": arguments})),
             name if self.tools.iter().any(|tool| tool["name"] == name) => {
                 CallToolResult::structured(json!({"tool": name, "arguments": arguments}))
             }
-            other => return Err(McpError::invalid_params(format!("Unknown tool: {other}"), None)),
+            other => {
+                return Err(McpError::invalid_params(
+                    format!("Unknown tool: {other}"),
+                    None,
+                ));
+            }
         };
         Ok(result.into())
     }
@@ -152,7 +174,13 @@ impl Drop for Running {
 /// Serves `peer` at `/mcp` on 127.0.0.1; `sessions` keeps sessions for the session revisions,
 /// `json` answers JSON rather than SSE where it can.
 pub async fn serve(peer: Peer, sessions: bool, json: bool) -> Running {
-    serve_at(peer, sessions, json, "127.0.0.1:0".parse().expect("address")).await
+    serve_at(
+        peer,
+        sessions,
+        json,
+        "127.0.0.1:0".parse().expect("address"),
+    )
+    .await
 }
 
 /// [`serve`] on `address`.
@@ -164,7 +192,16 @@ pub async fn serve_at(peer: Peer, sessions: bool, json: bool, address: SocketAdd
     let service: StreamableHttpService<Peer, LocalSessionManager> =
         StreamableHttpService::new(move || Ok(peer.clone()), Default::default(), config);
     let router = axum::Router::new().nest_service("/mcp", service);
-    let listener = tokio::net::TcpListener::bind(address).await.expect("bind");
+    // A port just given up may take a moment to be free again.
+    let mut listener = tokio::net::TcpListener::bind(address).await;
+    for _ in 0..100 {
+        if listener.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        listener = tokio::net::TcpListener::bind(address).await;
+    }
+    let listener = listener.expect("bind");
     let address = listener.local_addr().expect("address");
     let task = tokio::spawn(async move {
         let _ = axum::serve(listener, router).await;

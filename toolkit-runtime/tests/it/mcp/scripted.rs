@@ -66,7 +66,10 @@ impl Scripted {
 
     /// The requests seen of JSON-RPC method `method`.
     pub fn seen_method(&self, method: &str) -> Vec<Recorded> {
-        self.seen().into_iter().filter(|r| r.method() == method).collect()
+        self.seen()
+            .into_iter()
+            .filter(|r| r.method() == method)
+            .collect()
     }
 
     /// Waits (up to 5 s) until `check` holds of the requests seen.
@@ -81,9 +84,18 @@ impl Scripted {
     }
 }
 
-async fn handle(State(shared): State<Shared>, method: Method, headers: HeaderMap, body: Bytes) -> Response {
+async fn handle(
+    State(shared): State<Shared>,
+    method: Method,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let recorded = Recorded { http_method: method, headers, body };
+    let recorded = Recorded {
+        http_method: method,
+        headers,
+        body,
+    };
     shared.seen.lock().expect("lock").push(recorded.clone());
     (shared.script)(recorded).await
 }
@@ -96,12 +108,17 @@ where
 {
     let script: Script = Arc::new(move |recorded| Box::pin(script(recorded)));
     let seen = Arc::new(Mutex::new(Vec::new()));
-    let shared = Shared { script, seen: seen.clone() };
+    let shared = Shared {
+        script,
+        seen: seen.clone(),
+    };
     let router = axum::Router::new()
         .route("/mcp", axum::routing::any(handle))
         .route("/mcp/{*rest}", axum::routing::any(handle))
         .with_state(shared);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
     let address = listener.local_addr().expect("address");
     let task = tokio::spawn(async move {
         let _ = axum::serve(listener, router).await;
@@ -142,8 +159,12 @@ pub fn status(status: u16, content_type: &str, body: impl Into<String>) -> Respo
 
 /// A body of `chunks` followed by a stall forever.
 pub fn then_stall(content_type: &str, chunks: Vec<String>) -> Response {
-    let stream = futures_util::stream::iter(chunks.into_iter().map(|c| Ok::<_, std::io::Error>(Bytes::from(c))))
-        .chain(futures_util::stream::pending());
+    let stream = futures_util::stream::iter(
+        chunks
+            .into_iter()
+            .map(|c| Ok::<_, std::io::Error>(Bytes::from(c))),
+    )
+    .chain(futures_util::stream::pending());
     Response::builder()
         .status(200)
         .header("content-type", content_type)
@@ -153,10 +174,14 @@ pub fn then_stall(content_type: &str, chunks: Vec<String>) -> Response {
 
 /// A body of `chunks` whose connection then breaks.
 pub fn then_break(content_type: &str, chunks: Vec<String>) -> Response {
-    let stream = futures_util::stream::iter(chunks.into_iter().map(|c| Ok::<_, std::io::Error>(Bytes::from(c))))
-        .chain(futures_util::stream::once(async {
-            Err(std::io::Error::other("dropped on purpose"))
-        }));
+    let stream = futures_util::stream::iter(
+        chunks
+            .into_iter()
+            .map(|c| Ok::<_, std::io::Error>(Bytes::from(c))),
+    )
+    .chain(futures_util::stream::once(async {
+        Err(std::io::Error::other("dropped on purpose"))
+    }));
     Response::builder()
         .status(200)
         .header("content-type", content_type)
@@ -170,7 +195,13 @@ pub fn result(request: &Recorded, result: Value) -> Response {
 }
 
 /// A JSON-RPC error for `request`, with HTTP `http_status`.
-pub fn rpc_error(request: &Recorded, http_status: u16, code: i64, message: &str, data: Option<Value>) -> Response {
+pub fn rpc_error(
+    request: &Recorded,
+    http_status: u16,
+    code: i64,
+    message: &str,
+    data: Option<Value>,
+) -> Response {
     let mut error = json!({"code": code, "message": message});
     if let Some(data) = data {
         error["data"] = data;
@@ -203,14 +234,19 @@ pub fn initialized(request: &Recorded, version: &str, session: Option<&str>) -> 
         json!({"protocolVersion": version, "capabilities": {"tools": {}}, "serverInfo": {"name": "scripted", "version": "0.0.1"}}),
     );
     if let Some(session) = session {
-        response.headers_mut().insert("mcp-session-id", session.parse().expect("header"));
+        response
+            .headers_mut()
+            .insert("mcp-session-id", session.parse().expect("header"));
     }
     response
 }
 
 /// 202 Accepted, empty.
 pub fn accepted() -> Response {
-    Response::builder().status(202).body(Body::empty()).expect("response")
+    Response::builder()
+        .status(202)
+        .body(Body::empty())
+        .expect("response")
 }
 
 /// A tools/list result of `tools` and `next`.
@@ -224,5 +260,8 @@ pub fn tools_page(request: &Recorded, tools: Value, next: Option<&str>) -> Respo
 
 /// A tools/call result answering `text`.
 pub fn text_result(request: &Recorded, text: &str) -> Response {
-    result(request, json!({"content": [{"type": "text", "text": text}]}))
+    result(
+        request,
+        json!({"content": [{"type": "text", "text": text}]}),
+    )
 }

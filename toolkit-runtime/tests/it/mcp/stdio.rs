@@ -31,10 +31,19 @@ fn peer(mode: &str, options: McpOptions) -> (Mcp, Peer) {
     std::fs::create_dir_all(&dir).unwrap();
     let pidfile = dir.join("pids");
     let command = StdioCommand::new("python3")
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/mcp/stdio_peer.py"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/it/mcp/stdio_peer.py"
+        ))
         .arg(mode)
         .arg(&pidfile);
-    (Mcp::stdio_with_options("scripted", command, options), Peer { _dir: TempDir(dir), pidfile })
+    (
+        Mcp::stdio_with_options("scripted", command, options),
+        Peer {
+            _dir: TempDir(dir),
+            pidfile,
+        },
+    )
 }
 
 fn fast() -> McpOptions {
@@ -80,22 +89,47 @@ async fn mcp_stdio_lists_calls_answers_ping_and_leaves_no_process() {
     let snapshot = source.snapshot().await.unwrap();
     assert_eq!(snapshot["protocolVersion"], "2025-06-18");
     assert_eq!(snapshot["server"]["name"], "stdio-peer");
-    let answer = source.call("echo", object(json!({"text": "hi\nthere"}))).await.unwrap();
+    let answer = source
+        .call("echo", object(json!({"text": "hi\nthere"})))
+        .await
+        .unwrap();
     assert_eq!(answer[0]["text"], "hi\nthere");
     assert!(eventually(|| peer.answers().contains("\"srv-1\"")).await);
-    assert!(peer.answers().contains("\"result\": {}"), "{}", peer.answers());
+    assert!(
+        peer.answers().contains("\"result\": {}"),
+        "{}",
+        peer.answers()
+    );
     let pids = peer.pids();
     assert_eq!(pids.len(), 1);
     source.close().await;
-    assert!(gone(pids[0]), "the server process is still there (or a zombie)");
+    assert!(
+        gone(pids[0]),
+        "the server process is still there (or a zombie)"
+    );
 }
 
 #[tokio::test]
 async fn mcp_stdio_a_server_that_dies_is_started_again_once() {
     let (source, peer) = peer("die-after-call", fast());
-    assert_eq!(source.call("echo", object(json!({"text": "a"}))).await.unwrap()[0]["text"], "a");
-    assert!(eventually(|| gone(peer.pids()[0])).await, "the dead server was not reaped");
-    assert_eq!(source.call("echo", object(json!({"text": "b"}))).await.unwrap()[0]["text"], "b");
+    assert_eq!(
+        source
+            .call("echo", object(json!({"text": "a"})))
+            .await
+            .unwrap()[0]["text"],
+        "a"
+    );
+    assert!(
+        eventually(|| gone(peer.pids()[0])).await,
+        "the dead server was not reaped"
+    );
+    assert_eq!(
+        source
+            .call("echo", object(json!({"text": "b"})))
+            .await
+            .unwrap()[0]["text"],
+        "b"
+    );
     assert_eq!(peer.pids().len(), 2);
     source.close().await;
     assert!(peer.pids().into_iter().all(gone));
@@ -104,8 +138,14 @@ async fn mcp_stdio_a_server_that_dies_is_started_again_once() {
 #[tokio::test]
 async fn mcp_stdio_a_call_in_flight_when_the_server_dies_is_unavailable() {
     let (source, peer) = peer("die-in-call", fast());
-    let failed = source.call("echo", object(json!({"text": "a"}))).await.unwrap_err();
-    assert!(matches!(failed.reason, Reason::Unavailable { .. }), "{failed}");
+    let failed = source
+        .call("echo", object(json!({"text": "a"})))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(failed.reason, Reason::Unavailable { .. }),
+        "{failed}"
+    );
     drop(source);
     assert!(eventually(|| peer.pids().into_iter().all(gone)).await);
 }
@@ -116,7 +156,10 @@ async fn mcp_stdio_a_stubborn_server_is_killed() {
     source.discover().await.unwrap();
     let pid = peer.pids()[0];
     source.close().await;
-    assert!(gone(pid), "the stubborn server outlived SIGTERM and SIGKILL");
+    assert!(
+        gone(pid),
+        "the stubborn server outlived SIGTERM and SIGKILL"
+    );
 }
 
 #[tokio::test]
@@ -125,33 +168,64 @@ async fn mcp_stdio_a_dropped_source_stops_its_server() {
     source.discover().await.unwrap();
     let pid = peer.pids()[0];
     drop(source);
-    assert!(eventually(|| gone(pid)).await, "a dropped source left its server running");
+    assert!(
+        eventually(|| gone(pid)).await,
+        "a dropped source left its server running"
+    );
 }
 
 #[tokio::test]
 async fn mcp_stdio_a_line_past_the_cap_fails_the_call() {
-    let options = McpOptions { max_response_bytes: 1024 * 1024, ..fast() };
+    let options = McpOptions {
+        max_response_bytes: 1024 * 1024,
+        ..fast()
+    };
     let (source, _peer) = peer("huge-line", options);
-    let failed = source.call("echo", object(json!({"text": "a"}))).await.unwrap_err();
-    assert!(matches!(failed.reason, Reason::CallFailed { .. }), "{failed}");
+    let failed = source
+        .call("echo", object(json!({"text": "a"})))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(failed.reason, Reason::CallFailed { .. }),
+        "{failed}"
+    );
     // The server goes on: the next line is read.
-    let failed = source.call("echo", object(json!({"text": "b"}))).await.unwrap_err();
-    assert!(matches!(failed.reason, Reason::CallFailed { .. }), "{failed}");
+    let failed = source
+        .call("echo", object(json!({"text": "b"})))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(failed.reason, Reason::CallFailed { .. }),
+        "{failed}"
+    );
     source.close().await;
 }
 
 #[tokio::test]
 async fn mcp_stdio_a_program_that_does_not_exist_is_unavailable() {
-    let source = Mcp::stdio_with_options("nothing", StdioCommand::new("/nonexistent/mcp-server"), fast());
+    let source = Mcp::stdio_with_options(
+        "nothing",
+        StdioCommand::new("/nonexistent/mcp-server"),
+        fast(),
+    );
     let failed = source.discover().await.unwrap_err();
-    assert!(matches!(failed.reason, Reason::Unavailable { .. }), "{failed}");
+    assert!(
+        matches!(failed.reason, Reason::Unavailable { .. }),
+        "{failed}"
+    );
 }
 
 #[tokio::test]
 async fn mcp_stdio_a_server_that_never_answers_is_bounded_by_the_timeout() {
-    let options = McpOptions { timeout: Duration::from_millis(200), ..fast() };
+    let options = McpOptions {
+        timeout: Duration::from_millis(200),
+        ..fast()
+    };
     let source = Mcp::stdio_with_options("cat", StdioCommand::new("sleep").arg("30"), options);
     let failed = source.discover().await.unwrap_err();
-    assert!(matches!(failed.reason, Reason::Unavailable { .. }), "{failed}");
+    assert!(
+        matches!(failed.reason, Reason::Unavailable { .. }),
+        "{failed}"
+    );
     source.close().await;
 }
