@@ -63,11 +63,14 @@ impl InputCheck {
     /// Compiles the check of `schema`. Never fails: a schema that cannot be compiled checks only
     /// that the input is an object.
     pub fn new(schema: &JsonObject) -> Self {
-        let schema = Value::Object(schema.clone());
-        let validator = jsonschema::options()
-            .should_validate_formats(false)
-            .with_keyword("pattern", |_, _, _| Ok(Box::new(Unchecked)))
-            .build(&schema)
+        let mut schema = Value::Object(schema.clone());
+        let mut compiled = compile(&schema);
+        // Real servers still write draft-04's boolean bounds (`"exclusiveMinimum": true` beside
+        // `minimum`), which later drafts refuse: read them as the numbers they mean.
+        if compiled.is_err() && modernize_bounds(&mut schema, 0) {
+            compiled = compile(&schema);
+        }
+        let validator = compiled
             .inspect_err(|error| {
                 tracing::debug!(%error, "a tool's input schema could not be compiled; only an object is required");
             })
@@ -111,22 +114,38 @@ impl InputCheck {
         let mut accepted = Vec::new();
         for error in validator.iter_errors(input) {
             let at = describe_location(error.instance_path());
+            let depth = error.instance_path().into_iter().count();
+            let mut unknown = |keys: &mut dyn Iterator<Item = &String>| {
+                for key in keys {
+                    problems.push((depth, format!("unknown property {} at {at}", quoted(key))));
+                }
+                let line = self.accepted_line(&error, &at);
+                if !accepted.iter().any(|(_, known)| known == &line) {
+                    accepted.push((depth, line));
+                }
+            };
             match error.kind() {
                 ValidationErrorKind::AdditionalProperties { unexpected }
                 | ValidationErrorKind::UnevaluatedProperties { unexpected } => {
-                    for key in unexpected {
-                        problems.push(format!("unknown property {} at {at}", quoted(key)));
-                    }
-                    let line = self.accepted_line(&error, &at);
-                    if !accepted.contains(&line) {
-                        accepted.push(line);
-                    }
+                    unknown(&mut unexpected.iter());
+                }
+                // `additionalProperties: false` beside no `properties` is compiled to a check
+                // that reports the first value of the object: every key of it is unknown.
+                ValidationErrorKind::FalseSchema
+                    if error
+                        .evaluation_path()
+                        .as_str()
+                        .ends_with("/additionalProperties") =>
+                {
+                    let object = input.pointer(error.instance_path().as_str());
+                    let keys = object.and_then(Value::as_object).map(Map::keys);
+                    unknown(&mut keys.into_iter().flatten());
                 }
                 ValidationErrorKind::Required { property } => {
                     let name = property
                         .as_str()
                         .map_or_else(|| property.to_string(), quoted);
-                    problems.push(format!("missing required property {name} at {at}"));
+                    problems.push((depth, format!("missing required property {name} at {at}")));
                 }
                 ValidationErrorKind::Type { kind } => {
                     let expected = match kind {
@@ -137,24 +156,31 @@ impl InputCheck {
                             .collect::<Vec<_>>()
                             .join(" or "),
                     };
-                    problems.push(format!(
-                        "expected {expected}, got {} at {at}",
-                        kind_of(error.instance())
-                    ));
+                    let got = kind_of(error.instance());
+                    problems.push((depth, format!("expected {expected}, got {got} at {at}")));
                 }
                 _ => {
                     // The library's message without the instance, which may be large; the value
                     // the model gave is echoed cut.
                     let value = cut_for_echo(&error.instance().to_string());
-                    problems.push(format!("{} ({value}) at {at}", error.masked()));
+                    problems.push((depth, format!("{} ({value}) at {at}", error.masked())));
                 }
             }
         }
         if problems.is_empty() {
             // `is_valid` and `iter_errors` disagree only on a library defect; say so plainly.
-            problems.push("the input does not match the tool's parameters".to_owned());
+            problems.push((
+                0,
+                "the input does not match the tool's parameters".to_owned(),
+            ));
         }
-        InvalidInput { problems, accepted }
+        // Outer levels first; within a level, in the order the schema checks them.
+        problems.sort_by_key(|(depth, _)| *depth);
+        accepted.sort_by_key(|(depth, _)| *depth);
+        InvalidInput {
+            problems: problems.into_iter().map(|(_, problem)| problem).collect(),
+            accepted: accepted.into_iter().map(|(_, line)| line).collect(),
+        }
     }
 
     /// The line naming what the object level of an unknown key accepts.
@@ -234,6 +260,65 @@ impl fmt::Display for InvalidInput {
 }
 
 impl std::error::Error for InvalidInput {}
+
+fn compile(schema: &Value) -> Result<Validator, ValidationError<'static>> {
+    jsonschema::options()
+        .should_validate_formats(false)
+        .with_keyword("pattern", |_, _, _| Ok(Box::new(Unchecked)))
+        .build(schema)
+}
+
+/// Rewrites draft-04 boolean `exclusiveMinimum`/`exclusiveMaximum` into the numeric form of
+/// later drafts (`{"minimum": 0, "exclusiveMinimum": true}` → `{"exclusiveMinimum": 0}`), in
+/// every schema of `schema`. Says whether it changed anything. Keys under `properties` and the
+/// like are names, not keywords, and are left alone.
+fn modernize_bounds(schema: &mut Value, depth: usize) -> bool {
+    let Value::Object(map) = schema else {
+        return false;
+    };
+    if depth > MAX_INPUT_DEPTH {
+        return false;
+    }
+    let mut changed = false;
+    for (exclusive, inclusive) in [
+        ("exclusiveMinimum", "minimum"),
+        ("exclusiveMaximum", "maximum"),
+    ] {
+        match map.get(exclusive) {
+            Some(Value::Bool(true)) => {
+                match map.remove(inclusive) {
+                    Some(bound) => map.insert(exclusive.to_owned(), bound),
+                    None => map.remove(exclusive),
+                };
+                changed = true;
+            }
+            Some(Value::Bool(false)) => {
+                map.remove(exclusive);
+                changed = true;
+            }
+            _ => {}
+        }
+    }
+    for (key, value) in map.iter_mut() {
+        let named = matches!(
+            key.as_str(),
+            "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas"
+        );
+        changed |= match value {
+            Value::Object(children) if named => {
+                children.values_mut().fold(false, |changed, child| {
+                    modernize_bounds(child, depth + 1) | changed
+                })
+            }
+            Value::Array(items) => items.iter_mut().fold(false, |changed, item| {
+                modernize_bounds(item, depth + 1) | changed
+            }),
+            Value::Object(_) => modernize_bounds(value, depth + 1),
+            _ => false,
+        };
+    }
+    changed
+}
 
 /// The `pattern` keyword, accepted unchecked: a pattern from a source is not run here.
 struct Unchecked;

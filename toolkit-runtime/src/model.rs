@@ -80,7 +80,8 @@ impl Answer {
 impl Toolkit {
     /// Runs a call a model made — the tool's name and its arguments as JSON text (empty text is
     /// `{}`) — and gives what to send back. A tool that needs approval for this input runs only
-    /// if `approve` says so; a declined call is a failure the model reads.
+    /// if `approve` says so (asked only once the input is known to be valid); a declined call is a
+    /// failure the model reads.
     ///
     /// ```
     /// # let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
@@ -110,8 +111,10 @@ impl Toolkit {
                 }
             }
         };
+        // A person is asked only about a call that could run: the input is checked first.
         if let (Some(tool), Value::Object(object)) = (self.get(name), &input)
             && tool.approval().is_required(object)
+            && tool.input_check().check(&input).is_ok()
             && !approve(tool, object)
         {
             return Answer::of(Err(Failure::new(

@@ -221,10 +221,13 @@ impl fmt::Display for DuplicateName {
 
 impl std::error::Error for DuplicateName {}
 
+/// Says of a definition whether its tool needs approval.
+type NeedsApproval = Arc<dyn Fn(&ToolDefinition) -> bool + Send + Sync>;
+
 /// Options of [`Toolkit::from_source`].
 #[derive(Clone, Default)]
 pub struct ToolkitOptions {
-    needs_approval: Option<Arc<dyn Fn(&ToolDefinition) -> bool + Send + Sync>>,
+    needs_approval: Option<NeedsApproval>,
 }
 
 impl ToolkitOptions {

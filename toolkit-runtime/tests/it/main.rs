@@ -1,5 +1,13 @@
 //! Integration tests of toolkit-runtime, in one binary (one link) with a module per concern.
+#![allow(clippy::unwrap_used, clippy::panic)]
 
+mod assembly;
+mod definition;
+mod functions;
+mod input;
+mod model;
+mod presentation;
+mod source;
 mod support;
 
 #[cfg(feature = "mcp")]

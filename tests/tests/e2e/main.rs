@@ -1,0 +1,5 @@
+//! End-to-end tests, in one binary.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod corpus;
+mod host;

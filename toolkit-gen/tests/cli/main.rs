@@ -1,0 +1,4 @@
+//! The `toolkit-gen` command line, run as a user runs it.
+#![allow(clippy::unwrap_used)]
+
+mod check_catalog;
