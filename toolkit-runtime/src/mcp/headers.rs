@@ -250,9 +250,9 @@ mod tests {
         assert_eq!(
             paths,
             [
-                ("ratio".into(), "Ratio"),
                 ("region".into(), "Region"),
-                ("where.zone".into(), "Zone")
+                ("where.zone".into(), "Zone"),
+                ("ratio".into(), "Ratio")
             ]
         );
     }
@@ -302,16 +302,17 @@ mod tests {
         let input =
             schema(json!({"s": "Zürich", "i": 42, "b": true, "n": null, "o": {"deep": " x"}}));
         let headers = param_headers(&found, &input);
+        // In the order of the schema's properties.
         assert_eq!(
             headers,
             [
-                ("Mcp-Param-B".to_owned(), "true".to_owned()),
-                ("Mcp-Param-I".to_owned(), "42".to_owned()),
-                ("Mcp-Param-Deep".to_owned(), "=?base64?IHg=?=".to_owned()),
                 (
                     "Mcp-Param-S".to_owned(),
                     "=?base64?WsO8cmljaA==?=".to_owned()
                 ),
+                ("Mcp-Param-I".to_owned(), "42".to_owned()),
+                ("Mcp-Param-B".to_owned(), "true".to_owned()),
+                ("Mcp-Param-Deep".to_owned(), "=?base64?IHg=?=".to_owned()),
             ]
         );
     }

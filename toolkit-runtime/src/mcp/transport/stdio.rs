@@ -92,10 +92,11 @@ impl Stdio {
     /// The running, settled process: started if there is none, started again if it died.
     async fn process(&self) -> Result<Arc<Process>, Fault> {
         let mut slot = self.process.lock().await;
-        if let Some(process) = slot.as_ref() {
-            if process.is_alive() && process.settled().is_some() {
-                return Ok(process.clone());
-            }
+        if let Some(process) = slot.as_ref()
+            && process.is_alive()
+            && process.settled().is_some()
+        {
+            return Ok(process.clone());
         }
         if let Some(dead) = slot.take() {
             tracing::info!(source = %self.name, "the stdio server has ended; starting it again");
@@ -394,10 +395,10 @@ async fn read_stdout(
     // A server whose stdout ended has exited, or soon will: reap it, so that it leaves no zombie
     // while nothing else waits for it.
     let mut child = child.lock().await;
-    if let Some(running) = child.as_mut() {
-        if tokio::time::timeout(wait, running.wait()).await.is_ok() {
-            child.take();
-        }
+    if let Some(running) = child.as_mut()
+        && tokio::time::timeout(wait, running.wait()).await.is_ok()
+    {
+        child.take();
     }
 }
 
@@ -410,12 +411,12 @@ async fn shut_down(process: Arc<Process>, wait: Duration) {
         .take();
     process.pending.close("the source was closed");
     let child = process.child.lock().await.take();
-    if let Some(mut child) = child {
+    if let Some(mut child) = child
+        && tokio::time::timeout(wait, child.wait()).await.is_err()
+    {
+        terminate(process.pid);
         if tokio::time::timeout(wait, child.wait()).await.is_err() {
-            terminate(process.pid);
-            if tokio::time::timeout(wait, child.wait()).await.is_err() {
-                let _ = child.kill().await;
-            }
+            let _ = child.kill().await;
         }
     }
     for task in &process.tasks {

@@ -37,7 +37,8 @@ async fn call_t(source: &Mcp) -> Result<Value, ToolSourceError> {
 
 #[tokio::test]
 async fn mcp_wire_statuses_map_to_reasons() {
-    let cases: [(u16, fn(&Reason) -> bool); 8] = [
+    type Expected = fn(&Reason) -> bool;
+    let cases: [(u16, Expected); 8] = [
         (401, |r| matches!(r, Reason::Authentication { .. })),
         (403, |r| matches!(r, Reason::Authentication { .. })),
         (408, |r| matches!(r, Reason::Unavailable { .. })),
