@@ -3,9 +3,11 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod everything;
+mod processes;
 mod rmcp_http;
 mod rmcp_peer;
 mod scripted;
+mod sdks;
 mod stdio;
 mod wire;
 
