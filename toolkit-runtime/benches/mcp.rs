@@ -1,0 +1,94 @@
+//! The MCP source's speed: a `tools/call` round trip against rmcp's server on loopback (our
+//! source beside rmcp's own client, in the same run), and the discovery of 1,000 tools in pages
+//! of 50.
+//!
+//! Run with `cargo bench -p toolkit-runtime --features mcp --bench mcp`.
+#![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use rmcp::ServiceExt as _;
+use rmcp::model::CallToolRequestParams;
+use rmcp::transport::StreamableHttpClientTransport;
+use serde_json::{Value, json};
+use toolkit_runtime::ToolSource;
+use toolkit_runtime::mcp::Mcp;
+
+#[path = "../tests/it/mcp/rmcp_peer.rs"]
+#[allow(dead_code)]
+mod rmcp_peer;
+
+fn arguments() -> serde_json::Map<String, Value> {
+    json!({"text": "hello"}).as_object().cloned().unwrap()
+}
+
+fn round_trip(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let server = runtime.block_on(rmcp_peer::serve(rmcp_peer::Peer::standard(), false, true));
+    let ours = Mcp::http("bench", server.url.clone(), reqwest::Client::new());
+    runtime.block_on(ours.discover()).unwrap();
+    let theirs = runtime
+        .block_on(().serve(StreamableHttpClientTransport::from_uri(server.url.as_str())))
+        .unwrap();
+
+    let mut group = c.benchmark_group("mcp_call_round_trip_http");
+    group.bench_function("toolkit", |b| {
+        b.iter(|| {
+            let answer = runtime.block_on(ours.call("echo", arguments())).unwrap();
+            black_box(answer)
+        });
+    });
+    group.bench_function("rmcp_client", |b| {
+        b.iter(|| {
+            let request = CallToolRequestParams::new("echo").with_arguments(arguments());
+            let answer = runtime.block_on(theirs.call_tool(request)).unwrap();
+            black_box(answer)
+        });
+    });
+    group.finish();
+    runtime.block_on(async move {
+        let _ = theirs.cancel().await;
+    });
+}
+
+fn discovery(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let tools: Vec<Value> = (0..1000)
+        .map(|i| {
+            json!({
+                "name": format!("tool_{i:04}"),
+                "description": "A tool of the benchmark, with a schema of a few properties.",
+                "inputSchema": {"type": "object", "properties": {
+                    "id": {"type": "string"}, "limit": {"type": "integer"}, "flag": {"type": "boolean"}
+                }, "required": ["id"]},
+                "annotations": {"readOnlyHint": true}
+            })
+        })
+        .collect();
+    let mut peer = rmcp_peer::Peer::new(tools);
+    peer.page_size = 50;
+    let server = runtime.block_on(rmcp_peer::serve(peer, false, true));
+    let source = Mcp::http("bench", server.url.clone(), reqwest::Client::new());
+    let mut group = c.benchmark_group("mcp_discover");
+    group.sample_size(20);
+    group.bench_function("1000_tools_pages_of_50", |b| {
+        b.iter(|| {
+            let definitions = runtime.block_on(source.discover()).unwrap();
+            assert_eq!(definitions.len(), 1000);
+            black_box(definitions)
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, round_trip, discovery);
+criterion_main!(benches);
