@@ -9,3 +9,4 @@
 #![deny(missing_docs)]
 
 pub mod cli;
+pub mod mcp_cli;
