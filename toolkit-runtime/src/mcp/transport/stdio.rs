@@ -155,17 +155,20 @@ impl Stdio {
             (child.clone(), self.options.shutdown_wait),
         ));
         let name = self.name.clone();
+        // stderr is read to its end whatever it holds: a server whose stderr is no longer read
+        // dies of a broken pipe at its next log line.
         let logs = tokio::spawn(async move {
             let mut lines = FramedRead::new(stderr, LinesCodec::new_with_max_length(MAX_LOG_LINE));
             while let Some(line) = lines.next().await {
                 match line {
                     Ok(line) => {
-                        tracing::info!(target: "toolkit_runtime::mcp::stderr", source = %name, "{line}")
+                        tracing::info!(target: "toolkit_runtime::mcp::stderr", source = %name, "{line}");
                     }
-                    Err(LinesCodecError::MaxLineLengthExceeded) => {
-                        tracing::info!(target: "toolkit_runtime::mcp::stderr", source = %name, "(a line too long to log)");
+                    Err(error) if recoverable(&error) => {
+                        tracing::info!(target: "toolkit_runtime::mcp::stderr", source = %name, "(a line too long to log, or not UTF-8)");
+                        lines = resumed(lines);
                     }
-                    Err(LinesCodecError::Io(_)) => break,
+                    Err(_) => break,
                 }
             }
         });
@@ -363,13 +366,20 @@ async fn read_stdout(
     while let Some(line) = lines.next().await {
         let line = match line {
             Ok(line) => line,
-            Err(LinesCodecError::MaxLineLengthExceeded) => {
-                // A line past the cap cannot be read to tell whose answer it is: those waiting
-                // are told the answer was too large rather than left to the timeout.
-                pending.fail_all(&Fault::TooLarge);
+            Err(error) if recoverable(&error) => {
+                if matches!(error, LinesCodecError::MaxLineLengthExceeded) {
+                    // A line past the cap cannot be read to tell whose answer it is: those
+                    // waiting are told the answer was too large rather than left to the timeout.
+                    pending.fail_all(&Fault::TooLarge);
+                } else {
+                    tracing::debug!("the stdio server wrote a line that is not UTF-8");
+                }
+                // A codec that failed ends its stream; a new one goes on after the bad line (the
+                // rest of a long line is skipped), so the server's stdout is always read.
+                lines = resumed(lines);
                 continue;
             }
-            Err(LinesCodecError::Io(error)) => {
+            Err(error) => {
                 tracing::debug!(%error, "reading the stdio server's stdout failed");
                 break;
             }
@@ -399,6 +409,24 @@ async fn read_stdout(
         && tokio::time::timeout(wait, running.wait()).await.is_ok()
     {
         child.take();
+    }
+}
+
+/// `lines` able to read again after a decoding error (a `FramedRead` ends its stream at one),
+/// with what it had read and the codec's state, which skips the rest of a line too long.
+fn resumed<R: tokio::io::AsyncRead>(lines: FramedRead<R, LinesCodec>) -> FramedRead<R, LinesCodec> {
+    let parts = lines.into_parts();
+    let mut fresh = FramedRead::new(parts.io, parts.codec);
+    fresh.read_buffer_mut().extend_from_slice(&parts.read_buf);
+    fresh
+}
+
+/// Whether reading goes on after `error`: a line too long, or not UTF-8 (which the codec has
+/// consumed), but not a failure to read the pipe.
+fn recoverable(error: &LinesCodecError) -> bool {
+    match error {
+        LinesCodecError::MaxLineLengthExceeded => true,
+        LinesCodecError::Io(error) => error.kind() == std::io::ErrorKind::InvalidData,
     }
 }
 

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod everything;
+mod legacy;
 mod processes;
 mod rmcp_http;
 mod rmcp_peer;

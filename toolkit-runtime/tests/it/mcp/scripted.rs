@@ -18,6 +18,7 @@ use tokio::task::JoinHandle;
 #[derive(Clone, Debug)]
 pub struct Recorded {
     pub http_method: Method,
+    pub path: String,
     pub headers: HeaderMap,
     pub body: Value,
 }
@@ -86,6 +87,7 @@ impl Scripted {
 
 async fn handle(
     State(shared): State<Shared>,
+    uri: axum::http::Uri,
     method: Method,
     headers: HeaderMap,
     body: Bytes,
@@ -93,6 +95,7 @@ async fn handle(
     let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let recorded = Recorded {
         http_method: method,
+        path: uri.path().to_owned(),
         headers,
         body,
     };

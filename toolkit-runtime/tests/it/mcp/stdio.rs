@@ -180,24 +180,22 @@ async fn mcp_stdio_a_line_past_the_cap_fails_the_call() {
         max_response_bytes: 1024 * 1024,
         ..fast()
     };
-    let (source, _peer) = peer("huge-line", options);
+    let (source, peer) = peer("huge-line", options);
     let failed = source
-        .call("echo", object(json!({"text": "a"})))
+        .call("echo", object(json!({"text": "huge"})))
         .await
         .unwrap_err();
     assert!(
         matches!(failed.reason, Reason::CallFailed { .. }),
         "{failed}"
     );
-    // The server goes on: the next line is read.
-    let failed = source
+    // The same server goes on: the rest of the long line is skipped, the next line is read.
+    let answer = source
         .call("echo", object(json!({"text": "b"})))
         .await
-        .unwrap_err();
-    assert!(
-        matches!(failed.reason, Reason::CallFailed { .. }),
-        "{failed}"
-    );
+        .unwrap();
+    assert_eq!(answer[0]["text"], "b");
+    assert_eq!(peer.pids().len(), 1, "the server was started again");
     source.close().await;
 }
 
@@ -227,5 +225,62 @@ async fn mcp_stdio_a_server_that_never_answers_is_bounded_by_the_timeout() {
         matches!(failed.reason, Reason::Unavailable { .. }),
         "{failed}"
     );
+    source.close().await;
+}
+
+/// Log lines written by `tracing`, kept for a test.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn mcp_stdio_stderr_goes_to_tracing_and_is_never_read_as_protocol() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_max_level(tracing::Level::INFO)
+        .with_ansi(false)
+        .finish();
+    // The test's runtime runs on this thread only, so the reading task logs here too.
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let (source, _peer) = peer("noisy", fast());
+    let answer = source.call("echo", object(json!({"text": "quiet"}))).await;
+    let logs = String::from_utf8_lossy(&captured.0.lock().unwrap()).into_owned();
+    let answer = answer.unwrap_or_else(|error| panic!("{error}; logs: {logs}"));
+    assert_eq!(answer[0]["text"], "quiet");
+    source.close().await;
+    let logs = String::from_utf8_lossy(&captured.0.lock().unwrap()).into_owned();
+    assert!(logs.contains("got tools/call"), "{logs}");
+    assert!(logs.contains("(a line too long to log"), "{logs}");
+    assert!(logs.contains("scripted"), "the source is named: {logs}");
+}
+
+#[tokio::test]
+async fn mcp_stdio_concurrent_calls_each_get_their_own_answer() {
+    let (source, _peer) = peer("normal", fast());
+    let source = std::sync::Arc::new(source);
+    let calls = (0..50).map(|i| {
+        let source = source.clone();
+        async move {
+            let text = format!("call {i}");
+            let answer = source
+                .call("echo", object(json!({"text": text})))
+                .await
+                .unwrap();
+            assert_eq!(answer[0]["text"], text);
+        }
+    });
+    futures_util::future::join_all(calls).await;
     source.close().await;
 }

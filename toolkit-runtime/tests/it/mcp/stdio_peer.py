@@ -5,7 +5,8 @@ Usage: stdio_peer.py MODE PIDFILE
   die-after-call  exits right after its first tools/call answer
   die-in-call     exits when a tools/call arrives, without answering
   stubborn        ignores stdin closing and SIGTERM (only SIGKILL ends it)
-  huge-line       answers tools/call with a line longer than 2 MiB
+  huge-line       answers a tools/call for the text "huge" with a line longer than 2 MiB
+  noisy           as normal, and first writes a stderr line of 100 KiB
 Every mode never answers server/discover (as some legacy servers do) and writes its pid to
 PIDFILE first.
 """
@@ -19,6 +20,8 @@ with open(pidfile, "a") as f:
     f.write(f"{__import__('os').getpid()}\n")
 if mode == "stubborn":
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if mode == "noisy":
+    print("n" * (100 * 1024), file=sys.stderr, flush=True)
 
 
 def send(message):
@@ -41,7 +44,7 @@ for line in sys.stdin:
     elif method == "tools/call":
         if mode == "die-in-call":
             sys.exit(3)
-        if mode == "huge-line":
+        if mode == "huge-line" and message["params"]["arguments"].get("text") == "huge":
             send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "x" * (3 * 1024 * 1024)}]}})
             continue
         text = message["params"]["arguments"].get("text", "")

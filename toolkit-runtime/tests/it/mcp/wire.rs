@@ -875,3 +875,18 @@ async fn mcp_wire_no_failure_a_model_reads_names_the_url_or_a_credential() {
     );
     assert!(!failed.reason.description().contains(SECRET), "{failed}");
 }
+
+#[tokio::test]
+async fn mcp_wire_a_huge_refusal_body_is_not_read_whole() {
+    let server = modern(|_| {
+        let mut response = huge_body("application/json", "{\"error\":".into(), 64 * 1024 * 1024);
+        *response.status_mut() = axum::http::StatusCode::BAD_REQUEST;
+        response
+    })
+    .await;
+    let failed = call_t(&http(&server.url)).await.unwrap_err();
+    assert!(
+        matches!(failed.reason, Reason::InvalidResponse { .. }),
+        "{failed}"
+    );
+}
