@@ -1,6 +1,6 @@
-//! The MCP source's speed: a `tools/call` round trip against rmcp's server on loopback (our
-//! source beside rmcp's own client, in the same run), and the discovery of 1,000 tools in pages
-//! of 50.
+//! The MCP source's speed: a `tools/call` round trip against rmcp's server on loopback and
+//! against the Python SDK's server over stdio (our source beside rmcp's own client, in the same
+//! run), and the discovery of 1,000 tools in pages of 50.
 //!
 //! Run with `cargo bench -p toolkit-runtime --features mcp --bench mcp`.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
@@ -10,10 +10,10 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use rmcp::ServiceExt as _;
 use rmcp::model::CallToolRequestParams;
-use rmcp::transport::StreamableHttpClientTransport;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
 use toolkit_runtime::ToolSource;
-use toolkit_runtime::mcp::Mcp;
+use toolkit_runtime::mcp::{Mcp, StdioCommand};
 
 #[path = "../tests/it/mcp/rmcp_peer.rs"]
 #[allow(dead_code)]
@@ -56,6 +56,47 @@ fn round_trip(c: &mut Criterion) {
     });
 }
 
+fn round_trip_stdio(c: &mut Criterion) {
+    let python = std::path::Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../target/peers/mcp-python/bin/python"
+    ));
+    assert!(
+        python.exists(),
+        "the Python MCP SDK is not installed: run scripts/install-test-peers"
+    );
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/mcp/python_peer.py");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let ours = Mcp::stdio("bench", StdioCommand::new(python).arg(script).arg("stdio"));
+    runtime.block_on(ours.discover()).unwrap();
+    let theirs = runtime
+        .block_on(async {
+            let mut command = tokio::process::Command::new(python);
+            command.arg(script).arg("stdio");
+            ().serve(TokioChildProcess::new(command).unwrap()).await
+        })
+        .unwrap();
+    let mut group = c.benchmark_group("mcp_call_round_trip_stdio");
+    group.bench_function("toolkit", |b| {
+        b.iter(|| black_box(runtime.block_on(ours.call("echo", arguments())).unwrap()));
+    });
+    group.bench_function("rmcp_client", |b| {
+        b.iter(|| {
+            let request = CallToolRequestParams::new("echo").with_arguments(arguments());
+            black_box(runtime.block_on(theirs.call_tool(request)).unwrap())
+        });
+    });
+    group.finish();
+    runtime.block_on(async move {
+        ours.close().await;
+        let _ = theirs.cancel().await;
+    });
+}
+
 fn discovery(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -90,5 +131,5 @@ fn discovery(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, round_trip, discovery);
+criterion_group!(benches, round_trip, round_trip_stdio, discovery);
 criterion_main!(benches);

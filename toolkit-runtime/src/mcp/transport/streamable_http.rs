@@ -159,6 +159,10 @@ impl StreamableHttp {
                 tracing::debug!(%description, "initialize over Streamable HTTP failed; trying the old HTTP+SSE transport");
                 match LegacySse::connect(self.shared.clone()).await {
                     Ok((legacy, settled)) => Ok(Link::Legacy(Arc::new(legacy), settled)),
+                    // The server refused the client, or went away: say that.
+                    Err(Fault::Failed(
+                        reason @ (Reason::Authentication { .. } | Reason::Unavailable { .. }),
+                    )) => Err(reason.into()),
                     Err(legacy_fault) => {
                         tracing::debug!(?legacy_fault, "the old HTTP+SSE transport failed too");
                         Err(Fault::Failed(Reason::InvalidResponse { description }))
