@@ -9,7 +9,8 @@
 //! - `source.rs`: the source: paging, results, the `-32020` re-listing, timeouts.
 //! - `transport/`: how requests reach the server (`streamable_http.rs`, `legacy_sse.rs`,
 //!   `stdio.rs`), and how answers are read (`body.rs`, `status.rs`, `channel.rs`).
-//! - `revision.rs`: the revisions spoken and how one is settled; `jsonrpc.rs`: the messages.
+//! - `revision.rs`: the revisions spoken; `negotiation.rs`: how one is settled from a server's
+//!   answers; `jsonrpc.rs`: the messages.
 //! - `headers.rs`: the `x-mcp-header` rules and the base64 sentinel; `results.rs`: what
 //!   listings and call results become.
 //!
@@ -31,6 +32,7 @@
 mod command;
 mod headers;
 mod jsonrpc;
+mod negotiation;
 mod options;
 mod results;
 mod revision;

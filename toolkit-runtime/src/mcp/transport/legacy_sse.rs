@@ -18,6 +18,7 @@ use super::streamable_http::{Shared, spawn_bounded};
 use super::{Fault, Request, Settled};
 use crate::Reason;
 use crate::mcp::jsonrpc::{self, Incoming, Outcome};
+use crate::mcp::negotiation;
 use crate::mcp::revision::{self, Era};
 
 /// A connection over the old transport: the stream being read, and where to post.
@@ -96,29 +97,14 @@ impl LegacySse {
             server_info: None,
         };
         let initialize = Request::new("initialize", revision::initialize_params(version));
-        let result = legacy
-            .request(&initialize, &provisional)
-            .await?
-            .map_err(|error| {
-                Reason::invalid_response(format!("the server refused initialize ({})", error.code))
-            })?;
-        let answered = result
-            .get("protocolVersion")
-            .and_then(Value::as_str)
-            .and_then(revision::session_revision)
-            .ok_or_else(|| {
-                Reason::unsupported("the server speaks an MCP version this client does not")
-            })?;
+        let settled =
+            negotiation::after_initialize(legacy.request(&initialize, &provisional).await?)?;
         legacy
             .post(&jsonrpc::notification(
                 "notifications/initialized",
                 Map::new(),
             ))
             .await?;
-        let settled = Settled {
-            era: Era::Session { version: answered },
-            server_info: revision::server_info(&result),
-        };
         Ok((legacy, settled))
     }
 

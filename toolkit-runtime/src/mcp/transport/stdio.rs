@@ -21,7 +21,8 @@ use super::channel::{Pending, Waiting, received};
 use super::streamable_http::spawn_bounded;
 use super::{Fault, Reply, Request, Settled, Transport};
 use crate::mcp::jsonrpc::{self, Incoming, Outcome};
-use crate::mcp::revision::{self, Discovered, Era};
+use crate::mcp::negotiation::{self, Next};
+use crate::mcp::revision::{self, Era};
 use crate::mcp::{McpOptions, StdioCommand};
 use crate::{BoxFuture, Reason};
 
@@ -217,75 +218,32 @@ impl Stdio {
     /// `server/discover` with a bounded wait, then `initialize` if the server is not modern.
     async fn negotiate(&self, process: &Process) -> Result<Settled, Fault> {
         let probe = self.exchange(process, &Era::Modern, "server/discover", Map::new());
-        let version = match tokio::time::timeout(self.options.discover_wait, probe).await {
-            Ok(Ok(Ok(result))) => {
-                let supported = revision::version_list(result.get("supportedVersions"))
-                    .ok_or_else(|| {
-                        Reason::invalid_response("a DiscoverResult without supportedVersions")
-                    })?;
-                match revision::choose(&supported) {
-                    Discovered::Modern => {
-                        return Ok(Settled {
-                            era: Era::Modern,
-                            server_info: revision::server_info(&result),
-                        });
-                    }
-                    Discovered::Session(version) => version,
-                    Discovered::NoCommonVersion(versions) => {
-                        return Err(Reason::unsupported(format!(
-                            "the server speaks MCP {versions:?}, none of which this client does"
-                        ))
-                        .into());
-                    }
-                }
-            }
-            Ok(Ok(Err(error))) if error.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION => {
-                let listed = error
-                    .data
-                    .as_ref()
-                    .and_then(|data| revision::version_list(data.get("supported")))
-                    .unwrap_or_default();
-                match revision::choose(&listed) {
-                    Discovered::Session(version) => version,
-                    _ => {
-                        return Err(Reason::unsupported(
-                            "the server speaks no MCP version this client does",
-                        )
-                        .into());
-                    }
-                }
-            }
-            // Any other error, or no answer in time: a server of the session revisions.
-            Ok(Ok(Err(_))) | Err(_) => revision::SESSION_REVISIONS[0],
+        let next = match tokio::time::timeout(self.options.discover_wait, probe).await {
+            Ok(Ok(Ok(result))) => negotiation::after_discovered(&result)?,
+            Ok(Ok(Err(error))) => negotiation::after_refusal(&error)?,
             Ok(Err(fault)) => return Err(fault),
+            // No answer in time: some servers of the session revisions never answer it.
+            Err(_) => negotiation::after_silence(),
+        };
+        let version = match next {
+            Next::Modern(settled) => return Ok(settled),
+            Next::Initialize(version) => version,
         };
         let era = Era::Session { version };
-        let result = self
+        let outcome = self
             .exchange(
                 process,
                 &era,
                 "initialize",
                 revision::initialize_params(version),
             )
-            .await?
-            .map_err(|error| {
-                Reason::invalid_response(format!("the server refused initialize ({})", error.code))
-            })?;
-        let version = result
-            .get("protocolVersion")
-            .and_then(Value::as_str)
-            .and_then(revision::session_revision)
-            .ok_or_else(|| {
-                Reason::unsupported("the server speaks an MCP version this client does not")
-            })?;
+            .await?;
+        let settled = negotiation::after_initialize(outcome)?;
         process.send(&jsonrpc::notification(
             "notifications/initialized",
             Map::new(),
         ))?;
-        Ok(Settled {
-            era: Era::Session { version },
-            server_info: revision::server_info(&result),
-        })
+        Ok(settled)
     }
 
     async fn send(&self, request: Request) -> Result<Reply, Fault> {

@@ -16,8 +16,9 @@ use super::status::{self, transport_failure};
 use super::{Fault, Reply, Request, Settled, Transport};
 use crate::mcp::McpOptions;
 use crate::mcp::headers::encode_value;
-use crate::mcp::jsonrpc::{self, Outcome, RpcError};
-use crate::mcp::revision::{self, Discovered, Era, MODERN};
+use crate::mcp::jsonrpc::{self, Outcome};
+use crate::mcp::negotiation::{self, Next};
+use crate::mcp::revision::{self, Era};
 use crate::{BoxFuture, JsonObject, Reason};
 
 const MCP_PROTOCOL_VERSION: &str = "mcp-protocol-version";
@@ -121,37 +122,26 @@ impl StreamableHttp {
             era: Era::Modern,
             server_info: None,
         };
-        let version = match self.post(&modern, None, &discover).await {
-            Ok(Posted::Answer(Ok(result))) => {
-                let supported = revision::version_list(result.get("supportedVersions"))
-                    .ok_or_else(|| {
-                        Reason::invalid_response("a DiscoverResult without supportedVersions")
-                    })?;
-                match revision::choose(&supported) {
-                    Discovered::Modern => {
-                        return Ok(Link::Streamable {
-                            settled: Settled {
-                                era: Era::Modern,
-                                server_info: revision::server_info(&result),
-                            },
-                            session: None,
-                        });
-                    }
-                    Discovered::Session(version) => version,
-                    Discovered::NoCommonVersion(versions) => {
-                        return Err(no_common_version(&versions).into());
-                    }
-                }
-            }
-            Ok(Posted::Answer(Err(error))) => legacy_version_after(&error)?,
-            Ok(Posted::SessionGone) => revision::SESSION_REVISIONS[0],
+        let next = match self.post(&modern, None, &discover).await {
+            Ok(Posted::Answer(Ok(result))) => negotiation::after_discovered(&result)?,
+            Ok(Posted::Answer(Err(error))) => negotiation::after_refusal(&error)?,
+            Ok(Posted::SessionGone) => negotiation::after_silence(),
             Err(fault @ Fault::TooLarge) => return Err(fault),
             Err(Fault::Failed(
                 reason @ (Reason::Authentication { .. } | Reason::Unavailable { .. }),
             )) => return Err(reason.into()),
             // Anything else that is not an answer (an empty 400, an HTML 404, a 405): a server of
             // the session revisions, or of the old transport.
-            Err(Fault::Failed(_)) => revision::SESSION_REVISIONS[0],
+            Err(Fault::Failed(_)) => negotiation::after_silence(),
+        };
+        let version = match next {
+            Next::Modern(settled) => {
+                return Ok(Link::Streamable {
+                    settled,
+                    session: None,
+                });
+            }
+            Next::Initialize(version) => version,
         };
         match self.initialize(version).await {
             Ok((settled, session)) => Ok(Link::Streamable { settled, session }),
@@ -219,28 +209,7 @@ impl StreamableHttp {
                 .into());
             }
         };
-        let result = outcome.map_err(|error| {
-            Reason::invalid_response(format!(
-                "the server refused initialize ({}: {})",
-                error.code,
-                crate::text::cut_utf16(&error.message, 200)
-            ))
-        })?;
-        let answered = result
-            .get("protocolVersion")
-            .and_then(Value::as_str)
-            .ok_or_else(|| {
-                Reason::invalid_response("an initialize result without protocolVersion")
-            })?;
-        let version = revision::session_revision(answered).ok_or_else(|| {
-            Reason::unsupported(format!(
-                "the server speaks MCP {answered:?}, which this client does not"
-            ))
-        })?;
-        let settled = Settled {
-            era: Era::Session { version },
-            server_info: revision::server_info(&result),
-        };
+        let settled = negotiation::after_initialize(outcome)?;
         self.notify(
             &settled,
             session.as_deref(),
@@ -428,44 +397,6 @@ impl StreamableHttp {
         }
         Err(Reason::unavailable("the session ended").into())
     }
-}
-
-/// The version to begin a session in, after `server/discover` was answered with `error`.
-fn legacy_version_after(error: &RpcError) -> Result<&'static str, Fault> {
-    match error.code {
-        jsonrpc::UNSUPPORTED_PROTOCOL_VERSION => {
-            let listed = error
-                .data
-                .as_ref()
-                .and_then(|data| revision::version_list(data.get("supported")))
-                .unwrap_or_default();
-            match revision::choose(&listed) {
-                Discovered::Session(version) => Ok(version),
-                Discovered::Modern => Err(Reason::invalid_response(format!(
-                    "the server refused {MODERN} while listing it as supported"
-                ))
-                .into()),
-                Discovered::NoCommonVersion(versions) => Err(no_common_version(&versions).into()),
-            }
-        }
-        jsonrpc::MISSING_CLIENT_CAPABILITY => Err(Reason::unsupported(
-            "the server needs a client capability this client does not have",
-        )
-        .into()),
-        jsonrpc::HEADER_MISMATCH => Err(Reason::invalid_response(
-            "the server refused the headers of server/discover",
-        )
-        .into()),
-        // Any other error (-32601 above all) to server/discover is a server of the session
-        // revisions: a server of the stateless one must answer it.
-        _ => Ok(revision::SESSION_REVISIONS[0]),
-    }
-}
-
-fn no_common_version(versions: &[String]) -> Reason {
-    Reason::unsupported(format!(
-        "the server speaks MCP {versions:?}, none of which this client does"
-    ))
 }
 
 /// `builder` with the headers every POST of `settled`'s era carries.
