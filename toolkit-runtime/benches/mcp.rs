@@ -32,8 +32,10 @@ fn round_trip(c: &mut Criterion) {
     let server = runtime.block_on(rmcp_peer::serve(rmcp_peer::Peer::standard(), false, true));
     let ours = Mcp::http("bench", server.url.clone(), reqwest::Client::new());
     runtime.block_on(ours.discover()).unwrap();
+    // rmcp's transport spawns its worker when made: make it inside the runtime.
+    let url = server.url.to_string();
     let theirs = runtime
-        .block_on(().serve(StreamableHttpClientTransport::from_uri(server.url.as_str())))
+        .block_on(async { ().serve(StreamableHttpClientTransport::from_uri(url)).await })
         .unwrap();
 
     let mut group = c.benchmark_group("mcp_call_round_trip_http");

@@ -73,6 +73,25 @@ fn gone(pid: u32) -> bool {
     !PathBuf::from(format!("/proc/{pid}")).exists()
 }
 
+/// The children of this test process that have exited and were never waited for.
+fn zombie_children() -> usize {
+    let me = std::process::id().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| std::fs::read_to_string(entry.ok()?.path().join("stat")).ok())
+        .filter(|stat| {
+            // `pid (comm) state ppid ...`; the command may hold spaces, so read after the `)`.
+            let fields: Vec<&str> = stat
+                .rsplit_once(')')
+                .map(|(_, rest)| rest)
+                .unwrap_or("")
+                .split_whitespace()
+                .collect();
+            fields.first() == Some(&"Z") && fields.get(1) == Some(&me.as_str())
+        })
+        .count()
+}
+
 async fn eventually(check: impl Fn() -> bool) -> bool {
     for _ in 0..100 {
         if check() {
@@ -133,6 +152,7 @@ async fn mcp_stdio_a_server_that_dies_is_started_again_once() {
     assert_eq!(peer.pids().len(), 2);
     source.close().await;
     assert!(peer.pids().into_iter().all(gone));
+    assert_eq!(zombie_children(), 0);
 }
 
 #[tokio::test]
