@@ -2,11 +2,14 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod assembly;
+#[cfg(feature = "code")]
+mod code;
 mod definition;
 mod functions;
 mod input;
 mod model;
 mod presentation;
+mod search;
 mod source;
 mod support;
 
