@@ -1,8 +1,8 @@
-//! The MCP source's speed: a `tools/call` round trip against rmcp's server on loopback and
-//! against the Python SDK's server over stdio (our source beside rmcp's own client, in the same
-//! run), and the discovery of 1,000 tools in pages of 50.
+//! The MCP source's speed: a `tools/call` round trip against rmcp's server over Streamable HTTP
+//! on loopback and over stdio (our source beside rmcp's own client, in the same run), and the
+//! discovery of 1,000 tools in pages of 50.
 //!
-//! Run with `cargo bench -p toolkit-runtime --features mcp --bench mcp`.
+//! Run with `cargo bench -p toolkit-runtime --features mcp-test-peer --bench mcp`.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
 use std::hint::black_box;
@@ -14,6 +14,10 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use serde_json::{Value, json};
 use toolkit_runtime::ToolSource;
 use toolkit_runtime::mcp::{Mcp, StdioCommand};
+
+#[path = "../tests/it/mcp/peer_handler.rs"]
+#[allow(dead_code)]
+mod peer_handler;
 
 #[path = "../tests/it/mcp/rmcp_peer.rs"]
 #[allow(dead_code)]
@@ -59,26 +63,17 @@ fn round_trip(c: &mut Criterion) {
 }
 
 fn round_trip_stdio(c: &mut Criterion) {
-    let python = std::path::Path::new(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../target/peers/mcp-python/bin/python"
-    ));
-    assert!(
-        python.exists(),
-        "the Python MCP SDK is not installed: run scripts/install-test-peers"
-    );
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/mcp/python_peer.py");
+    let peer = env!("CARGO_BIN_EXE_rmcp-stdio-peer");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .unwrap();
-    let ours = Mcp::stdio("bench", StdioCommand::new(python).arg(script).arg("stdio"));
+    let ours = Mcp::stdio("bench", StdioCommand::new(peer));
     runtime.block_on(ours.discover()).unwrap();
     let theirs = runtime
         .block_on(async {
-            let mut command = tokio::process::Command::new(python);
-            command.arg(script).arg("stdio");
+            let command = tokio::process::Command::new(peer);
             ().serve(TokioChildProcess::new(command).unwrap()).await
         })
         .unwrap();

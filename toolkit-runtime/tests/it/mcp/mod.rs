@@ -4,9 +4,12 @@
 
 mod everything;
 mod legacy;
+mod peer_handler;
 mod processes;
 mod rmcp_http;
 mod rmcp_peer;
+#[cfg(feature = "mcp-test-peer")]
+mod rmcp_stdio;
 mod scripted;
 mod sdks;
 mod stdio;
