@@ -68,6 +68,8 @@
 mod assembly;
 #[cfg(feature = "code")]
 mod code;
+#[cfg(feature = "conformance")]
+pub mod conformance;
 mod definition;
 mod error;
 mod functions;

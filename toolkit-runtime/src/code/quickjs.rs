@@ -18,11 +18,10 @@ use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Instant;
 
-use futures_util::StreamExt as _;
 use futures_util::stream::FuturesUnordered;
+use futures_util::{FutureExt as _, StreamExt as _};
 use rquickjs::function::{Opt, Rest};
 use rquickjs::promise::PromiseState;
 use rquickjs::{Context, Ctx, Exception, Function, Object, Promise, Runtime, Value};
@@ -66,10 +65,8 @@ impl QuickJs {
     }
 }
 
-/// A tool call the isolate asks of the host: its number, the tool's name and the input.
-type Request = (u64, String, Json);
-/// The host's answer to a tool call, by its number.
-type Response = (u64, Result<Json, Failure>);
+/// A tool call in flight, which gives its number and its answer.
+type InFlight = BoxFuture<'static, (u64, Result<Json, Failure>)>;
 
 /// Sets the flag when the run's future is dropped, so the isolate's interrupt handler stops it.
 struct CancelOnDrop(Arc<AtomicBool>);
@@ -89,16 +86,20 @@ impl CodeRuntime for QuickJs {
         limits: RunLimits,
     ) -> BoxFuture<'a, Result<RunOutput, CodeFailure>> {
         Box::pin(async move {
-            let (requests, mut requested) = tokio::sync::mpsc::unbounded_channel::<Request>();
-            let (respond, responses) = mpsc::channel::<Response>();
-            let (finish, mut finished) = tokio::sync::oneshot::channel();
+            let Ok(host) = tokio::runtime::Handle::try_current() else {
+                return Err(CodeFailure::Error {
+                    message: "Code mode runs inside a Tokio runtime.".to_owned(),
+                    logs: Vec::new(),
+                });
+            };
+            let (finish, finished) = tokio::sync::oneshot::channel();
             let cancelled = Arc::new(AtomicBool::new(false));
             let _cancel = CancelOnDrop(Arc::clone(&cancelled));
             let isolate = Isolate {
                 code: code.to_owned(),
                 tools: tools.to_vec(),
-                requests,
-                responses,
+                call,
+                host,
                 cancelled,
                 limits,
                 options: self.options.clone(),
@@ -108,7 +109,9 @@ impl CodeRuntime for QuickJs {
                 // Room for QuickJS's own stack cap, with a margin for the host's frames.
                 .stack_size(self.options.stack_limit + (4 << 20))
                 .spawn(move || {
-                    let _ = finish.send(isolate.run());
+                    let mut finish = finish;
+                    let outcome = isolate.run(&mut finish);
+                    let _ = finish.send(outcome);
                 });
             if let Err(error) = spawned {
                 return Err(CodeFailure::Error {
@@ -116,25 +119,12 @@ impl CodeRuntime for QuickJs {
                     logs: Vec::new(),
                 });
             }
-            let mut calls = FuturesUnordered::new();
-            loop {
-                tokio::select! {
-                    outcome = &mut finished => {
-                        return outcome.unwrap_or_else(|_| Err(CodeFailure::Error {
-                            message: "The isolate stopped unexpectedly.".to_owned(),
-                            logs: Vec::new(),
-                        }));
-                    }
-                    Some((id, name, input)) = requested.recv() => {
-                        let answer = call(name, input);
-                        calls.push(async move { (id, answer.await) });
-                    }
-                    Some(response) = calls.next(), if !calls.is_empty() => {
-                        // The isolate may have finished without awaiting this call.
-                        let _ = respond.send(response);
-                    }
-                }
-            }
+            finished.await.unwrap_or_else(|_| {
+                Err(CodeFailure::Error {
+                    message: "The isolate stopped unexpectedly.".to_owned(),
+                    logs: Vec::new(),
+                })
+            })
         })
     }
 }
@@ -143,11 +133,42 @@ impl CodeRuntime for QuickJs {
 struct Isolate {
     code: String,
     tools: Vec<String>,
-    requests: tokio::sync::mpsc::UnboundedSender<Request>,
-    responses: mpsc::Receiver<Response>,
+    call: ToolCall,
+    /// The host's async runtime: tool calls are polled on the isolate's thread within it, so a
+    /// call that is ready at once costs no hop between threads.
+    host: tokio::runtime::Handle,
     cancelled: Arc<AtomicBool>,
     limits: RunLimits,
     options: QuickJsOptions,
+}
+
+/// The tool calls of a run: those in flight, and answers not yet given to the code.
+#[derive(Default)]
+struct Calls {
+    in_flight: FuturesUnordered<InFlight>,
+    ready: Vec<(u64, Result<Json, Failure>)>,
+}
+
+impl Calls {
+    /// Starts `call`: polls it (with every call in flight) once, so that it is under way before
+    /// the code waits for it, as a call the code never awaits must be, and a call that answers
+    /// at once costs no wait.
+    fn start(&mut self, call: InFlight) {
+        self.in_flight.push(call);
+        while let Some(Some(answer)) = self.in_flight.next().now_or_never() {
+            self.ready.push(answer);
+        }
+    }
+}
+
+/// Where the isolate's thread sends the run's outcome; closed when the run's future is dropped.
+type Finish = tokio::sync::oneshot::Sender<Result<RunOutput, CodeFailure>>;
+
+/// What ended a wait for the tool calls in flight.
+enum Wait {
+    Answered(Option<(u64, Result<Json, Failure>)>),
+    Dropped,
+    Late,
 }
 
 /// What the code logged, within its budget.
@@ -182,7 +203,7 @@ impl Logs {
 type Pending<'js> = Rc<RefCell<HashMap<u64, (Function<'js>, Function<'js>)>>>;
 
 impl Isolate {
-    fn run(self) -> Result<RunOutput, CodeFailure> {
+    fn run(self, finish: &mut Finish) -> Result<RunOutput, CodeFailure> {
         let failed = |message: String| CodeFailure::Error {
             message,
             logs: Vec::new(),
@@ -197,19 +218,23 @@ impl Isolate {
         })));
         let context = Context::full(&runtime)
             .map_err(|e| failed(format!("The isolate could not start: {e}.")))?;
-        context.with(|ctx| self.run_in(&ctx))
+        let _entered = self.host.enter();
+        context.with(|ctx| self.run_in(&ctx, finish))
     }
 
     fn stopped(&self) -> bool {
         self.cancelled.load(Ordering::Relaxed) || Instant::now() >= self.limits.deadline
     }
 
-    fn run_in<'js>(&self, ctx: &Ctx<'js>) -> Result<RunOutput, CodeFailure> {
+    fn run_in<'js>(&self, ctx: &Ctx<'js>, finish: &mut Finish) -> Result<RunOutput, CodeFailure> {
         let logs = Rc::new(RefCell::new(Logs::default()));
         let pending: Pending<'js> = Rc::default();
-        let outcome = self.steps(ctx, &logs, &pending);
-        // The resolvers of calls still in flight are JavaScript values held from Rust: let them
-        // go before the runtime is freed, which requires every object to be collectable.
+        let calls: Rc<RefCell<Calls>> = Rc::default();
+        let outcome = self.steps(ctx, &logs, &pending, &calls, finish);
+        // Calls the code did not await are dropped, which stops them. The resolvers of calls
+        // still in flight are JavaScript values held from Rust: let them go before the runtime
+        // is freed, which requires every object to be collectable.
+        calls.borrow_mut().in_flight.clear();
         pending.borrow_mut().clear();
         ctx.run_gc();
         outcome
@@ -220,6 +245,8 @@ impl Isolate {
         ctx: &Ctx<'js>,
         logs: &Rc<RefCell<Logs>>,
         pending: &Pending<'js>,
+        calls: &Rc<RefCell<Calls>>,
+        finish: &mut Finish,
     ) -> Result<RunOutput, CodeFailure> {
         let fail = |message: String, logs: &Rc<RefCell<Logs>>| {
             let logs = std::mem::take(&mut logs.borrow_mut().lines);
@@ -229,7 +256,7 @@ impl Isolate {
                 CodeFailure::Error { message, logs }
             }
         };
-        if let Err(error) = self.install(ctx, logs, pending) {
+        if let Err(error) = self.install(ctx, logs, pending, calls) {
             return Err(fail(describe(ctx, error), logs));
         }
         let wrapped = format!("(async () => {{\n{}\n}})()", self.code);
@@ -243,6 +270,13 @@ impl Isolate {
                     return Err(fail(String::new(), logs));
                 }
             }
+            let ready = std::mem::take(&mut calls.borrow_mut().ready);
+            if !ready.is_empty() {
+                for (id, answer) in ready {
+                    self.settle(ctx, pending, id, answer);
+                }
+                continue;
+            }
             match promise.state() {
                 PromiseState::Resolved => break,
                 PromiseState::Rejected => {
@@ -254,7 +288,7 @@ impl Isolate {
                 }
                 PromiseState::Pending => {}
             }
-            if pending.borrow().is_empty() {
+            if calls.borrow().in_flight.is_empty() {
                 return Err(fail(
                     "The code awaits something that never comes: nothing it waits for is in flight \
                      (there are no timers here; await the tools' promises)."
@@ -262,20 +296,26 @@ impl Isolate {
                     logs,
                 ));
             }
-            let remaining = self
-                .limits
-                .deadline
-                .saturating_duration_since(Instant::now());
-            match self.responses.recv_timeout(remaining) {
-                Ok((id, answer)) => self.settle(ctx, pending, id, answer),
-                Err(RecvTimeoutError::Timeout) => {
+            let deadline = tokio::time::Instant::from_std(self.limits.deadline);
+            // No code runs while it waits: the calls are taken out, and put back after.
+            let mut in_flight = std::mem::take(&mut calls.borrow_mut().in_flight);
+            let next = self.host.block_on(async {
+                tokio::select! {
+                    answered = in_flight.next() => Wait::Answered(answered),
+                    () = finish.closed() => Wait::Dropped,
+                    () = tokio::time::sleep_until(deadline) => Wait::Late,
+                }
+            });
+            calls.borrow_mut().in_flight = in_flight;
+            match next {
+                Wait::Answered(Some((id, answer))) => self.settle(ctx, pending, id, answer),
+                Wait::Answered(None) => {}
+                Wait::Late => {
                     return Err(CodeFailure::Timeout {
                         logs: std::mem::take(&mut logs.borrow_mut().lines),
                     });
                 }
-                Err(RecvTimeoutError::Disconnected) => {
-                    return Err(fail("The run was stopped.".to_owned(), logs));
-                }
+                Wait::Dropped => return Err(fail("The run was stopped.".to_owned(), logs)),
             }
         }
         let value = match promise.result::<Value<'js>>() {
@@ -311,6 +351,7 @@ impl Isolate {
         ctx: &Ctx<'js>,
         logs: &Rc<RefCell<Logs>>,
         pending: &Pending<'js>,
+        calls: &Rc<RefCell<Calls>>,
     ) -> rquickjs::Result<()> {
         let globals = ctx.globals();
         let console = Object::new(ctx.clone())?;
@@ -334,7 +375,7 @@ impl Isolate {
         let next = Rc::new(Cell::new(0u64));
         for tool in &self.tools {
             let (name, pending, next) = (tool.clone(), Rc::clone(pending), Rc::clone(&next));
-            let requests = self.requests.clone();
+            let (tool_call, calls) = (Arc::clone(&self.call), Rc::clone(calls));
             let call = Function::new(
                 ctx.clone(),
                 move |ctx: Ctx<'js>, input: Opt<Value<'js>>| -> rquickjs::Result<Promise<'js>> {
@@ -352,10 +393,11 @@ impl Isolate {
                     let (promise, resolve, reject) = ctx.promise()?;
                     let id = next.get();
                     next.set(id + 1);
-                    if requests.send((id, name.clone(), input)).is_err() {
-                        return Err(Exception::throw_message(&ctx, "The run was stopped."));
-                    }
+                    let answer = tool_call(name.clone(), input);
                     pending.borrow_mut().insert(id, (resolve, reject));
+                    calls
+                        .borrow_mut()
+                        .start(Box::pin(async move { (id, answer.await) }));
                     Ok(promise)
                 },
             )?;

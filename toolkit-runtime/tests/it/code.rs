@@ -203,10 +203,15 @@ async fn dropping_a_run_stops_its_tool_calls() {
             .await
             .is_err()
     );
-    assert!(
-        source.dropped.load(Ordering::SeqCst),
-        "the tool call went on"
-    );
+    // The isolate's thread sees the run dropped and drops the call: within a bound.
+    let stopped = Instant::now();
+    while !source.dropped.load(Ordering::SeqCst) {
+        assert!(
+            stopped.elapsed() < Duration::from_secs(2),
+            "the tool call went on"
+        );
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }
 
 #[test]

@@ -4,6 +4,8 @@
 mod assembly;
 #[cfg(feature = "code")]
 mod code;
+#[cfg(feature = "conformance")]
+mod conformance;
 mod definition;
 mod functions;
 mod input;
