@@ -2,6 +2,8 @@
 //! and against a scripted misbehaving one.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+#[cfg(feature = "conformance")]
+mod conformance;
 mod everything;
 mod legacy;
 mod peer_handler;

@@ -29,6 +29,9 @@ pub struct Peer {
     pub dropped: Arc<AtomicUsize>,
     /// How many tools/list requests came.
     pub listings: Arc<AtomicUsize>,
+    /// A file to which a line is added when a call of `blocking` ends (for a peer in another
+    /// process, whose counter a test cannot read).
+    pub dropped_file: Option<std::path::PathBuf>,
 }
 
 /// The standard tools: echo, failing, blocking, structured, region (marked), unicode.
@@ -56,6 +59,7 @@ impl Peer {
             versions: None,
             dropped: Arc::new(AtomicUsize::new(0)),
             listings: Arc::new(AtomicUsize::new(0)),
+            dropped_file: None,
         }
     }
 
@@ -64,11 +68,19 @@ impl Peer {
     }
 }
 
-struct CountOnDrop(Arc<AtomicUsize>);
+struct CountOnDrop(Arc<AtomicUsize>, Option<std::path::PathBuf>);
 
 impl Drop for CountOnDrop {
     fn drop(&mut self) {
         self.0.fetch_add(1, Ordering::SeqCst);
+        if let Some(path) = &self.1 {
+            use std::io::Write as _;
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path);
+            let _ = file.and_then(|mut file| file.write_all(b"ended\n"));
+        }
     }
 }
 
@@ -130,7 +142,7 @@ impl ServerHandler for Peer {
             "failing" => CallToolResult::error(vec![Content::text("the tool failed on purpose")]),
             "blocking" => {
                 // rmcp tells a handler that its client went away by its cancellation token.
-                let _count = CountOnDrop(self.dropped.clone());
+                let _count = CountOnDrop(self.dropped.clone(), self.dropped_file.clone());
                 tokio::select! {
                     _ = context.ct.cancelled() => {}
                     _ = tokio::time::sleep(Duration::from_secs(3600)) => {}

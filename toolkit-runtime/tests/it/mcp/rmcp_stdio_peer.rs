@@ -1,7 +1,8 @@
 //! `rmcp-stdio-peer`: rmcp's server over stdio, for the tests and benchmarks of the MCP source.
 //! Built only with the feature `mcp-test-peer`.
 //!
-//! Usage: `rmcp-stdio-peer [VERSION]`; a version narrows the server to that one revision.
+//! Usage: `rmcp-stdio-peer [VERSION]`; a version narrows the server to that one revision. With
+//! `RMCP_PEER_DROPPED_FILE` set, a line is added to that file whenever a call of `blocking` ends.
 #![allow(missing_docs)]
 
 use std::process::ExitCode;
@@ -24,6 +25,7 @@ const ONLY: [(&str, &[ProtocolVersion]); 5] = [
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     let mut peer = peer_handler::Peer::standard();
+    peer.dropped_file = std::env::var_os("RMCP_PEER_DROPPED_FILE").map(std::path::PathBuf::from);
     if let Some(version) = std::env::args().nth(1) {
         match ONLY.iter().find(|(name, _)| *name == version) {
             Some((_, versions)) => peer.versions = Some(versions),
