@@ -20,3 +20,6 @@ mod presentation;
 mod search;
 mod source;
 mod support;
+
+#[cfg(feature = "mcp")]
+mod mcp;
