@@ -73,6 +73,10 @@ pub enum Command {
         /// The input, a JSON object (`{}` when left out).
         input: Option<String>,
     },
+    /// Serves one code-mode run as a worker process of `toolkit_runtime::WorkerIsolate` (JSON
+    /// lines on standard input and output); not for people.
+    #[command(hide = true)]
+    QuickjsWorker,
     /// Runs model-style code (the body of an async JavaScript function that calls
     /// `await tools.<name>(input)`) in the isolate that ships, against the tools of the source
     /// given as for `call` (none given: no tools). Prints `{result, logs}` and exits 0, or the
@@ -145,6 +149,7 @@ impl Cli {
                     input,
                 }),
             },
+            Command::QuickjsWorker => quickjs_worker(),
             Command::Execute {
                 source,
                 timeout_ms,
@@ -173,6 +178,24 @@ fn check_catalog(file: &std::path::Path) -> ExitCode {
             for problem in error.problems() {
                 eprintln!("toolkit-gen: {}: {problem}", file.display());
             }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn quickjs_worker() -> ExitCode {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build();
+    let served = runtime.map(|runtime| {
+        runtime.block_on(toolkit_runtime::serve_worker(
+            toolkit_runtime::QuickJsOptions::default(),
+        ))
+    });
+    match served {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(error)) | Err(error) => {
+            eprintln!("toolkit-gen quickjs-worker: {error}");
             ExitCode::FAILURE
         }
     }

@@ -4,3 +4,4 @@
 mod check_catalog;
 mod execute;
 mod search;
+mod worker;
