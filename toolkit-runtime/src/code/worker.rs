@@ -231,6 +231,9 @@ async fn write_line<W: tokio::io::AsyncWrite + Unpin, T: Serialize>(
     to.flush().await
 }
 
+/// The calls a worker has asked the host for, by number, each with where its answer goes.
+type Waiting = HashMap<u64, oneshot::Sender<Result<Value, Failure>>>;
+
 /// The worker's side: reads one run from standard input, runs it in a [`QuickJs`] isolate with
 /// `options`, asks the host for each tool call, and writes the outcome. For the `main` of a
 /// worker program, inside a Tokio runtime.
@@ -247,7 +250,7 @@ pub async fn serve_worker(options: QuickJsOptions) -> std::io::Result<()> {
         return Err(std::io::Error::other("the first line is no run"));
     };
     let stdout = Arc::new(tokio::sync::Mutex::new(tokio::io::stdout()));
-    let waiting: Arc<Mutex<HashMap<u64, oneshot::Sender<Result<Value, Failure>>>>> = Arc::default();
+    let waiting: Arc<Mutex<Waiting>> = Arc::default();
     let next = Arc::new(std::sync::atomic::AtomicU64::new(0));
     let call: ToolCall = {
         let (stdout, waiting) = (Arc::clone(&stdout), Arc::clone(&waiting));
