@@ -109,6 +109,17 @@ impl ToolDefinition {
         &self.input_schema
     }
 
+    /// A definition of one of the runtime's own tools (whose names are literals, never empty).
+    pub(crate) fn builtin(name: &'static str, description: &str, input_schema: JsonObject) -> Self {
+        debug_assert!(!name.is_empty());
+        Self {
+            name: name.to_owned(),
+            description: Some(description.to_owned()),
+            input_schema: Arc::new(input_schema),
+            annotations: Annotations::default(),
+        }
+    }
+
     /// This definition under another name (used by an assembly, which names tools for a model).
     pub(crate) fn renamed(&self, name: String) -> Self {
         Self {

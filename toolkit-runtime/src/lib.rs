@@ -66,6 +66,10 @@
 #![deny(missing_docs)]
 
 mod assembly;
+#[cfg(feature = "code")]
+mod code;
+#[cfg(feature = "conformance")]
+pub mod conformance;
 mod definition;
 mod error;
 mod functions;
@@ -77,11 +81,17 @@ pub mod naming;
 #[cfg(feature = "openapi")]
 pub mod openapi;
 mod presentation;
+mod search;
 mod source;
 mod text;
 mod toolkit;
 
 pub use assembly::{Assembly, AssemblyError, Clash, Decision, Member, NameClash, QualifiedName};
+#[cfg(feature = "code")]
+pub use code::{
+    CodeFailure, CodeMode, CodeModeOptions, CodeRuntime, QuickJs, QuickJsOptions, RunLimits,
+    RunOutput, ToolCall, declare_tools,
+};
 pub use definition::{
     Annotations, CatalogError, DefinitionError, Hints, JsonObject, ToolDefinition, decode_catalog,
     encode_catalog,
@@ -89,6 +99,7 @@ pub use definition::{
 pub use error::{Failure, Reason, ToolSourceError};
 pub use functions::{FnSource, FnSourceBuilder, FnSourceError, FnTool};
 pub use input::{InputCheck, InvalidInput, MAX_INPUT_DEPTH};
+pub use search::{Found, MAX_SEARCH_LIMIT, Ranking, SearchIndex, SearchOptions, ToolSearch};
 pub use source::{BoxFuture, ToolSource};
 pub use text::ECHO_LIMIT;
 pub use toolkit::{Approval, DuplicateName, Handler, Tool, Toolkit, ToolkitOptions};

@@ -2,6 +2,10 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod assembly;
+#[cfg(feature = "code")]
+mod code;
+#[cfg(feature = "conformance")]
+mod conformance;
 mod definition;
 mod functions;
 #[cfg(feature = "http")]
@@ -13,5 +17,6 @@ mod openapi;
 #[cfg(feature = "openapi")]
 mod openapi_corpus;
 mod presentation;
+mod search;
 mod source;
 mod support;

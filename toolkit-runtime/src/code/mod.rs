@@ -1,0 +1,220 @@
+//! Presenting a toolkit as code: [`CodeMode`].
+//!
+//! The model is given one tool, `execute({ code })`, whose description declares the presented
+//! tools as TypeScript. The code is the body of an async JavaScript function: it calls a tool as
+//! `await tools.<name>(input)`, notes what it wants to see with `console.log`, and returns JSON. A
+//! model does in one run what takes many calls otherwise, and only what the code returns (and
+//! logs) comes back to it.
+//!
+//! A tool is called from code as a model calls it directly: its input is checked, and a failure is
+//! an error the code can catch (its `message`, `code` and `retryable`). The run gives back
+//! `{ result, logs }`; it fails as a result the model reads with `CodeError` (and the logs so far)
+//! when the code throws, `Timeout` past the timeout (one minute by default; tool calls count in),
+//! and `ResultTooLarge` past `max_result_length` (50,000 characters by default).
+//!
+//! A tool that needs approval — always, or for some inputs — cannot be called from code, since a
+//! person cannot be asked in the middle of a run: it stays a tool of its own beside `execute`.
+//!
+//! ```
+//! # let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! # runtime.block_on(async {
+//! use std::sync::Arc;
+//! use serde_json::json;
+//! use toolkit_runtime::{CodeMode, CodeModeOptions, QuickJs, Toolkit};
+//!
+//! let presented = Toolkit::default(); // an assembled toolkit
+//! let toolkit = CodeMode::toolkit(&presented, Arc::new(QuickJs::default()), &CodeModeOptions::default());
+//! let run = toolkit
+//!     .call("execute", json!({ "code": "console.log('hi'); return [1, 2].map(x => x * 2);" }))
+//!     .await;
+//! assert_eq!(run, Ok(json!({ "result": [2, 4], "logs": ["hi"] })));
+//! # });
+//! # Ok::<(), std::io::Error>(())
+//! ```
+
+mod declarations;
+mod quickjs;
+mod runtime;
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+pub use declarations::declare_tools;
+pub use quickjs::{QuickJs, QuickJsOptions};
+pub use runtime::{CodeFailure, CodeRuntime, RunLimits, RunOutput, ToolCall};
+
+use crate::text::cut_utf16;
+use crate::{Approval, Failure, JsonObject, Tool, ToolDefinition, Toolkit};
+
+/// The most characters of an error or of logs that a failed run's message carries.
+const MAX_FAILURE_TEXT: usize = 2_000;
+
+/// Options of [`CodeMode::toolkit`].
+#[derive(Clone, Debug)]
+pub struct CodeModeOptions {
+    /// How long a run may take, its tool calls counted in (one minute by default).
+    pub timeout: Duration,
+    /// The longest result, in characters of JSON (50,000 by default).
+    pub max_result_length: usize,
+    /// The most characters of logs kept (50,000 by default).
+    pub max_log_length: usize,
+}
+
+impl Default for CodeModeOptions {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(60),
+            max_result_length: 50_000,
+            max_log_length: 50_000,
+        }
+    }
+}
+
+/// Presents a toolkit as `execute` (and, beside it, the tools that need approval).
+#[derive(Clone, Copy, Debug)]
+pub struct CodeMode;
+
+impl CodeMode {
+    /// The toolkit of `execute` over `presented`, run by `runtime`, followed by the presented
+    /// tools that need approval, as they are.
+    pub fn toolkit(
+        presented: &Toolkit,
+        runtime: Arc<dyn CodeRuntime>,
+        options: &CodeModeOptions,
+    ) -> Toolkit {
+        let callable = Arc::new(presented.restrict(|tool| !tool.approval().may_be_required()));
+        let own = presented.restrict(|tool| tool.approval().may_be_required());
+        let names: Arc<[String]> = callable
+            .tools()
+            .map(|tool| tool.name().to_owned())
+            .collect();
+        let definition = execute_definition(&callable);
+        let options = options.clone();
+        let execute = Tool::new(
+            definition,
+            Approval::Never,
+            Arc::new(move |mut input: JsonObject| {
+                let (runtime, callable, names, options) = (
+                    Arc::clone(&runtime),
+                    Arc::clone(&callable),
+                    Arc::clone(&names),
+                    options.clone(),
+                );
+                Box::pin(async move {
+                    let code = match input.remove("code") {
+                        Some(Value::String(code)) => code,
+                        _ => return Err(Failure::invalid_input("Give the code to run.")),
+                    };
+                    execute(&*runtime, &code, callable, &names, &options).await
+                })
+            }),
+        );
+        // `execute` is no name of a presented tool that needs approval unless the host made one;
+        // then the presented tool is the one kept.
+        let tools = std::iter::once(execute).chain(own.tools().cloned());
+        Toolkit::from_tools(tools).unwrap_or(own)
+    }
+}
+
+async fn execute(
+    runtime: &dyn CodeRuntime,
+    code: &str,
+    callable: Arc<Toolkit>,
+    names: &[String],
+    options: &CodeModeOptions,
+) -> Result<Value, Failure> {
+    let call: ToolCall = Arc::new(move |name: String, input: Value| {
+        let callable = Arc::clone(&callable);
+        Box::pin(async move { callable.call(&name, input).await })
+    });
+    let limits = RunLimits {
+        deadline: Instant::now() + options.timeout,
+        max_result_length: options.max_result_length,
+        max_log_length: options.max_log_length,
+    };
+    let run = runtime.run(code, names, call, limits);
+    let outcome = match tokio::time::timeout(options.timeout, run).await {
+        Ok(outcome) => outcome,
+        Err(_) => Err(CodeFailure::Timeout { logs: Vec::new() }),
+    };
+    match outcome {
+        Ok(output) => {
+            let length = output.result.to_string().chars().count();
+            if length > options.max_result_length {
+                return Err(too_large(length, options.max_result_length));
+            }
+            Ok(json!({ "result": output.result, "logs": output.logs }))
+        }
+        Err(CodeFailure::Error { message, logs }) => Err(Failure::new(
+            "CodeError",
+            with_logs(
+                format!("The code threw: {}", cut_utf16(&message, MAX_FAILURE_TEXT)),
+                &logs,
+            ),
+            false,
+        )),
+        Err(CodeFailure::Timeout { logs }) => Err(Failure::new(
+            "Timeout",
+            with_logs(
+                format!(
+                    "The code ran longer than {} s, its tool calls counted in. Do less in one run.",
+                    options.timeout.as_secs_f64()
+                ),
+                &logs,
+            ),
+            true,
+        )),
+        Err(CodeFailure::ResultTooLarge { length, .. }) => {
+            Err(too_large(length, options.max_result_length))
+        }
+    }
+}
+
+fn too_large(length: usize, max: usize) -> Failure {
+    Failure::new(
+        "ResultTooLarge",
+        format!(
+            "The code returned {length} characters of JSON, more than {max}. Return less: filter or \
+             summarise in the code."
+        ),
+        false,
+    )
+}
+
+fn with_logs(message: String, logs: &[String]) -> String {
+    if logs.is_empty() {
+        return message;
+    }
+    let logs = cut_utf16(&logs.join("\n"), MAX_FAILURE_TEXT);
+    format!("{message}\nWhat the code logged before:\n{logs}")
+}
+
+fn execute_definition(callable: &Toolkit) -> ToolDefinition {
+    let description = format!(
+        "Runs JavaScript (not TypeScript: type annotations are a syntax error) as the body of an \
+         async function, and gives back {{ result, logs }}: what the code returns, as JSON, and \
+         what it logged with console.log. Call a tool as `await tools.<name>(input)`; a tool that \
+         fails throws an Error with its message, code and retryable. Use one run to call several \
+         tools, read their results in code, and return only what is needed. Nothing else is \
+         reachable: no fetch, require, timers or modules.\n\nThe tools:\n\n{}",
+        declare_tools(callable.tools())
+    );
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "code": {
+                "type": "string",
+                "description": "The body of an async JavaScript function; `return` gives the result."
+            }
+        },
+        "required": ["code"],
+        "additionalProperties": false
+    });
+    let schema = match schema {
+        Value::Object(schema) => schema,
+        _ => JsonObject::new(),
+    };
+    ToolDefinition::builtin("execute", &description, schema)
+}

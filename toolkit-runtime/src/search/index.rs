@@ -1,0 +1,362 @@
+//! Finding tools by what they do: [`SearchIndex`].
+//!
+//! Two rankings share the seed's guarantees: a query word scores for a word of a tool's name that
+//! is the same or that it begins, and for a word of its description, the name counting most; a
+//! tool that scores nothing does not match; a query with no words lists the tools in order.
+//!
+//! - [`Ranking::Words`] is the seed's plain match on words, kept as the baseline.
+//! - [`Ranking::Relevance`] (the default) is BM25F over four fields — the tool's name, its
+//!   source's name, its description, and its parameters' names and descriptions — with English
+//!   stemming, so that `issues` finds `create_issue` and a rare word counts for more than a common
+//!   one. A query word that only begins a word of the tool counts a little less than one that is
+//!   the same.
+
+use std::collections::HashMap as StdHashMap;
+
+/// Maps hashed with foldhash: the index hashes every word of every tool, and SipHash's defence
+/// against flooding buys nothing for words the host's own catalog holds.
+type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::FixedState>;
+
+use serde_json::Value;
+
+use super::words::{name_words, stemmer, text_words};
+use crate::ToolDefinition;
+
+/// How a [`SearchIndex`] ranks the tools that match.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Ranking {
+    /// BM25F over name, source, description and parameters, with stemming.
+    #[default]
+    Relevance,
+    /// The seed's plain match on words: 3 for each name word a query word is or begins, 1 for
+    /// each such description word.
+    Words,
+}
+
+/// The fields of a tool that a search reads, with their weight and length normalisation.
+#[derive(Clone, Copy, Debug)]
+enum Field {
+    Name = 0,
+    Source = 1,
+    Description = 2,
+    Parameters = 3,
+}
+
+const FIELDS: usize = 4;
+const WEIGHT: [f32; FIELDS] = [3.0, 1.5, 1.0, 0.6];
+const LENGTH_NORMALISATION: [f32; FIELDS] = [0.3, 0.0, 0.75, 0.75];
+/// BM25's term-frequency saturation.
+const K1: f32 = 1.2;
+/// What a query word that only begins a word of the tool's name counts, against one that is the
+/// word (measured on MetaTool: more than this lets short words rank too much).
+const PREFIX_MATCH: f32 = 0.3;
+/// What a query word that is a common English word counts, against any other: enough to match,
+/// as the seed requires of every word, too little to rank by.
+const COMMON_WORD: f32 = 0.05;
+
+/// One term's occurrences in one tool: how often in each field.
+#[derive(Clone, Copy, Debug)]
+struct Posting {
+    tool: u32,
+    frequency: [u16; FIELDS],
+}
+
+/// The words of one tool, kept for [`Ranking::Words`].
+#[derive(Clone, Debug, Default)]
+struct PlainWords {
+    name: Vec<String>,
+    description: Vec<String>,
+}
+
+/// An index of tools to search, built once from their definitions.
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit_runtime::{SearchIndex, ToolDefinition};
+///
+/// let tool = |name: &str, description: &str| {
+///     ToolDefinition::new(name, json!({ "type": "object" }).as_object().cloned().unwrap_or_default())
+///         .map(|d| d.with_description(description))
+/// };
+/// let definitions = [
+///     tool("github__create_issue", "Opens an issue in a repository.")?,
+///     tool("github__list_pulls", "Lists pull requests.")?,
+///     tool("weather__forecast", "Tells the weather to come.")?,
+/// ];
+/// let index = SearchIndex::new(&definitions);
+/// let found = index.search("open issues", 5);
+/// assert_eq!(found.tools, [0]);
+/// assert_eq!(found.matched, 1);
+/// assert_eq!(index.search("", 2).tools, [0, 1]);
+/// # Ok::<(), toolkit_runtime::DefinitionError>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct SearchIndex {
+    ranking: Ranking,
+    tools: usize,
+    /// Every word of every tool, lowercase and unstemmed, sorted, with its term: what a query
+    /// word that begins a word is looked up in.
+    words: Vec<(String, u32)>,
+    /// A term (a stemmed word) to its number.
+    terms: HashMap<String, u32>,
+    postings: Vec<Vec<Posting>>,
+    lengths: Vec<[u16; FIELDS]>,
+    average_length: [f32; FIELDS],
+    plain: Vec<PlainWords>,
+}
+
+/// The tools a search found, best first, as indices into the definitions the index was built
+/// from, with how many matched in all.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Found {
+    /// The indices of the tools found, best first, at most the limit.
+    pub tools: Vec<usize>,
+    /// How many tools matched (at least `tools.len()`).
+    pub matched: usize,
+    /// How many tools there are.
+    pub available: usize,
+}
+
+impl SearchIndex {
+    /// The index of these definitions, ranked by [`Ranking::Relevance`].
+    pub fn new<'a>(definitions: impl IntoIterator<Item = &'a ToolDefinition>) -> Self {
+        Self::with_ranking(definitions, Ranking::default())
+    }
+
+    /// The index of these definitions, ranked by `ranking`.
+    pub fn with_ranking<'a>(
+        definitions: impl IntoIterator<Item = &'a ToolDefinition>,
+        ranking: Ranking,
+    ) -> Self {
+        let mut index = Self {
+            ranking,
+            tools: 0,
+            words: Vec::new(),
+            terms: HashMap::default(),
+            postings: Vec::new(),
+            lengths: Vec::new(),
+            average_length: [0.0; FIELDS],
+            plain: Vec::new(),
+        };
+        let stemmer = stemmer();
+        let mut word_terms: HashMap<String, u32> = HashMap::default();
+        for (tool, definition) in definitions.into_iter().enumerate() {
+            index.tools += 1;
+            let description = definition.description.as_deref().unwrap_or_default();
+            if ranking == Ranking::Words {
+                index.plain.push(PlainWords {
+                    name: name_words(definition.name()),
+                    description: text_words(description).collect(),
+                });
+                continue;
+            }
+            let (source, name) = match definition.name().split_once("__") {
+                Some((source, name)) => (name_words(source), name_words(name)),
+                None => (Vec::new(), name_words(definition.name())),
+            };
+            let mut parameters = Vec::new();
+            if let Some(Value::Object(properties)) = definition.input_schema().get("properties") {
+                for (property, schema) in properties {
+                    parameters.extend(name_words(property));
+                    if let Some(text) = schema.get("description").and_then(Value::as_str) {
+                        parameters.extend(text_words(text));
+                    }
+                }
+            }
+            let fields = [name, source, text_words(description).collect(), parameters];
+            // A tool has a few dozen words: a list searched in place beats a map here.
+            let mut counts: Vec<(u32, [u16; FIELDS])> = Vec::new();
+            let mut lengths = [0u16; FIELDS];
+            for (field, words) in fields.into_iter().enumerate() {
+                lengths[field] = u16::try_from(words.len()).unwrap_or(u16::MAX);
+                for word in words {
+                    let term = match word_terms.get(&word) {
+                        Some(&term) => term,
+                        None => {
+                            let stem = stemmer.stem(&word).into_owned();
+                            let next = u32::try_from(index.terms.len()).unwrap_or(u32::MAX);
+                            let term = *index.terms.entry(stem).or_insert(next);
+                            if term == next {
+                                index.postings.push(Vec::new());
+                            }
+                            word_terms.insert(word, term);
+                            term
+                        }
+                    };
+                    let at = match counts.iter().position(|(known, _)| *known == term) {
+                        Some(at) => at,
+                        None => {
+                            counts.push((term, [0; FIELDS]));
+                            counts.len() - 1
+                        }
+                    };
+                    let count = &mut counts[at].1[field];
+                    *count = count.saturating_add(1);
+                }
+            }
+            let tool = u32::try_from(tool).unwrap_or(u32::MAX);
+            for (term, frequency) in counts {
+                index.postings[term as usize].push(Posting { tool, frequency });
+            }
+            index.lengths.push(lengths);
+        }
+        if !index.lengths.is_empty() {
+            for field in 0..FIELDS {
+                let total: f32 = index.lengths.iter().map(|l| f32::from(l[field])).sum();
+                index.average_length[field] = (total / index.lengths.len() as f32).max(1.0);
+            }
+        }
+        index.words = word_terms.into_iter().collect();
+        index.words.sort_unstable();
+        index
+    }
+
+    /// How many tools the index holds.
+    pub fn len(&self) -> usize {
+        self.tools
+    }
+
+    /// Whether the index holds no tool.
+    pub fn is_empty(&self) -> bool {
+        self.tools == 0
+    }
+
+    /// The tools that match `query`, best first (ties in the tools' order), at most `limit`.
+    pub fn search(&self, query: &str, limit: usize) -> Found {
+        let query: Vec<String> = text_words(query).collect();
+        if query.is_empty() {
+            return Found {
+                tools: (0..self.tools.min(limit)).collect(),
+                matched: self.tools,
+                available: self.tools,
+            };
+        }
+        let scores = match self.ranking {
+            Ranking::Relevance => self.relevance(&query),
+            Ranking::Words => self.plain_scores(&query),
+        };
+        let mut matched: Vec<(usize, f32)> = scores
+            .into_iter()
+            .enumerate()
+            .filter(|(_, score)| *score > 0.0)
+            .collect();
+        let count = matched.len();
+        let by_score = |a: &(usize, f32), b: &(usize, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        if limit < matched.len() {
+            matched.select_nth_unstable_by(limit, by_score);
+            matched.truncate(limit);
+        }
+        matched.sort_unstable_by(by_score);
+        Found {
+            tools: matched.into_iter().map(|(tool, _)| tool).collect(),
+            matched: count,
+            available: self.tools,
+        }
+    }
+
+    fn relevance(&self, query: &[String]) -> Vec<f32> {
+        let stemmer = stemmer();
+        let mut scores = vec![0.0f32; self.tools];
+        let mut best = vec![0.0f32; self.tools];
+        let mut touched = Vec::new();
+        for word in query {
+            // The terms this word reaches: its own stem, fully, and every word it begins, less.
+            let mut reached: HashMap<u32, f32> = HashMap::default();
+            if let Some(&term) = self.terms.get(stemmer.stem(word).as_ref()) {
+                reached.insert(term, 1.0);
+            }
+            let start = self
+                .words
+                .partition_point(|(known, _)| known.as_str() < word.as_str());
+            for (known, term) in &self.words[start..] {
+                if !known.starts_with(word.as_str()) {
+                    break;
+                }
+                let weight = if known == word { 1.0 } else { PREFIX_MATCH };
+                let entry = reached.entry(*term).or_insert(weight);
+                *entry = entry.max(weight);
+            }
+            let common = if is_common(word) { COMMON_WORD } else { 1.0 };
+            for (term, weight) in reached {
+                let postings = &self.postings[term as usize];
+                let idf = (1.0
+                    + (self.tools as f32 - postings.len() as f32 + 0.5)
+                        / (postings.len() as f32 + 0.5))
+                    .ln();
+                for posting in postings {
+                    let tool = posting.tool as usize;
+                    let mut frequency = 0.0;
+                    // A word the query word only begins counts in names, not in prose, where
+                    // short words begin too many words.
+                    let fields: &[Field] = if weight < 1.0 {
+                        &[Field::Name, Field::Source]
+                    } else {
+                        &[
+                            Field::Name,
+                            Field::Source,
+                            Field::Description,
+                            Field::Parameters,
+                        ]
+                    };
+                    for &field in fields {
+                        let field = field as usize;
+                        let count = f32::from(posting.frequency[field]);
+                        if count > 0.0 {
+                            let length = f32::from(self.lengths[tool][field]);
+                            let b = LENGTH_NORMALISATION[field];
+                            let norm = 1.0 - b + b * length / self.average_length[field];
+                            frequency += WEIGHT[field] * count / norm;
+                        }
+                    }
+                    let score = common * weight * idf * frequency * (K1 + 1.0) / (frequency + K1);
+                    if best[tool] == 0.0 {
+                        touched.push(tool);
+                    }
+                    best[tool] = best[tool].max(score);
+                }
+            }
+            // One query word counts once per tool: by the best term it reached there.
+            for tool in touched.drain(..) {
+                scores[tool] += best[tool];
+                best[tool] = 0.0;
+            }
+        }
+        scores
+    }
+
+    fn plain_scores(&self, query: &[String]) -> Vec<f32> {
+        self.plain
+            .iter()
+            .map(|tool| {
+                let mut score = 0.0;
+                for word in query {
+                    let hits = |words: &[String]| {
+                        words
+                            .iter()
+                            .filter(|w| w.starts_with(word.as_str()))
+                            .count() as f32
+                    };
+                    score += 3.0 * hits(&tool.name) + hits(&tool.description);
+                }
+                score
+            })
+            .collect()
+    }
+}
+
+/// Whether `word` is a common English word that says little of what a tool does ("can", "the",
+/// "please"): questions to a model are full of them.
+fn is_common(word: &str) -> bool {
+    const COMMON: &[&str] = &[
+        "a", "about", "all", "also", "an", "and", "any", "are", "as", "at", "be", "been", "being",
+        "but", "by", "can", "could", "did", "do", "does", "each", "every", "find", "for", "from",
+        "get", "give", "help", "here", "how", "i", "if", "in", "into", "is", "it", "its", "just",
+        "let", "like", "many", "may", "me", "might", "more", "most", "much", "must", "my", "need",
+        "no", "not", "of", "on", "one", "or", "our", "please", "shall", "should", "show", "so",
+        "some", "tell", "than", "that", "the", "then", "there", "these", "this", "those", "to",
+        "too", "use", "using", "very", "want", "was", "we", "were", "what", "when", "where",
+        "which", "who", "whom", "why", "will", "with", "would", "you", "your",
+    ];
+    COMMON.binary_search(&word).is_ok()
+}
