@@ -76,6 +76,8 @@ mod functions;
 #[cfg(feature = "http")]
 pub mod http;
 mod input;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod model;
 pub mod naming;
 #[cfg(feature = "openapi")]

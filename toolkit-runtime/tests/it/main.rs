@@ -22,3 +22,6 @@ mod presentation;
 mod search;
 mod source;
 mod support;
+
+#[cfg(feature = "mcp")]
+mod mcp;

@@ -1,0 +1,338 @@
+//! The headers that mirror a tool's parameters (`x-mcp-header`, revision 2026-07-28), and the
+//! base64 sentinel that keeps every header value one header.
+//!
+//! A server of the stateless revision may mark a property of a tool's input schema with
+//! `"x-mcp-header": "Region"`; a call that gives the property also sends it as the header
+//! `Mcp-Param-Region`, so that a load balancer can route on it. The rules here follow the
+//! specification (`server/tools.mdx` §x-mcp-header) except where seed 000 says otherwise: a mark
+//! on a `number` is allowed.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use serde_json::Value;
+
+use crate::JsonObject;
+
+/// A marked parameter: where it sits in the input, and the `<X>` of its `Mcp-Param-<X>` header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Mark {
+    /// The chain of property names from the input's root to the parameter.
+    pub path: Vec<String>,
+    /// The header name's suffix, as the server wrote it.
+    pub header: String,
+}
+
+/// The marks of a tool's input schema, or why the tool cannot be used with them.
+///
+/// ```text
+/// {"properties": {"region": {"type": "string", "x-mcp-header": "Region"}}}  -> [region => Region]
+/// {"properties": {"a": {"items": {"x-mcp-header": "A"}}}}                   -> Err (under items)
+/// ```
+pub(crate) fn marks(input_schema: &JsonObject) -> Result<Vec<Mark>, String> {
+    let mut found = Vec::new();
+    let mut problems = Vec::new();
+    walk(
+        input_schema,
+        &mut Vec::new(),
+        true,
+        &mut found,
+        &mut problems,
+    );
+    if let Some(problem) = problems.into_iter().next() {
+        return Err(problem);
+    }
+    let mut seen: Vec<String> = Vec::new();
+    for mark in &found {
+        let lower = mark.header.to_ascii_lowercase();
+        if seen.contains(&lower) {
+            return Err(format!(
+                "two parameters are marked with the header {:?} (names are case-insensitive)",
+                mark.header
+            ));
+        }
+        seen.push(lower);
+    }
+    Ok(found)
+}
+
+/// Keywords whose values are data, not schemas: an `x-mcp-header` key inside them is no mark.
+const DATA_KEYWORDS: [&str; 5] = ["enum", "const", "default", "examples", "example"];
+
+/// Visits the schema `node`; `path` is `Some` chain of property names while every step from the
+/// root was a `properties` entry (`on_chain`).
+fn walk(
+    node: &JsonObject,
+    path: &mut Vec<String>,
+    on_chain: bool,
+    found: &mut Vec<Mark>,
+    problems: &mut Vec<String>,
+) {
+    if let Some(mark) = node.get("x-mcp-header") {
+        match check_mark(node, mark, path, on_chain) {
+            Ok(header) => found.push(Mark {
+                path: path.clone(),
+                header,
+            }),
+            Err(problem) => problems.push(problem),
+        }
+    }
+    for (keyword, value) in node {
+        if keyword == "x-mcp-header" || DATA_KEYWORDS.contains(&keyword.as_str()) {
+            continue;
+        }
+        if keyword == "properties" {
+            if let Value::Object(properties) = value {
+                for (name, property) in properties {
+                    if let Value::Object(property) = property {
+                        path.push(name.clone());
+                        walk(property, path, on_chain, found, problems);
+                        path.pop();
+                    }
+                }
+            }
+            continue;
+        }
+        // Any other keyword leaves the chain of `properties`: a mark found below it is refused.
+        walk_off_chain(value, path, found, problems);
+    }
+}
+
+fn walk_off_chain(
+    value: &Value,
+    path: &mut Vec<String>,
+    found: &mut Vec<Mark>,
+    problems: &mut Vec<String>,
+) {
+    match value {
+        Value::Object(object) => walk(object, path, false, found, problems),
+        Value::Array(items) => {
+            for item in items {
+                walk_off_chain(item, path, found, problems);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn check_mark(
+    node: &JsonObject,
+    mark: &Value,
+    path: &[String],
+    on_chain: bool,
+) -> Result<String, String> {
+    if path.is_empty() && on_chain {
+        return Err("x-mcp-header marks the schema's root, not a parameter".into());
+    }
+    if !on_chain {
+        return Err(
+            "x-mcp-header is on a schema that a chain of `properties` does not reach".into(),
+        );
+    }
+    let Value::String(header) = mark else {
+        return Err(format!(
+            "x-mcp-header of {:?} is not a string",
+            path.join(".")
+        ));
+    };
+    if header.is_empty() {
+        return Err(format!("x-mcp-header of {:?} is empty", path.join(".")));
+    }
+    if !header.bytes().all(is_token_byte) {
+        return Err(format!(
+            "x-mcp-header of {:?} holds characters a header name cannot",
+            path.join(".")
+        ));
+    }
+    let types: Vec<&str> = match node.get("type") {
+        Some(Value::String(kind)) => vec![kind.as_str()],
+        Some(Value::Array(kinds)) => kinds.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    if types
+        .iter()
+        .any(|kind| *kind == "object" || *kind == "array")
+    {
+        return Err(format!(
+            "x-mcp-header of {:?} marks an object or an array",
+            path.join(".")
+        ));
+    }
+    Ok(header.clone())
+}
+
+/// RFC 9110 `tchar`.
+fn is_token_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&byte)
+}
+
+/// The `Mcp-Param-*` headers of a call of a tool with `marks` and `input`, in the order of the
+/// marks. A parameter the input leaves out (or gives as `null`) sends no header.
+pub(crate) fn param_headers(marks: &[Mark], input: &JsonObject) -> Vec<(String, String)> {
+    let mut headers = Vec::new();
+    for mark in marks {
+        let Some(value) = lookup(input, &mark.path) else {
+            continue;
+        };
+        let text = match value {
+            Value::String(text) => text.clone(),
+            Value::Bool(flag) => flag.to_string(),
+            Value::Number(number) => number.to_string(),
+            // The input was checked against the schema, which allows no such value here; a
+            // header cannot hold one anyway.
+            Value::Null | Value::Array(_) | Value::Object(_) => continue,
+        };
+        headers.push((format!("Mcp-Param-{}", mark.header), encode_value(&text)));
+    }
+    headers
+}
+
+fn lookup<'a>(input: &'a JsonObject, path: &[String]) -> Option<&'a Value> {
+    let (last, parents) = path.split_last()?;
+    let mut object = input;
+    for name in parents {
+        object = object.get(name)?.as_object()?;
+    }
+    object.get(last).filter(|value| !value.is_null())
+}
+
+const SENTINEL_START: &str = "=?base64?";
+const SENTINEL_END: &str = "?=";
+
+/// `value` as a header value: as it is when a header can hold it, else its UTF-8 in base64
+/// between `=?base64?` and `?=`. A value is sent encoded when it has a character outside
+/// printable ASCII (0x20-0x7E, so no CR, LF or TAB), begins or ends with a space, or already
+/// looks like the sentinel; the empty string is sent empty.
+///
+/// ```text
+/// "eu-west-1" -> "eu-west-1"
+/// "Zürich"    -> "=?base64?WsO8cmljaA==?="
+/// ```
+pub(crate) fn encode_value(value: &str) -> String {
+    let unsafe_char = value.bytes().any(|byte| !(0x20..=0x7E).contains(&byte));
+    let padded = value.starts_with(' ') || value.ends_with(' ');
+    let looks_encoded = value.starts_with(SENTINEL_START) && value.ends_with(SENTINEL_END);
+    if unsafe_char || padded || looks_encoded {
+        format!("{SENTINEL_START}{}{SENTINEL_END}", STANDARD.encode(value))
+    } else {
+        value.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::json;
+
+    use super::*;
+
+    fn schema(value: Value) -> JsonObject {
+        value.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn marks_along_properties_are_found_nested_ones_too() {
+        let found = marks(&schema(json!({
+            "type": "object",
+            "properties": {
+                "region": {"type": "string", "x-mcp-header": "Region"},
+                "where": {"type": "object", "properties": {
+                    "zone": {"type": "integer", "x-mcp-header": "Zone"}
+                }},
+                "ratio": {"type": "number", "x-mcp-header": "Ratio"},
+                "x-mcp-header": {"type": "string"}
+            }
+        })))
+        .unwrap();
+        let paths: Vec<_> = found
+            .iter()
+            .map(|m| (m.path.join("."), m.header.as_str()))
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                ("region".into(), "Region"),
+                ("where.zone".into(), "Zone"),
+                ("ratio".into(), "Ratio")
+            ]
+        );
+    }
+
+    #[test]
+    fn marks_the_protocol_forbids_make_the_tool_unusable() {
+        let bad = [
+            json!({"x-mcp-header": "Root"}),
+            json!({"properties": {"a": {"type": "string", "x-mcp-header": "A"}, "b": {"type": "string", "x-mcp-header": "a"}}}),
+            json!({"properties": {"a": {"type": "object", "x-mcp-header": "A"}}}),
+            json!({"properties": {"a": {"type": ["array", "null"], "x-mcp-header": "A"}}}),
+            json!({"properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}}),
+            json!({"properties": {"a": {"anyOf": [{"type": "string", "x-mcp-header": "A"}]}}}),
+            json!({"$defs": {"A": {"type": "string", "x-mcp-header": "A"}}}),
+            json!({"properties": {"a": {"type": "string", "x-mcp-header": "Bad Name"}}}),
+            json!({"properties": {"a": {"type": "string", "x-mcp-header": "Bad:Name"}}}),
+            json!({"properties": {"a": {"type": "string", "x-mcp-header": ""}}}),
+            json!({"properties": {"a": {"type": "string", "x-mcp-header": 3}}}),
+        ];
+        for schema_value in bad {
+            assert!(
+                marks(&schema(schema_value.clone())).is_err(),
+                "{schema_value}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_mark_inside_data_is_no_mark() {
+        let found = marks(&schema(json!({
+            "properties": {"a": {"type": "object", "default": {"x-mcp-header": "A"}}}
+        })))
+        .unwrap();
+        assert!(found.is_empty());
+    }
+
+    #[test]
+    fn values_become_headers_and_absent_ones_none() {
+        let found = marks(&schema(json!({"properties": {
+            "s": {"type": "string", "x-mcp-header": "S"},
+            "i": {"type": "integer", "x-mcp-header": "I"},
+            "b": {"type": "boolean", "x-mcp-header": "B"},
+            "n": {"type": "string", "x-mcp-header": "N"},
+            "o": {"type": "object", "properties": {"deep": {"type": "string", "x-mcp-header": "Deep"}}}
+        }})))
+        .unwrap();
+        let input =
+            schema(json!({"s": "Zürich", "i": 42, "b": true, "n": null, "o": {"deep": " x"}}));
+        let headers = param_headers(&found, &input);
+        // In the order of the schema's properties.
+        assert_eq!(
+            headers,
+            [
+                (
+                    "Mcp-Param-S".to_owned(),
+                    "=?base64?WsO8cmljaA==?=".to_owned()
+                ),
+                ("Mcp-Param-I".to_owned(), "42".to_owned()),
+                ("Mcp-Param-B".to_owned(), "true".to_owned()),
+                ("Mcp-Param-Deep".to_owned(), "=?base64?IHg=?=".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_sentinel_encodes_what_a_header_cannot_hold() {
+        assert_eq!(encode_value("eu-west-1"), "eu-west-1");
+        assert_eq!(encode_value(" ünï "), "=?base64?IMO8bsOvIA==?=");
+        assert_eq!(
+            encode_value("a\r\nX-Injected: 1"),
+            "=?base64?YQ0KWC1JbmplY3RlZDogMQ==?="
+        );
+        assert_eq!(
+            encode_value("tab\there"),
+            format!("=?base64?{}?=", STANDARD.encode("tab\there"))
+        );
+        assert_eq!(
+            encode_value("=?base64?abc?="),
+            format!("=?base64?{}?=", STANDARD.encode("=?base64?abc?="))
+        );
+        assert_eq!(encode_value(""), "");
+    }
+}

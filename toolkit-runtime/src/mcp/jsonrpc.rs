@@ -1,0 +1,194 @@
+//! JSON-RPC 2.0 messages as MCP uses them: what the client sends, and how a message from the
+//! server is read.
+//!
+//! Written over `serde_json::Value` rather than typed structs: a server's message is judged field
+//! by field (a response with an unexpected extra field is still a response), and nothing here may
+//! panic or refuse a message for a detail that does not matter.
+
+use serde_json::{Map, Value, json};
+
+use crate::JsonObject;
+
+/// `-32601`: the method does not exist.
+pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
+/// `-32602`: the params are not what the method takes (also MCP's "unknown tool").
+pub(crate) const INVALID_PARAMS: i64 = -32602;
+/// `-32020`: the request's headers are missing or differ from its body (2026-07-28).
+pub(crate) const HEADER_MISMATCH: i64 = -32020;
+/// `-32021`: the server needs a client capability we did not declare (2026-07-28).
+pub(crate) const MISSING_CLIENT_CAPABILITY: i64 = -32021;
+/// `-32022`: the server does not speak the protocol version asked for (2026-07-28).
+pub(crate) const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+
+/// A JSON-RPC error object a server answered with.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct RpcError {
+    pub code: i64,
+    pub message: String,
+    pub data: Option<Value>,
+}
+
+impl RpcError {
+    /// Reads an `error` member; `None` when it is not a JSON-RPC error object.
+    pub(crate) fn from_value(value: &Value) -> Option<Self> {
+        let object = value.as_object()?;
+        let code = object.get("code")?.as_i64()?;
+        let message = object
+            .get("message")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        Some(Self {
+            code,
+            message,
+            data: object.get("data").cloned(),
+        })
+    }
+}
+
+/// The answer to a request: its result object, or the error the server gave.
+pub(crate) type Outcome = Result<JsonObject, RpcError>;
+
+/// One message read from a server.
+#[derive(Debug)]
+pub(crate) enum Incoming {
+    /// A response to one of our requests.
+    Response { id: Value, outcome: Outcome },
+    /// A request the server makes of us (only `ping` is answered).
+    Request { id: Value, method: String },
+    /// A notification (progress, logs, list changes): read and let go.
+    Notification,
+}
+
+impl Incoming {
+    /// Reads one message; `None` when the value is no JSON-RPC message.
+    pub(crate) fn from_value(value: Value) -> Option<Self> {
+        let Value::Object(mut object) = value else {
+            return None;
+        };
+        let method = match object.get("method") {
+            Some(Value::String(method)) => Some(method.clone()),
+            Some(_) => return None,
+            None => None,
+        };
+        let id = object.remove("id");
+        match (method, id) {
+            (Some(method), Some(id)) if !id.is_null() => Some(Self::Request { id, method }),
+            (Some(_), _) => Some(Self::Notification),
+            (None, Some(id)) => {
+                if let Some(error) = object.get("error") {
+                    let error = RpcError::from_value(error)?;
+                    Some(Self::Response {
+                        id,
+                        outcome: Err(error),
+                    })
+                } else {
+                    match object.remove("result") {
+                        Some(Value::Object(result)) => Some(Self::Response {
+                            id,
+                            outcome: Ok(result),
+                        }),
+                        _ => None,
+                    }
+                }
+            }
+            (None, None) => None,
+        }
+    }
+
+    /// Reads a message or (as 2025-03-26 allowed) a batch of them; anything unreadable is left out.
+    pub(crate) fn from_json(value: Value) -> Vec<Self> {
+        match value {
+            Value::Array(items) => items.into_iter().filter_map(Self::from_value).collect(),
+            other => Self::from_value(other).into_iter().collect(),
+        }
+    }
+}
+
+/// A request: `{"jsonrpc":"2.0","id":id,"method":method,"params":params}`.
+pub(crate) fn request(id: u64, method: &str, params: JsonObject) -> Value {
+    json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
+}
+
+/// A notification: `{"jsonrpc":"2.0","method":method,"params":params}`.
+pub(crate) fn notification(method: &str, params: JsonObject) -> Value {
+    json!({ "jsonrpc": "2.0", "method": method, "params": params })
+}
+
+/// Our answer to a server's request: `{}` to `ping`, `-32601` to anything else (a tools-only
+/// client declares no capability that a server may ask of it).
+pub(crate) fn answer_server_request(id: Value, method: &str) -> Value {
+    if method == "ping" {
+        json!({ "jsonrpc": "2.0", "id": id, "result": {} })
+    } else {
+        json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "error": { "code": METHOD_NOT_FOUND, "message": "Method not found" },
+        })
+    }
+}
+
+/// `notifications/cancelled` for the request `id`.
+pub(crate) fn cancelled(id: u64) -> Value {
+    let mut params = Map::new();
+    params.insert("requestId".into(), json!(id));
+    params.insert(
+        "reason".into(),
+        json!("The client no longer waits for the answer."),
+    );
+    notification("notifications/cancelled", params)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::panic)]
+    use super::*;
+
+    #[test]
+    fn reads_responses_requests_and_notifications() {
+        let response = Incoming::from_value(json!({"jsonrpc":"2.0","id":3,"result":{"a":1}}));
+        assert!(matches!(
+            response,
+            Some(Incoming::Response { outcome: Ok(_), .. })
+        ));
+        let error = Incoming::from_value(
+            json!({"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no"}}),
+        );
+        match error {
+            Some(Incoming::Response {
+                outcome: Err(e), ..
+            }) => assert_eq!(e.code, -32601),
+            other => panic!("{other:?}"),
+        }
+        let ping = Incoming::from_value(json!({"jsonrpc":"2.0","id":"p","method":"ping"}));
+        assert!(matches!(ping, Some(Incoming::Request { .. })));
+        let note = Incoming::from_value(json!({"jsonrpc":"2.0","method":"notifications/progress"}));
+        assert!(matches!(note, Some(Incoming::Notification)));
+    }
+
+    #[test]
+    fn garbage_is_no_message() {
+        for value in [
+            json!(1),
+            json!({"id": 1}),
+            json!({"id":1,"result":5}),
+            json!({"method": 3}),
+        ] {
+            assert!(Incoming::from_value(value).is_none());
+        }
+        assert_eq!(
+            Incoming::from_json(json!([{"id":1,"result":{}}, 7])).len(),
+            1
+        );
+    }
+
+    #[test]
+    fn only_ping_is_answered() {
+        assert_eq!(answer_server_request(json!(1), "ping")["result"], json!({}));
+        assert_eq!(
+            answer_server_request(json!(1), "sampling/createMessage")["error"]["code"],
+            json!(METHOD_NOT_FOUND)
+        );
+    }
+}

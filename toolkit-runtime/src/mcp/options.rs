@@ -1,0 +1,48 @@
+//! The limits of an MCP source: [`McpOptions`].
+
+use std::time::Duration;
+
+/// The limits of an MCP source. Every one is a bound on what a server can make the source do.
+///
+/// ```
+/// use std::time::Duration;
+/// use toolkit_runtime::mcp::McpOptions;
+///
+/// let options = McpOptions { timeout: Duration::from_secs(20), ..McpOptions::default() };
+/// assert_eq!(options.max_pages, 1_000);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct McpOptions {
+    /// How long a call or a discovery may take in all, retries and the first contact with the
+    /// server included; past it the source fails as unavailable. One minute by default.
+    pub timeout: Duration,
+    /// The most bytes of one answer (an HTTP body, an event, a stdio line); a longer one fails a
+    /// call as [`CallFailed`](crate::Reason::CallFailed) (the model is told to ask for less) and
+    /// a listing as [`InvalidResponse`](crate::Reason::InvalidResponse). 16 MiB by default.
+    pub max_response_bytes: usize,
+    /// The most pages of `tools/list` read in one discovery; more is an invalid response (a
+    /// server that pages forever). 1,000 by default.
+    pub max_pages: usize,
+    /// How many times a call is sent again when the server answers `input_required` with only a
+    /// `requestState` to send back. 3 by default.
+    pub input_required_rounds: usize,
+    /// stdio: how long to wait for an answer to `server/discover` before taking the server for
+    /// one of the session revisions (some never answer it). 3 seconds by default.
+    pub discover_wait: Duration,
+    /// stdio: how long each step of stopping a server may take: after its stdin closes, and after
+    /// SIGTERM; then it is killed. 2 seconds by default.
+    pub shutdown_wait: Duration,
+}
+
+impl Default for McpOptions {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(60),
+            max_response_bytes: 16 * 1024 * 1024,
+            max_pages: 1_000,
+            input_required_rounds: 3,
+            discover_wait: Duration::from_secs(3),
+            shutdown_wait: Duration::from_secs(2),
+        }
+    }
+}

@@ -1,0 +1,383 @@
+//! [`Mcp`]: an MCP server as a tool source.
+
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::sync::{PoisonError, RwLock};
+
+use reqwest::{Client, Url};
+use serde_json::{Map, Value, json};
+
+use super::headers::{self, Mark};
+use super::jsonrpc::{self, RpcError};
+use super::results::{self, Called, MAX_SERVER_WORDS};
+use super::transport::stdio::Stdio;
+use super::transport::streamable_http::StreamableHttp;
+use super::transport::{Fault, Request, Transport};
+use super::{McpOptions, StdioCommand};
+use crate::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
+
+/// An MCP server as a tool source: it lists the server's tools with `tools/list` and runs them
+/// with `tools/call`, and does nothing else of MCP.
+///
+/// How the server is spoken to is found out when the source first needs it: the stateless
+/// revision 2026-07-28 when the server answers `server/discover` with it, else a session begun
+/// with `initialize` in 2025-11-25, 2025-06-18, 2025-03-26 or 2024-11-05 (and, over HTTP, the old
+/// HTTP+SSE transport for a server that has only that).
+///
+/// The source never takes a credential: over HTTP it sends its requests with the client it is
+/// given, which the host built with the headers its server asks for.
+///
+/// # Examples
+///
+/// ```no_run
+/// use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+/// use toolkit_runtime::mcp::Mcp;
+/// use toolkit_runtime::ToolSource;
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let mut headers = HeaderMap::new();
+/// let mut token = HeaderValue::from_str(&format!("Bearer {}", std::env::var("MCP_TOKEN")?))?;
+/// token.set_sensitive(true);
+/// headers.insert(AUTHORIZATION, token);
+/// let client = reqwest::Client::builder().default_headers(headers).build()?;
+///
+/// let tasks = Mcp::http("tasks", "https://mcp.example.com/mcp".parse()?, client);
+/// let definitions = tasks.discover().await?;
+/// let answer = tasks.call("list_tasks", serde_json::Map::new()).await?;
+/// # Ok(()) }
+/// ```
+pub struct Mcp {
+    name: String,
+    transport: Box<dyn Transport>,
+    options: McpOptions,
+    /// The `x-mcp-header` marks of each tool, from the last listing.
+    marks: RwLock<HashMap<String, Vec<Mark>>>,
+}
+
+impl std::fmt::Debug for Mcp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mcp")
+            .field("name", &self.name)
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The tools a server listed, with how it was spoken to.
+struct Listing {
+    tools: Vec<Value>,
+    marks_apply: bool,
+}
+
+impl Mcp {
+    /// The source `name` of the Streamable HTTP server at `url`, reached with `client`.
+    pub fn http(name: impl Into<String>, url: Url, client: Client) -> Self {
+        Self::http_with_options(name, url, client, McpOptions::default())
+    }
+
+    /// [`Mcp::http`] with `options`.
+    pub fn http_with_options(
+        name: impl Into<String>,
+        url: Url,
+        client: Client,
+        options: McpOptions,
+    ) -> Self {
+        Self::over(
+            name.into(),
+            Box::new(StreamableHttp::new(client, url, options.clone())),
+            options,
+        )
+    }
+
+    /// The source `name` of the server that `command` starts, spoken to over its stdin and stdout.
+    /// The process is started when the source first needs it.
+    pub fn stdio(name: impl Into<String>, command: StdioCommand) -> Self {
+        Self::stdio_with_options(name, command, McpOptions::default())
+    }
+
+    /// [`Mcp::stdio`] with `options`.
+    pub fn stdio_with_options(
+        name: impl Into<String>,
+        command: StdioCommand,
+        options: McpOptions,
+    ) -> Self {
+        let name = name.into();
+        let transport = Stdio::new(name.clone(), command, options.clone());
+        Self::over(name, Box::new(transport), options)
+    }
+
+    fn over(name: String, transport: Box<dyn Transport>, options: McpOptions) -> Self {
+        Self {
+            name,
+            transport,
+            options,
+            marks: RwLock::new(HashMap::new()),
+        }
+    }
+
+    /// The server's tools exactly as it lists them (all pages), with who it is and the version
+    /// it was spoken in: `{"server": {name, version}, "protocolVersion": .., "tools": [..]}`.
+    /// This is the snapshot that `toolkit-gen` makes typed tools from.
+    ///
+    /// # Errors
+    ///
+    /// As [`ToolSource::discover`].
+    pub async fn snapshot(&self) -> Result<Value, ToolSourceError> {
+        self.bounded(async {
+            let settled = self
+                .transport
+                .settle()
+                .await
+                .map_err(|fault| self.list_fault(fault))?;
+            let listing = self.list().await?;
+            let server = settled.server_info.unwrap_or_else(|| json!({}));
+            Ok(json!({
+                "server": {
+                    "name": server.get("name").cloned().unwrap_or(Value::Null),
+                    "version": server.get("version").cloned().unwrap_or(Value::Null),
+                },
+                "protocolVersion": settled.era.version(),
+                "tools": listing.tools,
+            }))
+        })
+        .await
+    }
+
+    /// Ends the connection now: the session of an HTTP server (DELETE), or the process of a stdio
+    /// server (stdin closed, then SIGTERM, then SIGKILL), waiting until it has ended. Dropping
+    /// the source does the same in the background; a later call connects again.
+    pub async fn close(&self) {
+        self.transport.close().await;
+    }
+
+    fn error(&self, reason: Reason) -> ToolSourceError {
+        ToolSourceError::new(self.name.clone(), reason)
+    }
+
+    /// `work`, failing as unavailable past the timeout.
+    async fn bounded<T>(
+        &self,
+        work: impl Future<Output = Result<T, ToolSourceError>>,
+    ) -> Result<T, ToolSourceError> {
+        tokio::time::timeout(self.options.timeout, work)
+            .await
+            .unwrap_or_else(|_| {
+                Err(self.error(Reason::unavailable(format!(
+                    "the server did not answer within {:?}",
+                    self.options.timeout
+                ))))
+            })
+    }
+
+    fn list_fault(&self, fault: Fault) -> ToolSourceError {
+        self.error(match fault {
+            Fault::TooLarge => Reason::invalid_response(format!(
+                "the server answered with more than {} bytes",
+                self.options.max_response_bytes
+            )),
+            Fault::Failed(reason) => reason,
+        })
+    }
+
+    /// Every page of `tools/list`, with loop guards.
+    async fn list(&self) -> Result<Listing, ToolSourceError> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<String> = None;
+        let mut seen = HashSet::new();
+        let mut marks_apply;
+        for _ in 0..self.options.max_pages {
+            let mut params = Map::new();
+            if let Some(cursor) = &cursor {
+                params.insert("cursor".into(), json!(cursor));
+            }
+            let reply = self
+                .transport
+                .request(Request::new("tools/list", params))
+                .await
+                .map_err(|fault| self.list_fault(fault))?;
+            marks_apply = self.transport.marks_apply(&reply.era);
+            let result = reply.outcome.map_err(|error| {
+                self.error(match error.code {
+                    jsonrpc::METHOD_NOT_FOUND => Reason::unsupported(
+                        "the server has no tools (tools/list is no method of it)",
+                    ),
+                    code => {
+                        Reason::invalid_response(format!("the server refused tools/list ({code})"))
+                    }
+                })
+            })?;
+            let page = results::page(&result).map_err(|reason| self.error(reason))?;
+            tools.extend(page.tools);
+            match page.next_cursor {
+                None => return Ok(Listing { tools, marks_apply }),
+                Some(next) => {
+                    if !seen.insert(next.clone()) {
+                        return Err(self.error(Reason::invalid_response(
+                            "the server gave a cursor of tools/list twice (it would page forever)",
+                        )));
+                    }
+                    cursor = Some(next);
+                }
+            }
+        }
+        Err(self.error(Reason::invalid_response(format!(
+            "the server's tools/list has more than {} pages",
+            self.options.max_pages
+        ))))
+    }
+
+    /// Lists the tools, keeps their marks, and gives their definitions.
+    async fn discover_now(&self) -> Result<Vec<ToolDefinition>, ToolSourceError> {
+        let listing = self.list().await?;
+        let mut definitions = Vec::with_capacity(listing.tools.len());
+        let mut marks = HashMap::new();
+        for tool in &listing.tools {
+            match results::listed(tool, listing.marks_apply) {
+                Ok(listed) => {
+                    let name = listed.definition.name().to_owned();
+                    if marks.contains_key(&name) {
+                        tracing::warn!(source = %self.name, tool = %name, "the server lists the tool twice; the second is left out");
+                        continue;
+                    }
+                    marks.insert(name, listed.marks);
+                    definitions.push(listed.definition);
+                }
+                Err(problem) => {
+                    tracing::warn!(source = %self.name, %problem, "a tool is left out of discover");
+                }
+            }
+        }
+        *self.marks.write().unwrap_or_else(PoisonError::into_inner) = marks;
+        Ok(definitions)
+    }
+
+    fn marks_of(&self, tool: &str) -> Vec<Mark> {
+        self.marks
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(tool)
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    async fn call_now(&self, tool: &str, input: JsonObject) -> Result<Value, ToolSourceError> {
+        let mut param_headers = headers::param_headers(&self.marks_of(tool), &input);
+        let mut request_state: Option<Value> = None;
+        let mut rounds = 0;
+        let mut listed_again = false;
+        loop {
+            let mut params = Map::new();
+            params.insert("name".into(), json!(tool));
+            params.insert("arguments".into(), Value::Object(input.clone()));
+            if let Some(state) = &request_state {
+                params.insert("requestState".into(), state.clone());
+            }
+            let request = Request {
+                method: "tools/call",
+                params,
+                name: Some(tool.to_owned()),
+                param_headers: param_headers.clone(),
+            };
+            let reply = self
+                .transport
+                .request(request)
+                .await
+                .map_err(|fault| self.call_fault(fault))?;
+            let result = match reply.outcome {
+                Ok(result) => result,
+                Err(error)
+                    if error.code == jsonrpc::HEADER_MISMATCH
+                        && !listed_again
+                        && self.transport.marks_apply(&reply.era) =>
+                {
+                    // The tool's marks may be other than we know (or we never listed): list
+                    // again, and send once more if the headers they ask for differ.
+                    listed_again = true;
+                    self.discover_now().await?;
+                    let again = headers::param_headers(&self.marks_of(tool), &input);
+                    if again == param_headers {
+                        return Err(self.error(Reason::invalid_response(
+                            "the server refused the call's headers (-32020), and its listing asks for no others",
+                        )));
+                    }
+                    param_headers = again;
+                    continue;
+                }
+                Err(error) => return Err(self.error(call_error(&error))),
+            };
+            match results::called(result) {
+                Called::Answer(answer) => return Ok(answer),
+                Called::Retry {
+                    request_state: state,
+                } if rounds < self.options.input_required_rounds => {
+                    rounds += 1;
+                    request_state = Some(state);
+                }
+                Called::Retry { .. } => {
+                    return Err(self.error(Reason::unsupported(
+                        "the server kept answering input_required",
+                    )));
+                }
+                Called::Failed(reason) => return Err(self.error(reason)),
+            }
+        }
+    }
+
+    fn call_fault(&self, fault: Fault) -> ToolSourceError {
+        self.error(match fault {
+            Fault::TooLarge => Reason::call_failed(format!(
+                "The tool answered with more than {} bytes, more than a tool can return here. Ask for less.",
+                self.options.max_response_bytes
+            )),
+            Fault::Failed(reason) => reason,
+        })
+    }
+}
+
+/// The reason of a JSON-RPC error answered to `tools/call`.
+fn call_error(error: &RpcError) -> Reason {
+    let words = crate::text::cut_utf16(&error.message, MAX_SERVER_WORDS);
+    let lower = error.message.to_ascii_lowercase();
+    match error.code {
+        jsonrpc::INVALID_PARAMS | jsonrpc::METHOD_NOT_FOUND
+            if lower.contains("unknown tool") || lower.contains("not found") =>
+        {
+            Reason::not_found(format!(
+                "the server has no such tool ({}: {words})",
+                error.code
+            ))
+        }
+        jsonrpc::METHOD_NOT_FOUND => {
+            Reason::not_found(format!("tools/call is no method of the server ({words})"))
+        }
+        jsonrpc::INVALID_PARAMS if words.is_empty() => {
+            Reason::invalid_input("The server refused the input.")
+        }
+        jsonrpc::INVALID_PARAMS => Reason::invalid_input(words),
+        jsonrpc::MISSING_CLIENT_CAPABILITY => {
+            Reason::unsupported("the server needs a client capability this client does not have")
+        }
+        jsonrpc::HEADER_MISMATCH => {
+            Reason::invalid_response("the server refused the call's headers (-32020)")
+        }
+        code => Reason::unknown(format!("the server failed the call ({code}: {words})")),
+    }
+}
+
+impl ToolSource for Mcp {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn discover(&self) -> BoxFuture<'_, Result<Vec<ToolDefinition>, ToolSourceError>> {
+        Box::pin(self.bounded(self.discover_now()))
+    }
+
+    fn call<'a>(
+        &'a self,
+        tool: &'a str,
+        input: JsonObject,
+    ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
+        Box::pin(self.bounded(self.call_now(tool, input)))
+    }
+}

@@ -1,0 +1,88 @@
+//! How requests reach a server: Streamable HTTP (with the old HTTP+SSE transport as its fallback)
+//! and stdio. A transport settles how the server is spoken to and sends one request at a time;
+//! it knows nothing of tools.
+
+pub(crate) mod body;
+pub(crate) mod channel;
+pub(crate) mod legacy_sse;
+pub(crate) mod status;
+pub(crate) mod stdio;
+pub(crate) mod streamable_http;
+
+use serde_json::Value;
+
+use crate::mcp::jsonrpc::Outcome;
+use crate::mcp::revision::Era;
+use crate::{BoxFuture, JsonObject, Reason};
+
+/// A request for a transport to send.
+#[derive(Clone, Debug)]
+pub(crate) struct Request {
+    /// The JSON-RPC method, such as `tools/call`.
+    pub method: &'static str,
+    /// The params, without the `_meta` the transport adds for the stateless revision.
+    pub params: JsonObject,
+    /// What `Mcp-Name` names (the tool of a `tools/call`), for the stateless revision over HTTP.
+    pub name: Option<String>,
+    /// The `Mcp-Param-*` headers, for the stateless revision over HTTP.
+    pub param_headers: Vec<(String, String)>,
+}
+
+impl Request {
+    /// A request of `method` with `params` and no headers.
+    pub(crate) fn new(method: &'static str, params: JsonObject) -> Self {
+        Self {
+            method,
+            params,
+            name: None,
+            param_headers: Vec::new(),
+        }
+    }
+}
+
+/// The server's answer, and the era it was spoken in.
+#[derive(Debug)]
+pub(crate) struct Reply {
+    pub outcome: Outcome,
+    pub era: Era,
+}
+
+/// Why a request got no answer.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Fault {
+    /// The answer is longer than the source takes.
+    TooLarge,
+    /// Anything else, with the reason a source fails with.
+    Failed(Reason),
+}
+
+impl From<Reason> for Fault {
+    fn from(reason: Reason) -> Self {
+        Self::Failed(reason)
+    }
+}
+
+/// Who the server is, once spoken to.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Settled {
+    /// The era, with its version.
+    pub era: Era,
+    /// `serverInfo` (`{name, version}`), when the server said.
+    pub server_info: Option<Value>,
+}
+
+/// A way of reaching an MCP server.
+pub(crate) trait Transport: Send + Sync + 'static {
+    /// Sends `request` (settling first how the server is spoken to, if not yet done) and waits
+    /// for its answer. Dropping the future stops the request.
+    fn request(&self, request: Request) -> BoxFuture<'_, Result<Reply, Fault>>;
+
+    /// How the server was spoken to, settling it if not yet done.
+    fn settle(&self) -> BoxFuture<'_, Result<Settled, Fault>>;
+
+    /// Whether `x-mcp-header` marks count on this transport in `era` (only over HTTP).
+    fn marks_apply(&self, era: &Era) -> bool;
+
+    /// Ends the connection now (the session, the process), and waits until it has ended.
+    fn close(&self) -> BoxFuture<'_, ()>;
+}

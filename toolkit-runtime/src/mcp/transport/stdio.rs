@@ -1,0 +1,423 @@
+//! stdio: the server is a process this source starts, spoken to in newline-delimited JSON-RPC on
+//! its stdin and stdout. Its stderr is logs, forwarded to `tracing` and never read as protocol.
+//!
+//! The process is started when the source first needs it, and again (once per call) when it has
+//! died. It is stopped by closing its stdin, then SIGTERM, then SIGKILL, each after a bounded
+//! wait, and always waited for, so that it leaves no zombie.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use futures_util::StreamExt as _;
+use serde_json::{Map, Value};
+use tokio::io::AsyncWriteExt as _;
+use tokio::process::{Child, ChildStdin};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
+
+use super::channel::{Pending, Waiting, received};
+use super::streamable_http::spawn_bounded;
+use super::{Fault, Reply, Request, Settled, Transport};
+use crate::mcp::jsonrpc::{self, Incoming, Outcome};
+use crate::mcp::negotiation::{self, Next};
+use crate::mcp::revision::{self, Era};
+use crate::mcp::{McpOptions, StdioCommand};
+use crate::{BoxFuture, Reason};
+
+/// The longest line of the server's stderr that is logged whole.
+const MAX_LOG_LINE: usize = 64 * 1024;
+
+/// The stdio transport.
+pub(crate) struct Stdio {
+    name: String,
+    command: StdioCommand,
+    options: McpOptions,
+    next_id: Arc<AtomicU64>,
+    process: tokio::sync::Mutex<Option<Arc<Process>>>,
+}
+
+impl std::fmt::Debug for Stdio {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stdio")
+            .field("command", &self.command)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A running server process.
+struct Process {
+    pid: Option<u32>,
+    /// Lines for the server's stdin; dropping the sender closes it.
+    outgoing: Mutex<Option<mpsc::UnboundedSender<String>>>,
+    pending: Arc<Pending>,
+    child: Arc<tokio::sync::Mutex<Option<Child>>>,
+    settled: Mutex<Option<Settled>>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl Process {
+    fn send(&self, message: &Value) -> Result<(), Fault> {
+        let line = message.to_string();
+        let outgoing = self.outgoing.lock().unwrap_or_else(PoisonError::into_inner);
+        match outgoing.as_ref() {
+            Some(sender) if sender.send(line).is_ok() => Ok(()),
+            _ => Err(Reason::unavailable("the server process has ended").into()),
+        }
+    }
+
+    fn is_alive(&self) -> bool {
+        !self.pending.is_closed()
+    }
+
+    fn settled(&self) -> Option<Settled> {
+        self.settled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl Stdio {
+    pub(crate) fn new(name: String, command: StdioCommand, options: McpOptions) -> Self {
+        Self {
+            name,
+            command,
+            options,
+            next_id: Arc::new(AtomicU64::new(1)),
+            process: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// The running, settled process: started if there is none, started again if it died.
+    async fn process(&self) -> Result<Arc<Process>, Fault> {
+        let mut slot = self.process.lock().await;
+        if let Some(process) = slot.as_ref()
+            && process.is_alive()
+            && process.settled().is_some()
+        {
+            return Ok(process.clone());
+        }
+        if let Some(dead) = slot.take() {
+            tracing::info!(source = %self.name, "the stdio server has ended; starting it again");
+            spawn_bounded(
+                self.shutdown_bound(),
+                shut_down(dead, self.options.shutdown_wait),
+            );
+        }
+        let process = Arc::new(self.start()?);
+        *slot = Some(process.clone());
+        match self.negotiate(&process).await {
+            Ok(settled) => {
+                *process
+                    .settled
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = Some(settled);
+                Ok(process)
+            }
+            Err(fault) => {
+                slot.take();
+                spawn_bounded(
+                    self.shutdown_bound(),
+                    shut_down(process, self.options.shutdown_wait),
+                );
+                Err(fault)
+            }
+        }
+    }
+
+    fn shutdown_bound(&self) -> Duration {
+        self.options.shutdown_wait * 3 + Duration::from_secs(1)
+    }
+
+    /// Starts the process and the tasks that write its stdin and read its stdout and stderr.
+    fn start(&self) -> Result<Process, Fault> {
+        let mut child = self.command.to_tokio().spawn().map_err(|error| {
+            Reason::unavailable(format!("the server process could not be started: {error}"))
+        })?;
+        let pid = child.id();
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(Reason::unknown("the server process has no pipes").into());
+        };
+        let pending = Arc::new(Pending::new());
+        let child = Arc::new(tokio::sync::Mutex::new(Some(child)));
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let writer = tokio::spawn(write_lines(stdin, receiver));
+        let reader = tokio::spawn(read_stdout(
+            FramedRead::new(
+                stdout,
+                LinesCodec::new_with_max_length(self.options.max_response_bytes),
+            ),
+            pending.clone(),
+            sender.downgrade(),
+            (child.clone(), self.options.shutdown_wait),
+        ));
+        let name = self.name.clone();
+        // stderr is read to its end whatever it holds: a server whose stderr is no longer read
+        // dies of a broken pipe at its next log line.
+        let logs = tokio::spawn(async move {
+            let mut lines = FramedRead::new(stderr, LinesCodec::new_with_max_length(MAX_LOG_LINE));
+            while let Some(line) = lines.next().await {
+                match line {
+                    Ok(line) => {
+                        tracing::info!(target: "toolkit_runtime::mcp::stderr", source = %name, "{line}");
+                    }
+                    Err(error) if recoverable(&error) => {
+                        tracing::info!(target: "toolkit_runtime::mcp::stderr", source = %name, "(a line too long to log, or not UTF-8)");
+                        lines = resumed(lines);
+                    }
+                    Err(_) => break,
+                }
+            }
+        });
+        Ok(Process {
+            pid,
+            outgoing: Mutex::new(Some(sender)),
+            pending,
+            child,
+            settled: Mutex::new(None),
+            tasks: vec![writer, reader, logs],
+        })
+    }
+
+    /// Sends a request to `process` in `era` and waits for its answer.
+    async fn exchange(
+        &self,
+        process: &Process,
+        era: &Era,
+        method: &str,
+        params: Map<String, Value>,
+    ) -> Result<Outcome, Fault> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let params = match era {
+            Era::Modern => revision::with_modern_meta(params),
+            Era::Session { .. } => params,
+        };
+        let receiver = process.pending.wait_for(id)?;
+        let mut waiting = Waiting {
+            pending: &process.pending,
+            id,
+            done: false,
+            on_cancel: |id| {
+                let _ = process.send(&jsonrpc::cancelled(id));
+            },
+        };
+        if let Err(fault) = process.send(&jsonrpc::request(id, method, params)) {
+            waiting.done = true;
+            process.pending.forget(id);
+            return Err(fault);
+        }
+        let answer = received(receiver).await;
+        waiting.done = true;
+        answer
+    }
+
+    /// `server/discover` with a bounded wait, then `initialize` if the server is not modern.
+    async fn negotiate(&self, process: &Process) -> Result<Settled, Fault> {
+        let probe = self.exchange(process, &Era::Modern, "server/discover", Map::new());
+        let next = match tokio::time::timeout(self.options.discover_wait, probe).await {
+            Ok(Ok(Ok(result))) => negotiation::after_discovered(&result)?,
+            Ok(Ok(Err(error))) => negotiation::after_refusal(&error)?,
+            Ok(Err(fault)) => return Err(fault),
+            // No answer in time: some servers of the session revisions never answer it.
+            Err(_) => negotiation::after_silence(),
+        };
+        let version = match next {
+            Next::Modern(settled) => return Ok(settled),
+            Next::Initialize(version) => version,
+        };
+        let era = Era::Session { version };
+        let outcome = self
+            .exchange(
+                process,
+                &era,
+                "initialize",
+                revision::initialize_params(version),
+            )
+            .await?;
+        let settled = negotiation::after_initialize(outcome)?;
+        process.send(&jsonrpc::notification(
+            "notifications/initialized",
+            Map::new(),
+        ))?;
+        Ok(settled)
+    }
+
+    async fn send(&self, request: Request) -> Result<Reply, Fault> {
+        let process = self.process().await?;
+        let era = process
+            .settled()
+            .map(|settled| settled.era)
+            .unwrap_or(Era::Session {
+                version: revision::SESSION_REVISIONS[0],
+            });
+        let outcome = self
+            .exchange(&process, &era, request.method, request.params)
+            .await?;
+        Ok(Reply { outcome, era })
+    }
+
+    /// Stops the process, if one runs, and waits for it.
+    pub(crate) async fn close(&self) {
+        let process = self.process.lock().await.take();
+        if let Some(process) = process {
+            shut_down(process, self.options.shutdown_wait).await;
+        }
+    }
+}
+
+impl Drop for Stdio {
+    fn drop(&mut self) {
+        if let Some(process) = self.process.get_mut().take() {
+            spawn_bounded(
+                self.shutdown_bound(),
+                shut_down(process, self.options.shutdown_wait),
+            );
+        }
+    }
+}
+
+impl Transport for Stdio {
+    fn request(&self, request: Request) -> BoxFuture<'_, Result<Reply, Fault>> {
+        Box::pin(self.send(request))
+    }
+
+    fn settle(&self) -> BoxFuture<'_, Result<Settled, Fault>> {
+        Box::pin(async {
+            let process = self.process().await?;
+            process
+                .settled()
+                .ok_or_else(|| Reason::unavailable("the server process has ended").into())
+        })
+    }
+
+    fn marks_apply(&self, _era: &Era) -> bool {
+        // Headers are an HTTP matter; a stdio client takes tools as they are.
+        false
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(Stdio::close(self))
+    }
+}
+
+/// Writes each line given to the server's stdin; ends (closing stdin) when every sender is gone.
+async fn write_lines(mut stdin: ChildStdin, mut lines: mpsc::UnboundedReceiver<String>) {
+    while let Some(mut line) = lines.recv().await {
+        line.push('\n');
+        if stdin.write_all(line.as_bytes()).await.is_err() || stdin.flush().await.is_err() {
+            break;
+        }
+    }
+}
+
+/// Reads the server's stdout: answers go to whoever waits, a server's requests are answered.
+async fn read_stdout(
+    mut lines: FramedRead<tokio::process::ChildStdout, LinesCodec>,
+    pending: Arc<Pending>,
+    outgoing: mpsc::WeakUnboundedSender<String>,
+    (child, wait): (Arc<tokio::sync::Mutex<Option<Child>>>, Duration),
+) {
+    while let Some(line) = lines.next().await {
+        let line = match line {
+            Ok(line) => line,
+            Err(error) if recoverable(&error) => {
+                if matches!(error, LinesCodecError::MaxLineLengthExceeded) {
+                    // A line past the cap cannot be read to tell whose answer it is: those
+                    // waiting are told the answer was too large rather than left to the timeout.
+                    pending.fail_all(&Fault::TooLarge);
+                } else {
+                    tracing::debug!("the stdio server wrote a line that is not UTF-8");
+                }
+                // A codec that failed ends its stream; a new one goes on after the bad line (the
+                // rest of a long line is skipped), so the server's stdout is always read.
+                lines = resumed(lines);
+                continue;
+            }
+            Err(error) => {
+                tracing::debug!(%error, "reading the stdio server's stdout failed");
+                break;
+            }
+        };
+        let Ok(value) = serde_json::from_str::<Value>(&line) else {
+            tracing::debug!("the stdio server wrote a line that is not JSON");
+            continue;
+        };
+        for message in Incoming::from_json(value) {
+            match message {
+                Incoming::Response { id, outcome } => pending.answer(&id, Ok(outcome)),
+                Incoming::Request { id, method } => {
+                    if let Some(sender) = outgoing.upgrade() {
+                        let _ =
+                            sender.send(jsonrpc::answer_server_request(id, &method).to_string());
+                    }
+                }
+                Incoming::Notification => {}
+            }
+        }
+    }
+    pending.close("the server process ended");
+    // A server whose stdout ended has exited, or soon will: reap it, so that it leaves no zombie
+    // while nothing else waits for it.
+    let mut child = child.lock().await;
+    if let Some(running) = child.as_mut()
+        && tokio::time::timeout(wait, running.wait()).await.is_ok()
+    {
+        child.take();
+    }
+}
+
+/// `lines` able to read again after a decoding error (a `FramedRead` ends its stream at one),
+/// with what it had read and the codec's state, which skips the rest of a line too long.
+fn resumed<R: tokio::io::AsyncRead>(lines: FramedRead<R, LinesCodec>) -> FramedRead<R, LinesCodec> {
+    let parts = lines.into_parts();
+    let mut fresh = FramedRead::new(parts.io, parts.codec);
+    fresh.read_buffer_mut().extend_from_slice(&parts.read_buf);
+    fresh
+}
+
+/// Whether reading goes on after `error`: a line too long, or not UTF-8 (which the codec has
+/// consumed), but not a failure to read the pipe.
+fn recoverable(error: &LinesCodecError) -> bool {
+    match error {
+        LinesCodecError::MaxLineLengthExceeded => true,
+        LinesCodecError::Io(error) => error.kind() == std::io::ErrorKind::InvalidData,
+    }
+}
+
+/// Closes the process's stdin, waits; then SIGTERM, waits; then SIGKILL; and reaps it.
+async fn shut_down(process: Arc<Process>, wait: Duration) {
+    process
+        .outgoing
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take();
+    process.pending.close("the source was closed");
+    let child = process.child.lock().await.take();
+    if let Some(mut child) = child
+        && tokio::time::timeout(wait, child.wait()).await.is_err()
+    {
+        terminate(process.pid);
+        if tokio::time::timeout(wait, child.wait()).await.is_err() {
+            let _ = child.kill().await;
+        }
+    }
+    for task in &process.tasks {
+        task.abort();
+    }
+}
+
+#[cfg(unix)]
+fn terminate(pid: Option<u32>) {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    if let Some(pid) = pid.and_then(|pid| i32::try_from(pid).ok()) {
+        let _ = kill(Pid::from_raw(pid), Signal::SIGTERM);
+    }
+}
+
+#[cfg(not(unix))]
+fn terminate(_pid: Option<u32>) {}

@@ -1,0 +1,565 @@
+//! Streamable HTTP: one POST per request to the server's one endpoint, answered as JSON or as an
+//! event stream; the stateless revision when the server speaks it, a session otherwise, and the
+//! old HTTP+SSE transport of 2024-11-05 for servers that speak only that.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
+use reqwest::{Client, Response, StatusCode, Url};
+use serde_json::{Map, Value};
+
+use super::body::{self, Kind};
+use super::legacy_sse::LegacySse;
+use super::status::{self, transport_failure};
+use super::{Fault, Reply, Request, Settled, Transport};
+use crate::mcp::McpOptions;
+use crate::mcp::headers::encode_value;
+use crate::mcp::jsonrpc::{self, Outcome};
+use crate::mcp::negotiation::{self, Next};
+use crate::mcp::revision::{self, Era};
+use crate::{BoxFuture, JsonObject, Reason};
+
+const MCP_PROTOCOL_VERSION: &str = "mcp-protocol-version";
+const MCP_SESSION_ID: &str = "mcp-session-id";
+const MCP_METHOD: &str = "mcp-method";
+const MCP_NAME: &str = "mcp-name";
+/// The most bytes of a refusal's body read to find a JSON-RPC error in it.
+const MAX_REFUSAL_BYTES: usize = 64 * 1024;
+/// How long ending a session (DELETE) may take once the source is dropped.
+const END_SESSION_WAIT: Duration = Duration::from_secs(5);
+
+/// How this transport speaks to its server, once settled.
+#[derive(Clone, Debug)]
+enum Link {
+    /// Streamable HTTP, stateless or in a session (`session` is the `Mcp-Session-Id`, if the
+    /// server gave one).
+    Streamable {
+        settled: Settled,
+        session: Option<String>,
+    },
+    /// The old HTTP+SSE transport.
+    Legacy(Arc<LegacySse>, Settled),
+}
+
+/// The Streamable HTTP transport (with the old HTTP+SSE one behind it).
+pub(crate) struct StreamableHttp {
+    shared: Arc<Shared>,
+    /// Held while the link is being settled, so that one request settles it for all.
+    settling: tokio::sync::Mutex<()>,
+    link: Mutex<Option<Link>>,
+}
+
+/// What the transport's spawned tasks (ping answers, cancellations) share with it.
+pub(crate) struct Shared {
+    pub client: Client,
+    pub url: Url,
+    pub options: McpOptions,
+    pub next_id: AtomicU64,
+}
+
+impl std::fmt::Debug for StreamableHttp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The URL is left out: it may carry a secret in its query.
+        f.debug_struct("StreamableHttp").finish_non_exhaustive()
+    }
+}
+
+/// What one POST came to.
+enum Posted {
+    /// The server answered (a result or a JSON-RPC error).
+    Answer(Outcome),
+    /// The server no longer knows the session the request carried.
+    SessionGone,
+}
+
+impl StreamableHttp {
+    pub(crate) fn new(client: Client, url: Url, options: McpOptions) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                client,
+                url,
+                options,
+                next_id: AtomicU64::new(1),
+            }),
+            settling: tokio::sync::Mutex::new(()),
+            link: Mutex::new(None),
+        }
+    }
+
+    fn current(&self) -> Option<Link> {
+        self.link
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn store(&self, link: Link) {
+        *self.link.lock().unwrap_or_else(PoisonError::into_inner) = Some(link);
+    }
+
+    /// The link, settling it first if no request has yet.
+    async fn link(&self) -> Result<Link, Fault> {
+        let usable = |link: &Link| !matches!(link, Link::Legacy(legacy, _) if legacy.is_closed());
+        if let Some(link) = self.current().filter(usable) {
+            return Ok(link);
+        }
+        let _settling = self.settling.lock().await;
+        if let Some(link) = self.current().filter(usable) {
+            return Ok(link);
+        }
+        let link = self.negotiate().await?;
+        self.store(link.clone());
+        Ok(link)
+    }
+
+    /// Finds out how to speak to the server: `server/discover`, then `initialize`, then the old
+    /// HTTP+SSE transport.
+    async fn negotiate(&self) -> Result<Link, Fault> {
+        let discover = Request::new("server/discover", Map::new());
+        let modern = Settled {
+            era: Era::Modern,
+            server_info: None,
+        };
+        let next = match self.post(&modern, None, &discover).await {
+            Ok(Posted::Answer(Ok(result))) => negotiation::after_discovered(&result)?,
+            Ok(Posted::Answer(Err(error))) => negotiation::after_refusal(&error)?,
+            Ok(Posted::SessionGone) => negotiation::after_silence(),
+            Err(fault @ Fault::TooLarge) => return Err(fault),
+            Err(Fault::Failed(
+                reason @ (Reason::Authentication { .. } | Reason::Unavailable { .. }),
+            )) => return Err(reason.into()),
+            // Anything else that is not an answer (an empty 400, an HTML 404, a 405): a server of
+            // the session revisions, or of the old transport.
+            Err(Fault::Failed(_)) => negotiation::after_silence(),
+        };
+        let version = match next {
+            Next::Modern(settled) => {
+                return Ok(Link::Streamable {
+                    settled,
+                    session: None,
+                });
+            }
+            Next::Initialize(version) => version,
+        };
+        match self.initialize(version).await {
+            Ok((settled, session)) => Ok(Link::Streamable { settled, session }),
+            Err(Fault::Failed(Reason::InvalidResponse { description })) => {
+                tracing::debug!(%description, "initialize over Streamable HTTP failed; trying the old HTTP+SSE transport");
+                match LegacySse::connect(self.shared.clone()).await {
+                    Ok((legacy, settled)) => Ok(Link::Legacy(Arc::new(legacy), settled)),
+                    // The server refused the client, or went away: say that.
+                    Err(Fault::Failed(
+                        reason @ (Reason::Authentication { .. } | Reason::Unavailable { .. }),
+                    )) => Err(reason.into()),
+                    Err(legacy_fault) => {
+                        tracing::debug!(?legacy_fault, "the old HTTP+SSE transport failed too");
+                        Err(Fault::Failed(Reason::InvalidResponse { description }))
+                    }
+                }
+            }
+            Err(fault) => Err(fault),
+        }
+    }
+
+    /// Begins a session with `initialize` in `version`, and says `notifications/initialized`.
+    async fn initialize(&self, version: &'static str) -> Result<(Settled, Option<String>), Fault> {
+        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let message = jsonrpc::request(id, "initialize", revision::initialize_params(version));
+        let response = self
+            .shared
+            .client
+            .post(self.shared.url.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json, text/event-stream")
+            .json(&message)
+            .send()
+            .await
+            .map_err(transport_failure)?;
+        let session = match response.headers().get(MCP_SESSION_ID) {
+            None => None,
+            Some(value) => {
+                let text = value.to_str().ok().filter(|text| {
+                    !text.is_empty() && text.bytes().all(|byte| (0x21..=0x7E).contains(&byte))
+                });
+                Some(
+                    text.ok_or_else(|| {
+                        Reason::invalid_response(
+                            "a session id with characters a session id cannot have",
+                        )
+                    })?
+                    .to_owned(),
+                )
+            }
+        };
+        let provisional = Settled {
+            era: Era::Session { version },
+            server_info: None,
+        };
+        let outcome = match self
+            .read(response, id, &provisional, session.as_deref(), false)
+            .await?
+        {
+            Posted::Answer(outcome) => outcome,
+            Posted::SessionGone => {
+                return Err(Reason::invalid_response(
+                    "initialize was refused as if it carried a session",
+                )
+                .into());
+            }
+        };
+        let settled = negotiation::after_initialize(outcome)?;
+        self.notify(
+            &settled,
+            session.as_deref(),
+            "notifications/initialized",
+            Map::new(),
+        )
+        .await?;
+        Ok((settled, session))
+    }
+
+    /// Sends a notification; the server's answer (202, usually) is not read beyond its status.
+    async fn notify(
+        &self,
+        settled: &Settled,
+        session: Option<&str>,
+        method: &'static str,
+        params: JsonObject,
+    ) -> Result<(), Fault> {
+        let message = jsonrpc::notification(method, params);
+        let response = headers_for(
+            self.shared.client.post(self.shared.url.clone()),
+            settled,
+            session,
+            method,
+            None,
+        )
+        .json(&message)
+        .send()
+        .await
+        .map_err(transport_failure)?;
+        if let Some(reason) = status::failure_of(response.status(), response.headers()) {
+            return Err(reason.into());
+        }
+        Ok(())
+    }
+
+    /// Posts `request` and reads its answer.
+    async fn post(
+        &self,
+        settled: &Settled,
+        session: Option<&str>,
+        request: &Request,
+    ) -> Result<Posted, Fault> {
+        let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
+        let params = match settled.era {
+            Era::Modern => revision::with_modern_meta(request.params.clone()),
+            Era::Session { .. } => request.params.clone(),
+        };
+        let message = jsonrpc::request(id, request.method, params);
+        let mut builder = headers_for(
+            self.shared.client.post(self.shared.url.clone()),
+            settled,
+            session,
+            request.method,
+            request.name.as_deref(),
+        );
+        if settled.era == Era::Modern {
+            for (name, value) in &request.param_headers {
+                builder = builder.header(name.as_str(), value.as_str());
+            }
+        }
+        // A call dropped before its answer tells a session server so (the stateless revision
+        // has no such notification: closing the connection is its cancellation).
+        let mut guard = CancelOnDrop {
+            shared: self.shared.clone(),
+            settled: settled.clone(),
+            session: session.map(str::to_owned),
+            id,
+            armed: settled.era.cancels_by_notification(),
+        };
+        let response = builder
+            .json(&message)
+            .send()
+            .await
+            .map_err(transport_failure)?;
+        let posted = self.read(response, id, settled, session, true).await;
+        guard.armed = false;
+        posted
+    }
+
+    /// Reads the answer to request `id` from `response`.
+    async fn read(
+        &self,
+        response: Response,
+        id: u64,
+        settled: &Settled,
+        session: Option<&str>,
+        session_sent: bool,
+    ) -> Result<Posted, Fault> {
+        let status = response.status();
+        if let Some(reason) = status::failure_of(status, response.headers()) {
+            return Err(reason.into());
+        }
+        if !status.is_success() {
+            let body = body::read_all(response, MAX_REFUSAL_BYTES)
+                .await
+                .unwrap_or_default();
+            if session_sent && session.is_some() && status::session_gone(status, &body) {
+                return Ok(Posted::SessionGone);
+            }
+            return match status::error_of_body(&body) {
+                Some(error) => Ok(Posted::Answer(Err(error))),
+                None => Err(Reason::invalid_response(format!(
+                    "HTTP {} without a JSON-RPC error",
+                    status.as_u16()
+                ))
+                .into()),
+            };
+        }
+        if status != StatusCode::OK || body::kind(&response) == Kind::Other {
+            return Err(Reason::invalid_response(format!(
+                "HTTP {} without a JSON or event-stream answer",
+                status.as_u16()
+            ))
+            .into());
+        }
+        let shared = self.shared.clone();
+        let settled = settled.clone();
+        let session = session.map(str::to_owned);
+        let outcome = body::answer(
+            response,
+            id,
+            self.shared.options.max_response_bytes,
+            move |request_id, method| {
+                answer_server_request(&shared, &settled, session.clone(), request_id, &method);
+            },
+        )
+        .await?;
+        Ok(Posted::Answer(outcome))
+    }
+
+    /// Sends `request` on the settled link, beginning the session again once if the server
+    /// ended it.
+    async fn send(&self, request: Request) -> Result<Reply, Fault> {
+        let link = self.link().await?;
+        let (settled, session) = match link {
+            Link::Legacy(legacy, settled) => {
+                let outcome = legacy.request(&request, &settled).await?;
+                return Ok(Reply {
+                    outcome,
+                    era: settled.era,
+                });
+            }
+            Link::Streamable { settled, session } => (settled, session),
+        };
+        match self.post(&settled, session.as_deref(), &request).await? {
+            Posted::Answer(outcome) => Ok(Reply {
+                outcome,
+                era: settled.era,
+            }),
+            Posted::SessionGone => {
+                tracing::debug!("the server ended the session; beginning another");
+                let (settled, session) = self.begin_again(session.as_deref()).await?;
+                match self.post(&settled, session.as_deref(), &request).await? {
+                    Posted::Answer(outcome) => Ok(Reply {
+                        outcome,
+                        era: settled.era,
+                    }),
+                    Posted::SessionGone => Err(Reason::unavailable(
+                        "the server ended a session it had just begun",
+                    )
+                    .into()),
+                }
+            }
+        }
+    }
+
+    /// Begins a new session, unless another request already did since `ended` was refused.
+    async fn begin_again(&self, ended: Option<&str>) -> Result<(Settled, Option<String>), Fault> {
+        let _settling = self.settling.lock().await;
+        if let Some(Link::Streamable { settled, session }) = self.current() {
+            if session.as_deref() != ended {
+                return Ok((settled, session));
+            }
+            let version = match settled.era {
+                Era::Session { version } => version,
+                Era::Modern => revision::SESSION_REVISIONS[0],
+            };
+            let (settled, session) = self.initialize(version).await?;
+            self.store(Link::Streamable {
+                settled: settled.clone(),
+                session: session.clone(),
+            });
+            return Ok((settled, session));
+        }
+        Err(Reason::unavailable("the session ended").into())
+    }
+}
+
+/// `builder` with the headers every POST of `settled`'s era carries.
+fn headers_for(
+    builder: reqwest::RequestBuilder,
+    settled: &Settled,
+    session: Option<&str>,
+    method: &str,
+    name: Option<&str>,
+) -> reqwest::RequestBuilder {
+    let mut builder = builder
+        .header(CONTENT_TYPE, "application/json")
+        .header(ACCEPT, "application/json, text/event-stream")
+        .header(MCP_PROTOCOL_VERSION, settled.era.version());
+    match settled.era {
+        Era::Modern => {
+            builder = builder.header(MCP_METHOD, method);
+            if let Some(name) = name {
+                builder = builder.header(MCP_NAME, encode_value(name));
+            }
+        }
+        Era::Session { .. } => {
+            if let Some(session) = session {
+                builder = builder.header(MCP_SESSION_ID, session);
+            }
+        }
+    }
+    builder
+}
+
+/// Answers a request the server made on a response stream, as a new POST in the background.
+fn answer_server_request(
+    shared: &Arc<Shared>,
+    settled: &Settled,
+    session: Option<String>,
+    id: Value,
+    method: &str,
+) {
+    let answer = jsonrpc::answer_server_request(id, method);
+    if method != "ping" {
+        tracing::debug!(method, "refused a request of the server");
+    }
+    let builder = headers_for(
+        shared.client.post(shared.url.clone()),
+        settled,
+        session.as_deref(),
+        method,
+        None,
+    )
+    .json(&answer);
+    let wait = shared.options.timeout;
+    spawn_bounded(wait, async move {
+        let _ = builder.send().await;
+    });
+}
+
+/// Spawns `work` on the current runtime, if there is one, stopped after `wait`.
+pub(crate) fn spawn_bounded(
+    wait: Duration,
+    work: impl std::future::Future<Output = ()> + Send + 'static,
+) {
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        runtime.spawn(async move {
+            let _ = tokio::time::timeout(wait, work).await;
+        });
+    }
+}
+
+/// Sends `notifications/cancelled` for a request whose future is dropped before its answer.
+struct CancelOnDrop {
+    shared: Arc<Shared>,
+    settled: Settled,
+    session: Option<String>,
+    id: u64,
+    armed: bool,
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        let message = jsonrpc::cancelled(self.id);
+        let builder = headers_for(
+            self.shared.client.post(self.shared.url.clone()),
+            &self.settled,
+            self.session.as_deref(),
+            "notifications/cancelled",
+            None,
+        )
+        .json(&message);
+        spawn_bounded(END_SESSION_WAIT, async move {
+            let _ = builder.send().await;
+        });
+    }
+}
+
+impl StreamableHttp {
+    /// The DELETE that ends the session of `link`, if it has one.
+    fn end_session(&self, link: Option<Link>) -> Option<reqwest::RequestBuilder> {
+        let Some(Link::Streamable {
+            settled,
+            session: Some(session),
+        }) = link
+        else {
+            return None;
+        };
+        let mut builder = self
+            .shared
+            .client
+            .delete(self.shared.url.clone())
+            .header(MCP_PROTOCOL_VERSION, settled.era.version());
+        if let Ok(value) = HeaderValue::from_str(&session) {
+            builder = builder.header(HeaderName::from_static(MCP_SESSION_ID), value);
+        }
+        Some(builder)
+    }
+}
+
+impl Drop for StreamableHttp {
+    /// Ends the session, if there is one: a DELETE, once, in the background, bounded.
+    fn drop(&mut self) {
+        let link = self
+            .link
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(builder) = self.end_session(link) {
+            spawn_bounded(END_SESSION_WAIT, async move {
+                let _ = builder.send().await;
+            });
+        }
+    }
+}
+
+impl Transport for StreamableHttp {
+    fn request(&self, request: Request) -> BoxFuture<'_, Result<Reply, Fault>> {
+        Box::pin(self.send(request))
+    }
+
+    fn settle(&self) -> BoxFuture<'_, Result<Settled, Fault>> {
+        Box::pin(async {
+            Ok(match self.link().await? {
+                Link::Streamable { settled, .. } | Link::Legacy(_, settled) => settled,
+            })
+        })
+    }
+
+    fn marks_apply(&self, era: &Era) -> bool {
+        *era == Era::Modern
+    }
+
+    fn close(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {
+            let _settling = self.settling.lock().await;
+            let link = self
+                .link
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            if let Some(builder) = self.end_session(link) {
+                let _ = tokio::time::timeout(END_SESSION_WAIT, builder.send()).await;
+            }
+        })
+    }
+}

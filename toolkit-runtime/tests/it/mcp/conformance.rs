@@ -1,0 +1,144 @@
+//! The conformance suites (feature `conformance`) over the MCP source: rmcp's server stateless and
+//! with sessions over Streamable HTTP (behind a gateway that checks a token), and over stdio.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use toolkit_runtime::BoxFuture;
+use toolkit_runtime::conformance::{self, Check, Fixture, State, Subject};
+use toolkit_runtime::mcp::Mcp;
+
+use super::quick;
+use super::rmcp_peer::{Guard, Peer, serve_guarded};
+
+const SECRET: &str = "mcp-conformance-token-5d1e";
+
+struct Http {
+    subject: &'static str,
+    sessions: bool,
+}
+
+impl Fixture for Http {
+    fn subject(&self) -> &str {
+        self.subject
+    }
+
+    fn source(&self, state: State) -> BoxFuture<'_, Result<Subject, String>> {
+        Box::pin(async move {
+            let peer = Peer::standard();
+            let dropped = peer.dropped.clone();
+            let guard = match state {
+                State::Working | State::Unreachable => Guard::Token(SECRET.into()),
+                State::Unauthorized => Guard::Status(401),
+                State::Unavailable => Guard::Status(503),
+            };
+            let server = serve_guarded(
+                peer,
+                self.sessions,
+                false,
+                "127.0.0.1:0".parse().map_err(|e| format!("{e}"))?,
+                guard,
+            )
+            .await;
+            let url = server.url.clone();
+            let address = server.address.to_string();
+            let system: Box<dyn std::any::Any + Send + Sync> = if state == State::Unreachable {
+                // Nothing listens there any more.
+                drop(server);
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                Box::new(())
+            } else {
+                Box::new(server)
+            };
+            let mut headers = HeaderMap::new();
+            let token =
+                HeaderValue::from_str(&format!("Bearer {SECRET}")).map_err(|e| e.to_string())?;
+            headers.insert(AUTHORIZATION, token);
+            let client = reqwest::Client::builder()
+                .default_headers(headers)
+                .build()
+                .map_err(|e| e.to_string())?;
+            Ok(Subject {
+                source: Arc::new(Mcp::http_with_options("rmcp", url, client, quick())),
+                secret: SECRET.into(),
+                address,
+                blocking_ended: Arc::new(move || dropped.load(Ordering::SeqCst) > 0),
+                discover_asks_system: true,
+                system,
+            })
+        })
+    }
+}
+
+#[tokio::test]
+async fn mcp_conformance_streamable_http_stateless() {
+    let fixture = Http {
+        subject: "MCP over Streamable HTTP, stateless (rmcp)",
+        sessions: false,
+    };
+    conformance::run(&fixture).await.assert_passed();
+}
+
+#[tokio::test]
+async fn mcp_conformance_streamable_http_sessions() {
+    let fixture = Http {
+        subject: "MCP over Streamable HTTP, sessions (rmcp)",
+        sessions: true,
+    };
+    conformance::run(&fixture).await.assert_passed();
+}
+
+/// rmcp's server over stdio. A process has no credentials to refuse: `Unauthorized` and
+/// `Unavailable` are both a server that exits at once, and the check of refused credentials is
+/// not run.
+#[cfg(feature = "mcp-test-peer")]
+struct Stdio;
+
+#[cfg(feature = "mcp-test-peer")]
+impl Fixture for Stdio {
+    fn subject(&self) -> &str {
+        "MCP over stdio (rmcp)"
+    }
+
+    fn source(&self, state: State) -> BoxFuture<'_, Result<Subject, String>> {
+        Box::pin(async move {
+            use toolkit_runtime::mcp::StdioCommand;
+            static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let n = COUNT.fetch_add(1, Ordering::SeqCst);
+            let dropped_file = std::env::temp_dir().join(format!(
+                "toolkit-mcp-conformance-{}-{n}",
+                std::process::id()
+            ));
+            let _ = std::fs::remove_file(&dropped_file);
+            let program = match state {
+                State::Working => env!("CARGO_BIN_EXE_rmcp-stdio-peer").to_owned(),
+                State::Unauthorized | State::Unavailable => "/usr/bin/false".to_owned(),
+                State::Unreachable => "/nonexistent/mcp-server".to_owned(),
+            };
+            let command = StdioCommand::new(&program).env("RMCP_PEER_DROPPED_FILE", &dropped_file);
+            let ended = dropped_file.clone();
+            Ok(Subject {
+                source: Arc::new(Mcp::stdio_with_options("rmcp", command, quick())),
+                secret: String::new(),
+                address: program,
+                blocking_ended: Arc::new(move || ended.exists()),
+                discover_asks_system: true,
+                system: Box::new(()),
+            })
+        })
+    }
+}
+
+#[cfg(feature = "mcp-test-peer")]
+#[tokio::test]
+async fn mcp_conformance_stdio() {
+    let checks: Vec<Check> = Check::ALL
+        .iter()
+        .copied()
+        .filter(|check| *check != Check::RefusedCredentialsAreAuthentication)
+        .collect();
+    conformance::run_checks(&Stdio, &checks)
+        .await
+        .assert_passed();
+}

@@ -1,0 +1,35 @@
+//! The MCP source against real servers on 127.0.0.1 (rmcp's, and `server-everything` from npm),
+//! and against a scripted misbehaving one.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+#[cfg(feature = "conformance")]
+mod conformance;
+mod everything;
+mod legacy;
+mod peer_handler;
+mod processes;
+mod rmcp_http;
+mod rmcp_peer;
+#[cfg(feature = "mcp-test-peer")]
+mod rmcp_stdio;
+mod scripted;
+mod sdks;
+mod stdio;
+mod wire;
+
+use std::time::Duration;
+
+use toolkit_runtime::mcp::{Mcp, McpOptions};
+
+/// Options with short bounds, so that a test that hits one ends soon.
+pub fn quick() -> McpOptions {
+    McpOptions {
+        timeout: Duration::from_secs(10),
+        ..McpOptions::default()
+    }
+}
+
+/// A source over `url` with a plain client and [`quick`] options.
+pub fn http(url: &reqwest::Url) -> Mcp {
+    Mcp::http_with_options("peer", url.clone(), reqwest::Client::new(), quick())
+}

@@ -1,0 +1,306 @@
+//! The stdio transport against a scripted process: restarts, shutdown, caps, zombies.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::json;
+use toolkit_runtime::mcp::{Mcp, McpOptions, StdioCommand};
+use toolkit_runtime::{Reason, ToolSource};
+
+use super::quick;
+use crate::support::object;
+
+struct Peer {
+    _dir: TempDir,
+    pidfile: PathBuf,
+}
+
+/// A directory removed on drop.
+struct TempDir(PathBuf);
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn peer(mode: &str, options: McpOptions) -> (Mcp, Peer) {
+    static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("toolkit-mcp-stdio-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pidfile = dir.join("pids");
+    let command = StdioCommand::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/it/mcp/stdio_peer.py"
+        ))
+        .arg(mode)
+        .arg(&pidfile);
+    (
+        Mcp::stdio_with_options("scripted", command, options),
+        Peer {
+            _dir: TempDir(dir),
+            pidfile,
+        },
+    )
+}
+
+fn fast() -> McpOptions {
+    McpOptions {
+        discover_wait: Duration::from_millis(300),
+        shutdown_wait: Duration::from_millis(300),
+        ..quick()
+    }
+}
+
+impl Peer {
+    fn pids(&self) -> Vec<u32> {
+        std::fs::read_to_string(&self.pidfile)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|line| line.trim().parse().ok())
+            .collect()
+    }
+
+    fn answers(&self) -> String {
+        std::fs::read_to_string(self.pidfile.with_extension("answers")).unwrap_or_default()
+    }
+}
+
+/// Whether `pid` is gone entirely: neither running nor a zombie waiting to be reaped.
+fn gone(pid: u32) -> bool {
+    !PathBuf::from(format!("/proc/{pid}")).exists()
+}
+
+/// The children of this test process that have exited and were never waited for.
+fn zombie_children() -> usize {
+    let me = std::process::id().to_string();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| std::fs::read_to_string(entry.ok()?.path().join("stat")).ok())
+        .filter(|stat| {
+            // `pid (comm) state ppid ...`; the command may hold spaces, so read after the `)`.
+            let fields: Vec<&str> = stat
+                .rsplit_once(')')
+                .map(|(_, rest)| rest)
+                .unwrap_or("")
+                .split_whitespace()
+                .collect();
+            fields.first() == Some(&"Z") && fields.get(1) == Some(&me.as_str())
+        })
+        .count()
+}
+
+async fn eventually(check: impl Fn() -> bool) -> bool {
+    for _ in 0..100 {
+        if check() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn mcp_stdio_lists_calls_answers_ping_and_leaves_no_process() {
+    let (source, peer) = peer("normal", fast());
+    let snapshot = source.snapshot().await.unwrap();
+    assert_eq!(snapshot["protocolVersion"], "2025-06-18");
+    assert_eq!(snapshot["server"]["name"], "stdio-peer");
+    let answer = source
+        .call("echo", object(json!({"text": "hi\nthere"})))
+        .await
+        .unwrap();
+    assert_eq!(answer[0]["text"], "hi\nthere");
+    assert!(eventually(|| peer.answers().contains("\"srv-1\"")).await);
+    assert!(
+        peer.answers().contains("\"result\": {}"),
+        "{}",
+        peer.answers()
+    );
+    let pids = peer.pids();
+    assert_eq!(pids.len(), 1);
+    source.close().await;
+    assert!(
+        gone(pids[0]),
+        "the server process is still there (or a zombie)"
+    );
+}
+
+#[tokio::test]
+async fn mcp_stdio_a_server_that_dies_is_started_again_once() {
+    let (source, peer) = peer("die-after-call", fast());
+    assert_eq!(
+        source
+            .call("echo", object(json!({"text": "a"})))
+            .await
+            .unwrap()[0]["text"],
+        "a"
+    );
+    assert!(
+        eventually(|| gone(peer.pids()[0])).await,
+        "the dead server was not reaped"
+    );
+    assert_eq!(
+        source
+            .call("echo", object(json!({"text": "b"})))
+            .await
+            .unwrap()[0]["text"],
+        "b"
+    );
+    assert_eq!(peer.pids().len(), 2);
+    source.close().await;
+    assert!(peer.pids().into_iter().all(gone));
+    assert_eq!(zombie_children(), 0);
+}
+
+#[tokio::test]
+async fn mcp_stdio_a_call_in_flight_when_the_server_dies_is_unavailable() {
+    let (source, peer) = peer("die-in-call", fast());
+    let failed = source
+        .call("echo", object(json!({"text": "a"})))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(failed.reason, Reason::Unavailable { .. }),
+        "{failed}"
+    );
+    drop(source);
+    assert!(eventually(|| peer.pids().into_iter().all(gone)).await);
+}
+
+#[tokio::test]
+async fn mcp_stdio_a_stubborn_server_is_killed() {
+    let (source, peer) = peer("stubborn", fast());
+    source.discover().await.unwrap();
+    let pid = peer.pids()[0];
+    source.close().await;
+    assert!(
+        gone(pid),
+        "the stubborn server outlived SIGTERM and SIGKILL"
+    );
+}
+
+#[tokio::test]
+async fn mcp_stdio_a_dropped_source_stops_its_server() {
+    let (source, peer) = peer("stubborn", fast());
+    source.discover().await.unwrap();
+    let pid = peer.pids()[0];
+    drop(source);
+    assert!(
+        eventually(|| gone(pid)).await,
+        "a dropped source left its server running"
+    );
+}
+
+#[tokio::test]
+async fn mcp_stdio_a_line_past_the_cap_fails_the_call() {
+    let options = McpOptions {
+        max_response_bytes: 1024 * 1024,
+        ..fast()
+    };
+    let (source, peer) = peer("huge-line", options);
+    let failed = source
+        .call("echo", object(json!({"text": "huge"})))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(failed.reason, Reason::CallFailed { .. }),
+        "{failed}"
+    );
+    // The same server goes on: the rest of the long line is skipped, the next line is read.
+    let answer = source
+        .call("echo", object(json!({"text": "b"})))
+        .await
+        .unwrap();
+    assert_eq!(answer[0]["text"], "b");
+    assert_eq!(peer.pids().len(), 1, "the server was started again");
+    source.close().await;
+}
+
+#[tokio::test]
+async fn mcp_stdio_a_program_that_does_not_exist_is_unavailable() {
+    let source = Mcp::stdio_with_options(
+        "nothing",
+        StdioCommand::new("/nonexistent/mcp-server"),
+        fast(),
+    );
+    let failed = source.discover().await.unwrap_err();
+    assert!(
+        matches!(failed.reason, Reason::Unavailable { .. }),
+        "{failed}"
+    );
+}
+
+#[tokio::test]
+async fn mcp_stdio_a_server_that_never_answers_is_bounded_by_the_timeout() {
+    let options = McpOptions {
+        timeout: Duration::from_millis(200),
+        ..fast()
+    };
+    let source = Mcp::stdio_with_options("cat", StdioCommand::new("sleep").arg("30"), options);
+    let failed = source.discover().await.unwrap_err();
+    assert!(
+        matches!(failed.reason, Reason::Unavailable { .. }),
+        "{failed}"
+    );
+    source.close().await;
+}
+
+/// Log lines written by `tracing`, kept for a test.
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn mcp_stdio_stderr_goes_to_tracing_and_is_never_read_as_protocol() {
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_max_level(tracing::Level::INFO)
+        .with_ansi(false)
+        .finish();
+    // The test's runtime runs on this thread only, so the reading task logs here too.
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let (source, _peer) = peer("noisy", fast());
+    let answer = source.call("echo", object(json!({"text": "quiet"}))).await;
+    let logs = String::from_utf8_lossy(&captured.0.lock().unwrap()).into_owned();
+    let answer = answer.unwrap_or_else(|error| panic!("{error}; logs: {logs}"));
+    assert_eq!(answer[0]["text"], "quiet");
+    source.close().await;
+    let logs = String::from_utf8_lossy(&captured.0.lock().unwrap()).into_owned();
+    assert!(logs.contains("got tools/call"), "{logs}");
+    assert!(logs.contains("(a line too long to log"), "{logs}");
+    assert!(logs.contains("scripted"), "the source is named: {logs}");
+}
+
+#[tokio::test]
+async fn mcp_stdio_concurrent_calls_each_get_their_own_answer() {
+    let (source, _peer) = peer("normal", fast());
+    let source = std::sync::Arc::new(source);
+    let calls = (0..50).map(|i| {
+        let source = source.clone();
+        async move {
+            let text = format!("call {i}");
+            let answer = source
+                .call("echo", object(json!({"text": text})))
+                .await
+                .unwrap();
+            assert_eq!(answer[0]["text"], text);
+        }
+    });
+    futures_util::future::join_all(calls).await;
+    source.close().await;
+}

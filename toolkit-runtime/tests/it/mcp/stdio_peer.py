@@ -1,0 +1,60 @@
+"""A scripted stdio MCP server (session revision) for what real servers do not do on purpose.
+
+Usage: stdio_peer.py MODE PIDFILE
+  normal          answers initialize, tools/list (one tool, echo) and tools/call; logs to stderr
+  die-after-call  exits right after its first tools/call answer
+  die-in-call     exits when a tools/call arrives, without answering
+  stubborn        ignores stdin closing and SIGTERM (only SIGKILL ends it)
+  huge-line       answers a tools/call for the text "huge" with a line longer than 2 MiB
+  noisy           as normal, and first writes a stderr line of 100 KiB
+Every mode never answers server/discover (as some legacy servers do) and writes its pid to
+PIDFILE first.
+"""
+import json
+import signal
+import sys
+import time
+
+mode, pidfile = sys.argv[1], sys.argv[2]
+with open(pidfile, "a") as f:
+    f.write(f"{__import__('os').getpid()}\n")
+if mode == "stubborn":
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if mode == "noisy":
+    print("n" * (100 * 1024), file=sys.stderr, flush=True)
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+for line in sys.stdin:
+    message = json.loads(line)
+    method, ident = message.get("method"), message.get("id")
+    print(f"got {method}", file=sys.stderr, flush=True)
+    if method == "initialize":
+        send({"jsonrpc": "2.0", "id": ident, "result": {
+            "protocolVersion": "2025-06-18", "capabilities": {"tools": {}},
+            "serverInfo": {"name": "stdio-peer", "version": "0.1"}}})
+        send({"jsonrpc": "2.0", "id": "srv-1", "method": "ping"})
+    elif method == "tools/list":
+        send({"jsonrpc": "2.0", "id": ident, "result": {"tools": [
+            {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}]}})
+    elif method == "tools/call":
+        if mode == "die-in-call":
+            sys.exit(3)
+        if mode == "huge-line" and message["params"]["arguments"].get("text") == "huge":
+            send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "x" * (3 * 1024 * 1024)}]}})
+            continue
+        text = message["params"]["arguments"].get("text", "")
+        send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": text}]}})
+        if mode == "die-after-call":
+            sys.exit(0)
+    elif ident is not None and method is None:
+        # The client's answer to our ping: kept where the test reads it.
+        with open(pidfile + ".answers", "a") as f:
+            f.write(json.dumps(message) + "\n")
+if mode == "stubborn":
+    while True:
+        time.sleep(1)
