@@ -5,6 +5,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub mod mcp;
+pub mod openapi;
+pub mod search;
+
 /// Generates typed tool modules and inspects the documents tools come from.
 #[derive(Debug, Parser)]
 #[command(name = "toolkit-gen", version, about)]
@@ -23,6 +27,63 @@ pub enum Command {
         /// The catalog file.
         file: PathBuf,
     },
+    /// Reads an OpenAPI 3.0/3.1 document (JSON or YAML) and prints the operations read as tools
+    /// and the ones skipped, each with its reason and location; see [`openapi`].
+    Report {
+        /// The document.
+        #[arg(long)]
+        openapi: PathBuf,
+        /// `json` (a stable shape, for scripts) or `text` (for people).
+        #[arg(long, value_enum, default_value_t)]
+        format: openapi::Format,
+    },
+    /// Searches a catalog of tool definitions as `tool_search` does, printing its JSON: one
+    /// result, or one line per query of `--queries`.
+    Search {
+        /// The catalog (a JSON array of tool definitions).
+        #[arg(long)]
+        catalog: PathBuf,
+        /// The query.
+        #[arg(required_unless_present = "queries", conflicts_with = "queries")]
+        query: Option<String>,
+        /// A file of queries, one per line.
+        #[arg(long)]
+        queries: Option<PathBuf>,
+        /// How many tools a result lists (5 by default, at most 20).
+        #[arg(long, value_parser = clap::value_parser!(u64).range(1..=20))]
+        limit: Option<u64>,
+    },
+    /// Writes the tools an MCP server lists as a snapshot: `{"server", "protocolVersion",
+    /// "tools"}`, the tools exactly as listed, all pages.
+    Snapshot(mcp::SnapshotArgs),
+    /// Runs one tool: an operation of an OpenAPI document (`--openapi DOC --base-url URL`) or a
+    /// tool of an MCP server (`--mcp-url URL` or `--mcp-stdio 'CMD'`). Prints the result JSON on
+    /// stdout and exits 0, or the failure as `{code, message, retryable}` JSON on stdout and
+    /// exits 1.
+    Call {
+        /// The OpenAPI document whose operation to run.
+        #[arg(long, requires = "base_url", conflicts_with_all = ["mcp_url", "mcp_stdio"])]
+        openapi: Option<PathBuf>,
+        /// Where the document's requests go, such as `https://api.example.com/v1`.
+        #[arg(long, requires = "openapi")]
+        base_url: Option<String>,
+        /// The URL of a Streamable HTTP (or old HTTP+SSE) MCP server.
+        #[arg(long = "mcp-url", value_name = "URL", conflicts_with = "mcp_stdio")]
+        mcp_url: Option<String>,
+        /// The command that starts a stdio MCP server, split as a shell would.
+        #[arg(long = "mcp-stdio", value_name = "CMD")]
+        mcp_stdio: Option<String>,
+        /// A header sent on every request, as `Name: value` (repeatable); for credentials.
+        #[arg(long = "header", value_name = "'NAME: VALUE'")]
+        headers: Vec<String>,
+        /// How long an OpenAPI operation may take, in milliseconds.
+        #[arg(long, default_value_t = 30_000)]
+        timeout_ms: u64,
+        /// The operation's name (its operationId), or the MCP tool's name.
+        name: String,
+        /// The input, a JSON object (`{}` when left out).
+        input: Option<String>,
+    },
 }
 
 impl Cli {
@@ -30,6 +91,68 @@ impl Cli {
     pub fn run(self) -> ExitCode {
         match self.command {
             Command::CheckCatalog { file } => check_catalog(&file),
+            Command::Search {
+                catalog,
+                query,
+                queries,
+                limit,
+            } => {
+                let queries = match (&query, &queries) {
+                    (_, Some(file)) => search::Queries::File(file),
+                    (Some(query), None) => search::Queries::One(query),
+                    (None, None) => search::Queries::One(""),
+                };
+                search::search(
+                    &catalog,
+                    queries,
+                    limit,
+                    &mut std::io::stdout().lock(),
+                    &mut std::io::stderr().lock(),
+                )
+            }
+            Command::Report { openapi, format } => openapi::report(
+                &openapi,
+                format,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
+            Command::Snapshot(arguments) => mcp::snapshot(&arguments),
+            Command::Call {
+                openapi: Some(openapi),
+                base_url,
+                headers,
+                timeout_ms,
+                name,
+                input,
+                ..
+            } => openapi::call(
+                &openapi::CallArgs {
+                    file: &openapi,
+                    base_url: base_url.as_deref().unwrap_or_default(),
+                    headers: &headers,
+                    operation: &name,
+                    input: input.as_deref(),
+                    timeout: std::time::Duration::from_millis(timeout_ms),
+                },
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
+            Command::Call {
+                mcp_url,
+                mcp_stdio,
+                headers,
+                name,
+                input,
+                ..
+            } => mcp::call(&mcp::CallArgs {
+                server: mcp::McpServer {
+                    url: mcp_url,
+                    headers,
+                    stdio: mcp_stdio,
+                },
+                tool: name,
+                input,
+            }),
         }
     }
 }

@@ -6,7 +6,15 @@
 //!
 //! - `toolkit-gen check-catalog FILE` reads a catalog of tool definitions (a JSON array) and
 //!   names every entry that is no definition.
+//! - `toolkit-gen report --openapi DOC [--format json|text]` prints the operations of an OpenAPI
+//!   document read as tools and the skipped ones, with reasons and locations.
+//! - `toolkit-gen call (--openapi DOC --base-url URL | --mcp-url URL | --mcp-stdio 'CMD')
+//!   [--header 'K: V']... NAME ['JSON']` runs one operation or MCP tool: the result JSON on stdout
+//!   (exit 0) or the failure as JSON (exit 1).
+//! - `toolkit-gen snapshot (--mcp-url URL [--header 'K: V']... | --mcp-stdio 'CMD') [-o FILE]`
+//!   writes the tools an MCP server lists as a snapshot.
+//! - `toolkit-gen search --catalog FILE (QUERY | --queries FILE) [--limit N]` searches a catalog
+//!   as `tool_search` does.
 #![deny(missing_docs)]
 
 pub mod cli;
-pub mod mcp_cli;

@@ -73,11 +73,15 @@ pub mod conformance;
 mod definition;
 mod error;
 mod functions;
+#[cfg(feature = "http")]
+pub mod http;
 mod input;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod model;
 pub mod naming;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 mod presentation;
 mod search;
 mod source;

@@ -8,8 +8,14 @@ mod code;
 mod conformance;
 mod definition;
 mod functions;
+#[cfg(feature = "http")]
+mod http;
 mod input;
 mod model;
+#[cfg(feature = "openapi")]
+mod openapi;
+#[cfg(feature = "openapi")]
+mod openapi_corpus;
 mod presentation;
 mod search;
 mod source;

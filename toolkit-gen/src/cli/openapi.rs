@@ -1,0 +1,503 @@
+//! `toolkit-gen report` and `toolkit-gen call`: an OpenAPI document as the runtime reads it, and
+//! one of its operations run from the command line.
+//!
+//! Both read the document with the runtime's own reader
+//! ([`toolkit_runtime::openapi::read_operations`]), so what a script sees is what a host gets.
+//!
+//! # `report --openapi DOC [--format json|text]`
+//!
+//! Prints, as JSON (the default; its shape is stable, scripts read it):
+//!
+//! ```json
+//! {
+//!   "operations": [{ "name": "listPets", "method": "GET", "path": "/pets", "readOnly": true }],
+//!   "skipped": [{ "location": "#/paths/~1pets/post", "method": "POST", "path": "/pets",
+//!                 "kind": "bodyNotJson", "reason": "the request body is neither JSON nor a form: multipart/form-data" }],
+//!   "servers": [{ "url": "https://petstore.example.com/v1" }],
+//!   "summary": { "operations": 1, "skipped": 1, "share": 0.5 }
+//! }
+//! ```
+//!
+//! # `call --openapi DOC --base-url URL [--header 'K: V']... [--timeout-ms N] OPERATION [JSON]`
+//!
+//! Runs one operation, its input checked as a model's would be: the result JSON on stdout and
+//! exit 0, or the failure as `{code, message, retryable, isFailure}` JSON on stdout and exit 1.
+//! `--header` values are sent last on every request, over any parameter of the same name, and
+//! are never printed.
+//!
+//! Either exits 2, with the problem on stderr, when the document cannot be read or the
+//! arguments are wrong.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use serde_json::{Value, json};
+use toolkit_runtime::http::{HeaderClient, HttpSource, client_builder};
+use toolkit_runtime::openapi::{ReadOperations, ReadOptions, decode_document, read_operations};
+use toolkit_runtime::{Failure, Toolkit, ToolkitOptions};
+
+/// The exit code of a document that cannot be read or arguments that are wrong.
+const USAGE: u8 = 2;
+
+/// How `report` prints.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// One JSON object, for scripts.
+    #[default]
+    Json,
+    /// Lines for people.
+    Text,
+}
+
+/// Reads `file` (JSON or YAML) and its operations.
+///
+/// # Errors
+///
+/// A sentence naming the file when it cannot be read, decoded, or is no OpenAPI 3 document.
+pub fn read_document(file: &Path) -> Result<ReadOperations, String> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
+    let document =
+        decode_document(&text).map_err(|error| format!("{}: {error}", file.display()))?;
+    read_operations(&document, &ReadOptions::default())
+        .map_err(|error| format!("{}: {error}", file.display()))
+}
+
+/// `toolkit-gen report`: writes the operations read and the skipped ones to `out`.
+pub fn report(file: &Path, format: Format, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
+    let read = match read_document(file) {
+        Ok(read) => read,
+        Err(problem) => {
+            let _ = writeln!(err, "toolkit-gen: {problem}");
+            return ExitCode::from(USAGE);
+        }
+    };
+    let written = match format {
+        Format::Json => writeln!(out, "{}", report_json(&read)),
+        Format::Text => write_text(&read, out),
+    };
+    if written.is_err() {
+        return ExitCode::FAILURE;
+    }
+    ExitCode::SUCCESS
+}
+
+/// The report as JSON: `operations`, `skipped`, `servers` and `summary`.
+pub fn report_json(read: &ReadOperations) -> Value {
+    let operations: Vec<Value> = read
+        .operations
+        .iter()
+        .map(|operation| {
+            let mut entry = json!({
+                "name": operation.name(),
+                "method": operation.request.method,
+                "path": operation.request.path,
+            });
+            let annotations = &operation.definition.annotations;
+            for (key, hint) in [
+                ("readOnly", annotations.read_only),
+                ("idempotent", annotations.idempotent),
+                ("destructive", annotations.destructive),
+            ] {
+                if let Some(hint) = hint {
+                    entry[key] = Value::Bool(hint);
+                }
+            }
+            entry
+        })
+        .collect();
+    let skipped: Vec<Value> = read
+        .skipped
+        .iter()
+        .map(|skipped| {
+            json!({
+                "location": skipped.location,
+                "method": skipped.method,
+                "path": skipped.path,
+                "kind": skipped.reason.kind(),
+                "reason": skipped.reason.to_string(),
+            })
+        })
+        .collect();
+    json!({
+        "operations": operations,
+        "skipped": skipped,
+        "servers": read.servers,
+        "summary": {
+            "operations": read.operations.len(),
+            "skipped": read.skipped.len(),
+            "share": read.share(),
+        },
+    })
+}
+
+fn write_text(read: &ReadOperations, out: &mut dyn Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "{} operations read, {} skipped ({:.1} % read)",
+        read.operations.len(),
+        read.skipped.len(),
+        read.share() * 100.0
+    )?;
+    for operation in &read.operations {
+        writeln!(
+            out,
+            "  {:<7} {}  {}",
+            operation.request.method,
+            operation.request.path,
+            operation.name()
+        )?;
+    }
+    if !read.skipped.is_empty() {
+        writeln!(out, "skipped:")?;
+        for skipped in &read.skipped {
+            writeln!(out, "  {}: {}", skipped.location, skipped.reason)?;
+        }
+    }
+    for server in &read.servers {
+        writeln!(out, "server (not used): {}", server.url)?;
+    }
+    Ok(())
+}
+
+/// What `toolkit-gen call` takes.
+#[derive(Debug)]
+pub struct CallArgs<'a> {
+    /// The document.
+    pub file: &'a Path,
+    /// Where requests go.
+    pub base_url: &'a str,
+    /// `K: V` headers sent last on every request.
+    pub headers: &'a [String],
+    /// The operation's name.
+    pub operation: &'a str,
+    /// The input, as JSON text (`{}` when not given).
+    pub input: Option<&'a str>,
+    /// How long the call may take.
+    pub timeout: Duration,
+}
+
+/// `toolkit-gen call`: runs one operation and writes its result or failure to `out`.
+pub fn call(args: &CallArgs<'_>, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
+    match prepare(args) {
+        Ok((toolkit, input)) => {
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime,
+                Err(error) => {
+                    let _ = writeln!(err, "toolkit-gen: cannot start a runtime: {error}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let outcome = runtime.block_on(toolkit.call(args.operation, input));
+            let (value, code) = match outcome {
+                Ok(value) => (value, ExitCode::SUCCESS),
+                Err(failure) => (failure.to_json(), ExitCode::FAILURE),
+            };
+            if writeln!(out, "{value}").is_err() {
+                return ExitCode::FAILURE;
+            }
+            code
+        }
+        Err(Prepared::Usage(problem)) => {
+            let _ = writeln!(err, "toolkit-gen: {problem}");
+            ExitCode::from(USAGE)
+        }
+        Err(Prepared::Failure(failure)) => {
+            let _ = writeln!(out, "{}", failure.to_json());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Why a call did not start.
+enum Prepared {
+    /// The arguments or the document are wrong.
+    Usage(String),
+    /// The call fails as a model would read it (an input that is not JSON).
+    Failure(Failure),
+}
+
+fn prepare(args: &CallArgs<'_>) -> Result<(Toolkit, Value), Prepared> {
+    let read = read_document(args.file).map_err(Prepared::Usage)?;
+    let mut headers = HeaderMap::new();
+    for header in args.headers {
+        let (name, value) = header
+            .split_once(':')
+            .ok_or_else(|| Prepared::Usage(format!("--header {header:?} is not `Name: value`")))?;
+        let name = HeaderName::from_bytes(name.trim().as_bytes())
+            .map_err(|_| Prepared::Usage(format!("{:?} is not a header name", name.trim())))?;
+        let mut value = HeaderValue::from_str(value.trim()).map_err(|_| {
+            Prepared::Usage(format!("the value of the header {name} cannot be sent"))
+        })?;
+        value.set_sensitive(true);
+        headers.append(name, value);
+    }
+    let client = client_builder()
+        .build()
+        .map_err(|error| Prepared::Usage(format!("cannot build an HTTP client: {error}")))?;
+    let source = HttpSource::builder("api", args.base_url, HeaderClient::new(client, headers))
+        .operations(read.operations)
+        .timeout(args.timeout)
+        .build()
+        .map_err(|error| Prepared::Usage(error.to_string()))?;
+    let source = Arc::new(source);
+    let toolkit = Toolkit::from_source(
+        source.clone(),
+        source.definitions(),
+        &ToolkitOptions::default(),
+    )
+    .map_err(|error| Prepared::Usage(error.to_string()))?;
+    let input = match args.input {
+        None => json!({}),
+        Some(text) => serde_json::from_str(text).map_err(|error| {
+            Prepared::Failure(Failure::invalid_input(format!(
+                "The input is not JSON: {error}"
+            )))
+        })?,
+    };
+    Ok((toolkit, input))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
+mod tests {
+    use std::sync::Mutex;
+
+    use axum::extract::Request;
+    use axum::http::StatusCode;
+    use axum::response::IntoResponse;
+
+    use super::*;
+
+    const PETSTORE: &str = r#"
+openapi: 3.0.3
+info: {title: Pets, version: "1"}
+servers: [{url: "https://petstore.example.com/v1"}]
+paths:
+  /pets/{petId}:
+    get:
+      operationId: showPetById
+      parameters:
+        - {name: petId, in: path, required: true, schema: {type: integer}}
+      responses:
+        200: {description: ok}
+    post:
+      operationId: uploadPhoto
+      parameters:
+        - {name: petId, in: path, required: true, schema: {type: integer}}
+      requestBody:
+        content:
+          multipart/form-data: {schema: {type: object}}
+      responses:
+        200: {description: ok}
+"#;
+
+    fn petstore() -> tempfile_like::File {
+        tempfile_like::File::new("petstore.yaml", PETSTORE)
+    }
+
+    /// A file in the target directory's temp space, removed when dropped.
+    mod tempfile_like {
+        use std::path::{Path, PathBuf};
+
+        pub struct File(PathBuf);
+
+        impl File {
+            pub fn new(name: &str, text: &str) -> Self {
+                let dir = std::env::temp_dir().join(format!(
+                    "toolkit-gen-test-{}-{}",
+                    std::process::id(),
+                    std::thread::current()
+                        .name()
+                        .unwrap_or("t")
+                        .replace("::", "_")
+                ));
+                std::fs::create_dir_all(&dir).unwrap();
+                let path = dir.join(name);
+                std::fs::write(&path, text).unwrap();
+                Self(path)
+            }
+
+            pub fn path(&self) -> &Path {
+                &self.0
+            }
+        }
+
+        impl Drop for File {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_file(&self.0);
+            }
+        }
+    }
+
+    #[test]
+    fn report_prints_operations_and_skipped_as_json() {
+        let file = petstore();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = report(file.path(), Format::Json, &mut out, &mut err);
+        assert_eq!(code, ExitCode::SUCCESS);
+        let report: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(
+            report["operations"],
+            json!([{"name": "showPetById", "method": "GET", "path": "/pets/{petId}", "readOnly": true}])
+        );
+        assert_eq!(
+            report["skipped"][0]["location"],
+            "#/paths/~1pets~1{petId}/post"
+        );
+        assert_eq!(report["skipped"][0]["kind"], "bodyNotJson");
+        assert_eq!(
+            report["servers"][0]["url"],
+            "https://petstore.example.com/v1"
+        );
+        assert_eq!(report["summary"]["share"], json!(0.5));
+    }
+
+    #[test]
+    fn report_prints_text_for_people_and_refuses_what_is_not_openapi() {
+        let file = petstore();
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        report(file.path(), Format::Text, &mut out, &mut err);
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.starts_with("1 operations read, 1 skipped (50.0 % read)"),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "#/paths/~1pets~1{petId}/post: the request body is neither JSON nor a form"
+            )
+        );
+
+        let swagger =
+            tempfile_like::File::new("swagger.json", r#"{"swagger": "2.0", "paths": {}}"#);
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let code = report(swagger.path(), Format::Json, &mut out, &mut err);
+        assert_eq!(code, ExitCode::from(USAGE));
+        assert!(out.is_empty());
+        assert!(String::from_utf8(err).unwrap().contains("Swagger 2.0"));
+    }
+
+    /// A server on 127.0.0.1 answering `/v1/pets/{id}`, recording the `x-api-key` it got.
+    fn server(seen: Arc<Mutex<Vec<String>>>) -> (tokio::runtime::Runtime, String) {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let listener = runtime
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .unwrap();
+        let base = format!("http://{}/v1", listener.local_addr().unwrap());
+        let app = axum::Router::new().fallback(move |request: Request| {
+            let seen = Arc::clone(&seen);
+            async move {
+                let key = request
+                    .headers()
+                    .get("x-api-key")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or_default()
+                    .to_owned();
+                seen.lock().unwrap().push(key);
+                match request.uri().path() {
+                    "/v1/pets/1" => axum::Json(json!({"id": 1, "name": "Rex"})).into_response(),
+                    _ => (StatusCode::NOT_FOUND, "no such pet").into_response(),
+                }
+            }
+        });
+        runtime.spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        (runtime, base)
+    }
+
+    #[test]
+    fn call_prints_the_result_or_the_failure_and_exits_accordingly() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (_runtime, base) = server(Arc::clone(&seen));
+        let file = petstore();
+        let headers = ["X-Api-Key: k-123".to_owned()];
+        let args = |input| CallArgs {
+            file: file.path(),
+            base_url: &base,
+            headers: &headers,
+            operation: "showPetById",
+            input,
+            timeout: Duration::from_secs(5),
+        };
+
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        assert_eq!(
+            call(&args(Some(r#"{"petId": 1}"#)), &mut out, &mut err),
+            ExitCode::SUCCESS
+        );
+        assert_eq!(
+            serde_json::from_slice::<Value>(&out).unwrap(),
+            json!({"id": 1, "name": "Rex"})
+        );
+        assert_eq!(seen.lock().unwrap().as_slice(), ["k-123"]);
+
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        assert_eq!(
+            call(&args(Some(r#"{"petId": 2}"#)), &mut out, &mut err),
+            ExitCode::FAILURE
+        );
+        let failure: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(failure["code"], "CallFailedError");
+        assert_eq!(
+            failure["message"],
+            "The API answered 404 Not Found: no such pet"
+        );
+        assert_eq!(failure["retryable"], json!(false));
+
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        assert_eq!(
+            call(&args(Some(r#"{"petId": "x"}"#)), &mut out, &mut err),
+            ExitCode::FAILURE
+        );
+        assert_eq!(
+            serde_json::from_slice::<Value>(&out).unwrap()["code"],
+            "InvalidInputError"
+        );
+
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        assert_eq!(
+            call(&args(Some("{not json")), &mut out, &mut err),
+            ExitCode::FAILURE
+        );
+        assert_eq!(
+            serde_json::from_slice::<Value>(&out).unwrap()["code"],
+            "InvalidInputError"
+        );
+        assert_eq!(seen.lock().unwrap().len(), 2, "refused inputs sent nothing");
+        assert!(!String::from_utf8_lossy(&out).contains("k-123"));
+    }
+
+    #[test]
+    fn call_refuses_bad_arguments_on_stderr() {
+        let file = petstore();
+        let headers = ["no colon".to_owned()];
+        let args = CallArgs {
+            file: file.path(),
+            base_url: "http://127.0.0.1:9",
+            headers: &headers,
+            operation: "showPetById",
+            input: None,
+            timeout: Duration::from_secs(1),
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        assert_eq!(call(&args, &mut out, &mut err), ExitCode::from(USAGE));
+        assert!(
+            String::from_utf8(err)
+                .unwrap()
+                .contains("is not `Name: value`")
+        );
+    }
+}

@@ -1,0 +1,371 @@
+//! [`HttpSource`]: a tool source of [`Operation`]s, sent to one base URL over a client the host
+//! built.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use indexmap::IndexMap;
+use serde_json::Value;
+use url::Url;
+
+use super::answer::{self, Capped, Failing, MAX_ERROR_WORDS};
+use super::client::HttpClient;
+use super::operation::Operation;
+use super::template::CompiledTemplate;
+use crate::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
+
+/// How long a call may take, answer read included, unless the source says otherwise: 30 s.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The most characters of an answer a tool returns unless the source says otherwise: 200,000.
+pub const DEFAULT_MAX_ANSWER_LENGTH: usize = 200_000;
+
+/// A tool source of HTTP operations: each tool is one request to one base URL.
+///
+/// What the model gives fills the places the operation has for it (see
+/// [`RequestTemplate`](super::RequestTemplate)) and decides nothing else: not the method, not the
+/// path's shape, not a header the template does not name, not the host. The client, which the
+/// host built, carries the credentials; they come last and win (see [`super::client`]).
+///
+/// A failure is a [`ToolSourceError`] whose model message never names the base URL or a
+/// credential:
+///
+/// | what happened | reason |
+/// | --- | --- |
+/// | 401, 403 | [`Reason::Authentication`] |
+/// | 408, 429, 5xx, no answer, a call longer than the timeout | [`Reason::Unavailable`], with `Retry-After` |
+/// | any other 4xx | [`Reason::CallFailed`] with the API's words, cut to 500 characters |
+/// | an answer longer than `max_answer_length` characters | [`Reason::CallFailed`], asking for less |
+/// | an input that does not fit the template | [`Reason::InvalidInput`] |
+///
+/// # Examples
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit_runtime::http::{HttpSource, Location, Operation, RequestTemplate, client_builder};
+/// use toolkit_runtime::{ToolDefinition, ToolSource};
+///
+/// let schema = json!({
+///     "type": "object",
+///     "properties": { "id": { "type": "integer" } },
+///     "required": ["id"],
+///     "additionalProperties": false
+/// });
+/// let get_pet = Operation::new(
+///     ToolDefinition::new("get_pet", schema.as_object().cloned().unwrap_or_default())?,
+///     RequestTemplate::new("GET", "/pets/{id}").parameter("id", Location::Path, "id"),
+/// );
+/// let source = HttpSource::builder("petstore", "https://petstore.example.com/v1", client_builder().build()?)
+///     .operation(get_pet)
+///     .timeout(std::time::Duration::from_secs(10))
+///     .build()?;
+/// assert_eq!(source.name(), "petstore");
+/// assert_eq!(source.definitions()[0].name(), "get_pet");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct HttpSource {
+    name: String,
+    base: Url,
+    /// The base URL's origin and the base URL as text, removed from any API words a model reads.
+    redact: [String; 2],
+    client: Arc<dyn HttpClient>,
+    operations: IndexMap<String, (ToolDefinition, CompiledTemplate)>,
+    timeout: Duration,
+    max_answer_length: usize,
+}
+
+impl fmt::Debug for HttpSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpSource")
+            .field("name", &self.name)
+            .field("operations", &self.operations.len())
+            .field("timeout", &self.timeout)
+            .field("max_answer_length", &self.max_answer_length)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds an [`HttpSource`]; see [`HttpSource::builder`].
+pub struct HttpSourceBuilder {
+    name: String,
+    base_url: String,
+    client: Arc<dyn HttpClient>,
+    operations: Vec<Operation>,
+    timeout: Duration,
+    max_answer_length: usize,
+}
+
+impl fmt::Debug for HttpSourceBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("HttpSourceBuilder")
+            .field("name", &self.name)
+            .field("operations", &self.operations.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpSource {
+    /// Starts a source named `name` that sends to `base_url` (such as
+    /// `https://api.github.com` or `https://example.com/api/v2`) over `client`.
+    pub fn builder(
+        name: impl Into<String>,
+        base_url: impl Into<String>,
+        client: impl HttpClient,
+    ) -> HttpSourceBuilder {
+        HttpSourceBuilder {
+            name: name.into(),
+            base_url: base_url.into(),
+            client: Arc::new(client),
+            operations: Vec::new(),
+            timeout: DEFAULT_TIMEOUT,
+            max_answer_length: DEFAULT_MAX_ANSWER_LENGTH,
+        }
+    }
+
+    /// The definitions of the source's operations, in order. Contacts nothing.
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        self.operations
+            .values()
+            .map(|(definition, _)| definition.clone())
+            .collect()
+    }
+
+    fn error(&self, reason: Reason) -> ToolSourceError {
+        ToolSourceError::new(self.name.clone(), reason)
+    }
+
+    /// Sends `request` and reads what it answers.
+    async fn send(&self, request: reqwest::Request) -> Result<Value, Reason> {
+        let response = self.client.execute(request).await.map_err(request_failed)?;
+        if response.url().origin() != self.base.origin() {
+            // Never read: another site's words must not reach the model.
+            return Err(Reason::call_failed(
+                "The API redirected the request to another site, which the source does not follow.",
+            ));
+        }
+        let status = response.status();
+        match answer::failure_status(status, response.headers()) {
+            Some(Failing::Now(reason)) => Err(reason),
+            Some(Failing::WithWords(status)) => {
+                let words = match answer::read_capped(response, MAX_ERROR_WORDS)
+                    .await
+                    .map_err(request_failed)?
+                {
+                    Capped::Whole(words) | Capped::TooLong(words) => words,
+                };
+                let words = self.redacted(&String::from_utf8_lossy(&words));
+                Err(answer::call_failed(status, &words))
+            }
+            None => {
+                let content_type = answer::content_type(response.headers());
+                if answer::declared_too_long(response.headers(), self.max_answer_length) {
+                    return Err(self.too_long());
+                }
+                match answer::read_capped(response, self.max_answer_length)
+                    .await
+                    .map_err(request_failed)?
+                {
+                    Capped::Whole(body) => answer::success_value(body, content_type.as_deref())
+                        .map_err(Reason::call_failed),
+                    Capped::TooLong(_) => Err(self.too_long()),
+                }
+            }
+        }
+    }
+
+    fn too_long(&self) -> Reason {
+        Reason::call_failed(format!(
+            "The answer is longer than {} characters, more than a tool can return. Ask for less: \
+             a smaller page, fewer fields, or a narrower filter.",
+            self.max_answer_length
+        ))
+    }
+
+    /// `words` without the base URL or its origin.
+    fn redacted(&self, words: &str) -> String {
+        let mut words = words.to_owned();
+        for secret in &self.redact {
+            if !secret.is_empty() && words.contains(secret.as_str()) {
+                words = words.replace(secret.as_str(), "<the API>");
+            }
+        }
+        words
+    }
+}
+
+/// The reason of a request that got no answer.
+fn request_failed(error: reqwest::Error) -> Reason {
+    if error.is_redirect() {
+        Reason::call_failed("The API redirected the request more often than the source follows.")
+    } else if error.is_builder() {
+        Reason::unknown(error.to_string())
+    } else {
+        // Connection refused or reset, a timeout of the client's own, a body cut short: all
+        // worth trying again. The description names the address: it is for people only.
+        Reason::unavailable(error.to_string())
+    }
+}
+
+impl HttpSourceBuilder {
+    /// Adds an operation.
+    #[must_use]
+    pub fn operation(mut self, operation: Operation) -> Self {
+        self.operations.push(operation);
+        self
+    }
+
+    /// Adds operations, in order (calls accumulate).
+    #[must_use]
+    pub fn operations(mut self, operations: impl IntoIterator<Item = Operation>) -> Self {
+        self.operations.extend(operations);
+        self
+    }
+
+    /// How long a call may take, from sending the request to reading the whole answer
+    /// ([`DEFAULT_TIMEOUT`] unless set). A call that takes longer fails as
+    /// [`Reason::Unavailable`].
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The most characters of an answer a tool returns ([`DEFAULT_MAX_ANSWER_LENGTH`] unless
+    /// set). A longer answer is not read past the cap and fails as [`Reason::CallFailed`],
+    /// telling the model to ask for less.
+    #[must_use]
+    pub fn max_answer_length(mut self, characters: usize) -> Self {
+        self.max_answer_length = characters;
+        self
+    }
+
+    /// Checks the base URL and every operation, and builds the source.
+    ///
+    /// # Errors
+    ///
+    /// [`HttpSourceError`] with every problem: a base URL that is not `http` or `https` or has a
+    /// query or fragment, two operations of one name, a template that does not fit its
+    /// parameters.
+    pub fn build(self) -> Result<HttpSource, HttpSourceError> {
+        let mut problems = Vec::new();
+        let base = match Url::parse(&self.base_url) {
+            Ok(base) if !matches!(base.scheme(), "http" | "https") => {
+                problems.push("the base URL is not http or https".to_owned());
+                None
+            }
+            Ok(base) if base.fragment().is_some() || base.query().is_some() => {
+                problems.push("the base URL has a query or a fragment".to_owned());
+                None
+            }
+            Ok(base) => Some(base),
+            Err(error) => {
+                problems.push(format!("the base URL is not a URL: {error}"));
+                None
+            }
+        };
+        if self.name.is_empty() {
+            problems.push("the source's name is empty".to_owned());
+        }
+        let mut operations = IndexMap::with_capacity(self.operations.len());
+        for operation in self.operations {
+            let name = operation.name().to_owned();
+            match CompiledTemplate::new(&operation.request) {
+                Ok(compiled) => {
+                    if operations
+                        .insert(name.clone(), (operation.definition, compiled))
+                        .is_some()
+                    {
+                        problems.push(format!("two operations are named {name:?}"));
+                    }
+                }
+                Err(found) => problems.extend(
+                    found
+                        .into_iter()
+                        .map(|problem| format!("operation {name:?}: {problem}")),
+                ),
+            }
+        }
+        match base {
+            Some(base) if problems.is_empty() => {
+                let origin = base.origin().ascii_serialization();
+                let whole = base.as_str().trim_end_matches('/').to_owned();
+                Ok(HttpSource {
+                    name: self.name,
+                    redact: [whole, origin],
+                    base,
+                    client: self.client,
+                    operations,
+                    timeout: self.timeout,
+                    max_answer_length: self.max_answer_length,
+                })
+            }
+            _ => Err(HttpSourceError { problems }),
+        }
+    }
+}
+
+impl ToolSource for HttpSource {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn discover(&self) -> BoxFuture<'_, Result<Vec<ToolDefinition>, ToolSourceError>> {
+        Box::pin(async move { Ok(self.definitions()) })
+    }
+
+    fn call<'a>(
+        &'a self,
+        tool: &'a str,
+        input: JsonObject,
+    ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
+        Box::pin(async move {
+            let Some((_, template)) = self.operations.get(tool) else {
+                return Err(self.error(Reason::not_found(format!("no operation named {tool:?}"))));
+            };
+            let request = template
+                .request(&self.base, &input)
+                .map_err(|message| self.error(Reason::invalid_input(message)))?;
+            let outcome = match tokio::time::timeout(self.timeout, self.send(request)).await {
+                Ok(outcome) => outcome,
+                Err(_) => Err(Reason::unavailable(format!(
+                    "the call took longer than its timeout of {:?}",
+                    self.timeout
+                ))),
+            };
+            match &outcome {
+                Ok(_) => tracing::debug!(source = %self.name, tool, "HTTP call answered"),
+                Err(reason) => {
+                    tracing::info!(source = %self.name, tool, code = reason.code(), "HTTP call failed");
+                    tracing::debug!(source = %self.name, tool, description = reason.description(), "why");
+                }
+            }
+            outcome.map_err(|reason| self.error(reason))
+        })
+    }
+}
+
+/// An [`HttpSource`] that could not be built, with every problem.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpSourceError {
+    problems: Vec<String>,
+}
+
+impl HttpSourceError {
+    /// Each problem, as a sentence.
+    pub fn problems(&self) -> &[String] {
+        &self.problems
+    }
+}
+
+impl fmt::Display for HttpSourceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "the HTTP source cannot be built: {}",
+            self.problems.join("; ")
+        )
+    }
+}
+
+impl std::error::Error for HttpSourceError {}

@@ -1,0 +1,407 @@
+//! A [`RequestTemplate`] checked once and kept ready to fill: [`CompiledTemplate`].
+//!
+//! Templates are data a host stores, so a source checks them when it is built (a method that is
+//! a token, a path that starts with `/` and has no query, fragment or dot segment, a `{name}` for
+//! every path parameter and a path parameter for every `{name}`, header names that are names,
+//! distinct properties) and fills them on every call with what the model gave.
+
+use std::collections::HashSet;
+
+use percent_encoding::utf8_percent_encode;
+use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue};
+use reqwest::{Method, Request};
+use serde_json::Value;
+use url::Url;
+
+use super::encoding::{self, PATH_LITERAL};
+use super::operation::{BodyEncoding, Location, RequestTemplate};
+use crate::JsonObject;
+
+/// Headers no template may fill: the client's credentials, what HTTP itself sets, and what
+/// would let a value reroute or reframe the request.
+const RESERVED_HEADERS: &[&str] = &[
+    "authorization",
+    "proxy-authorization",
+    "cookie",
+    "host",
+    "content-length",
+    "content-type",
+    "transfer-encoding",
+    "connection",
+    "upgrade",
+    "te",
+    "trailer",
+    "keep-alive",
+    "expect",
+];
+
+/// A piece of a path template.
+#[derive(Debug)]
+enum Piece {
+    /// Text of the template, already percent-encoded.
+    Literal(String),
+    /// The value of this input property, encoded when the request is made.
+    Value(String),
+}
+
+/// A request template, checked and ready to fill.
+#[derive(Debug)]
+pub(crate) struct CompiledTemplate {
+    method: Method,
+    path: Vec<Piece>,
+    /// The fixed query the template's path ends with.
+    fixed_query: Vec<(String, String)>,
+    /// Property, key, and whether a list is joined by commas.
+    query: Vec<(String, String, bool)>,
+    headers: Vec<(String, HeaderName)>,
+    body: Option<(String, BodyEncoding)>,
+    /// Every property the template places, so a property it does not place is refused.
+    properties: HashSet<String>,
+}
+
+impl CompiledTemplate {
+    /// Checks `template`.
+    ///
+    /// # Errors
+    ///
+    /// Every problem of the template, each as a sentence.
+    pub(crate) fn new(template: &RequestTemplate) -> Result<Self, Vec<String>> {
+        let mut problems = Vec::new();
+        let method = Method::from_bytes(template.method.as_bytes())
+            .ok()
+            .filter(|method| method.as_str().bytes().all(|b| b.is_ascii_uppercase()))
+            .unwrap_or_else(|| {
+                problems.push(format!(
+                    "the method {:?} is not an HTTP method in upper case",
+                    template.method
+                ));
+                Method::GET
+            });
+
+        let mut properties = HashSet::new();
+        let mut path_parameters = std::collections::HashMap::new();
+        let mut query = Vec::new();
+        let mut headers = Vec::new();
+        for parameter in &template.parameters {
+            if !properties.insert(parameter.property.clone()) {
+                problems.push(format!(
+                    "the property {:?} is placed twice",
+                    parameter.property
+                ));
+            }
+            match parameter.location {
+                Location::Path => {
+                    if path_parameters
+                        .insert(parameter.name.as_str(), parameter.property.as_str())
+                        .is_some()
+                    {
+                        problems.push(format!(
+                            "the path parameter {:?} is given twice",
+                            parameter.name
+                        ));
+                    }
+                }
+                Location::Query => {
+                    query.push((
+                        parameter.property.clone(),
+                        parameter.name.clone(),
+                        parameter.joined,
+                    ));
+                }
+                Location::Header => match HeaderName::from_bytes(parameter.name.as_bytes()) {
+                    Ok(name) if RESERVED_HEADERS.contains(&name.as_str()) => {
+                        problems.push(format!(
+                            "the header {:?} is the client's or HTTP's to set, not a parameter's",
+                            parameter.name
+                        ))
+                    }
+                    Ok(name) => headers.push((parameter.property.clone(), name)),
+                    Err(_) => problems.push(format!("{:?} is not a header name", parameter.name)),
+                },
+            }
+        }
+        let body = template.body.as_ref().map(|body| {
+            if !properties.insert(body.property.clone()) {
+                problems.push(format!("the property {:?} is placed twice", body.property));
+            }
+            (body.property.clone(), body.encoding)
+        });
+
+        let (path, fixed_query) = match template.path.split_once('?') {
+            Some((path, fixed)) => {
+                if fixed.contains(['{', '}', '#']) {
+                    problems.push(format!(
+                        "the fixed query of {:?} holds a {{name}} or a fragment",
+                        template.path
+                    ));
+                }
+                let pairs = url::form_urlencoded::parse(fixed.as_bytes())
+                    .into_owned()
+                    .collect();
+                (path, pairs)
+            }
+            None => (template.path.as_str(), Vec::new()),
+        };
+        let path = parse_path(path, &path_parameters, &mut problems);
+        if problems.is_empty() {
+            Ok(Self {
+                method,
+                path,
+                fixed_query,
+                query,
+                headers,
+                body,
+                properties,
+            })
+        } else {
+            Err(problems)
+        }
+    }
+
+    /// The request for `input`, below `base` (a URL whose path does not end with `/`).
+    ///
+    /// # Errors
+    ///
+    /// A message for the model when the input does not fit the places the template has for it.
+    pub(crate) fn request(&self, base: &Url, input: &JsonObject) -> Result<Request, String> {
+        if let Some(unknown) = input.keys().find(|key| !self.properties.contains(*key)) {
+            return Err(format!("The operation takes no property {unknown:?}."));
+        }
+        let present = |property: &str| input.get(property).filter(|value| !value.is_null());
+
+        let mut path = base.path().trim_end_matches('/').to_owned();
+        for piece in &self.path {
+            match piece {
+                Piece::Literal(text) => path.push_str(text),
+                Piece::Value(property) => {
+                    let value = present(property).ok_or_else(|| {
+                        format!("Give the property {property:?}: the path needs it.")
+                    })?;
+                    path.push_str(&encoding::path_segment(property, value)?);
+                }
+            }
+        }
+        let mut url = base.clone();
+        url.set_path(&path);
+        // Every value was encoded, so the URL keeps the path exactly; this guards the rule that
+        // nothing the model wrote changes the path's shape against any normalization.
+        if url.path() != path {
+            return Err("A path value would change the path of the request.".to_owned());
+        }
+        url.set_fragment(None);
+        let mut pairs: Vec<(&str, std::borrow::Cow<'_, str>)> = self
+            .fixed_query
+            .iter()
+            .map(|(name, value)| (name.as_str(), std::borrow::Cow::Borrowed(value.as_str())))
+            .collect();
+        for (property, name, joined) in &self.query {
+            if let Some(value) = present(property) {
+                let texts = encoding::scalars(property, value)?;
+                if *joined {
+                    pairs.push((name.as_str(), std::borrow::Cow::Owned(texts.join(","))));
+                } else {
+                    pairs.extend(texts.into_iter().map(|text| (name.as_str(), text)));
+                }
+            }
+        }
+        if !pairs.is_empty() {
+            let mut query = url.query_pairs_mut();
+            for (name, text) in &pairs {
+                query.append_pair(name, text);
+            }
+        }
+
+        let mut request = Request::new(self.method.clone(), url);
+        for (property, name) in &self.headers {
+            if let Some(value) = present(property) {
+                let text = encoding::header_value(property, value)?;
+                let value = HeaderValue::from_str(&text).map_err(|_| {
+                    format!("The property {property:?} cannot be sent in a header.")
+                })?;
+                request.headers_mut().append(name.clone(), value);
+            }
+        }
+        if let Some((property, encoding)) = &self.body
+            && let Some(value) = input.get(property)
+        {
+            let (content_type, bytes) = match encoding {
+                BodyEncoding::Json => ("application/json", json_body(value)),
+                BodyEncoding::Form => (
+                    "application/x-www-form-urlencoded",
+                    form_body(property, value)?,
+                ),
+            };
+            request
+                .headers_mut()
+                .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+            *request.body_mut() = Some(bytes.into());
+        }
+        Ok(request)
+    }
+}
+
+fn json_body(value: &Value) -> Vec<u8> {
+    // A `Value` always serializes.
+    serde_json::to_vec(value).unwrap_or_default()
+}
+
+/// A form body: each field of the object as `key=value`, a list as a key per item.
+fn form_body(property: &str, value: &Value) -> Result<Vec<u8>, String> {
+    let Value::Object(fields) = value else {
+        return Err(format!(
+            "The property {property:?} takes an object of form fields."
+        ));
+    };
+    let mut form = url::form_urlencoded::Serializer::new(String::new());
+    for (key, value) in fields {
+        if value.is_null() {
+            continue;
+        }
+        let field = format!("{property}.{key}");
+        for text in encoding::scalars(&field, value)? {
+            form.append_pair(key, &text);
+        }
+    }
+    Ok(form.finish().into_bytes())
+}
+
+/// The pieces of `path`, each `{name}` resolved to its property.
+fn parse_path(
+    path: &str,
+    parameters: &std::collections::HashMap<&str, &str>,
+    problems: &mut Vec<String>,
+) -> Vec<Piece> {
+    if !path.starts_with('/') {
+        problems.push(format!("the path {path:?} does not start with /"));
+    }
+    if path.contains('#') {
+        problems.push(format!("the path {path:?} holds a fragment"));
+    }
+    if path
+        .split('/')
+        .any(|segment| segment == "." || segment == "..")
+    {
+        problems.push(format!("the path {path:?} holds a . or .. segment"));
+    }
+    let mut pieces = Vec::new();
+    let mut used = HashSet::new();
+    let mut rest = path;
+    while let Some(open) = rest.find('{') {
+        let literal = &rest[..open];
+        let Some(close) = rest[open..].find('}').map(|close| open + close) else {
+            problems.push(format!("the path {path:?} has a {{ that is never closed"));
+            break;
+        };
+        let name = &rest[open + 1..close];
+        if literal.contains('}') {
+            problems.push(format!("the path {path:?} has a }} that was never opened"));
+        }
+        if !literal.is_empty() {
+            pieces.push(Piece::Literal(
+                utf8_percent_encode(literal, PATH_LITERAL).to_string(),
+            ));
+        }
+        match parameters.get(name) {
+            Some(property) => {
+                used.insert(name);
+                pieces.push(Piece::Value((*property).to_owned()));
+            }
+            None => problems.push(format!("the path's {{{name}}} is no path parameter")),
+        }
+        rest = &rest[close + 1..];
+    }
+    if rest.contains('}') {
+        problems.push(format!("the path {path:?} has a }} that was never opened"));
+    }
+    if !rest.is_empty() {
+        pieces.push(Piece::Literal(
+            utf8_percent_encode(rest, PATH_LITERAL).to_string(),
+        ));
+    }
+    for name in parameters.keys() {
+        if !used.contains(name) {
+            problems.push(format!(
+                "the path parameter {name:?} has no {{{name}}} in the path"
+            ));
+        }
+    }
+    pieces
+}
+
+#[cfg(test)]
+#[allow(clippy::panic, clippy::unwrap_used)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::http::RequestTemplate;
+
+    fn compile(template: RequestTemplate) -> CompiledTemplate {
+        match CompiledTemplate::new(&template) {
+            Ok(compiled) => compiled,
+            Err(problems) => panic!("{problems:?}"),
+        }
+    }
+
+    fn object(value: Value) -> JsonObject {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    #[test]
+    fn templates_that_do_not_fit_their_parameters_are_refused() {
+        let cases = [
+            RequestTemplate::new("GET", "/pets/{id}"),
+            RequestTemplate::new("GET", "/pets").parameter("id", Location::Path, "id"),
+            RequestTemplate::new("get", "/pets"),
+            RequestTemplate::new("GET", "pets"),
+            RequestTemplate::new("GET", "/pets#x"),
+            RequestTemplate::new("GET", "/pets?x={id}").parameter("id", Location::Query, "id"),
+            RequestTemplate::new("GET", "/a/../b"),
+            RequestTemplate::new("GET", "/pets/{id").parameter("id", Location::Path, "id"),
+            RequestTemplate::new("GET", "/p").parameter("a", Location::Header, "Authorization"),
+            RequestTemplate::new("GET", "/p").parameter("a", Location::Header, "bad header"),
+            RequestTemplate::new("GET", "/p")
+                .parameter("a", Location::Query, "a")
+                .parameter("a", Location::Query, "b"),
+        ];
+        for template in cases {
+            assert!(CompiledTemplate::new(&template).is_err(), "{template:?}");
+        }
+    }
+
+    #[test]
+    fn a_request_fills_only_the_places_of_the_template() {
+        let compiled = compile(
+            RequestTemplate::new("POST", "/v1/files/{name}.{ext}?beta=true")
+                .parameter("name", Location::Path, "name")
+                .parameter("ext", Location::Path, "ext")
+                .parameter("tag", Location::Query, "tag")
+                .joined_query("fields", "fields")
+                .parameter("trace", Location::Header, "X-Trace")
+                .body("body", BodyEncoding::Json),
+        );
+        let base = Url::parse("http://127.0.0.1:9/api/").unwrap_or_else(|e| panic!("{e}"));
+        let request = compiled
+            .request(
+                &base,
+                &object(json!({
+                    "name": "a b", "ext": "txt", "tag": ["x&y=1", "#z"], "trace": [1, 2],
+                    "fields": ["a", "b"],
+                    "body": {"k": 1}
+                })),
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            request.url().as_str(),
+            "http://127.0.0.1:9/api/v1/files/a%20b.txt?beta=true&tag=x%26y%3D1&tag=%23z&fields=a%2Cb"
+        );
+        assert_eq!(request.headers()["x-trace"], "1,2");
+        assert_eq!(request.headers()["content-type"], "application/json");
+        let refused =
+            compiled.request(&base, &object(json!({"name": "a", "ext": "b", "other": 1})));
+        assert_eq!(
+            refused.err().as_deref(),
+            Some("The operation takes no property \"other\".")
+        );
+    }
+}

@@ -1,0 +1,176 @@
+//! Reading OpenAPI 3.0 and 3.1 documents into [`Operation`](crate::http::Operation)s of the HTTP
+//! source: [`read_operations`].
+//!
+//! The reader takes a document already parsed ([`decode_document`] reads JSON or YAML text) and
+//! fetches nothing: a reference to another document skips the operations that use it, and the
+//! document's `servers` are listed in [`ReadOperations::servers`], never used — where requests go
+//! is the host's to say.
+//!
+//! Each operation becomes a tool:
+//!
+//! - named by its `operationId`, or from its method and path when it has none
+//!   (`get_pets_petId`);
+//! - taking a property per parameter, named as the parameter in the characters agents accept,
+//!   with the place before the name when two would share one or one is `body` (see
+//!   [`naming`](self#naming)), and a property `body` for the request body (JSON, or a form);
+//! - whose input is one JSON Schema 2020-12 that stands alone: the document's schemas it refers
+//!   to are under `$defs`, references rewritten, cycles kept as references; 3.0 schemas are made
+//!   as 3.1 has them (`nullable`, boolean exclusive bounds, `example`);
+//! - with the hints HTTP gives its method, and nothing guessed beyond: GET, HEAD, OPTIONS and
+//!   TRACE are read-only, PUT and DELETE idempotent, POST and PATCH not, DELETE destructive.
+//!
+//! An operation that cannot be a tool is [`Skipped`], with its [`SkipReason`] and its location
+//! as a JSON pointer (`#/paths/~1pets~1{id}/post`): a body that is neither JSON nor a form, a
+//! parameter in a non-default style or that is an object, a cookie it needs, a path its
+//! parameters do not match, a reference to anything but a schema of the document, a name
+//! another operation has. Nothing about one operation fails the document.
+//!
+//! # Naming
+//!
+//! Property names are made of `A-Z a-z 0-9 _ -`, every other character as `_`, cut to 64
+//! characters. When two parameters would share a name, or one is named `body`, the place comes
+//! first: `path_id`, `query_id`, `query_body`. Should two still share one, the later end in
+//! `_2`, `_3`, …; a property named otherwise than its parameter says in its description where
+//! its value goes.
+//!
+//! # Examples
+//!
+//! ```
+//! use serde_json::json;
+//! use toolkit_runtime::openapi::{ReadOptions, read_operations};
+//!
+//! let document = json!({
+//!     "openapi": "3.0.3",
+//!     "info": { "title": "Pets", "version": "1" },
+//!     "servers": [{ "url": "https://petstore.example.com/v1" }],
+//!     "paths": {
+//!         "/pets/{id}": {
+//!             "get": {
+//!                 "operationId": "get_pet",
+//!                 "parameters": [
+//!                     { "name": "id", "in": "path", "required": true, "schema": { "type": "integer" } }
+//!                 ],
+//!                 "responses": { "200": { "description": "The pet." } }
+//!             },
+//!             "put": {
+//!                 "operationId": "upload_photo",
+//!                 "parameters": [
+//!                     { "name": "id", "in": "path", "required": true, "schema": { "type": "integer" } }
+//!                 ],
+//!                 "requestBody": { "content": { "image/png": {} } },
+//!                 "responses": { "200": { "description": "Done." } }
+//!             }
+//!         }
+//!     }
+//! });
+//! let read = read_operations(&document, &ReadOptions::default())?;
+//! assert_eq!(read.operations[0].name(), "get_pet");
+//! assert_eq!(read.operations[0].definition.annotations.read_only, Some(true));
+//! assert_eq!(read.skipped[0].location, "#/paths/~1pets~1{id}/put");
+//! assert_eq!(read.skipped[0].reason.kind(), "bodyNotJson");
+//! assert_eq!(read.servers[0].url, "https://petstore.example.com/v1");
+//! # Ok::<(), toolkit_runtime::openapi::NotOpenApi>(())
+//! ```
+
+mod defs;
+mod document;
+mod naming;
+mod pointer;
+mod reader;
+mod schema;
+mod skipped;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+pub use document::{DecodeError, decode_document};
+pub use reader::read_operations;
+pub use skipped::{SkipReason, Skipped};
+
+use crate::http::Operation;
+
+/// What [`read_operations`] found in a document.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReadOperations {
+    /// The operations that are tools, in the document's order (paths, then methods).
+    pub operations: Vec<Operation>,
+    /// The operations that are not, each with where it is and why.
+    pub skipped: Vec<Skipped>,
+    /// The document's servers, listed and never used.
+    pub servers: Vec<Server>,
+}
+
+impl ReadOperations {
+    /// The share of the document's operations read as tools, from 0 to 1 (1 for a document with
+    /// none).
+    pub fn share(&self) -> f64 {
+        let total = self.operations.len() + self.skipped.len();
+        if total == 0 {
+            1.0
+        } else {
+            #[allow(clippy::cast_precision_loss)]
+            let share = self.operations.len() as f64 / total as f64;
+            share
+        }
+    }
+}
+
+/// A server a document names.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Server {
+    /// Its URL, as the document writes it (it may hold `{variables}`).
+    pub url: String,
+    /// What the document says of it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// How [`read_operations`] reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// Whether operations marked `deprecated` are read (they are by default).
+    pub deprecated: bool,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self { deprecated: true }
+    }
+}
+
+impl ReadOptions {
+    /// These options with deprecated operations read or left out.
+    ///
+    /// ```
+    /// let options = toolkit_runtime::openapi::ReadOptions::default().deprecated(false);
+    /// assert!(!options.deprecated);
+    /// ```
+    #[must_use]
+    pub fn deprecated(mut self, read: bool) -> Self {
+        self.deprecated = read;
+        self
+    }
+}
+
+/// A document that is no OpenAPI 3 document: the one error that fails a whole read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotOpenApi {
+    message: String,
+}
+
+impl NotOpenApi {
+    fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for NotOpenApi {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for NotOpenApi {}

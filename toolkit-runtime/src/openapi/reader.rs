@@ -1,0 +1,593 @@
+//! Reading the operations of a document: [`read_operations`].
+
+use std::collections::{BTreeSet, HashMap};
+
+use serde_json::{Map, Value, json};
+
+use super::defs::Defs;
+use super::naming::{self, BODY};
+use super::pointer::{self, location};
+use super::schema::Dialect;
+use super::{NotOpenApi, ReadOperations, ReadOptions, Server, SkipReason, Skipped};
+use crate::http::template::CompiledTemplate;
+use crate::http::{BodyEncoding, Location, Operation, RequestTemplate};
+use crate::{Annotations, ToolDefinition};
+
+/// The methods of a path item, in the order the reader takes them.
+const METHODS: &[&str] = &[
+    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+];
+
+/// Reads the operations of an OpenAPI 3.0.x or 3.1.x document (JSON already parsed; see
+/// [`decode_document`](super::decode_document) for text).
+///
+/// Every operation becomes an [`Operation`] or a [`Skipped`] with its reason; nothing about one
+/// operation fails the document. Nothing is fetched: a reference to another document skips the
+/// operations that use it, and the `servers` are listed, never used.
+///
+/// # Errors
+///
+/// [`NotOpenApi`] when the document is no OpenAPI 3 document (a Swagger 2.0 one, one with no
+/// `openapi` field, not an object).
+pub fn read_operations(
+    document: &Value,
+    options: &ReadOptions,
+) -> Result<ReadOperations, NotOpenApi> {
+    let dialect = dialect(document)?;
+    let mut reader = Reader {
+        document,
+        options,
+        defs: Defs::new(document, dialect),
+        names: HashMap::new(),
+        read: ReadOperations::default(),
+    };
+    reader.read.servers = servers(document);
+    match document.get("paths") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(paths)) => {
+            for (path, item) in paths {
+                if !path.starts_with("x-") {
+                    reader.path(path, item);
+                }
+            }
+        }
+        Some(_) => {
+            reader.read.skipped.push(Skipped {
+                location: "#/paths".to_owned(),
+                method: String::new(),
+                path: String::new(),
+                reason: SkipReason::malformed("`paths` is not an object"),
+            });
+        }
+    }
+    Ok(reader.read)
+}
+
+/// The dialect of the document's schemas, from its `openapi` field.
+fn dialect(document: &Value) -> Result<Dialect, NotOpenApi> {
+    if !document.is_object() {
+        return Err(NotOpenApi::new("the document is not an object"));
+    }
+    if let Some(swagger) = document.get("swagger") {
+        return Err(NotOpenApi::new(format!(
+            "the document is Swagger {}, not OpenAPI 3: convert it to OpenAPI 3 first",
+            swagger.as_str().unwrap_or("2.0")
+        )));
+    }
+    let Some(version) = document.get("openapi") else {
+        return Err(NotOpenApi::new(
+            "the document has no `openapi` field: it is not OpenAPI 3",
+        ));
+    };
+    let Some(version) = version.as_str() else {
+        return Err(NotOpenApi::new("the `openapi` field is not a string"));
+    };
+    if version.starts_with("3.0") {
+        Ok(Dialect::V30)
+    } else if version.starts_with("3.") {
+        Ok(Dialect::V31)
+    } else {
+        Err(NotOpenApi::new(format!(
+            "OpenAPI {version} is not 3.0 or 3.1"
+        )))
+    }
+}
+
+fn servers(document: &Value) -> Vec<Server> {
+    document
+        .get("servers")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|server| {
+            Some(Server {
+                url: server.get("url")?.as_str()?.to_owned(),
+                description: server
+                    .get("description")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+            })
+        })
+        .collect()
+}
+
+struct Reader<'d> {
+    document: &'d Value,
+    options: &'d ReadOptions,
+    defs: Defs<'d>,
+    /// Each name as a model reads it, and the location of the operation that has it.
+    names: HashMap<String, String>,
+    read: ReadOperations,
+}
+
+/// A parameter, read and checked.
+struct Parameter {
+    name: String,
+    location: Location,
+    required: bool,
+    schema: Value,
+    description: Option<Value>,
+    deprecated: bool,
+    /// A query list sent as one value joined by commas.
+    joined: bool,
+}
+
+impl<'d> Reader<'d> {
+    fn path(&mut self, path: &str, item: &'d Value) {
+        let item_location = location(["paths", path]);
+        let item = match pointer::follow(self.document, item) {
+            Ok(Value::Object(item)) => item,
+            Ok(_) => {
+                self.skip(
+                    &item_location,
+                    "",
+                    path,
+                    SkipReason::malformed("the path item is not an object"),
+                );
+                return;
+            }
+            Err(reason) => {
+                self.skip(&item_location, "", path, reason);
+                return;
+            }
+        };
+        for method in METHODS {
+            let Some(operation) = item.get(*method) else {
+                continue;
+            };
+            let at = location(["paths", path, method]);
+            if !self.options.deprecated && operation.get("deprecated") == Some(&Value::Bool(true)) {
+                continue;
+            }
+            match self.operation(path, method, item, operation, &at) {
+                Ok(operation) => self.read.operations.push(operation),
+                Err(reason) => self.skip(&at, method, path, reason),
+            }
+        }
+    }
+
+    fn skip(&mut self, at: &str, method: &str, path: &str, reason: SkipReason) {
+        self.read.skipped.push(Skipped {
+            location: at.to_owned(),
+            method: method.to_ascii_uppercase(),
+            path: path.to_owned(),
+            reason,
+        });
+    }
+
+    fn operation(
+        &mut self,
+        path: &str,
+        method: &str,
+        item: &'d Map<String, Value>,
+        operation: &'d Value,
+        at: &str,
+    ) -> Result<Operation, SkipReason> {
+        let Value::Object(operation) = operation else {
+            return Err(SkipReason::malformed("the operation is not an object"));
+        };
+        let name = match operation.get("operationId").and_then(Value::as_str) {
+            Some(id) if !id.is_empty() => id.to_owned(),
+            _ => naming::operation_name(method, path),
+        };
+        let read_name = naming::as_model_reads(&name);
+        if let Some(taken_by) = self.names.get(&read_name) {
+            return Err(SkipReason::DuplicateName {
+                name,
+                taken_by: taken_by.clone(),
+            });
+        }
+
+        // A fragment is never sent: documents use one to tell operations of one path apart
+        // (`/files/{id}#get_shared_link`). A fixed query (`/responses?beta=true`) is kept.
+        let sent = path.split_once('#').map_or(path, |(sent, _)| sent);
+        let parameters = self.parameters(item.get("parameters"), operation.get("parameters"))?;
+        check_path(sent, &parameters)?;
+        let body = match operation.get("requestBody") {
+            Some(body) => Some(self.body(body)?),
+            None => None,
+        };
+
+        let mut refs = Vec::new();
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        let mut template = RequestTemplate::new(method.to_ascii_uppercase(), sent);
+        let wire: Vec<(Location, &str)> = parameters
+            .iter()
+            .map(|parameter| (parameter.location, parameter.name.as_str()))
+            .collect();
+        for (parameter, property) in parameters.iter().zip(naming::property_names(&wire)) {
+            let mut schema = self.defs.convert(&parameter.schema, &mut refs)?;
+            describe(&mut schema, parameter, &property);
+            if parameter.required {
+                required.push(Value::String(property.clone()));
+            }
+            template = if parameter.joined {
+                template.joined_query(property.clone(), parameter.name.clone())
+            } else {
+                template.parameter(property.clone(), parameter.location, parameter.name.clone())
+            };
+            properties.insert(property, schema);
+        }
+        if let Some(RequestBody {
+            schema,
+            encoding,
+            required: body_required,
+            description,
+        }) = body
+        {
+            let mut schema = self.defs.convert(schema, &mut refs)?;
+            if let (Some(description), Value::Object(object)) = (description, &mut schema)
+                && !object.contains_key("description")
+            {
+                object.insert("description".to_owned(), description.clone());
+            }
+            if body_required {
+                required.push(Value::String(BODY.to_owned()));
+            }
+            template = template.body(BODY, encoding);
+            properties.insert(BODY.to_owned(), schema);
+        }
+        // The source checks every template it is given; one it would refuse (a header name that
+        // is no name or is HTTP's to set, a path with a stray brace) is no tool.
+        if let Err(problems) = CompiledTemplate::new(&template) {
+            return Err(SkipReason::malformed(problems.join("; ")));
+        }
+        let defs = self.defs.gather(refs)?;
+
+        let mut input = Map::new();
+        input.insert("type".to_owned(), json!("object"));
+        input.insert("properties".to_owned(), Value::Object(properties));
+        if !required.is_empty() {
+            input.insert("required".to_owned(), Value::Array(required));
+        }
+        input.insert("additionalProperties".to_owned(), Value::Bool(false));
+        if !defs.is_empty() {
+            input.insert("$defs".to_owned(), Value::Object(defs));
+        }
+
+        let text = |key: &str| {
+            operation
+                .get(key)
+                .or_else(|| item.get(key))
+                .and_then(Value::as_str)
+                .map(str::trim)
+                .filter(|text| !text.is_empty())
+        };
+        let mut definition = ToolDefinition::new(name, input)
+            .map_err(|error| SkipReason::malformed(error.to_string()))?
+            .with_annotations(hints(method, text("summary")));
+        if let Some(description) = text("description").or_else(|| text("summary")) {
+            definition = definition.with_description(description);
+        }
+        self.names.insert(read_name, at.to_owned());
+        Ok(Operation::new(definition, template))
+    }
+
+    /// The parameters of the path item and the operation (the operation's win over the path
+    /// item's of the same name and place), checked.
+    fn parameters(
+        &mut self,
+        of_item: Option<&'d Value>,
+        of_operation: Option<&'d Value>,
+    ) -> Result<Vec<Parameter>, SkipReason> {
+        let mut read: Vec<Parameter> = Vec::new();
+        for list in [of_item, of_operation].into_iter().flatten() {
+            let Value::Array(list) = list else {
+                return Err(SkipReason::malformed("`parameters` is not a list"));
+            };
+            for parameter in list {
+                let Some(parameter) = self.parameter(parameter)? else {
+                    continue;
+                };
+                match read.iter_mut().find(|known| {
+                    known.name == parameter.name && known.location == parameter.location
+                }) {
+                    Some(known) => *known = parameter,
+                    None => read.push(parameter),
+                }
+            }
+        }
+        Ok(read)
+    }
+
+    /// One parameter, or `None` for one the tool leaves out (an optional cookie, and the
+    /// `Accept`, `Content-Type` and `Authorization` headers, which OpenAPI says to ignore).
+    fn parameter(&mut self, parameter: &'d Value) -> Result<Option<Parameter>, SkipReason> {
+        let parameter = pointer::follow(self.document, parameter)?;
+        let field = |key: &str| parameter.get(key).and_then(Value::as_str);
+        let (Some(name), Some(place)) = (field("name"), field("in")) else {
+            return Err(SkipReason::malformed(
+                "a parameter has no `name` or no `in`",
+            ));
+        };
+        let required = parameter.get("required") == Some(&Value::Bool(true));
+        let location = match place {
+            "path" => Location::Path,
+            "query" => Location::Query,
+            "header" => {
+                if ["accept", "content-type", "authorization"]
+                    .contains(&name.to_ascii_lowercase().as_str())
+                {
+                    return Ok(None);
+                }
+                Location::Header
+            }
+            "cookie" if required => {
+                return Err(SkipReason::Cookie {
+                    name: name.to_owned(),
+                });
+            }
+            "cookie" => return Ok(None),
+            other => {
+                return Err(SkipReason::malformed(format!(
+                    "the parameter {name:?} is in {other:?}, which is no place of a request"
+                )));
+            }
+        };
+        if parameter.get("content").is_some() {
+            return Err(SkipReason::ParameterContent {
+                name: name.to_owned(),
+            });
+        }
+        let default_style = if location == Location::Query {
+            "form"
+        } else {
+            "simple"
+        };
+        if let Some(style) = field("style")
+            && style != default_style
+        {
+            return Err(SkipReason::ParameterStyle {
+                name: name.to_owned(),
+                style: style.to_owned(),
+            });
+        }
+        let schema = parameter
+            .get("schema")
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        let shape = self.shape(&schema)?;
+        if shape.object || shape.items_not_scalar {
+            return Err(SkipReason::ObjectParameter {
+                name: name.to_owned(),
+            });
+        }
+        // `explode: false` on a query list is a list joined by commas, which a template says;
+        // on a header it is the default, and a path takes no list.
+        let joined = location == Location::Query
+            && shape.array
+            && parameter.get("explode") == Some(&Value::Bool(false));
+        if location == Location::Path && shape.array {
+            return Err(SkipReason::ParameterStyle {
+                name: name.to_owned(),
+                style: "a list in the path".to_owned(),
+            });
+        }
+        Ok(Some(Parameter {
+            name: name.to_owned(),
+            location,
+            required: required || location == Location::Path,
+            schema,
+            description: parameter.get("description").cloned(),
+            deprecated: parameter.get("deprecated") == Some(&Value::Bool(true)),
+            joined,
+        }))
+    }
+
+    /// What a parameter's schema says of its shape, its references followed.
+    fn shape(&self, schema: &'d Value) -> Result<Shape, SkipReason> {
+        let schema = pointer::follow(self.document, schema)?;
+        let own = types(schema);
+        let array = own.contains("array");
+        let object =
+            own.contains("object") || (own.is_empty() && schema.get("properties").is_some());
+        let mut items_not_scalar = false;
+        if array && let Some(items) = schema.get("items") {
+            let items = pointer::follow(self.document, items)?;
+            let item_types = types(items);
+            items_not_scalar = item_types.contains("object")
+                || item_types.contains("array")
+                || (item_types.is_empty() && items.get("properties").is_some());
+        }
+        Ok(Shape {
+            array,
+            object,
+            items_not_scalar,
+        })
+    }
+
+    /// The request body, its media type chosen: JSON first, else a form.
+    fn body(&mut self, body: &'d Value) -> Result<RequestBody<'d>, SkipReason> {
+        let body = pointer::follow(self.document, body)?;
+        let Some(Value::Object(content)) = body.get("content") else {
+            return Err(SkipReason::malformed("the request body has no `content`"));
+        };
+        let essence = |media_type: &str| {
+            media_type
+                .split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_ascii_lowercase()
+        };
+        let is_json = |media_type: &str| {
+            let essence = essence(media_type);
+            essence == "application/json" || essence.ends_with("+json")
+        };
+        let chosen = content
+            .iter()
+            .find(|(media_type, _)| is_json(media_type))
+            .map(|(_, media)| (media, BodyEncoding::Json))
+            .or_else(|| {
+                content
+                    .iter()
+                    .find(|(media_type, _)| {
+                        essence(media_type) == "application/x-www-form-urlencoded"
+                    })
+                    .map(|(_, media)| (media, BodyEncoding::Form))
+            });
+        let Some((media, encoding)) = chosen else {
+            return Err(SkipReason::BodyNotJson {
+                media_types: content.keys().cloned().collect(),
+            });
+        };
+        static ANY: Value = Value::Bool(true);
+        let schema = media.get("schema").unwrap_or(&ANY);
+        let required = body.get("required") == Some(&Value::Bool(true));
+        Ok(RequestBody {
+            schema,
+            encoding,
+            required,
+            description: body.get("description"),
+        })
+    }
+}
+
+/// A request body the tool can send.
+struct RequestBody<'d> {
+    schema: &'d Value,
+    encoding: BodyEncoding,
+    required: bool,
+    description: Option<&'d Value>,
+}
+
+/// What matters of a parameter's schema to where it can go.
+struct Shape {
+    array: bool,
+    object: bool,
+    items_not_scalar: bool,
+}
+
+/// The types a schema names (`type` as a string or a list).
+fn types(schema: &Value) -> BTreeSet<&str> {
+    match schema.get("type") {
+        Some(Value::String(single)) => BTreeSet::from([single.as_str()]),
+        Some(Value::Array(list)) => list.iter().filter_map(Value::as_str).collect(),
+        _ => BTreeSet::new(),
+    }
+}
+
+/// Checks that the path's `{names}` are exactly its path parameters.
+fn check_path(path: &str, parameters: &[Parameter]) -> Result<(), SkipReason> {
+    let mut in_path = BTreeSet::new();
+    let mut rest = path;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            return Err(SkipReason::PathMismatch {
+                detail: "a { is never closed".to_owned(),
+            });
+        };
+        in_path.insert(&rest[open + 1..open + close]);
+        rest = &rest[open + close + 1..];
+    }
+    let declared: BTreeSet<&str> = parameters
+        .iter()
+        .filter(|parameter| parameter.location == Location::Path)
+        .map(|parameter| parameter.name.as_str())
+        .collect();
+    if let Some(missing) = in_path.difference(&declared).next() {
+        return Err(SkipReason::PathMismatch {
+            detail: format!("{{{missing}}} has no path parameter"),
+        });
+    }
+    if let Some(extra) = declared.difference(&in_path).next() {
+        return Err(SkipReason::PathMismatch {
+            detail: format!("the path parameter {extra:?} has no {{{extra}}} in the path"),
+        });
+    }
+    let (segments, fixed_query) = path.split_once('?').unwrap_or((path, ""));
+    if segments
+        .split('/')
+        .any(|segment| segment == "." || segment == "..")
+        || !segments.starts_with('/')
+        || fixed_query.contains(['{', '}'])
+    {
+        return Err(SkipReason::PathMismatch {
+            detail:
+                "the path does not start with /, holds a . or .. segment, or a {name} in its query"
+                    .to_owned(),
+        });
+    }
+    Ok(())
+}
+
+/// The parameter's description and deprecation on its property's schema, and where the value
+/// goes when the property is named otherwise.
+fn describe(schema: &mut Value, parameter: &Parameter, property: &str) {
+    if let Value::Bool(true) = schema {
+        *schema = json!({});
+    }
+    let Value::Object(object) = schema else {
+        return;
+    };
+    let mut description = parameter
+        .description
+        .as_ref()
+        .and_then(Value::as_str)
+        .or_else(|| object.get("description").and_then(Value::as_str))
+        .map(str::to_owned);
+    if property != parameter.name {
+        let place = format!(
+            "(Sent as the {} parameter {:?}.)",
+            parameter.location.as_str(),
+            parameter.name
+        );
+        description = Some(match description {
+            Some(text) => format!("{text} {place}"),
+            None => place,
+        });
+    }
+    if let Some(description) = description {
+        object.insert("description".to_owned(), Value::String(description));
+    }
+    if parameter.deprecated {
+        object.insert("deprecated".to_owned(), Value::Bool(true));
+    }
+}
+
+/// What HTTP says of a method: a safe method is read-only; PUT and DELETE are idempotent, POST
+/// and PATCH not; DELETE is destructive. Nothing is guessed beyond that.
+fn hints(method: &str, summary: Option<&str>) -> Annotations {
+    let mut annotations = Annotations {
+        title: summary.map(str::to_owned),
+        ..Annotations::default()
+    };
+    match method {
+        "get" | "head" | "options" | "trace" => annotations.read_only = Some(true),
+        "put" => {
+            annotations.read_only = Some(false);
+            annotations.idempotent = Some(true);
+        }
+        "delete" => {
+            annotations.read_only = Some(false);
+            annotations.idempotent = Some(true);
+            annotations.destructive = Some(true);
+        }
+        _ => {
+            annotations.read_only = Some(false);
+            annotations.idempotent = Some(false);
+        }
+    }
+    annotations
+}
