@@ -49,7 +49,9 @@ impl std::fmt::Debug for Stdio {
 /// A running server process.
 struct Process {
     pid: Option<u32>,
-    /// Lines for the server's stdin; dropping the sender closes it.
+    /// Lines for the server's stdin; dropping the sender closes it. Every line goes through one
+    /// writer task, so that a call dropped in the middle of a write never leaves half a line on
+    /// the server's stdin, and a cancellation can be sent from `Drop`.
     outgoing: Mutex<Option<mpsc::UnboundedSender<String>>>,
     pending: Arc<Pending>,
     child: Arc<tokio::sync::Mutex<Option<Child>>>,
