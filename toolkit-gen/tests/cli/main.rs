@@ -2,4 +2,5 @@
 #![allow(clippy::unwrap_used)]
 
 mod check_catalog;
+mod mcp;
 mod search;
