@@ -2,9 +2,12 @@
 //! server in the same run; goal: the source's call costs ≤ 1.10 × the bare call.
 //!
 //! Both fetch `GET /items/{id}?fields=…` and parse the JSON answer; the source also fills its
-//! template, checks the answer's origin and status, and reads the body under its cap. The ratio
-//! of the two medians (of criterion's samples, each a mean over its iterations) is printed at the
-//! end; run it on a quiet machine, since other work on the cores moves both.
+//! template, checks the answer's origin and status, and reads the body under its cap.
+//!
+//! Every iteration of both benches makes both calls, one after the other, and times each; the
+//! ratio printed at the end is the median, over all of criterion's samples, of the sample's source
+//! time over its bare time. Pairing the two calls in time keeps other work on the machine (which
+//! moves both) out of the ratio; criterion's own figures for each bench time only its call.
 //!
 //! `cargo bench -p toolkit-runtime --all-features --bench http`
 #![allow(clippy::unwrap_used, clippy::panic)]
@@ -20,12 +23,16 @@ use serde_json::{Value, json};
 use toolkit_runtime::http::{HttpSource, Location, Operation, RequestTemplate, client_builder};
 use toolkit_runtime::{ToolDefinition, ToolSource};
 
-/// The time per iteration of each sample criterion took of each bench, for the ratio.
-static SAMPLES: Mutex<[Vec<f64>; 2]> = Mutex::new([Vec::new(), Vec::new()]);
+/// Of each sample criterion took: the source's time over the bare call's, both over the same
+/// iterations.
+static RATIOS: Mutex<Vec<f64>> = Mutex::new(Vec::new());
 
-fn record(index: usize, elapsed: Duration, iterations: u64) {
-    if iterations > 0 {
-        SAMPLES.lock().unwrap()[index].push(elapsed.as_secs_f64() / iterations as f64);
+fn record(bare: Duration, ours: Duration) {
+    if !bare.is_zero() {
+        RATIOS
+            .lock()
+            .unwrap()
+            .push(ours.as_secs_f64() / bare.as_secs_f64());
     }
 }
 
@@ -74,48 +81,43 @@ fn main() {
     let mut c = Criterion::default()
         .configure_from_args()
         .measurement_time(Duration::from_secs(8));
+    let bare = || {
+        runtime.block_on(async {
+            let response = client.get(black_box(&url)).send().await.unwrap();
+            let value: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
+            black_box(value);
+        });
+    };
+    let ours = || {
+        let value = runtime
+            .block_on(source.call("get_item", black_box(input.clone())))
+            .unwrap();
+        black_box(value);
+    };
+    // Both calls in every iteration, each timed: (bare, ours).
+    let both = |iterations: u64| {
+        let (mut bare_time, mut ours_time) = (Duration::ZERO, Duration::ZERO);
+        for _ in 0..iterations {
+            let start = Instant::now();
+            bare();
+            let between = Instant::now();
+            ours();
+            bare_time += between - start;
+            ours_time += between.elapsed();
+        }
+        record(bare_time, ours_time);
+        (bare_time, ours_time)
+    };
     let mut group = c.benchmark_group("http");
-    group.bench_function("bare reqwest call", |b| {
-        b.iter_custom(|iterations| {
-            let start = Instant::now();
-            for _ in 0..iterations {
-                let value: Value = runtime.block_on(async {
-                    let response = client.get(black_box(&url)).send().await.unwrap();
-                    serde_json::from_slice(&response.bytes().await.unwrap()).unwrap()
-                });
-                black_box(value);
-            }
-            let elapsed = start.elapsed();
-            record(0, elapsed, iterations);
-            elapsed
-        });
-    });
-    group.bench_function("http source call", |b| {
-        b.iter_custom(|iterations| {
-            let start = Instant::now();
-            for _ in 0..iterations {
-                let value = runtime
-                    .block_on(source.call("get_item", black_box(input.clone())))
-                    .unwrap();
-                black_box(value);
-            }
-            let elapsed = start.elapsed();
-            record(1, elapsed, iterations);
-            elapsed
-        });
-    });
+    group.bench_function("bare reqwest call", |b| b.iter_custom(|n| both(n).0));
+    group.bench_function("http source call", |b| b.iter_custom(|n| both(n).1));
     group.finish();
     c.final_summary();
 
-    let mut samples = SAMPLES.lock().unwrap();
-    let bare = median(&mut samples[0]);
-    let ours = median(&mut samples[1]);
-    if bare > 0.0 && ours > 0.0 {
-        println!(
-            "http source call / bare reqwest call = {:.3} ({:.1} µs / {:.1} µs, medians of the samples)",
-            ours / bare,
-            ours * 1e6,
-            bare * 1e6
-        );
-    }
+    let mut ratios = RATIOS.lock().unwrap();
+    let count = ratios.len();
+    println!(
+        "http source call / bare reqwest call = {:.3} (median of {count} paired samples)",
+        median(&mut ratios)
+    );
 }

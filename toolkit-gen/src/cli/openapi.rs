@@ -481,6 +481,69 @@ paths:
     }
 
     #[test]
+    fn the_command_line_parses_as_documented() {
+        use clap::Parser as _;
+
+        use crate::cli::{Cli, Command};
+
+        let cli = Cli::try_parse_from([
+            "toolkit-gen",
+            "call",
+            "--openapi",
+            "api.yaml",
+            "--base-url",
+            "https://api.example.com",
+            "--header",
+            "Authorization: Bearer t",
+            "--header",
+            "X-Key: k",
+            "getPet",
+            r#"{"id": 1}"#,
+        ])
+        .unwrap();
+        let Command::Call {
+            source,
+            timeout_ms,
+            name,
+            input,
+        } = cli.command
+        else {
+            panic!("not a call");
+        };
+        assert_eq!(source.openapi.as_deref(), Some(Path::new("api.yaml")));
+        assert_eq!(source.base_url.as_deref(), Some("https://api.example.com"));
+        assert_eq!(source.headers, ["Authorization: Bearer t", "X-Key: k"]);
+        assert_eq!(timeout_ms, 30_000);
+        assert_eq!(name, "getPet");
+        assert_eq!(input.as_deref(), Some(r#"{"id": 1}"#));
+
+        let cli = Cli::try_parse_from([
+            "toolkit-gen",
+            "report",
+            "--openapi",
+            "a.json",
+            "--format",
+            "text",
+        ])
+        .unwrap();
+        assert!(matches!(
+            cli.command,
+            Command::Report {
+                format: Format::Text,
+                ..
+            }
+        ));
+        let cli = Cli::try_parse_from(["toolkit-gen", "report", "--openapi", "a.json"]).unwrap();
+        assert!(matches!(
+            cli.command,
+            Command::Report {
+                format: Format::Json,
+                ..
+            }
+        ));
+    }
+
+    #[test]
     fn call_refuses_bad_arguments_on_stderr() {
         let file = petstore();
         let headers = ["no colon".to_owned()];

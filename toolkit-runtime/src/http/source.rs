@@ -138,7 +138,7 @@ impl HttpSource {
     /// Sends `request` and reads what it answers.
     async fn send(&self, request: reqwest::Request) -> Result<Value, Reason> {
         let response = self.client.execute(request).await.map_err(request_failed)?;
-        if response.url().origin() != self.base.origin() {
+        if !same_origin(response.url(), &self.base) {
             // Never read: another site's words must not reach the model.
             return Err(Reason::call_failed(
                 "The API redirected the request to another site, which the source does not follow.",
@@ -192,6 +192,13 @@ impl HttpSource {
         }
         words
     }
+}
+
+/// Whether `url` has the origin (scheme, host, port) of `base`, compared without allocating.
+fn same_origin(url: &Url, base: &Url) -> bool {
+    url.scheme() == base.scheme()
+        && url.host() == base.host()
+        && url.port_or_known_default() == base.port_or_known_default()
 }
 
 /// The reason of a request that got no answer.

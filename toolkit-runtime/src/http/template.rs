@@ -405,3 +405,73 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::panic, clippy::unwrap_used)]
+mod properties {
+    use percent_encoding::percent_decode_str;
+    use proptest::prelude::*;
+    use serde_json::json;
+
+    use super::*;
+    use crate::http::RequestTemplate;
+
+    fn template() -> CompiledTemplate {
+        CompiledTemplate::new(
+            &RequestTemplate::new("GET", "/items/{id}/notes")
+                .parameter("id", Location::Path, "id")
+                .parameter("tag", Location::Query, "tag")
+                .parameter("trace", Location::Header, "X-Trace"),
+        )
+        .unwrap()
+    }
+
+    proptest! {
+        /// Whatever the model writes, the request stays on the base URL's host, its path keeps
+        /// its four segments, and the value is the one segment it fills.
+        #[test]
+        fn no_path_value_changes_the_path_or_the_host(
+            value in prop_oneof![any::<String>(), "[./%2eEfF\\\\a?#]{0,9}"],
+        ) {
+            let base = Url::parse("https://api.example.com/api").unwrap();
+            let input = json!({ "id": value.clone() }).as_object().cloned().unwrap();
+            if let Ok(request) = template().request(&base, &input) {
+                let url = request.url();
+                prop_assert_eq!(url.origin(), base.origin());
+                let segments: Vec<&str> = url.path_segments().unwrap().collect();
+                prop_assert_eq!(segments.len(), 4);
+                prop_assert_eq!(segments[0], "api");
+                prop_assert_eq!(segments[1], "items");
+                prop_assert_eq!(segments[3], "notes");
+                prop_assert_eq!(percent_decode_str(segments[2]).decode_utf8().unwrap(), value.as_str());
+                prop_assert!(url.query().is_none() && url.fragment().is_none());
+            }
+        }
+
+        /// Every query value reaches its own key, whole, and adds no other key.
+        #[test]
+        fn query_values_stay_under_their_key(values in proptest::collection::vec(any::<String>(), 1..4)) {
+            let base = Url::parse("https://api.example.com/").unwrap();
+            let input = json!({ "id": "1", "tag": values.clone() }).as_object().cloned().unwrap();
+            let request = template().request(&base, &input).unwrap();
+            let pairs: Vec<(String, String)> = request.url().query_pairs().into_owned().collect();
+            let expected: Vec<(String, String)> = values.iter().map(|v| ("tag".to_owned(), v.clone())).collect();
+            prop_assert_eq!(pairs, expected);
+        }
+
+        /// A header value is sent as it is or refused; never one that could end the header.
+        #[test]
+        fn header_values_are_sent_whole_or_refused(value in any::<String>()) {
+            let base = Url::parse("https://api.example.com/").unwrap();
+            let input = json!({ "id": "1", "trace": value.clone() }).as_object().cloned().unwrap();
+            match template().request(&base, &input) {
+                Ok(request) => {
+                    prop_assert_eq!(request.headers().len(), 1);
+                    prop_assert_eq!(request.headers()["x-trace"].to_str().unwrap(), value.as_str());
+                    prop_assert!(!value.contains(['\r', '\n', '\0']));
+                }
+                Err(_) => prop_assert!(value.chars().any(|c| c.is_control() || !c.is_ascii())),
+            }
+        }
+    }
+}

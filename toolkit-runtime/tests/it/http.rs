@@ -164,6 +164,7 @@ async fn answer(State(shared): State<Shared>, request: Request) -> Response {
             Body::from_stream(chunks).into_response()
         }
         "/here" => redirect("/landed"),
+        "/loop" => redirect("/loop"),
         "/away" => redirect(&format!("{}/stolen", shared.elsewhere.unwrap_or_default())),
         _ => axum::Json(json!({ "ok": true, "path": path })).into_response(),
     }
@@ -231,6 +232,7 @@ fn all_operations() -> Vec<Operation> {
         ("hang", "/hang"),
         ("slow_body", "/slow-body"),
         ("here", "/here"),
+        ("loop", "/loop"),
         ("away", "/away"),
         ("json", "/json"),
     ] {
@@ -668,6 +670,22 @@ async fn a_redirect_within_the_origin_is_followed() {
     assert_eq!(
         recorded[1].headers[AUTHORIZATION],
         format!("Bearer {SECRET}")
+    );
+}
+
+#[tokio::test]
+async fn a_redirect_loop_stops_after_ten_redirects() {
+    let server = Server::start().await;
+    let source = source(&server);
+    let error = failure(&source, "loop", json!({})).await;
+    assert_eq!(
+        error.reason,
+        Reason::call_failed("The API redirected the request more often than the source follows.")
+    );
+    // The first request and the ten redirects the policy follows.
+    assert_eq!(
+        server.recorded().len(),
+        1 + toolkit_runtime::http::MAX_REDIRECTS
     );
 }
 

@@ -10,6 +10,8 @@ mod definition;
 mod functions;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(all(feature = "openapi", feature = "conformance"))]
+mod http_conformance;
 mod input;
 mod model;
 #[cfg(feature = "openapi")]

@@ -335,6 +335,36 @@ fn an_operation_whose_template_a_source_would_refuse_is_skipped() {
 }
 
 #[test]
+fn deprecated_operations_are_read_unless_the_options_leave_them_out() {
+    let document = document(
+        "3.1.0",
+        json!({
+            "/old": { "get": { "operationId": "old", "deprecated": true, "responses": ok() } },
+            "/new": { "$ref": "#/components/pathItems/New" }
+        }),
+        json!({ "pathItems": { "New": { "get": { "operationId": "new", "responses": ok() } } } }),
+    );
+    let all = read(&document);
+    assert_eq!(
+        all.operations
+            .iter()
+            .map(Operation::name)
+            .collect::<Vec<_>>(),
+        ["old", "new"]
+    );
+    let current = read_operations(&document, &ReadOptions::default().deprecated(false)).unwrap();
+    assert_eq!(
+        current
+            .operations
+            .iter()
+            .map(Operation::name)
+            .collect::<Vec<_>>(),
+        ["new"]
+    );
+    assert!(current.skipped.is_empty());
+}
+
+#[test]
 fn hints_are_what_http_says_of_the_method_and_nothing_more() {
     let methods = [
         "get", "head", "options", "trace", "put", "delete", "post", "patch",
