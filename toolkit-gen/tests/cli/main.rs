@@ -3,5 +3,6 @@
 
 mod check_catalog;
 mod execute;
+mod mcp;
 mod search;
 mod worker;
