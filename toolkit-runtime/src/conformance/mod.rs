@@ -95,6 +95,39 @@ impl fmt::Debug for Subject {
     }
 }
 
+/// An address on 127.0.0.1 where nothing listens, held so that nothing can start listening there
+/// while it lives: a fixture's system in [`State::Unreachable`]. (A port freed by a stopped server
+/// can be taken by another test's server at once; a bound socket that never listens cannot.)
+#[derive(Debug)]
+pub struct ClosedPort {
+    socket: tokio::net::TcpSocket,
+    address: std::net::SocketAddr,
+}
+
+impl ClosedPort {
+    /// Holds a fresh port on 127.0.0.1 without listening on it.
+    ///
+    /// # Errors
+    ///
+    /// When no socket can be bound.
+    pub fn new() -> std::io::Result<Self> {
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))?;
+        let address = socket.local_addr()?;
+        Ok(Self { socket, address })
+    }
+
+    /// The address, where every connection is refused.
+    pub fn address(&self) -> std::net::SocketAddr {
+        self.address
+    }
+
+    /// The socket held (it never listens).
+    pub fn socket(&self) -> &tokio::net::TcpSocket {
+        &self.socket
+    }
+}
+
 /// What a run of the suites found: each check and whether it passed.
 #[derive(Clone, Debug)]
 pub struct Report {

@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::json;
 use toolkit_runtime::BoxFuture;
-use toolkit_runtime::conformance::{self, Fixture, State, Subject};
+use toolkit_runtime::conformance::{self, ClosedPort, Fixture, State, Subject};
 use toolkit_runtime::http::{HttpSource, Location, Operation, RequestTemplate, client_builder};
 use toolkit_runtime::openapi::{ReadOptions, read_operations};
 
@@ -127,19 +127,26 @@ impl Fixture for Http {
                 .local_addr()
                 .map_err(|e| e.to_string())?
                 .to_string();
-            let server = if state == State::Unreachable {
+            // Unreachable: the port is held bound and never listened on, so no other test's
+            // server can take it while the check runs.
+            let (server, closed) = if state == State::Unreachable {
                 drop(listener);
-                None
+                let closed = ClosedPort::new().map_err(|e| e.to_string())?;
+                (None, Some(closed))
             } else {
                 let system = System {
                     state,
                     blocking_ended: Arc::clone(&blocking_ended),
                 };
                 let app = Router::new().fallback(serve).with_state(system);
-                Some(tokio::spawn(async move {
+                let server = tokio::spawn(async move {
                     let _ = axum::serve(listener, app).await;
-                }))
+                });
+                (Some(server), None)
             };
+            let address = closed
+                .as_ref()
+                .map_or(address, |closed| closed.address().to_string());
             let mut headers = HeaderMap::new();
             let mut token = HeaderValue::from_str(&format!("Bearer {SECRET}")).unwrap();
             token.set_sensitive(true);
@@ -158,7 +165,7 @@ impl Fixture for Http {
                 address,
                 blocking_ended: Arc::new(move || blocking_ended.load(Ordering::SeqCst)),
                 discover_asks_system: false,
-                system: Box::new(server.map(AbortOnDrop)),
+                system: Box::new((server.map(AbortOnDrop), closed)),
             })
         })
     }

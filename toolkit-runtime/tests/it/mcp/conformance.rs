@@ -6,13 +6,24 @@ use std::sync::atomic::Ordering;
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use toolkit_runtime::BoxFuture;
-use toolkit_runtime::conformance::{self, Check, Fixture, State, Subject};
+use toolkit_runtime::conformance::{self, Check, ClosedPort, Fixture, State, Subject};
 use toolkit_runtime::mcp::Mcp;
 
 use super::quick;
 use super::rmcp_peer::{Guard, Peer, serve_guarded};
 
 const SECRET: &str = "mcp-conformance-token-5d1e";
+
+/// A client that carries the token, as a host builds it.
+fn client_with_token() -> Result<reqwest::Client, String> {
+    let mut headers = HeaderMap::new();
+    let token = HeaderValue::from_str(&format!("Bearer {SECRET}")).map_err(|e| e.to_string())?;
+    headers.insert(AUTHORIZATION, token);
+    reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .map_err(|e| e.to_string())
+}
 
 struct Http {
     subject: &'static str,
@@ -41,24 +52,27 @@ impl Fixture for Http {
                 guard,
             )
             .await;
-            let url = server.url.clone();
-            let address = server.address.to_string();
-            let system: Box<dyn std::any::Any + Send + Sync> = if state == State::Unreachable {
-                // Nothing listens there any more.
+            let (url, address, system): (
+                reqwest::Url,
+                String,
+                Box<dyn std::any::Any + Send + Sync>,
+            ) = if state == State::Unreachable {
+                // Nothing listens there, and nothing can start to while the check runs.
                 drop(server);
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-                Box::new(())
+                let closed = ClosedPort::new().map_err(|e| e.to_string())?;
+                let address = closed.address().to_string();
+                let url = format!("http://{address}/mcp")
+                    .parse()
+                    .map_err(|e| format!("{e}"))?;
+                (url, address, Box::new(closed))
             } else {
-                Box::new(server)
+                (
+                    server.url.clone(),
+                    server.address.to_string(),
+                    Box::new(server),
+                )
             };
-            let mut headers = HeaderMap::new();
-            let token =
-                HeaderValue::from_str(&format!("Bearer {SECRET}")).map_err(|e| e.to_string())?;
-            headers.insert(AUTHORIZATION, token);
-            let client = reqwest::Client::builder()
-                .default_headers(headers)
-                .build()
-                .map_err(|e| e.to_string())?;
+            let client = client_with_token()?;
             Ok(Subject {
                 source: Arc::new(Mcp::http_with_options("rmcp", url, client, quick())),
                 secret: SECRET.into(),
@@ -179,26 +193,30 @@ impl Fixture for TypeScript {
                 .arg(mode)
                 .arg(SECRET)
                 .arg(&ended);
-            let server = listening(command, port, "the TypeScript conformance peer").await;
-            let url = server.url(self.path);
-            let system: Box<dyn std::any::Any + Send + Sync> = if state == State::Unreachable {
-                server.stop().await;
-                Box::new(())
+            let (url, address, system): (
+                reqwest::Url,
+                String,
+                Box<dyn std::any::Any + Send + Sync>,
+            ) = if state == State::Unreachable {
+                let closed = ClosedPort::new().map_err(|e| e.to_string())?;
+                let address = closed.address().to_string();
+                let url = format!("http://{address}{}", self.path)
+                    .parse()
+                    .map_err(|e| format!("{e}"))?;
+                (url, address, Box::new(closed))
             } else {
-                Box::new(server)
+                let server = listening(command, port, "the TypeScript conformance peer").await;
+                (
+                    server.url(self.path),
+                    format!("127.0.0.1:{port}"),
+                    Box::new(server),
+                )
             };
-            let mut headers = HeaderMap::new();
-            let token =
-                HeaderValue::from_str(&format!("Bearer {SECRET}")).map_err(|e| e.to_string())?;
-            headers.insert(AUTHORIZATION, token);
-            let client = reqwest::Client::builder()
-                .default_headers(headers)
-                .build()
-                .map_err(|e| e.to_string())?;
+            let client = client_with_token()?;
             Ok(Subject {
                 source: Arc::new(Mcp::http_with_options("ts", url, client, quick())),
                 secret: SECRET.into(),
-                address: format!("127.0.0.1:{port}"),
+                address,
                 blocking_ended: Arc::new(move || ended.exists()),
                 discover_asks_system: true,
                 system,
