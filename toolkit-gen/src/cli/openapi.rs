@@ -506,17 +506,18 @@ paths:
             base_url,
             headers,
             timeout_ms,
-            operation,
+            name,
             input,
+            ..
         } = cli.command
         else {
             panic!("not a call");
         };
-        assert_eq!(openapi, Path::new("api.yaml"));
-        assert_eq!(base_url, "https://api.example.com");
+        assert_eq!(openapi.as_deref(), Some(Path::new("api.yaml")));
+        assert_eq!(base_url.as_deref(), Some("https://api.example.com"));
         assert_eq!(headers, ["Authorization: Bearer t", "X-Key: k"]);
         assert_eq!(timeout_ms, 30_000);
-        assert_eq!(operation, "getPet");
+        assert_eq!(name, "getPet");
         assert_eq!(input.as_deref(), Some(r#"{"id": 1}"#));
 
         let cli = Cli::try_parse_from([
