@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub mod execute;
 pub mod mcp;
 pub mod openapi;
 pub mod search;
@@ -61,21 +62,9 @@ pub enum Command {
     /// stdout and exits 0, or the failure as `{code, message, retryable}` JSON on stdout and
     /// exits 1.
     Call {
-        /// The OpenAPI document whose operation to run.
-        #[arg(long, requires = "base_url", conflicts_with_all = ["mcp_url", "mcp_stdio"])]
-        openapi: Option<PathBuf>,
-        /// Where the document's requests go, such as `https://api.example.com/v1`.
-        #[arg(long, requires = "openapi")]
-        base_url: Option<String>,
-        /// The URL of a Streamable HTTP (or old HTTP+SSE) MCP server.
-        #[arg(long = "mcp-url", value_name = "URL", conflicts_with = "mcp_stdio")]
-        mcp_url: Option<String>,
-        /// The command that starts a stdio MCP server, split as a shell would.
-        #[arg(long = "mcp-stdio", value_name = "CMD")]
-        mcp_stdio: Option<String>,
-        /// A header sent on every request, as `Name: value` (repeatable); for credentials.
-        #[arg(long = "header", value_name = "'NAME: VALUE'")]
-        headers: Vec<String>,
+        /// The tools: `--openapi DOC --base-url URL`, `--mcp-url URL` or `--mcp-stdio 'CMD'`.
+        #[command(flatten)]
+        source: execute::SourceArgs,
         /// How long an OpenAPI operation may take, in milliseconds.
         #[arg(long, default_value_t = 30_000)]
         timeout_ms: u64,
@@ -83,6 +72,25 @@ pub enum Command {
         name: String,
         /// The input, a JSON object (`{}` when left out).
         input: Option<String>,
+    },
+    /// Serves one code-mode run as a worker process of `toolkit_runtime::WorkerIsolate` (JSON
+    /// lines on standard input and output); not for people.
+    #[command(hide = true)]
+    QuickjsWorker,
+    /// Runs model-style code (the body of an async JavaScript function that calls
+    /// `await tools.<name>(input)`) in the isolate that ships, against the tools of the source
+    /// given as for `call` (none given: no tools). Prints `{result, logs}` and exits 0, or the
+    /// failure JSON and exits 1.
+    Execute {
+        /// The tools the code may call.
+        #[command(flatten)]
+        source: execute::SourceArgs,
+        /// How long the run may take, its tool calls counted in, in milliseconds.
+        #[arg(long, default_value_t = 60_000)]
+        timeout_ms: u64,
+        /// The file that holds the code, or `-` for standard input.
+        #[arg(long)]
+        code: String,
     },
 }
 
@@ -118,41 +126,35 @@ impl Cli {
             ),
             Command::Snapshot(arguments) => mcp::snapshot(&arguments),
             Command::Call {
-                openapi: Some(openapi),
-                base_url,
-                headers,
+                source,
                 timeout_ms,
                 name,
                 input,
-                ..
-            } => openapi::call(
-                &openapi::CallArgs {
-                    file: &openapi,
-                    base_url: base_url.as_deref().unwrap_or_default(),
-                    headers: &headers,
-                    operation: &name,
-                    input: input.as_deref(),
-                    timeout: std::time::Duration::from_millis(timeout_ms),
-                },
-                &mut std::io::stdout().lock(),
-                &mut std::io::stderr().lock(),
-            ),
-            Command::Call {
-                mcp_url,
-                mcp_stdio,
-                headers,
-                name,
-                input,
-                ..
-            } => mcp::call(&mcp::CallArgs {
-                server: mcp::McpServer {
-                    url: mcp_url,
-                    headers,
-                    stdio: mcp_stdio,
-                },
-                tool: name,
-                input,
-            }),
+            } => match &source.openapi {
+                Some(openapi) => openapi::call(
+                    &openapi::CallArgs {
+                        file: openapi,
+                        base_url: source.base_url.as_deref().unwrap_or_default(),
+                        headers: &source.headers,
+                        operation: &name,
+                        input: input.as_deref(),
+                        timeout: std::time::Duration::from_millis(timeout_ms),
+                    },
+                    &mut std::io::stdout().lock(),
+                    &mut std::io::stderr().lock(),
+                ),
+                None => mcp::call(&mcp::CallArgs {
+                    server: source.mcp_server(),
+                    tool: name,
+                    input,
+                }),
+            },
+            Command::QuickjsWorker => quickjs_worker(),
+            Command::Execute {
+                source,
+                timeout_ms,
+                code,
+            } => execute::execute(&source, &code, std::time::Duration::from_millis(timeout_ms)),
         }
     }
 }
@@ -176,6 +178,24 @@ fn check_catalog(file: &std::path::Path) -> ExitCode {
             for problem in error.problems() {
                 eprintln!("toolkit-gen: {}: {problem}", file.display());
             }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn quickjs_worker() -> ExitCode {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build();
+    let served = runtime.map(|runtime| {
+        runtime.block_on(toolkit_runtime::serve_worker(
+            toolkit_runtime::QuickJsOptions::default(),
+        ))
+    });
+    match served {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(error)) | Err(error) => {
+            eprintln!("toolkit-gen quickjs-worker: {error}");
             ExitCode::FAILURE
         }
     }

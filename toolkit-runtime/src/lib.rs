@@ -92,7 +92,7 @@ pub use assembly::{Assembly, AssemblyError, Clash, Decision, Member, NameClash, 
 #[cfg(feature = "code")]
 pub use code::{
     CodeFailure, CodeMode, CodeModeOptions, CodeRuntime, QuickJs, QuickJsOptions, RunLimits,
-    RunOutput, ToolCall, declare_tools,
+    RunOutput, ToolCall, WorkerIsolate, declare_tools, serve_worker,
 };
 pub use definition::{
     Annotations, CatalogError, DefinitionError, Hints, JsonObject, ToolDefinition, decode_catalog,
@@ -106,7 +106,7 @@ pub use source::{BoxFuture, ToolSource};
 pub use text::ECHO_LIMIT;
 pub use toolkit::{Approval, DuplicateName, Handler, Tool, Toolkit, ToolkitOptions};
 
-/// The README's examples, compiled and run as doc tests.
+/// The README's examples, compiled and run as doc tests (with the features they use).
 #[doc = include_str!("../../README.md")]
-#[cfg(doctest)]
+#[cfg(all(doctest, feature = "conformance", feature = "mcp"))]
 pub struct ReadmeDoctests;

@@ -68,7 +68,7 @@ impl McpServer {
 
 /// `'Name: value'` arguments as default headers; their values are marked sensitive, so that no
 /// log shows them.
-fn headers(arguments: &[String]) -> Result<HeaderMap, String> {
+pub(crate) fn headers(arguments: &[String]) -> Result<HeaderMap, String> {
     let mut map = HeaderMap::new();
     for argument in arguments {
         let (name, value) = argument

@@ -502,20 +502,17 @@ paths:
         ])
         .unwrap();
         let Command::Call {
-            openapi,
-            base_url,
-            headers,
+            source,
             timeout_ms,
             name,
             input,
-            ..
         } = cli.command
         else {
             panic!("not a call");
         };
-        assert_eq!(openapi.as_deref(), Some(Path::new("api.yaml")));
-        assert_eq!(base_url.as_deref(), Some("https://api.example.com"));
-        assert_eq!(headers, ["Authorization: Bearer t", "X-Key: k"]);
+        assert_eq!(source.openapi.as_deref(), Some(Path::new("api.yaml")));
+        assert_eq!(source.base_url.as_deref(), Some("https://api.example.com"));
+        assert_eq!(source.headers, ["Authorization: Bearer t", "X-Key: k"]);
         assert_eq!(timeout_ms, 30_000);
         assert_eq!(name, "getPet");
         assert_eq!(input.as_deref(), Some(r#"{"id": 1}"#));

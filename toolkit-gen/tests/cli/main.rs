@@ -2,4 +2,7 @@
 #![allow(clippy::unwrap_used)]
 
 mod check_catalog;
+mod execute;
+mod mcp;
 mod search;
+mod worker;

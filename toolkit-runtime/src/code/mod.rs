@@ -35,6 +35,7 @@
 mod declarations;
 mod quickjs;
 mod runtime;
+mod worker;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -44,6 +45,7 @@ use serde_json::{Value, json};
 pub use declarations::declare_tools;
 pub use quickjs::{QuickJs, QuickJsOptions};
 pub use runtime::{CodeFailure, CodeRuntime, RunLimits, RunOutput, ToolCall};
+pub use worker::{WorkerIsolate, serve_worker};
 
 use crate::text::cut_utf16;
 use crate::{Approval, Failure, JsonObject, Tool, ToolDefinition, Toolkit};

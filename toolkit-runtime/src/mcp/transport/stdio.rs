@@ -49,7 +49,9 @@ impl std::fmt::Debug for Stdio {
 /// A running server process.
 struct Process {
     pid: Option<u32>,
-    /// Lines for the server's stdin; dropping the sender closes it.
+    /// Lines for the server's stdin; dropping the sender closes it. Every line goes through one
+    /// writer task, so that a call dropped in the middle of a write never leaves half a line on
+    /// the server's stdin, and a cancellation can be sent from `Drop`.
     outgoing: Mutex<Option<mpsc::UnboundedSender<String>>>,
     pending: Arc<Pending>,
     child: Arc<tokio::sync::Mutex<Option<Child>>>,
@@ -218,12 +220,16 @@ impl Stdio {
     /// `server/discover` with a bounded wait, then `initialize` if the server is not modern.
     async fn negotiate(&self, process: &Process) -> Result<Settled, Fault> {
         let probe = self.exchange(process, &Era::Modern, "server/discover", Map::new());
+        let mut silent = false;
         let next = match tokio::time::timeout(self.options.discover_wait, probe).await {
             Ok(Ok(Ok(result))) => negotiation::after_discovered(&result)?,
             Ok(Ok(Err(error))) => negotiation::after_refusal(&error)?,
             Ok(Err(fault)) => return Err(fault),
             // No answer in time: some servers of the session revisions never answer it.
-            Err(_) => negotiation::after_silence(),
+            Err(_) => {
+                silent = true;
+                negotiation::after_silence()
+            }
         };
         let version = match next {
             Next::Modern(settled) => return Ok(settled),
@@ -238,6 +244,21 @@ impl Stdio {
                 revision::initialize_params(version),
             )
             .await?;
+        // A server that was only slow to start (its discover answer came after the wait) and
+        // speaks the stateless revision alone refuses `initialize` with -32022: ask it again,
+        // without the bounded wait this time.
+        if silent
+            && matches!(&outcome, Err(error) if error.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION)
+        {
+            let again = self
+                .exchange(process, &Era::Modern, "server/discover", Map::new())
+                .await?;
+            if let Ok(result) = again
+                && let Next::Modern(settled) = negotiation::after_discovered(&result)?
+            {
+                return Ok(settled);
+            }
+        }
         let settled = negotiation::after_initialize(outcome)?;
         process.send(&jsonrpc::notification(
             "notifications/initialized",

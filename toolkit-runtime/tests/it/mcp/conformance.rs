@@ -142,3 +142,87 @@ async fn mcp_conformance_stdio() {
         .await
         .assert_passed();
 }
+
+/// The TypeScript SDK's server (npm), which checks the token itself, over Streamable HTTP with
+/// sessions or over the old HTTP+SSE transport.
+struct TypeScript {
+    subject: &'static str,
+    transport: &'static str,
+    path: &'static str,
+}
+
+impl Fixture for TypeScript {
+    fn subject(&self) -> &str {
+        self.subject
+    }
+
+    fn source(&self, state: State) -> BoxFuture<'_, Result<Subject, String>> {
+        Box::pin(async move {
+            use super::processes::{free_port, installed, listening, script};
+            static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+            let n = COUNT.fetch_add(1, Ordering::SeqCst);
+            let ended = std::env::temp_dir()
+                .join(format!("toolkit-ts-conformance-{}-{n}", std::process::id()));
+            let _ = std::fs::remove_file(&ended);
+            let port = free_port();
+            let mode = match state {
+                State::Working | State::Unreachable => "working",
+                State::Unauthorized => "unauthorized",
+                State::Unavailable => "unavailable",
+            };
+            let mut command = tokio::process::Command::new("node");
+            command
+                .env("NODE_PATH", installed("mcp-npm/node_modules"))
+                .arg(script("ts_conformance_peer.cjs"))
+                .arg(port.to_string())
+                .arg(self.transport)
+                .arg(mode)
+                .arg(SECRET)
+                .arg(&ended);
+            let server = listening(command, port, "the TypeScript conformance peer").await;
+            let url = server.url(self.path);
+            let system: Box<dyn std::any::Any + Send + Sync> = if state == State::Unreachable {
+                server.stop().await;
+                Box::new(())
+            } else {
+                Box::new(server)
+            };
+            let mut headers = HeaderMap::new();
+            let token =
+                HeaderValue::from_str(&format!("Bearer {SECRET}")).map_err(|e| e.to_string())?;
+            headers.insert(AUTHORIZATION, token);
+            let client = reqwest::Client::builder()
+                .default_headers(headers)
+                .build()
+                .map_err(|e| e.to_string())?;
+            Ok(Subject {
+                source: Arc::new(Mcp::http_with_options("ts", url, client, quick())),
+                secret: SECRET.into(),
+                address: format!("127.0.0.1:{port}"),
+                blocking_ended: Arc::new(move || ended.exists()),
+                discover_asks_system: true,
+                system,
+            })
+        })
+    }
+}
+
+#[tokio::test]
+async fn mcp_conformance_typescript_sdk_sessions() {
+    let fixture = TypeScript {
+        subject: "MCP over Streamable HTTP, sessions (TypeScript SDK)",
+        transport: "sessions",
+        path: "/mcp",
+    };
+    conformance::run(&fixture).await.assert_passed();
+}
+
+#[tokio::test]
+async fn mcp_conformance_old_http_sse_transport() {
+    let fixture = TypeScript {
+        subject: "MCP over the old HTTP+SSE transport (TypeScript SDK)",
+        transport: "sse",
+        path: "/sse",
+    };
+    conformance::run(&fixture).await.assert_passed();
+}

@@ -4,6 +4,7 @@
 
 #[cfg(feature = "conformance")]
 mod conformance;
+mod corpus;
 mod everything;
 mod legacy;
 mod peer_handler;

@@ -304,3 +304,19 @@ async fn mcp_stdio_concurrent_calls_each_get_their_own_answer() {
     futures_util::future::join_all(calls).await;
     source.close().await;
 }
+
+#[tokio::test]
+async fn mcp_stdio_a_stateless_server_slow_to_answer_discover_is_still_spoken_to() {
+    // discover_wait is 300 ms; the server answers discover after a second, and refuses
+    // initialize with -32022 meanwhile.
+    let (source, _peer) = peer("slow-modern", fast());
+    let snapshot = source.snapshot().await.unwrap();
+    assert_eq!(snapshot["protocolVersion"], "2026-07-28");
+    assert_eq!(snapshot["server"]["name"], "slow-peer");
+    let answer = source
+        .call("echo", object(json!({"text": "late"})))
+        .await
+        .unwrap();
+    assert_eq!(answer[0]["text"], "late");
+    source.close().await;
+}

@@ -7,8 +7,10 @@ Usage: stdio_peer.py MODE PIDFILE
   stubborn        ignores stdin closing and SIGTERM (only SIGKILL ends it)
   huge-line       answers a tools/call for the text "huge" with a line longer than 2 MiB
   noisy           as normal, and first writes a stderr line of 100 KiB
-Every mode never answers server/discover (as some legacy servers do) and writes its pid to
-PIDFILE first.
+  slow-modern     speaks only the stateless revision: answers server/discover a second late
+                  (as a server slow to start does) and refuses initialize with -32022
+Every other mode never answers server/discover (as some legacy servers do); each writes its pid
+to PIDFILE first.
 """
 import json
 import signal
@@ -33,6 +35,16 @@ for line in sys.stdin:
     message = json.loads(line)
     method, ident = message.get("method"), message.get("id")
     print(f"got {method}", file=sys.stderr, flush=True)
+    if mode == "slow-modern" and method == "server/discover":
+        time.sleep(1)
+        send({"jsonrpc": "2.0", "id": ident, "result": {
+            "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+            "serverInfo": {"name": "slow-peer", "version": "0.1"}}})
+        continue
+    if mode == "slow-modern" and method == "initialize":
+        send({"jsonrpc": "2.0", "id": ident, "error": {"code": -32022,
+            "message": "this server speaks 2026-07-28 only", "data": {"supported": ["2026-07-28"]}}})
+        continue
     if method == "initialize":
         send({"jsonrpc": "2.0", "id": ident, "result": {
             "protocolVersion": "2025-06-18", "capabilities": {"tools": {}},

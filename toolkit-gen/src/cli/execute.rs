@@ -1,0 +1,134 @@
+//! `toolkit-gen execute`: model-style code run in the isolate that ships, against the tools of a
+//! source given on the command line (an OpenAPI document's operations or an MCP server's tools;
+//! none given: no tools).
+
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use toolkit_runtime::http::{HeaderClient, HttpSource, client_builder};
+use toolkit_runtime::{CodeMode, CodeModeOptions, QuickJs, ToolSource, Toolkit, ToolkitOptions};
+
+use super::mcp::{McpServer, headers};
+use super::openapi::read_document;
+
+/// Which tools a command reaches: an OpenAPI document's operations sent to a base URL, or an MCP
+/// server's tools.
+#[derive(Clone, Debug, Default, clap::Args)]
+pub struct SourceArgs {
+    /// An OpenAPI document whose operations are the tools.
+    #[arg(long, requires = "base_url", conflicts_with_all = ["mcp_url", "mcp_stdio"])]
+    pub openapi: Option<PathBuf>,
+    /// Where the document's requests go, such as `https://api.example.com/v1`.
+    #[arg(long, requires = "openapi")]
+    pub base_url: Option<String>,
+    /// The URL of a Streamable HTTP (or old HTTP+SSE) MCP server.
+    #[arg(long = "mcp-url", value_name = "URL", conflicts_with = "mcp_stdio")]
+    pub mcp_url: Option<String>,
+    /// The command that starts a stdio MCP server, split as a shell would.
+    #[arg(long = "mcp-stdio", value_name = "CMD")]
+    pub mcp_stdio: Option<String>,
+    /// A header sent on every request, as `Name: value` (repeatable); for credentials.
+    #[arg(long = "header", value_name = "'NAME: VALUE'")]
+    pub headers: Vec<String>,
+}
+
+impl SourceArgs {
+    /// The MCP server these arguments name, if they name one.
+    pub fn mcp_server(&self) -> McpServer {
+        McpServer {
+            url: self.mcp_url.clone(),
+            headers: self.headers.clone(),
+            stdio: self.mcp_stdio.clone(),
+        }
+    }
+
+    /// The toolkit of the tools these arguments reach (empty when they name none). An MCP
+    /// server is asked for its tools; a document is read.
+    ///
+    /// # Errors
+    ///
+    /// A message for people when the source cannot be made or listed.
+    pub async fn toolkit(&self, timeout: Duration) -> Result<Toolkit, String> {
+        let source: Arc<dyn ToolSource> = if let Some(document) = &self.openapi {
+            let read = read_document(document)?;
+            let client = client_builder()
+                .build()
+                .map_err(|error| format!("cannot build an HTTP client: {error}"))?;
+            let base_url = self.base_url.as_deref().unwrap_or_default();
+            let source = HttpSource::builder(
+                "api",
+                base_url,
+                HeaderClient::new(client, headers(&self.headers)?),
+            )
+            .operations(read.operations)
+            .timeout(timeout)
+            .build()
+            .map_err(|error| error.to_string())?;
+            Arc::new(source)
+        } else if self.mcp_url.is_some() || self.mcp_stdio.is_some() {
+            Arc::new(self.mcp_server().source()?)
+        } else {
+            return Ok(Toolkit::default());
+        };
+        let definitions = source
+            .discover()
+            .await
+            .map_err(|error| format!("the tools cannot be listed: {error}"))?;
+        Toolkit::from_source(source, definitions, &ToolkitOptions::default())
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Runs `code` (a file, or standard input for `-`) against `source`'s tools within `timeout`,
+/// printing `{result, logs}` and exiting 0, or the failure JSON and exiting 1.
+pub fn execute(source: &SourceArgs, code: &str, timeout: Duration) -> ExitCode {
+    let mut text = String::new();
+    let read = if code == "-" {
+        std::io::stdin().read_to_string(&mut text).map(drop)
+    } else {
+        std::fs::read_to_string(code).map(|code| text = code)
+    };
+    if let Err(error) = read {
+        eprintln!("toolkit-gen: cannot read the code from {code}: {error}");
+        return ExitCode::from(2);
+    }
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("toolkit-gen: cannot start a runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let outcome = runtime.block_on(async {
+        let presented = source.toolkit(timeout).await?;
+        let options = CodeModeOptions {
+            timeout,
+            ..CodeModeOptions::default()
+        };
+        let toolkit = CodeMode::toolkit(&presented, Arc::new(QuickJs::default()), &options);
+        Ok::<_, String>(toolkit.call("execute", json!({ "code": text })).await)
+    });
+    let mut out = std::io::stdout().lock();
+    match outcome {
+        Err(problem) => {
+            eprintln!("toolkit-gen: {problem}");
+            ExitCode::FAILURE
+        }
+        Ok(Ok(run)) => {
+            let _ = writeln!(out, "{run}");
+            ExitCode::SUCCESS
+        }
+        Ok(Err(failure)) => {
+            let _ = writeln!(out, "{}", failure.to_json());
+            ExitCode::FAILURE
+        }
+    }
+}
