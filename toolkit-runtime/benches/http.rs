@@ -4,7 +4,8 @@
 //! Both fetch `GET /items/{id}?fields=…` and parse the JSON answer; the source also fills its
 //! template, checks the answer's origin and status, and reads the body under its cap.
 //!
-//! Every iteration of both benches makes both calls, one after the other, and times each; the
+//! Every iteration of both benches makes both calls, one after the other (which goes first
+//! alternates), and times each; the
 //! ratio printed at the end is the median, over all of criterion's samples, of the sample's source
 //! time over its bare time. Pairing the two calls in time keeps other work on the machine (which
 //! moves both) out of the ratio; criterion's own figures for each bench time only its call.
@@ -43,12 +44,15 @@ fn median(samples: &mut [f64]) -> f64 {
 }
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    // The server runs on a runtime of its own; both calls are made on a current-thread runtime,
+    // as a host awaits a tool call inside its runtime (a call from outside one would also pay
+    // tokio's cross-thread wake-up of its timer driver for the source's timeout).
+    let server = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
         .unwrap();
-    let listener = runtime
+    let listener = server
         .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
         .unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -58,7 +62,11 @@ fn main() {
             Json(json!({"id": id, "name": "Rex", "tags": ["a", "b", "c"], "owner": {"login": "octocat"}}))
         }),
     );
-    runtime.spawn(async move { axum::serve(listener, app).await });
+    server.spawn(async move { axum::serve(listener, app).await });
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
 
     let client = client_builder().build().unwrap();
     let schema = json!({"type": "object", "properties": {"id": {"type": "string"}, "fields": {"type": "string"}}});
@@ -97,13 +105,28 @@ fn main() {
     // Both calls in every iteration, each timed: (bare, ours).
     let both = |iterations: u64| {
         let (mut bare_time, mut ours_time) = (Duration::ZERO, Duration::ZERO);
-        for _ in 0..iterations {
-            let start = Instant::now();
-            bare();
-            let between = Instant::now();
-            ours();
-            bare_time += between - start;
-            ours_time += between.elapsed();
+        for iteration in 0..iterations {
+            // Which goes first alternates, so that neither pays for its place.
+            let first = Instant::now();
+            if iteration % 2 == 0 {
+                bare()
+            } else {
+                ours()
+            }
+            let second = Instant::now();
+            if iteration % 2 == 0 {
+                ours()
+            } else {
+                bare()
+            }
+            let (one, two) = (second - first, second.elapsed());
+            let (bare_one, ours_one) = if iteration % 2 == 0 {
+                (one, two)
+            } else {
+                (two, one)
+            };
+            bare_time += bare_one;
+            ours_time += ours_one;
         }
         record(bare_time, ours_time);
         (bare_time, ours_time)
