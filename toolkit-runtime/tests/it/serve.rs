@@ -272,15 +272,16 @@ async fn serve_a_line_at_the_cap_is_kept_and_one_over_is_answered_once() {
 
 #[tokio::test]
 async fn serve_the_cap_counts_utf16_code_units() {
-    // 10 + 2 ('😀' is a surrogate pair) + 2 = 14 units, 4 chars fewer in bytes than it looks.
+    // 13 chars, 15 units: '😀' is a surrogate pair (and 4 bytes).
     let line = r#"{"method":"😀"}"#;
-    assert_eq!(line.encode_utf16().count(), 14);
+    assert_eq!(line.encode_utf16().count(), 15);
     let stdin = format!("{line}\n");
     assert_eq!(
-        frames_of(stdin.as_bytes(), capped(14)).await,
+        frames_of(stdin.as_bytes(), capped(15)).await,
         [message(json!({"method": "😀"}))]
     );
-    assert_eq!(frames_of(stdin.as_bytes(), capped(13)).await, [PARSE]);
+    // 13 chars would fit a cap of 14; 15 units do not.
+    assert_eq!(frames_of(stdin.as_bytes(), capped(14)).await, [PARSE]);
 }
 
 #[tokio::test]
