@@ -242,7 +242,9 @@ impl<R: AsyncRead + Unpin> StdinGuard<R> {
         frame
     }
 
+    /// Forgets the current line, and any part of a character carried over with it.
     fn clear_line(&mut self) {
+        self.decoder.carry.clear();
         self.line.clear();
         if self.line.capacity() > READ_SIZE {
             // Give back the memory of a long line.
@@ -358,6 +360,31 @@ mod tests {
         assert_eq!(decode_in_pieces(&[b"a\xFFb"]), "a\u{FFFD}b");
         assert_eq!(decode_in_pieces(&[b"a\xE2\x82"]), "a\u{FFFD}");
         assert_eq!(decode_in_pieces(&[b"a\xE2", b"\x82x"]), "a\u{FFFD}x");
+    }
+
+    #[tokio::test]
+    async fn an_over_long_line_is_never_kept_whole() {
+        let mut stdin = vec![b'x'; 4 * READ_SIZE];
+        stdin.extend_from_slice(b"\n{\"method\":\"m\"}\n");
+        let mut guard = StdinGuard::with_options(
+            &stdin[..],
+            StdinGuardOptions {
+                max_line_utf16: 1_000,
+            },
+        );
+        assert_eq!(
+            guard.next_frame().await.ok(),
+            Some(Some(Frame::Reply(Reply::ParseError)))
+        );
+        // Answered within the first read; what was kept of the line is let go.
+        assert!(guard.discarding);
+        assert!(guard.line.is_empty());
+        assert!(guard.line.capacity() <= READ_SIZE);
+        let next = guard.next_frame().await.ok().flatten();
+        assert_eq!(
+            next,
+            Some(Frame::Message(serde_json::json!({"method": "m"})))
+        );
     }
 
     #[test]

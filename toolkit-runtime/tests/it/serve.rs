@@ -297,6 +297,17 @@ async fn serve_a_long_line_over_many_reads_gets_one_reply() {
 }
 
 #[tokio::test]
+async fn serve_a_character_cut_off_by_the_cap_does_not_leak_into_the_next_line() {
+    let pieces = vec![
+        b"xxxxxxxxxx\xE2".to_vec(),
+        b"\x82\xACxx\n".to_vec(),
+        b"{\"method\":\"m\"}\n".to_vec(),
+    ];
+    let frames = frames_of(Pieces::new(pieces), capped(5)).await;
+    assert_eq!(frames, [PARSE, message(json!({"method": "m"}))]);
+}
+
+#[tokio::test]
 async fn serve_the_reply_comes_as_soon_as_the_line_passes_the_cap() {
     let (mut client, server) = tokio::io::duplex(1024);
     let mut guard = StdinGuard::with_options(server, capped(100));
