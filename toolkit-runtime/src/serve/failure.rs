@@ -37,7 +37,7 @@ pub struct Remediation {
     /// A sentence saying what to do next ("List the ids first.").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
-    /// The tool to call next; the message reads "Try <tool>.".
+    /// The tool to call next; the message reads `Try <tool>.`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suggested_tool: Option<String>,
 }
@@ -70,7 +70,7 @@ impl Remediation {
     }
 }
 
-/// The message an agent reads: `reason`, then the remediation's hint, then "Try <tool>.", joined
+/// The message an agent reads: `reason`, then the remediation's hint, then `Try <tool>.`, joined
 /// by single spaces.
 ///
 /// Each part is trimmed and an empty part is dropped, so an omitted or empty hint or tool never
