@@ -373,3 +373,48 @@ async fn serve_a_one_gibibyte_line_is_answered_once_and_serving_goes_on() {
     );
     eprintln!("1 GiB line framed in {:?}", started.elapsed());
 }
+
+/// A stdin that fails once between two reads.
+struct FailsOnce {
+    reads: Vec<std::io::Result<Vec<u8>>>,
+}
+
+impl AsyncRead for FailsOnce {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        if self.reads.is_empty() {
+            return Poll::Ready(Ok(()));
+        }
+        match self.reads.remove(0) {
+            Ok(bytes) => {
+                buf.put_slice(&bytes);
+                Poll::Ready(Ok(()))
+            }
+            Err(error) => Poll::Ready(Err(error)),
+        }
+    }
+}
+
+#[tokio::test]
+async fn serve_a_read_error_is_given_back_and_nothing_read_is_lost() {
+    let reads = vec![
+        Ok(b"{\"method\":\"a\"}\n{\"meth".to_vec()),
+        Err(std::io::Error::other("stdin hiccup")),
+        Ok(b"od\":\"b\"}\n".to_vec()),
+    ];
+    let mut guard = StdinGuard::new(FailsOnce { reads });
+    assert_eq!(
+        guard.next_frame().await.unwrap(),
+        Some(message(json!({"method": "a"})))
+    );
+    let error = guard.next_frame().await.unwrap_err();
+    assert_eq!(error.to_string(), "stdin hiccup");
+    assert_eq!(
+        guard.next_frame().await.unwrap(),
+        Some(message(json!({"method": "b"})))
+    );
+    assert_eq!(guard.next_frame().await.unwrap(), None);
+}
