@@ -84,6 +84,8 @@ pub mod naming;
 pub mod openapi;
 mod presentation;
 mod search;
+#[cfg(feature = "serve")]
+pub mod serve;
 mod source;
 mod text;
 mod toolkit;

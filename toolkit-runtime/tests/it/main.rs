@@ -20,6 +20,8 @@ mod openapi;
 mod openapi_corpus;
 mod presentation;
 mod search;
+#[cfg(feature = "serve")]
+mod serve;
 mod source;
 mod support;
 
