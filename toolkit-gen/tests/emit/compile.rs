@@ -1,0 +1,1 @@
+//! Real documents' modules compiled by rustc.
