@@ -233,6 +233,60 @@ fn is_never_schema(schema: &Value) -> bool {
     }
 }
 
+/// The one member of an `allOf` wrapper (`{ title, allOf: [{ $ref }] }`), which has no shape of
+/// its own.
+fn wrapped(schema: &Value) -> Option<&Value> {
+    let map = schema.as_object()?;
+    if map
+        .keys()
+        .any(|k| k != "allOf" && !ANNOTATIONS.contains(&k.as_str()))
+    {
+        return None;
+    }
+    let mut shaping = map
+        .get("allOf")?
+        .as_array()?
+        .iter()
+        .filter(|m| !is_annotation_like(m, 0));
+    match (shaping.next(), shaping.next()) {
+        (Some(member), None) => Some(member),
+        _ => None,
+    }
+}
+
+/// Whether a `type` says "an object" (perhaps "or null", which the field's `Option` carries).
+fn is_object_type(value: &Value) -> bool {
+    match value {
+        Value::String(t) => t == "object",
+        Value::Array(types) => {
+            types.iter().any(|t| t == "object")
+                && types.iter().all(|t| t == "object" || t == "null")
+        }
+        _ => false,
+    }
+}
+
+/// Whether an `allOf` member only annotates the others: annotations, "an object", "or null" —
+/// the OpenAPI 3.0 idioms `allOf: [{$ref}, {nullable: true, description}]` as the runtime's
+/// reader writes them in 2020-12.
+fn is_annotation_like(schema: &Value, depth: usize) -> bool {
+    let Some(map) = schema.as_object() else {
+        return schema == &Value::Bool(true);
+    };
+    if depth > 4 {
+        return false;
+    }
+    map.iter().all(|(key, value)| match key.as_str() {
+        "type" => is_object_type(value) || is_null_schema(schema),
+        "anyOf" | "oneOf" => value.as_array().is_some_and(|members| {
+            members
+                .iter()
+                .all(|m| is_null_schema(m) || is_annotation_like(m, depth + 1))
+        }),
+        key => ANNOTATIONS.contains(&key),
+    })
+}
+
 /// Whether a schema only constrains (`{ "required": [...] }`), naming no type of its own.
 fn is_constraint_only(schema: &Value) -> bool {
     schema.as_object().is_some_and(|map| {
@@ -315,9 +369,12 @@ impl<'a> Converter<'a> {
                 .get("$ref")
                 .and_then(Value::as_str)
                 .or_else(|| schema.get("$recursiveRef").and_then(Value::as_str));
-            match reference.and_then(|r| self.resolve(r)) {
-                Some((target, _)) => schema = target,
-                None => return schema,
+            if let Some((target, _)) = reference.and_then(|r| self.resolve(r)) {
+                schema = target;
+            } else if let Some(member) = wrapped(schema) {
+                schema = member;
+            } else {
+                return schema;
             }
         }
         schema
@@ -492,7 +549,7 @@ impl<'a> Converter<'a> {
                         }
                     }
                 }
-                "type" if value != "object" => return false,
+                "type" if !is_object_type(value) => return false,
                 "properties" => {
                     let Some(properties) = value.as_object() else {
                         return false;
@@ -549,10 +606,7 @@ impl<'a> Converter<'a> {
         let shaping: Vec<(usize, &Value)> = members
             .iter()
             .enumerate()
-            .filter(|(_, m)| {
-                !m.as_object()
-                    .is_some_and(|m| m.keys().all(|k| ANNOTATIONS.contains(&k.as_str())))
-            })
+            .filter(|(_, m)| !is_annotation_like(m, 0))
             .collect();
         let own_shape = map
             .keys()
@@ -707,7 +761,8 @@ impl<'a> Converter<'a> {
             .unwrap_or_default();
         let mut scope = Scope::default();
         let mut fields = Vec::new();
-        if let Some(properties) = map.get("properties").and_then(Value::as_object) {
+        let properties = map.get("properties").and_then(Value::as_object);
+        if let Some(properties) = properties {
             for (json_name, property) in properties {
                 if Some(json_name.as_str()) == skip {
                     continue;
@@ -728,6 +783,25 @@ impl<'a> Converter<'a> {
                     doc: doc_of(property),
                 });
             }
+        }
+        // A required name the schema does not describe (real documents have them): any value,
+        // but one that must be there.
+        let mut missing: Vec<&str> = required
+            .iter()
+            .copied()
+            .filter(|name| {
+                Some(*name) != skip && !properties.is_some_and(|p| p.contains_key(*name))
+            })
+            .collect();
+        missing.sort_unstable();
+        for json_name in missing {
+            fields.push(Field {
+                json_name: json_name.to_owned(),
+                name: scope.unique(&naming::field_name(json_name), "_"),
+                ty: Ty::Value,
+                optional: false,
+                doc: None,
+            });
         }
         let closed = match self.options.strictness {
             Strictness::Strict => true,
@@ -795,43 +869,68 @@ impl<'a> Converter<'a> {
             let ty = self.string_enum(&strings, pointer, hint);
             return wrap(ty);
         }
-        let kinds: Vec<Option<Kind>> = kept.iter().map(|(_, m)| self.kind(m)).collect();
-        if let Some(kinds) = kinds.iter().copied().collect::<Option<Vec<Kind>>>() {
-            let distinct: HashSet<Kind> = kinds.iter().copied().collect();
-            if distinct.len() == 1
-                || distinct
-                    .iter()
-                    .all(|k| matches!(k, Kind::Integer | Kind::Number))
-            {
-                // One primitive in different spellings (`ipv4 | ipv6`, `string | enum`).
-                let primitive = if distinct.contains(&Kind::Number) {
-                    Some(Ty::F64)
-                } else {
-                    match kinds.first() {
-                        Some(Kind::String) => Some(Ty::String),
-                        Some(Kind::Bool) => Some(Ty::Bool),
-                        Some(Kind::Integer) => Some(Ty::Int("i64")),
-                        _ => None,
-                    }
-                };
-                if let Some(primitive) = primitive {
-                    return wrap(primitive);
+        let kinds: Vec<Option<Kind>> = kept.iter().map(|(_, m)| self.kind(m, 0)).collect();
+        let Some(kinds) = kinds.into_iter().collect::<Option<Vec<Kind>>>() else {
+            return wrap(self.untyped(pointer, "a union with a member of no one JSON kind"));
+        };
+        let distinct: HashSet<Kind> = kinds.iter().copied().collect();
+        if distinct.len() == 1
+            || distinct
+                .iter()
+                .all(|k| matches!(k, Kind::Integer | Kind::Number))
+        {
+            // One primitive in different spellings (`ipv4 | ipv6`, `string | enum`).
+            let primitive = if distinct.contains(&Kind::Number) {
+                Some(Ty::F64)
+            } else {
+                match kinds.first() {
+                    Some(Kind::String) => Some(Ty::String),
+                    Some(Kind::Bool) => Some(Ty::Bool),
+                    Some(Kind::Integer) => Some(Ty::Int("i64")),
+                    _ => None,
                 }
-                if kinds.first() == Some(&Kind::Object) {
-                    if let Some(ty) = self.tagged(&kept, pointer, &mut hint) {
-                        return wrap(ty);
-                    }
-                }
-            } else if distinct.len() == kinds.len() {
-                let ty = self.untagged(&kept, &kinds, pointer, hint);
-                return wrap(ty);
+            };
+            if let Some(primitive) = primitive {
+                return wrap(primitive);
             }
+            if kinds.first() == Some(&Kind::Object) {
+                if let Some(tagging) = self.find_tag(&kept) {
+                    return wrap(self.tagged(&kept, tagging, pointer, &mut hint));
+                }
+            }
+            return wrap(self.untyped(pointer, "a union whose members can't be told apart"));
         }
-        wrap(self.untyped(pointer, "a union whose members can't be told apart"))
+        // Different kinds, where all the objects (if more than one) are told apart by a tag: an
+        // untagged enum, whose object variant is a tagged enum (`"auto" | {type: ...}`).
+        let objects: Vec<(usize, &Value)> = kinds
+            .iter()
+            .zip(&kept)
+            .filter(|(kind, _)| **kind == Kind::Object)
+            .map(|(_, member)| *member)
+            .collect();
+        let others_distinct = distinct.len() == kinds.len() - objects.len().saturating_sub(1);
+        let arrays = kinds.iter().filter(|k| **k == Kind::Array).count();
+        if !others_distinct || arrays > 1 {
+            return wrap(self.untyped(pointer, "a union whose members can't be told apart"));
+        }
+        let tagging = if objects.len() > 1 {
+            match self.find_tag(&objects) {
+                Some(tagging) => Some(tagging),
+                None => {
+                    return wrap(
+                        self.untyped(pointer, "a union whose members can't be told apart"),
+                    );
+                }
+            }
+        } else {
+            None
+        };
+        let ty = self.untagged(&kept, &kinds, tagging, pointer, hint);
+        wrap(ty)
     }
 
     /// The JSON kind a member's values have, when it has one.
-    fn kind(&self, member: &Value) -> Option<Kind> {
+    fn kind(&self, member: &Value, depth: usize) -> Option<Kind> {
         let shape = self.follow(member);
         let map = shape.as_object()?;
         if let Some(constant) = map.get("const") {
@@ -849,25 +948,41 @@ impl<'a> Converter<'a> {
             };
         }
         match map.get("type") {
-            Some(Value::String(t)) => Kind::of_type(t),
+            Some(Value::String(t)) => return Kind::of_type(t),
             Some(Value::Array(types)) => {
                 let kinds: Vec<&Value> = types.iter().filter(|t| *t != "null").collect();
-                match kinds.as_slice() {
+                return match kinds.as_slice() {
                     [Value::String(t)] => Kind::of_type(t),
                     _ => None,
-                }
+                };
             }
-            Some(_) => None,
-            None if map.contains_key("properties")
-                || map.contains_key("allOf")
-                || map.contains_key("additionalProperties") =>
-            {
-                Some(Kind::Object)
+            Some(_) => return None,
+            None => {}
+        }
+        if let Some(Value::Array(members)) = map.get("oneOf").or_else(|| map.get("anyOf")) {
+            // A nested union has a kind when all its members share one.
+            if depth > 8 {
+                return None;
             }
-            None if map.contains_key("items") || map.contains_key("prefixItems") => {
-                Some(Kind::Array)
-            }
-            None => None,
+            let kinds: HashSet<Option<Kind>> = members
+                .iter()
+                .filter(|m| !is_null_schema(self.follow(m)))
+                .map(|m| self.kind(m, depth + 1))
+                .collect();
+            return match kinds.into_iter().collect::<Vec<_>>().as_slice() {
+                [kind] => *kind,
+                _ => None,
+            };
+        }
+        if map.contains_key("properties")
+            || map.contains_key("allOf")
+            || map.contains_key("additionalProperties")
+        {
+            Some(Kind::Object)
+        } else if map.contains_key("items") || map.contains_key("prefixItems") {
+            Some(Kind::Array)
+        } else {
+            None
         }
     }
 
@@ -875,6 +990,7 @@ impl<'a> Converter<'a> {
         &mut self,
         kept: &[(usize, &Value)],
         kinds: &[Kind],
+        tagging: Option<Tagging>,
         pointer: &str,
         mut hint: Hint,
     ) -> Ty {
@@ -886,30 +1002,40 @@ impl<'a> Converter<'a> {
             .map(|(kind, (index, member))| (*kind, *index, *member))
             .collect();
         order.sort_by_key(|(kind, _, _)| *kind);
-        let variants = order
-            .into_iter()
-            .map(|(kind, index, member)| {
-                let variant = kind.variant_name();
-                let ty = self.convert(
-                    member,
-                    &format!("{pointer}/{index}"),
-                    Hint::new(format!("{name}{variant}")),
-                    false,
-                );
-                Variant {
-                    name: variant.to_owned(),
-                    ty,
-                    doc: doc_of(member),
-                }
-            })
+        let mut variants = Vec::new();
+        let mut tagging = tagging;
+        let objects: Vec<(usize, &Value)> = order
+            .iter()
+            .filter(|(kind, _, _)| *kind == Kind::Object)
+            .map(|(_, index, member)| (*index, *member))
             .collect();
+        for (kind, index, member) in order {
+            let variant = kind.variant_name();
+            let mut variant_hint = Hint::new(format!("{name}{variant}"));
+            let ty = match (kind, tagging.take()) {
+                (Kind::Object, Some(tagging)) => {
+                    self.tagged(&objects, tagging, pointer, &mut variant_hint)
+                }
+                (Kind::Object, None) if objects.len() > 1 => continue,
+                _ => self.convert(member, &format!("{pointer}/{index}"), variant_hint, false),
+            };
+            variants.push(Variant {
+                name: variant.to_owned(),
+                ty,
+                doc: if kind == Kind::Object && objects.len() > 1 {
+                    None
+                } else {
+                    doc_of(member)
+                },
+            });
+        }
         self.fill(slot, None, ItemKind::Untagged(variants));
         Ty::Named(name)
     }
 
-    /// An internally tagged enum, when one property of every member holds a constant string that
-    /// differs from member to member.
-    fn tagged(&mut self, kept: &[(usize, &Value)], pointer: &str, hint: &mut Hint) -> Option<Ty> {
+    /// The property that tells object members apart, when one property of every member holds a
+    /// constant string that differs from member to member.
+    fn find_tag(&self, kept: &[(usize, &Value)]) -> Option<Tagging> {
         let mut views = Vec::new();
         for (_, member) in kept {
             let mut view = Map::new();
@@ -930,17 +1056,31 @@ impl<'a> Converter<'a> {
             }
         };
         let first = views.first()?.get("properties")?.as_object()?;
-        let tag = first.keys().find(|candidate| {
-            let mut seen = HashSet::new();
-            views
-                .iter()
-                .all(|view| tag_value(view, candidate).is_some_and(|value| seen.insert(value)))
-        })?;
-        let tag = tag.clone();
-        let values: Vec<String> = views
+        let tag = first
+            .keys()
+            .find(|candidate| {
+                let mut seen = HashSet::new();
+                views
+                    .iter()
+                    .all(|view| tag_value(view, candidate).is_some_and(|value| seen.insert(value)))
+            })?
+            .clone();
+        let values = views
             .iter()
             .filter_map(|view| tag_value(view, &tag))
             .collect();
+        Some(Tagging { tag, views, values })
+    }
+
+    /// An internally tagged enum of object members, as [`find_tag`](Self::find_tag) found them.
+    fn tagged(
+        &mut self,
+        kept: &[(usize, &Value)],
+        tagging: Tagging,
+        pointer: &str,
+        hint: &mut Hint,
+    ) -> Ty {
+        let Tagging { tag, views, values } = tagging;
         let name = self.item_name(hint);
         let slot = self.reserve(&name);
         let mut scope = Scope::default();
@@ -961,6 +1101,15 @@ impl<'a> Converter<'a> {
             });
         }
         self.fill(slot, None, ItemKind::Tagged { tag, variants });
-        Some(Ty::Named(name))
+        Ty::Named(name)
     }
+}
+
+/// How a union's object members are told apart: the tag property, each member's object (merged
+/// through references and `allOf`) and its tag value.
+#[derive(Debug)]
+struct Tagging {
+    tag: String,
+    views: Vec<Map<String, Value>>,
+    values: Vec<String>,
 }

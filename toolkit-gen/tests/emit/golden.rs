@@ -66,6 +66,7 @@ fn the_module_starts_with_a_generated_header() {
 #[test]
 fn objects_are_strict_structs_with_renames_options_and_docs() {
     let code = strict();
+    assert_has(&code, "pub ghost: ::serde_json::Value,\n}");
     assert_has(
         &code,
         "/// The input of the tool `object_basics`.\n///\n/// Every plain form of a property.\n\

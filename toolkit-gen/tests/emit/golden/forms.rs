@@ -38,6 +38,7 @@ pub struct ObjectBasicsInput {
     /// Who owns it.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub owner: ::std::option::Option<ObjectBasicsInputOwner>,
+    pub ghost: ::serde_json::Value,
 }
 /// Who owns it.
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]

@@ -37,6 +37,7 @@ pub struct ObjectBasicsInput {
     /// Who owns it.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub owner: ::std::option::Option<ObjectBasicsInputOwner>,
+    pub ghost: ::serde_json::Value,
     /// The properties the schema does not name.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
