@@ -98,10 +98,11 @@ pub(crate) fn convert_tool(
     };
     let ty = converter.target("", root, root_type.clone());
     if converter.created.contains(&root_type) {
-        if let Some(item) = converter.items.iter_mut().find(|i| i.name == root_type) {
-            if doc.is_some() {
-                item.doc = doc;
-            }
+        if let (Some(item), Some(doc)) = (
+            converter.items.iter_mut().find(|i| i.name == root_type),
+            doc,
+        ) {
+            item.doc = Some(doc);
         }
     } else {
         // The input is no struct (a map, a `Value`, …): the root type names it.
@@ -893,10 +894,10 @@ impl<'a> Converter<'a> {
             if let Some(primitive) = primitive {
                 return wrap(primitive);
             }
-            if kinds.first() == Some(&Kind::Object) {
-                if let Some(tagging) = self.find_tag(&kept) {
-                    return wrap(self.tagged(&kept, tagging, pointer, &mut hint));
-                }
+            if kinds.first() == Some(&Kind::Object)
+                && let Some(tagging) = self.find_tag(&kept)
+            {
+                return wrap(self.tagged(&kept, tagging, pointer, &mut hint));
             }
             return wrap(self.untyped(pointer, "a union whose members can't be told apart"));
         }
