@@ -288,16 +288,28 @@ fn is_annotation_like(schema: &Value, depth: usize) -> bool {
     })
 }
 
-/// Whether a schema only constrains (`{ "required": [...] }`), naming no type of its own.
+/// Keywords that give a schema a shape of its own (a type, members, a target).
+const SHAPING: &[&str] = &[
+    "type",
+    "properties",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+    "enum",
+    "const",
+    "$ref",
+    "$recursiveRef",
+    "allOf",
+    "anyOf",
+    "oneOf",
+];
+
+/// Whether a schema only constrains a value its parent types (`{ "required": [...] }`,
+/// `{ "format": "ipv4" }`), naming no shape of its own.
 fn is_constraint_only(schema: &Value) -> bool {
-    schema.as_object().is_some_and(|map| {
-        map.keys().all(|k| {
-            matches!(
-                k.as_str(),
-                "required" | "minProperties" | "maxProperties" | "not"
-            ) || ANNOTATIONS.contains(&k.as_str())
-        })
-    })
+    schema
+        .as_object()
+        .is_some_and(|map| map.keys().all(|k| !SHAPING.contains(&k.as_str())))
 }
 
 /// Walks one tool's input schema.

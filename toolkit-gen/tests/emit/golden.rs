@@ -333,6 +333,30 @@ fn schemas_that_are_no_objects_still_give_a_root_type() {
 }
 
 #[test]
+fn unions_that_only_constrain_a_typed_parent_are_ignored() {
+    // As a real MCP server (whois) writes an IP address.
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "ip": { "type": "string", "anyOf": [{ "format": "ipv4" }, { "format": "ipv6" }] },
+            "who": {
+                "type": "object",
+                "properties": { "a": { "type": "string" }, "b": { "type": "string" } },
+                "oneOf": [{ "required": ["a"] }, { "required": ["b"] }]
+            }
+        },
+        "required": ["ip"]
+    });
+    let emitted = input_types("whois", &schema, &EmitOptions::default());
+    assert!(emitted.untyped.is_empty(), "{:?}", emitted.untyped);
+    assert_has(&emitted.code, "pub ip: ::std::string::String,");
+    assert_has(
+        &emitted.code,
+        "pub who: ::std::option::Option<WhoisInputWho>,",
+    );
+}
+
+#[test]
 fn a_schema_that_is_only_a_reference_to_itself_is_a_named_newtype() {
     let schema = json!({ "type": "array", "items": { "$ref": "#" } });
     let emitted = input_types("nest", &schema, &EmitOptions::default());
