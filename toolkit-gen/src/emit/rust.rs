@@ -26,11 +26,66 @@ fn docs(doc: Option<&str>) -> TokenStream {
     let Some(doc) = doc else {
         return TokenStream::new();
     };
-    let lines = doc.lines().map(|line| {
-        let line = format!(" {}", line.trim_end());
+    let lines = doc_lines(doc).into_iter().map(|line| {
+        let line = format!(" {line}");
         quote!(#[doc = #line])
     });
     quote!(#(#lines)*)
+}
+
+/// A description's lines as documentation that rustdoc never runs: a description is written for
+/// a model, and its code (a JSON example) is no Rust doctest. Fences open as `text`, and lines
+/// outside fences lose their indentation (four spaces would open an indented code block).
+pub(crate) fn doc_lines(doc: &str) -> Vec<String> {
+    let mut in_fence = false;
+    let mut lines: Vec<String> = doc
+        .lines()
+        .map(|line| {
+            let trimmed = line.trim();
+            if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+                in_fence = !in_fence;
+                if in_fence {
+                    return "```text".to_owned();
+                }
+                return "```".to_owned();
+            }
+            if in_fence {
+                line.trim_end().to_owned()
+            } else {
+                trimmed.to_owned()
+            }
+        })
+        .collect();
+    if in_fence {
+        lines.push("```".to_owned());
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::doc_lines;
+
+    #[test]
+    fn descriptions_never_become_doctests() {
+        assert_eq!(
+            doc_lines("Example:\n```json\n  {\"a\": 1}\n```\n\n    indented\nlast  "),
+            [
+                "Example:",
+                "```text",
+                "  {\"a\": 1}",
+                "```",
+                "",
+                "indented",
+                "last"
+            ]
+        );
+        // A fence left open is closed.
+        assert_eq!(
+            doc_lines("```\nfn main() {}"),
+            ["```text", "fn main() {}", "```"]
+        );
+    }
 }
 
 /// The tokens of a type.
