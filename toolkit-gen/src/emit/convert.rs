@@ -94,6 +94,7 @@ pub(crate) fn convert_tool(
         untyped: Vec::new(),
         done: HashMap::new(),
         in_progress: HashMap::new(),
+        targets: reference_targets(root),
         depth: 0,
     };
     let ty = converter.target("", root, root_type.clone());
@@ -326,7 +327,36 @@ struct Converter<'a> {
     done: HashMap<String, Ty>,
     /// Reference targets being converted: their reserved name and whether a back-edge used it.
     in_progress: HashMap<String, (String, bool)>,
+    /// The places of the schema some reference leads to (JSON pointers without the `#`): met
+    /// where they stand, they are converted once as a reference target, so that a schema that
+    /// refers into its own properties (zod's `$refStrategy: root`) gets one type, not two.
+    targets: HashSet<String>,
     depth: usize,
+}
+
+/// The JSON pointers (without `#`) that the local references of `root` lead to.
+fn reference_targets(root: &Value) -> HashSet<String> {
+    let mut targets = HashSet::new();
+    let mut stack = vec![root];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map {
+                    match (key.as_str(), child) {
+                        ("$ref" | "$recursiveRef", Value::String(reference)) => {
+                            if let Some(pointer) = reference.strip_prefix('#') {
+                                targets.insert(pointer.to_owned());
+                            }
+                        }
+                        _ => stack.push(child),
+                    }
+                }
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    targets
 }
 
 impl<'a> Converter<'a> {
@@ -396,6 +426,22 @@ impl<'a> Converter<'a> {
     fn convert(&mut self, schema: &Value, pointer: &str, hint: Hint, indirect: bool) -> Ty {
         if self.depth >= MAX_DEPTH {
             return self.untyped(pointer, "nested deeper than the emitter goes");
+        }
+        if let Some(place) = pointer.strip_prefix('#')
+            && self.targets.contains(place)
+            && !self.in_progress.contains_key(place)
+            && self
+                .root
+                .pointer(place)
+                .is_some_and(|at| std::ptr::eq(at, schema))
+        {
+            // A place some reference leads to, met where it stands: converted as its target.
+            if let Some(ty) = self.done.get(place) {
+                return ty.clone();
+            }
+            let mut hint = hint;
+            let reserved = self.item_name(&mut hint);
+            return self.target(place, schema, reserved);
         }
         self.depth += 1;
         let ty = self.convert_inner(schema, pointer, hint, indirect);

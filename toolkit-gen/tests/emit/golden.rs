@@ -357,6 +357,41 @@ fn unions_that_only_constrain_a_typed_parent_are_ignored() {
 }
 
 #[test]
+fn references_into_the_schema_own_properties_share_one_type() {
+    // zod-to-json-schema's `$refStrategy: root`: the second use of a schema refers to the first.
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "style": { "type": "object", "properties": { "color": { "type": "string" } } },
+            "node": {
+                "type": "object",
+                "properties": {
+                    "style": { "$ref": "#/properties/style" },
+                    "child": { "$ref": "#/properties/node" },
+                    "children": { "type": "array", "items": { "$ref": "#/properties/node" } }
+                }
+            }
+        }
+    });
+    let emitted = input_types("chart", &schema, &EmitOptions::default());
+    assert!(emitted.untyped.is_empty(), "{:?}", emitted.untyped);
+    assert_eq!(
+        emitted.code.matches("pub struct").count(),
+        3,
+        "{}",
+        emitted.code
+    );
+    assert_has(
+        &emitted.code,
+        "pub style: ::std::option::Option<ChartInputStyle>,\npub child: ::std::option::Option<::std::boxed::Box<ChartInputNode>>,",
+    );
+    assert_has(
+        &emitted.code,
+        "pub children: ::std::option::Option<::std::vec::Vec<ChartInputNode>>,",
+    );
+}
+
+#[test]
 fn a_schema_that_is_only_a_reference_to_itself_is_a_named_newtype() {
     let schema = json!({ "type": "array", "items": { "$ref": "#" } });
     let emitted = input_types("nest", &schema, &EmitOptions::default());
