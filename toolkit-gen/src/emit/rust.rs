@@ -62,32 +62,6 @@ pub(crate) fn doc_lines(doc: &str) -> Vec<String> {
     lines
 }
 
-#[cfg(test)]
-mod tests {
-    use super::doc_lines;
-
-    #[test]
-    fn descriptions_never_become_doctests() {
-        assert_eq!(
-            doc_lines("Example:\n```json\n  {\"a\": 1}\n```\n\n    indented\nlast  "),
-            [
-                "Example:",
-                "```text",
-                "  {\"a\": 1}",
-                "```",
-                "",
-                "indented",
-                "last"
-            ]
-        );
-        // A fence left open is closed.
-        assert_eq!(
-            doc_lines("```\nfn main() {}"),
-            ["```text", "fn main() {}", "```"]
-        );
-    }
-}
-
 /// The tokens of a type.
 fn ty(ty: &Ty) -> TokenStream {
     match ty {
@@ -267,5 +241,31 @@ pub(crate) fn format(header: &str, tokens: TokenStream) -> (String, Option<Strin
     match syn::parse2::<syn::File>(tokens.clone()) {
         Ok(file) => (format!("{header}\n{}", prettyplease::unparse(&file)), None),
         Err(error) => (format!("{header}\n{tokens}\n"), Some(error.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::doc_lines;
+
+    #[test]
+    fn descriptions_never_become_doctests() {
+        assert_eq!(
+            doc_lines("Example:\n```json\n  {\"a\": 1}\n```\n\n    indented\nlast  "),
+            [
+                "Example:",
+                "```text",
+                "  {\"a\": 1}",
+                "```",
+                "",
+                "indented",
+                "last"
+            ]
+        );
+        // A fence left open is closed.
+        assert_eq!(
+            doc_lines("```\nfn main() {}"),
+            ["```text", "fn main() {}", "```"]
+        );
     }
 }

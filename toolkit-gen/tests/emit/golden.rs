@@ -381,9 +381,16 @@ fn references_into_the_schema_own_properties_share_one_type() {
         "{}",
         emitted.code
     );
+    assert_eq!(
+        emitted
+            .code
+            .matches("pub style: ::std::option::Option<ChartInputStyle>,")
+            .count(),
+        2
+    );
     assert_has(
         &emitted.code,
-        "pub style: ::std::option::Option<ChartInputStyle>,\npub child: ::std::option::Option<::std::boxed::Box<ChartInputNode>>,",
+        "pub child: ::std::option::Option<::std::boxed::Box<ChartInputNode>>,",
     );
     assert_has(
         &emitted.code,
