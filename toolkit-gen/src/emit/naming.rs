@@ -147,7 +147,7 @@ mod tests {
         assert_eq!(field_name("1st"), "field_1st");
         assert_eq!(field_name(""), "field");
         assert_eq!(field_name("___"), "field");
-        assert_eq!(field_name("héllo"), "hllo");
+        assert_eq!(field_name("héllo"), "h_llo");
     }
 
     #[test]
