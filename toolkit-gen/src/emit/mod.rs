@@ -176,10 +176,21 @@ fn root_doc(tool: &str, description: Option<&str>) -> String {
 /// use serde_json::json;
 /// use toolkit_gen::emit::{EmitOptions, input_types};
 ///
-/// let emitted = input_types("search", &json!({ "not": "a schema object" }), &EmitOptions::default());
-/// assert_eq!(emitted.root_type, "SearchInput");
+/// let schema = json!({
+///     "type": "object",
+///     "properties": {
+///         "q": { "type": "string" },
+///         "where": { "oneOf": [
+///             { "type": "object", "properties": { "city": { "type": "string" } } },
+///             { "type": "object", "properties": { "zip": { "type": "string" } } }
+///         ] }
+///     }
+/// });
+/// let emitted = input_types("search", &schema, &EmitOptions::default());
 /// assert!(emitted.code.contains("pub struct SearchInput"));
-/// assert!(emitted.untyped.is_empty());
+/// // Two objects with nothing to tell them apart: a `Value`, reported.
+/// assert!(emitted.code.contains("pub r#where: ::std::option::Option<::serde_json::Value>,"));
+/// assert_eq!(emitted.untyped[0].pointer, "#/properties/where/oneOf");
 /// ```
 pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Emitted {
     let mut types = Scope::default();
