@@ -967,9 +967,31 @@ impl<'a> Converter<'a> {
             .filter(|(kind, _)| **kind == Kind::Object)
             .map(|(_, member)| *member)
             .collect();
-        let others_distinct = distinct.len() == kinds.len() - objects.len().saturating_sub(1);
+        // Several arrays are told apart by their items' kinds (`array<string> | array<integer>`);
+        // an empty array is any of them, and the same JSON whichever serde picks.
+        let item_kinds: Vec<Option<Kind>> = kinds
+            .iter()
+            .zip(&kept)
+            .map(|(kind, (_, member))| match kind {
+                Kind::Array => self
+                    .follow(member)
+                    .get("items")
+                    .and_then(|items| self.kind(items, 0)),
+                _ => None,
+            })
+            .collect();
         let arrays = kinds.iter().filter(|k| **k == Kind::Array).count();
-        if !others_distinct || arrays > 1 {
+        let array_kinds: HashSet<Kind> = item_kinds.iter().flatten().copied().collect();
+        let arrays_distinct = arrays <= 1 || array_kinds.len() == arrays;
+        let others = kinds
+            .iter()
+            .filter(|k| !matches!(k, Kind::Object | Kind::Array))
+            .count();
+        let other_kinds = distinct
+            .iter()
+            .filter(|k| !matches!(k, Kind::Object | Kind::Array))
+            .count();
+        if others != other_kinds || !arrays_distinct {
             return wrap(self.untyped(pointer, "a union whose members can't be told apart"));
         }
         let tagging = if objects.len() > 1 {
@@ -984,7 +1006,12 @@ impl<'a> Converter<'a> {
         } else {
             None
         };
-        let ty = self.untagged(&kept, &kinds, tagging, pointer, hint);
+        let item_kinds = if arrays > 1 {
+            item_kinds
+        } else {
+            vec![None; kinds.len()]
+        };
+        let ty = self.untagged(&kept, &kinds, &item_kinds, tagging, pointer, hint);
         wrap(ty)
     }
 
@@ -1049,29 +1076,39 @@ impl<'a> Converter<'a> {
         &mut self,
         kept: &[(usize, &Value)],
         kinds: &[Kind],
+        item_kinds: &[Option<Kind>],
         tagging: Option<Tagging>,
         pointer: &str,
         mut hint: Hint,
     ) -> Ty {
         let name = self.item_name(&mut hint);
         let slot = self.reserve(&name);
-        let mut order: Vec<(Kind, usize, &Value)> = kinds
+        let mut order: Vec<(Kind, Option<Kind>, usize, &Value)> = kinds
             .iter()
+            .zip(item_kinds)
             .zip(kept)
-            .map(|(kind, (index, member))| (*kind, *index, *member))
+            .map(|((kind, items), (index, member))| (*kind, *items, *index, *member))
             .collect();
-        order.sort_by_key(|(kind, _, _)| *kind);
+        order.sort_by_key(|(kind, items, _, _)| (*kind, *items));
         let mut variants = Vec::new();
         let mut tagging = tagging;
         let objects: Vec<(usize, &Value)> = order
             .iter()
-            .filter(|(kind, _, _)| *kind == Kind::Object)
-            .map(|(_, index, member)| (*index, *member))
+            .filter(|(kind, _, _, _)| *kind == Kind::Object)
+            .map(|(_, _, index, member)| (*index, *member))
             .collect();
-        for (kind, index, member) in order {
-            let variant = kind.variant_name();
+        for (kind, items, index, member) in order {
+            let variant = match items {
+                Some(items) => format!("ArrayOf{}", items.variant_name()),
+                None => kind.variant_name().to_owned(),
+            };
             let mut variant_hint = Hint::new(format!("{name}{variant}"));
-            let ty = match (kind, tagging.take()) {
+            let tagging = if kind == Kind::Object {
+                tagging.take()
+            } else {
+                None
+            };
+            let ty = match (kind, tagging) {
                 (Kind::Object, Some(tagging)) => {
                     self.tagged(&objects, tagging, pointer, &mut variant_hint)
                 }
@@ -1079,7 +1116,7 @@ impl<'a> Converter<'a> {
                 _ => self.convert(member, &format!("{pointer}/{index}"), variant_hint, false),
             };
             variants.push(Variant {
-                name: variant.to_owned(),
+                name: variant,
                 ty,
                 doc: if kind == Kind::Object && objects.len() > 1 {
                     None

@@ -247,6 +247,29 @@ fn unions_become_enums_when_they_can_be_told_apart() {
 }
 
 #[test]
+fn unions_of_kinds_hold_tagged_objects_and_arrays_of_different_items() {
+    let code = strict();
+    assert_has(
+        &code,
+        "pub enum MixedUnionsInputToolChoice {\nString(MixedUnionsInputToolChoiceString),\n\
+         Object(MixedUnionsInputToolChoiceObject),\n}",
+    );
+    assert_has(
+        &code,
+        "#[serde(tag = \"type\")]\n#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]\n\
+         pub enum MixedUnionsInputToolChoiceObject {\n#[serde(rename = \"function\")]\n\
+         Function(MixedUnionsInputToolChoiceObjectFunction),\n#[serde(rename = \"file_search\")]\n\
+         FileSearch(MixedUnionsInputToolChoiceObjectFileSearch),\n}",
+    );
+    assert_has(
+        &code,
+        "pub enum MixedUnionsInputPrompt {\nString(::std::string::String),\n\
+         ArrayOfInteger(::std::vec::Vec<i64>),\nArrayOfString(::std::vec::Vec<::std::string::String>),\n\
+         ArrayOfArray(::std::vec::Vec<::std::vec::Vec<i64>>),\n}",
+    );
+}
+
+#[test]
 fn all_of_merges_objects_and_unwraps_wrappers() {
     let code = strict();
     assert_has(

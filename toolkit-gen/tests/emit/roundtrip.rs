@@ -243,3 +243,50 @@ fn open_objects_keep_their_extras_when_following_the_schema() {
     // Strict by default: the same extra is refused.
     assert!(serde_json::from_value::<strict::OpenInput>(value).is_err());
 }
+
+#[test]
+fn unions_of_kinds_round_trip() {
+    use strict::{
+        MixedUnionsInput, MixedUnionsInputPrompt, MixedUnionsInputToolChoice,
+        MixedUnionsInputToolChoiceObject, MixedUnionsInputToolChoiceObjectFunction,
+        MixedUnionsInputToolChoiceString,
+    };
+    let cases = [
+        (
+            MixedUnionsInputToolChoice::String(MixedUnionsInputToolChoiceString::Auto),
+            MixedUnionsInputPrompt::ArrayOfInteger(vec![1, 2]),
+            json!({ "tool_choice": "auto", "prompt": [1, 2] }),
+        ),
+        (
+            MixedUnionsInputToolChoice::Object(MixedUnionsInputToolChoiceObject::Function(
+                MixedUnionsInputToolChoiceObjectFunction {
+                    name: "f".to_owned(),
+                },
+            )),
+            MixedUnionsInputPrompt::ArrayOfArray(vec![vec![3]]),
+            json!({ "tool_choice": { "type": "function", "name": "f" }, "prompt": [[3]] }),
+        ),
+        (
+            MixedUnionsInputToolChoice::String(MixedUnionsInputToolChoiceString::None),
+            MixedUnionsInputPrompt::ArrayOfString(vec!["a".to_owned()]),
+            json!({ "tool_choice": "none", "prompt": ["a"] }),
+        ),
+    ];
+    for (tool_choice, prompt, expected) in cases {
+        let input = MixedUnionsInput {
+            tool_choice,
+            prompt,
+        };
+        let value = serde_json::to_value(&input).unwrap();
+        assert_eq!(value, expected);
+        accepted("mixed_unions", &value);
+        let back: MixedUnionsInput = serde_json::from_value(value).unwrap();
+        assert_eq!(back, input);
+    }
+    assert!(
+        serde_json::from_value::<MixedUnionsInput>(
+            json!({ "tool_choice": { "type": "function", "name": "f", "x": 1 }, "prompt": "p" })
+        )
+        .is_err()
+    );
+}

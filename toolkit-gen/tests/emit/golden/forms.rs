@@ -350,3 +350,63 @@ pub struct OpenInputOpen {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub y: ::std::option::Option<i64>,
 }
+/// The input of the tool `mixed_unions`.
+///
+/// Unions of kinds, one of them tagged objects, and of arrays.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MixedUnionsInput {
+    pub tool_choice: MixedUnionsInputToolChoice,
+    pub prompt: MixedUnionsInputPrompt,
+}
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum MixedUnionsInputToolChoice {
+    String(MixedUnionsInputToolChoiceString),
+    Object(MixedUnionsInputToolChoiceObject),
+}
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum MixedUnionsInputToolChoiceString {
+    #[serde(rename = "auto")]
+    Auto,
+    #[serde(rename = "none")]
+    None,
+}
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(tag = "type")]
+#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+pub enum MixedUnionsInputToolChoiceObject {
+    #[serde(rename = "function")]
+    Function(MixedUnionsInputToolChoiceObjectFunction),
+    #[serde(rename = "file_search")]
+    FileSearch(MixedUnionsInputToolChoiceObjectFileSearch),
+}
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MixedUnionsInputToolChoiceObjectFunction {
+    pub name: ::std::string::String,
+}
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MixedUnionsInputToolChoiceObjectFileSearch {}
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum MixedUnionsInputPrompt {
+    String(::std::string::String),
+    ArrayOfInteger(::std::vec::Vec<i64>),
+    ArrayOfString(::std::vec::Vec<::std::string::String>),
+    ArrayOfArray(::std::vec::Vec<::std::vec::Vec<i64>>),
+}

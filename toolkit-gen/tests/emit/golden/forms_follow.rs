@@ -384,3 +384,70 @@ pub struct OpenInputOpen {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+/// The input of the tool `mixed_unions`.
+///
+/// Unions of kinds, one of them tagged objects, and of arrays.
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct MixedUnionsInput {
+    pub tool_choice: MixedUnionsInputToolChoice,
+    pub prompt: MixedUnionsInputPrompt,
+    /// The properties the schema does not name.
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum MixedUnionsInputToolChoice {
+    String(MixedUnionsInputToolChoiceString),
+    Object(MixedUnionsInputToolChoiceObject),
+}
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    ::serde::Serialize,
+    ::serde::Deserialize
+)]
+pub enum MixedUnionsInputToolChoiceString {
+    #[serde(rename = "auto")]
+    Auto,
+    #[serde(rename = "none")]
+    None,
+}
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(tag = "type")]
+#[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+pub enum MixedUnionsInputToolChoiceObject {
+    #[serde(rename = "function")]
+    Function(MixedUnionsInputToolChoiceObjectFunction),
+    #[serde(rename = "file_search")]
+    FileSearch(MixedUnionsInputToolChoiceObjectFileSearch),
+}
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct MixedUnionsInputToolChoiceObjectFunction {
+    pub name: ::std::string::String,
+    /// The properties the schema does not name.
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct MixedUnionsInputToolChoiceObjectFileSearch {
+    /// The properties the schema does not name.
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum MixedUnionsInputPrompt {
+    String(::std::string::String),
+    ArrayOfInteger(::std::vec::Vec<i64>),
+    ArrayOfString(::std::vec::Vec<::std::string::String>),
+    ArrayOfArray(::std::vec::Vec<::std::vec::Vec<i64>>),
+}
