@@ -15,6 +15,11 @@
 //!   writes the tools an MCP server lists as a snapshot.
 //! - `toolkit-gen search --catalog FILE (QUERY | --queries FILE) [--limit N]` searches a catalog
 //!   as `tool_search` does.
+//!
+//! The heart of the generator is [`emit`]: JSON Schema → Rust input types (strict structs,
+//! enums, `Option`s, boxed recursion), with every place it could not type reported by JSON
+//! pointer.
 #![deny(missing_docs)]
 
 pub mod cli;
+pub mod emit;

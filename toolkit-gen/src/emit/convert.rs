@@ -1,0 +1,838 @@
+//! JSON Schema → the type model of [`schema`](super::schema).
+//!
+//! One [`Converter`] per tool walks its input schema from the root, making a named type per
+//! object, string enum and union, and following local `$ref`s (into `$defs`, `definitions` or
+//! any JSON pointer of the schema itself, as zod writes them). Whatever it cannot type becomes
+//! `serde_json::Value` where it stands and is listed with its JSON pointer and reason: a tool is
+//! never dropped and nothing panics, whatever the schema.
+//!
+//! Unions (`oneOf` / `anyOf`) have a file of their own: [`union`].
+//!
+//! Recursion: a reference to a schema still being converted (a back-edge) names its type, and is
+//! boxed unless a `Vec` or a map already stands between the type and itself.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Map, Value};
+
+use super::naming::{self, Scope};
+use super::schema::{Field, Item, ItemKind, StringVariant, Struct, Ty};
+use super::{EmitOptions, Strictness, Untyped};
+
+mod union;
+
+/// How deep schemas may nest (objects in arrays in objects …) before the rest is a `Value`:
+/// deeper than any real input (the corpus' deepest is 8) and far from the stack's end.
+const MAX_DEPTH: usize = 64;
+
+/// Keywords that say something of a schema without constraining the value's shape.
+const ANNOTATIONS: &[&str] = &[
+    "description",
+    "title",
+    "default",
+    "examples",
+    "example",
+    "readOnly",
+    "writeOnly",
+    "deprecated",
+    "nullable",
+    "$comment",
+    "$schema",
+];
+
+/// The name an item is to get: one reserved already (`fixed`, for a `$ref` target or the root),
+/// or made unique from `base`.
+#[derive(Clone, Debug)]
+struct Hint {
+    base: String,
+    fixed: Option<String>,
+}
+
+impl Hint {
+    fn new(base: String) -> Self {
+        Self { base, fixed: None }
+    }
+
+    fn fixed(name: String) -> Self {
+        Self {
+            base: name.clone(),
+            fixed: Some(name),
+        }
+    }
+
+    /// The hint for a type inside this one (`PetTag` inside `Pet`).
+    fn child(&self, suffix: &str) -> Self {
+        Self::new(format!("{}{}", self.base, suffix))
+    }
+}
+
+/// What converting one tool's input schema made.
+#[derive(Debug)]
+pub(crate) struct Converted {
+    /// The name of the input's type.
+    pub(crate) root_type: String,
+    /// The named types, the root's first.
+    pub(crate) items: Vec<Item>,
+    /// The places typed as `serde_json::Value` for want of a better type.
+    pub(crate) untyped: Vec<Untyped>,
+}
+
+/// Converts the input schema `root` of the tool `tool_name`, naming its types in `types` (a
+/// module's names, shared by its tools so that no two collide). `doc` documents the root type.
+pub(crate) fn convert_tool(
+    tool_name: &str,
+    root: &Value,
+    doc: Option<String>,
+    options: &EmitOptions,
+    types: &mut Scope,
+) -> Converted {
+    let prefix = naming::type_name(tool_name);
+    let root_type = types.unique(&format!("{prefix}Input"), "");
+    let mut converter = Converter {
+        root,
+        options,
+        types,
+        prefix,
+        items: Vec::new(),
+        created: HashSet::new(),
+        untyped: Vec::new(),
+        done: HashMap::new(),
+        in_progress: HashMap::new(),
+        targets: reference_targets(root),
+        depth: 0,
+    };
+    let ty = converter.target("", root, root_type.clone());
+    if converter.created.contains(&root_type) {
+        if let (Some(item), Some(doc)) = (
+            converter.items.iter_mut().find(|i| i.name == root_type),
+            doc,
+        ) {
+            item.doc = Some(doc);
+        }
+    } else {
+        // The input is no struct (a map, a `Value`, …): the root type names it.
+        converter.items.insert(
+            0,
+            Item {
+                name: root_type.clone(),
+                doc,
+                kind: ItemKind::Alias(ty),
+            },
+        );
+    }
+    Converted {
+        root_type,
+        items: converter.items,
+        untyped: converter.untyped,
+    }
+}
+
+/// Escapes a JSON pointer token (`~` → `~0`, `/` → `~1`).
+fn escape(token: &str) -> String {
+    token.replace('~', "~0").replace('/', "~1")
+}
+
+/// The documentation of a schema: its description, else its title.
+fn doc_of(schema: &Value) -> Option<String> {
+    let map = schema.as_object()?;
+    ["description", "title"]
+        .iter()
+        .filter_map(|key| map.get(*key).and_then(Value::as_str))
+        .map(str::trim)
+        .find(|text| !text.is_empty())
+        .map(str::to_owned)
+}
+
+/// The Rust integer type of an `integer` with this `format`.
+fn int_type(format: Option<&str>) -> &'static str {
+    match format {
+        Some("int8") => "i8",
+        Some("int16") => "i16",
+        Some("int32") => "i32",
+        Some("uint8") => "u8",
+        Some("uint16") => "u16",
+        Some("uint32") => "u32",
+        Some("uint64") => "u64",
+        _ => "i64",
+    }
+}
+
+/// Whether a schema accepts only `null`.
+fn is_null_schema(schema: &Value) -> bool {
+    let Some(map) = schema.as_object() else {
+        return false;
+    };
+    match map.get("type") {
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(types)) => !types.is_empty() && types.iter().all(|t| t == "null"),
+        _ => {
+            map.get("const") == Some(&Value::Null)
+                || map
+                    .get("enum")
+                    .and_then(Value::as_array)
+                    .is_some_and(|values| !values.is_empty() && values.iter().all(Value::is_null))
+        }
+    }
+}
+
+/// Whether a schema accepts nothing (`false`, `{ "not": {} }`: zod's "undefined").
+fn is_never_schema(schema: &Value) -> bool {
+    match schema {
+        Value::Bool(false) => true,
+        Value::Object(map) => {
+            map.get("not").is_some_and(|not| {
+                not == &Value::Bool(true) || not.as_object().is_some_and(Map::is_empty)
+            }) && map
+                .keys()
+                .all(|k| k == "not" || ANNOTATIONS.contains(&k.as_str()))
+        }
+        _ => false,
+    }
+}
+
+/// The one member of an `allOf` wrapper (`{ title, allOf: [{ $ref }] }`), which has no shape of
+/// its own.
+fn wrapped(schema: &Value) -> Option<&Value> {
+    let map = schema.as_object()?;
+    if map
+        .keys()
+        .any(|k| k != "allOf" && !ANNOTATIONS.contains(&k.as_str()))
+    {
+        return None;
+    }
+    let mut shaping = map
+        .get("allOf")?
+        .as_array()?
+        .iter()
+        .filter(|m| !is_annotation_like(m, 0));
+    match (shaping.next(), shaping.next()) {
+        (Some(member), None) => Some(member),
+        _ => None,
+    }
+}
+
+/// Whether a `type` says "an object" (perhaps "or null", which the field's `Option` carries).
+fn is_object_type(value: &Value) -> bool {
+    match value {
+        Value::String(t) => t == "object",
+        Value::Array(types) => {
+            types.iter().any(|t| t == "object")
+                && types.iter().all(|t| t == "object" || t == "null")
+        }
+        _ => false,
+    }
+}
+
+/// Whether an `allOf` member only annotates the others: annotations, "an object", "or null" —
+/// the OpenAPI 3.0 idioms `allOf: [{$ref}, {nullable: true, description}]` as the runtime's
+/// reader writes them in 2020-12.
+fn is_annotation_like(schema: &Value, depth: usize) -> bool {
+    let Some(map) = schema.as_object() else {
+        return schema == &Value::Bool(true);
+    };
+    if depth > 4 {
+        return false;
+    }
+    map.iter().all(|(key, value)| match key.as_str() {
+        "type" => is_object_type(value) || is_null_schema(schema),
+        "anyOf" | "oneOf" => value.as_array().is_some_and(|members| {
+            members
+                .iter()
+                .all(|m| is_null_schema(m) || is_annotation_like(m, depth + 1))
+        }),
+        key => ANNOTATIONS.contains(&key),
+    })
+}
+
+/// Keywords that give a schema a shape of its own (a type, members, a target).
+const SHAPING: &[&str] = &[
+    "type",
+    "properties",
+    "additionalProperties",
+    "items",
+    "prefixItems",
+    "enum",
+    "const",
+    "$ref",
+    "$recursiveRef",
+    "allOf",
+    "anyOf",
+    "oneOf",
+];
+
+/// Whether a schema only constrains a value its parent types (`{ "required": [...] }`,
+/// `{ "format": "ipv4" }`), naming no shape of its own.
+fn is_constraint_only(schema: &Value) -> bool {
+    schema
+        .as_object()
+        .is_some_and(|map| map.keys().all(|k| !SHAPING.contains(&k.as_str())))
+}
+
+/// Walks one tool's input schema.
+struct Converter<'a> {
+    root: &'a Value,
+    options: &'a EmitOptions,
+    types: &'a mut Scope,
+    /// The tool's name as a type name: the start of the names of its `$defs`.
+    prefix: String,
+    items: Vec<Item>,
+    created: HashSet<String>,
+    untyped: Vec<Untyped>,
+    /// The type of each reference target converted (by JSON pointer).
+    done: HashMap<String, Ty>,
+    /// Reference targets being converted: their reserved name and whether a back-edge used it.
+    in_progress: HashMap<String, (String, bool)>,
+    /// The places of the schema some reference leads to (JSON pointers without the `#`): met
+    /// where they stand, they are converted once as a reference target, so that a schema that
+    /// refers into its own properties (zod's `$refStrategy: root`) gets one type, not two.
+    targets: HashSet<String>,
+    depth: usize,
+}
+
+/// The JSON pointers (without `#`) that the local references of `root` lead to.
+fn reference_targets(root: &Value) -> HashSet<String> {
+    let mut targets = HashSet::new();
+    let mut stack = vec![root];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map {
+                    match (key.as_str(), child) {
+                        ("$ref" | "$recursiveRef", Value::String(reference)) => {
+                            if let Some(pointer) = reference.strip_prefix('#') {
+                                targets.insert(pointer.to_owned());
+                            }
+                        }
+                        _ => stack.push(child),
+                    }
+                }
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    targets
+}
+
+impl<'a> Converter<'a> {
+    fn untyped(&mut self, pointer: &str, reason: impl Into<String>) -> Ty {
+        self.untyped.push(Untyped {
+            pointer: pointer.to_owned(),
+            reason: reason.into(),
+        });
+        Ty::Value
+    }
+
+    /// The name an item gets from `hint`.
+    fn item_name(&mut self, hint: &mut Hint) -> String {
+        match hint.fixed.take() {
+            Some(name) => name,
+            None => self.types.unique(&hint.base, ""),
+        }
+    }
+
+    /// Reserves a slot for an item, so that a type comes before the types inside it.
+    fn reserve(&mut self, name: &str) -> usize {
+        self.created.insert(name.to_owned());
+        self.items.push(Item {
+            name: name.to_owned(),
+            doc: None,
+            kind: ItemKind::Alias(Ty::Value),
+        });
+        self.items.len() - 1
+    }
+
+    fn fill(&mut self, slot: usize, doc: Option<String>, kind: ItemKind) {
+        if let Some(item) = self.items.get_mut(slot) {
+            item.doc = doc;
+            item.kind = kind;
+        }
+    }
+
+    /// Resolves a local reference to its target and the target's JSON pointer (`#/$defs/Pet`).
+    fn resolve(&self, reference: &str) -> Option<(&'a Value, String)> {
+        let pointer = reference.strip_prefix('#')?;
+        let target = self.root.pointer(pointer)?;
+        Some((target, pointer.to_owned()))
+    }
+
+    /// `schema` with references followed (a few steps, never in circles), for looking at its
+    /// shape.
+    fn follow<'s>(&self, mut schema: &'s Value) -> &'s Value
+    where
+        'a: 's,
+    {
+        for _ in 0..16 {
+            let reference = schema
+                .get("$ref")
+                .and_then(Value::as_str)
+                .or_else(|| schema.get("$recursiveRef").and_then(Value::as_str));
+            if let Some((target, _)) = reference.and_then(|r| self.resolve(r)) {
+                schema = target;
+            } else if let Some(member) = wrapped(schema) {
+                schema = member;
+            } else {
+                return schema;
+            }
+        }
+        schema
+    }
+
+    fn convert(&mut self, schema: &Value, pointer: &str, hint: Hint, indirect: bool) -> Ty {
+        if self.depth >= MAX_DEPTH {
+            return self.untyped(pointer, "nested deeper than the emitter goes");
+        }
+        if let Some(place) = pointer.strip_prefix('#')
+            && self.targets.contains(place)
+            && !self.in_progress.contains_key(place)
+            && self
+                .root
+                .pointer(place)
+                .is_some_and(|at| std::ptr::eq(at, schema))
+        {
+            // A place some reference leads to, met where it stands: converted as its target.
+            if let Some(ty) = self.done.get(place) {
+                return ty.clone();
+            }
+            let mut hint = hint;
+            let reserved = self.item_name(&mut hint);
+            return self.target(place, schema, reserved);
+        }
+        self.depth += 1;
+        let ty = self.convert_inner(schema, pointer, hint, indirect);
+        self.depth -= 1;
+        ty
+    }
+
+    fn convert_inner(&mut self, schema: &Value, pointer: &str, hint: Hint, indirect: bool) -> Ty {
+        let map = match schema {
+            Value::Bool(true) => return Ty::Value,
+            Value::Bool(false) => return self.untyped(pointer, "a schema that accepts nothing"),
+            Value::Object(map) => map,
+            _ => return self.untyped(pointer, "not a schema"),
+        };
+        let reference = map.get("$ref").or_else(|| map.get("$recursiveRef"));
+        if let Some(reference) = reference {
+            return match reference.as_str() {
+                Some(reference) => self.reference(reference, pointer, hint, indirect),
+                None => self.untyped(pointer, "a `$ref` that is not a string"),
+            };
+        }
+        if let Some(members) = map.get("allOf") {
+            return self.all_of(map, members, pointer, hint, indirect);
+        }
+        for key in ["oneOf", "anyOf"] {
+            if let Some(members) = map.get(key) {
+                let Some(members) = members.as_array() else {
+                    return self.untyped(pointer, format!("`{key}` is not an array"));
+                };
+                let own_shape = map.contains_key("type") || map.contains_key("properties");
+                if own_shape && members.iter().all(is_constraint_only) {
+                    continue;
+                }
+                return self.union(members, &format!("{pointer}/{key}"), hint);
+            }
+        }
+        let types: Vec<&str> = match map.get("type") {
+            None => Vec::new(),
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(list)) => {
+                let names: Option<Vec<&str>> = list.iter().map(Value::as_str).collect();
+                match names {
+                    Some(names) => names,
+                    None => return self.untyped(pointer, "a `type` list that is not of strings"),
+                }
+            }
+            Some(_) => return self.untyped(pointer, "a `type` that is not a string"),
+        };
+        let nullable = types.contains(&"null");
+        let types: Vec<&str> = types.into_iter().filter(|t| *t != "null").collect();
+        let ty = if let Some(constant) = map.get("const") {
+            self.constant(constant, pointer, hint)
+        } else if let Some(values) = map.get("enum") {
+            self.enumeration(map, values, pointer, hint)
+        } else {
+            match types.as_slice() {
+                [] if nullable => Ty::Unit,
+                [] if map.contains_key("properties")
+                    || map.contains_key("additionalProperties") =>
+                {
+                    self.object(map, pointer, hint)
+                }
+                [] if map.contains_key("items") || map.contains_key("prefixItems") => {
+                    self.array(map, pointer, hint)
+                }
+                [] => Ty::Value,
+                [single] => self.single(single, map, pointer, hint),
+                _ => self.untyped(pointer, "a value of several types"),
+            }
+        };
+        if nullable { ty.optional() } else { ty }
+    }
+
+    fn single(&mut self, name: &str, map: &Map<String, Value>, pointer: &str, hint: Hint) -> Ty {
+        match name {
+            "string" => Ty::String,
+            "boolean" => Ty::Bool,
+            "integer" => Ty::Int(int_type(map.get("format").and_then(Value::as_str))),
+            "number" => Ty::F64,
+            "array" => self.array(map, pointer, hint),
+            "object" => self.object(map, pointer, hint),
+            other => self.untyped(pointer, format!("the unknown type `{other}`")),
+        }
+    }
+
+    /// Converts a reference target once, under the name `reserved`, and records its type.
+    fn target(&mut self, pointer: &str, target: &Value, reserved: String) -> Ty {
+        self.in_progress
+            .insert(pointer.to_owned(), (reserved.clone(), false));
+        let ty = self.convert(
+            target,
+            &format!("#{pointer}"),
+            Hint::fixed(reserved.clone()),
+            false,
+        );
+        let used = self
+            .in_progress
+            .remove(pointer)
+            .is_some_and(|(_, used)| used);
+        let ty = if self.created.contains(&reserved) || !used {
+            ty
+        } else {
+            // Something refers to it by name, and it is no struct or enum: a newtype names it.
+            self.created.insert(reserved.clone());
+            self.items.push(Item {
+                name: reserved.clone(),
+                doc: doc_of(target),
+                kind: ItemKind::Newtype(ty),
+            });
+            Ty::Named(reserved)
+        };
+        self.done.insert(pointer.to_owned(), ty.clone());
+        ty
+    }
+
+    fn reference(&mut self, reference: &str, pointer: &str, hint: Hint, indirect: bool) -> Ty {
+        let Some((target, target_pointer)) = self.resolve(reference) else {
+            return self.untyped(
+                pointer,
+                format!("the reference `{reference}` leads nowhere"),
+            );
+        };
+        if let Some(ty) = self.done.get(&target_pointer) {
+            return ty.clone();
+        }
+        if let Some((name, used)) = self.in_progress.get_mut(&target_pointer) {
+            *used = true;
+            let ty = Ty::Named(name.clone());
+            return if indirect { ty } else { Ty::Box(Box::new(ty)) };
+        }
+        let tokens: Vec<&str> = target_pointer.split('/').collect();
+        let base = match tokens.as_slice() {
+            ["", "$defs" | "definitions", name] => {
+                format!(
+                    "{}{}",
+                    self.prefix,
+                    naming::type_name(&name.replace("~1", "/").replace("~0", "~"))
+                )
+            }
+            _ => hint.base.clone(),
+        };
+        let reserved = self.types.unique(&base, "");
+        self.target(&target_pointer, target, reserved)
+    }
+
+    /// The object an `allOf` member is, with references followed and its own `allOf` merged.
+    fn object_view(&self, schema: &Value, depth: usize, into: &mut Map<String, Value>) -> bool {
+        if depth > 16 {
+            return false;
+        }
+        let schema = self.follow(schema);
+        let Some(map) = schema.as_object() else {
+            return schema == &Value::Bool(true);
+        };
+        for (key, value) in map {
+            match key.as_str() {
+                "allOf" => {
+                    let Some(members) = value.as_array() else {
+                        return false;
+                    };
+                    for member in members {
+                        if !self.object_view(member, depth + 1, into) {
+                            return false;
+                        }
+                    }
+                }
+                "type" if !is_object_type(value) => return false,
+                "properties" => {
+                    let Some(properties) = value.as_object() else {
+                        return false;
+                    };
+                    let merged = into
+                        .entry("properties")
+                        .or_insert_with(|| Value::Object(Map::new()));
+                    if let Some(merged) = merged.as_object_mut() {
+                        for (name, property) in properties {
+                            merged
+                                .entry(name.clone())
+                                .or_insert_with(|| property.clone());
+                        }
+                    }
+                }
+                "required" => {
+                    let Some(required) = value.as_array() else {
+                        return false;
+                    };
+                    let merged = into
+                        .entry("required")
+                        .or_insert_with(|| Value::Array(Vec::new()));
+                    if let Some(merged) = merged.as_array_mut() {
+                        merged.extend(required.iter().cloned());
+                    }
+                }
+                "additionalProperties" => {
+                    if value == &Value::Bool(false) || !into.contains_key(key) {
+                        into.insert(key.clone(), value.clone());
+                    }
+                }
+                "oneOf" | "anyOf" | "enum" | "const" | "items" | "prefixItems" | "not" => {
+                    return false;
+                }
+                _ => {
+                    into.entry(key.clone()).or_insert_with(|| value.clone());
+                }
+            }
+        }
+        true
+    }
+
+    fn all_of(
+        &mut self,
+        map: &Map<String, Value>,
+        members: &Value,
+        pointer: &str,
+        hint: Hint,
+        indirect: bool,
+    ) -> Ty {
+        let Some(members) = members.as_array() else {
+            return self.untyped(pointer, "`allOf` is not an array");
+        };
+        let shaping: Vec<(usize, &Value)> = members
+            .iter()
+            .enumerate()
+            .filter(|(_, m)| !is_annotation_like(m, 0))
+            .collect();
+        let own_shape = map
+            .keys()
+            .any(|k| k != "allOf" && !ANNOTATIONS.contains(&k.as_str()));
+        if let ([(index, member)], false) = (shaping.as_slice(), own_shape) {
+            // A wrapper (`allOf: [{ $ref }]`, perhaps with annotations): the member itself.
+            return self.convert(member, &format!("{pointer}/allOf/{index}"), hint, indirect);
+        }
+        let mut merged = Map::new();
+        let parent = Value::Object(map.clone());
+        if !self.object_view(&parent, 0, &mut merged) {
+            return self.untyped(pointer, "an `allOf` whose members are not all objects");
+        }
+        merged.remove("allOf");
+        merged.insert("type".to_owned(), Value::String("object".to_owned()));
+        self.convert(&Value::Object(merged), pointer, hint, indirect)
+    }
+
+    fn constant(&mut self, value: &Value, pointer: &str, hint: Hint) -> Ty {
+        match value {
+            Value::String(s) => self.string_enum(std::slice::from_ref(s), pointer, hint),
+            Value::Bool(_) => Ty::Bool,
+            Value::Number(n) if n.is_i64() => Ty::Int("i64"),
+            Value::Number(n) if n.is_u64() => Ty::Int("u64"),
+            Value::Number(_) => Ty::F64,
+            Value::Null => Ty::Unit,
+            _ => self.untyped(pointer, "a `const` that is an array or an object"),
+        }
+    }
+
+    fn enumeration(
+        &mut self,
+        map: &Map<String, Value>,
+        values: &Value,
+        pointer: &str,
+        hint: Hint,
+    ) -> Ty {
+        let Some(values) = values.as_array() else {
+            return self.untyped(pointer, "`enum` is not an array");
+        };
+        let nullable = values.iter().any(Value::is_null);
+        let values: Vec<&Value> = values.iter().filter(|v| !v.is_null()).collect();
+        let strings: Option<Vec<String>> = values
+            .iter()
+            .map(|v| v.as_str().map(str::to_owned))
+            .collect();
+        let ty = if values.is_empty() {
+            Ty::Unit
+        } else if let Some(strings) = strings {
+            self.string_enum(&strings, pointer, hint)
+        } else if values.iter().all(|v| v.is_i64()) {
+            Ty::Int(int_type(map.get("format").and_then(Value::as_str)))
+        } else if values.iter().all(|v| v.is_number()) {
+            Ty::F64
+        } else if values.iter().all(|v| v.is_boolean()) {
+            Ty::Bool
+        } else {
+            self.untyped(pointer, "an `enum` of values of several kinds")
+        };
+        if nullable { ty.optional() } else { ty }
+    }
+
+    fn string_enum(&mut self, values: &[String], _pointer: &str, mut hint: Hint) -> Ty {
+        let name = self.item_name(&mut hint);
+        let slot = self.reserve(&name);
+        let mut scope = Scope::default();
+        let mut seen = HashSet::new();
+        let variants = values
+            .iter()
+            .filter(|value| seen.insert(value.as_str()))
+            .map(|value| StringVariant {
+                name: scope.unique(&naming::type_name(value), ""),
+                value: value.clone(),
+            })
+            .collect();
+        self.fill(slot, None, ItemKind::StringEnum(variants));
+        Ty::Named(name)
+    }
+
+    fn array(&mut self, map: &Map<String, Value>, pointer: &str, hint: Hint) -> Ty {
+        let tuple = match (map.get("prefixItems"), map.get("items")) {
+            (Some(Value::Array(items)), _) => Some(("prefixItems", items)),
+            (None, Some(Value::Array(items))) => Some(("items", items)),
+            _ => None,
+        };
+        if let Some((key, items)) = tuple {
+            if items.is_empty() {
+                return Ty::Vec(Box::new(Ty::Value));
+            }
+            let types = items
+                .iter()
+                .enumerate()
+                .map(|(index, item)| {
+                    self.convert(
+                        item,
+                        &format!("{pointer}/{key}/{index}"),
+                        hint.child(&format!("Item{index}")),
+                        false,
+                    )
+                })
+                .collect();
+            return Ty::Tuple(types);
+        }
+        match map.get("items") {
+            Some(items) => Ty::Vec(Box::new(self.convert(
+                items,
+                &format!("{pointer}/items"),
+                hint.child("Item"),
+                true,
+            ))),
+            None => Ty::Vec(Box::new(Ty::Value)),
+        }
+    }
+
+    fn object(&mut self, map: &Map<String, Value>, pointer: &str, hint: Hint) -> Ty {
+        let has_properties = map
+            .get("properties")
+            .and_then(Value::as_object)
+            .is_some_and(|p| !p.is_empty());
+        let additional = map.get("additionalProperties");
+        if !has_properties {
+            match additional {
+                Some(Value::Bool(false)) => {}
+                Some(schema @ Value::Object(inner)) if !inner.is_empty() => {
+                    return Ty::Map(Box::new(self.convert(
+                        schema,
+                        &format!("{pointer}/additionalProperties"),
+                        hint.child("Value"),
+                        true,
+                    )));
+                }
+                _ => return Ty::Object,
+            }
+        }
+        self.structure(map, pointer, hint, None)
+    }
+
+    /// A struct for an object schema, leaving out the property `skip` (a tag).
+    fn structure(
+        &mut self,
+        map: &Map<String, Value>,
+        pointer: &str,
+        mut hint: Hint,
+        skip: Option<&str>,
+    ) -> Ty {
+        let name = self.item_name(&mut hint);
+        let slot = self.reserve(&name);
+        let required: HashSet<&str> = map
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut scope = Scope::default();
+        let mut fields = Vec::new();
+        let properties = map.get("properties").and_then(Value::as_object);
+        if let Some(properties) = properties {
+            for (json_name, property) in properties {
+                if Some(json_name.as_str()) == skip {
+                    continue;
+                }
+                let field_pointer = format!("{pointer}/properties/{}", escape(json_name));
+                let ty = self.convert(
+                    property,
+                    &field_pointer,
+                    Hint::new(format!("{name}{}", naming::type_name(json_name))),
+                    false,
+                );
+                let optional = !required.contains(json_name.as_str());
+                fields.push(Field {
+                    json_name: json_name.clone(),
+                    name: scope.unique(&naming::field_name(json_name), "_"),
+                    ty: if optional { ty.optional() } else { ty },
+                    optional,
+                    doc: doc_of(property),
+                });
+            }
+        }
+        // A required name the schema does not describe (real documents have them): any value,
+        // but one that must be there.
+        let mut missing: Vec<&str> = required
+            .iter()
+            .copied()
+            .filter(|name| {
+                Some(*name) != skip && !properties.is_some_and(|p| p.contains_key(*name))
+            })
+            .collect();
+        missing.sort_unstable();
+        for json_name in missing {
+            fields.push(Field {
+                json_name: json_name.to_owned(),
+                name: scope.unique(&naming::field_name(json_name), "_"),
+                ty: Ty::Value,
+                optional: false,
+                doc: None,
+            });
+        }
+        let closed = match self.options.strictness {
+            Strictness::Strict => true,
+            Strictness::FollowSchema => {
+                map.get("additionalProperties") == Some(&Value::Bool(false))
+            }
+        };
+        let extra_name = scope.unique("extra", "_");
+        self.fill(
+            slot,
+            doc_of(&Value::Object(map.clone())),
+            ItemKind::Struct(Struct {
+                fields,
+                closed,
+                extra_name,
+            }),
+        );
+        Ty::Named(name)
+    }
+}

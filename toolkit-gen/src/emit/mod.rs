@@ -1,0 +1,271 @@
+//! JSON Schema → Rust types: the input struct (and its nested types) of each tool.
+//!
+//! [`input_types`] writes the types of one input schema; [`module`] those of many tools (an
+//! MCP `tools/list`, a catalog), and [`openapi_module`] those of the operations the runtime's
+//! OpenAPI reader made of a document, so that a generated type and the tool discovered at run
+//! time read the same schema.
+//!
+//! What a schema becomes:
+//!
+//! - an object: a struct, whose required properties are fields and others `Option`s left out when
+//!   `None`; names not usable in Rust are renamed (`if-match` → `if_match`, `type` → `r#type`,
+//!   `StartTime<` → `start_time_before`); strict by default (`#[serde(deny_unknown_fields)]`), or
+//!   as closed as the schema says ([`Strictness::FollowSchema`], extras kept in a flattened map);
+//! - an object with only `additionalProperties: {schema}`: a `BTreeMap<String, T>`; with nothing
+//!   said: a `serde_json::Map`;
+//! - a string `enum` or `const`: an enum, each variant renamed to its value (`ASC` and `asc` are
+//!   `Asc` and `Asc2`, `+1` is `Plus1`);
+//! - `type: [T, "null"]`, a `null` in an `enum`, `anyOf: [T, {type: null}]`: `Option<T>`;
+//! - `prefixItems` (or draft-07 `items: [..]`): a tuple; `items`: a `Vec`;
+//! - a local `$ref` (into `$defs`, `definitions` or any pointer of the schema): the target's type,
+//!   named once; a reference back into a type being defined is boxed;
+//! - `allOf`: its one member, or the objects merged into one struct;
+//! - `oneOf`/`anyOf`: one primitive (`string(ipv4) | string(ipv6)`), an enum of all strings, an
+//!   internally tagged enum when a property holds a different constant in each member, an
+//!   untagged enum when each member is a different JSON kind;
+//! - anything else: `serde_json::Value`, listed in [`Emitted::untyped`] with its JSON pointer.
+//!
+//! Nothing panics and no tool is dropped, whatever the schema.
+//!
+//! The emitter is written here rather than taken from `typify`: typify panics on real schemas
+//! (Twilio's `format: uri-map` object, enum values `ASC`/`asc`), reads draft-07 only, makes strict
+//! structs only for `additionalProperties: false`, and its next release needs rustc 1.97.
+//!
+//! # Examples
+//!
+//! ```
+//! use serde_json::json;
+//! use toolkit_gen::emit::{EmitOptions, input_types};
+//!
+//! let schema = json!({
+//!     "type": "object",
+//!     "properties": {
+//!         "petId": { "type": "integer" },
+//!         "order": { "enum": ["ASC", "asc"] }
+//!     },
+//!     "required": ["petId"]
+//! });
+//! let emitted = input_types("get_pet", &schema, &EmitOptions::default());
+//! assert_eq!(emitted.root_type, "GetPetInput");
+//! assert!(emitted.code.contains("pub struct GetPetInput"));
+//! assert!(emitted.code.contains("#[serde(rename = \"petId\")]\n    pub pet_id: i64,"));
+//! assert!(emitted.code.contains("Asc2"));
+//! assert!(emitted.untyped.is_empty());
+//! ```
+
+mod convert;
+mod naming;
+mod rust;
+mod schema;
+
+use std::fmt;
+
+use proc_macro2::TokenStream;
+use serde_json::Value;
+use toolkit_runtime::ToolDefinition;
+use toolkit_runtime::openapi::ReadOperations;
+
+use naming::Scope;
+
+/// How closed the emitted structs are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Strictness {
+    /// Every struct refuses properties its schema does not name (`deny_unknown_fields`), whatever
+    /// the schema says: a model's misspelt argument is an error, not silently dropped.
+    #[default]
+    Strict,
+    /// A struct is closed when its schema says `additionalProperties: false`; otherwise it keeps
+    /// the properties it does not name in a flattened map `extra`.
+    FollowSchema,
+}
+
+/// How the emitter writes types.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EmitOptions {
+    /// How closed structs are.
+    pub strictness: Strictness,
+}
+
+/// A place of a schema typed as `serde_json::Value` for want of a better type.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Untyped {
+    /// Where, as a JSON pointer into the tool's input schema (`#/properties/filter/oneOf`).
+    pub pointer: String,
+    /// Why.
+    pub reason: String,
+}
+
+impl fmt::Display for Untyped {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.pointer, self.reason)
+    }
+}
+
+/// The types of one input schema.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Emitted {
+    /// The Rust source of the types, formatted.
+    pub code: String,
+    /// The name of the input's type.
+    pub root_type: String,
+    /// The places typed as `serde_json::Value` for want of a better type.
+    pub untyped: Vec<Untyped>,
+}
+
+/// The types of one tool in a [`Module`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolTypes {
+    /// The tool's name.
+    pub tool: String,
+    /// The name of its input's type.
+    pub root_type: String,
+    /// The places of its input typed as `serde_json::Value` for want of a better type.
+    pub untyped: Vec<Untyped>,
+}
+
+impl ToolTypes {
+    /// Whether the tool's whole input is typed (nothing fell back to `serde_json::Value`).
+    pub fn is_typed(&self) -> bool {
+        self.untyped.is_empty()
+    }
+}
+
+/// The input types of many tools, as one source file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Module {
+    /// The Rust source: an `// @generated by toolkit-gen` header, then every tool's types.
+    pub code: String,
+    /// What each tool's input became, in the order of the tools.
+    pub tools: Vec<ToolTypes>,
+}
+
+impl Module {
+    /// The share of the tools whose whole input is typed, from 0 to 1 (1 with no tool).
+    pub fn typed_share(&self) -> f64 {
+        if self.tools.is_empty() {
+            return 1.0;
+        }
+        let typed = self.tools.iter().filter(|t| t.is_typed()).count();
+        #[allow(clippy::cast_precision_loss)]
+        let share = typed as f64 / self.tools.len() as f64;
+        share
+    }
+}
+
+/// The header of every generated file; `input` names what it was generated from.
+fn header(input: &str) -> String {
+    let input = input.replace(['\n', '\r'], " ");
+    format!("// @generated by toolkit-gen from {input}. Do not edit.\n")
+}
+
+/// The documentation of a tool's input type.
+fn root_doc(tool: &str, description: Option<&str>) -> String {
+    match description.map(str::trim).filter(|d| !d.is_empty()) {
+        Some(description) => format!("The input of the tool `{tool}`.\n\n{description}"),
+        None => format!("The input of the tool `{tool}`."),
+    }
+}
+
+/// Writes the Rust types of the input schema `schema` of the tool `tool_name`: the input's type is
+/// named after the tool (`get_pet` → `GetPetInput`), the types inside it after their place
+/// (`GetPetInputOrder`).
+///
+/// Never fails: what can't be typed is a `serde_json::Value`, listed in [`Emitted::untyped`].
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit_gen::emit::{EmitOptions, input_types};
+///
+/// let schema = json!({
+///     "type": "object",
+///     "properties": {
+///         "q": { "type": "string" },
+///         "where": { "oneOf": [
+///             { "type": "object", "properties": { "city": { "type": "string" } } },
+///             { "type": "object", "properties": { "zip": { "type": "string" } } }
+///         ] }
+///     }
+/// });
+/// let emitted = input_types("search", &schema, &EmitOptions::default());
+/// assert!(emitted.code.contains("pub struct SearchInput"));
+/// // Two objects with nothing to tell them apart: a `Value`, reported.
+/// assert!(emitted.code.contains("pub r#where: ::std::option::Option<::serde_json::Value>,"));
+/// assert_eq!(emitted.untyped[0].pointer, "#/properties/where/oneOf");
+/// ```
+pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Emitted {
+    let mut types = Scope::default();
+    let converted = convert::convert_tool(tool_name, schema, None, options, &mut types);
+    let (code, problem) = rust::format(
+        &header(&format!("the tool `{tool_name}`")),
+        rust::items(&converted.items),
+    );
+    let mut untyped = converted.untyped;
+    if let Some(problem) = problem {
+        untyped.push(Untyped {
+            pointer: "#".to_owned(),
+            reason: format!("the emitted code does not parse (a bug of toolkit-gen): {problem}"),
+        });
+    }
+    Emitted {
+        code,
+        root_type: converted.root_type,
+        untyped,
+    }
+}
+
+/// Writes the input types of `definitions` as one file whose header names `input` (a file name,
+/// a server). Type names are unique across the tools; the same definitions give the same bytes.
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit_gen::emit::{EmitOptions, module};
+/// use toolkit_runtime::ToolDefinition;
+///
+/// let schema = json!({ "type": "object", "properties": { "q": { "type": "string" } } });
+/// let definition = ToolDefinition::new("search", schema.as_object().cloned().unwrap_or_default())?;
+/// let module = module("tasks.json", &[definition], &EmitOptions::default());
+/// assert!(module.code.starts_with("// @generated by toolkit-gen from tasks.json"));
+/// assert_eq!(module.tools[0].root_type, "SearchInput");
+/// assert_eq!(module.typed_share(), 1.0);
+/// # Ok::<(), toolkit_runtime::DefinitionError>(())
+/// ```
+pub fn module(input: &str, definitions: &[ToolDefinition], options: &EmitOptions) -> Module {
+    let mut types = Scope::default();
+    let mut tokens = TokenStream::new();
+    let mut tools = Vec::with_capacity(definitions.len());
+    for definition in definitions {
+        let schema = Value::Object(definition.input_schema().clone());
+        let doc = root_doc(definition.name(), definition.description.as_deref());
+        let converted =
+            convert::convert_tool(definition.name(), &schema, Some(doc), options, &mut types);
+        tokens.extend(rust::items(&converted.items));
+        tools.push(ToolTypes {
+            tool: definition.name().to_owned(),
+            root_type: converted.root_type,
+            untyped: converted.untyped,
+        });
+    }
+    let (code, problem) = rust::format(&header(input), tokens);
+    if let Some(problem) = problem {
+        for tool in &mut tools {
+            tool.untyped.push(Untyped {
+                pointer: "#".to_owned(),
+                reason: format!(
+                    "the emitted module does not parse (a bug of toolkit-gen): {problem}"
+                ),
+            });
+        }
+    }
+    Module { code, tools }
+}
+
+/// Writes the input types of the operations the runtime's OpenAPI reader read from a document
+/// (see [`toolkit_runtime::openapi::read_operations`]); `input` names the document.
+pub fn openapi_module(input: &str, read: &ReadOperations, options: &EmitOptions) -> Module {
+    let definitions: Vec<ToolDefinition> = read
+        .operations
+        .iter()
+        .map(|operation| operation.definition.clone())
+        .collect();
+    module(input, &definitions, options)
+}

@@ -1,0 +1,271 @@
+//! The type model → Rust tokens (`quote`), formatted with `prettyplease`.
+
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
+
+use super::naming;
+use super::schema::{Item, ItemKind, Ty};
+
+/// The identifier `name`, raw when it is a keyword. Names come from [`naming`], so they are
+/// valid; should one not be, it is replaced rather than allowed to panic.
+fn ident(name: &str) -> Ident {
+    if !naming::is_plain_identifier(name) {
+        return Ident::new("invalid_name", Span::call_site());
+    }
+    if naming::is_keyword(name) {
+        if naming::can_be_raw(name) {
+            return Ident::new_raw(name, Span::call_site());
+        }
+        return Ident::new(&format!("{name}_"), Span::call_site());
+    }
+    Ident::new(name, Span::call_site())
+}
+
+/// `#[doc = "…"]` lines (written as `///` by the formatter).
+fn docs(doc: Option<&str>) -> TokenStream {
+    let Some(doc) = doc else {
+        return TokenStream::new();
+    };
+    let lines = doc_lines(doc).into_iter().map(|line| {
+        let line = format!(" {line}");
+        quote!(#[doc = #line])
+    });
+    quote!(#(#lines)*)
+}
+
+/// A description's lines as documentation that rustdoc never runs: a description is written for
+/// a model, and its code (a JSON example) is no Rust doctest. Fences open as `text`, and lines
+/// outside fences lose their indentation (four spaces would open an indented code block).
+pub(crate) fn doc_lines(doc: &str) -> Vec<String> {
+    let mut in_fence = false;
+    let mut lines: Vec<String> = doc
+        .lines()
+        .map(|line| {
+            let trimmed = line.trim();
+            if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
+                in_fence = !in_fence;
+                if in_fence {
+                    return "```text".to_owned();
+                }
+                return "```".to_owned();
+            }
+            if in_fence {
+                line.trim_end().to_owned()
+            } else {
+                trimmed.to_owned()
+            }
+        })
+        .collect();
+    if in_fence {
+        lines.push("```".to_owned());
+    }
+    lines
+}
+
+/// The tokens of a type.
+fn ty(ty: &Ty) -> TokenStream {
+    match ty {
+        Ty::Bool => quote!(bool),
+        Ty::Int(name) => {
+            let name = ident(name);
+            quote!(#name)
+        }
+        Ty::F64 => quote!(f64),
+        Ty::String => quote!(::std::string::String),
+        Ty::Unit => quote!(()),
+        Ty::Value => quote!(::serde_json::Value),
+        Ty::Object => quote!(::serde_json::Map<::std::string::String, ::serde_json::Value>),
+        Ty::Option(inner) => {
+            let inner = self::ty(inner);
+            quote!(::std::option::Option<#inner>)
+        }
+        Ty::Vec(inner) => {
+            let inner = self::ty(inner);
+            quote!(::std::vec::Vec<#inner>)
+        }
+        Ty::Map(inner) => {
+            let inner = self::ty(inner);
+            quote!(::std::collections::BTreeMap<::std::string::String, #inner>)
+        }
+        Ty::Tuple(items) => {
+            let items = items.iter().map(self::ty);
+            quote!((#(#items,)*))
+        }
+        Ty::Box(inner) => {
+            let inner = self::ty(inner);
+            quote!(::std::boxed::Box<#inner>)
+        }
+        Ty::Named(name) => {
+            let name = ident(name);
+            quote!(#name)
+        }
+    }
+}
+
+/// The tokens of the module's items.
+pub(crate) fn items(items: &[Item]) -> TokenStream {
+    let items = items.iter().map(item);
+    quote!(#(#items)*)
+}
+
+fn item(item: &Item) -> TokenStream {
+    let name = ident(&item.name);
+    let doc = docs(item.doc.as_deref());
+    let derive =
+        quote!(#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]);
+    match &item.kind {
+        ItemKind::Struct(structure) => {
+            let fields = structure.fields.iter().map(|field| {
+                let field_name = ident(&field.name);
+                let field_doc = docs(field.doc.as_deref());
+                let field_ty = ty(&field.ty);
+                let rename = (field.json_name != field.name).then(|| {
+                    let json = &field.json_name;
+                    quote!(#[serde(rename = #json)])
+                });
+                let skip = field.optional.then(|| {
+                    quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")])
+                });
+                quote! {
+                    #field_doc
+                    #rename
+                    #skip
+                    pub #field_name: #field_ty,
+                }
+            });
+            // `deny_unknown_fields` after the derive: before it, rustc 1.95 refuses the code.
+            let (deny, extra) = if structure.closed {
+                (quote!(#[serde(deny_unknown_fields)]), TokenStream::new())
+            } else {
+                let extra_name = ident(&structure.extra_name);
+                (
+                    TokenStream::new(),
+                    quote! {
+                        /// The properties the schema does not name.
+                        #[serde(flatten)]
+                        pub #extra_name: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    },
+                )
+            };
+            quote! {
+                #doc
+                #derive
+                #deny
+                pub struct #name {
+                    #(#fields)*
+                    #extra
+                }
+            }
+        }
+        ItemKind::StringEnum(variants) => {
+            let variants = variants.iter().map(|variant| {
+                let variant_name = ident(&variant.name);
+                let value = &variant.value;
+                quote! {
+                    #[serde(rename = #value)]
+                    #variant_name,
+                }
+            });
+            quote! {
+                #doc
+                #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
+                pub enum #name {
+                    #(#variants)*
+                }
+            }
+        }
+        ItemKind::Untagged(variants) => {
+            let variants = variants.iter().map(|variant| {
+                let variant_name = ident(&variant.name);
+                let variant_doc = docs(variant.doc.as_deref());
+                let variant_ty = ty(&variant.ty);
+                quote! {
+                    #variant_doc
+                    #variant_name(#variant_ty),
+                }
+            });
+            quote! {
+                #doc
+                #derive
+                #[serde(untagged)]
+                #[allow(clippy::large_enum_variant)]
+                pub enum #name {
+                    #(#variants)*
+                }
+            }
+        }
+        ItemKind::Tagged { tag, variants } => {
+            let variants = variants.iter().map(|variant| {
+                let variant_name = ident(&variant.name);
+                let variant_doc = docs(variant.doc.as_deref());
+                let variant_ty = ty(&variant.ty);
+                let value = &variant.value;
+                quote! {
+                    #variant_doc
+                    #[serde(rename = #value)]
+                    #variant_name(#variant_ty),
+                }
+            });
+            quote! {
+                #doc
+                #derive
+                #[serde(tag = #tag)]
+                #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
+                pub enum #name {
+                    #(#variants)*
+                }
+            }
+        }
+        ItemKind::Newtype(inner) => {
+            let inner = ty(inner);
+            quote! {
+                #doc
+                #derive
+                #[serde(transparent)]
+                pub struct #name(pub #inner);
+            }
+        }
+        ItemKind::Alias(inner) => {
+            let inner = ty(inner);
+            quote! {
+                #doc
+                pub type #name = #inner;
+            }
+        }
+    }
+}
+
+/// Formats `tokens` as a source file after `header`; when the tokens are no file (a bug of the
+/// emitter, never of its input), the unformatted tokens and why.
+pub(crate) fn format(header: &str, tokens: TokenStream) -> (String, Option<String>) {
+    match syn::parse2::<syn::File>(tokens.clone()) {
+        Ok(file) => (format!("{header}\n{}", prettyplease::unparse(&file)), None),
+        Err(error) => (format!("{header}\n{tokens}\n"), Some(error.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::doc_lines;
+
+    #[test]
+    fn descriptions_never_become_doctests() {
+        assert_eq!(
+            doc_lines("Example:\n```json\n  {\"a\": 1}\n```\n\n    indented\nlast  "),
+            [
+                "Example:",
+                "```text",
+                "  {\"a\": 1}",
+                "```",
+                "",
+                "indented",
+                "last"
+            ]
+        );
+        // A fence left open is closed.
+        assert_eq!(
+            doc_lines("```\nfn main() {}"),
+            ["```text", "fn main() {}", "```"]
+        );
+    }
+}

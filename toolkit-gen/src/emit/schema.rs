@@ -1,0 +1,140 @@
+//! The intermediate model of the Rust types an input schema becomes: what [`convert`] makes and
+//! [`rust`] writes. No front end and no writer knows the other's internals.
+//!
+//! [`convert`]: super::convert
+//! [`rust`]: super::rust
+
+/// A Rust type, as a field or a variant carries it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Ty {
+    /// `bool`.
+    Bool,
+    /// An integer type, by name (`i64`, `u32`, …).
+    Int(&'static str),
+    /// `f64`.
+    F64,
+    /// `String`.
+    String,
+    /// `()`: the JSON `null`.
+    Unit,
+    /// `serde_json::Value`: anything at all.
+    Value,
+    /// `serde_json::Map<String, Value>`: any object.
+    Object,
+    /// `Option<T>`.
+    Option(Box<Ty>),
+    /// `Vec<T>`.
+    Vec(Box<Ty>),
+    /// `BTreeMap<String, T>`: an object whose properties are all `T`.
+    Map(Box<Ty>),
+    /// A tuple: an array whose items each have their own type.
+    Tuple(Vec<Ty>),
+    /// `Box<T>`: where a type contains itself.
+    Box(Box<Ty>),
+    /// A type of the module, by name.
+    Named(String),
+}
+
+impl Ty {
+    /// This type, or it made optional (an `Option` is not wrapped again).
+    pub(crate) fn optional(self) -> Ty {
+        match self {
+            Ty::Option(_) => self,
+            other => Ty::Option(Box::new(other)),
+        }
+    }
+}
+
+/// A named type of the module.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Item {
+    /// Its Rust name, unique in the module.
+    pub(crate) name: String,
+    /// Its documentation, from the schema's `description` (or `title`).
+    pub(crate) doc: Option<String>,
+    /// What it is.
+    pub(crate) kind: ItemKind,
+}
+
+/// The kinds of named types.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum ItemKind {
+    /// A struct for an object schema.
+    Struct(Struct),
+    /// A unit-variant enum for a string `enum` or `const`.
+    StringEnum(Vec<StringVariant>),
+    /// An untagged enum whose variants hold different JSON kinds (`String`, `Vec<…>`, a struct).
+    Untagged(Vec<Variant>),
+    /// An internally tagged enum: objects told apart by the constant value of one property.
+    Tagged {
+        /// The JSON name of the property whose value tells the variants apart.
+        tag: String,
+        /// The variants, each holding a struct of the other properties.
+        variants: Vec<TaggedVariant>,
+    },
+    /// A transparent newtype (`pub struct T(pub U);`): a named type for a schema that is no
+    /// struct or enum but that something refers to by name (a recursive `$ref`).
+    Newtype(Ty),
+    /// A type alias (`pub type T = U;`): the root type of an input that is no struct.
+    Alias(Ty),
+}
+
+/// An object schema as a struct.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub(crate) struct Struct {
+    /// The fields, in the schema's order.
+    pub(crate) fields: Vec<Field>,
+    /// Whether properties the schema does not name are refused (`deny_unknown_fields`);
+    /// otherwise they are kept in a flattened `extra` map.
+    pub(crate) closed: bool,
+    /// The Rust name of the flattened map of extra properties, when the struct is open.
+    pub(crate) extra_name: String,
+}
+
+/// A field of a struct.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Field {
+    /// The property's JSON name.
+    pub(crate) json_name: String,
+    /// The Rust name (a keyword is written raw).
+    pub(crate) name: String,
+    /// Its type; `Option` for a property that is not required.
+    pub(crate) ty: Ty,
+    /// Whether the property may be left out (then `None` is not written).
+    pub(crate) optional: bool,
+    /// Its documentation.
+    pub(crate) doc: Option<String>,
+}
+
+/// A variant of a string enum.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct StringVariant {
+    /// The Rust name.
+    pub(crate) name: String,
+    /// The JSON string.
+    pub(crate) value: String,
+}
+
+/// A variant of an untagged enum.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Variant {
+    /// The Rust name.
+    pub(crate) name: String,
+    /// What it holds.
+    pub(crate) ty: Ty,
+    /// Its documentation.
+    pub(crate) doc: Option<String>,
+}
+
+/// A variant of a tagged enum.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct TaggedVariant {
+    /// The Rust name.
+    pub(crate) name: String,
+    /// The tag property's value for it.
+    pub(crate) value: String,
+    /// The struct of the other properties.
+    pub(crate) ty: Ty,
+    /// Its documentation.
+    pub(crate) doc: Option<String>,
+}

@@ -1,0 +1,11 @@
+//! The JSON Schema → Rust types emitter (`toolkit_gen::emit`): goldens for every schema form,
+//! round trips through the generated (and compiled) goldens, and the real corpus — every MCP tool
+//! and OpenAPI operation emits code that parses, and real documents' modules compile.
+#![allow(clippy::unwrap_used, clippy::panic)]
+
+mod arbitrary;
+mod common;
+mod compile;
+mod corpus;
+mod golden;
+mod roundtrip;

@@ -1,0 +1,292 @@
+//! Round trips through the compiled goldens: a value of a generated type serialises to JSON the
+//! runtime's input check accepts for its tool, and JSON with a property the schema does not name
+//! is refused by serde.
+
+use serde_json::{Value, json};
+use toolkit_runtime::InputCheck;
+
+use crate::common::forms;
+
+/// The strict golden, compiled here: it must build warning-free under this crate's lints.
+#[allow(dead_code)]
+mod strict {
+    include!("golden/forms.rs");
+}
+
+/// The schema-following golden.
+#[allow(dead_code)]
+mod follow {
+    include!("golden/forms_follow.rs");
+}
+
+/// The runtime's check of the fixture tool `tool`.
+fn check(tool: &str) -> InputCheck {
+    let definitions = forms();
+    let definition = definitions.iter().find(|d| d.name() == tool).unwrap();
+    InputCheck::new(definition.input_schema())
+}
+
+#[track_caller]
+fn accepted(tool: &str, value: &Value) {
+    if let Err(e) = check(tool).check(value) {
+        panic!("{tool} refuses {value}: {e:?}");
+    }
+}
+
+fn basics() -> strict::ObjectBasicsInput {
+    strict::ObjectBasicsInput {
+        pet_id: 7,
+        r#type: "dog".to_owned(),
+        r#ref: None,
+        if_match: Some("etag".to_owned()),
+        start_time: None,
+        start_time_before: Some("2026-01-01".to_owned()),
+        start_time_after: None,
+        count: Some(3),
+        ratio: Some(0.5),
+        enabled: Some(true),
+        tags: Some(vec!["a".to_owned()]),
+        anything: Some(json!({ "free": [1, 2] })),
+        owner: Some(strict::ObjectBasicsInputOwner {
+            name: "Ada".to_owned(),
+        }),
+        // Required but not described: any value, which must be there.
+        ghost: json!("boo"),
+    }
+}
+
+#[test]
+fn a_struct_serialises_to_input_the_runtime_accepts_and_reads_back() {
+    let value = serde_json::to_value(basics()).unwrap();
+    assert_eq!(
+        value,
+        json!({
+            "petId": 7, "type": "dog", "if-match": "etag", "StartTime<": "2026-01-01",
+            "count": 3, "ratio": 0.5, "enabled": true, "tags": ["a"],
+            "anything": { "free": [1, 2] }, "owner": { "name": "Ada" }, "ghost": "boo"
+        })
+    );
+    accepted("object_basics", &value);
+    let back: strict::ObjectBasicsInput = serde_json::from_value(value).unwrap();
+    assert_eq!(back, basics());
+}
+
+#[test]
+fn an_unknown_field_is_refused_at_every_depth() {
+    let mut value = serde_json::to_value(basics()).unwrap();
+    value["petid"] = json!(8);
+    let error = serde_json::from_value::<strict::ObjectBasicsInput>(value)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("unknown field `petid`"), "{error}");
+    let mut value = serde_json::to_value(basics()).unwrap();
+    value["owner"]["age"] = json!(3);
+    let error = serde_json::from_value::<strict::ObjectBasicsInput>(value)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("unknown field `age`"), "{error}");
+    // A missing required field too.
+    assert!(serde_json::from_value::<strict::ObjectBasicsInput>(json!({ "type": "x" })).is_err());
+}
+
+#[test]
+fn enum_values_that_differ_only_in_case_stay_apart() {
+    use strict::{
+        EnumsInput, EnumsInputMaybe, EnumsInputOrder, EnumsInputReaction, EnumsInputSize,
+    };
+    let input = EnumsInput {
+        order: EnumsInputOrder::Asc2,
+        reaction: Some(EnumsInputReaction::Minus1),
+        size: Some(EnumsInputSize::Empty2),
+        maybe: Some(EnumsInputMaybe::Off),
+        level: Some(2),
+    };
+    let value = serde_json::to_value(&input).unwrap();
+    assert_eq!(
+        value,
+        json!({ "order": "asc", "reaction": "-1", "size": "/", "maybe": "off", "level": 2 })
+    );
+    accepted("enums", &value);
+    let upper: EnumsInput = serde_json::from_value(json!({ "order": "ASC" })).unwrap();
+    assert_eq!(upper.order, EnumsInputOrder::Asc);
+    assert!(serde_json::from_value::<EnumsInput>(json!({ "order": "Asc" })).is_err());
+}
+
+#[test]
+fn consts_nullables_and_tuples_round_trip() {
+    let input = strict::ConstsAndNullsInput {
+        kind: strict::ConstsAndNullsInputKind::Fixed,
+        version: Some(2),
+        limit: None,
+        cursor: Some("c".to_owned()),
+        gone: None,
+    };
+    let value = serde_json::to_value(&input).unwrap();
+    // A required nullable property is written as `null`; an optional one left out.
+    assert_eq!(
+        value,
+        json!({ "kind": "fixed", "version": 2, "limit": null, "cursor": "c" })
+    );
+    accepted("consts_and_nulls", &value);
+    let tuples = strict::TuplesInput {
+        point: (1.5, -2.0),
+        pair: Some(("a".to_owned(), 3)),
+    };
+    let value = serde_json::to_value(&tuples).unwrap();
+    assert_eq!(value, json!({ "point": [1.5, -2.0], "pair": ["a", 3] }));
+    accepted("tuples", &value);
+    assert!(
+        serde_json::from_value::<strict::TuplesInput>(json!({ "point": [1.0, 2.0, 3.0] })).is_err()
+    );
+}
+
+#[test]
+fn maps_and_recursive_types_round_trip() {
+    let input = strict::MapsInput {
+        counts: Some([("a".to_owned(), 1)].into_iter().collect()),
+        free: Some(json!({ "x": [true] }).as_object().unwrap().clone()),
+        nothing: Some(strict::MapsInputNothing {}),
+    };
+    let value = serde_json::to_value(&input).unwrap();
+    accepted("maps", &value);
+    assert!(serde_json::from_value::<strict::MapsInput>(json!({ "nothing": { "a": 1 } })).is_err());
+    let leaf = strict::RefsNode {
+        label: "leaf".to_owned(),
+        children: None,
+        parent: None,
+    };
+    let tree = strict::RefsInput {
+        tree: strict::RefsNode {
+            label: "root".to_owned(),
+            children: Some(vec![leaf.clone()]),
+            parent: Some(Box::new(leaf)),
+        },
+        legacy: Some(strict::RefsLegacy::New),
+        again: None,
+    };
+    let value = serde_json::to_value(&tree).unwrap();
+    accepted("refs", &value);
+    let back: strict::RefsInput = serde_json::from_value(value).unwrap();
+    assert_eq!(back, tree);
+}
+
+#[test]
+fn unions_round_trip_and_tagged_variants_stay_strict() {
+    use strict::{UnionsInput, UnionsInputShape, UnionsInputShapeSquare, UnionsInputTarget};
+    for (target, json_target) in [
+        (UnionsInputTarget::Integer(3), json!(3)),
+        (UnionsInputTarget::String("s".to_owned()), json!("s")),
+        (UnionsInputTarget::Array(vec!["a".to_owned()]), json!(["a"])),
+    ] {
+        let input = UnionsInput {
+            target,
+            shape: Some(UnionsInputShape::Square(UnionsInputShapeSquare {
+                side: 2.0,
+            })),
+            model: Some("o3".to_owned()),
+            mode: Some(strict::UnionsInputMode::Slow),
+            address: None,
+            choice: None,
+        };
+        let value = serde_json::to_value(&input).unwrap();
+        assert_eq!(value["target"], json_target);
+        assert_eq!(value["shape"], json!({ "kind": "square", "side": 2.0 }));
+        accepted("unions", &value);
+        let back: UnionsInput = serde_json::from_value(value).unwrap();
+        assert_eq!(back, input);
+    }
+    let object: UnionsInput = serde_json::from_value(json!({ "target": { "id": "x" } })).unwrap();
+    assert!(matches!(object.target, UnionsInputTarget::Object(_)));
+    // serde's internally tagged enums let unknown fields through unless the variant's struct
+    // refuses them (serde-rs/serde#2123): it does.
+    let error = serde_json::from_value::<UnionsInput>(json!({
+        "target": 1, "shape": { "kind": "circle", "radius": 1.0, "colour": "red" }
+    }))
+    .unwrap_err();
+    assert!(
+        error.to_string().contains("colour") || error.to_string().contains("variant"),
+        "{error}"
+    );
+    assert!(
+        serde_json::from_value::<UnionsInput>(json!({ "target": 1, "shape": { "kind": "oval" } }))
+            .is_err()
+    );
+}
+
+#[test]
+fn all_of_merges_round_trip() {
+    let input = strict::AllOfInput {
+        pet: Some(strict::AllOfInputPet {
+            name: "Rex".to_owned(),
+            color: "brown".to_owned(),
+        }),
+        base: Some(strict::AllOfBase {
+            name: "b".to_owned(),
+        }),
+    };
+    let value = serde_json::to_value(&input).unwrap();
+    accepted("all_of", &value);
+}
+
+#[test]
+fn open_objects_keep_their_extras_when_following_the_schema() {
+    let value = json!({ "open": { "y": 1, "z": "kept" }, "closed": { "x": 2 } });
+    let input: follow::OpenInput = serde_json::from_value(value.clone()).unwrap();
+    let open = input.open.as_ref().unwrap();
+    assert_eq!(open.extra.get("z"), Some(&json!("kept")));
+    assert_eq!(serde_json::to_value(&input).unwrap(), value);
+    accepted("open", &value);
+    assert!(
+        serde_json::from_value::<follow::OpenInput>(json!({ "closed": { "x": 2, "w": 1 } }))
+            .is_err()
+    );
+    // Strict by default: the same extra is refused.
+    assert!(serde_json::from_value::<strict::OpenInput>(value).is_err());
+}
+
+#[test]
+fn unions_of_kinds_round_trip() {
+    use strict::{
+        MixedUnionsInput, MixedUnionsInputPrompt, MixedUnionsInputToolChoice,
+        MixedUnionsInputToolChoiceObject, MixedUnionsInputToolChoiceObjectFunction,
+        MixedUnionsInputToolChoiceString,
+    };
+    let cases = [
+        (
+            MixedUnionsInputToolChoice::String(MixedUnionsInputToolChoiceString::Auto),
+            MixedUnionsInputPrompt::ArrayOfInteger(vec![1, 2]),
+            json!({ "tool_choice": "auto", "prompt": [1, 2] }),
+        ),
+        (
+            MixedUnionsInputToolChoice::Object(MixedUnionsInputToolChoiceObject::Function(
+                MixedUnionsInputToolChoiceObjectFunction {
+                    name: "f".to_owned(),
+                },
+            )),
+            MixedUnionsInputPrompt::ArrayOfArray(vec![vec![3]]),
+            json!({ "tool_choice": { "type": "function", "name": "f" }, "prompt": [[3]] }),
+        ),
+        (
+            MixedUnionsInputToolChoice::String(MixedUnionsInputToolChoiceString::None),
+            MixedUnionsInputPrompt::ArrayOfString(vec!["a".to_owned()]),
+            json!({ "tool_choice": "none", "prompt": ["a"] }),
+        ),
+    ];
+    for (tool_choice, prompt, expected) in cases {
+        let input = MixedUnionsInput {
+            tool_choice,
+            prompt,
+        };
+        let value = serde_json::to_value(&input).unwrap();
+        assert_eq!(value, expected);
+        accepted("mixed_unions", &value);
+        let back: MixedUnionsInput = serde_json::from_value(value).unwrap();
+        assert_eq!(back, input);
+    }
+    assert!(
+        serde_json::from_value::<MixedUnionsInput>(
+            json!({ "tool_choice": { "type": "function", "name": "f", "x": 1 }, "prompt": "p" })
+        )
+        .is_err()
+    );
+}
