@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub mod execute;
+pub mod generate;
 pub mod mcp;
 pub mod openapi;
 pub mod search;
@@ -57,6 +58,10 @@ pub enum Command {
     /// Writes the tools an MCP server lists as a snapshot: `{"server", "protocolVersion",
     /// "tools"}`, the tools exactly as listed, all pages.
     Snapshot(mcp::SnapshotArgs),
+    /// Writes the input types of every operation of an OpenAPI document as one Rust module.
+    Openapi(generate::GenerateArgs),
+    /// Writes the input types of every tool of an MCP snapshot as one Rust module.
+    Mcp(generate::GenerateArgs),
     /// Runs one tool: an operation of an OpenAPI document (`--openapi DOC --base-url URL`) or a
     /// tool of an MCP server (`--mcp-url URL` or `--mcp-stdio 'CMD'`). Prints the result JSON on
     /// stdout and exits 0, or the failure as `{code, message, retryable}` JSON on stdout and
@@ -125,6 +130,16 @@ impl Cli {
                 &mut std::io::stderr().lock(),
             ),
             Command::Snapshot(arguments) => mcp::snapshot(&arguments),
+            Command::Openapi(arguments) => generate::openapi(
+                &arguments,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
+            Command::Mcp(arguments) => generate::mcp(
+                &arguments,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
             Command::Call {
                 source,
                 timeout_ms,

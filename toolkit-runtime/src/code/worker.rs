@@ -160,11 +160,8 @@ impl CodeRuntime for WorkerIsolate {
             let mut lines = BufReader::new(stdout).lines();
             let mut calls = FuturesUnordered::new();
             let deadline = tokio::time::Instant::from_std(limits.deadline + GRACE);
-            if write_line(&mut stdin, &job).await.is_err() {
-                return Err(crashed(
-                    "The isolate's process ended before it was given the code.".to_owned(),
-                ));
-            }
+            // A worker that is gone already is seen on its output, below, as one that ended.
+            let _ = write_line(&mut stdin, &job).await;
             loop {
                 tokio::select! {
                     line = lines.next_line() => {
