@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use serde_json::Value;
-use toolkit_runtime::{Annotations, ToolDefinition};
+use toolkit_runtime::ToolDefinition;
 
 use crate::emit::{EmitOptions, Module, Strictness, module, openapi_module};
 
@@ -114,7 +114,7 @@ pub fn read_snapshot(file: &Path) -> Result<Vec<ToolDefinition>, String> {
     let mut definitions = Vec::with_capacity(tools.len());
     let mut problems = Vec::new();
     for (index, tool) in tools.iter().enumerate() {
-        match definition_of(tool) {
+        match toolkit_runtime::mcp::tool_definition(tool) {
             Ok(definition) => definitions.push(definition),
             Err(problem) => problems.push(format!("#/tools/{index}: {problem}")),
         }
@@ -124,41 +124,6 @@ pub fn read_snapshot(file: &Path) -> Result<Vec<ToolDefinition>, String> {
     } else {
         Err(format!("{}: {}", file.display(), problems.join("; ")))
     }
-}
-
-/// An MCP `Tool` object (`name`, `description`, `inputSchema`, `annotations.*Hint`) as a
-/// definition.
-///
-/// FIXME: the runtime's MCP source makes the same definition from a listed tool, privately; it
-/// should offer that conversion so that the generator cannot drift from it.
-fn definition_of(tool: &Value) -> Result<ToolDefinition, String> {
-    let name = tool
-        .get("name")
-        .and_then(Value::as_str)
-        .ok_or("a tool with no name")?;
-    let schema = match tool.get("inputSchema") {
-        Some(Value::Object(schema)) => schema.clone(),
-        _ => return Err(format!("the tool `{name}` has no inputSchema object")),
-    };
-    let hints = tool.get("annotations");
-    let hint = |key: &str| hints.and_then(|h| h.get(key)).and_then(Value::as_bool);
-    let annotations = Annotations {
-        title: hints
-            .and_then(|h| h.get("title"))
-            .and_then(Value::as_str)
-            .map(str::to_owned),
-        read_only: hint("readOnlyHint"),
-        destructive: hint("destructiveHint"),
-        idempotent: hint("idempotentHint"),
-        open_world: hint("openWorldHint"),
-    };
-    let definition = ToolDefinition::new(name, schema)
-        .map_err(|error| format!("the tool `{name}`: {error}"))?
-        .with_annotations(annotations);
-    Ok(match tool.get("description").and_then(Value::as_str) {
-        Some(description) => definition.with_description(description),
-        None => definition,
-    })
 }
 
 /// Writes the module and the typed-share report.

@@ -41,4 +41,5 @@ mod transport;
 
 pub use command::StdioCommand;
 pub use options::McpOptions;
+pub use results::tool_definition;
 pub use source::Mcp;

@@ -108,6 +108,30 @@ pub(crate) fn listed(tool: &Value, with_marks: bool) -> Result<Listed, String> {
     Ok(Listed { definition, marks })
 }
 
+/// An MCP `Tool` object, as a server lists it (or a snapshot holds it), as the definition this
+/// source makes of it: its name, description, input schema, and hints (`readOnlyHint`… under
+/// their catalog names, the title from `title` or `annotations.title`). The generator uses this
+/// too, so that a generated tool and a discovered one are the same.
+///
+/// ```
+/// let tool = serde_json::json!({
+///     "name": "get_weather",
+///     "inputSchema": { "type": "object" },
+///     "annotations": { "readOnlyHint": true }
+/// });
+/// let definition = toolkit_runtime::mcp::tool_definition(&tool)?;
+/// assert_eq!(definition.annotations.read_only, Some(true));
+/// # Ok::<(), String>(())
+/// ```
+///
+/// # Errors
+///
+/// Why the tool is left out: no name, no `inputSchema` object, or a tool that runs only as a
+/// task.
+pub fn tool_definition(tool: &Value) -> Result<ToolDefinition, String> {
+    listed(tool, false).map(|listed| listed.definition)
+}
+
 /// What a `tools/call` result says.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Called {
