@@ -165,6 +165,7 @@ impl Assembly {
         if !clashes.is_empty() {
             return Err(AssemblyError::NameClash(NameClash { clashes }));
         }
+        // Every name is distinct by now: each keys the one tool it names.
         let tools = named.into_iter().filter_map(|(name, mut owners)| {
             let (member, definition, decision) = owners.pop()?;
             let approval = match decision {
@@ -172,17 +173,10 @@ impl Assembly {
                 Decision::Allow | Decision::Block => Approval::Never,
             };
             let handler = source_handler(Arc::clone(&member.source), definition.name());
-            Some(Tool::new(definition.renamed(name), approval, handler))
+            let tool = Tool::new(definition.renamed(name.clone()), approval, handler);
+            Some((name, tool))
         });
-        // Every name is distinct by now.
-        Toolkit::from_tools(tools).map_err(|duplicate| {
-            AssemblyError::NameClash(NameClash {
-                clashes: vec![Clash {
-                    name: duplicate.name,
-                    tools: Vec::new(),
-                }],
-            })
-        })
+        Ok(Toolkit::from_named(tools.collect()))
     }
 }
 

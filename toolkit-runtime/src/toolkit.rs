@@ -267,6 +267,11 @@ impl Toolkit {
         Ok(Self { tools: map })
     }
 
+    /// A toolkit of tools already keyed by their distinct names.
+    pub(crate) fn from_named(tools: IndexMap<String, Tool>) -> Self {
+        Self { tools }
+    }
+
     /// The toolkit of exactly these definitions of `source`: one tool per definition, named as
     /// the definition names it, which calls the source when the model calls it.
     ///

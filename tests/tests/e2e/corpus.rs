@@ -8,8 +8,8 @@ use std::sync::Arc;
 use serde_json::Value;
 use toolkit_runtime::naming::tool_name;
 use toolkit_runtime::{
-    Annotations, Assembly, AssemblyError, BoxFuture, Decision, InputCheck, JsonObject, Member,
-    Reason, ToolDefinition, ToolSource, ToolSourceError, decode_catalog, encode_catalog,
+    Assembly, AssemblyError, BoxFuture, Decision, InputCheck, JsonObject, Member, Reason,
+    ToolDefinition, ToolSource, ToolSourceError, decode_catalog, encode_catalog,
 };
 
 fn corpus() -> Vec<(String, Vec<ToolDefinition>)> {
@@ -22,31 +22,14 @@ fn corpus() -> Vec<(String, Vec<ToolDefinition>)> {
     for entry in entries {
         for (server, listed) in entry["tools"].as_object().unwrap() {
             let tools = listed["tools"].as_array().unwrap();
-            let definitions = tools.iter().map(definition_of).collect();
+            let definitions = tools
+                .iter()
+                .map(|tool| toolkit_runtime::mcp::tool_definition(tool).unwrap())
+                .collect();
             servers.push((server.clone(), definitions));
         }
     }
     servers
-}
-
-/// An MCP `Tool` as a definition: the hints under their catalog names.
-fn definition_of(tool: &Value) -> ToolDefinition {
-    let schema = tool["inputSchema"].as_object().cloned().unwrap_or_default();
-    let hints = &tool["annotations"];
-    let annotations = Annotations {
-        title: hints["title"].as_str().map(str::to_owned),
-        read_only: hints["readOnlyHint"].as_bool(),
-        destructive: hints["destructiveHint"].as_bool(),
-        idempotent: hints["idempotentHint"].as_bool(),
-        open_world: hints["openWorldHint"].as_bool(),
-    };
-    let definition = ToolDefinition::new(tool["name"].as_str().unwrap(), schema)
-        .unwrap()
-        .with_annotations(annotations);
-    match tool["description"].as_str() {
-        Some(description) => definition.with_description(description),
-        None => definition,
-    }
 }
 
 struct Offline(String);
