@@ -23,3 +23,4 @@
 
 pub mod cli;
 pub mod emit;
+pub mod gateway;

@@ -1,0 +1,509 @@
+//! The gateway's configuration file, `toolkit.toml`: which sources, under which policy, shown how,
+//! served over which transport.
+//!
+//! ```toml
+//! [serve]
+//! transport = "stdio"            # or "http"
+//! address = "127.0.0.1:8808"     # "http" only; 127.0.0.1 unless said otherwise
+//! presentation = "all"           # "all", "search" or "code"
+//!
+//! [catalog]
+//! file = "toolkit-catalog.json"  # next to this file unless absolute
+//! refresh_seconds = 600          # 0: discover at start only
+//!
+//! [policy]
+//! default = "approve"            # what a tool no rule matches gets; there is no implicit default
+//! rules = [
+//!   { source = "*", tool = "delete_*", decision = "block" },
+//!   { source = "petstore", tool = "list_*", decision = "allow" },
+//! ]
+//!
+//! [[sources]]
+//! name = "petstore"
+//! openapi = "specs/petstore.yaml"
+//! base_url = "https://petstore.example.com/v1"
+//! headers = { Authorization = { env = "PETSTORE_TOKEN", prefix = "Bearer " } }
+//!
+//! [[sources]]
+//! name = "everything"
+//! command = ["npx", "-y", "@modelcontextprotocol/server-everything"]
+//! env = { API_KEY = "EVERYTHING_API_KEY" }   # the server's variable = the host's variable
+//! ```
+//!
+//! A configuration never holds a secret: a header's value and a stdio server's credential are
+//! names of environment variables, read when the gateway starts; one that is not set is an error
+//! naming it.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toolkit_runtime::Decision;
+
+/// The whole configuration, as written.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// How the toolkit is served.
+    #[serde(default)]
+    pub serve: Serve,
+    /// Where the catalog is kept and how often it is refreshed.
+    #[serde(default)]
+    pub catalog: CatalogConfig,
+    /// Which tools may be called, need approval, or are not shown.
+    pub policy: PolicyConfig,
+    /// The sources of the tools, in order.
+    #[serde(default)]
+    pub sources: Vec<SourceConfig>,
+}
+
+/// The `[serve]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Serve {
+    /// `stdio` (the default) or `http`.
+    #[serde(default)]
+    pub transport: Transport,
+    /// The address an HTTP server listens on: `127.0.0.1:8808` by default.
+    #[serde(default = "default_address")]
+    pub address: SocketAddr,
+    /// How the tools are shown: every tool, a search, or code mode.
+    #[serde(default)]
+    pub presentation: Presentation,
+    /// The server's name, as clients are told it.
+    #[serde(default = "default_name")]
+    pub name: String,
+}
+
+impl Default for Serve {
+    fn default() -> Self {
+        Self {
+            transport: Transport::default(),
+            address: default_address(),
+            presentation: Presentation::default(),
+            name: default_name(),
+        }
+    }
+}
+
+fn default_address() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 8808))
+}
+
+fn default_name() -> String {
+    "toolkit-gateway".to_owned()
+}
+
+/// How the gateway talks to its client.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    /// Standard input and output: the gateway is a client's child process.
+    #[default]
+    Stdio,
+    /// Streamable HTTP on `address`.
+    Http,
+}
+
+/// How the toolkit is shown to the client.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Presentation {
+    /// Every tool as itself.
+    #[default]
+    All,
+    /// `tool_search` and `tool_call`.
+    Search,
+    /// `execute` (code mode), beside the tools that need approval.
+    Code,
+}
+
+/// The `[catalog]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CatalogConfig {
+    /// The file that holds the catalog, relative to the configuration's directory.
+    #[serde(default = "default_catalog_file")]
+    pub file: PathBuf,
+    /// Seconds between refreshes; 0 refreshes only at start.
+    #[serde(default = "default_refresh")]
+    pub refresh_seconds: u64,
+}
+
+impl Default for CatalogConfig {
+    fn default() -> Self {
+        Self {
+            file: default_catalog_file(),
+            refresh_seconds: default_refresh(),
+        }
+    }
+}
+
+fn default_catalog_file() -> PathBuf {
+    PathBuf::from("toolkit-catalog.json")
+}
+
+fn default_refresh() -> u64 {
+    600
+}
+
+/// The `[policy]` table.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyConfig {
+    /// The decision for a tool that no rule matches. Required: the host says it, as the seed's
+    /// assembly has no default.
+    pub default: Decision,
+    /// The rules; where several match a tool, the most restrictive decision wins.
+    #[serde(default)]
+    pub rules: Vec<RuleConfig>,
+}
+
+/// One policy rule: glob patterns over a source's name and a tool's name (as its source names
+/// it), and the decision for the tools both match.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleConfig {
+    /// A glob over the source's name (`*` by default).
+    #[serde(default = "any")]
+    pub source: String,
+    /// A glob over the tool's name (`*` by default).
+    #[serde(default = "any")]
+    pub tool: String,
+    /// What the rule decides.
+    pub decision: Decision,
+}
+
+fn any() -> String {
+    "*".to_owned()
+}
+
+/// One `[[sources]]` entry: exactly one of `openapi`, `url` or `command`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceConfig {
+    /// The source's name: the prefix of its tools' names (`name__tool`).
+    pub name: String,
+    /// An OpenAPI 3.0/3.1 document (JSON or YAML), relative to the configuration's directory.
+    pub openapi: Option<PathBuf>,
+    /// Where the document's requests go (with `openapi`).
+    pub base_url: Option<String>,
+    /// The URL of an MCP server over Streamable HTTP (or the old HTTP+SSE transport).
+    pub url: Option<String>,
+    /// The command that starts an MCP server over stdio: program and arguments.
+    pub command: Option<Vec<String>>,
+    /// Headers sent with every request (`openapi` and `url`), each taken from an environment
+    /// variable.
+    #[serde(default)]
+    pub headers: BTreeMap<String, FromEnv>,
+    /// Environment variables a stdio server gets: its variable's name = the host's variable that
+    /// holds the value.
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// How long a call may take, in seconds (30 by default).
+    pub timeout_seconds: Option<u64>,
+}
+
+/// A value read from the host's environment, with a text put before it (`Bearer `).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(try_from = "WrittenValue")]
+pub struct FromEnv {
+    /// The environment variable.
+    pub env: String,
+    /// What comes before the variable's value.
+    pub prefix: String,
+}
+
+/// A header's value as written: a table naming a variable, or (refused) the value itself.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum WrittenValue {
+    FromEnv {
+        env: String,
+        #[serde(default)]
+        prefix: String,
+    },
+    Literal(toml::Value),
+}
+
+impl TryFrom<WrittenValue> for FromEnv {
+    type Error = &'static str;
+
+    /// Refuses a value written in the file without repeating it: it may be a secret.
+    fn try_from(value: WrittenValue) -> Result<Self, Self::Error> {
+        match value {
+            WrittenValue::FromEnv { env, prefix } => Ok(Self { env, prefix }),
+            WrittenValue::Literal(_) => Err(
+                "a header's value comes from the environment, as { env = \"VARIABLE\", prefix = \"Bearer \" } (a configuration never holds a secret)",
+            ),
+        }
+    }
+}
+
+/// What kind of source a `[[sources]]` entry is, once checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SourceKind {
+    /// An OpenAPI document's operations, sent to a base URL.
+    OpenApi {
+        /// The document, resolved against the configuration's directory.
+        document: PathBuf,
+        /// Where requests go.
+        base_url: String,
+    },
+    /// An MCP server over HTTP.
+    McpUrl(String),
+    /// An MCP server started as a child process.
+    McpCommand(Vec<String>),
+}
+
+/// Why a configuration cannot be used; the message names the file and the place.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfigError(pub String);
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+impl Config {
+    /// Reads and checks the configuration at `path`; relative paths in it are resolved against
+    /// its directory.
+    ///
+    /// # Errors
+    ///
+    /// The file cannot be read, is not TOML of this shape (with TOML's own line and column), or
+    /// says something that cannot be (two sources of one name, a source of no kind or two).
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| ConfigError(format!("cannot read {}: {error}", path.display())))?;
+        let mut config = Self::parse(&text).map_err(|ConfigError(message)| {
+            ConfigError(format!("{}: {message}", path.display()))
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        config.catalog.file = base.join(&config.catalog.file);
+        for source in &mut config.sources {
+            if let Some(document) = &mut source.openapi {
+                *document = base.join(&*document);
+            }
+        }
+        Ok(config)
+    }
+
+    /// Parses and checks a configuration's text (paths stay as written).
+    ///
+    /// # Errors
+    ///
+    /// As [`Config::load`], without the file's name.
+    pub fn parse(text: &str) -> Result<Self, ConfigError> {
+        let config: Self = toml::from_str(text).map_err(|error| located(text, &error))?;
+        let mut problems = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for source in &config.sources {
+            if !seen.insert(source.name.as_str()) {
+                problems.push(format!("two sources are named {:?}", source.name));
+            }
+            if let Err(problem) = source.kind() {
+                problems.push(problem);
+            }
+        }
+        if problems.is_empty() {
+            Ok(config)
+        } else {
+            Err(ConfigError(problems.join("; ")))
+        }
+    }
+}
+
+impl SourceConfig {
+    /// Which kind of source this entry is.
+    ///
+    /// # Errors
+    ///
+    /// It names no kind or several, or has a field its kind does not take.
+    pub fn kind(&self) -> Result<SourceKind, String> {
+        let name = &self.name;
+        if name.is_empty() {
+            return Err("a source has an empty name".to_owned());
+        }
+        let kind = match (&self.openapi, &self.url, &self.command) {
+            (Some(document), None, None) => match &self.base_url {
+                Some(base_url) => SourceKind::OpenApi {
+                    document: document.clone(),
+                    base_url: base_url.clone(),
+                },
+                None => return Err(format!("source {name:?}: `openapi` needs `base_url`")),
+            },
+            (None, Some(url), None) => SourceKind::McpUrl(url.clone()),
+            (None, None, Some(command)) if command.is_empty() => {
+                return Err(format!("source {name:?}: `command` is empty"));
+            }
+            (None, None, Some(command)) => SourceKind::McpCommand(command.clone()),
+            (None, None, None) => {
+                return Err(format!(
+                    "source {name:?} says no kind: give `openapi`, `url` or `command`"
+                ));
+            }
+            _ => {
+                return Err(format!(
+                    "source {name:?} gives more than one of `openapi`, `url`, `command`"
+                ));
+            }
+        };
+        let stdio = matches!(kind, SourceKind::McpCommand(_));
+        if stdio && !self.headers.is_empty() {
+            return Err(format!(
+                "source {name:?}: a stdio server takes no `headers`; give its credentials in `env`"
+            ));
+        }
+        if !stdio && !self.env.is_empty() {
+            return Err(format!(
+                "source {name:?}: `env` is for a stdio server (`command`); use `headers`"
+            ));
+        }
+        if self.base_url.is_some() && !matches!(kind, SourceKind::OpenApi { .. }) {
+            return Err(format!("source {name:?}: `base_url` goes with `openapi`"));
+        }
+        Ok(kind)
+    }
+}
+
+/// A TOML error as `line L, column C: message`, without TOML's quote of the line, which may hold
+/// a secret written where it should not be.
+fn located(text: &str, error: &toml::de::Error) -> ConfigError {
+    let message = error.message().trim_end();
+    match error.span() {
+        Some(span) => {
+            let before = text.get(..span.start).unwrap_or(text);
+            let line = before.matches('\n').count() + 1;
+            let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+            ConfigError(format!("line {line}, column {column}: {message}"))
+        }
+        None => ConfigError(message.to_owned()),
+    }
+}
+
+/// Reads the environment variable `name`, naming it when it is not set.
+///
+/// # Errors
+///
+/// The variable is not set, or not Unicode; the message names it and the source that needs it.
+pub fn read_env(source: &str, name: &str) -> Result<String, ConfigError> {
+    std::env::var(name).map_err(|error| {
+        ConfigError(format!(
+            "source {source:?} needs the environment variable {name}, which is {}",
+            match error {
+                std::env::VarError::NotPresent => "not set",
+                std::env::VarError::NotUnicode(_) => "not Unicode",
+            }
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_the_example_of_the_module() {
+        let text = r#"
+            [serve]
+            transport = "http"
+            presentation = "search"
+            [policy]
+            default = "approve"
+            rules = [{ tool = "delete_*", decision = "block" }]
+            [[sources]]
+            name = "petstore"
+            openapi = "petstore.yaml"
+            base_url = "https://petstore.example.com/v1"
+            headers = { Authorization = { env = "PETSTORE_TOKEN", prefix = "Bearer " } }
+            [[sources]]
+            name = "everything"
+            command = ["npx", "-y", "@modelcontextprotocol/server-everything"]
+        "#;
+        let config = Config::parse(text).unwrap();
+        assert_eq!(config.serve.transport, Transport::Http);
+        assert_eq!(config.serve.address.to_string(), "127.0.0.1:8808");
+        assert_eq!(config.serve.presentation, Presentation::Search);
+        assert_eq!(config.policy.rules[0].source, "*");
+        assert_eq!(config.policy.rules[0].decision, Decision::Block);
+        assert_eq!(
+            config.sources[1].kind().unwrap(),
+            SourceKind::McpCommand(vec![
+                "npx".into(),
+                "-y".into(),
+                "@modelcontextprotocol/server-everything".into()
+            ])
+        );
+    }
+
+    #[test]
+    fn a_policy_without_a_default_is_refused() {
+        let error = Config::parse("[policy]\nrules = []\n").unwrap_err();
+        assert!(error.0.contains("missing field `default`"), "{error}");
+    }
+
+    #[test]
+    fn a_header_cannot_hold_a_literal_secret() {
+        let text = r#"
+            [policy]
+            default = "allow"
+            [[sources]]
+            name = "api"
+            url = "https://mcp.example.com/mcp"
+            headers = { Authorization = "Bearer hunter2" }
+        "#;
+        let error = Config::parse(text).unwrap_err();
+        assert!(!error.0.contains("hunter2"), "{error}");
+        assert!(
+            error.0.starts_with("line 7, column 41: a header's value comes from the environment"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn every_bad_source_is_named_at_once() {
+        let text = r#"
+            [policy]
+            default = "allow"
+            [[sources]]
+            name = "a"
+            [[sources]]
+            name = "b"
+            url = "http://127.0.0.1:1/mcp"
+            command = ["server"]
+            [[sources]]
+            name = "b"
+            openapi = "doc.json"
+        "#;
+        let error = Config::parse(text).unwrap_err().0;
+        assert!(error.contains("source \"a\" says no kind"), "{error}");
+        assert!(
+            error.contains("source \"b\" gives more than one"),
+            "{error}"
+        );
+        assert!(error.contains("two sources are named \"b\""), "{error}");
+        assert!(error.contains("`openapi` needs `base_url`"), "{error}");
+    }
+
+    #[test]
+    fn unknown_keys_are_refused_with_their_place() {
+        let error = Config::parse("[policy]\ndefault = \"allow\"\ndefualt = 1\n").unwrap_err();
+        assert!(error.0.contains("defualt"), "{error}");
+        assert!(error.0.contains("line 3"), "{error}");
+    }
+
+    #[test]
+    fn a_missing_variable_is_named() {
+        let error = read_env("api", "TOOLKIT_GATEWAY_TEST_SURELY_UNSET").unwrap_err();
+        assert_eq!(
+            error.0,
+            "source \"api\" needs the environment variable TOOLKIT_GATEWAY_TEST_SURELY_UNSET, which is not set"
+        );
+    }
+}

@@ -1,0 +1,97 @@
+//! The sources a configuration names, made: an OpenAPI document's operations over an HTTP
+//! client, an MCP server over HTTP or started as a child process. Credentials come from the
+//! environment here, and only here.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use toolkit_runtime::ToolSource;
+use toolkit_runtime::http::{HeaderClient, HttpSource, client_builder};
+use toolkit_runtime::mcp::{Mcp, McpOptions, StdioCommand};
+
+use crate::cli::openapi::read_document;
+
+use super::config::{ConfigError, SourceConfig, SourceKind, read_env};
+
+/// How long a call may take when a source does not say.
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Makes the source `config` names.
+///
+/// # Errors
+///
+/// A credential's variable is not set, a header or URL is malformed, or the document cannot be
+/// read; the message names the source.
+pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
+    let name = config.name.as_str();
+    let fail = |problem: String| ConfigError(format!("source {name:?}: {problem}"));
+    let timeout = config
+        .timeout_seconds
+        .map_or(DEFAULT_TIMEOUT, Duration::from_secs);
+    match config.kind().map_err(ConfigError)? {
+        SourceKind::OpenApi { document, base_url } => {
+            let read = read_document(&document).map_err(fail)?;
+            let client = client_builder()
+                .build()
+                .map_err(|error| fail(format!("cannot build an HTTP client: {error}")))?;
+            let source =
+                HttpSource::builder(name, base_url, HeaderClient::new(client, headers(config)?))
+                    .operations(read.operations)
+                    .timeout(timeout)
+                    .build()
+                    .map_err(|error| fail(error.to_string()))?;
+            Ok(Arc::new(source))
+        }
+        SourceKind::McpUrl(url) => {
+            let url = url
+                .parse()
+                .map_err(|error| fail(format!("`url` is no URL: {error}")))?;
+            let client = client_builder()
+                .default_headers(headers(config)?)
+                .build()
+                .map_err(|error| fail(format!("cannot build an HTTP client: {error}")))?;
+            let options = McpOptions {
+                timeout,
+                ..McpOptions::default()
+            };
+            Ok(Arc::new(Mcp::http_with_options(name, url, client, options)))
+        }
+        SourceKind::McpCommand(words) => {
+            let (program, args) = words
+                .split_first()
+                .ok_or_else(|| fail("`command` is empty".to_owned()))?;
+            let mut command = StdioCommand::new(program).args(args);
+            for (variable, host_variable) in &config.env {
+                command = command.env(variable, read_env(name, host_variable)?);
+            }
+            let options = McpOptions {
+                timeout,
+                ..McpOptions::default()
+            };
+            Ok(Arc::new(Mcp::stdio_with_options(name, command, options)))
+        }
+    }
+}
+
+/// The source's headers, each value read from its variable and marked sensitive so that no log
+/// shows it.
+fn headers(config: &SourceConfig) -> Result<HeaderMap, ConfigError> {
+    let mut map = HeaderMap::new();
+    for (header, from) in &config.headers {
+        let fail = |problem: &str| {
+            ConfigError(format!(
+                "source {:?}: header {header:?} {problem}",
+                config.name
+            ))
+        };
+        let name =
+            HeaderName::from_bytes(header.as_bytes()).map_err(|_| fail("is no header name"))?;
+        let value = format!("{}{}", from.prefix, read_env(&config.name, &from.env)?);
+        let mut value = HeaderValue::from_str(&value)
+            .map_err(|_| fail(&format!("cannot carry the value of {}", from.env)))?;
+        value.set_sensitive(true);
+        map.append(name, value);
+    }
+    Ok(map)
+}
