@@ -1,17 +1,63 @@
-//! Serving a toolkit as an MCP server: the pieces built so far.
+//! Serving a toolkit as an MCP server — the boundary of seed 002.
 //!
-//! Issue 8 serves any assembled [`Toolkit`](crate::Toolkit) over stdio and Streamable HTTP. Two
-//! pieces the server will stand on exist today:
+//! [`McpServer`] serves any [`Toolkit`](crate::Toolkit) (assembled under a policy, or shown as
+//! [`ToolSearch`](crate::ToolSearch) or code mode) over stdio ([`McpServer::serve_stdio`]) or
+//! Streamable HTTP ([`McpServer::serve_http`], [`McpServer::router`]), wrapping rmcp's server,
+//! which speaks the stateless revision 2026-07-28 and the session revisions.
 //!
-//! - [`stdin_guard`]: frames stdin the way the server will read it — one streaming UTF-8
-//!   decoder, a byte-order mark stripped only at the start, lines split on `\n` — and answers
-//!   itself every line the server cannot use (not JSON, over the length cap, no JSON-RPC
-//!   message), so a client never waits on a request nobody heard.
+//! - [`stdin_guard`]: stdin framed one line at a time, and every line the server cannot use
+//!   answered (not JSON, over the length cap, no JSON-RPC message), so a client never waits on
+//!   a request nobody heard.
 //! - [`failure`]: what an agent reads of a failed call — the remediation folded into the
 //!   message, and every value echoed back cut to a bounded length.
+//! - [`ServedToolkit`]: replaces the served toolkit live and tells clients the tools changed.
+//! - [`run_guarded`]: the crash guard of a server binary.
+//! - `testing` (feature `testing`): an in-process client and a probe of a built server binary.
 //!
-//! Serving itself (the MCP server over stdio and HTTP, annotations under policy, the crash
-//! guard) is not built yet.
+//! ```
+//! use std::sync::Arc;
+//! use serde_json::json;
+//! use toolkit_runtime::serve::McpServer;
+//! use toolkit_runtime::{Assembly, Decision, FnSource, FnTool, Member};
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! #[serde(deny_unknown_fields)]
+//! struct Find { word: String }
+//!
+//! # let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! # runtime.block_on(async {
+//! let notes = FnSource::builder("notes")
+//!     .tool(FnTool::new("find", |input: Find| async move { Ok(json!([input.word])) }).read_only())
+//!     .build()?;
+//! let definitions = notes.definitions();
+//! let toolkit = Assembly::new()
+//!     .toolkit(&[Member::new(Arc::new(notes), definitions)], |_, _| Decision::Allow)?;
+//!
+//! // Serve it over any pair of byte streams (here an in-memory pipe; `serve_stdio` in a binary).
+//! let (client, server) = tokio::io::duplex(64 * 1024);
+//! let (server_in, server_out) = tokio::io::split(server);
+//! let serving = tokio::spawn(McpServer::new(toolkit).serve_io(server_in, server_out));
+//! # drop(client);
+//! # serving.await??;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! # })?;
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
+mod error;
 pub mod failure;
+mod guard;
+mod handler;
+mod served;
+mod server;
 pub mod stdin_guard;
+#[cfg(feature = "testing")]
+pub mod testing;
+mod transport;
+
+pub use error::ServeError;
+pub use guard::run_guarded;
+pub use served::ServedToolkit;
+pub use server::{HttpOptions, MCP_PATH, McpServer, bind_loopback};
+/// Cancels a server's HTTP sessions ([`McpServer::router`]); re-exported from `tokio-util`.
+pub use tokio_util::sync::CancellationToken;

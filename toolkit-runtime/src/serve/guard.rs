@@ -1,0 +1,69 @@
+//! The crash guard of a server binary (seed 002, "Crash guards"): [`run_guarded`].
+//!
+//! A failure before the server is serving — the toolkit could not be built, the port could not
+//! be taken, a panic while loading — ends the process with exit code 1 and one line on stderr
+//! naming the server, so a client that started it sees why it is gone. Once the server is
+//! serving, a failure inside a call is the call's result (a panic in a tool included), so the
+//! server keeps serving: a server that dies mid-session takes every tool from its client.
+
+use std::any::Any;
+use std::fmt::Display;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::process::ExitCode;
+
+use futures_util::FutureExt as _;
+
+/// Runs `main` — which builds the toolkit and serves it — and gives the exit code of the
+/// process: `0` when `main` ends well (stdin ended), `1` with one line on stderr,
+/// `<label>: <error>`, when it fails or panics.
+///
+/// ```no_run
+/// use std::process::ExitCode;
+/// use toolkit_runtime::Toolkit;
+/// use toolkit_runtime::serve::{McpServer, run_guarded};
+///
+/// #[tokio::main]
+/// async fn main() -> ExitCode {
+///     run_guarded("notes", async {
+///         let toolkit: Toolkit = build_toolkit()?; // a failure here: exit 1, "notes: …" on stderr
+///         McpServer::new(toolkit).name("notes").serve_stdio().await?;
+///         Ok::<(), Box<dyn std::error::Error>>(())
+///     })
+///     .await
+/// }
+/// # fn build_toolkit() -> Result<Toolkit, Box<dyn std::error::Error>> { Ok(Toolkit::default()) }
+/// ```
+pub async fn run_guarded<F, E>(label: &str, main: F) -> ExitCode
+where
+    F: Future<Output = Result<(), E>>,
+    E: Display,
+{
+    match AssertUnwindSafe(main).catch_unwind().await {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(error)) => {
+            eprintln!("{label}: {}", one_line(&error.to_string()));
+            ExitCode::FAILURE
+        }
+        Err(panic) => {
+            eprintln!(
+                "{label}: crashed: {}",
+                one_line(panic_message(panic.as_ref()))
+            );
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `text` on one line.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn panic_message(panic: &(dyn Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a panic with no message")
+}

@@ -1,0 +1,168 @@
+//! The toolkit a server serves now, and the handle that replaces it: [`ServedToolkit`].
+//!
+//! A server holds one [`ServedToolkit`]; every request reads the toolkit current when it arrives,
+//! so a replacement takes effect for every later request, on every connection. Each replacement
+//! is also announced: session clients hear `notifications/tools/list_changed`, and clients of the
+//! stateless revision that listen (`subscriptions/listen` with `toolsListChanged`) hear it on
+//! their subscription.
+
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use indexmap::IndexMap;
+use rmcp::RoleServer;
+use rmcp::model::{Tool as McpTool, ToolAnnotations};
+use rmcp::service::Peer;
+use tokio::sync::watch;
+
+use crate::{Tool, ToolDefinition, Toolkit};
+
+/// A toolkit as served: the tools, and their MCP form computed once.
+#[derive(Debug)]
+pub(crate) struct Served {
+    pub(crate) toolkit: Toolkit,
+    /// The `tools/list` entries, in the toolkit's order, by name.
+    pub(crate) listing: IndexMap<String, McpTool>,
+}
+
+impl Served {
+    fn new(toolkit: Toolkit) -> Self {
+        let listing = toolkit
+            .tools()
+            .map(|tool| (tool.name().to_owned(), served_tool(tool)))
+            .collect();
+        Self { toolkit, listing }
+    }
+}
+
+/// A cheap, cloneable handle on the toolkit a server serves.
+///
+/// ```
+/// use toolkit_runtime::Toolkit;
+/// use toolkit_runtime::serve::McpServer;
+///
+/// let server = McpServer::new(Toolkit::default());
+/// let handle = server.toolkit_handle();
+/// assert_eq!(handle.current().len(), 0);
+/// // Every later request sees the new toolkit; connected clients hear `tools/list_changed`.
+/// handle.replace(Toolkit::default());
+/// ```
+#[derive(Clone)]
+pub struct ServedToolkit {
+    inner: Arc<Shared>,
+}
+
+struct Shared {
+    current: watch::Sender<Arc<Served>>,
+    /// The session clients that finished `initialize`, told of each replacement.
+    peers: Mutex<Vec<Peer<RoleServer>>>,
+}
+
+impl ServedToolkit {
+    pub(crate) fn new(toolkit: Toolkit) -> Self {
+        let (current, _) = watch::channel(Arc::new(Served::new(toolkit)));
+        Self {
+            inner: Arc::new(Shared {
+                current,
+                peers: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    /// The toolkit served now.
+    pub fn current(&self) -> Toolkit {
+        self.served().toolkit.clone()
+    }
+
+    /// Serves `toolkit` from now on, to every connection, and tells connected clients that the
+    /// list of tools changed (where their revision lets the server tell them).
+    ///
+    /// A request already running finishes with the toolkit it started with. Notifying needs a
+    /// Tokio runtime; called outside one, the replacement still takes effect silently.
+    pub fn replace(&self, toolkit: Toolkit) {
+        self.inner
+            .current
+            .send_replace(Arc::new(Served::new(toolkit)));
+        let peers: Vec<Peer<RoleServer>> = {
+            let mut peers = self
+                .inner
+                .peers
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            peers.retain(|peer| !peer.is_transport_closed());
+            peers.clone()
+        };
+        if peers.is_empty() {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::debug!("the toolkit was replaced outside a Tokio runtime: no client is told");
+            return;
+        };
+        runtime.spawn(async move {
+            for peer in peers {
+                if let Err(error) = peer.notify_tool_list_changed().await {
+                    tracing::debug!(%error, "a client could not be told that the tools changed");
+                }
+            }
+        });
+    }
+
+    /// The toolkit served now, with its MCP listing.
+    pub(crate) fn served(&self) -> Arc<Served> {
+        Arc::clone(&self.inner.current.borrow())
+    }
+
+    /// A receiver that wakes at each replacement.
+    pub(crate) fn changes(&self) -> watch::Receiver<Arc<Served>> {
+        self.inner.current.subscribe()
+    }
+
+    /// Remembers a session client, to tell it of replacements.
+    pub(crate) fn add_peer(&self, peer: Peer<RoleServer>) {
+        let mut peers = self
+            .inner
+            .peers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        peers.retain(|peer| !peer.is_transport_closed());
+        peers.push(peer);
+    }
+}
+
+impl fmt::Debug for ServedToolkit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ServedToolkit")
+            .field("tools", &self.served().listing.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A tool as `tools/list` serves it: name, description, input schema, and the definition's hints
+/// as annotations — except that a tool that may need approval is served destructive and not
+/// read-only, so that a client's own approval flow asks its person.
+pub(crate) fn served_tool(tool: &Tool) -> McpTool {
+    let definition = tool.definition();
+    let mut served = McpTool::new_with_raw(
+        definition.name().to_owned(),
+        definition.description.clone().map(Into::into),
+        Arc::clone(definition.shared_input_schema()),
+    );
+    served.annotations = annotations(definition, tool.approval().may_be_required());
+    served
+}
+
+fn annotations(definition: &ToolDefinition, needs_approval: bool) -> Option<ToolAnnotations> {
+    let given = &definition.annotations;
+    let mut annotations = ToolAnnotations::default();
+    annotations.title.clone_from(&given.title);
+    annotations.read_only_hint = given.read_only;
+    annotations.destructive_hint = given.destructive;
+    annotations.idempotent_hint = given.idempotent;
+    annotations.open_world_hint = given.open_world;
+    if needs_approval {
+        annotations.read_only_hint = Some(false);
+        annotations.destructive_hint = Some(true);
+    }
+    (annotations != ToolAnnotations::default()).then_some(annotations)
+}

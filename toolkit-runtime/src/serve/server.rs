@@ -1,0 +1,321 @@
+//! [`McpServer`]: a toolkit served as an MCP server, over stdio or Streamable HTTP.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use rmcp::service::ServerInitializeError;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::TcpListener;
+use tokio::sync::Mutex;
+use tokio_util::sync::CancellationToken;
+
+use super::ServeError;
+use super::handler::{Handler, Identity};
+use super::served::ServedToolkit;
+use super::stdin_guard::{StdinGuard, StdinGuardOptions};
+use super::transport::{GuardedTransport, Input, spawn_writer};
+use crate::Toolkit;
+
+/// The path [`McpServer::serve_http`] serves MCP at.
+pub const MCP_PATH: &str = "/mcp";
+
+/// A toolkit served as an MCP server: every tool of the toolkit, listed and called over stdio or
+/// Streamable HTTP (rmcp's server, which speaks the stateless revision 2026-07-28 and the session
+/// revisions 2025-11-25 back to 2024-11-05).
+///
+/// What is served:
+///
+/// - `tools/list`: each tool's name, description and input schema, and its definition's hints as
+///   `annotations` (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`,
+///   `title`) as the source gave them. A tool whose [`approval`](crate::Tool::approval) may be
+///   required is served with `destructiveHint: true` and `readOnlyHint: false`, so that a
+///   client's own approval flow asks its person; a tool the policy blocked is not in the toolkit
+///   and so is never served. A definition has no output schema, so none is served.
+/// - `tools/call`: [`Tool::call`](crate::Tool::call) — the input checked strictly before the tool
+///   runs (every problem named at once, then `Accepted params at …` lines), a panic caught. A
+///   call of a tool that needs approval runs: the client asked its person. The answer is served
+///   as text (a string as itself, anything else as JSON) and as `structuredContent`; a failure
+///   as a result with `isError: true` whose text is the failure's message
+///   ([`failure`](super::failure)). A name that is no tool is a JSON-RPC error `-32602`.
+/// - `tools.listChanged` is advertised: [`ServedToolkit::replace`] swaps the toolkit live and
+///   tells session clients (and stateless clients that listen) that the tools changed.
+///
+/// Each server owns everything it uses: several servers in one process share nothing.
+///
+/// ```
+/// use toolkit_runtime::Toolkit;
+/// use toolkit_runtime::serve::McpServer;
+///
+/// let server = McpServer::new(Toolkit::default())
+///     .name("notes")
+///     .version("1.0.0")
+///     .instructions("Find notes before you write one.");
+/// # let _ = server;
+/// ```
+pub struct McpServer {
+    toolkit: ServedToolkit,
+    identity: Identity,
+    guard: StdinGuardOptions,
+    http: HttpOptions,
+}
+
+/// Options of [`McpServer::serve_http`] and [`McpServer::router`].
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// Answer with `application/json` rather than an SSE stream where the server can (the
+    /// stateless revision; a session stream stays SSE). `false` by default.
+    pub json_response: bool,
+    /// Keep sessions for clients of the session revisions. `true` by default; the stateless
+    /// revision 2026-07-28 is always served without one.
+    pub sessions: bool,
+    /// The `Host` values accepted (against DNS rebinding). Loopback names by default.
+    pub allowed_hosts: Vec<String>,
+    /// The largest request body taken, in bytes (a larger one gets `413`). 4 MiB by default.
+    pub max_request_body_bytes: usize,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            json_response: false,
+            sessions: true,
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
+            max_request_body_bytes: 4 * 1024 * 1024,
+        }
+    }
+}
+
+impl McpServer {
+    /// A server of `toolkit`, named `toolkit` at this crate's version until told otherwise.
+    pub fn new(toolkit: Toolkit) -> Self {
+        Self {
+            toolkit: ServedToolkit::new(toolkit),
+            identity: Identity {
+                name: "toolkit".to_owned(),
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                instructions: None,
+            },
+            guard: StdinGuardOptions::default(),
+            http: HttpOptions::default(),
+        }
+    }
+
+    /// The name the server gives in `serverInfo`.
+    #[must_use]
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.identity.name = name.into();
+        self
+    }
+
+    /// The version the server gives in `serverInfo`.
+    #[must_use]
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.identity.version = version.into();
+        self
+    }
+
+    /// Instructions for the client's model, given at `initialize` and `server/discover`.
+    #[must_use]
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.identity.instructions = Some(instructions.into());
+        self
+    }
+
+    /// How stdin is framed (the line cap) by [`McpServer::serve_io`] and
+    /// [`McpServer::serve_stdio`].
+    ///
+    /// ```
+    /// use toolkit_runtime::Toolkit;
+    /// use toolkit_runtime::serve::McpServer;
+    /// use toolkit_runtime::serve::stdin_guard::StdinGuardOptions;
+    ///
+    /// let server = McpServer::new(Toolkit::default())
+    ///     .stdin_guard(StdinGuardOptions { max_line_utf16: 1024 * 1024 });
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn stdin_guard(mut self, options: StdinGuardOptions) -> Self {
+        self.guard = options;
+        self
+    }
+
+    /// How [`McpServer::serve_http`] and [`McpServer::router`] serve.
+    #[must_use]
+    pub fn http_options(mut self, options: HttpOptions) -> Self {
+        self.http = options;
+        self
+    }
+
+    /// The handle that replaces the served toolkit live; cheap to clone, usable while serving.
+    pub fn toolkit_handle(&self) -> ServedToolkit {
+        self.toolkit.clone()
+    }
+
+    fn handler(&self) -> Handler {
+        Handler {
+            toolkit: self.toolkit.clone(),
+            identity: Arc::new(self.identity.clone()),
+        }
+    }
+
+    /// Serves over the process's stdin and stdout until stdin ends: see
+    /// [`McpServer::serve_io`]. stdout carries the protocol only; logs go where the process's
+    /// `tracing` subscriber sends them, which must be stderr.
+    ///
+    /// # Errors
+    ///
+    /// [`ServeError::Io`] when reading stdin fails.
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        self.serve_io(tokio::io::stdin(), tokio::io::stdout()).await
+    }
+
+    /// Serves one client over `reader` and `writer`, one JSON-RPC message per line, until the
+    /// reader ends (then `Ok`).
+    ///
+    /// The reader is read through the [`StdinGuard`]: a line that is not JSON is answered
+    /// `-32700` and serving goes on; a line over the cap is answered once and skipped to its
+    /// newline; JSON that is no JSON-RPC message is answered `-32600`; lines of whitespace are
+    /// ignored; a byte-order mark is stripped at the start only. A message rmcp cannot read is
+    /// answered too (`-32600` for a batch, `-32602` for a request whose params it cannot read),
+    /// and a client that speaks before `initialize` out of turn is served again from the start.
+    ///
+    /// # Errors
+    ///
+    /// [`ServeError::Io`] when reading fails.
+    pub async fn serve_io<R, W>(self, reader: R, writer: W) -> Result<(), ServeError>
+    where
+        R: AsyncRead + Unpin + Send + 'static,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let handler = self.handler();
+        let input = Arc::new(Mutex::new(Input::new(StdinGuard::with_options(
+            reader, self.guard,
+        ))));
+        let (output, writer) = spawn_writer(writer);
+        loop {
+            let transport = GuardedTransport::new(Arc::clone(&input), output.clone());
+            match rmcp::serve_server(handler.clone(), transport).await {
+                Ok(running) => {
+                    if let Err(error) = running.waiting().await {
+                        tracing::error!(%error, "the server's task failed");
+                    }
+                    break;
+                }
+                Err(ServerInitializeError::ConnectionClosed(_)) => break,
+                Err(error) => {
+                    if input.lock().await.ended {
+                        break;
+                    }
+                    tracing::warn!(%error, "a client spoke out of turn before initialize; serving again");
+                }
+            }
+        }
+        drop(output);
+        let written = writer.await;
+        if let Some(error) = input.lock().await.error.take() {
+            return Err(ServeError::Io(error));
+        }
+        match written {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(error)) => {
+                // The client stopped reading: nothing is left to serve it.
+                tracing::debug!(%error, "writing to the client failed");
+                Ok(())
+            }
+            Err(error) => {
+                tracing::error!(%error, "the writer task failed");
+                Ok(())
+            }
+        }
+    }
+
+    /// The Streamable HTTP endpoint as an [`axum::Router`] serving MCP at `path` (every
+    /// revision; sessions for the session revisions unless [`HttpOptions::sessions`] is off),
+    /// ending its sessions when `shutdown` is cancelled. Mount it in a larger app, or see
+    /// [`McpServer::serve_http`].
+    pub fn router(&self, path: &str, shutdown: CancellationToken) -> axum::Router {
+        let handler = self.handler();
+        let config = StreamableHttpServerConfig::default()
+            .with_legacy_session_mode(self.http.sessions)
+            .with_json_response(self.http.json_response)
+            .with_allowed_hosts(self.http.allowed_hosts.clone())
+            .with_max_request_body_bytes(self.http.max_request_body_bytes)
+            .with_sse_keep_alive(None)
+            .with_cancellation_token(shutdown);
+        let service: StreamableHttpService<Handler, LocalSessionManager> =
+            StreamableHttpService::new(move || Ok(handler.clone()), Arc::default(), config);
+        axum::Router::new().nest_service(path, service)
+    }
+
+    /// Serves Streamable HTTP at [`MCP_PATH`] on `listener` until it fails (never, in practice).
+    /// Bind it with [`bind_loopback`] for `127.0.0.1`.
+    ///
+    /// # Errors
+    ///
+    /// [`ServeError::Io`] when the listener fails.
+    pub async fn serve_http(self, listener: TcpListener) -> Result<(), ServeError> {
+        self.serve_http_until(listener, std::future::pending())
+            .await
+    }
+
+    /// [`McpServer::serve_http`] until `shutdown` completes: then no connection is taken, every
+    /// session ends, and serving ends once the connections are done.
+    ///
+    /// ```no_run
+    /// use toolkit_runtime::Toolkit;
+    /// use toolkit_runtime::serve::{McpServer, bind_loopback};
+    ///
+    /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let listener = bind_loopback(8080).await?;
+    /// McpServer::new(Toolkit::default())
+    ///     .serve_http_until(listener, async { let _ = tokio::signal::ctrl_c().await; })
+    ///     .await?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`ServeError::Io`] when the listener fails.
+    pub async fn serve_http_until(
+        self,
+        listener: TcpListener,
+        shutdown: impl Future<Output = ()> + Send + 'static,
+    ) -> Result<(), ServeError> {
+        let token = CancellationToken::new();
+        let router = self.router(MCP_PATH, token.clone());
+        axum::serve(listener, router)
+            .with_graceful_shutdown(async move {
+                shutdown.await;
+                token.cancel();
+            })
+            .await
+            .map_err(ServeError::Io)
+    }
+}
+
+impl fmt::Debug for McpServer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("McpServer")
+            .field("name", &self.identity.name)
+            .field("version", &self.identity.version)
+            .field("toolkit", &self.toolkit)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A listener on `127.0.0.1:port` (`0` for any free port), the address a served toolkit
+/// listens on unless its host chooses another.
+///
+/// # Errors
+///
+/// [`ServeError::Bind`] when the port cannot be taken; its message names the port only.
+pub async fn bind_loopback(port: u16) -> Result<TcpListener, ServeError> {
+    TcpListener::bind(("127.0.0.1", port))
+        .await
+        .map_err(|error| ServeError::Bind { port, error })
+}
