@@ -10,6 +10,7 @@ pub mod generate;
 pub mod mcp;
 pub mod openapi;
 pub mod search;
+pub mod serve;
 
 /// Generates typed tool modules and inspects the documents tools come from.
 #[derive(Debug, Parser)]
@@ -77,6 +78,13 @@ pub enum Command {
         name: String,
         /// The input, a JSON object (`{}` when left out).
         input: Option<String>,
+    },
+    /// Serves the sources a configuration names, under its policy, as one MCP server (stdio or
+    /// Streamable HTTP); see `toolkit_gen::gateway::config` for the file.
+    Serve {
+        /// The configuration file (`toolkit.toml`).
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
     },
     /// Serves one code-mode run as a worker process of `toolkit_runtime::WorkerIsolate` (JSON
     /// lines on standard input and output); not for people.
@@ -164,6 +172,7 @@ impl Cli {
                     input,
                 }),
             },
+            Command::Serve { config } => serve::serve(&config),
             Command::QuickjsWorker => quickjs_worker(),
             Command::Execute {
                 source,

@@ -156,6 +156,7 @@ impl Catalog {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use serde_json::json;
     use toolkit_runtime::{FnSource, FnTool};

@@ -225,7 +225,7 @@ enum WrittenValue {
         #[serde(default)]
         prefix: String,
     },
-    Literal(toml::Value),
+    Literal(serde::de::IgnoredAny),
 }
 
 impl TryFrom<WrittenValue> for FromEnv {
@@ -405,6 +405,7 @@ pub fn read_env(source: &str, name: &str) -> Result<String, ConfigError> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
 
@@ -461,7 +462,9 @@ mod tests {
         let error = Config::parse(text).unwrap_err();
         assert!(!error.0.contains("hunter2"), "{error}");
         assert!(
-            error.0.starts_with("line 7, column 41: a header's value comes from the environment"),
+            error
+                .0
+                .starts_with("line 7, column 41: a header's value comes from the environment"),
             "{error}"
         );
     }

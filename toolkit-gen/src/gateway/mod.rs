@@ -10,6 +10,7 @@
 pub mod catalog;
 pub mod config;
 pub mod policy;
+pub mod serve;
 pub mod sources;
 
 use std::path::PathBuf;

@@ -136,6 +136,7 @@ fn name(decision: Decision) -> &'static str {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use serde_json::json;
 

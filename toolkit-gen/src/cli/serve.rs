@@ -1,0 +1,39 @@
+//! `toolkit-gen serve --config toolkit.toml`: the [gateway](crate::gateway), as a process an MCP
+//! client starts (stdio) or connects to (HTTP).
+//!
+//! Logs go to stderr (`RUST_LOG` sets their level; warnings by default), stdout carries the
+//! protocol only. A failure before serving exits 1 with one line on stderr; once serving, what
+//! fails is logged and serving goes on; the end of stdin ends the process with 0.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use toolkit_runtime::serve::run_guarded;
+
+/// Runs the gateway configured at `config`.
+pub fn serve(config: &Path) -> ExitCode {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("toolkit-gen serve: cannot start a runtime: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let code = runtime.block_on(run_guarded(
+        "toolkit-gen serve",
+        crate::gateway::serve::serve(config),
+    ));
+    // A stdio server's child processes and HTTP connections are not waited for.
+    runtime.shutdown_background();
+    code
+}

@@ -1,0 +1,316 @@
+//! `toolkit-gen serve --config toolkit.toml`, run as a user runs it and driven by a real MCP
+//! client (the runtime's own): an OpenAPI source over a fixture API on 127.0.0.1 that wants a
+//! credential, a scripted stdio MCP server, a source that is down but known from the catalog file.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::Arc;
+
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::get;
+use serde_json::{Value, json};
+use toolkit_runtime::mcp::{Mcp, StdioCommand};
+use toolkit_runtime::{ToolDefinition, ToolSource};
+
+const TOKEN: &str = "gateway-test-secret";
+
+/// A pet store that answers only with the bearer token.
+async fn pet_store() -> String {
+    let authorized = |headers: &HeaderMap| {
+        headers.get("authorization").and_then(|v| v.to_str().ok())
+            == Some(&format!("Bearer {TOKEN}"))
+    };
+    let app = axum::Router::new().route(
+        "/v1/pets",
+        get(move |headers: HeaderMap| async move {
+            if authorized(&headers) {
+                (
+                    StatusCode::OK,
+                    axum::Json(json!([{"id": 1, "name": "Rex"}])),
+                )
+            } else {
+                (StatusCode::UNAUTHORIZED, axum::Json(json!({"error": "no"})))
+            }
+        })
+        .post(|| async { axum::Json(json!({"id": 2})) }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    base
+}
+
+const PETSTORE: &str = r#"{
+  "openapi": "3.1.0",
+  "info": {"title": "Pets", "version": "1"},
+  "paths": {
+    "/pets": {
+      "get": {"operationId": "list_pets", "summary": "Lists pets.", "responses": {"200": {"description": "ok"}}},
+      "post": {"operationId": "create_pet", "summary": "Adds a pet.",
+        "requestBody": {"content": {"application/json": {"schema": {"type": "object",
+          "properties": {"name": {"type": "string"}}, "required": ["name"]}}}},
+        "responses": {"200": {"description": "ok"}}}
+    },
+    "/pets/{id}": {
+      "delete": {"operationId": "delete_pet", "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "integer"}}],
+        "responses": {"204": {"description": "gone"}}}
+    }
+  }
+}"#;
+
+/// A directory holding the document, the configuration and the catalog of one test.
+fn workspace(name: &str, config: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolkit-gateway-{}-{name}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("pets.json"), PETSTORE).unwrap();
+    std::fs::write(dir.join("toolkit.toml"), config).unwrap();
+    dir
+}
+
+fn scripted_mcp(dir: &Path) -> String {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../toolkit-runtime/tests/it/mcp/stdio_peer.py"
+    );
+    format!(
+        r#"["python3", "{script}", "normal", "{}"]"#,
+        dir.join("pids").display()
+    )
+}
+
+fn config(base_url: &str, dir: &Path, extra: &str) -> String {
+    format!(
+        r#"
+[catalog]
+refresh_seconds = 0
+
+[policy]
+default = "approve"
+rules = [
+  {{ source = "pets", tool = "list_*", decision = "allow" }},
+  {{ tool = "delete_*", decision = "block" }},
+  {{ source = "githbu", decision = "block" }},
+]
+
+[[sources]]
+name = "pets"
+openapi = "pets.json"
+base_url = "{base_url}"
+headers = {{ Authorization = {{ env = "PETS_TOKEN", prefix = "Bearer " }} }}
+
+[[sources]]
+name = "scripted"
+command = {}
+{extra}"#,
+        scripted_mcp(dir)
+    )
+}
+
+/// The gateway as an MCP source of the runtime's own client, over stdio.
+fn gateway(dir: &Path) -> Mcp {
+    let command = StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+        .args(["serve", "--config"])
+        .arg(dir.join("toolkit.toml"))
+        .env("PETS_TOKEN", TOKEN);
+    Mcp::stdio("gateway", command)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serves_the_configured_sources_under_the_policy_to_an_mcp_client() {
+    let base_url = pet_store().await;
+    let dir = workspace("stdio", "");
+    std::fs::write(dir.join("toolkit.toml"), config(&base_url, &dir, "")).unwrap();
+    let served = Arc::new(gateway(&dir));
+
+    let definitions = served.discover().await.unwrap();
+    let names: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
+    assert_eq!(
+        names,
+        ["pets__list_pets", "pets__create_pet", "scripted__echo"],
+        "delete_pet is blocked, so absent"
+    );
+    let listed = definitions[0].annotations.hints();
+    assert!(!listed.destructive, "{listed:?}");
+    let approved = definitions[1].annotations.hints();
+    assert!(
+        approved.destructive && !approved.read_only,
+        "approve is served as destructive"
+    );
+
+    let pets = served
+        .call("pets__list_pets", serde_json::Map::new())
+        .await
+        .unwrap();
+    assert!(pets.to_string().contains("Rex"), "{pets}");
+    let refused = served
+        .call(
+            "pets__create_pet",
+            json!({"nmae": "Tom"}).as_object().cloned().unwrap(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("Accepted params at the root: name."),
+        "{refused}"
+    );
+    let echoed = served
+        .call(
+            "scripted__echo",
+            json!({"text": "hi"}).as_object().cloned().unwrap(),
+        )
+        .await
+        .unwrap();
+    assert!(echoed.to_string().contains("hi"), "{echoed}");
+
+    let catalog: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("toolkit-catalog.json")).unwrap())
+            .unwrap();
+    assert_eq!(catalog["sources"]["pets"].as_array().unwrap().len(), 3);
+    assert!(!catalog.to_string().contains(TOKEN));
+    drop(served);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_source_that_is_down_is_served_from_the_catalog_file() {
+    let base_url = pet_store().await;
+    let dir = workspace("down", "");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", closed.local_addr().unwrap());
+    let extra = format!("\n[[sources]]\nname = \"down\"\nurl = \"{url}\"\ntimeout_seconds = 2\n");
+    std::fs::write(dir.join("toolkit.toml"), config(&base_url, &dir, &extra)).unwrap();
+    std::fs::write(
+        dir.join("toolkit-catalog.json"),
+        r#"{"sources": {"down": [{"name": "ping", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": true}}]}}"#,
+    )
+    .unwrap();
+    let served = gateway(&dir);
+    let definitions = served.discover().await.unwrap();
+    let names: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
+    assert!(names.contains(&"down__ping"), "{names:?}");
+    let failed = served
+        .call("down__ping", serde_json::Map::new())
+        .await
+        .unwrap_err();
+    assert!(!failed.to_string().contains("127.0.0.1"), "{failed}");
+    drop(closed);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+fn run_until_eof(dir: &Path, env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"));
+    command
+        .args(["serve", "--config"])
+        .arg(dir.join("toolkit.toml"))
+        .env_remove("PETS_TOKEN")
+        .stdin(Stdio::null());
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let output = command.output().unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rule_that_matches_no_tool_is_reported_and_the_end_of_stdin_ends_with_0() {
+    let base_url = pet_store().await;
+    let dir = workspace("dead", "");
+    std::fs::write(dir.join("toolkit.toml"), config(&base_url, &dir, "")).unwrap();
+    let (code, stdout, stderr) =
+        tokio::task::spawn_blocking(move || run_until_eof(&dir, &[("PETS_TOKEN", TOKEN)]))
+            .await
+            .unwrap();
+    assert_eq!((code, stdout.as_str()), (0, ""), "{stderr}");
+    assert!(
+        stderr.contains(
+            r#"policy rule { source = "githbu", tool = "*", decision = "block" } matches no tool"#
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_missing_credential_exits_1_naming_the_variable() {
+    let dir = workspace("unset", "");
+    std::fs::write(
+        dir.join("toolkit.toml"),
+        config("http://127.0.0.1:9/v1", &dir, ""),
+    )
+    .unwrap();
+    let (code, stdout, stderr) = run_until_eof(&dir, &[]);
+    assert_eq!((code, stdout.as_str()), (1, ""));
+    assert_eq!(
+        stderr.trim(),
+        "toolkit-gen serve: source \"pets\" needs the environment variable PETS_TOKEN, which is not set"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_bad_configuration_exits_1_with_its_place() {
+    let dir = workspace("bad", "[policy]\ndefault = \"maybe\"\n");
+    let (code, stdout, stderr) = run_until_eof(&dir, &[]);
+    assert_eq!((code, stdout.as_str()), (1, ""));
+    assert!(stderr.starts_with("toolkit-gen serve: "), "{stderr}");
+    assert!(
+        stderr.contains("toolkit.toml: line 2, column 11: unknown variant `maybe`"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serves_over_streamable_http_on_the_configured_address() {
+    let base_url = pet_store().await;
+    let dir = workspace("http", "");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let extra = format!(
+        "\n[serve]\ntransport = \"http\"\naddress = \"127.0.0.1:{port}\"\npresentation = \"search\"\n"
+    );
+    let text = config(&base_url, &dir, "").replacen("[catalog]", &format!("{extra}\n[catalog]"), 1);
+    std::fs::write(dir.join("toolkit.toml"), text).unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+        .args(["serve", "--config"])
+        .arg(dir.join("toolkit.toml"))
+        .env("PETS_TOKEN", TOKEN)
+        .stdin(Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let url: reqwest::Url = format!("http://127.0.0.1:{port}/mcp").parse().unwrap();
+    let client = Mcp::http("gateway", url, reqwest::Client::new());
+    let mut definitions = Err(None);
+    for _ in 0..100 {
+        match client.discover().await {
+            Ok(found) => {
+                definitions = Ok(found);
+                break;
+            }
+            Err(error) => definitions = Err(Some(error)),
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let definitions = definitions.unwrap();
+    let names: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
+    assert_eq!(names, ["tool_search", "tool_call"]);
+    let found = client
+        .call(
+            "tool_search",
+            json!({"query": "list pets"}).as_object().cloned().unwrap(),
+        )
+        .await
+        .unwrap();
+    assert!(found.to_string().contains("pets__list_pets"), "{found}");
+    child.kill().await.unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
