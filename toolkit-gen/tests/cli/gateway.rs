@@ -152,7 +152,7 @@ async fn serves_the_configured_sources_under_the_policy_to_an_mcp_client() {
     assert!(
         refused
             .to_string()
-            .contains("Accepted params at the root: name."),
+            .contains("Accepted params at the root: body."),
         "{refused}"
     );
     let echoed = served
