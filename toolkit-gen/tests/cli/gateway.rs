@@ -68,12 +68,16 @@ fn workspace(name: &str, config: &str) -> PathBuf {
 }
 
 fn scripted_mcp(dir: &Path) -> String {
+    scripted_mcp_in(dir, "normal")
+}
+
+fn scripted_mcp_in(dir: &Path, mode: &str) -> String {
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../toolkit-runtime/tests/it/mcp/stdio_peer.py"
     );
     format!(
-        r#"["python3", "{script}", "normal", "{}"]"#,
+        r#"["python3", "{script}", "{mode}", "{}"]"#,
         dir.join("pids").display()
     )
 }
@@ -312,5 +316,65 @@ async fn serves_over_streamable_http_on_the_configured_address() {
         .unwrap();
     assert!(found.to_string().contains("pets__list_pets"), "{found}");
     child.kill().await.unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refresh_serves_new_tools_under_the_same_rules() {
+    let dir = workspace("refresh", "");
+    let text = format!(
+        r#"
+[catalog]
+refresh_seconds = 1
+
+[policy]
+default = "approve"
+rules = [{{ tool = "grown_1", decision = "allow" }}, {{ tool = "grown_3", decision = "block" }}]
+
+[[sources]]
+name = "scripted"
+command = {}
+"#,
+        scripted_mcp_in(&dir, "growing")
+    );
+    std::fs::write(dir.join("toolkit.toml"), text).unwrap();
+    let served = gateway(&dir);
+    let first = served.discover().await.unwrap();
+    let names: Vec<&str> = first.iter().map(ToolDefinition::name).collect();
+    assert_eq!(names, ["scripted__echo", "scripted__grown_1"]);
+    let mut later = first.clone();
+    for _ in 0..100 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        later = served.discover().await.unwrap();
+        if later.len() >= 4 {
+            break;
+        }
+    }
+    let names: Vec<&str> = later.iter().map(ToolDefinition::name).collect();
+    assert!(names.contains(&"scripted__grown_2"), "{names:?}");
+    assert!(
+        !names.contains(&"scripted__grown_3"),
+        "blocked when it appears: {names:?}"
+    );
+    let grown = later
+        .iter()
+        .find(|d| d.name() == "scripted__grown_2")
+        .unwrap();
+    let hints = grown.annotations.hints();
+    assert!(
+        hints.destructive && !hints.read_only,
+        "a new tool gets the default (approve), not its own read-only hint: {hints:?}"
+    );
+    let allowed = later
+        .iter()
+        .find(|d| d.name() == "scripted__grown_1")
+        .unwrap();
+    assert!(allowed.annotations.hints().read_only);
+    let catalog = std::fs::read_to_string(dir.join("toolkit-catalog.json")).unwrap();
+    assert!(
+        catalog.contains("grown_2"),
+        "the catalog file follows the refresh"
+    );
+    drop(served);
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -7,6 +7,8 @@ Usage: stdio_peer.py MODE PIDFILE
   stubborn        ignores stdin closing and SIGTERM (only SIGKILL ends it)
   huge-line       answers a tools/call for the text "huge" with a line longer than 2 MiB
   noisy           as normal, and first writes a stderr line of 100 KiB
+  growing         as normal, and each tools/list also lists the tools grown_1 .. grown_N, N
+                  the number of lists so far (a server whose tools change while it runs)
   slow-modern     speaks only the stateless revision: answers server/discover a second late
                   (as a server slow to start does) and refuses initialize with -32022
 Every other mode never answers server/discover (as some legacy servers do); each writes its pid
@@ -51,8 +53,13 @@ for line in sys.stdin:
             "serverInfo": {"name": "stdio-peer", "version": "0.1"}}})
         send({"jsonrpc": "2.0", "id": "srv-1", "method": "ping"})
     elif method == "tools/list":
-        send({"jsonrpc": "2.0", "id": ident, "result": {"tools": [
-            {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}]}})
+        tools = [{"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}]
+        if mode == "growing":
+            lists = globals().get("lists", 0) + 1
+            globals()["lists"] = lists
+            tools += [{"name": f"grown_{n}", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}
+                      for n in range(1, lists + 1)]
+        send({"jsonrpc": "2.0", "id": ident, "result": {"tools": tools}})
     elif method == "tools/call":
         if mode == "die-in-call":
             sys.exit(3)
