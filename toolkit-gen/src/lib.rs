@@ -21,5 +21,8 @@
 //! pointer.
 #![deny(missing_docs)]
 
+pub mod builder;
 pub mod cli;
 pub mod emit;
+
+pub use builder::Builder;

@@ -12,7 +12,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use serde_json::Value;
 use toolkit_runtime::ToolDefinition;
 
 use crate::emit::{EmitOptions, Module, SourceOptions, Strictness, mcp_source, openapi_source};
@@ -133,36 +132,19 @@ pub fn source_name(file: &Path) -> String {
 ///
 /// A sentence naming the file and every tool that is no definition.
 pub fn read_snapshot(file: &Path) -> Result<Vec<ToolDefinition>, String> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
-    let value: Value =
-        serde_json::from_str(&text).map_err(|error| format!("{}: {error}", file.display()))?;
-    let tools = match &value {
-        Value::Array(tools) => tools,
-        Value::Object(map) => match map.get("tools") {
-            Some(Value::Array(tools)) => tools,
-            _ => return Err(format!("{}: no `tools` array", file.display())),
-        },
-        _ => {
-            return Err(format!(
-                "{}: neither a snapshot nor an array of tools",
-                file.display()
-            ));
-        }
-    };
-    let mut definitions = Vec::with_capacity(tools.len());
-    let mut problems = Vec::new();
-    for (index, tool) in tools.iter().enumerate() {
-        match toolkit_runtime::mcp::tool_definition(tool) {
-            Ok(definition) => definitions.push(definition),
-            Err(problem) => problems.push(format!("#/tools/{index}: {problem}")),
-        }
-    }
-    if problems.is_empty() {
-        Ok(definitions)
-    } else {
-        Err(format!("{}: {}", file.display(), problems.join("; ")))
-    }
+    crate::builder::read_snapshot(file).map_err(|problems| {
+        let problems: Vec<String> = problems
+            .iter()
+            .map(|problem| {
+                if problem.pointer == "#" {
+                    problem.message.clone()
+                } else {
+                    format!("{}: {}", problem.pointer, problem.message)
+                }
+            })
+            .collect();
+        format!("{}: {}", file.display(), problems.join("; "))
+    })
 }
 
 /// Writes the module and the typed-share report.

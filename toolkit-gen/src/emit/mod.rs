@@ -399,6 +399,12 @@ pub fn mcp_source(
     )
 }
 
+/// The name of the source type of a module whose source is named `name` (`petstore` →
+/// `Petstore`).
+pub(crate) fn source_type_name(name: &str) -> String {
+    naming::type_name(name)
+}
+
 fn source_module(
     input: &str,
     kind: source::Kind,
