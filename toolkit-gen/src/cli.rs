@@ -5,8 +5,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub mod check;
 pub mod execute;
 pub mod generate;
+pub mod krate;
 pub mod mcp;
 pub mod openapi;
 pub mod search;
@@ -63,6 +65,26 @@ pub enum Command {
     Openapi(generate::GenerateArgs),
     /// Writes the input types of every tool of an MCP snapshot as one Rust module.
     Mcp(generate::GenerateArgs),
+    /// Writes a whole crate of typed tools to commit: Cargo.toml, src/lib.rs, a module per
+    /// input, README.md
+    Crate {
+        /// The inputs and the crate's shape.
+        #[command(flatten)]
+        args: krate::CrateArgs,
+        /// The crate's directory
+        #[arg(short, long, value_name = "DIR")]
+        output: PathBuf,
+    },
+    /// Checks that a committed generated crate is what `crate` writes today: exit 0 when fresh,
+    /// 1 with a summary of what differs when stale
+    Check {
+        /// The inputs and the crate's shape, as given to `crate`.
+        #[command(flatten)]
+        args: krate::CrateArgs,
+        /// The committed crate's directory
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
     /// Runs one tool: an operation of an OpenAPI document (`--openapi DOC --base-url URL`) or a
     /// tool of an MCP server (`--mcp-url URL` or `--mcp-stdio 'CMD'`). Prints the result JSON on
     /// stdout and exits 0, or the failure as `{code, message, retryable}` JSON on stdout and
@@ -145,6 +167,18 @@ impl Cli {
             ),
             Command::Mcp(arguments) => generate::mcp(
                 &arguments,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
+            Command::Crate { args, output } => krate::write_crate(
+                &args,
+                &output,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
+            Command::Check { args, dir } => check::check(
+                &args,
+                &dir,
                 &mut std::io::stdout().lock(),
                 &mut std::io::stderr().lock(),
             ),

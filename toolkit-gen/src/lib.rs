@@ -21,6 +21,9 @@
 //! pointer.
 #![deny(missing_docs)]
 
+pub mod builder;
 pub mod cli;
 pub mod emit;
 pub mod gateway;
+
+pub use builder::Builder;

@@ -1,6 +1,7 @@
 //! `toolkit-gen openapi DOC [-o FILE]` and `toolkit-gen mcp SNAPSHOT [-o FILE]`: the input types
 //! of every tool of an OpenAPI document (read by the runtime's reader) or of an MCP `tools/list`
-//! snapshot, as one Rust module (see [`crate::emit`]).
+//! snapshot, and the source type that runs them (see [`crate::emit::openapi_source`] and
+//! [`crate::emit::mcp_source`]), as one Rust module.
 //!
 //! The module goes to `FILE` (or stdout); stderr gets one line with the share of tools whose
 //! input is fully typed, then a line per place typed as `serde_json::Value`
@@ -11,10 +12,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use serde_json::Value;
 use toolkit_runtime::ToolDefinition;
 
-use crate::emit::{EmitOptions, Module, Strictness, module, openapi_module};
+use crate::emit::{EmitOptions, Module, SourceOptions, Strictness, mcp_source, openapi_source};
 
 /// The exit code of an input that cannot be read.
 const USAGE: u8 = 2;
@@ -41,6 +41,10 @@ pub struct GenerateArgs {
     /// How closed the generated structs are.
     #[arg(long, value_enum, default_value_t)]
     pub strictness: StrictnessArg,
+    /// The source's name, which an assembly puts before its tools' names (and, in
+    /// UpperCamelCase, the source type's name) [default: the input's file stem, in snake_case]
+    #[arg(long)]
+    pub name: Option<String>,
 }
 
 impl GenerateArgs {
@@ -51,6 +55,15 @@ impl GenerateArgs {
                 StrictnessArg::FollowSchema => Strictness::FollowSchema,
             },
         }
+    }
+
+    /// The source's options: `--name`, or the input's file stem in snake_case.
+    fn source(&self) -> SourceOptions {
+        SourceOptions::new(
+            self.name
+                .clone()
+                .unwrap_or_else(|| source_name(&self.input)),
+        )
     }
 
     /// The name the generated header gives the input: its file name.
@@ -71,7 +84,7 @@ pub fn openapi(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) ->
             return ExitCode::from(USAGE);
         }
     };
-    let emitted = openapi_module(&args.label(), &read, &args.options());
+    let emitted = openapi_source(&args.label(), &read, &args.source(), &args.options());
     finish(args, &emitted, out, err)
 }
 
@@ -84,8 +97,33 @@ pub fn mcp(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) -> Exi
             return ExitCode::from(USAGE);
         }
     };
-    let emitted = module(&args.label(), &definitions, &args.options());
+    let emitted = mcp_source(&args.label(), &definitions, &args.source(), &args.options());
     finish(args, &emitted, out, err)
+}
+
+/// The source name made of a file's stem: `petstore-v3.yaml` → `petstore_v3`, never empty.
+pub fn source_name(file: &Path) -> String {
+    let stem = file
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut name = String::with_capacity(stem.len());
+    for c in stem.chars() {
+        if c.is_ascii_alphanumeric() {
+            name.push(c.to_ascii_lowercase());
+        } else if !name.ends_with('_') && !name.is_empty() {
+            name.push('_');
+        }
+    }
+    let name = name.trim_end_matches('_').to_owned();
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        return format!("api_{name}");
+    }
+    if name.is_empty() {
+        "api".to_owned()
+    } else {
+        name
+    }
 }
 
 /// Reads the tools of a snapshot: `{"tools": [...]}` (with or without `server`), or an array.
@@ -94,36 +132,19 @@ pub fn mcp(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) -> Exi
 ///
 /// A sentence naming the file and every tool that is no definition.
 pub fn read_snapshot(file: &Path) -> Result<Vec<ToolDefinition>, String> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
-    let value: Value =
-        serde_json::from_str(&text).map_err(|error| format!("{}: {error}", file.display()))?;
-    let tools = match &value {
-        Value::Array(tools) => tools,
-        Value::Object(map) => match map.get("tools") {
-            Some(Value::Array(tools)) => tools,
-            _ => return Err(format!("{}: no `tools` array", file.display())),
-        },
-        _ => {
-            return Err(format!(
-                "{}: neither a snapshot nor an array of tools",
-                file.display()
-            ));
-        }
-    };
-    let mut definitions = Vec::with_capacity(tools.len());
-    let mut problems = Vec::new();
-    for (index, tool) in tools.iter().enumerate() {
-        match toolkit_runtime::mcp::tool_definition(tool) {
-            Ok(definition) => definitions.push(definition),
-            Err(problem) => problems.push(format!("#/tools/{index}: {problem}")),
-        }
-    }
-    if problems.is_empty() {
-        Ok(definitions)
-    } else {
-        Err(format!("{}: {}", file.display(), problems.join("; ")))
-    }
+    crate::builder::read_snapshot(file).map_err(|problems| {
+        let problems: Vec<String> = problems
+            .iter()
+            .map(|problem| {
+                if problem.pointer == "#" {
+                    problem.message.clone()
+                } else {
+                    format!("{}: {}", problem.pointer, problem.message)
+                }
+            })
+            .collect();
+        format!("{}: {}", file.display(), problems.join("; "))
+    })
 }
 
 /// Writes the module and the typed-share report.
@@ -184,6 +205,7 @@ mod tests {
                 input: path,
                 output: None,
                 strictness: StrictnessArg::Strict,
+                name: None,
             };
             let (mut out, mut err) = (Vec::new(), Vec::new());
             assert_eq!(mcp(&args, &mut out, &mut err), ExitCode::SUCCESS);
@@ -201,6 +223,7 @@ mod tests {
             input: path,
             output: None,
             strictness: StrictnessArg::Strict,
+            name: None,
         };
         let (mut out, mut err) = (Vec::new(), Vec::new());
         assert_eq!(mcp(&args, &mut out, &mut err), ExitCode::from(USAGE));

@@ -57,7 +57,9 @@ mod convert;
 mod naming;
 mod rust;
 mod schema;
+mod source;
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use proc_macro2::TokenStream;
@@ -231,13 +233,24 @@ pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Em
 /// ```
 pub fn module(input: &str, definitions: &[ToolDefinition], options: &EmitOptions) -> Module {
     let mut types = Scope::default();
+    let bases: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
+    let (tokens, tools) = tool_types(definitions, &bases, options, &mut types);
+    finish(input, tokens, tools)
+}
+
+/// The types of each of `definitions`, named after `bases` (one per definition), in `types`.
+fn tool_types(
+    definitions: &[ToolDefinition],
+    bases: &[&str],
+    options: &EmitOptions,
+    types: &mut Scope,
+) -> (TokenStream, Vec<ToolTypes>) {
     let mut tokens = TokenStream::new();
     let mut tools = Vec::with_capacity(definitions.len());
-    for definition in definitions {
+    for (definition, base) in definitions.iter().zip(bases) {
         let schema = Value::Object(definition.input_schema().clone());
         let doc = root_doc(definition.name(), definition.description.as_deref());
-        let converted =
-            convert::convert_tool(definition.name(), &schema, Some(doc), options, &mut types);
+        let converted = convert::convert_tool(base, &schema, Some(doc), options, types);
         tokens.extend(rust::items(&converted.items));
         tools.push(ToolTypes {
             tool: definition.name().to_owned(),
@@ -245,6 +258,12 @@ pub fn module(input: &str, definitions: &[ToolDefinition], options: &EmitOptions
             untyped: converted.untyped,
         });
     }
+    (tokens, tools)
+}
+
+/// Formats a module's tokens after its header; should they not parse (a bug of the emitter), every
+/// tool says so.
+fn finish(input: &str, tokens: TokenStream, mut tools: Vec<ToolTypes>) -> Module {
     let (code, problem) = rust::format(&header(input), tokens);
     if let Some(problem) = problem {
         for tool in &mut tools {
@@ -268,4 +287,162 @@ pub fn openapi_module(input: &str, read: &ReadOperations, options: &EmitOptions)
         .map(|operation| operation.definition.clone())
         .collect();
     module(input, &definitions, options)
+}
+
+/// How the source type of a generated module is named, and its tools' Rust names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SourceOptions {
+    /// The source's name (`petstore`): what an assembly puts before its tools' names, and, in
+    /// UpperCamelCase, the source type's name (`Petstore`).
+    pub name: String,
+    /// Rust names for tools, by tool name: the method (`show_pet`) and the input type
+    /// (`ShowPetInput`) of the tool `showPetById` made from `show_pet`. The tool keeps its name:
+    /// a generated tool and the same tool discovered at run time are named alike.
+    pub renames: BTreeMap<String, String>,
+    /// The most characters of a tool's name its Rust names are made from (a method, an input
+    /// type), for documents with very long operation ids; no limit when `None`.
+    pub max_name_length: Option<usize>,
+}
+
+impl SourceOptions {
+    /// The options of a source named `name`, with no renames and no limit.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            renames: BTreeMap::new(),
+            max_name_length: None,
+        }
+    }
+
+    /// The name the Rust names of `tool` are made from.
+    fn base(&self, tool: &str) -> String {
+        let base = self.renames.get(tool).map_or(tool, String::as_str);
+        match self.max_name_length {
+            Some(length) => base.chars().take(length.max(1)).collect(),
+            None => base.to_owned(),
+        }
+    }
+}
+
+/// Writes the module of an OpenAPI document: the input types of the operations the runtime's
+/// reader read (see [`toolkit_runtime::openapi::read_operations`]) and a source type that sends
+/// them, with a typed method per operation. `input` names the document.
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit_gen::emit::{EmitOptions, SourceOptions, openapi_source};
+/// use toolkit_runtime::openapi::{ReadOptions, read_operations};
+///
+/// let document = json!({
+///     "openapi": "3.1.0",
+///     "info": { "title": "Pets", "version": "1" },
+///     "paths": { "/pets": { "get": { "operationId": "listPets", "responses": {} } } }
+/// });
+/// let read = read_operations(&document, &ReadOptions::default())?;
+/// let module = openapi_source("petstore.yaml", &read, &SourceOptions::new("petstore"), &EmitOptions::default());
+/// assert!(module.code.contains("pub struct Petstore(::toolkit_runtime::http::HttpSource);"));
+/// assert!(module.code.contains("pub async fn list_pets("));
+/// # Ok::<(), toolkit_runtime::openapi::NotOpenApi>(())
+/// ```
+pub fn openapi_source(
+    input: &str,
+    read: &ReadOperations,
+    source: &SourceOptions,
+    options: &EmitOptions,
+) -> Module {
+    let definitions: Vec<ToolDefinition> = read
+        .operations
+        .iter()
+        .map(|operation| operation.definition.clone())
+        .collect();
+    let data = serde_json::to_string_pretty(&read.operations).unwrap_or_default();
+    source_module(
+        input,
+        source::Kind::Http,
+        &definitions,
+        &data,
+        source,
+        options,
+    )
+}
+
+/// Writes the module of an MCP snapshot: the input types of its tools and a source type over the
+/// server, whose definitions are the snapshot's, with a typed method per tool and `verify`.
+/// `input` names the snapshot.
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit_gen::emit::{EmitOptions, SourceOptions, mcp_source};
+/// use toolkit_runtime::ToolDefinition;
+///
+/// let schema = json!({ "type": "object", "properties": { "q": { "type": "string" } } });
+/// let definition = ToolDefinition::new("search", schema.as_object().cloned().unwrap_or_default())?;
+/// let module = mcp_source("tasks.json", &[definition], &SourceOptions::new("tasks"), &EmitOptions::default());
+/// assert!(module.code.contains("pub struct Tasks(::toolkit_runtime::mcp::SnapshotSource);"));
+/// assert!(module.code.contains("pub async fn search("));
+/// # Ok::<(), toolkit_runtime::DefinitionError>(())
+/// ```
+pub fn mcp_source(
+    input: &str,
+    definitions: &[ToolDefinition],
+    source: &SourceOptions,
+    options: &EmitOptions,
+) -> Module {
+    let data = serde_json::to_string_pretty(definitions).unwrap_or_default();
+    source_module(
+        input,
+        source::Kind::Mcp,
+        definitions,
+        &data,
+        source,
+        options,
+    )
+}
+
+/// The name of the source type of a module whose source is named `name` (`petstore` →
+/// `Petstore`).
+pub(crate) fn source_type_name(name: &str) -> String {
+    naming::type_name(name)
+}
+
+fn source_module(
+    input: &str,
+    kind: source::Kind,
+    definitions: &[ToolDefinition],
+    data: &str,
+    source: &SourceOptions,
+    options: &EmitOptions,
+) -> Module {
+    let mut types = Scope::default();
+    let type_name = types.unique(&naming::type_name(&source.name), "");
+    let bases: Vec<String> = definitions
+        .iter()
+        .map(|definition| source.base(definition.name()))
+        .collect();
+    let base_refs: Vec<&str> = bases.iter().map(String::as_str).collect();
+    let (mut tokens, tools) = tool_types(definitions, &base_refs, options, &mut types);
+    let mut method_names = Scope::default();
+    for reserved in source::RESERVED_METHODS {
+        method_names.unique(reserved, "_");
+    }
+    let methods: Vec<source::Method> = definitions
+        .iter()
+        .zip(&bases)
+        .zip(&tools)
+        .map(|((definition, base), types)| source::Method {
+            tool: definition.name().to_owned(),
+            name: method_names.unique(&naming::field_name(base), "_"),
+            input: types.root_type.clone(),
+            description: definition.description.clone(),
+        })
+        .collect();
+    tokens.extend(source::tokens(&source::SourceType {
+        kind,
+        input,
+        name: &source.name,
+        type_name: &type_name,
+        data,
+        methods: &methods,
+    }));
+    finish(input, tokens, tools)
 }

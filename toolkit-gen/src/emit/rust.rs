@@ -8,7 +8,7 @@ use super::schema::{Item, ItemKind, Ty};
 
 /// The identifier `name`, raw when it is a keyword. Names come from [`naming`], so they are
 /// valid; should one not be, it is replaced rather than allowed to panic.
-fn ident(name: &str) -> Ident {
+pub(crate) fn ident(name: &str) -> Ident {
     if !naming::is_plain_identifier(name) {
         return Ident::new("invalid_name", Span::call_site());
     }
@@ -22,7 +22,7 @@ fn ident(name: &str) -> Ident {
 }
 
 /// `#[doc = "…"]` lines (written as `///` by the formatter).
-fn docs(doc: Option<&str>) -> TokenStream {
+pub(crate) fn docs(doc: Option<&str>) -> TokenStream {
     let Some(doc) = doc else {
         return TokenStream::new();
     };

@@ -7,7 +7,7 @@ use toolkit_gen::emit::{EmitOptions, Strictness, input_types, module};
 
 use crate::common::{forms, here};
 
-fn check_golden(name: &str, code: &str) {
+pub(crate) fn check_golden(name: &str, code: &str) {
     let path = here(&format!("golden/{name}.rs"));
     if std::env::var_os("TOOLKIT_GEN_BLESS").is_some() {
         std::fs::write(&path, code).unwrap();

@@ -9,3 +9,4 @@ mod compile;
 mod corpus;
 mod golden;
 mod roundtrip;
+mod sources;

@@ -92,6 +92,8 @@ pub struct HttpSourceBuilder {
     base_url: String,
     client: Arc<dyn HttpClient>,
     operations: Vec<Operation>,
+    /// Problems found before `build`: embedded operations that do not decode.
+    problems: Vec<String>,
     timeout: Duration,
     max_answer_length: usize,
 }
@@ -118,6 +120,7 @@ impl HttpSource {
             base_url: base_url.into(),
             client: Arc::new(client),
             operations: Vec::new(),
+            problems: Vec::new(),
             timeout: DEFAULT_TIMEOUT,
             max_answer_length: DEFAULT_MAX_ANSWER_LENGTH,
         }
@@ -229,6 +232,34 @@ impl HttpSourceBuilder {
         self
     }
 
+    /// Adds the operations of `json`, a JSON array of [`Operation`]s as they serialise (what
+    /// `toolkit-gen` embeds in a generated source), in order. Operations that do not decode fail
+    /// [`HttpSourceBuilder::build`].
+    ///
+    /// ```
+    /// use toolkit_runtime::http::{HttpSource, client_builder};
+    ///
+    /// let operations = r#"[{
+    ///     "definition": { "name": "ping", "inputSchema": { "type": "object" } },
+    ///     "request": { "method": "GET", "path": "/ping" }
+    /// }]"#;
+    /// let source = HttpSource::builder("api", "https://api.example.com", client_builder().build()?)
+    ///     .operations_json(operations)
+    ///     .build()?;
+    /// assert_eq!(source.definitions()[0].name(), "ping");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn operations_json(mut self, json: &str) -> Self {
+        match serde_json::from_str::<Vec<Operation>>(json) {
+            Ok(operations) => self.operations.extend(operations),
+            Err(error) => self
+                .problems
+                .push(format!("the embedded operations do not decode: {error}")),
+        }
+        self
+    }
+
     /// How long a call may take, from sending the request to reading the whole answer
     /// ([`DEFAULT_TIMEOUT`] unless set). A call that takes longer fails as
     /// [`Reason::Unavailable`].
@@ -255,7 +286,7 @@ impl HttpSourceBuilder {
     /// query or fragment, two operations of one name, a template that does not fit its
     /// parameters.
     pub fn build(self) -> Result<HttpSource, HttpSourceError> {
-        let mut problems = Vec::new();
+        let mut problems = self.problems;
         let base = match Url::parse(&self.base_url) {
             Ok(base) if !matches!(base.scheme(), "http" | "https") => {
                 problems.push("the base URL is not http or https".to_owned());

@@ -36,10 +36,12 @@ mod negotiation;
 mod options;
 mod results;
 mod revision;
+mod snapshot;
 mod source;
 mod transport;
 
 pub use command::StdioCommand;
 pub use options::McpOptions;
 pub use results::tool_definition;
+pub use snapshot::{Aspect, ChangedTool, SnapshotDrift, SnapshotSource};
 pub use source::Mcp;

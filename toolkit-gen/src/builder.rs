@@ -1,0 +1,778 @@
+//! [`Builder`]: typed tool modules from `build.rs`, in the manner of `prost-build`.
+//!
+//! Each input — an OpenAPI document or an MCP snapshot — becomes one module file, `<name>.rs`,
+//! in `OUT_DIR` (or the directory [`Builder::out_dir`] names): the input types of its tools and
+//! one source type with a typed method per tool (see [`crate::emit::openapi_source`] and
+//! [`crate::emit::mcp_source`]). The crate brings it in with `include!`:
+//!
+//! ```ignore
+//! pub mod petstore {
+//!     include!(concat!(env!("OUT_DIR"), "/petstore.rs"));
+//! }
+//! ```
+//!
+//! Every problem of every input is collected before anything fails, each located by file and
+//! JSON pointer; nothing is written when there is one.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use toolkit_runtime::ToolDefinition;
+use toolkit_runtime::openapi::{ReadOperations, ReadOptions, decode_document, read_operations};
+
+use crate::cli::generate::source_name;
+use crate::emit::{EmitOptions, Module, SourceOptions, Strictness, mcp_source, openapi_source};
+
+/// What an input is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputKind {
+    /// An OpenAPI 3.0/3.1 document, JSON or YAML.
+    OpenApi,
+    /// An MCP `tools/list` snapshot: as `toolkit-gen snapshot` writes it, a bare
+    /// `{"tools": [...]}` result, or a bare array of tools.
+    McpSnapshot,
+}
+
+/// One input of a [`Builder`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct Input {
+    kind: InputKind,
+    path: PathBuf,
+}
+
+/// A rule that keeps or leaves out tools.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Filter {
+    /// An OpenAPI operation by its `operationId`.
+    OperationId(String),
+    /// An OpenAPI operation by one of its tags.
+    Tag(String),
+    /// Any tool whose name matches a glob (`*` any characters, `?` one).
+    Glob(String),
+}
+
+impl Filter {
+    /// Whether the rule can say anything of an input of `kind`.
+    fn applies_to(&self, kind: InputKind) -> bool {
+        kind == InputKind::OpenApi || matches!(self, Self::Glob(_))
+    }
+
+    fn matches(&self, tool: &Tagged<'_>) -> bool {
+        match self {
+            Self::OperationId(id) => tool.operation_id == Some(id.as_str()),
+            Self::Tag(tag) => tool.tags.iter().any(|t| t == tag),
+            Self::Glob(glob) => glob_matches(glob, tool.name),
+        }
+    }
+}
+
+/// A tool with what filters look at.
+struct Tagged<'a> {
+    name: &'a str,
+    operation_id: Option<&'a str>,
+    tags: Vec<String>,
+}
+
+/// Generates typed tool modules from OpenAPI documents and MCP snapshots, for `build.rs`.
+///
+/// Inputs accumulate; every other setter replaces what an earlier call set, except the filters
+/// and renames, which accumulate too.
+///
+/// # Examples
+///
+/// In `build.rs` (with `toolkit-gen` under `[build-dependencies]`, and `toolkit-runtime`,
+/// `serde`, `serde_json` and `reqwest` under `[dependencies]`):
+///
+/// ```no_run
+/// fn main() -> Result<(), Box<dyn std::error::Error>> {
+///     toolkit_gen::Builder::new()
+///         .openapi("specs/petstore.yaml")
+///         .mcp_snapshot("specs/tasks.json")
+///         .generate_to_out_dir()?;
+///     Ok(())
+/// }
+/// ```
+///
+/// and in the crate:
+///
+/// ```ignore
+/// pub mod petstore {
+///     include!(concat!(env!("OUT_DIR"), "/petstore.rs"));
+/// }
+/// pub mod tasks {
+///     include!(concat!(env!("OUT_DIR"), "/tasks.rs"));
+/// }
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let client = toolkit_runtime::http::client_builder().build()?;
+/// let petstore = petstore::Petstore::new("https://petstore.example.com/v1", client)?;
+/// let pets = petstore.list_pets(petstore::ListPetsInput { limit: Some(10) }).await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Builder {
+    inputs: Vec<Input>,
+    module_names: BTreeMap<PathBuf, String>,
+    include: Vec<Filter>,
+    exclude: Vec<Filter>,
+    renames: BTreeMap<String, String>,
+    strictness: Strictness,
+    max_name_length: Option<usize>,
+    out_dir: Option<PathBuf>,
+}
+
+/// A fixture document of this crate's tests, for the examples.
+#[doc(hidden)]
+pub const EXAMPLE_PETSTORE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/emit/fixtures/petstore.yaml"
+);
+
+/// A fixture snapshot of this crate's tests, for the examples.
+#[doc(hidden)]
+pub const EXAMPLE_TASKS: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/emit/fixtures/tasks.json"
+);
+
+impl Builder {
+    /// A builder with no inputs, strict structs, no filters, renames or name limit.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds an OpenAPI 3.0/3.1 document (JSON or YAML). Its module and source are named after
+    /// the file's stem in snake_case (`petstore.yaml` → `petstore.rs`, `Petstore`) unless
+    /// [`Builder::module_name`] says otherwise.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let petstore_yaml = toolkit_gen::builder::EXAMPLE_PETSTORE;
+    /// let modules = toolkit_gen::Builder::new().openapi(petstore_yaml).modules()?;
+    /// assert_eq!(modules[0].name, "petstore");
+    /// assert!(modules[0].module.code.contains("pub struct Petstore("));
+    /// # Ok::<(), toolkit_gen::builder::GenerateError>(())
+    /// ```
+    #[must_use]
+    pub fn openapi(mut self, path: impl Into<PathBuf>) -> Self {
+        self.inputs.push(Input {
+            kind: InputKind::OpenApi,
+            path: path.into(),
+        });
+        self
+    }
+
+    /// Adds an MCP snapshot (as `toolkit-gen snapshot` writes it, a bare `{"tools": [...]}`
+    /// result, or a bare array of tools), named as [`Builder::openapi`] names a document.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let tasks_json = toolkit_gen::builder::EXAMPLE_TASKS;
+    /// let modules = toolkit_gen::Builder::new().mcp_snapshot(tasks_json).modules()?;
+    /// assert!(modules[0].module.code.contains("pub struct Tasks("));
+    /// assert!(modules[0].module.code.contains("pub async fn verify("));
+    /// # Ok::<(), toolkit_gen::builder::GenerateError>(())
+    /// ```
+    #[must_use]
+    pub fn mcp_snapshot(mut self, path: impl Into<PathBuf>) -> Self {
+        self.inputs.push(Input {
+            kind: InputKind::McpSnapshot,
+            path: path.into(),
+        });
+        self
+    }
+
+    /// Names the module of the input `path` (as given to [`Builder::openapi`] or
+    /// [`Builder::mcp_snapshot`]): its file `<name>.rs`, the source's name `name` and its type's
+    /// name, in UpperCamelCase.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let petstore_yaml = toolkit_gen::builder::EXAMPLE_PETSTORE;
+    /// let modules = toolkit_gen::Builder::new()
+    ///     .openapi(petstore_yaml)
+    ///     .module_name(petstore_yaml, "pets")
+    ///     .modules()?;
+    /// assert_eq!(modules[0].file, "pets.rs");
+    /// assert!(modules[0].module.code.contains("pub struct Pets("));
+    /// # Ok::<(), toolkit_gen::builder::GenerateError>(())
+    /// ```
+    #[must_use]
+    pub fn module_name(mut self, path: impl Into<PathBuf>, name: impl Into<String>) -> Self {
+        self.module_names.insert(path.into(), name.into());
+        self
+    }
+
+    /// Keeps the OpenAPI operation `operation_id` (calls accumulate). Once any `include_*` rule
+    /// applies to an input, only the tools some rule keeps are generated; MCP snapshots have no
+    /// operation ids, so this rule leaves them whole.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let petstore_yaml = toolkit_gen::builder::EXAMPLE_PETSTORE;
+    /// let modules = toolkit_gen::Builder::new()
+    ///     .openapi(petstore_yaml)
+    ///     .include_operation_id("listPets")
+    ///     .modules()?;
+    /// assert_eq!(modules[0].module.tools.len(), 1);
+    /// # Ok::<(), toolkit_gen::builder::GenerateError>(())
+    /// ```
+    #[must_use]
+    pub fn include_operation_id(mut self, operation_id: impl Into<String>) -> Self {
+        self.include.push(Filter::OperationId(operation_id.into()));
+        self
+    }
+
+    /// Leaves out the OpenAPI operation `operation_id` (calls accumulate).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let petstore_yaml = toolkit_gen::builder::EXAMPLE_PETSTORE;
+    /// let modules = toolkit_gen::Builder::new()
+    ///     .openapi(petstore_yaml)
+    ///     .exclude_operation_id("blocking")
+    ///     .modules()?;
+    /// assert!(modules[0].module.tools.iter().all(|t| t.tool != "blocking"));
+    /// # Ok::<(), toolkit_gen::builder::GenerateError>(())
+    /// ```
+    #[must_use]
+    pub fn exclude_operation_id(mut self, operation_id: impl Into<String>) -> Self {
+        self.exclude.push(Filter::OperationId(operation_id.into()));
+        self
+    }
+
+    /// Keeps the OpenAPI operations tagged `tag` (calls accumulate; see
+    /// [`Builder::include_operation_id`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let petstore_yaml = toolkit_gen::builder::EXAMPLE_PETSTORE;
+    /// let modules = toolkit_gen::Builder::new().openapi(petstore_yaml).include_tag("pets").modules()?;
+    /// let tools: Vec<&str> = modules[0].module.tools.iter().map(|t| t.tool.as_str()).collect();
+    /// assert_eq!(tools, ["listPets", "createPets", "showPetById"]);
+    /// # Ok::<(), toolkit_gen::builder::GenerateError>(())
+    /// ```
+    #[must_use]
+    pub fn include_tag(mut self, tag: impl Into<String>) -> Self {
+        self.include.push(Filter::Tag(tag.into()));
+        self
+    }
+
+    /// Leaves out the OpenAPI operations tagged `tag` (calls accumulate).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let petstore_yaml = toolkit_gen::builder::EXAMPLE_PETSTORE;
+    /// let modules = toolkit_gen::Builder::new().openapi(petstore_yaml).exclude_tag("conformance").modules()?;
+    /// assert_eq!(modules[0].module.tools.len(), 3);
+    /// # Ok::<(), toolkit_gen::builder::GenerateError>(())
+    /// ```
+    #[must_use]
+    pub fn exclude_tag(mut self, tag: impl Into<String>) -> Self {
+        self.exclude.push(Filter::Tag(tag.into()));
+        self
+    }
+
+    /// Keeps the tools, of any input, whose names match `glob` (`*` any characters, `?` one;
+    /// calls accumulate; see [`Builder::include_operation_id`]).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let tasks_json = toolkit_gen::builder::EXAMPLE_TASKS;
+    /// let modules = toolkit_gen::Builder::new().mcp_snapshot(tasks_json).include_tools("*_task*").modules()?;
+    /// let tools: Vec<&str> = modules[0].module.tools.iter().map(|t| t.tool.as_str()).collect();
+    /// assert_eq!(tools, ["list_tasks", "add_task"]);
+    /// # Ok::<(), toolkit_gen::builder::GenerateError>(())
+    /// ```
+    #[must_use]
+    pub fn include_tools(mut self, glob: impl Into<String>) -> Self {
+        self.include.push(Filter::Glob(glob.into()));
+        self
+    }
+
+    /// Leaves out the tools, of any input, whose names match `glob` (calls accumulate).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let tasks_json = toolkit_gen::builder::EXAMPLE_TASKS;
+    /// let modules = toolkit_gen::Builder::new().mcp_snapshot(tasks_json).exclude_tools("delete*").modules()?;
+    /// assert_eq!(modules[0].module.tools.len(), 2);
+    /// # Ok::<(), toolkit_gen::builder::GenerateError>(())
+    /// ```
+    #[must_use]
+    pub fn exclude_tools(mut self, glob: impl Into<String>) -> Self {
+        self.exclude.push(Filter::Glob(glob.into()));
+        self
+    }
+
+    /// Makes the Rust names of the tool `tool` (its method and input type) from `rust_name`
+    /// (calls accumulate). The tool keeps its name: a generated tool and the same tool
+    /// discovered at run time are named alike.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let petstore_yaml = toolkit_gen::builder::EXAMPLE_PETSTORE;
+    /// let modules = toolkit_gen::Builder::new()
+    ///     .openapi(petstore_yaml)
+    ///     .rename("showPetById", "pet")
+    ///     .modules()?;
+    /// assert!(modules[0].module.code.contains("pub async fn pet("));
+    /// assert!(modules[0].module.code.contains("pub struct PetInput"));
+    /// # Ok::<(), toolkit_gen::builder::GenerateError>(())
+    /// ```
+    #[must_use]
+    pub fn rename(mut self, tool: impl Into<String>, rust_name: impl Into<String>) -> Self {
+        self.renames.insert(tool.into(), rust_name.into());
+        self
+    }
+
+    /// How closed the input structs are ([`Strictness::Strict`] unless set).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let tasks_json = toolkit_gen::builder::EXAMPLE_TASKS;
+    /// use toolkit_gen::emit::Strictness;
+    ///
+    /// let modules = toolkit_gen::Builder::new()
+    ///     .mcp_snapshot(tasks_json)
+    ///     .strictness(Strictness::FollowSchema)
+    ///     .modules()?;
+    /// // `add_task` says nothing of other properties: its struct keeps them.
+    /// assert!(modules[0].module.code.contains("#[serde(flatten)]"));
+    /// # Ok::<(), toolkit_gen::builder::GenerateError>(())
+    /// ```
+    #[must_use]
+    pub fn strictness(mut self, strictness: Strictness) -> Self {
+        self.strictness = strictness;
+        self
+    }
+
+    /// The most characters of a tool's name its Rust names are made from, for documents with
+    /// very long operation ids (no limit unless set; at least 1).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let petstore_yaml = toolkit_gen::builder::EXAMPLE_PETSTORE;
+    /// let modules = toolkit_gen::Builder::new().openapi(petstore_yaml).max_name_length(4).modules()?;
+    /// assert!(modules[0].module.code.contains("pub async fn show("));
+    /// # Ok::<(), toolkit_gen::builder::GenerateError>(())
+    /// ```
+    #[must_use]
+    pub fn max_name_length(mut self, characters: usize) -> Self {
+        self.max_name_length = Some(characters);
+        self
+    }
+
+    /// Where [`Builder::generate_to_out_dir`] writes (`OUT_DIR` unless set).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let petstore_yaml = toolkit_gen::builder::EXAMPLE_PETSTORE;
+    /// let dir = std::env::temp_dir().join(format!("toolkit-gen-doc-{}", std::process::id()));
+    /// let written = toolkit_gen::Builder::new()
+    ///     .openapi(petstore_yaml)
+    ///     .out_dir(&dir)
+    ///     .generate_to_out_dir()?;
+    /// assert_eq!(written[0].file, "petstore.rs");
+    /// assert!(dir.join("petstore.rs").exists());
+    /// # std::fs::remove_dir_all(&dir).ok();
+    /// # Ok::<(), toolkit_gen::builder::GenerateError>(())
+    /// ```
+    #[must_use]
+    pub fn out_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.out_dir = Some(dir.into());
+        self
+    }
+
+    /// Generates every input's module, in memory. Contacts nothing and writes nothing.
+    ///
+    /// # Errors
+    ///
+    /// [`GenerateError`] with every problem of every input: a file that cannot be read, a
+    /// document that is no OpenAPI 3 document, a snapshot tool that is no definition, two inputs
+    /// of one module name.
+    pub fn modules(&self) -> Result<Vec<GeneratedModule>, GenerateError> {
+        let mut problems = Vec::new();
+        let mut modules: Vec<GeneratedModule> = Vec::with_capacity(self.inputs.len());
+        let options = EmitOptions {
+            strictness: self.strictness,
+        };
+        for input in &self.inputs {
+            let name = self
+                .module_names
+                .get(&input.path)
+                .cloned()
+                .unwrap_or_else(|| source_name(&input.path));
+            if let Some(other) = modules.iter().find(|m| m.name == name) {
+                problems.push(Problem::new(
+                    &input.path,
+                    "#",
+                    format!(
+                        "its module is named `{name}`, as is the module of {}; name one with `module_name`",
+                        other.input.display()
+                    ),
+                ));
+                continue;
+            }
+            let mut source = SourceOptions::new(name.clone());
+            source.renames.clone_from(&self.renames);
+            source.max_name_length = self.max_name_length;
+            let label = label(&input.path);
+            let generated = match input.kind {
+                InputKind::OpenApi => read_openapi(&input.path).map(|(document, mut read)| {
+                    self.filter_operations(&document, &mut read);
+                    openapi_source(&label, &read, &source, &options)
+                }),
+                InputKind::McpSnapshot => read_snapshot(&input.path).map(|mut definitions| {
+                    definitions.retain(|d| {
+                        self.keeps(
+                            InputKind::McpSnapshot,
+                            &Tagged {
+                                name: d.name(),
+                                operation_id: None,
+                                tags: Vec::new(),
+                            },
+                        )
+                    });
+                    mcp_source(&label, &definitions, &source, &options)
+                }),
+            };
+            match generated {
+                Ok(module) => modules.push(GeneratedModule {
+                    file: format!("{name}.rs"),
+                    source_type: crate::emit::source_type_name(&name),
+                    name,
+                    input: input.path.clone(),
+                    module,
+                }),
+                Err(found) => problems.extend(found),
+            }
+        }
+        if problems.is_empty() {
+            Ok(modules)
+        } else {
+            Err(GenerateError { problems })
+        }
+    }
+
+    /// Generates every input's module and writes it to `<out_dir>/<name>.rs`, printing
+    /// `cargo:rerun-if-changed` for each input.
+    ///
+    /// # Errors
+    ///
+    /// As [`Builder::modules`]; also no `out_dir` and no `OUT_DIR`, or a file that cannot be
+    /// written.
+    pub fn generate_to_out_dir(&self) -> Result<Vec<GeneratedModule>, GenerateError> {
+        for input in &self.inputs {
+            println!("cargo:rerun-if-changed={}", input.path.display());
+        }
+        let dir = match (&self.out_dir, std::env::var_os("OUT_DIR")) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(dir)) => PathBuf::from(dir),
+            (None, None) => {
+                return Err(GenerateError {
+                    problems: vec![Problem::new(
+                        Path::new("OUT_DIR"),
+                        "#",
+                        "no `out_dir` was set and `OUT_DIR` is not (run from build.rs)",
+                    )],
+                });
+            }
+        };
+        let modules = self.modules()?;
+        let mut problems = Vec::new();
+        if let Err(error) = std::fs::create_dir_all(&dir) {
+            problems.push(Problem::new(&dir, "#", format!("cannot create: {error}")));
+        }
+        for module in &modules {
+            let path = dir.join(&module.file);
+            // Unchanged files are left alone, so that cargo does not rebuild for nothing.
+            if std::fs::read_to_string(&path).is_ok_and(|old| old == module.module.code) {
+                continue;
+            }
+            if let Err(error) = std::fs::write(&path, &module.module.code) {
+                problems.push(Problem::new(&path, "#", format!("cannot write: {error}")));
+            }
+        }
+        if problems.is_empty() {
+            Ok(modules)
+        } else {
+            Err(GenerateError { problems })
+        }
+    }
+
+    /// Whether the rules keep `tool` of an input of `kind`.
+    fn keeps(&self, kind: InputKind, tool: &Tagged<'_>) -> bool {
+        let includes: Vec<&Filter> = self.include.iter().filter(|f| f.applies_to(kind)).collect();
+        let included = includes.is_empty() || includes.iter().any(|f| f.matches(tool));
+        included
+            && !self
+                .exclude
+                .iter()
+                .any(|f| f.applies_to(kind) && f.matches(tool))
+    }
+
+    /// Leaves out of `read` the operations the rules do not keep, telling them by the tags and
+    /// operation ids of `document`.
+    fn filter_operations(&self, document: &Value, read: &mut ReadOperations) {
+        if self.include.is_empty() && self.exclude.is_empty() {
+            return;
+        }
+        read.operations.retain(|operation| {
+            let path = operation.request.path.split('?').next().unwrap_or_default();
+            let method = operation.request.method.to_ascii_lowercase();
+            let entry = document
+                .get("paths")
+                .and_then(|paths| paths.get(path))
+                .and_then(|item| item.get(&method));
+            let tags = entry
+                .and_then(|e| e.get("tags"))
+                .and_then(Value::as_array)
+                .map(|tags| {
+                    tags.iter()
+                        .filter_map(Value::as_str)
+                        .map(str::to_owned)
+                        .collect()
+                })
+                .unwrap_or_default();
+            let operation_id = entry
+                .and_then(|e| e.get("operationId"))
+                .and_then(Value::as_str);
+            self.keeps(
+                InputKind::OpenApi,
+                &Tagged {
+                    name: operation.name(),
+                    operation_id,
+                    tags,
+                },
+            )
+        });
+    }
+}
+
+/// The module generated from one input.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GeneratedModule {
+    /// The module's name (`petstore`), also the source's name.
+    pub name: String,
+    /// Its file name (`petstore.rs`).
+    pub file: String,
+    /// The name of its source type (`Petstore`).
+    pub source_type: String,
+    /// The input it was generated from.
+    pub input: PathBuf,
+    /// The code, and what each tool's input became.
+    pub module: Module,
+}
+
+/// One problem of one input, located.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    /// The file.
+    pub file: PathBuf,
+    /// Where in it, as a JSON pointer (`#/tools/3`); `#` for the whole file.
+    pub pointer: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl Problem {
+    fn new(file: &Path, pointer: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            file: file.to_path_buf(),
+            pointer: pointer.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {}: {}",
+            self.file.display(),
+            self.pointer,
+            self.message
+        )
+    }
+}
+
+/// Why a [`Builder`] generated nothing: every problem of every input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GenerateError {
+    problems: Vec<Problem>,
+}
+
+impl GenerateError {
+    /// Each problem, located.
+    pub fn problems(&self) -> &[Problem] {
+        &self.problems
+    }
+}
+
+impl fmt::Display for GenerateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "toolkit-gen generated nothing:")?;
+        for problem in &self.problems {
+            write!(f, "\n  {problem}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for GenerateError {}
+
+/// The name a generated header gives an input: its file name.
+pub(crate) fn label(path: &Path) -> String {
+    path.file_name().map_or_else(
+        || path.display().to_string(),
+        |name| name.to_string_lossy().into_owned(),
+    )
+}
+
+/// Reads an OpenAPI document and its operations as the runtime reads them.
+pub(crate) fn read_openapi(path: &Path) -> Result<(Value, ReadOperations), Vec<Problem>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| vec![Problem::new(path, "#", format!("cannot read: {error}"))])?;
+    let document =
+        decode_document(&text).map_err(|error| vec![Problem::new(path, "#", error.to_string())])?;
+    let read = read_operations(&document, &ReadOptions::default())
+        .map_err(|error| vec![Problem::new(path, "#", error.to_string())])?;
+    Ok((document, read))
+}
+
+/// Reads the tools of a snapshot: `{"tools": [...]}` (with or without `server`), or an array;
+/// every tool that is no definition is a problem located by its pointer.
+pub(crate) fn read_snapshot(path: &Path) -> Result<Vec<ToolDefinition>, Vec<Problem>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| vec![Problem::new(path, "#", format!("cannot read: {error}"))])?;
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|error| vec![Problem::new(path, "#", error.to_string())])?;
+    let (tools, prefix) = match &value {
+        Value::Array(tools) => (tools, "#"),
+        Value::Object(map) => match map.get("tools") {
+            Some(Value::Array(tools)) => (tools, "#/tools"),
+            _ => return Err(vec![Problem::new(path, "#", "no `tools` array")]),
+        },
+        _ => {
+            return Err(vec![Problem::new(
+                path,
+                "#",
+                "neither a snapshot nor an array of tools",
+            )]);
+        }
+    };
+    let mut definitions = Vec::with_capacity(tools.len());
+    let mut problems = Vec::new();
+    for (index, tool) in tools.iter().enumerate() {
+        match toolkit_runtime::mcp::tool_definition(tool) {
+            Ok(definition) => definitions.push(definition),
+            Err(problem) => problems.push(Problem::new(path, format!("{prefix}/{index}"), problem)),
+        }
+    }
+    if problems.is_empty() {
+        Ok(definitions)
+    } else {
+        Err(problems)
+    }
+}
+
+/// Whether `name` matches `glob`: `*` any characters (none included), `?` one, others
+/// themselves.
+fn glob_matches(glob: &str, name: &str) -> bool {
+    let glob: Vec<char> = glob.chars().collect();
+    let name: Vec<char> = name.chars().collect();
+    // The classic two-pointer match with backtracking to the last `*`.
+    let (mut g, mut n) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while n < name.len() {
+        match glob.get(g) {
+            Some('*') => {
+                star = Some((g, n));
+                g += 1;
+            }
+            Some(&c) if c == '?' || Some(&c) == name.get(n) => {
+                g += 1;
+                n += 1;
+            }
+            _ => match star {
+                Some((star_g, star_n)) => {
+                    g = star_g + 1;
+                    n = star_n + 1;
+                    star = Some((star_g, star_n + 1));
+                }
+                None => return false,
+            },
+        }
+    }
+    glob.get(g..)
+        .is_some_and(|rest| rest.iter().all(|&c| c == '*'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn globs_match_as_shells_do() {
+        for (glob, name, matches) in [
+            ("*", "", true),
+            ("*", "list_pets", true),
+            ("list_*", "list_pets", true),
+            ("list_*", "get_pet", false),
+            ("*_pet?", "list_pets", true),
+            ("*_pet?", "list_pet", false),
+            ("a*b*c", "aXbYc", true),
+            ("a*b*c", "aXbY", false),
+            ("exact", "exact", true),
+            ("exact", "exactly", false),
+            ("**", "x", true),
+        ] {
+            assert_eq!(glob_matches(glob, name), matches, "{glob} {name}");
+        }
+    }
+
+    #[test]
+    fn problems_are_collected_and_located() {
+        let dir = std::env::temp_dir().join(format!("toolkit-gen-builder-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        let bad = dir.join("bad.json");
+        std::fs::write(
+            &bad,
+            r#"{"tools":[{"name":"ok","inputSchema":{"type":"object"}},{"name":""}]}"#,
+        )
+        .unwrap_or_default();
+        let missing = dir.join("missing.yaml");
+        let error = Builder::new()
+            .mcp_snapshot(&bad)
+            .openapi(&missing)
+            .modules()
+            .err()
+            .unwrap_or(GenerateError { problems: vec![] });
+        let problems = error.problems();
+        assert_eq!(problems.len(), 2, "{error}");
+        assert_eq!(problems[0].pointer, "#/tools/1");
+        assert_eq!(problems[1].file, missing);
+        assert!(
+            error.to_string().contains("bad.json: #/tools/1: "),
+            "{error}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,281 @@
+//! The source type of a generated module: one per document or snapshot, implementing
+//! `ToolSource` over the runtime's own source (an `HttpSource` of the document's operations, an
+//! `mcp::SnapshotSource` of the snapshot's tools), with one typed method per tool.
+//!
+//! Everything a tool does is the runtime's: the operations or definitions are embedded as one JSON
+//! constant, and each typed method is one call of `toolkit_runtime::call_typed`.
+
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+
+use super::rust::{docs, ident};
+
+/// What kind of source a module's type wraps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// An HTTP API: the operations an OpenAPI document was read into.
+    Http,
+    /// An MCP server known from a snapshot of its `tools/list`.
+    Mcp,
+}
+
+/// One typed method: the tool it calls and the Rust names made for it.
+#[derive(Debug)]
+pub(crate) struct Method {
+    /// The tool's name, as the source knows it.
+    pub(crate) tool: String,
+    /// The method's name (snake_case, unique among the type's methods).
+    pub(crate) name: String,
+    /// The input's type.
+    pub(crate) input: String,
+    /// The tool's description.
+    pub(crate) description: Option<String>,
+}
+
+/// The source type of a module.
+#[derive(Debug)]
+pub(crate) struct SourceType<'a> {
+    /// What the source wraps.
+    pub(crate) kind: Kind,
+    /// The file it was generated from, for its documentation.
+    pub(crate) input: &'a str,
+    /// The source's name, as an assembly prefixes its tools with.
+    pub(crate) name: &'a str,
+    /// The type's name.
+    pub(crate) type_name: &'a str,
+    /// The operations (HTTP) or definitions (MCP), as JSON.
+    pub(crate) data: &'a str,
+    /// The typed methods, in the tools' order.
+    pub(crate) methods: &'a [Method],
+}
+
+/// The names a typed method may not take: the type's own methods and `ToolSource`'s (an inherent
+/// method of the same name would hide the trait's).
+pub(crate) const RESERVED_METHODS: &[&str] = &[
+    "new",
+    "configured",
+    "http",
+    "stdio",
+    "over",
+    "definitions",
+    "verify",
+    "name",
+    "discover",
+    "call",
+];
+
+/// `json` as a raw string literal, with as many `#` as it needs: a readable diff when the document
+/// changes.
+fn raw_string(json: &str) -> TokenStream {
+    let mut hashes = 1;
+    while json.contains(&format!("\"{}", "#".repeat(hashes))) {
+        hashes += 1;
+    }
+    let fence = "#".repeat(hashes);
+    format!("r{fence}\"{json}\"{fence}")
+        .parse::<TokenStream>()
+        .unwrap_or_else(|_| {
+            // Unreachable for JSON (no bare carriage return); a plain literal is as good.
+            let literal = Literal::string(json);
+            quote!(#literal)
+        })
+}
+
+/// The doc of a typed method: the tool it calls, then its description.
+fn method_doc(method: &Method) -> String {
+    let call = format!(
+        "Calls the tool `{}` with `input`, as the source runs it.",
+        method.tool
+    );
+    match method.description.as_deref().map(str::trim) {
+        Some(description) if !description.is_empty() => format!("{call}\n\n{description}"),
+        _ => call,
+    }
+}
+
+fn methods(methods: &[Method]) -> TokenStream {
+    let methods = methods.iter().map(|method| {
+        let doc = docs(Some(&method_doc(method)));
+        let name = ident(&method.name);
+        let input = ident(&method.input);
+        let tool = &method.tool;
+        quote! {
+            #doc
+            ///
+            /// # Errors
+            ///
+            /// The tool's failure, as the source reports it.
+            pub async fn #name(&self, input: #input) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
+                ::toolkit_runtime::call_typed(&self.0, #tool, &input).await
+            }
+        }
+    });
+    quote!(#(#methods)*)
+}
+
+/// The tokens of the source type.
+pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
+    let type_name = ident(source.type_name);
+    let name = source.name;
+    let data = raw_string(source.data);
+    let methods = methods(source.methods);
+    let input = source.input;
+    let source_impl = quote! {
+        impl ::toolkit_runtime::ToolSource for #type_name {
+            fn name(&self) -> &str {
+                ::toolkit_runtime::ToolSource::name(&self.0)
+            }
+
+            fn discover(&self) -> ::toolkit_runtime::BoxFuture<'_, ::std::result::Result<::std::vec::Vec<::toolkit_runtime::ToolDefinition>, ::toolkit_runtime::ToolSourceError>> {
+                ::toolkit_runtime::ToolSource::discover(&self.0)
+            }
+
+            fn call<'a>(&'a self, tool: &'a str, input: ::toolkit_runtime::JsonObject) -> ::toolkit_runtime::BoxFuture<'a, ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError>> {
+                ::toolkit_runtime::ToolSource::call(&self.0, tool, input)
+            }
+        }
+    };
+    let name_doc = format!(
+        " The source's name, which an assembly puts before its tools' names (`{name}__<tool>`)."
+    );
+    match source.kind {
+        Kind::Http => {
+            let doc = docs(Some(&format!(
+                "The operations of `{input}` as a tool source: an HTTP source that sends them to a \
+                 base URL over a client the host builds (with its credentials).\n\n\
+                 Its definitions are embedded: `discover` contacts nothing."
+            )));
+            let data_doc = format!(" The operations, as the runtime read them from `{input}`.");
+            quote! {
+                #doc
+                #[derive(Debug)]
+                pub struct #type_name(::toolkit_runtime::http::HttpSource);
+
+                impl #type_name {
+                    #[doc = #name_doc]
+                    pub const NAME: &'static str = #name;
+
+                    #[doc = #data_doc]
+                    pub const OPERATIONS: &'static str = #data;
+
+                    /// The source sending to `base_url` (such as `https://api.example.com/v1`)
+                    /// over `client`.
+                    ///
+                    /// # Errors
+                    ///
+                    /// A base URL that is not `http` or `https`, or has a query or fragment.
+                    pub fn new(
+                        base_url: &str,
+                        client: impl ::toolkit_runtime::http::HttpClient,
+                    ) -> ::std::result::Result<Self, ::toolkit_runtime::http::HttpSourceError> {
+                        Self::configured(base_url, client, |builder| builder)
+                    }
+
+                    /// [`Self::new`] with the source's options (a timeout, the longest answer)
+                    /// set by `configure`.
+                    ///
+                    /// # Errors
+                    ///
+                    /// As [`Self::new`].
+                    pub fn configured(
+                        base_url: &str,
+                        client: impl ::toolkit_runtime::http::HttpClient,
+                        configure: impl ::std::ops::FnOnce(::toolkit_runtime::http::HttpSourceBuilder) -> ::toolkit_runtime::http::HttpSourceBuilder,
+                    ) -> ::std::result::Result<Self, ::toolkit_runtime::http::HttpSourceError> {
+                        let builder = ::toolkit_runtime::http::HttpSource::builder(Self::NAME, base_url, client)
+                            .operations_json(Self::OPERATIONS);
+                        configure(builder).build().map(Self)
+                    }
+
+                    /// The tools' definitions, in the document's order. Contacts nothing.
+                    pub fn definitions(&self) -> ::std::vec::Vec<::toolkit_runtime::ToolDefinition> {
+                        self.0.definitions()
+                    }
+
+                    #methods
+                }
+
+                #source_impl
+            }
+        }
+        Kind::Mcp => {
+            let doc = docs(Some(&format!(
+                "The tools of the MCP snapshot `{input}` as a tool source: the server reached \
+                 over Streamable HTTP or stdio, its tools known from the snapshot.\n\n\
+                 `discover` reports the snapshot's tools and contacts nothing; [`Self::verify`] \
+                 compares them with what the live server lists. A tool the server has beyond \
+                 the snapshot is still called through this source: put the definitions of \
+                 `verify`'s `added` in its assembly member, beside [`Self::definitions`]."
+            )));
+            let data_doc = format!(" The tools of the snapshot `{input}`, as definitions.");
+            quote! {
+                #doc
+                #[derive(Debug)]
+                pub struct #type_name(::toolkit_runtime::mcp::SnapshotSource);
+
+                impl #type_name {
+                    #[doc = #name_doc]
+                    pub const NAME: &'static str = #name;
+
+                    #[doc = #data_doc]
+                    pub const TOOLS: &'static str = #data;
+
+                    /// The Streamable HTTP server at `url`, reached with `client` (built by the
+                    /// host, with its credentials).
+                    ///
+                    /// # Errors
+                    ///
+                    /// Embedded definitions that do not decode (a bug of toolkit-gen).
+                    pub fn http(
+                        url: ::reqwest::Url,
+                        client: ::reqwest::Client,
+                    ) -> ::std::result::Result<Self, ::toolkit_runtime::CatalogError> {
+                        Self::over(::toolkit_runtime::mcp::Mcp::http(Self::NAME, url, client))
+                    }
+
+                    /// The server that `command` starts, spoken to over its stdin and stdout.
+                    ///
+                    /// # Errors
+                    ///
+                    /// As [`Self::http`].
+                    pub fn stdio(
+                        command: ::toolkit_runtime::mcp::StdioCommand,
+                    ) -> ::std::result::Result<Self, ::toolkit_runtime::CatalogError> {
+                        Self::over(::toolkit_runtime::mcp::Mcp::stdio(Self::NAME, command))
+                    }
+
+                    /// The server `mcp`, made by the host (with options of its own); its name
+                    /// names the source.
+                    ///
+                    /// # Errors
+                    ///
+                    /// As [`Self::http`].
+                    pub fn over(
+                        mcp: ::toolkit_runtime::mcp::Mcp,
+                    ) -> ::std::result::Result<Self, ::toolkit_runtime::CatalogError> {
+                        ::toolkit_runtime::mcp::SnapshotSource::new(mcp, Self::TOOLS).map(Self)
+                    }
+
+                    /// The snapshot's tools, in its order. Contacts nothing.
+                    pub fn definitions(&self) -> &[::toolkit_runtime::ToolDefinition] {
+                        self.0.definitions()
+                    }
+
+                    /// Lists the live server's tools and compares them with the snapshot: tools
+                    /// added, removed, changed (input schema, description, hints, title).
+                    ///
+                    /// # Errors
+                    ///
+                    /// The server's failure to list its tools.
+                    pub async fn verify(&self) -> ::std::result::Result<::toolkit_runtime::mcp::SnapshotDrift, ::toolkit_runtime::ToolSourceError> {
+                        self.0.verify().await
+                    }
+
+                    #methods
+                }
+
+                #source_impl
+            }
+        }
+    }
+}

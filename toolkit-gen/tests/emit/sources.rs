@@ -1,0 +1,336 @@
+//! Generated source types: the modules of a Petstore document and of an MCP snapshot, written to
+//! `golden/petstore.rs` and `golden/tasks.rs` (`TOOLKIT_GEN_BLESS=1` rewrites them), compiled
+//! here, and run: typed calls against a Petstore on 127.0.0.1, and the conformance suite of
+//! `toolkit_runtime::conformance` over the generated source.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use axum::Router;
+use axum::extract::{Request, State as Axum};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use serde_json::json;
+use toolkit_gen::cli::generate::read_snapshot;
+use toolkit_gen::emit::{EmitOptions, SourceOptions, mcp_source, openapi_source};
+use toolkit_runtime::conformance::{self, ClosedPort, Fixture, State, Subject};
+use toolkit_runtime::http::client_builder;
+use toolkit_runtime::openapi::{ReadOptions, decode_document, read_operations};
+use toolkit_runtime::{BoxFuture, Reason, ToolSource};
+
+use crate::common::here;
+use crate::golden::check_golden;
+
+/// The Petstore golden, compiled here.
+#[allow(dead_code)]
+mod petstore {
+    include!("golden/petstore.rs");
+}
+
+/// The MCP snapshot golden, compiled here.
+#[allow(dead_code)]
+mod tasks {
+    include!("golden/tasks.rs");
+}
+
+fn petstore_module() -> String {
+    let text = std::fs::read_to_string(here("fixtures/petstore.yaml")).unwrap();
+    let read = read_operations(&decode_document(&text).unwrap(), &ReadOptions::default()).unwrap();
+    assert!(read.skipped.is_empty(), "{:?}", read.skipped);
+    openapi_source(
+        "fixtures/petstore.yaml",
+        &read,
+        &SourceOptions::new("petstore"),
+        &EmitOptions::default(),
+    )
+    .code
+}
+
+fn tasks_module() -> String {
+    let definitions = read_snapshot(&here("fixtures/tasks.json")).unwrap();
+    mcp_source(
+        "fixtures/tasks.json",
+        &definitions,
+        &SourceOptions::new("tasks"),
+        &EmitOptions::default(),
+    )
+    .code
+}
+
+#[test]
+fn the_petstore_source_matches_its_golden() {
+    check_golden("petstore", &petstore_module());
+}
+
+#[test]
+fn the_snapshot_source_matches_its_golden() {
+    check_golden("tasks", &tasks_module());
+}
+
+#[test]
+fn source_modules_are_deterministic() {
+    assert_eq!(petstore_module(), petstore_module());
+    assert_eq!(tasks_module(), tasks_module());
+}
+
+/// `code` without whitespace, for looking up a signature however it was wrapped.
+fn flat(code: &str) -> String {
+    code.split_whitespace().collect()
+}
+
+#[test]
+fn renames_and_the_name_limit_shape_rust_names_not_tool_names() {
+    let definitions = read_snapshot(&here("fixtures/tasks.json")).unwrap();
+    let mut options = SourceOptions::new("tasks");
+    options
+        .renames
+        .insert("delete-task".to_owned(), "remove".to_owned());
+    let code = flat(
+        &mcp_source(
+            "tasks.json",
+            &definitions,
+            &options,
+            &EmitOptions::default(),
+        )
+        .code,
+    );
+    assert!(code.contains("pubasyncfnremove(&self,input:RemoveInput"));
+    assert!(code.contains("call_typed(&self.0,\"delete-task\",&input)"));
+    // Cut to 4 characters: `list_tasks` is `list`, `add_task` `add_` (so `add`), `remove` `remo`.
+    options.max_name_length = Some(4);
+    let code = flat(
+        &mcp_source(
+            "tasks.json",
+            &definitions,
+            &options,
+            &EmitOptions::default(),
+        )
+        .code,
+    );
+    assert!(code.contains("pubasyncfnlist(&self,input:ListInput"));
+    assert!(code.contains("pubasyncfnadd(&self,input:AddInput"));
+    assert!(code.contains("pubasyncfnremo(&self,input:RemoInput"));
+    assert!(code.contains("call_typed(&self.0,\"list_tasks\",&input)"));
+}
+
+#[test]
+fn the_snapshot_source_reports_its_tools_without_a_server() {
+    let command = toolkit_runtime::mcp::StdioCommand::new("/nonexistent/tasks-server");
+    let source = tasks::Tasks::stdio(command).unwrap();
+    let names: Vec<&str> = source.definitions().iter().map(|d| d.name()).collect();
+    assert_eq!(names, ["list_tasks", "add_task", "delete-task"]);
+    assert_eq!(ToolSource::name(&source), "tasks");
+    let definitions = futures_lite_block_on(ToolSource::discover(&source)).unwrap();
+    assert_eq!(definitions.len(), 3);
+    assert_eq!(
+        definitions[2].annotations.hints().destructive,
+        true,
+        "hints are the snapshot's"
+    );
+}
+
+/// Runs a future that needs no reactor to completion.
+fn futures_lite_block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+const SECRET: &str = "pk-4f1c2e9b";
+
+/// What the Petstore on 127.0.0.1 does with each request.
+#[derive(Clone)]
+struct System {
+    state: State,
+    blocking_ended: Arc<AtomicBool>,
+}
+
+struct SetOnDrop(Arc<AtomicBool>);
+
+impl Drop for SetOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+}
+
+fn query(request: &Request, key: &str) -> Option<String> {
+    request.uri().query()?.split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=')?;
+        (k == key).then(|| v.replace('+', " ").replace("%20", " "))
+    })
+}
+
+async fn serve(Axum(system): Axum<System>, request: Request) -> Response {
+    match system.state {
+        State::Unauthorized => return (StatusCode::UNAUTHORIZED, "bad token").into_response(),
+        State::Unavailable => return (StatusCode::SERVICE_UNAVAILABLE, "down").into_response(),
+        State::Working | State::Unreachable => {}
+    }
+    let authorized = request.headers().get(header::AUTHORIZATION)
+        == Some(&HeaderValue::from_str(&format!("Bearer {SECRET}")).unwrap());
+    if !authorized {
+        return (StatusCode::UNAUTHORIZED, "no token").into_response();
+    }
+    let path = request.uri().path().to_owned();
+    match (request.method().as_str(), path.as_str()) {
+        ("GET", "/v1/echo") => {
+            axum::Json(json!({ "text": query(&request, "text").unwrap_or_default() }))
+                .into_response()
+        }
+        ("POST", "/v1/failing") => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "The failing tool failed, as it does.",
+        )
+            .into_response(),
+        ("GET", "/v1/blocking") => {
+            let _ended = SetOnDrop(Arc::clone(&system.blocking_ended));
+            std::future::pending::<()>().await;
+            StatusCode::OK.into_response()
+        }
+        ("GET", "/v1/pets") => {
+            let limit: usize = query(&request, "limit")
+                .and_then(|l| l.parse().ok())
+                .unwrap_or(10);
+            let pets = [
+                json!({ "id": 1, "name": "Rex", "tag": "dog" }),
+                json!({ "id": 2, "name": "Tom", "tag": "cat" }),
+            ];
+            axum::Json(json!(pets.iter().take(limit).collect::<Vec<_>>())).into_response()
+        }
+        ("POST", "/v1/pets") => {
+            let body = axum::body::to_bytes(request.into_body(), 1 << 16)
+                .await
+                .unwrap_or_default();
+            let pet: serde_json::Value = serde_json::from_slice(&body).unwrap_or_default();
+            (StatusCode::CREATED, axum::Json(json!({ "created": pet }))).into_response()
+        }
+        ("GET", pet) if pet.starts_with("/v1/pets/") => {
+            let id = pet.trim_start_matches("/v1/pets/");
+            axum::Json(json!({ "id": id, "name": "Rex" })).into_response()
+        }
+        _ => StatusCode::NOT_FOUND.into_response(),
+    }
+}
+
+/// Stops the server when the check ends.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// A Petstore on 127.0.0.1 in `state`, and the generated source over it.
+async fn petstore_over(
+    state: State,
+) -> Result<(petstore::Petstore, Subject, Arc<AtomicBool>), String> {
+    let blocking_ended = Arc::new(AtomicBool::new(false));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut address = listener
+        .local_addr()
+        .map_err(|e| e.to_string())?
+        .to_string();
+    let (server, closed) = if state == State::Unreachable {
+        drop(listener);
+        let closed = ClosedPort::new().map_err(|e| e.to_string())?;
+        address = closed.address().to_string();
+        (None, Some(closed))
+    } else {
+        let system = System {
+            state,
+            blocking_ended: Arc::clone(&blocking_ended),
+        };
+        let app = Router::new().fallback(serve).with_state(system);
+        let server = tokio::spawn(async move {
+            let _ = axum::serve(listener, app).await;
+        });
+        (Some(AbortOnDrop(server)), None)
+    };
+    let mut headers = HeaderMap::new();
+    let mut token = HeaderValue::from_str(&format!("Bearer {SECRET}")).unwrap();
+    token.set_sensitive(true);
+    headers.insert(AUTHORIZATION, token);
+    let client = client_builder()
+        .default_headers(headers)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let base_url = format!("http://{address}/v1");
+    let source = petstore::Petstore::new(&base_url, client.clone()).map_err(|e| e.to_string())?;
+    let subject_source = petstore::Petstore::new(&base_url, client).map_err(|e| e.to_string())?;
+    let ended = Arc::clone(&blocking_ended);
+    let subject = Subject {
+        source: Arc::new(subject_source),
+        secret: SECRET.to_owned(),
+        address,
+        blocking_ended: Arc::new(move || ended.load(Ordering::SeqCst)),
+        discover_asks_system: false,
+        system: Box::new((server, closed)),
+    };
+    Ok((source, subject, blocking_ended))
+}
+
+struct GeneratedPetstore;
+
+impl Fixture for GeneratedPetstore {
+    fn subject(&self) -> &str {
+        "the Petstore source generated by toolkit-gen"
+    }
+
+    fn source(&self, state: State) -> BoxFuture<'_, Result<Subject, String>> {
+        Box::pin(async move { petstore_over(state).await.map(|(_, subject, _)| subject) })
+    }
+}
+
+#[tokio::test]
+async fn the_generated_petstore_source_conforms() {
+    conformance::run(&GeneratedPetstore).await.assert_passed();
+}
+
+#[tokio::test]
+async fn typed_methods_call_the_api() {
+    let (petstore, subject, _) = petstore_over(State::Working).await.unwrap();
+    let pets = petstore
+        .list_pets(petstore::ListPetsInput { limit: Some(1) })
+        .await
+        .unwrap();
+    assert_eq!(pets, json!([{ "id": 1, "name": "Rex", "tag": "dog" }]));
+    let pet = petstore
+        .show_pet_by_id(petstore::ShowPetByIdInput {
+            pet_id: "7".to_owned(),
+        })
+        .await
+        .unwrap();
+    assert_eq!(pet["id"], "7");
+    let created = petstore
+        .create_pets(petstore::CreatePetsInput {
+            body: petstore::CreatePetsPet {
+                id: 3,
+                name: "Kit".to_owned(),
+                tag: None,
+            },
+        })
+        .await
+        .unwrap();
+    assert_eq!(created, json!({ "created": { "id": 3, "name": "Kit" } }));
+    let failed = petstore
+        .failing(petstore::FailingInput {
+            text: "x".to_owned(),
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(failed.reason, Reason::CallFailed { .. }),
+        "{failed:?}"
+    );
+    // The definitions are the reader's: the same names, schemas and hints as discovered.
+    let definitions = ToolSource::discover(&petstore).await.unwrap();
+    assert_eq!(definitions, petstore.definitions());
+    assert_eq!(definitions[0].name(), "listPets");
+    assert!(definitions[0].annotations.hints().read_only);
+    drop(subject);
+}
