@@ -21,5 +21,6 @@
 //! pointer.
 #![deny(missing_docs)]
 
+pub mod audit;
 pub mod cli;
 pub mod emit;
