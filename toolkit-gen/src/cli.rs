@@ -5,10 +5,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub mod audit;
 pub mod execute;
 pub mod generate;
 pub mod mcp;
 pub mod openapi;
+pub mod progress;
 pub mod search;
 
 /// Generates typed tool modules and inspects the documents tools come from.
@@ -39,6 +41,10 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: openapi::Format,
     },
+    /// Audits an MCP `tools/list` (a snapshot, a bare result or an array of tools) for what
+    /// clients, model APIs and this runtime refuse, drop or rename; exits 1 when a finding is as
+    /// severe as `--deny` (errors by default), 2 when the listing cannot be read. See [`audit`].
+    Audit(audit::AuditArgs),
     /// Searches a catalog of tool definitions as `tool_search` does, printing its JSON: one
     /// result, or one line per query of `--queries`.
     Search {
@@ -126,6 +132,11 @@ impl Cli {
             Command::Report { openapi, format } => openapi::report(
                 &openapi,
                 format,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
+            Command::Audit(arguments) => audit::run(
+                &arguments,
                 &mut std::io::stdout().lock(),
                 &mut std::io::stderr().lock(),
             ),

@@ -207,6 +207,16 @@ pub fn tools_of(listing: &Value) -> Option<&[Value]> {
 /// Audits the tools of a `tools/list` (each as the server wrote it), in the order of the tools,
 /// then by check. Never panics, whatever the values.
 pub fn audit(tools: &[Value], options: &AuditOptions) -> Vec<Finding> {
+    audit_with(tools, options, &mut |_| {})
+}
+
+/// [`audit`], calling `done` with each tool's index once the tool is audited (to drive a
+/// progress bar).
+pub fn audit_with(
+    tools: &[Value],
+    options: &AuditOptions,
+    done: &mut dyn FnMut(usize),
+) -> Vec<Finding> {
     let mut findings = Vec::new();
     let mut names = names::Names::default();
     for (index, tool) in tools.iter().enumerate() {
@@ -225,9 +235,11 @@ pub fn audit(tools: &[Value], options: &AuditOptions) -> Vec<Finding> {
                 "#",
                 "the entry is no JSON object, so no tool".to_owned(),
             );
+            done(index);
             continue;
         };
         audit_tool(object, options, &mut names, &mut at);
+        done(index);
     }
     findings
 }

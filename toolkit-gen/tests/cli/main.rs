@@ -1,6 +1,7 @@
 //! The `toolkit-gen` command line, run as a user runs it.
 #![allow(clippy::unwrap_used)]
 
+mod audit;
 mod check_catalog;
 mod execute;
 mod mcp;
