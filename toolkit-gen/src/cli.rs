@@ -32,11 +32,17 @@ pub enum Command {
         file: PathBuf,
     },
     /// Reads an OpenAPI 3.0/3.1 document (JSON or YAML) and prints the operations read as tools
-    /// and the ones skipped, each with its reason and location; see [`openapi`].
+    /// and the ones skipped, each with its reason and location, or the tools of an MCP snapshot;
+    /// each with whether its input is fully typed in the generated code and the JSON pointers
+    /// that are not; see [`openapi`].
     Report {
         /// The document.
+        #[arg(long, required_unless_present = "mcp", conflicts_with = "mcp")]
+        openapi: Option<PathBuf>,
+        /// An MCP snapshot (as `toolkit-gen snapshot` writes it, a bare `{"tools": [...]}`
+        /// result, or a bare array of tools).
         #[arg(long)]
-        openapi: PathBuf,
+        mcp: Option<PathBuf>,
         /// `json` (a stable shape, for scripts) or `text` (for people).
         #[arg(long, value_enum, default_value_t)]
         format: openapi::Format,
@@ -129,8 +135,16 @@ impl Cli {
                     &mut std::io::stderr().lock(),
                 )
             }
-            Command::Report { openapi, format } => openapi::report(
-                &openapi,
+            Command::Report {
+                openapi,
+                mcp,
+                format,
+            } => openapi::report(
+                match (&openapi, &mcp) {
+                    (Some(file), _) => openapi::ReportInput::OpenApi(file),
+                    (None, Some(file)) => openapi::ReportInput::Mcp(file),
+                    (None, None) => openapi::ReportInput::OpenApi(std::path::Path::new("")),
+                },
                 format,
                 &mut std::io::stdout().lock(),
                 &mut std::io::stderr().lock(),

@@ -5,5 +5,6 @@ mod audit;
 mod check_catalog;
 mod execute;
 mod mcp;
+mod report;
 mod search;
 mod worker;
