@@ -5,12 +5,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub mod audit;
 pub mod check;
 pub mod execute;
 pub mod generate;
 pub mod krate;
 pub mod mcp;
 pub mod openapi;
+pub mod progress;
 pub mod search;
 pub mod serve;
 
@@ -33,15 +35,25 @@ pub enum Command {
         file: PathBuf,
     },
     /// Reads an OpenAPI 3.0/3.1 document (JSON or YAML) and prints the operations read as tools
-    /// and the ones skipped, each with its reason and location; see [`openapi`].
+    /// and the ones skipped, each with its reason and location, or the tools of an MCP snapshot;
+    /// each with whether its input is fully typed in the generated code and the JSON pointers
+    /// that are not; see [`openapi`].
     Report {
         /// The document.
+        #[arg(long, required_unless_present = "mcp", conflicts_with = "mcp")]
+        openapi: Option<PathBuf>,
+        /// An MCP snapshot (as `toolkit-gen snapshot` writes it, a bare `{"tools": [...]}`
+        /// result, or a bare array of tools).
         #[arg(long)]
-        openapi: PathBuf,
+        mcp: Option<PathBuf>,
         /// `json` (a stable shape, for scripts) or `text` (for people).
         #[arg(long, value_enum, default_value_t)]
         format: openapi::Format,
     },
+    /// Audits an MCP `tools/list` (a snapshot, a bare result or an array of tools) for what
+    /// clients, model APIs and this runtime refuse, drop or rename; exits 1 when a finding is as
+    /// severe as `--deny` (errors by default), 2 when the listing cannot be read. See [`audit`].
+    Audit(audit::AuditArgs),
     /// Searches a catalog of tool definitions as `tool_search` does, printing its JSON: one
     /// result, or one line per query of `--queries`.
     Search {
@@ -153,9 +165,22 @@ impl Cli {
                     &mut std::io::stderr().lock(),
                 )
             }
-            Command::Report { openapi, format } => openapi::report(
-                &openapi,
+            Command::Report {
+                openapi,
+                mcp,
                 format,
+            } => openapi::report(
+                match (&openapi, &mcp) {
+                    (Some(file), _) => openapi::ReportInput::OpenApi(file),
+                    (None, Some(file)) => openapi::ReportInput::Mcp(file),
+                    (None, None) => openapi::ReportInput::OpenApi(std::path::Path::new("")),
+                },
+                format,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
+            Command::Audit(arguments) => audit::run(
+                &arguments,
                 &mut std::io::stdout().lock(),
                 &mut std::io::stderr().lock(),
             ),

@@ -6,8 +6,11 @@
 //!
 //! - `toolkit-gen check-catalog FILE` reads a catalog of tool definitions (a JSON array) and
 //!   names every entry that is no definition.
-//! - `toolkit-gen report --openapi DOC [--format json|text]` prints the operations of an OpenAPI
-//!   document read as tools and the skipped ones, with reasons and locations.
+//! - `toolkit-gen report (--openapi DOC | --mcp SNAPSHOT) [--format json|text]` prints the
+//!   operations of an OpenAPI document read as tools and the skipped ones, with reasons and
+//!   locations (or the tools of a snapshot), each with whether its input is fully typed.
+//! - `toolkit-gen audit SNAPSHOT [--format json|text] [--deny LEVEL]` audits an MCP
+//!   `tools/list` statically ([`audit`]): exit 1 on errors (or on `--deny`'s level).
 //! - `toolkit-gen call (--openapi DOC --base-url URL | --mcp-url URL | --mcp-stdio 'CMD')
 //!   [--header 'K: V']... NAME ['JSON']` runs one operation or MCP tool: the result JSON on stdout
 //!   (exit 0) or the failure as JSON (exit 1).
@@ -21,6 +24,7 @@
 //! pointer.
 #![deny(missing_docs)]
 
+pub mod audit;
 pub mod builder;
 pub mod cli;
 pub mod emit;

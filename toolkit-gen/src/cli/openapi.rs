@@ -4,19 +4,26 @@
 //! Both read the document with the runtime's own reader
 //! ([`toolkit_runtime::openapi::read_operations`]), so what a script sees is what a host gets.
 //!
-//! # `report --openapi DOC [--format json|text]`
+//! # `report (--openapi DOC | --mcp SNAPSHOT) [--format json|text]`
 //!
 //! Prints, as JSON (the default; its shape is stable, scripts read it):
 //!
 //! ```json
 //! {
-//!   "operations": [{ "name": "listPets", "method": "GET", "path": "/pets", "readOnly": true }],
+//!   "operations": [{ "name": "listPets", "method": "GET", "path": "/pets", "readOnly": true,
+//!                    "typed": false, "untyped": ["#/properties/filter/oneOf"] }],
 //!   "skipped": [{ "location": "#/paths/~1pets/post", "method": "POST", "path": "/pets",
 //!                 "kind": "bodyNotJson", "reason": "the request body is neither JSON nor a form: multipart/form-data" }],
 //!   "servers": [{ "url": "https://petstore.example.com/v1" }],
-//!   "summary": { "operations": 1, "skipped": 1, "share": 0.5 }
+//!   "summary": { "operations": 1, "skipped": 1, "share": 0.5, "typed": 0, "typedShare": 0.0 }
 //! }
 //! ```
+//!
+//! `typed` is true when the operation's whole input has a Rust type in the code `toolkit-gen
+//! openapi` writes; `untyped` lists the JSON pointers (into its input schema) that fell back to
+//! `serde_json::Value`. With `--mcp SNAPSHOT` (a snapshot, a bare `{"tools": [...]}` result, or a
+//! bare array), the same for each tool of the listing:
+//! `{"tools": [{"name", "typed", "untyped", hints...}], "summary": {"tools", "typed", "typedShare"}}`.
 //!
 //! # `call --openapi DOC --base-url URL [--header 'K: V']... [--timeout-ms N] OPERATION [JSON]`
 //!
@@ -38,7 +45,10 @@ use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use toolkit_runtime::http::{HeaderClient, HttpSource, client_builder};
 use toolkit_runtime::openapi::{ReadOperations, ReadOptions, decode_document, read_operations};
-use toolkit_runtime::{Failure, Toolkit, ToolkitOptions};
+use toolkit_runtime::{Failure, ToolDefinition, Toolkit, ToolkitOptions};
+
+use super::progress::Progress;
+use crate::emit::{EmitOptions, ToolTypes, input_types};
 
 /// The exit code of a document that cannot be read or arguments that are wrong.
 const USAGE: u8 = 2;
@@ -67,18 +77,55 @@ pub fn read_document(file: &Path) -> Result<ReadOperations, String> {
         .map_err(|error| format!("{}: {error}", file.display()))
 }
 
-/// `toolkit-gen report`: writes the operations read and the skipped ones to `out`.
-pub fn report(file: &Path, format: Format, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
-    let read = match read_document(file) {
-        Ok(read) => read,
-        Err(problem) => {
-            let _ = writeln!(err, "toolkit-gen: {problem}");
-            return ExitCode::from(USAGE);
+/// What `report` reads.
+#[derive(Clone, Copy, Debug)]
+pub enum ReportInput<'a> {
+    /// An OpenAPI document.
+    OpenApi(&'a Path),
+    /// An MCP snapshot.
+    Mcp(&'a Path),
+}
+
+/// `toolkit-gen report`: writes the operations read and the skipped ones (or the tools of an MCP
+/// snapshot), each with how much of its input is typed, to `out`.
+pub fn report(
+    input: ReportInput<'_>,
+    format: Format,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> ExitCode {
+    let written = match input {
+        ReportInput::OpenApi(file) => {
+            let read = match read_document(file) {
+                Ok(read) => read,
+                Err(problem) => {
+                    let _ = writeln!(err, "toolkit-gen: {problem}");
+                    return ExitCode::from(USAGE);
+                }
+            };
+            let definitions: Vec<&ToolDefinition> =
+                read.operations.iter().map(|o| &o.definition).collect();
+            let types = typing(&definitions);
+            match format {
+                Format::Json => writeln!(out, "{}", report_json(&read, &types)),
+                Format::Text => write_text(&read, &types, out),
+            }
         }
-    };
-    let written = match format {
-        Format::Json => writeln!(out, "{}", report_json(&read)),
-        Format::Text => write_text(&read, out),
+        ReportInput::Mcp(file) => {
+            let definitions = match super::generate::read_snapshot(file) {
+                Ok(definitions) => definitions,
+                Err(problem) => {
+                    let _ = writeln!(err, "toolkit-gen: {problem}");
+                    return ExitCode::from(USAGE);
+                }
+            };
+            let borrowed: Vec<&ToolDefinition> = definitions.iter().collect();
+            let types = typing(&borrowed);
+            match format {
+                Format::Json => writeln!(out, "{}", mcp_report_json(&definitions, &types)),
+                Format::Text => write_mcp_text(&definitions, &types, out),
+            }
+        }
     };
     if written.is_err() {
         return ExitCode::FAILURE;
@@ -86,27 +133,81 @@ pub fn report(file: &Path, format: Format, out: &mut dyn Write, err: &mut dyn Wr
     ExitCode::SUCCESS
 }
 
-/// The report as JSON: `operations`, `skipped`, `servers` and `summary`.
-pub fn report_json(read: &ReadOperations) -> Value {
+/// What the emitter makes of each tool's input (as `toolkit-gen openapi` and `mcp` write it),
+/// under a progress bar when there are many.
+pub fn typing(definitions: &[&ToolDefinition]) -> Vec<ToolTypes> {
+    let progress = Progress::new(definitions.len() as u64, "typing");
+    let options = EmitOptions::default();
+    let types = definitions
+        .iter()
+        .map(|definition| {
+            let schema = Value::Object(definition.input_schema().clone());
+            let emitted = input_types(definition.name(), &schema, &options);
+            progress.step_with(definition.name());
+            ToolTypes {
+                tool: definition.name().to_owned(),
+                root_type: emitted.root_type,
+                untyped: emitted.untyped,
+            }
+        })
+        .collect();
+    progress.finish();
+    types
+}
+
+/// `typed` and `untyped` of one tool, added to its report `entry`.
+fn add_typing(entry: &mut Value, types: Option<&ToolTypes>) {
+    if let Some(types) = types {
+        entry["typed"] = Value::Bool(types.is_typed());
+        entry["untyped"] = types
+            .untyped
+            .iter()
+            .map(|untyped| Value::String(untyped.pointer.clone()))
+            .collect();
+    }
+}
+
+/// How many of `types` are fully typed, and their share (1 when there are none).
+fn typed_count(types: &[ToolTypes]) -> (usize, f64) {
+    let typed = types.iter().filter(|t| t.is_typed()).count();
+    #[allow(clippy::cast_precision_loss)]
+    let share = if types.is_empty() {
+        1.0
+    } else {
+        typed as f64 / types.len() as f64
+    };
+    (typed, share)
+}
+
+/// The hints of a definition, in the report's names.
+fn add_hints(entry: &mut Value, definition: &ToolDefinition) {
+    let annotations = &definition.annotations;
+    for (key, hint) in [
+        ("readOnly", annotations.read_only),
+        ("idempotent", annotations.idempotent),
+        ("destructive", annotations.destructive),
+    ] {
+        if let Some(hint) = hint {
+            entry[key] = Value::Bool(hint);
+        }
+    }
+}
+
+/// The report as JSON: `operations` (each with `typed` and `untyped` from `types`, in the order
+/// of the operations), `skipped`, `servers` and `summary`.
+pub fn report_json(read: &ReadOperations, types: &[ToolTypes]) -> Value {
     let operations: Vec<Value> = read
         .operations
         .iter()
-        .map(|operation| {
+        .enumerate()
+        .map(|(index, operation)| {
             let mut entry = json!({
                 "name": operation.name(),
                 "method": operation.request.method,
                 "path": operation.request.path,
             });
-            let annotations = &operation.definition.annotations;
-            for (key, hint) in [
-                ("readOnly", annotations.read_only),
-                ("idempotent", annotations.idempotent),
-                ("destructive", annotations.destructive),
-            ] {
-                if let Some(hint) = hint {
-                    entry[key] = Value::Bool(hint);
-                }
-            }
+            add_hints(&mut entry, &operation.definition);
+            add_typing(&mut entry, types.get(index));
             entry
         })
         .collect();
@@ -123,6 +224,7 @@ pub fn report_json(read: &ReadOperations) -> Value {
             })
         })
         .collect();
+    let (typed, typed_share) = typed_count(types);
     json!({
         "operations": operations,
         "skipped": skipped,
@@ -131,11 +233,71 @@ pub fn report_json(read: &ReadOperations) -> Value {
             "operations": read.operations.len(),
             "skipped": read.skipped.len(),
             "share": read.share(),
+            "typed": typed,
+            "typedShare": typed_share,
         },
     })
 }
 
-fn write_text(read: &ReadOperations, out: &mut dyn Write) -> std::io::Result<()> {
+/// The report of an MCP snapshot as JSON: `tools` (each with its hints, `typed` and `untyped`)
+/// and `summary`.
+pub fn mcp_report_json(definitions: &[ToolDefinition], types: &[ToolTypes]) -> Value {
+    let tools: Vec<Value> = definitions
+        .iter()
+        .enumerate()
+        .map(|(index, definition)| {
+            let mut entry = json!({ "name": definition.name() });
+            add_hints(&mut entry, definition);
+            add_typing(&mut entry, types.get(index));
+            entry
+        })
+        .collect();
+    let (typed, typed_share) = typed_count(types);
+    json!({
+        "tools": tools,
+        "summary": {
+            "tools": definitions.len(),
+            "typed": typed,
+            "typedShare": typed_share,
+        },
+    })
+}
+
+fn write_typed_line(types: &[ToolTypes], noun: &str, out: &mut dyn Write) -> std::io::Result<()> {
+    let (typed, share) = typed_count(types);
+    writeln!(
+        out,
+        "{typed} of {} {noun} fully typed ({:.1} %)",
+        types.len(),
+        share * 100.0
+    )
+}
+
+fn untyped_suffix(types: Option<&ToolTypes>) -> String {
+    match types {
+        Some(types) if !types.is_typed() => format!("  [{} untyped]", types.untyped.len()),
+        _ => String::new(),
+    }
+}
+
+fn write_untyped(types: &[ToolTypes], out: &mut dyn Write) -> std::io::Result<()> {
+    if types.iter().all(ToolTypes::is_typed) {
+        return Ok(());
+    }
+    writeln!(out, "untyped (serde_json::Value):")?;
+    for tool in types {
+        for untyped in &tool.untyped {
+            writeln!(out, "  {}: {untyped}", tool.tool)?;
+        }
+    }
+    Ok(())
+}
+
+fn write_text(
+    read: &ReadOperations,
+    types: &[ToolTypes],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     writeln!(
         out,
         "{} operations read, {} skipped ({:.1} % read)",
@@ -143,13 +305,15 @@ fn write_text(read: &ReadOperations, out: &mut dyn Write) -> std::io::Result<()>
         read.skipped.len(),
         read.share() * 100.0
     )?;
-    for operation in &read.operations {
+    write_typed_line(types, "operations", out)?;
+    for (index, operation) in read.operations.iter().enumerate() {
         writeln!(
             out,
-            "  {:<7} {}  {}",
+            "  {:<7} {}  {}{}",
             operation.request.method,
             operation.request.path,
-            operation.name()
+            operation.name(),
+            untyped_suffix(types.get(index))
         )?;
     }
     if !read.skipped.is_empty() {
@@ -158,10 +322,29 @@ fn write_text(read: &ReadOperations, out: &mut dyn Write) -> std::io::Result<()>
             writeln!(out, "  {}: {}", skipped.location, skipped.reason)?;
         }
     }
+    write_untyped(types, out)?;
     for server in &read.servers {
         writeln!(out, "server (not used): {}", server.url)?;
     }
     Ok(())
+}
+
+fn write_mcp_text(
+    definitions: &[ToolDefinition],
+    types: &[ToolTypes],
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    writeln!(out, "{} tools", definitions.len())?;
+    write_typed_line(types, "tools", out)?;
+    for (index, definition) in definitions.iter().enumerate() {
+        writeln!(
+            out,
+            "  {}{}",
+            definition.name(),
+            untyped_suffix(types.get(index))
+        )?;
+    }
+    write_untyped(types, out)
 }
 
 /// What `toolkit-gen call` takes.
@@ -341,12 +524,17 @@ paths:
     fn report_prints_operations_and_skipped_as_json() {
         let file = petstore();
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = report(file.path(), Format::Json, &mut out, &mut err);
+        let code = report(
+            ReportInput::OpenApi(file.path()),
+            Format::Json,
+            &mut out,
+            &mut err,
+        );
         assert_eq!(code, ExitCode::SUCCESS);
         let report: Value = serde_json::from_slice(&out).unwrap();
         assert_eq!(
             report["operations"],
-            json!([{"name": "showPetById", "method": "GET", "path": "/pets/{petId}", "readOnly": true}])
+            json!([{"name": "showPetById", "method": "GET", "path": "/pets/{petId}", "readOnly": true, "typed": true, "untyped": []}])
         );
         assert_eq!(
             report["skipped"][0]["location"],
@@ -364,7 +552,12 @@ paths:
     fn report_prints_text_for_people_and_refuses_what_is_not_openapi() {
         let file = petstore();
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        report(file.path(), Format::Text, &mut out, &mut err);
+        report(
+            ReportInput::OpenApi(file.path()),
+            Format::Text,
+            &mut out,
+            &mut err,
+        );
         let text = String::from_utf8(out).unwrap();
         assert!(
             text.starts_with("1 operations read, 1 skipped (50.0 % read)"),
@@ -379,7 +572,12 @@ paths:
         let swagger =
             tempfile_like::File::new("swagger.json", r#"{"swagger": "2.0", "paths": {}}"#);
         let (mut out, mut err) = (Vec::new(), Vec::new());
-        let code = report(swagger.path(), Format::Json, &mut out, &mut err);
+        let code = report(
+            ReportInput::OpenApi(swagger.path()),
+            Format::Json,
+            &mut out,
+            &mut err,
+        );
         assert_eq!(code, ExitCode::from(USAGE));
         assert!(out.is_empty());
         assert!(String::from_utf8(err).unwrap().contains("Swagger 2.0"));

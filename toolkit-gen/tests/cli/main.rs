@@ -1,9 +1,11 @@
 //! The `toolkit-gen` command line, run as a user runs it.
 #![allow(clippy::unwrap_used)]
 
+mod audit;
 mod check_catalog;
 mod execute;
 mod gateway;
 mod mcp;
+mod report;
 mod search;
 mod worker;

@@ -29,85 +29,145 @@ pub(crate) struct Mark {
 /// {"properties": {"a": {"items": {"x-mcp-header": "A"}}}}                   -> Err (under items)
 /// ```
 pub(crate) fn marks(input_schema: &JsonObject) -> Result<Vec<Mark>, String> {
+    let (found, problems) = sweep(input_schema);
+    match problems.into_iter().next() {
+        Some(problem) => Err(problem.message),
+        None => Ok(found),
+    }
+}
+
+/// A mark of a tool's input schema that makes the tool unusable with `x-mcp-header` (a client
+/// over HTTP of the stateless revision leaves such a tool out).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MarkProblem {
+    /// Where, as a JSON pointer into the input schema (`#/properties/region/x-mcp-header`).
+    pub pointer: String,
+    /// Why, in a sentence.
+    pub message: String,
+}
+
+/// Every problem of the `x-mcp-header` marks of `input_schema`, each located: the checks this
+/// source runs on a listed tool (a mark off the chain of `properties`, on the root, not a string,
+/// empty, not an HTTP token, on an object or an array, two marks naming one header), for a static
+/// audit of a listing. Empty when the marks are usable.
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit_runtime::mcp::mark_problems;
+///
+/// let schema = json!({"properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}});
+/// let problems = mark_problems(schema.as_object().unwrap_or(&Default::default()));
+/// assert_eq!(problems[0].pointer, "#/properties/a/items/x-mcp-header");
+/// ```
+pub fn mark_problems(input_schema: &JsonObject) -> Vec<MarkProblem> {
+    sweep(input_schema).1
+}
+
+/// The marks of `input_schema` and the problems of its marks.
+fn sweep(input_schema: &JsonObject) -> (Vec<Mark>, Vec<MarkProblem>) {
     let mut found = Vec::new();
     let mut problems = Vec::new();
-    walk(
-        input_schema,
-        &mut Vec::new(),
-        true,
-        &mut found,
-        &mut problems,
-    );
-    if let Some(problem) = problems.into_iter().next() {
-        return Err(problem);
-    }
+    let mut at = At::default();
+    walk(input_schema, &mut at, true, &mut found, &mut problems);
     let mut seen: Vec<String> = Vec::new();
-    for mark in &found {
+    for (mark, pointer) in found.iter().zip(&at.marked) {
         let lower = mark.header.to_ascii_lowercase();
         if seen.contains(&lower) {
-            return Err(format!(
-                "two parameters are marked with the header {:?} (names are case-insensitive)",
-                mark.header
-            ));
+            problems.push(MarkProblem {
+                pointer: pointer.clone(),
+                message: format!(
+                    "two parameters are marked with the header {:?} (names are case-insensitive)",
+                    mark.header
+                ),
+            });
         }
         seen.push(lower);
     }
-    Ok(found)
+    (found, problems)
+}
+
+/// Where the walk is: the chain of property names, and the JSON pointer's segments.
+#[derive(Default)]
+struct At {
+    path: Vec<String>,
+    pointer: Vec<String>,
+    /// The pointer of each mark found, in the order of the marks.
+    marked: Vec<String>,
+}
+
+impl At {
+    fn pointer_to(&self, last: &str) -> String {
+        let mut pointer = String::from("#");
+        for segment in self.pointer.iter().map(String::as_str).chain([last]) {
+            pointer.push('/');
+            pointer.push_str(&segment.replace('~', "~0").replace('/', "~1"));
+        }
+        pointer
+    }
 }
 
 /// Keywords whose values are data, not schemas: an `x-mcp-header` key inside them is no mark.
 const DATA_KEYWORDS: [&str; 5] = ["enum", "const", "default", "examples", "example"];
 
-/// Visits the schema `node`; `path` is `Some` chain of property names while every step from the
-/// root was a `properties` entry (`on_chain`).
+/// Visits the schema `node`; `on_chain` while every step from the root was a `properties` entry.
 fn walk(
     node: &JsonObject,
-    path: &mut Vec<String>,
+    at: &mut At,
     on_chain: bool,
     found: &mut Vec<Mark>,
-    problems: &mut Vec<String>,
+    problems: &mut Vec<MarkProblem>,
 ) {
     if let Some(mark) = node.get("x-mcp-header") {
-        match check_mark(node, mark, path, on_chain) {
-            Ok(header) => found.push(Mark {
-                path: path.clone(),
-                header,
-            }),
-            Err(problem) => problems.push(problem),
+        let pointer = at.pointer_to("x-mcp-header");
+        match check_mark(node, mark, &at.path, on_chain) {
+            Ok(header) => {
+                found.push(Mark {
+                    path: at.path.clone(),
+                    header,
+                });
+                at.marked.push(pointer);
+            }
+            Err(message) => problems.push(MarkProblem { pointer, message }),
         }
     }
     for (keyword, value) in node {
         if keyword == "x-mcp-header" || DATA_KEYWORDS.contains(&keyword.as_str()) {
             continue;
         }
+        at.pointer.push(keyword.clone());
         if keyword == "properties" {
             if let Value::Object(properties) = value {
                 for (name, property) in properties {
                     if let Value::Object(property) = property {
-                        path.push(name.clone());
-                        walk(property, path, on_chain, found, problems);
-                        path.pop();
+                        at.path.push(name.clone());
+                        at.pointer.push(name.clone());
+                        walk(property, at, on_chain, found, problems);
+                        at.pointer.pop();
+                        at.path.pop();
                     }
                 }
             }
-            continue;
+        } else {
+            // Any other keyword leaves the chain of `properties`: a mark found below it is refused.
+            walk_off_chain(value, at, found, problems);
         }
-        // Any other keyword leaves the chain of `properties`: a mark found below it is refused.
-        walk_off_chain(value, path, found, problems);
+        at.pointer.pop();
     }
 }
 
 fn walk_off_chain(
     value: &Value,
-    path: &mut Vec<String>,
+    at: &mut At,
     found: &mut Vec<Mark>,
-    problems: &mut Vec<String>,
+    problems: &mut Vec<MarkProblem>,
 ) {
     match value {
-        Value::Object(object) => walk(object, path, false, found, problems),
+        Value::Object(object) => walk(object, at, false, found, problems),
         Value::Array(items) => {
-            for item in items {
-                walk_off_chain(item, path, found, problems);
+            for (index, item) in items.iter().enumerate() {
+                at.pointer.push(index.to_string());
+                walk_off_chain(item, at, found, problems);
+                at.pointer.pop();
             }
         }
         _ => {}

@@ -41,6 +41,7 @@ mod source;
 mod transport;
 
 pub use command::StdioCommand;
+pub use headers::{MarkProblem, mark_problems};
 pub use options::McpOptions;
 pub use results::tool_definition;
 pub use snapshot::{Aspect, ChangedTool, SnapshotDrift, SnapshotSource};
