@@ -378,3 +378,40 @@ command = {}
     drop(served);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_audit_of_the_served_tools_list_finds_no_error() {
+    let base_url = pet_store().await;
+    let dir = workspace("audit", "");
+    std::fs::write(dir.join("toolkit.toml"), config(&base_url, &dir, "")).unwrap();
+    let gateway = format!(
+        "'{}' serve --config '{}'",
+        env!("CARGO_BIN_EXE_toolkit-gen"),
+        dir.join("toolkit.toml").display()
+    );
+    let snapshot = dir.join("served.json");
+    let (snapshot_status, audit) = tokio::task::spawn_blocking(move || {
+        let status = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+            .args(["snapshot", "--mcp-stdio", &gateway, "-o"])
+            .arg(&snapshot)
+            .env("PETS_TOKEN", TOKEN)
+            .status()
+            .unwrap();
+        let audit = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+            .args(["audit", "--format", "json"])
+            .arg(&snapshot)
+            .output()
+            .unwrap();
+        (status, audit)
+    })
+    .await
+    .unwrap();
+    assert!(snapshot_status.success());
+    let findings: Value = serde_json::from_slice(&audit.stdout).unwrap();
+    assert_eq!(audit.status.code(), Some(0), "{findings:#}");
+    assert!(
+        !findings.to_string().contains(r#""severity":"error""#),
+        "{findings:#}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
