@@ -99,7 +99,7 @@ async fn serve_http_rmcp_client_in_a_session_and_statelessly() {
         refused["content"][0]["text"]
             .as_str()
             .unwrap()
-            .contains("Accepted params at the root: a, b.")
+            .contains("missing required property \"b\"")
     );
     session.cancel().await.unwrap();
 
