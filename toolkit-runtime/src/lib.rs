@@ -110,5 +110,5 @@ pub use toolkit::{Approval, DuplicateName, Handler, Tool, Toolkit, ToolkitOption
 
 /// The README's examples, compiled and run as doc tests (with the features they use).
 #[doc = include_str!("../../README.md")]
-#[cfg(all(doctest, feature = "conformance", feature = "mcp"))]
+#[cfg(all(doctest, feature = "conformance", feature = "mcp", feature = "testing"))]
 pub struct ReadmeDoctests;
