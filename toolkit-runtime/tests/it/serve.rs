@@ -1,6 +1,7 @@
 //! Serving a toolkit as an MCP server: the stdin guard over synthetic stdins (here), and the
 //! server itself in-process, as a child process, over HTTP and against real clients (modules).
 
+#[allow(dead_code)]
 pub mod demo;
 #[cfg(feature = "mcp")]
 mod http;

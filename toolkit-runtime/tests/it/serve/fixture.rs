@@ -2,7 +2,8 @@
 //! `run_guarded`, for the tests and benchmarks of serving. Built only with the feature
 //! `serve-test-peer`.
 //!
-//! With `FIXTURE_FAIL_START` set, it fails before serving (the crash guard's case). With
+//! With `FIXTURE_FAIL_START` set, it fails before serving, and with `FIXTURE_PANIC_START` set it
+//! panics before serving (the crash guard's cases). With
 //! `FIXTURE_VERSIONS` set to a comma-separated list, it serves only those revisions.
 #![allow(missing_docs, clippy::panic)]
 
@@ -19,6 +20,9 @@ async fn main() -> ExitCode {
     run_guarded("toolkit-serve-fixture", async {
         if std::env::var_os("FIXTURE_FAIL_START").is_some() {
             return Err("the toolkit could not be built:\nFIXTURE_FAIL_START is set".into());
+        }
+        if std::env::var_os("FIXTURE_PANIC_START").is_some() {
+            panic!("the catalog is corrupt\n(FIXTURE_PANIC_START is set)");
         }
         let mut server = McpServer::new(demo::toolkit())
             .name("toolkit-serve-fixture")

@@ -505,3 +505,42 @@ async fn serve_the_harness_gives_up_after_its_timeout() {
     assert!(matches!(waited, HarnessError::Timeout), "{waited}");
     client.close().await.unwrap();
 }
+
+#[tokio::test]
+async fn serve_a_client_that_does_not_read_holds_the_server_back_and_loses_nothing() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+    const LINES: usize = 60_000;
+    let (client, served) = tokio::io::duplex(64 * 1024);
+    let (served_in, served_out) = tokio::io::split(served);
+    let serving = tokio::spawn(McpServer::new(demo::toolkit()).serve_io(served_in, served_out));
+    let (reader, mut writer) = tokio::io::split(client);
+    // About 5 MB of replies, far more than the pipe and the server's output queue hold.
+    let writing = tokio::spawn(async move {
+        writer
+            .write_all(&b"not json\n".repeat(LINES))
+            .await
+            .unwrap();
+        writer
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":\"last\",\"method\":\"ping\"}\n")
+            .await
+            .unwrap();
+        writer.shutdown().await.unwrap();
+    });
+    // Nobody reads the replies: the server stops reading, so the writer cannot finish.
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!writing.is_finished());
+    // Once the client reads, every reply comes, in order, and nothing is lost.
+    let mut lines = tokio::io::BufReader::new(reader).lines();
+    let mut replies = 0;
+    while let Some(line) = lines.next_line().await.unwrap() {
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["id"] == "last" {
+            break;
+        }
+        assert_eq!(message["error"]["code"], -32700, "{message}");
+        replies += 1;
+    }
+    assert_eq!(replies, LINES);
+    writing.await.unwrap();
+    serving.await.unwrap().unwrap();
+}

@@ -120,8 +120,9 @@ async fn serve_a_panicking_tool_in_a_child_process_keeps_it_serving() {
     assert_eq!(echoed["content"][0]["text"], "alive");
     let finished = server.finish().await.unwrap();
     assert!(finished.status.success());
-    // The panic is on stderr (the panic hook's), never on stdout.
-    assert!(finished.stderr.contains("the tool broke"), "{finished:?}");
+    // The panic is on stderr, on one line (the crash guard's hook), never on stdout.
+    assert_eq!(finished.stderr.lines().count(), 1, "{finished:?}");
+    assert!(finished.stderr.contains(": the tool broke"), "{finished:?}");
 }
 
 #[tokio::test]
@@ -134,6 +135,28 @@ async fn serve_a_failure_before_serving_exits_1_with_one_line_on_stderr() {
     assert_eq!(
         finished.stderr,
         "toolkit-serve-fixture: the toolkit could not be built: FIXTURE_FAIL_START is set\n"
+    );
+}
+
+#[tokio::test]
+async fn serve_a_panic_before_serving_exits_1_with_one_line_on_stderr() {
+    let mut command = fixture();
+    command.env("FIXTURE_PANIC_START", "1");
+    let server = ServerProcess::spawn(command).unwrap();
+    let finished = server.finish().await.unwrap();
+    assert_eq!(finished.status.code(), Some(1));
+    assert_eq!(finished.stderr.lines().count(), 1, "{finished:?}");
+    assert!(
+        finished
+            .stderr
+            .starts_with("toolkit-serve-fixture: panicked at "),
+        "{finished:?}"
+    );
+    assert!(
+        finished
+            .stderr
+            .ends_with(": the catalog is corrupt (FIXTURE_PANIC_START is set)\n"),
+        "{finished:?}"
     );
 }
 
