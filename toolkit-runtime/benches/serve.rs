@@ -3,11 +3,17 @@
 //! run), a round trip over stdio (the `toolkit-serve-fixture` binary) and in-process, and the
 //! stdin guard's throughput on 100 MB of mixed good and bad lines.
 //!
+//! The HTTP pair is measured as `benches/http.rs` measures its own: every iteration of both
+//! benches makes both calls, one after the other (which goes first alternates), and times each;
+//! the ratio printed is the median, over all of criterion's samples, of our server's time over
+//! the bare server's. Pairing the calls in time keeps other work on the machine out of the ratio.
+//!
 //! Run with `cargo bench -p toolkit-runtime --features serve-test-peer,testing --bench serve`.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
 use std::hint::black_box;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rmcp::model::{
@@ -134,16 +140,52 @@ fn served_call_http(c: &mut Criterion) {
         let bare = ().serve(StreamableHttpClientTransport::from_uri(bare)).await.unwrap();
         (ours, bare)
     });
+    let call = |client: &rmcp::service::RunningService<rmcp::RoleClient, ()>| {
+        let request = CallToolRequestParams::new("echo").with_arguments(arguments());
+        black_box(runtime.block_on(client.call_tool(request)).unwrap());
+    };
+    let ratios = Mutex::new(Vec::new());
+    // Both calls in every iteration, each timed: (ours, bare).
+    let both = |iterations: u64| {
+        let (mut ours_time, mut bare_time) = (Duration::ZERO, Duration::ZERO);
+        for iteration in 0..iterations {
+            let (first, second) = if iteration % 2 == 0 {
+                (&ours, &bare)
+            } else {
+                (&bare, &ours)
+            };
+            let started = Instant::now();
+            call(first);
+            let between = Instant::now();
+            call(second);
+            let (one, two) = (between - started, between.elapsed());
+            let (ours_one, bare_one) = if iteration % 2 == 0 {
+                (one, two)
+            } else {
+                (two, one)
+            };
+            ours_time += ours_one;
+            bare_time += bare_one;
+        }
+        if !bare_time.is_zero() {
+            ratios
+                .lock()
+                .unwrap()
+                .push(ours_time.as_secs_f64() / bare_time.as_secs_f64());
+        }
+        (ours_time, bare_time)
+    };
     let mut group = c.benchmark_group("serve_call_http");
-    for (name, client) in [("toolkit_server", &ours), ("bare_rmcp_server", &bare)] {
-        group.bench_function(name, |b| {
-            b.iter(|| {
-                let request = CallToolRequestParams::new("echo").with_arguments(arguments());
-                black_box(runtime.block_on(client.call_tool(request)).unwrap())
-            });
-        });
-    }
+    group.bench_function("toolkit_server", |b| b.iter_custom(|n| both(n).0));
+    group.bench_function("bare_rmcp_server", |b| b.iter_custom(|n| both(n).1));
     group.finish();
+    let mut ratios = ratios.into_inner().unwrap();
+    ratios.sort_by(f64::total_cmp);
+    let median = ratios.get(ratios.len() / 2).copied().unwrap_or(0.0);
+    println!(
+        "served tools/call over HTTP, our server / bare rmcp server = {median:.3} (median of {} paired samples)",
+        ratios.len()
+    );
     runtime.block_on(async move {
         let _ = ours.cancel().await;
         let _ = bare.cancel().await;
