@@ -544,3 +544,38 @@ async fn serve_a_client_that_does_not_read_holds_the_server_back_and_loses_nothi
     writing.await.unwrap();
     serving.await.unwrap().unwrap();
 }
+
+#[tokio::test]
+async fn serve_the_line_cap_can_be_lowered_and_is_answered_once() {
+    use toolkit_runtime::serve::stdin_guard::StdinGuardOptions;
+    let server = McpServer::new(demo::toolkit()).stdin_guard(StdinGuardOptions {
+        max_line_utf16: 200,
+    });
+    let mut client = InProcessClient::start(server);
+    client.initialize().await.unwrap();
+    let mut long = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{{\"name\":\"echo\",\"arguments\":{{\"text\":\"{}\"}}}}}}\n",
+        "x".repeat(500)
+    );
+    long.push_str("{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}\n");
+    client.send_raw(long.as_bytes()).await.unwrap();
+    assert_eq!(
+        client.next_message().await.unwrap(),
+        json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}})
+    );
+    assert_eq!(
+        client.next_message().await.unwrap(),
+        json!({"jsonrpc": "2.0", "id": 8, "result": {}})
+    );
+    client.close().await.unwrap();
+}
+
+#[test]
+fn serve_replace_outside_a_runtime_still_takes_effect() {
+    let server = McpServer::new(demo::toolkit());
+    let handle = server.toolkit_handle();
+    assert_eq!(handle.current().len(), 6);
+    handle.replace(Toolkit::default());
+    assert!(handle.current().is_empty());
+    assert!(server.toolkit_handle().current().is_empty());
+}
