@@ -88,7 +88,15 @@ impl ServerHandler for Handler {
             ));
         };
         let input = Value::Object(request.arguments.unwrap_or_default());
-        let result = match tool.call(input).await {
+        // A call the client cancels (`notifications/cancelled`, or an HTTP request it dropped)
+        // stops: its future is dropped, which stops the tool's work.
+        let outcome = tokio::select! {
+            outcome = tool.call(input) => outcome,
+            () = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error("The call was cancelled.", None));
+            }
+        };
+        let result = match outcome {
             Ok(value) => success(value, any_structure),
             Err(failure) => CallToolResult::error(vec![ContentBlock::text(shaped(&failure))]),
         };

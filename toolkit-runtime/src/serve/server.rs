@@ -36,7 +36,9 @@ pub const MCP_PATH: &str = "/mcp";
 ///   client's own approval flow asks its person; a tool the policy blocked is not in the toolkit
 ///   and so is never served. A definition has no output schema, so none is served.
 /// - `tools/call`: [`Tool::call`](crate::Tool::call) — the input checked strictly before the tool
-///   runs (every problem named at once, then `Accepted params at …` lines), a panic caught. A
+///   runs (every problem named at once, then `Accepted params at …` lines), a panic caught, and
+///   the call stopped when the client cancels it (`notifications/cancelled`, or a dropped HTTP
+///   request). A
 ///   call of a tool that needs approval runs: the client asked its person. The answer is served
 ///   as text (a string as itself, anything else as JSON) and as `structuredContent`; a failure
 ///   as a result with `isError: true` whose text is the failure's message

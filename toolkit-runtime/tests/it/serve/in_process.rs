@@ -579,3 +579,47 @@ fn serve_replace_outside_a_runtime_still_takes_effect() {
     assert!(handle.current().is_empty());
     assert!(server.toolkit_handle().current().is_empty());
 }
+
+#[tokio::test]
+async fn serve_a_call_the_client_cancels_stops_the_tool() {
+    use std::sync::atomic::Ordering;
+    let source = Scripted::new("inner");
+    let toolkit = Toolkit::from_source(
+        source.clone(),
+        Scripted::definitions(),
+        &ToolkitOptions::default(),
+    )
+    .unwrap();
+    let mut client = InProcessClient::start(McpServer::new(toolkit));
+    client.initialize().await.unwrap();
+    client
+        .send(&json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "block", "arguments": {}}}))
+        .await
+        .unwrap();
+    for _ in 0..500 {
+        if source.started.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(source.started.load(Ordering::SeqCst));
+    assert!(!source.dropped.load(Ordering::SeqCst));
+    client
+        .send(&json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 5, "reason": "no longer needed"}}))
+        .await
+        .unwrap();
+    for _ in 0..500 {
+        if source.dropped.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(
+        source.dropped.load(Ordering::SeqCst),
+        "the tool's work was not stopped"
+    );
+    // Serving goes on.
+    let echoed = client.call("echo", json!({"k": 2})).await.unwrap();
+    assert_eq!(echoed["structuredContent"], json!({"k": 2}));
+    client.close().await.unwrap();
+}
