@@ -1,1 +1,294 @@
-fn main() {}
+//! Serving's speed: a served `tools/call` through our server beside a bare rmcp server serving
+//! the same tool (both over Streamable HTTP on loopback, driven by rmcp's client, in the same
+//! run), a round trip over stdio (the `toolkit-serve-fixture` binary) and in-process, and the
+//! stdin guard's throughput on 100 MB of mixed good and bad lines.
+//!
+//! The HTTP pair is measured as `benches/http.rs` measures its own: every iteration of both
+//! benches makes both calls, one after the other (which goes first alternates), and times each;
+//! the ratio printed is the median, over all of criterion's samples, of our server's time over
+//! the bare server's. Pairing the calls in time keeps other work on the machine out of the ratio.
+//!
+//! Run with `cargo bench -p toolkit-runtime --features serve-test-peer,testing --bench serve`.
+#![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
+
+use std::hint::black_box;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool as McpTool,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{
+    StreamableHttpClientTransport, StreamableHttpServerConfig, StreamableHttpService,
+    TokioChildProcess,
+};
+use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt as _};
+use serde_json::{Value, json};
+use toolkit_runtime::serve::stdin_guard::StdinGuard;
+use toolkit_runtime::serve::testing::InProcessClient;
+use toolkit_runtime::serve::{CancellationToken, McpServer};
+use toolkit_runtime::{FnSource, FnTool, Toolkit, ToolkitOptions};
+
+/// Answers with the text it is given.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct Echo {
+    /// The text to answer with.
+    text: String,
+}
+
+fn toolkit() -> Toolkit {
+    let source = FnSource::builder("bench")
+        .tool(
+            FnTool::new("echo", |input: Echo| async move { Ok(input.text) })
+                .description("Answers with the text it is given.")
+                .read_only(),
+        )
+        .build()
+        .unwrap();
+    let definitions = source.definitions();
+    Toolkit::from_source(Arc::new(source), definitions, &ToolkitOptions::default()).unwrap()
+}
+
+/// rmcp's server with nothing of ours: the same tool, listed and answered by hand.
+#[derive(Clone)]
+struct Bare {
+    tool: McpTool,
+}
+
+impl Bare {
+    fn new() -> Self {
+        let toolkit = toolkit();
+        let definition = toolkit.definitions().next().unwrap();
+        let tool = McpTool::new_with_raw(
+            "echo",
+            definition.description.clone().map(Into::into),
+            Arc::clone(definition.shared_input_schema()),
+        );
+        Self { tool }
+    }
+}
+
+impl ServerHandler for Bare {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("bare", "1.0.0"))
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(vec![self.tool.clone()]))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<McpTool> {
+        (name == "echo").then(|| self.tool.clone())
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let text = request
+            .arguments
+            .as_ref()
+            .and_then(|arguments| arguments.get("text"))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned();
+        Ok(CallToolResult::success(vec![ContentBlock::text(text)]).into())
+    }
+}
+
+fn arguments() -> serde_json::Map<String, Value> {
+    json!({"text": "hello"}).as_object().cloned().unwrap()
+}
+
+fn served_call_http(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (ours, bare) = runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let ours = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(McpServer::new(toolkit()).serve_http(listener));
+
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let bare = format!("http://{}/mcp", listener.local_addr().unwrap());
+        // The same configuration as `McpServer`'s defaults.
+        let config = StreamableHttpServerConfig::default()
+            .with_sse_keep_alive(None)
+            .with_cancellation_token(CancellationToken::new());
+        let handler = Bare::new();
+        let service: StreamableHttpService<Bare, LocalSessionManager> =
+            StreamableHttpService::new(move || Ok(handler.clone()), Arc::default(), config);
+        let router = axum::Router::new().nest_service("/mcp", service);
+        tokio::spawn(async move { axum::serve(listener, router).await });
+        (ours, bare)
+    });
+    let (ours, bare) = runtime.block_on(async {
+        let ours = ().serve(StreamableHttpClientTransport::from_uri(ours)).await.unwrap();
+        let bare = ().serve(StreamableHttpClientTransport::from_uri(bare)).await.unwrap();
+        (ours, bare)
+    });
+    let call = |client: &rmcp::service::RunningService<rmcp::RoleClient, ()>| {
+        let request = CallToolRequestParams::new("echo").with_arguments(arguments());
+        black_box(runtime.block_on(client.call_tool(request)).unwrap());
+    };
+    let ratios = Mutex::new(Vec::new());
+    // Both calls in every iteration, each timed: (ours, bare).
+    let both = |iterations: u64| {
+        let (mut ours_time, mut bare_time) = (Duration::ZERO, Duration::ZERO);
+        for iteration in 0..iterations {
+            let (first, second) = if iteration % 2 == 0 {
+                (&ours, &bare)
+            } else {
+                (&bare, &ours)
+            };
+            let started = Instant::now();
+            call(first);
+            let between = Instant::now();
+            call(second);
+            let (one, two) = (between - started, between.elapsed());
+            let (ours_one, bare_one) = if iteration % 2 == 0 {
+                (one, two)
+            } else {
+                (two, one)
+            };
+            ours_time += ours_one;
+            bare_time += bare_one;
+        }
+        if !bare_time.is_zero() {
+            ratios
+                .lock()
+                .unwrap()
+                .push(ours_time.as_secs_f64() / bare_time.as_secs_f64());
+        }
+        (ours_time, bare_time)
+    };
+    let mut group = c.benchmark_group("serve_call_http");
+    group.bench_function("toolkit_server", |b| b.iter_custom(|n| both(n).0));
+    group.bench_function("bare_rmcp_server", |b| b.iter_custom(|n| both(n).1));
+    group.finish();
+    let mut ratios = ratios.into_inner().unwrap();
+    ratios.sort_by(f64::total_cmp);
+    let median = ratios.get(ratios.len() / 2).copied().unwrap_or(0.0);
+    println!(
+        "served tools/call over HTTP, our server / bare rmcp server = {median:.3} (median of {} paired samples)",
+        ratios.len()
+    );
+    runtime.block_on(async move {
+        let _ = ours.cancel().await;
+        let _ = bare.cancel().await;
+    });
+}
+
+fn served_call_stdio(c: &mut Criterion) {
+    let fixture = env!("CARGO_BIN_EXE_toolkit-serve-fixture");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let child = runtime
+        .block_on(async {
+            let command = tokio::process::Command::new(fixture);
+            ().serve(TokioChildProcess::new(command).unwrap()).await
+        })
+        .unwrap();
+    let mut in_process = runtime.block_on(async {
+        let mut client = InProcessClient::start(McpServer::new(toolkit()));
+        client.initialize().await.unwrap();
+        client
+    });
+    let mut group = c.benchmark_group("serve_call_stdio");
+    group.bench_function("child_process", |b| {
+        b.iter(|| {
+            let request = CallToolRequestParams::new("echo").with_arguments(arguments());
+            black_box(runtime.block_on(child.call_tool(request)).unwrap())
+        });
+    });
+    group.bench_function("in_process_pipe", |b| {
+        b.iter(|| {
+            let answer = runtime.block_on(in_process.call("echo", json!({"text": "hello"})));
+            black_box(answer.unwrap())
+        });
+    });
+    group.finish();
+    runtime.block_on(async move {
+        let _ = child.cancel().await;
+        let _ = in_process.close().await;
+    });
+}
+
+/// About 100 MB of lines: requests, notifications, responses, lines that are not JSON, JSON that
+/// is no JSON-RPC message, whitespace, and long lines.
+fn mixed_stdin() -> Vec<u8> {
+    let lines: [&[u8]; 8] = [
+        br#"{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello, world"}}}"#,
+        br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        br#"{"jsonrpc":"2.0","id":7,"result":{}}"#,
+        b"this is not json at all",
+        br#"{"jsonrpc":"2.0"}"#,
+        b"   \t\r",
+        br#"{"jsonrpc":"2.0","id":"a","method":"tools/list","params":{"cursor":"caf\xc3\xa9 \xe2\x82\xac"}}"#,
+        br#"{"jsonrpc":"2.0","id":3,"method":"x","params":{"text":"unterminated"#,
+    ];
+    let long = format!(
+        r#"{{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"{}"}}}}}}"#,
+        "x".repeat(16 * 1024)
+    );
+    let mut stdin = Vec::with_capacity(101 * 1024 * 1024);
+    let mut index = 0usize;
+    while stdin.len() < 100 * 1024 * 1024 {
+        if index % 64 == 63 {
+            stdin.extend_from_slice(long.as_bytes());
+        } else {
+            stdin.extend_from_slice(lines[index % lines.len()]);
+        }
+        stdin.push(b'\n');
+        index += 1;
+    }
+    stdin
+}
+
+fn stdin_guard_throughput(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let stdin = mixed_stdin();
+    let mut group = c.benchmark_group("stdin_guard");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(stdin.len() as u64));
+    group.bench_function("mixed_100_mb", |b| {
+        b.iter(|| {
+            runtime.block_on(async {
+                let mut guard = StdinGuard::new(&stdin[..]);
+                let mut frames = 0usize;
+                while let Some(frame) = guard.next_frame().await.unwrap() {
+                    black_box(&frame);
+                    frames += 1;
+                }
+                frames
+            })
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    served_call_http,
+    served_call_stdio,
+    stdin_guard_throughput
+);
+criterion_main!(benches);

@@ -112,5 +112,5 @@ pub use typed::call_typed;
 
 /// The README's examples, compiled and run as doc tests (with the features they use).
 #[doc = include_str!("../../README.md")]
-#[cfg(all(doctest, feature = "conformance", feature = "mcp"))]
+#[cfg(all(doctest, feature = "conformance", feature = "mcp", feature = "testing"))]
 pub struct ReadmeDoctests;

@@ -15,8 +15,12 @@ use std::process::ExitCode;
 use futures_util::FutureExt as _;
 
 /// Runs `main` — which builds the toolkit and serves it — and gives the exit code of the
-/// process: `0` when `main` ends well (stdin ended), `1` with one line on stderr,
-/// `<label>: <error>`, when it fails or panics.
+/// process: `0` when `main` ends well (stdin ended), `1` when it fails or panics, with one line
+/// on stderr: `<label>: <error>`, or `<label>: panicked at <file:line>: <message>`.
+///
+/// It installs a panic hook for the process that reports every panic on one line of stderr
+/// (never stdout), in place of the default report of several lines. A panic inside a tool is
+/// reported so and becomes the call's result; serving goes on.
 ///
 /// ```no_run
 /// use std::process::ExitCode;
@@ -39,19 +43,25 @@ where
     F: Future<Output = Result<(), E>>,
     E: Display,
 {
+    let hook_label = label.to_owned();
+    std::panic::set_hook(Box::new(move |info| {
+        let location = info
+            .location()
+            .map(|location| format!(" at {}:{}", location.file(), location.line()))
+            .unwrap_or_default();
+        eprintln!(
+            "{hook_label}: panicked{location}: {}",
+            one_line(panic_message(info.payload()))
+        );
+    }));
     match AssertUnwindSafe(main).catch_unwind().await {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(error)) => {
             eprintln!("{label}: {}", one_line(&error.to_string()));
             ExitCode::FAILURE
         }
-        Err(panic) => {
-            eprintln!(
-                "{label}: crashed: {}",
-                one_line(panic_message(panic.as_ref()))
-            );
-            ExitCode::FAILURE
-        }
+        // The hook has reported it, on one line.
+        Err(_) => ExitCode::FAILURE,
     }
 }
 

@@ -22,6 +22,8 @@ pub(crate) struct Identity {
     pub(crate) name: String,
     pub(crate) version: String,
     pub(crate) instructions: Option<String>,
+    /// The revisions served; every one rmcp knows when `None`.
+    pub(crate) versions: Option<Vec<ProtocolVersion>>,
 }
 
 /// One server's handler; cloned for each HTTP session (clones share the served toolkit).
@@ -48,7 +50,10 @@ impl ServerHandler for Handler {
     }
 
     fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
-        Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS)
+        match &self.identity.versions {
+            Some(versions) => Cow::Owned(versions.clone()),
+            None => Cow::Borrowed(ProtocolVersion::KNOWN_VERSIONS),
+        }
     }
 
     async fn list_tools(
@@ -70,8 +75,11 @@ impl ServerHandler for Handler {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let any_structure = context
+            .protocol_version()
+            .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
         let served = self.toolkit.served();
         let Some(tool) = served.toolkit.get(&request.name) else {
             return Err(ErrorData::invalid_params(
@@ -80,8 +88,16 @@ impl ServerHandler for Handler {
             ));
         };
         let input = Value::Object(request.arguments.unwrap_or_default());
-        let result = match tool.call(input).await {
-            Ok(value) => success(value),
+        // A call the client cancels (`notifications/cancelled`, or an HTTP request it dropped)
+        // stops: its future is dropped, which stops the tool's work.
+        let outcome = tokio::select! {
+            outcome = tool.call(input) => outcome,
+            () = context.ct.cancelled() => {
+                return Err(ErrorData::internal_error("The call was cancelled.", None));
+            }
+        };
+        let result = match outcome {
+            Ok(value) => success(value, any_structure),
             Err(failure) => CallToolResult::error(vec![ContentBlock::text(shaped(&failure))]),
         };
         Ok(result.into())
@@ -119,14 +135,14 @@ impl ServerHandler for Handler {
 }
 
 /// A tool's answer as a result: the JSON as text (a string as itself), and as structured
-/// content (rmcp leaves out a non-object for revisions before 2026-07-28).
-fn success(value: Value) -> CallToolResult {
+/// content when the revision takes it (any value from 2026-07-28, an object before).
+fn success(value: Value, any_structure: bool) -> CallToolResult {
     let text = match &value {
         Value::String(text) => text.clone(),
         other => other.to_string(),
     };
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-    if !value.is_null() {
+    if !value.is_null() && (any_structure || value.is_object()) {
         result.structured_content = Some(value);
     }
     result

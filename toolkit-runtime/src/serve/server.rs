@@ -4,6 +4,7 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
+use rmcp::model::ProtocolVersion;
 use rmcp::service::ServerInitializeError;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
@@ -35,7 +36,9 @@ pub const MCP_PATH: &str = "/mcp";
 ///   client's own approval flow asks its person; a tool the policy blocked is not in the toolkit
 ///   and so is never served. A definition has no output schema, so none is served.
 /// - `tools/call`: [`Tool::call`](crate::Tool::call) — the input checked strictly before the tool
-///   runs (every problem named at once, then `Accepted params at …` lines), a panic caught. A
+///   runs (every problem named at once, then `Accepted params at …` lines), a panic caught, and
+///   the call stopped when the client cancels it (`notifications/cancelled`, or a dropped HTTP
+///   request). A
 ///   call of a tool that needs approval runs: the client asked its person. The answer is served
 ///   as text (a string as itself, anything else as JSON) and as `structuredContent`; a failure
 ///   as a result with `isError: true` whose text is the failure's message
@@ -98,6 +101,7 @@ impl McpServer {
                 name: "toolkit".to_owned(),
                 version: env!("CARGO_PKG_VERSION").to_owned(),
                 instructions: None,
+                versions: None,
             },
             guard: StdinGuardOptions::default(),
             http: HttpOptions::default(),
@@ -122,6 +126,30 @@ impl McpServer {
     #[must_use]
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.identity.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Serves only the revisions named here (such as `"2025-11-25"` or `"2026-07-28"`), of
+    /// those rmcp knows; a name it does not know is left out. Every revision by default.
+    ///
+    /// ```
+    /// use toolkit_runtime::Toolkit;
+    /// use toolkit_runtime::serve::McpServer;
+    ///
+    /// // A server of the session revisions only: clients fall back to `initialize`.
+    /// let server = McpServer::new(Toolkit::default())
+    ///     .protocol_versions(["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]);
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn protocol_versions<'a>(mut self, versions: impl IntoIterator<Item = &'a str>) -> Self {
+        let known = ProtocolVersion::KNOWN_VERSIONS;
+        let versions = versions
+            .into_iter()
+            .filter_map(|name| known.iter().find(|version| version.as_str() == name))
+            .cloned()
+            .collect();
+        self.identity.versions = Some(versions);
         self
     }
 

@@ -1,4 +1,16 @@
-//! The pieces of serving built so far: the stdin guard, over synthetic stdins.
+//! Serving a toolkit as an MCP server: the stdin guard over synthetic stdins (here), and the
+//! server itself in-process, as a child process, over HTTP and against real clients (modules).
+
+#[allow(dead_code)]
+pub mod demo;
+#[cfg(feature = "mcp")]
+mod http;
+#[cfg(feature = "testing")]
+mod in_process;
+#[cfg(all(feature = "serve-test-peer", feature = "mcp"))]
+mod interop;
+#[cfg(all(feature = "serve-test-peer", feature = "testing"))]
+mod process;
 
 use std::pin::Pin;
 use std::task::{Context, Poll};

@@ -178,7 +178,7 @@ impl InProcessClient {
     ///
     /// The server's [`ServeError`] as [`HarnessError::Io`], or [`HarnessError::Timeout`].
     pub async fn close(mut self) -> Result<(), HarnessError> {
-        self.conversation.close_input();
+        self.conversation.close_input().await;
         match tokio::time::timeout(self.conversation.timeout, &mut self.serving).await {
             Err(_) => {
                 self.serving.abort();

@@ -102,8 +102,11 @@ where
     }
 
     /// Closes the writing side (the server's stdin ends).
-    pub(crate) fn close_input(&mut self) {
-        self.writer = None;
+    pub(crate) async fn close_input(&mut self) {
+        if let Some(mut writer) = self.writer.take() {
+            // A half of a split stream closes its side only when shut down.
+            let _ = writer.shutdown().await;
+        }
     }
 
     /// The next message the server writes.

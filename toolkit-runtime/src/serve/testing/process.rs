@@ -152,7 +152,7 @@ impl ServerProcess {
     ///
     /// [`HarnessError::Timeout`] when it did not end in time (it is killed).
     pub async fn finish(mut self) -> Result<Finished, HarnessError> {
-        self.conversation.close_input();
+        self.conversation.close_input().await;
         let status = match tokio::time::timeout(self.conversation.timeout, self.child.wait()).await
         {
             Ok(status) => status?,

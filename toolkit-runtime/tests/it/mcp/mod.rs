@@ -8,7 +8,7 @@ mod corpus;
 mod everything;
 mod legacy;
 mod peer_handler;
-mod processes;
+pub mod processes;
 mod rmcp_http;
 mod rmcp_peer;
 #[cfg(feature = "mcp-test-peer")]
