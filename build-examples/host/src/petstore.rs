@@ -51,7 +51,10 @@ async fn create(State(pets): State<Pets>, Json(pet): Json<Value>) -> StatusCode 
 
 async fn show(State(pets): State<Pets>, Path(id): Path<String>) -> (StatusCode, Json<Value>) {
     let pets = pets.lock().unwrap_or_else(PoisonError::into_inner);
-    match pets.iter().find(|pet| pet["id"].to_string() == id) {
+    match pets
+        .iter()
+        .find(|pet| pet["id"].as_i64().is_some_and(|n| n.to_string() == id))
+    {
         Some(pet) => (StatusCode::OK, Json(pet.clone())),
         None => (
             StatusCode::NOT_FOUND,
