@@ -3,6 +3,7 @@
 
 mod check_catalog;
 mod execute;
+mod krate;
 mod mcp;
 mod search;
 mod worker;
