@@ -8,6 +8,7 @@
 mod mcp_servers;
 mod petstore;
 
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -20,7 +21,7 @@ use typed_tools::tasks::{AddTaskInput, ListTasksInput, ListTasksInputStatus, Tas
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    match run().await {
+    match run(&mut std::io::stdout()).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("toolkit-host: {error}");
@@ -46,29 +47,39 @@ fn person_approves(tool: &str) -> bool {
     !tool.starts_with("petstore__")
 }
 
-async fn run() -> Result<(), Box<dyn std::error::Error>> {
-    println!("== The systems, served in this process");
+/// Runs the demo, writing what happens to `out`.
+async fn run(out: &mut dyn Write) -> Result<(), Box<dyn std::error::Error>> {
+    writeln!(out, "== The systems, served in this process")?;
     let petstore_url = petstore::serve().await?;
     let (tasks_url, notes_url) = mcp_servers::serve().await?;
-    println!("   Petstore (HTTP API)     {petstore_url}");
-    println!("   tasks    (MCP server)   {tasks_url}");
-    println!("   notes    (MCP server)   {notes_url}");
+    writeln!(out, "   Petstore (HTTP API)     {petstore_url}")?;
+    writeln!(out, "   tasks    (MCP server)   {tasks_url}")?;
+    writeln!(out, "   notes    (MCP server)   {notes_url}")?;
 
     // The host builds the clients; credentials would go in their default headers.
     let http = toolkit_runtime::http::client_builder().build()?;
     let mcp = reqwest::Client::new();
 
-    println!("\n== 1. Typed calls on the sources generated at build time");
+    writeln!(
+        out,
+        "\n== 1. Typed calls on the sources generated at build time"
+    )?;
     let petstore = Petstore::new(&petstore_url, http)?;
     let tasks = Tasks::http(tasks_url, mcp.clone())?;
     let pets = petstore.list_pets(ListPetsInput { limit: Some(2) }).await?;
-    println!("   petstore.list_pets(ListPetsInput {{ limit: Some(2) }})\n     -> {pets}");
+    writeln!(
+        out,
+        "   petstore.list_pets(ListPetsInput {{ limit: Some(2) }})\n     -> {pets}"
+    )?;
     let pet = petstore
         .show_pet_by_id(ShowPetByIdInput {
             pet_id: "3".to_owned(),
         })
         .await?;
-    println!("   petstore.show_pet_by_id(ShowPetByIdInput {{ pet_id: \"3\" }})\n     -> {pet}");
+    writeln!(
+        out,
+        "   petstore.show_pet_by_id(ShowPetByIdInput {{ pet_id: \"3\" }})\n     -> {pet}"
+    )?;
     let added = tasks
         .add_task(AddTaskInput {
             title: "Buy a filter for the fish tank".to_owned(),
@@ -76,33 +87,47 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
             tags: Some(vec!["home".to_owned()]),
         })
         .await?;
-    println!("   tasks.add_task(AddTaskInput {{ title: \"Buy a filter…\", .. }})\n     -> {added}");
+    writeln!(
+        out,
+        "   tasks.add_task(AddTaskInput {{ title: \"Buy a filter…\", .. }})\n     -> {added}"
+    )?;
     let open = tasks
         .list_tasks(ListTasksInput {
             status: Some(ListTasksInputStatus::Open),
             limit: None,
         })
         .await?;
-    println!("   tasks.list_tasks(ListTasksInput {{ status: Some(Open), .. }})\n     -> {open}");
+    writeln!(
+        out,
+        "   tasks.list_tasks(ListTasksInput {{ status: Some(Open), .. }})\n     -> {open}"
+    )?;
 
-    println!("\n== 2. The tasks snapshot against the live server (Tasks::verify)");
+    writeln!(
+        out,
+        "\n== 2. The tasks snapshot against the live server (Tasks::verify)"
+    )?;
     let drift = tasks.verify().await?;
     for line in drift.to_string().lines() {
-        println!("   {line}");
+        writeln!(out, "   {line}")?;
     }
-    println!(
+    writeln!(
+        out,
         "   The added tools join the member of the generated source: it calls any tool the server has."
-    );
+    )?;
 
-    println!("\n== 3. A source discovered at run time (nobody generated code for it)");
+    writeln!(
+        out,
+        "\n== 3. A source discovered at run time (nobody generated code for it)"
+    )?;
     let notes = Mcp::http("notes", notes_url, mcp);
     let notes_tools = notes.discover().await?;
     let names: Vec<&str> = notes_tools.iter().map(ToolDefinition::name).collect();
-    println!("   notes lists {names:?}");
+    writeln!(out, "   notes lists {names:?}")?;
 
-    println!(
+    writeln!(
+        out,
         "\n== 4. One toolkit, under a policy (read-only: allow; marked destructive: block; else: approve)"
-    );
+    )?;
     let petstore_tools = petstore.definitions();
     let mut task_tools = tasks.definitions().to_vec();
     task_tools.extend(drift.added.iter().cloned());
@@ -115,16 +140,17 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         for definition in &member.definitions {
             let source = member.source.name();
             let decision = format!("{:?}", policy(source, definition)).to_lowercase();
-            println!(
+            writeln!(
+                out,
                 "   {decision:<8} {}",
                 tool_name(source, definition.name(), DEFAULT_MAX_NAME_LENGTH)
-            );
+            )?;
         }
     }
     let toolkit = Assembly::new().toolkit(&members, policy)?;
-    println!("   The model is shown {} tools.", toolkit.len());
+    writeln!(out, "   The model is shown {} tools.", toolkit.len())?;
 
-    println!("\n== 5. A scripted model turn through the toolkit");
+    writeln!(out, "\n== 5. A scripted model turn through the toolkit")?;
     let turn: [(&str, Value); 7] = [
         ("petstore__showPetById", json!({ "petId": "1" })),
         ("petstore__showPetById", json!({ "id": 1 })),
@@ -141,26 +167,55 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         ("notes__wipe_notes", json!({})),
     ];
     for (name, input) in turn {
-        println!("   model  -> {name} {input}");
+        writeln!(out, "   model  -> {name} {input}")?;
         let asks = toolkit.get(name).is_some_and(|tool| {
             tool.approval()
                 .is_required(input.as_object().unwrap_or(&serde_json::Map::new()))
         });
         if asks {
             let approved = person_approves(name);
-            println!(
+            writeln!(
+                out,
                 "   person -> {}",
                 if approved { "approves" } else { "declines" }
-            );
+            )?;
             if !approved {
-                println!("   model  <- declined by the person; the tool did not run");
+                writeln!(
+                    out,
+                    "   model  <- declined by the person; the tool did not run"
+                )?;
                 continue;
             }
         }
         match toolkit.call(name, input).await {
-            Ok(answer) => println!("   model  <- {answer}"),
-            Err(failure) => println!("   model  <- failure {}", failure.to_json()),
+            Ok(answer) => writeln!(out, "   model  <- {answer}")?,
+            Err(failure) => writeln!(out, "   model  <- failure {}", failure.to_json())?,
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The whole demo runs, and says what a reader of the README is told it says.
+    #[tokio::test]
+    async fn the_demo_turn_runs() {
+        let mut out = Vec::new();
+        let ran = super::run(&mut out).await;
+        let out = String::from_utf8_lossy(&out);
+        assert!(ran.is_ok(), "{ran:?}\n{out}");
+        for line in [
+            "-> [{\"id\":1,\"name\":\"Rex\",\"tag\":\"dog\"},{\"id\":2,\"name\":\"Tom\",\"tag\":\"cat\"}]",
+            "   + complete_task",
+            "   approve  tasks__complete_task",
+            "   block    notes__wipe_notes",
+            "The model is shown 7 tools.",
+            "Accepted params at the root: petId.",
+            "\"status\":\"done\"",
+            "   person -> declines",
+            "There is no tool named \\\"notes__wipe_notes\\\".",
+        ] {
+            assert!(out.contains(line), "no {line:?} in\n{out}");
+        }
+    }
 }
