@@ -399,6 +399,11 @@ pub fn mcp_source(
     )
 }
 
+/// Whether `name` is a Rust keyword (and so names no module).
+pub(crate) fn is_keyword(name: &str) -> bool {
+    naming::is_keyword(name)
+}
+
 /// The name of the source type of a module whose source is named `name` (`petstore` →
 /// `Petstore`).
 pub(crate) fn source_type_name(name: &str) -> String {
