@@ -433,8 +433,16 @@ impl Builder {
             source.renames.clone_from(&self.renames);
             source.max_name_length = self.max_name_length;
             let label = label(&input.path);
+            let mut skipped = Vec::new();
             let generated = match input.kind {
                 InputKind::OpenApi => read_openapi(&input.path).map(|(document, mut read)| {
+                    skipped = read
+                        .skipped
+                        .iter()
+                        .map(|s| {
+                            Problem::new(&input.path, &s.location, format!("skipped: {}", s.reason))
+                        })
+                        .collect();
                     self.filter_operations(&document, &mut read);
                     openapi_source(&label, &read, &source, &options)
                 }),
@@ -459,6 +467,7 @@ impl Builder {
                     name,
                     input: input.path.clone(),
                     module,
+                    skipped,
                 }),
                 Err(found) => problems.extend(found),
             }
@@ -471,7 +480,8 @@ impl Builder {
     }
 
     /// Generates every input's module and writes it to `<out_dir>/<name>.rs`, printing
-    /// `cargo:rerun-if-changed` for each input.
+    /// `cargo:rerun-if-changed` for each input and a `cargo:warning` for each OpenAPI operation
+    /// that is no tool (so that none is left out unseen).
     ///
     /// # Errors
     ///
@@ -500,6 +510,9 @@ impl Builder {
             problems.push(Problem::new(&dir, "#", format!("cannot create: {error}")));
         }
         for module in &modules {
+            for skipped in &module.skipped {
+                println!("cargo:warning={}", skipped.to_string().replace('\n', " "));
+            }
             let path = dir.join(&module.file);
             // Unchanged files are left alone, so that cargo does not rebuild for nothing.
             if std::fs::read_to_string(&path).is_ok_and(|old| old == module.module.code) {
@@ -578,6 +591,10 @@ pub struct GeneratedModule {
     pub input: PathBuf,
     /// The code, and what each tool's input became.
     pub module: Module,
+    /// The operations of an OpenAPI document that are no tools (a body neither JSON nor a form,
+    /// a cookie parameter, …), each located, as the runtime's reader skipped them; empty for a
+    /// snapshot.
+    pub skipped: Vec<Problem>,
 }
 
 /// One problem of one input, located.
@@ -592,10 +609,10 @@ pub struct Problem {
 }
 
 impl Problem {
-    fn new(file: &Path, pointer: impl Into<String>, message: impl Into<String>) -> Self {
+    fn new(file: &Path, pointer: &str, message: impl Into<String>) -> Self {
         Self {
             file: file.to_path_buf(),
-            pointer: pointer.into(),
+            pointer: pointer.to_owned(),
             message: message.into(),
         }
     }
@@ -683,7 +700,9 @@ pub(crate) fn read_snapshot(path: &Path) -> Result<Vec<ToolDefinition>, Vec<Prob
     for (index, tool) in tools.iter().enumerate() {
         match toolkit_runtime::mcp::tool_definition(tool) {
             Ok(definition) => definitions.push(definition),
-            Err(problem) => problems.push(Problem::new(path, format!("{prefix}/{index}"), problem)),
+            Err(problem) => {
+                problems.push(Problem::new(path, &format!("{prefix}/{index}"), problem));
+            }
         }
     }
     if problems.is_empty() {
@@ -746,6 +765,30 @@ mod tests {
         ] {
             assert_eq!(glob_matches(glob, name), matches, "{glob} {name}");
         }
+    }
+
+    #[test]
+    fn operations_that_are_no_tools_are_reported_not_dropped_unseen() {
+        let dir = std::env::temp_dir().join(format!("toolkit-gen-skipped-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        let document = dir.join("photos.json");
+        let text = r#"{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{"/photo":{
+            "get":{"operationId":"get_photo","responses":{}},
+            "put":{"operationId":"put_photo","requestBody":{"content":{"image/png":{}}},"responses":{}}}}}"#;
+        std::fs::write(&document, text).unwrap_or_default();
+        let out = dir.join("out");
+        let modules = Builder::new()
+            .openapi(&document)
+            .out_dir(&out)
+            .generate_to_out_dir()
+            .unwrap_or_default();
+        assert_eq!(modules.len(), 1);
+        assert_eq!(modules[0].module.tools.len(), 1);
+        assert_eq!(modules[0].skipped.len(), 1);
+        assert_eq!(modules[0].skipped[0].pointer, "#/paths/~1photo/put");
+        assert!(modules[0].skipped[0].message.starts_with("skipped: "));
+        assert!(out.join("photos.rs").exists());
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

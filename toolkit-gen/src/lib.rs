@@ -1,9 +1,54 @@
 //! toolkit-gen: typed Rust tool modules from OpenAPI documents and MCP `tools/list` snapshots.
 //!
-//! The generator is being built (see the README's status table). What the crate offers today is
-//! the command-line front end over the runtime's own readers, so that what a script sees of a
-//! document or catalog is exactly what the runtime reads:
+//! Each document or snapshot becomes one module: a strict input struct per tool (unknown fields
+//! refused) and one source type — a `toolkit_runtime::ToolSource` with a typed method per tool —
+//! that an `Assembly` takes beside sources discovered at run time. The tools are read by the
+//! runtime's own reader, so a generated tool and the same tool discovered at run time have the
+//! same name, input schema and hints.
 //!
+//! # From `build.rs`
+//!
+//! `Cargo.toml`:
+//!
+//! ```toml
+//! [dependencies]
+//! toolkit-runtime = { version = "0.1", features = ["http", "mcp"] }
+//! serde = { version = "1", features = ["derive"] }
+//! serde_json = "1"
+//! reqwest = { version = "0.13", default-features = false } # for MCP snapshots
+//!
+//! [build-dependencies]
+//! toolkit-gen = "0.1"
+//! ```
+//!
+//! `build.rs` (see [`Builder`] for every option):
+//!
+//! ```no_run
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     toolkit_gen::Builder::new()
+//!         .openapi("specs/petstore.yaml")
+//!         .mcp_snapshot("specs/tasks.json")
+//!         .generate_to_out_dir()?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! `src/lib.rs`, and a typed call:
+//!
+//! ```ignore
+//! pub mod petstore {
+//!     include!(concat!(env!("OUT_DIR"), "/petstore.rs"));
+//! }
+//!
+//! let petstore = petstore::Petstore::new("https://petstore.example.com/v1", client)?;
+//! let pets = petstore.list_pets(petstore::ListPetsInput { limit: Some(10) }).await?;
+//! ```
+//!
+//! # From the command line
+//!
+//! - `toolkit-gen openapi DOC [-o FILE]`, `toolkit-gen mcp SNAPSHOT [-o FILE]`: one module.
+//! - `toolkit-gen crate (--openapi DOC | --mcp SNAPSHOT)... --name NAME -o DIR`: a whole crate to
+//!   commit; `toolkit-gen check ...same arguments... DIR` exits 1 when it is stale.
 //! - `toolkit-gen check-catalog FILE` reads a catalog of tool definitions (a JSON array) and
 //!   names every entry that is no definition.
 //! - `toolkit-gen report (--openapi DOC | --mcp SNAPSHOT) [--format json|text]` prints the
@@ -21,7 +66,7 @@
 //!
 //! The heart of the generator is [`emit`]: JSON Schema → Rust input types (strict structs,
 //! enums, `Option`s, boxed recursion), with every place it could not type reported by JSON
-//! pointer.
+//! pointer, and the source types over them.
 #![deny(missing_docs)]
 
 pub mod audit;

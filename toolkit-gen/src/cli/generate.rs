@@ -101,7 +101,8 @@ pub fn mcp(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) -> Exi
     finish(args, &emitted, out, err)
 }
 
-/// The source name made of a file's stem: `petstore-v3.yaml` → `petstore_v3`, never empty.
+/// The source name made of a file's stem: `petstore-v3.yaml` → `petstore_v3`; never empty, never
+/// a keyword (`type.yaml` → `type_api`), so that it can name a module.
 pub fn source_name(file: &Path) -> String {
     let stem = file
         .file_stem()
@@ -120,10 +121,13 @@ pub fn source_name(file: &Path) -> String {
         return format!("api_{name}");
     }
     if name.is_empty() {
-        "api".to_owned()
-    } else {
-        name
+        return "api".to_owned();
     }
+    // A keyword (`type.yaml`) cannot name a module.
+    if crate::emit::is_keyword(&name) {
+        return format!("{name}_api");
+    }
+    name
 }
 
 /// Reads the tools of a snapshot: `{"tools": [...]}` (with or without `server`), or an array.
@@ -183,6 +187,19 @@ fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn source_names_can_name_modules() {
+        for (file, name) in [
+            ("specs/petstore-v3.yaml", "petstore_v3"),
+            ("Swagger Petstore.json", "swagger_petstore"),
+            ("3d.json", "api_3d"),
+            ("type.yaml", "type_api"),
+            ("---.json", "api"),
+        ] {
+            assert_eq!(source_name(Path::new(file)), name, "{file}");
+        }
+    }
 
     #[test]
     fn a_snapshot_in_every_shape_is_read() {

@@ -62,7 +62,7 @@ impl CrateArgs {
     pub fn files(&self) -> Result<Vec<(PathBuf, String)>, GenerateError> {
         let modules = self.builder().modules()?;
         let mut files = vec![
-            (PathBuf::from("Cargo.toml"), self.manifest(&modules)),
+            (PathBuf::from("Cargo.toml"), self.manifest()),
             (PathBuf::from("README.md"), self.readme(&modules)),
             (PathBuf::from("src/lib.rs"), self.lib(&modules)),
         ];
@@ -86,7 +86,7 @@ impl CrateArgs {
         names.join(", ")
     }
 
-    fn manifest(&self, modules: &[GeneratedModule]) -> String {
+    fn manifest(&self) -> String {
         let mut features = Vec::new();
         if !self.openapi.is_empty() {
             features.push("\"http\"");
@@ -115,10 +115,7 @@ impl CrateArgs {
             inputs = self.inputs(),
             name = self.name,
         );
-        if modules
-            .iter()
-            .any(|m| self.mcp.iter().any(|path| *path == m.input))
-        {
+        if !self.mcp.is_empty() {
             // `reqwest::Url` and `reqwest::Client` reach an MCP server over HTTP.
             manifest.push_str("reqwest = { version = \"0.13\", default-features = false }\n");
         }

@@ -5,6 +5,11 @@
 //! OpenAPI reader made of a document, so that a generated type and the tool discovered at run
 //! time read the same schema.
 //!
+//! [`openapi_source`] and [`mcp_source`] write the whole module of a document or snapshot: those
+//! types and one source type (`source.rs`) that implements `ToolSource` over the runtime's
+//! `HttpSource` or `mcp::SnapshotSource`, the operations or definitions embedded as one JSON
+//! constant, with a typed method per tool that is one `toolkit_runtime::call_typed` line.
+//!
 //! What a schema becomes:
 //!
 //! - an object: a struct, whose required properties are fields and others `Option`s left out when
@@ -397,6 +402,11 @@ pub fn mcp_source(
         source,
         options,
     )
+}
+
+/// Whether `name` is a Rust keyword (and so names no module).
+pub(crate) fn is_keyword(name: &str) -> bool {
+    naming::is_keyword(name)
 }
 
 /// The name of the source type of a module whose source is named `name` (`petstore` →

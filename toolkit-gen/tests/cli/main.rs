@@ -5,6 +5,7 @@ mod audit;
 mod check_catalog;
 mod execute;
 mod gateway;
+mod krate;
 mod mcp;
 mod report;
 mod search;

@@ -1,13 +1,15 @@
 //! Real documents' modules compiled by rustc: a crate written under the target directory whose
-//! library includes the modules of every MCP tool of the corpus and of OpenAPI documents with
-//! unions, merges, recursion and renames, built with `#![deny(warnings)]`.
+//! library includes the modules — input types and source type — of every MCP tool of the corpus
+//! and of OpenAPI documents with unions, merges, recursion and renames, built with
+//! `#![deny(warnings)]`.
 
 use std::path::Path;
 use std::process::Command;
 
-use toolkit_gen::emit::{EmitOptions, Strictness, module};
+use toolkit_gen::emit::{EmitOptions, SourceOptions, Strictness, mcp_source, openapi_source};
+use toolkit_runtime::openapi::{ReadOptions, decode_document, read_operations};
 
-use crate::common::{mcp_servers, openapi_documents};
+use crate::common::{corpus, mcp_servers};
 
 /// The documents whose modules are compiled (the others are parsed by `corpus.rs`): compiling
 /// costs minutes on a small machine, so a few that between them hold every form.
@@ -27,11 +29,17 @@ fn generated_modules_of_real_documents_compile_without_warnings() {
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("emit-compile");
     let src = root.join("src");
     std::fs::create_dir_all(&src).unwrap();
+    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../toolkit-runtime");
     write(
         &root.join("Cargo.toml"),
-        "[package]\nname = \"emitted\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-         [dependencies]\nserde = { version = \"1\", features = [\"derive\"] }\nserde_json = \"1\"\n\n\
-         [workspace]\n",
+        &format!(
+            "[package]\nname = \"emitted\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
+             [dependencies]\nserde = {{ version = \"1\", features = [\"derive\"] }}\nserde_json = \"1\"\n\
+             reqwest = {{ version = \"0.13\", default-features = false }}\n\
+             toolkit-runtime = {{ path = {:?}, features = [\"http\", \"mcp\"] }}\n\n\
+             [workspace]\n",
+            runtime.display().to_string()
+        ),
     );
     // The workspace's lock file, so that the crate builds offline with the versions already here.
     let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
@@ -46,16 +54,18 @@ fn generated_modules_of_real_documents_compile_without_warnings() {
         .collect();
     let mut modules = vec![(
         "livemcpbench".to_owned(),
-        module("livemcpbench-tools.json", &mcp, &EmitOptions::default()),
+        mcp_source(
+            "livemcpbench-tools.json",
+            &mcp,
+            &SourceOptions::new("livemcpbench"),
+            &EmitOptions::default(),
+        ),
     )];
     // One document also as the schema says, so that open structs with their flattened map compile.
     let follow = EmitOptions {
         strictness: Strictness::FollowSchema,
     };
-    for (name, definitions) in openapi_documents() {
-        if !DOCUMENTS.contains(&name.as_str()) {
-            continue;
-        }
+    for name in DOCUMENTS {
         let stem: String = name
             .split('.')
             .next()
@@ -63,14 +73,18 @@ fn generated_modules_of_real_documents_compile_without_warnings() {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
             .collect();
+        let text = std::fs::read_to_string(corpus(&format!("openapi/{name}"))).unwrap();
+        let read =
+            read_operations(&decode_document(&text).unwrap(), &ReadOptions::default()).unwrap();
+        let source = SourceOptions::new(stem.clone());
         modules.push((
             stem.clone(),
-            module(&name, &definitions, &EmitOptions::default()),
+            openapi_source(name, &read, &source, &EmitOptions::default()),
         ));
         if name.starts_with("nexus") {
             modules.push((
                 format!("{stem}_follow"),
-                module(&name, &definitions, &follow),
+                openapi_source(name, &read, &source, &follow),
             ));
         }
     }

@@ -9,4 +9,5 @@ mod compile;
 mod corpus;
 mod golden;
 mod roundtrip;
+mod snapshot_conformance;
 mod sources;

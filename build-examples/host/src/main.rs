@@ -1,0 +1,221 @@
+//! A host program: the typed sources `typed-tools` generated at build time (the Petstore API and
+//! the `tasks` MCP server) and a source discovered at run time (the `notes` MCP server), in one
+//! toolkit under a policy, then a scripted model turn through it.
+//!
+//! Everything runs in this process on 127.0.0.1: no outside service, no configuration.
+//! `cargo run -p toolkit-host`.
+
+mod mcp_servers;
+mod petstore;
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+use toolkit_runtime::mcp::Mcp;
+use toolkit_runtime::naming::{DEFAULT_MAX_NAME_LENGTH, tool_name};
+use toolkit_runtime::{Assembly, Decision, Member, ToolDefinition, ToolSource};
+use typed_tools::petstore::{ListPetsInput, Petstore, ShowPetByIdInput};
+use typed_tools::tasks::{AddTaskInput, ListTasksInput, ListTasksInputStatus, Tasks};
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    match run(&mut std::io::stdout()).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("toolkit-host: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// The policy: what only reads is allowed, what its source marks destructive is never shown,
+/// anything else needs a person's approval.
+fn policy(_source: &str, definition: &ToolDefinition) -> Decision {
+    if definition.annotations.destructive == Some(true) {
+        Decision::Block
+    } else if definition.annotations.hints().read_only {
+        Decision::Allow
+    } else {
+        Decision::Approve
+    }
+}
+
+/// What the scripted person answers when asked to approve a call.
+fn person_approves(tool: &str) -> bool {
+    !tool.starts_with("petstore__")
+}
+
+/// Runs the demo, writing what happens to `out`.
+async fn run(out: &mut dyn Write) -> Result<(), Box<dyn std::error::Error>> {
+    writeln!(out, "== The systems, served in this process")?;
+    let petstore_url = petstore::serve().await?;
+    let (tasks_url, notes_url) = mcp_servers::serve().await?;
+    writeln!(out, "   Petstore (HTTP API)     {petstore_url}")?;
+    writeln!(out, "   tasks    (MCP server)   {tasks_url}")?;
+    writeln!(out, "   notes    (MCP server)   {notes_url}")?;
+
+    // The host builds the clients; credentials would go in their default headers.
+    let http = toolkit_runtime::http::client_builder().build()?;
+    let mcp = reqwest::Client::new();
+
+    writeln!(
+        out,
+        "\n== 1. Typed calls on the sources generated at build time"
+    )?;
+    let petstore = Petstore::new(&petstore_url, http)?;
+    let tasks = Tasks::http(tasks_url, mcp.clone())?;
+    let pets = petstore.list_pets(ListPetsInput { limit: Some(2) }).await?;
+    writeln!(
+        out,
+        "   petstore.list_pets(ListPetsInput {{ limit: Some(2) }})\n     -> {pets}"
+    )?;
+    let pet = petstore
+        .show_pet_by_id(ShowPetByIdInput {
+            pet_id: "3".to_owned(),
+        })
+        .await?;
+    writeln!(
+        out,
+        "   petstore.show_pet_by_id(ShowPetByIdInput {{ pet_id: \"3\" }})\n     -> {pet}"
+    )?;
+    let added = tasks
+        .add_task(AddTaskInput {
+            title: "Buy a filter for the fish tank".to_owned(),
+            due: None,
+            tags: Some(vec!["home".to_owned()]),
+        })
+        .await?;
+    writeln!(
+        out,
+        "   tasks.add_task(AddTaskInput {{ title: \"Buy a filter…\", .. }})\n     -> {added}"
+    )?;
+    let open = tasks
+        .list_tasks(ListTasksInput {
+            status: Some(ListTasksInputStatus::Open),
+            limit: None,
+        })
+        .await?;
+    writeln!(
+        out,
+        "   tasks.list_tasks(ListTasksInput {{ status: Some(Open), .. }})\n     -> {open}"
+    )?;
+
+    writeln!(
+        out,
+        "\n== 2. The tasks snapshot against the live server (Tasks::verify)"
+    )?;
+    let drift = tasks.verify().await?;
+    for line in drift.to_string().lines() {
+        writeln!(out, "   {line}")?;
+    }
+    writeln!(
+        out,
+        "   The added tools join the member of the generated source: it calls any tool the server has."
+    )?;
+
+    writeln!(
+        out,
+        "\n== 3. A source discovered at run time (nobody generated code for it)"
+    )?;
+    let notes = Mcp::http("notes", notes_url, mcp);
+    let notes_tools = notes.discover().await?;
+    let names: Vec<&str> = notes_tools.iter().map(ToolDefinition::name).collect();
+    writeln!(out, "   notes lists {names:?}")?;
+
+    writeln!(
+        out,
+        "\n== 4. One toolkit, under a policy (read-only: allow; marked destructive: block; else: approve)"
+    )?;
+    let petstore_tools = petstore.definitions();
+    let mut task_tools = tasks.definitions().to_vec();
+    task_tools.extend(drift.added.iter().cloned());
+    let members = [
+        Member::new(Arc::new(petstore), petstore_tools),
+        Member::new(Arc::new(tasks), task_tools),
+        Member::new(Arc::new(notes), notes_tools),
+    ];
+    for member in &members {
+        for definition in &member.definitions {
+            let source = member.source.name();
+            let decision = format!("{:?}", policy(source, definition)).to_lowercase();
+            writeln!(
+                out,
+                "   {decision:<8} {}",
+                tool_name(source, definition.name(), DEFAULT_MAX_NAME_LENGTH)
+            )?;
+        }
+    }
+    let toolkit = Assembly::new().toolkit(&members, policy)?;
+    writeln!(out, "   The model is shown {} tools.", toolkit.len())?;
+
+    writeln!(out, "\n== 5. A scripted model turn through the toolkit")?;
+    let turn: [(&str, Value); 7] = [
+        ("petstore__showPetById", json!({ "petId": "1" })),
+        ("petstore__showPetById", json!({ "id": 1 })),
+        ("notes__search_notes", json!({ "word": "fish" })),
+        (
+            "tasks__add_task",
+            json!({ "title": "Vet visit", "due": "2026-12-01" }),
+        ),
+        ("tasks__complete_task", json!({ "id": 2 })),
+        (
+            "petstore__createPets",
+            json!({ "body": { "id": 4, "name": "Kit" } }),
+        ),
+        ("notes__wipe_notes", json!({})),
+    ];
+    for (name, input) in turn {
+        writeln!(out, "   model  -> {name} {input}")?;
+        let asks = toolkit.get(name).is_some_and(|tool| {
+            tool.approval()
+                .is_required(input.as_object().unwrap_or(&serde_json::Map::new()))
+        });
+        if asks {
+            let approved = person_approves(name);
+            writeln!(
+                out,
+                "   person -> {}",
+                if approved { "approves" } else { "declines" }
+            )?;
+            if !approved {
+                writeln!(
+                    out,
+                    "   model  <- declined by the person; the tool did not run"
+                )?;
+                continue;
+            }
+        }
+        match toolkit.call(name, input).await {
+            Ok(answer) => writeln!(out, "   model  <- {answer}")?,
+            Err(failure) => writeln!(out, "   model  <- failure {}", failure.to_json())?,
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    /// The whole demo runs, and says what a reader of the README is told it says.
+    #[tokio::test]
+    async fn the_demo_turn_runs() {
+        let mut out = Vec::new();
+        let ran = super::run(&mut out).await;
+        let out = String::from_utf8_lossy(&out);
+        assert!(ran.is_ok(), "{ran:?}\n{out}");
+        for line in [
+            "-> [{\"id\":1,\"name\":\"Rex\",\"tag\":\"dog\"},{\"id\":2,\"name\":\"Tom\",\"tag\":\"cat\"}]",
+            "   + complete_task",
+            "   approve  tasks__complete_task",
+            "   block    notes__wipe_notes",
+            "The model is shown 7 tools.",
+            "Accepted params at the root: petId.",
+            "\"status\":\"done\"",
+            "   person -> declines",
+            "There is no tool named \\\"notes__wipe_notes\\\".",
+        ] {
+            assert!(out.contains(line), "no {line:?} in\n{out}");
+        }
+    }
+}

@@ -1,0 +1,14 @@
+//! Typed tools generated at build time by `toolkit_gen::Builder` (see `build.rs`): each module
+//! holds the strict input types of its tools and one source type, a `toolkit_runtime::ToolSource`
+//! with a typed method per tool.
+
+/// The Swagger Petstore (`specs/petstore.yaml`): `Petstore::new(base_url, client)`.
+pub mod petstore {
+    include!(concat!(env!("OUT_DIR"), "/petstore.rs"));
+}
+
+/// A task server known from a snapshot of its `tools/list` (`specs/tasks.json`):
+/// `Tasks::http(url, client)`, and `verify()` against the live server.
+pub mod tasks {
+    include!(concat!(env!("OUT_DIR"), "/tasks.rs"));
+}
