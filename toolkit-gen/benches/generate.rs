@@ -49,7 +49,13 @@ fn generate_github(c: &mut Criterion) {
         });
     });
     group.bench_function("github (emit only)", |b| {
-        b.iter(|| openapi_module("api.github.com.json", black_box(&read), &EmitOptions::default()));
+        b.iter(|| {
+            openapi_module(
+                "api.github.com.json",
+                black_box(&read),
+                &EmitOptions::default(),
+            )
+        });
     });
     group.finish();
 }
