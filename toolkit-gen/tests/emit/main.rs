@@ -7,5 +7,6 @@ mod arbitrary;
 mod common;
 mod compile;
 mod corpus;
+mod fuzzed;
 mod golden;
 mod roundtrip;
