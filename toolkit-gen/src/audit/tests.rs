@@ -373,3 +373,92 @@ fn the_report_counts_by_severity() {
         "{text}"
     );
 }
+
+mod arbitrary {
+    //! Arbitrary listings never make the audit panic, and every finding points into its tool.
+
+    use proptest::prelude::*;
+    use serde_json::{Map, Value, json};
+
+    use super::super::*;
+
+    fn scalar() -> impl Strategy<Value = Value> {
+        prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            "[a-zA-Z0-9 ./:-]{0,8}".prop_map(Value::String),
+        ]
+    }
+
+    fn schema() -> impl Strategy<Value = Value> {
+        let keys = prop_oneof![
+            Just("type"),
+            Just("properties"),
+            Just("required"),
+            Just("items"),
+            Just("anyOf"),
+            Just("oneOf"),
+            Just("allOf"),
+            Just("additionalProperties"),
+            Just("patternProperties"),
+            Just("x-mcp-header"),
+            Just("$ref"),
+            Just("$defs"),
+            Just("description"),
+            Just("enum"),
+        ];
+        scalar().prop_recursive(5, 96, 6, move |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+                prop::collection::vec((keys.clone(), inner.clone()), 0..6).prop_map(|entries| {
+                    let map: Map<String, Value> = entries
+                        .into_iter()
+                        .map(|(k, v)| (k.to_owned(), v))
+                        .collect();
+                    Value::Object(map)
+                }),
+                prop::collection::vec(("[a-z.-]{0,4}", inner), 0..4)
+                    .prop_map(|entries| { Value::Object(entries.into_iter().collect()) }),
+            ]
+        })
+    }
+
+    fn tool() -> impl Strategy<Value = Value> {
+        (
+            prop_oneof!["[a-zA-Z0-9_. /ü-]{0,140}".prop_map(Value::String), scalar()],
+            prop::option::of(scalar()),
+            schema(),
+            prop::option::of(schema()),
+            prop::option::of(schema()),
+        )
+            .prop_map(|(name, description, input, output, annotations)| {
+                let mut tool = json!({"name": name, "inputSchema": input});
+                if let Some(description) = description {
+                    tool["description"] = description;
+                }
+                if let Some(output) = output {
+                    tool["outputSchema"] = output;
+                }
+                if let Some(annotations) = annotations {
+                    tool["annotations"] = annotations;
+                }
+                tool
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+
+        #[test]
+        fn the_audit_never_panics(tools in prop::collection::vec(prop_oneof![tool(), schema()], 0..6)) {
+            let findings = audit(&tools, &AuditOptions::default());
+            for finding in &findings {
+                prop_assert!(finding.index < tools.len());
+                prop_assert!(finding.pointer.starts_with('#'));
+            }
+            let summary = Summary::of(tools.len(), &findings);
+            prop_assert!(summary.clean <= tools.len());
+        }
+    }
+}

@@ -101,6 +101,7 @@ pub(crate) fn convert_tool(
         targets: reference_targets(root),
         depth: 0,
     };
+    let doc = doc.as_deref().map(line_breaks);
     let ty = converter.target("", root, root_type.clone());
     if converter.created.contains(&root_type) {
         if let (Some(item), Some(doc)) = (
@@ -140,7 +141,17 @@ fn doc_of(schema: &Value) -> Option<String> {
         .filter_map(|key| map.get(*key).and_then(Value::as_str))
         .map(str::trim)
         .find(|text| !text.is_empty())
-        .map(str::to_owned)
+        .map(line_breaks)
+}
+
+/// `text` with every line break a `\n`: a lone `\r` (old Mac line ends, found by fuzzing) would
+/// stay inside a `///` line, where rustc refuses a bare CR.
+fn line_breaks(text: &str) -> String {
+    if text.contains('\r') {
+        text.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        text.to_owned()
+    }
 }
 
 /// The Rust integer type of an `integer` with this `format`.

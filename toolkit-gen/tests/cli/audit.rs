@@ -93,7 +93,7 @@ fn audit_sweeps_every_corpus_server() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../shared/corpus/mcp/livemcpbench-tools.json");
     let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("the corpus is missing at {}: {e}", path.display()));
+        .expect("the corpus is missing: ../shared/corpus/mcp/livemcpbench-tools.json");
     let entries: Vec<Value> = serde_json::from_str(&text).unwrap();
     let mut servers = 0;
     let mut total = Summary::default();

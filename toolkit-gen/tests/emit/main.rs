@@ -7,6 +7,7 @@ mod arbitrary;
 mod common;
 mod compile;
 mod corpus;
+mod fuzzed;
 mod golden;
 mod roundtrip;
 mod snapshot_conformance;
