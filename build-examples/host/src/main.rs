@@ -1,12 +1,14 @@
 //! A host program: the typed sources `typed-tools` generated at build time (the Petstore API and
 //! the `tasks` MCP server) and a source discovered at run time (the `notes` MCP server), in one
-//! toolkit under a policy, then a scripted model turn through it.
+//! toolkit under a policy, then a scripted model turn through it; the same toolkit shown as a
+//! search and as code mode, and served as an MCP server that an MCP client lists and calls.
 //!
 //! Everything runs in this process on 127.0.0.1: no outside service, no configuration.
 //! `cargo run -p toolkit-host`.
 
 mod mcp_servers;
 mod petstore;
+mod presentations;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -192,6 +194,9 @@ async fn run(out: &mut dyn Write) -> Result<(), Box<dyn std::error::Error>> {
             Err(failure) => writeln!(out, "   model  <- failure {}", failure.to_json())?,
         }
     }
+
+    presentations::search_and_code(out, &toolkit).await?;
+    presentations::serve(out, toolkit).await?;
     Ok(())
 }
 
@@ -214,6 +219,12 @@ mod tests {
             "\"status\":\"done\"",
             "   person -> declines",
             "There is no tool named \\\"notes__wipe_notes\\\".",
+            "found [\"petstore__listPets\", \"tasks__list_tasks\"]",
+            "\"logs\":[\"3 pets\"]",
+            "tools/list: 7 tools",
+            "tasks__complete_task     destructive (approve: the client asks its person)",
+            "client <- {\"notes\":[\"The fish tank needs a new filter.\"]}",
+            "expected string, got an integer at /petId",
         ] {
             assert!(out.contains(line), "no {line:?} in\n{out}");
         }
