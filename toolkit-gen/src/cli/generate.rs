@@ -14,7 +14,10 @@ use std::process::ExitCode;
 
 use toolkit_runtime::ToolDefinition;
 
-use crate::emit::{EmitOptions, Module, SourceOptions, Strictness, mcp_source, openapi_source};
+use super::progress::Progress;
+use crate::emit::{
+    EmitOptions, Module, SourceOptions, Strictness, mcp_source_observed, openapi_source_observed,
+};
 
 /// The exit code of an input that cannot be read.
 const USAGE: u8 = 2;
@@ -84,7 +87,15 @@ pub fn openapi(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) ->
             return ExitCode::from(USAGE);
         }
     };
-    let emitted = openapi_source(&args.label(), &read, &args.source(), &args.options());
+    let progress = Progress::new(read.operations.len() as u64, "generating");
+    let emitted = openapi_source_observed(
+        &args.label(),
+        &read,
+        &args.source(),
+        &args.options(),
+        &mut |tool| progress.step_with(tool),
+    );
+    progress.finish();
     finish(args, &emitted, out, err)
 }
 
@@ -97,7 +108,15 @@ pub fn mcp(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) -> Exi
             return ExitCode::from(USAGE);
         }
     };
-    let emitted = mcp_source(&args.label(), &definitions, &args.source(), &args.options());
+    let progress = Progress::new(definitions.len() as u64, "generating");
+    let emitted = mcp_source_observed(
+        &args.label(),
+        &definitions,
+        &args.source(),
+        &args.options(),
+        &mut |tool| progress.step_with(tool),
+    );
+    progress.finish();
     finish(args, &emitted, out, err)
 }
 

@@ -239,16 +239,18 @@ pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Em
 pub fn module(input: &str, definitions: &[ToolDefinition], options: &EmitOptions) -> Module {
     let mut types = Scope::default();
     let bases: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
-    let (tokens, tools) = tool_types(definitions, &bases, options, &mut types);
+    let (tokens, tools) = tool_types(definitions, &bases, options, &mut types, &mut |_| {});
     finish(input, tokens, tools)
 }
 
-/// The types of each of `definitions`, named after `bases` (one per definition), in `types`.
+/// The types of each of `definitions`, named after `bases` (one per definition), in `types`;
+/// `typed` hears each tool's name once its types are made.
 fn tool_types(
     definitions: &[ToolDefinition],
     bases: &[&str],
     options: &EmitOptions,
     types: &mut Scope,
+    typed: &mut dyn FnMut(&str),
 ) -> (TokenStream, Vec<ToolTypes>) {
     let mut tokens = TokenStream::new();
     let mut tools = Vec::with_capacity(definitions.len());
@@ -262,6 +264,7 @@ fn tool_types(
             root_type: converted.root_type,
             untyped: converted.untyped,
         });
+        typed(definition.name());
     }
     (tokens, tools)
 }
@@ -355,6 +358,18 @@ pub fn openapi_source(
     source: &SourceOptions,
     options: &EmitOptions,
 ) -> Module {
+    openapi_source_observed(input, read, source, options, &mut |_| {})
+}
+
+/// [`openapi_source`], telling `typed` each tool's name once its types are made (for a progress
+/// bar).
+pub fn openapi_source_observed(
+    input: &str,
+    read: &ReadOperations,
+    source: &SourceOptions,
+    options: &EmitOptions,
+    typed: &mut dyn FnMut(&str),
+) -> Module {
     let definitions: Vec<ToolDefinition> = read
         .operations
         .iter()
@@ -368,6 +383,7 @@ pub fn openapi_source(
         &data,
         source,
         options,
+        typed,
     )
 }
 
@@ -393,6 +409,17 @@ pub fn mcp_source(
     source: &SourceOptions,
     options: &EmitOptions,
 ) -> Module {
+    mcp_source_observed(input, definitions, source, options, &mut |_| {})
+}
+
+/// [`mcp_source`], telling `typed` each tool's name once its types are made (for a progress bar).
+pub fn mcp_source_observed(
+    input: &str,
+    definitions: &[ToolDefinition],
+    source: &SourceOptions,
+    options: &EmitOptions,
+    typed: &mut dyn FnMut(&str),
+) -> Module {
     let data = serde_json::to_string_pretty(definitions).unwrap_or_default();
     source_module(
         input,
@@ -401,6 +428,7 @@ pub fn mcp_source(
         &data,
         source,
         options,
+        typed,
     )
 }
 
@@ -422,6 +450,7 @@ fn source_module(
     data: &str,
     source: &SourceOptions,
     options: &EmitOptions,
+    typed: &mut dyn FnMut(&str),
 ) -> Module {
     let mut types = Scope::default();
     let type_name = types.unique(&naming::type_name(&source.name), "");
@@ -430,7 +459,7 @@ fn source_module(
         .map(|definition| source.base(definition.name()))
         .collect();
     let base_refs: Vec<&str> = bases.iter().map(String::as_str).collect();
-    let (mut tokens, tools) = tool_types(definitions, &base_refs, options, &mut types);
+    let (mut tokens, tools) = tool_types(definitions, &base_refs, options, &mut types, typed);
     let mut method_names = Scope::default();
     for reserved in source::RESERVED_METHODS {
         method_names.unique(reserved, "_");
