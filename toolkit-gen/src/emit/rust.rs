@@ -38,6 +38,9 @@ pub(crate) fn docs(doc: Option<&str>) -> TokenStream {
 /// outside fences lose their indentation (four spaces would open an indented code block).
 pub(crate) fn doc_lines(doc: &str) -> Vec<String> {
     let mut in_fence = false;
+    // `str::lines` leaves a lone `\r` in its line, and a bare CR inside a `///` comment does not
+    // parse: every kind of line break counts.
+    let doc = doc.replace("\r\n", "\n").replace('\r', "\n");
     let mut lines: Vec<String> = doc
         .lines()
         .map(|line| {
@@ -266,6 +269,14 @@ mod tests {
         assert_eq!(
             doc_lines("```\nfn main() {}"),
             ["```text", "fn main() {}", "```"]
+        );
+    }
+
+    #[test]
+    fn every_kind_of_line_break_ends_a_line() {
+        assert_eq!(
+            doc_lines("one\rtwo\r\nthree\nfour"),
+            ["one", "two", "three", "four"]
         );
     }
 }
