@@ -63,6 +63,8 @@
 //!   writes the tools an MCP server lists as a snapshot.
 //! - `toolkit-gen search --catalog FILE (QUERY | --queries FILE) [--limit N]` searches a catalog
 //!   as `tool_search` does.
+//! - `toolkit-gen serve --config toolkit.toml` serves the sources a configuration names, under
+//!   its policy, as one MCP server over stdio or Streamable HTTP (the [`gateway`]).
 //!
 //! The heart of the generator is [`emit`]: JSON Schema → Rust input types (strict structs,
 //! enums, `Option`s, boxed recursion), with every place it could not type reported by JSON
