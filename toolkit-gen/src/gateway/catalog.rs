@@ -162,14 +162,7 @@ mod tests {
     use toolkit_runtime::{FnSource, FnTool};
 
     use super::*;
-
-    fn tool(name: &str) -> ToolDefinition {
-        ToolDefinition::new(
-            name,
-            json!({"type": "object"}).as_object().cloned().unwrap(),
-        )
-        .unwrap()
-    }
+    use crate::gateway::tests::tool;
 
     #[test]
     fn a_catalog_survives_its_file() {

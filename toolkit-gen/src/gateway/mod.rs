@@ -163,3 +163,15 @@ impl Gateway {
         &self.config.catalog.file
     }
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use toolkit_runtime::ToolDefinition;
+
+    /// A tool of no parameters named `name`.
+    pub(super) fn tool(name: &str) -> ToolDefinition {
+        let schema = serde_json::json!({ "type": "object" });
+        ToolDefinition::new(name, schema.as_object().cloned().unwrap()).unwrap()
+    }
+}

@@ -138,18 +138,9 @@ fn name(decision: Decision) -> &'static str {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
-    use serde_json::json;
-
     use super::*;
     use crate::gateway::config::RuleConfig;
-
-    fn tool(name: &str) -> ToolDefinition {
-        ToolDefinition::new(
-            name,
-            json!({"type": "object"}).as_object().cloned().unwrap(),
-        )
-        .unwrap()
-    }
+    use crate::gateway::tests::tool;
 
     fn rule(source: &str, tool: &str, decision: Decision) -> RuleConfig {
         RuleConfig {

@@ -2,22 +2,10 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::process::Command;
 
+use crate::support::run;
 use serde_json::{Value, json};
 use toolkit_gen::audit::{AuditOptions, Severity, Summary, audit};
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 fn listing(name: &str, value: &Value) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("toolkit-gen-audit-cli-{}", std::process::id()));

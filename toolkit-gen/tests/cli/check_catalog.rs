@@ -1,19 +1,7 @@
 //! `toolkit-gen check-catalog FILE`.
 
+use crate::support::run;
 use std::path::PathBuf;
-use std::process::Command;
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 fn temp_file(name: &str, contents: &str) -> PathBuf {
     let path = std::env::temp_dir().join(format!("toolkit-gen-{}-{name}", std::process::id()));

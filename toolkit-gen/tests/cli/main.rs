@@ -9,4 +9,5 @@ mod krate;
 mod mcp;
 mod report;
 mod search;
+mod support;
 mod worker;

@@ -2,21 +2,9 @@
 //! a scripted stdio server (toolkit-runtime's test peer) and a closed port.
 
 use std::path::PathBuf;
-use std::process::Command;
 
+use crate::support::run;
 use serde_json::{Value, json};
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 /// A directory of this test's own, and the `--mcp-stdio` command of the scripted peer in it.
 fn peer(name: &str) -> (PathBuf, String) {

@@ -1,21 +1,9 @@
 //! `toolkit-gen report`, run as a user runs it: each operation or tool with `typed` and `untyped`.
 
 use std::path::PathBuf;
-use std::process::Command;
 
+use crate::support::run;
 use serde_json::{Value, json};
-
-fn run(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
 
 fn file(name: &str, text: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("toolkit-gen-report-cli-{}", std::process::id()));
