@@ -415,3 +415,37 @@ async fn the_audit_of_the_served_tools_list_finds_no_error() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serves_code_mode_where_the_configuration_asks_for_it() {
+    let base_url = pet_store().await;
+    let dir = workspace("code", "");
+    let text = config(&base_url, &dir, "").replacen(
+        "[catalog]",
+        "[serve]\npresentation = \"code\"\n\n[catalog]",
+        1,
+    );
+    std::fs::write(dir.join("toolkit.toml"), text).unwrap();
+    let served = gateway(&dir);
+    let definitions = served.discover().await.unwrap();
+    let names: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
+    assert_eq!(
+        names,
+        ["execute", "pets__create_pet", "scripted__echo"],
+        "the tools that need approval stay outside code"
+    );
+    let code = "const pets = await tools.pets__list_pets({}); return pets.length;";
+    let run = served
+        .call(
+            "execute",
+            json!({ "code": code }).as_object().cloned().unwrap(),
+        )
+        .await
+        .unwrap();
+    assert!(
+        run.to_string().contains(r#"\"result\":1"#) || run.to_string().contains(r#""result":1"#),
+        "{run}"
+    );
+    drop(served);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
