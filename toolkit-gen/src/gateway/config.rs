@@ -4,7 +4,7 @@
 //! ```toml
 //! [serve]
 //! transport = "stdio"            # or "http"
-//! address = "127.0.0.1:8808"     # "http" only; 127.0.0.1 unless said otherwise
+//! address = "127.0.0.1:8808"     # "http" only; a loopback address (there is no authentication)
 //! presentation = "all"           # "all", "search" or "code"
 //!
 //! [catalog]
@@ -32,7 +32,12 @@
 //!
 //! A configuration never holds a secret: a header's value and a stdio server's credential are
 //! names of environment variables, read when the gateway starts; one that is not set is an error
-//! naming it.
+//! naming it. A URL with a user or password in it is refused. A stdio server gets only the
+//! variables its `env` names, and `PATH`, `HOME`, `USER`, `LANG`, `LC_ALL`, `TMPDIR`, `TEMP`,
+//! `TMP` and `SYSTEMROOT` from the host: never another source's credential.
+//!
+//! The HTTP transport listens on a loopback address only: the gateway has no authentication of
+//! its own, and every tool it serves holds its sources' credentials.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -66,7 +71,7 @@ pub struct Serve {
     /// `stdio` (the default) or `http`.
     #[serde(default)]
     pub transport: Transport,
-    /// The address an HTTP server listens on: `127.0.0.1:8808` by default.
+    /// The address an HTTP server listens on: `127.0.0.1:8808` by default; loopback only.
     #[serde(default = "default_address")]
     pub address: SocketAddr,
     /// How the tools are shown: every tool, a search, or code mode.
@@ -127,7 +132,7 @@ pub struct CatalogConfig {
     /// The file that holds the catalog, relative to the configuration's directory.
     #[serde(default = "default_catalog_file")]
     pub file: PathBuf,
-    /// Seconds between refreshes; 0 refreshes only at start.
+    /// Seconds between refreshes, at most a week; 0 refreshes only at start.
     #[serde(default = "default_refresh")]
     pub refresh_seconds: u64,
 }
@@ -148,6 +153,12 @@ fn default_catalog_file() -> PathBuf {
 fn default_refresh() -> u64 {
     600
 }
+
+/// The longest refresh interval: a week.
+const MAX_REFRESH_SECONDS: u64 = 7 * 24 * 60 * 60;
+
+/// The longest a call may be given, in seconds: an hour.
+const MAX_TIMEOUT_SECONDS: u64 = 3_600;
 
 /// The `[policy]` table.
 #[derive(Clone, Debug, Deserialize)]
@@ -202,7 +213,7 @@ pub struct SourceConfig {
     /// holds the value.
     #[serde(default)]
     pub env: BTreeMap<String, String>,
-    /// How long a call may take, in seconds (30 by default).
+    /// How long a call may take, in seconds (30 by default; 1 to 3,600).
     pub timeout_seconds: Option<u64>,
 }
 
@@ -302,6 +313,18 @@ impl Config {
     pub fn parse(text: &str) -> Result<Self, ConfigError> {
         let config: Self = toml::from_str(text).map_err(|error| located(text, &error))?;
         let mut problems = Vec::new();
+        if !config.serve.address.ip().is_loopback() {
+            problems.push(format!(
+                "serve.address {} is not a loopback address: the gateway has no authentication, \
+                 so it listens on this machine only",
+                config.serve.address
+            ));
+        }
+        if config.catalog.refresh_seconds > MAX_REFRESH_SECONDS {
+            problems.push(format!(
+                "catalog.refresh_seconds is at most {MAX_REFRESH_SECONDS} (a week)"
+            ));
+        }
         let mut seen = std::collections::BTreeSet::new();
         for source in &config.sources {
             if !seen.insert(source.name.as_str()) {
@@ -368,8 +391,52 @@ impl SourceConfig {
         if self.base_url.is_some() && !matches!(kind, SourceKind::OpenApi { .. }) {
             return Err(format!("source {name:?}: `base_url` goes with `openapi`"));
         }
+        if let Some(timeout) = self.timeout_seconds
+            && !(1..=MAX_TIMEOUT_SECONDS).contains(&timeout)
+        {
+            return Err(format!(
+                "source {name:?}: `timeout_seconds` is 1 to {MAX_TIMEOUT_SECONDS}"
+            ));
+        }
+        for (field, url) in [("url", &self.url), ("base_url", &self.base_url)] {
+            if let Some(url) = url
+                && holds_credentials(url)
+            {
+                return Err(format!(
+                    "source {name:?}: `{field}` holds a user or password; give credentials in \
+                     `headers`, from the environment"
+                ));
+            }
+        }
+        let variables = self
+            .headers
+            .values()
+            .map(|from| &from.env)
+            .chain(self.env.values());
+        for variable in variables {
+            if !is_variable_name(variable) {
+                return Err(format!(
+                    "source {name:?}: an environment variable's name is letters, digits and `_`, \
+                     not starting with a digit (the value given is not repeated: it may be a secret)"
+                ));
+            }
+        }
         Ok(kind)
     }
+}
+
+/// Whether `url` carries a user or password (`https://user:token@host/`).
+fn holds_credentials(url: &str) -> bool {
+    reqwest::Url::parse(url).is_ok_and(|url| !url.username().is_empty() || url.password().is_some())
+}
+
+/// Whether `name` can name an environment variable: `[A-Za-z_][A-Za-z0-9_]*`.
+fn is_variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|first| first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// A TOML error as `line L, column C: message`, without TOML's quote of the line, which may hold
@@ -492,6 +559,55 @@ mod tests {
         );
         assert!(error.contains("two sources are named \"b\""), "{error}");
         assert!(error.contains("`openapi` needs `base_url`"), "{error}");
+    }
+
+    #[test]
+    fn a_non_loopback_address_is_refused() {
+        let text = "[serve]\ntransport = \"http\"\naddress = \"0.0.0.0:8808\"\n[policy]\ndefault = \"allow\"\n";
+        let error = Config::parse(text).unwrap_err().0;
+        assert!(
+            error.starts_with("serve.address 0.0.0.0:8808 is not a loopback address"),
+            "{error}"
+        );
+        let text = text.replace("0.0.0.0", "[::1]");
+        assert!(Config::parse(&text).is_ok());
+    }
+
+    #[test]
+    fn intervals_and_timeouts_are_bounded() {
+        let text = "[catalog]\nrefresh_seconds = 9223372036854775807\n[policy]\ndefault = \"allow\"\n\
+                    [[sources]]\nname = \"a\"\nurl = \"http://127.0.0.1:1/mcp\"\ntimeout_seconds = 0\n";
+        let error = Config::parse(text).unwrap_err().0;
+        assert!(
+            error.contains("catalog.refresh_seconds is at most 604800"),
+            "{error}"
+        );
+        assert!(error.contains("`timeout_seconds` is 1 to 3600"), "{error}");
+    }
+
+    #[test]
+    fn a_secret_in_a_url_or_where_a_variable_goes_is_refused_unrepeated() {
+        let text = r#"
+            [policy]
+            default = "allow"
+            [[sources]]
+            name = "a"
+            url = "https://me:hunter2@mcp.example.com/mcp"
+            [[sources]]
+            name = "b"
+            url = "https://mcp.example.com/mcp"
+            headers = { Authorization = { env = "Bearer hunter2" } }
+        "#;
+        let error = Config::parse(text).unwrap_err().0;
+        assert!(!error.contains("hunter2"), "{error}");
+        assert!(
+            error.contains("source \"a\": `url` holds a user or password"),
+            "{error}"
+        );
+        assert!(
+            error.contains("source \"b\": an environment variable's name"),
+            "{error}"
+        );
     }
 
     #[test]

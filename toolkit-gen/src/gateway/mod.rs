@@ -54,6 +54,8 @@ pub struct Refresh {
     pub failures: Vec<RefreshFailure>,
     /// Whether the catalog differs from the one before.
     pub changed: bool,
+    /// Why the changed catalog could not be written to its file (it is served all the same).
+    pub unsaved: Option<String>,
 }
 
 impl Gateway {
@@ -102,22 +104,24 @@ impl Gateway {
     }
 
     /// Asks every source for its tools and keeps the answers (a source that fails keeps what it
-    /// had), saving the catalog file when it changed.
-    ///
-    /// # Errors
-    ///
-    /// The catalog file cannot be written.
-    pub async fn refresh(&mut self) -> Result<Refresh, String> {
+    /// had), then writes the catalog file when the catalog changed. A file that cannot be written
+    /// does not keep the new catalog from being served: [`Refresh::unsaved`] says why.
+    pub async fn refresh(&mut self) -> Refresh {
         let (catalog, failures) = self
             .catalog
             .refreshed(&self.sources, DISCOVER_TIMEOUT)
             .await;
         let changed = catalog != self.catalog;
+        let mut unsaved = None;
         if changed {
-            catalog.save(&self.config.catalog.file)?;
             self.catalog = catalog;
+            unsaved = self.catalog.save(&self.config.catalog.file).err();
         }
-        Ok(Refresh { failures, changed })
+        Refresh {
+            failures,
+            changed,
+            unsaved,
+        }
     }
 
     /// The toolkit of the catalog under the policy, presented as the configuration says.

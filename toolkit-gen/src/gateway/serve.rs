@@ -23,7 +23,10 @@ use super::config::{Config, Transport};
 pub async fn serve(path: &Path) -> Result<(), String> {
     let config = Config::load(path).map_err(|error| error.to_string())?;
     let mut gateway = Gateway::new(config).map_err(|error| error.to_string())?;
-    let start = gateway.refresh().await?;
+    let start = gateway.refresh().await;
+    if let Some(problem) = start.unsaved {
+        return Err(problem);
+    }
     for failure in &start.failures {
         tracing::warn!(source = %failure.source, "tools not listed at start, serving the last known ones: {}", failure.problem);
     }
@@ -63,27 +66,26 @@ async fn refresh_every(mut gateway: Gateway, served: ServedToolkit, interval: Du
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         ticks.tick().await;
-        match gateway.refresh().await {
-            Ok(refresh) => {
-                for failure in &refresh.failures {
-                    tracing::warn!(source = %failure.source, "refresh failed, keeping the last known tools: {}", failure.problem);
-                }
-                if !refresh.changed {
-                    continue;
-                }
-                match gateway.toolkit() {
-                    Ok(toolkit) => {
-                        tracing::info!(tools = toolkit.len(), "catalog changed, serving it");
-                        served.replace(toolkit);
-                    }
-                    Err(problem) => {
-                        tracing::warn!(
-                            "the refreshed catalog cannot be assembled, serving the last good one: {problem}"
-                        );
-                    }
-                }
+        let refresh = gateway.refresh().await;
+        for failure in &refresh.failures {
+            tracing::warn!(source = %failure.source, "refresh failed, keeping the last known tools: {}", failure.problem);
+        }
+        if let Some(problem) = &refresh.unsaved {
+            tracing::warn!("the refreshed catalog is served but not saved: {problem}");
+        }
+        if !refresh.changed {
+            continue;
+        }
+        match gateway.toolkit() {
+            Ok(toolkit) => {
+                tracing::info!(tools = toolkit.len(), "catalog changed, serving it");
+                served.replace(toolkit);
             }
-            Err(problem) => tracing::warn!("refresh: {problem}"),
+            Err(problem) => {
+                tracing::warn!(
+                    "the refreshed catalog cannot be assembled, serving the last good one: {problem}"
+                );
+            }
         }
     }
 }

@@ -14,6 +14,20 @@ use crate::cli::openapi::read_document;
 
 use super::config::{ConfigError, SourceConfig, SourceKind, read_env};
 
+/// The host's variables a stdio server gets besides those its `env` names: what programs need to
+/// be found and run, and no credential.
+const PASSED_ON: [&str; 9] = [
+    "PATH",
+    "HOME",
+    "USER",
+    "LANG",
+    "LC_ALL",
+    "TMPDIR",
+    "TEMP",
+    "TMP",
+    "SYSTEMROOT",
+];
+
 /// How long a call may take when a source does not say.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
@@ -61,7 +75,12 @@ pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
             let (program, args) = words
                 .split_first()
                 .ok_or_else(|| fail("`command` is empty".to_owned()))?;
-            let mut command = StdioCommand::new(program).args(args);
+            let mut command = StdioCommand::new(program).args(args).env_clear();
+            for variable in PASSED_ON {
+                if let Some(value) = std::env::var_os(variable) {
+                    command = command.env(variable, value);
+                }
+            }
             for (variable, host_variable) in &config.env {
                 command = command.env(variable, read_env(name, host_variable)?);
             }

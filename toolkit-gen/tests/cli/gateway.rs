@@ -446,3 +446,53 @@ async fn serves_code_mode_where_the_configuration_asks_for_it() {
     drop(served);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stdio_server_gets_its_own_variables_and_no_other_sources_credential() {
+    let base_url = pet_store().await;
+    let dir = workspace("env", "");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../toolkit-runtime/tests/it/mcp/stdio_peer.py"
+    );
+    let shell = format!(
+        "env > '{}'; exec python3 '{script}' normal '{}'",
+        dir.join("env.txt").display(),
+        dir.join("pids").display()
+    );
+    let text = config(&base_url, &dir, "").replace(
+        &format!("command = {}", scripted_mcp(&dir)),
+        &format!(
+            "command = [\"sh\", \"-c\", {}]\nenv = {{ KEY = \"SCRIPTED_KEY\" }}",
+            serde_json::to_string(&shell).unwrap()
+        ),
+    );
+    std::fs::write(dir.join("toolkit.toml"), text).unwrap();
+    let command = StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+        .args(["serve", "--config"])
+        .arg(dir.join("toolkit.toml"))
+        .env("PETS_TOKEN", TOKEN)
+        .env("SCRIPTED_KEY", "scripted-key");
+    let served = Mcp::stdio("gateway", command);
+    let names: Vec<String> = served
+        .discover()
+        .await
+        .unwrap()
+        .iter()
+        .map(|d| d.name().to_owned())
+        .collect();
+    assert!(names.contains(&"scripted__echo".to_owned()), "{names:?}");
+    let seen = std::fs::read_to_string(dir.join("env.txt")).unwrap();
+    assert!(
+        seen.lines().any(|line| line == "KEY=scripted-key"),
+        "{seen}"
+    );
+    assert!(seen.lines().any(|line| line.starts_with("PATH=")), "{seen}");
+    assert!(
+        !seen.contains(TOKEN),
+        "another source's credential leaked: {seen}"
+    );
+    assert!(!seen.contains("SCRIPTED_KEY"), "{seen}");
+    drop(served);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -6,8 +6,9 @@ use std::path::PathBuf;
 /// How to start a stdio MCP server: a program, its arguments, its environment and working
 /// directory.
 ///
-/// The environment is the host's own plus what [`StdioCommand::env`] adds; a credential the
-/// server needs is the host's to put there.
+/// The environment is the host's own plus what [`StdioCommand::env`] adds, or, after
+/// [`StdioCommand::env_clear`], only what it adds; a credential the server needs is the host's to
+/// put there.
 ///
 /// ```
 /// use toolkit_runtime::mcp::StdioCommand;
@@ -23,6 +24,7 @@ pub struct StdioCommand {
     program: OsString,
     args: Vec<OsString>,
     env: Vec<(OsString, OsString)>,
+    env_clear: bool,
     cwd: Option<PathBuf>,
 }
 
@@ -33,6 +35,7 @@ impl StdioCommand {
             program: program.into(),
             args: Vec::new(),
             env: Vec::new(),
+            env_clear: false,
             cwd: None,
         }
     }
@@ -58,6 +61,15 @@ impl StdioCommand {
         self
     }
 
+    /// Starts the server with no variable of the host's environment: only those set with
+    /// [`StdioCommand::env`] (a host passes `PATH` and the like on itself). So a server gets the
+    /// credentials meant for it and no other.
+    #[must_use]
+    pub fn env_clear(mut self) -> Self {
+        self.env_clear = true;
+        self
+    }
+
     /// Runs the server in `dir`.
     #[must_use]
     pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
@@ -73,6 +85,9 @@ impl StdioCommand {
     /// The command as tokio runs it: pipes for stdin, stdout and stderr, killed if dropped.
     pub(crate) fn to_tokio(&self) -> tokio::process::Command {
         let mut command = tokio::process::Command::new(&self.program);
+        if self.env_clear {
+            command.env_clear();
+        }
         command
             .args(&self.args)
             .envs(self.env.iter().map(|(key, value)| (key, value)))

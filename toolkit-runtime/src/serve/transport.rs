@@ -114,9 +114,14 @@ where
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
-            if let Some(line) = self.pending.take() {
+            if self.pending.is_some() {
+                // Room first, then the line: dropped while waiting, the reply stays pending.
                 match self.output.reserve().await {
-                    Ok(permit) => permit.send(line),
+                    Ok(permit) => {
+                        if let Some(line) = self.pending.take() {
+                            permit.send(line);
+                        }
+                    }
                     Err(_) => return None,
                 }
             }
