@@ -33,14 +33,24 @@ pub(crate) fn docs(doc: Option<&str>) -> TokenStream {
     quote!(#(#lines)*)
 }
 
+/// Whether `c` is one of the text-direction controls that rustc refuses in comments and literals
+/// (they can make code read other than it compiles).
+pub(crate) fn is_direction_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
 /// A description's lines as documentation that rustdoc never runs: a description is written for
 /// a model, and its code (a JSON example) is no Rust doctest. Fences open as `text`, and lines
 /// outside fences lose their indentation (four spaces would open an indented code block).
 pub(crate) fn doc_lines(doc: &str) -> Vec<String> {
     let mut in_fence = false;
     // `str::lines` leaves a lone `\r` in its line, and a bare CR inside a `///` comment does not
-    // parse: every kind of line break counts.
-    let doc = doc.replace("\r\n", "\n").replace('\r', "\n");
+    // parse: every kind of line break counts. A text-direction control in a comment is an error
+    // of rustc's (`text_direction_codepoint_in_comment`), so a description's are dropped.
+    let doc = doc
+        .replace("\r\n", "\n")
+        .replace('\r', "\n")
+        .replace(is_direction_control, "");
     let mut lines: Vec<String> = doc
         .lines()
         .map(|line| {
@@ -270,6 +280,11 @@ mod tests {
             doc_lines("```\nfn main() {}"),
             ["```text", "fn main() {}", "```"]
         );
+    }
+
+    #[test]
+    fn text_direction_controls_are_dropped() {
+        assert_eq!(doc_lines("safe\u{202E}txt.exe\u{2066}"), ["safetxt.exe"]);
     }
 
     #[test]

@@ -65,8 +65,25 @@ pub(crate) const RESERVED_METHODS: &[&str] = &[
 ];
 
 /// `json` as a raw string literal, with as many `#` as it needs: a readable diff when the document
-/// changes.
+/// changes. Text-direction controls, which rustc refuses in a literal, are written as JSON escapes
+/// (they can stand only inside JSON strings, so the JSON means the same).
 fn raw_string(json: &str) -> TokenStream {
+    let escaped;
+    let json = if json.contains(super::rust::is_direction_control) {
+        escaped = json
+            .chars()
+            .map(|c| {
+                if super::rust::is_direction_control(c) {
+                    format!("\\u{:04x}", u32::from(c))
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect::<String>();
+        escaped.as_str()
+    } else {
+        json
+    };
     let mut hashes = 1;
     while json.contains(&format!("\"{}", "#".repeat(hashes))) {
         hashes += 1;

@@ -1,7 +1,7 @@
 //! What `cargo fuzz run emit` found, kept as tests.
 
 use serde_json::json;
-use toolkit_gen::emit::{EmitOptions, input_types, module};
+use toolkit_gen::emit::{EmitOptions, SourceOptions, input_types, mcp_source, module};
 use toolkit_runtime::ToolDefinition;
 
 /// A lone `\r` in a description stayed inside a `///` line, where rustc refuses a bare CR
@@ -31,4 +31,40 @@ fn a_lone_carriage_return_in_a_description_is_a_line_break() {
     let emitted = module("t.json", &definitions, &EmitOptions::default());
     syn::parse_file(&emitted.code).unwrap_or_else(|e| panic!("{e}\n{}", emitted.code));
     assert!(!emitted.code.contains('\r'));
+}
+
+/// Text-direction controls (a description written to read other than it compiles) are refused by
+/// rustc in comments and literals: the generated code must hold none, raw (found in review).
+#[test]
+fn text_direction_controls_never_reach_the_code_raw() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "file\u{202E}txt": {"type": "string", "description": "safe\u{202E}exe.txt"},
+            "mode": {"enum": ["a\u{2066}b", "c"]}
+        }
+    });
+    let definition = ToolDefinition::new(
+        "open\u{2067}",
+        schema.as_object().cloned().unwrap_or_default(),
+    )
+    .map(|d| d.with_description("opens\u{202A} a file"));
+    let definitions: Vec<ToolDefinition> = definition.into_iter().collect();
+    let emitted = mcp_source(
+        "t.json",
+        &definitions,
+        &SourceOptions::new("t"),
+        &EmitOptions::default(),
+    );
+    syn::parse_file(&emitted.code).unwrap_or_else(|e| panic!("{e}\n{}", emitted.code));
+    let raw: Vec<char> = emitted
+        .code
+        .chars()
+        .filter(|c| matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}'))
+        .collect();
+    assert!(raw.is_empty(), "{raw:?} in\n{}", emitted.code);
+    assert!(
+        emitted.code.contains("\\u202e"),
+        "the embedded JSON escapes it"
+    );
 }
