@@ -121,7 +121,7 @@ pub fn mcp(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) -> Exi
 }
 
 /// The source name made of a file's stem: `petstore-v3.yaml` → `petstore_v3`; never empty, never
-/// a keyword (`type.yaml` → `type_api`), so that it can name a module.
+/// a keyword (`type.yaml` → `type_api`), nor `lib` or `main`, so that it can name a module.
 pub fn source_name(file: &Path) -> String {
     let stem = file
         .file_stem()
@@ -142,8 +142,9 @@ pub fn source_name(file: &Path) -> String {
     if name.is_empty() {
         return "api".to_owned();
     }
-    // A keyword (`type.yaml`) cannot name a module.
-    if crate::emit::is_keyword(&name) {
+    // A keyword (`type.yaml`) cannot name a module, and in a generated crate `lib` and `main`
+    // would be written over `src/lib.rs` or become a binary.
+    if crate::emit::is_keyword(&name) || name == "lib" || name == "main" {
         return format!("{name}_api");
     }
     name
@@ -214,6 +215,8 @@ mod tests {
             ("Swagger Petstore.json", "swagger_petstore"),
             ("3d.json", "api_3d"),
             ("type.yaml", "type_api"),
+            ("lib.yaml", "lib_api"),
+            ("main.json", "main_api"),
             ("---.json", "api"),
         ] {
             assert_eq!(source_name(Path::new(file)), name, "{file}");
