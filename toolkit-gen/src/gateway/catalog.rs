@@ -122,22 +122,22 @@ impl Catalog {
             .map_err(|error| format!("cannot write the catalog {}: {error}", path.display()))
     }
 
-    /// Asks every source for its tools at once (each within `timeout`) and returns the new
+    /// Asks every source for its tools at once (each within its timeout) and returns the new
     /// catalog: what each source answered, or, for a source that failed, what it had here.
     /// Sources not in `sources` are dropped.
     pub async fn refreshed(
         &self,
-        sources: &[Arc<dyn ToolSource>],
-        timeout: Duration,
+        sources: &[(Arc<dyn ToolSource>, Duration)],
     ) -> (Self, Vec<RefreshFailure>) {
-        let answers = futures_util::future::join_all(sources.iter().map(|source| async move {
-            let answer = tokio::time::timeout(timeout, source.discover()).await;
-            (source.name().to_owned(), answer)
-        }))
-        .await;
+        let answers =
+            futures_util::future::join_all(sources.iter().map(|(source, timeout)| async move {
+                let answer = tokio::time::timeout(*timeout, source.discover()).await;
+                (source.name().to_owned(), (answer, *timeout))
+            }))
+            .await;
         let mut catalog = Self::default();
         let mut failures = Vec::new();
-        for (source, answer) in answers {
+        for (source, (answer, timeout)) in answers {
             let problem = match answer {
                 Ok(Ok(definitions)) => {
                     catalog.set(source, definitions);
@@ -235,8 +235,10 @@ mod tests {
         before.set("notes", vec![tool("stale")]);
         before.set("down", vec![tool("kept")]);
         before.set("removed", vec![tool("gone")]);
-        let sources: Vec<Arc<dyn ToolSource>> = vec![Arc::new(notes), Arc::new(Down)];
-        let (after, failures) = before.refreshed(&sources, Duration::from_secs(5)).await;
+        let wait = Duration::from_secs(5);
+        let sources: Vec<(Arc<dyn ToolSource>, Duration)> =
+            vec![(Arc::new(notes), wait), (Arc::new(Down), wait)];
+        let (after, failures) = before.refreshed(&sources).await;
         let names = |source| {
             after.get(source).map(|d: &[ToolDefinition]| {
                 d.iter().map(|d| d.name().to_owned()).collect::<Vec<_>>()

@@ -26,15 +26,13 @@ use self::catalog::{Catalog, RefreshFailure};
 use self::config::{Config, ConfigError, Presentation};
 use self::policy::Policy;
 
-/// How long a source may take to list its tools in a refresh.
-const DISCOVER_TIMEOUT: Duration = Duration::from_secs(30);
-
 /// A configured gateway: its sources made, its policy compiled, its catalog as last known.
 #[derive(Clone)]
 pub struct Gateway {
     config: Config,
     policy: Policy,
-    sources: Vec<Arc<dyn ToolSource>>,
+    /// Each source, with how long it may take to list its tools.
+    sources: Vec<(Arc<dyn ToolSource>, Duration)>,
     catalog: Catalog,
 }
 
@@ -72,7 +70,7 @@ impl Gateway {
         let mut sources = Vec::new();
         for source in &config.sources {
             match sources::make(source) {
-                Ok(source) => sources.push(source),
+                Ok(made) => sources.push((made, sources::timeout(source))),
                 Err(error) => problems.push(error.0),
             }
         }
@@ -107,10 +105,7 @@ impl Gateway {
     /// had), then writes the catalog file when the catalog changed. A file that cannot be written
     /// does not keep the new catalog from being served: [`Refresh::unsaved`] says why.
     pub async fn refresh(&mut self) -> Refresh {
-        let (catalog, failures) = self
-            .catalog
-            .refreshed(&self.sources, DISCOVER_TIMEOUT)
-            .await;
+        let (catalog, failures) = self.catalog.refreshed(&self.sources).await;
         let changed = catalog != self.catalog;
         let mut unsaved = None;
         if changed {
@@ -133,7 +128,7 @@ impl Gateway {
         let members: Vec<Member> = self
             .sources
             .iter()
-            .filter_map(|source| {
+            .filter_map(|(source, _)| {
                 let definitions = self.catalog.get(source.name())?;
                 Some(Member::new(Arc::clone(source), definitions.to_vec()))
             })

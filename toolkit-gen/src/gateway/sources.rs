@@ -40,9 +40,7 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
     let name = config.name.as_str();
     let fail = |problem: String| ConfigError(format!("source {name:?}: {problem}"));
-    let timeout = config
-        .timeout_seconds
-        .map_or(DEFAULT_TIMEOUT, Duration::from_secs);
+    let timeout = timeout(config);
     match config.kind().map_err(ConfigError)? {
         SourceKind::OpenApi { document, base_url } => {
             let read = read_document(&document).map_err(fail)?;
@@ -91,6 +89,14 @@ pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
             Ok(Arc::new(Mcp::stdio_with_options(name, command, options)))
         }
     }
+}
+
+/// How long a call to the source, or its listing of tools, may take: its `timeout_seconds`, 30 s
+/// when it does not say.
+pub fn timeout(config: &SourceConfig) -> Duration {
+    config
+        .timeout_seconds
+        .map_or(DEFAULT_TIMEOUT, Duration::from_secs)
 }
 
 /// The source's headers, each value read from its variable and marked sensitive so that no log

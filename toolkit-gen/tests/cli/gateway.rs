@@ -496,3 +496,30 @@ async fn a_stdio_server_gets_its_own_variables_and_no_other_sources_credential()
     drop(served);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_source_that_never_answers_is_given_up_at_its_timeout() {
+    let base_url = pet_store().await;
+    let dir = workspace("hanging", "");
+    // Connections are taken by the kernel's backlog and never answered.
+    let hanging = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/mcp", hanging.local_addr().unwrap());
+    let extra = format!("\n[[sources]]\nname = \"slow\"\nurl = \"{url}\"\ntimeout_seconds = 1\n");
+    std::fs::write(dir.join("toolkit.toml"), config(&base_url, &dir, &extra)).unwrap();
+    std::fs::write(
+        dir.join("toolkit-catalog.json"),
+        r#"{"sources": {"slow": [{"name": "ping", "inputSchema": {"type": "object"}}]}}"#,
+    )
+    .unwrap();
+    let started = std::time::Instant::now();
+    let definitions = gateway(&dir).discover().await.unwrap();
+    let names: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
+    assert!(names.contains(&"slow__ping"), "{names:?}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(25),
+        "the start waited for the source beyond its 1 s timeout: {:?}",
+        started.elapsed()
+    );
+    drop(hanging);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
