@@ -19,11 +19,11 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use toolkit_runtime::ToolDefinition;
-use toolkit_runtime::openapi::{ReadOperations, ReadOptions, decode_document, read_operations};
+use toolkit_runtime::openapi::ReadOperations;
 
 use crate::cli::generate::source_name;
 use crate::emit::{EmitOptions, Module, SourceOptions, Strictness, mcp_source, openapi_source};
+use crate::inputs::{read_openapi, read_snapshot};
 
 /// What an input is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -609,7 +609,7 @@ pub struct Problem {
 }
 
 impl Problem {
-    fn new(file: &Path, pointer: &str, message: impl Into<String>) -> Self {
+    pub(crate) fn new(file: &Path, pointer: &str, message: impl Into<String>) -> Self {
         Self {
             file: file.to_path_buf(),
             pointer: pointer.to_owned(),
@@ -663,85 +663,14 @@ pub(crate) fn label(path: &Path) -> String {
     )
 }
 
-/// Reads an OpenAPI document and its operations as the runtime reads them.
-pub(crate) fn read_openapi(path: &Path) -> Result<(Value, ReadOperations), Vec<Problem>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| vec![Problem::new(path, "#", format!("cannot read: {error}"))])?;
-    let document =
-        decode_document(&text).map_err(|error| vec![Problem::new(path, "#", error.to_string())])?;
-    let read = read_operations(&document, &ReadOptions::default())
-        .map_err(|error| vec![Problem::new(path, "#", error.to_string())])?;
-    Ok((document, read))
-}
-
-/// Reads the tools of a snapshot: `{"tools": [...]}` (with or without `server`), or an array;
-/// every tool that is no definition is a problem located by its pointer.
-pub(crate) fn read_snapshot(path: &Path) -> Result<Vec<ToolDefinition>, Vec<Problem>> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|error| vec![Problem::new(path, "#", format!("cannot read: {error}"))])?;
-    let value: Value = serde_json::from_str(&text)
-        .map_err(|error| vec![Problem::new(path, "#", error.to_string())])?;
-    let (tools, prefix) = match &value {
-        Value::Array(tools) => (tools, "#"),
-        Value::Object(map) => match map.get("tools") {
-            Some(Value::Array(tools)) => (tools, "#/tools"),
-            _ => return Err(vec![Problem::new(path, "#", "no `tools` array")]),
-        },
-        _ => {
-            return Err(vec![Problem::new(
-                path,
-                "#",
-                "neither a snapshot nor an array of tools",
-            )]);
-        }
-    };
-    let mut definitions = Vec::with_capacity(tools.len());
-    let mut problems = Vec::new();
-    for (index, tool) in tools.iter().enumerate() {
-        match toolkit_runtime::mcp::tool_definition(tool) {
-            Ok(definition) => definitions.push(definition),
-            Err(problem) => {
-                problems.push(Problem::new(path, &format!("{prefix}/{index}"), problem));
-            }
-        }
-    }
-    if problems.is_empty() {
-        Ok(definitions)
-    } else {
-        Err(problems)
-    }
-}
-
-/// Whether `name` matches `glob`: `*` any characters (none included), `?` one, others
-/// themselves.
+/// Whether `name` matches `glob` as a shell matches a file name (`*` any characters, none
+/// included, `?` one, `[a-z]` a class), by `globset`; a pattern that is no glob (an unclosed
+/// `[`) matches only itself.
 fn glob_matches(glob: &str, name: &str) -> bool {
-    let glob: Vec<char> = glob.chars().collect();
-    let name: Vec<char> = name.chars().collect();
-    // The classic two-pointer match with backtracking to the last `*`.
-    let (mut g, mut n) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while n < name.len() {
-        match glob.get(g) {
-            Some('*') => {
-                star = Some((g, n));
-                g += 1;
-            }
-            Some(&c) if c == '?' || Some(&c) == name.get(n) => {
-                g += 1;
-                n += 1;
-            }
-            _ => match star {
-                Some((star_g, star_n)) => {
-                    g = star_g + 1;
-                    n = star_n + 1;
-                    star = Some((star_g, star_n + 1));
-                }
-                None => return false,
-            },
-        }
+    match globset::Glob::new(glob) {
+        Ok(glob) => glob.compile_matcher().is_match(name),
+        Err(_) => glob == name,
     }
-    glob.get(g..)
-        .is_some_and(|rest| rest.iter().all(|&c| c == '*'))
 }
 
 #[cfg(test)]
@@ -762,6 +691,7 @@ mod tests {
             ("exact", "exact", true),
             ("exact", "exactly", false),
             ("**", "x", true),
+            ("[unclosed", "[unclosed", true),
         ] {
             assert_eq!(glob_matches(glob, name), matches, "{glob} {name}");
         }

@@ -76,5 +76,6 @@ pub mod builder;
 pub mod cli;
 pub mod emit;
 pub mod gateway;
+pub mod inputs;
 
 pub use builder::Builder;

@@ -156,19 +156,7 @@ pub fn source_name(file: &Path) -> String {
 ///
 /// A sentence naming the file and every tool that is no definition.
 pub fn read_snapshot(file: &Path) -> Result<Vec<ToolDefinition>, String> {
-    crate::builder::read_snapshot(file).map_err(|problems| {
-        let problems: Vec<String> = problems
-            .iter()
-            .map(|problem| {
-                if problem.pointer == "#" {
-                    problem.message.clone()
-                } else {
-                    format!("{}: {}", problem.pointer, problem.message)
-                }
-            })
-            .collect();
-        format!("{}: {}", file.display(), problems.join("; "))
-    })
+    crate::inputs::read_snapshot(file).map_err(|problems| crate::inputs::describe(file, &problems))
 }
 
 /// Writes the module and the typed-share report.

@@ -44,7 +44,7 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
 use toolkit_runtime::http::{HeaderClient, HttpSource, client_builder};
-use toolkit_runtime::openapi::{ReadOperations, ReadOptions, decode_document, read_operations};
+use toolkit_runtime::openapi::ReadOperations;
 use toolkit_runtime::{Failure, ToolDefinition, Toolkit, ToolkitOptions};
 
 use super::progress::Progress;
@@ -69,12 +69,9 @@ pub enum Format {
 ///
 /// A sentence naming the file when it cannot be read, decoded, or is no OpenAPI 3 document.
 pub fn read_document(file: &Path) -> Result<ReadOperations, String> {
-    let text = std::fs::read_to_string(file)
-        .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
-    let document =
-        decode_document(&text).map_err(|error| format!("{}: {error}", file.display()))?;
-    read_operations(&document, &ReadOptions::default())
-        .map_err(|error| format!("{}: {error}", file.display()))
+    crate::inputs::read_openapi(file)
+        .map(|(_, read)| read)
+        .map_err(|problems| crate::inputs::describe(file, &problems))
 }
 
 /// What `report` reads.

@@ -10,8 +10,6 @@ use toolkit_runtime::ToolSource;
 use toolkit_runtime::http::{HeaderClient, HttpSource, client_builder};
 use toolkit_runtime::mcp::{Mcp, McpOptions, StdioCommand};
 
-use crate::cli::openapi::read_document;
-
 use super::config::{ConfigError, SourceConfig, SourceKind, read_env};
 
 /// The host's variables a stdio server gets besides those its `env` names: what programs need to
@@ -43,7 +41,19 @@ pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
     let timeout = timeout(config);
     match config.kind().map_err(ConfigError)? {
         SourceKind::OpenApi { document, base_url } => {
-            let read = read_document(&document).map_err(fail)?;
+            let (_, read) = crate::inputs::read_openapi(&document)
+                .map_err(|problems| ConfigError(crate::inputs::describe(&document, &problems)))
+                .map_err(|ConfigError(problem)| fail(problem))?;
+            for skipped in &read.skipped {
+                tracing::warn!(
+                    source = name,
+                    "{} {} ({}) is not served: {}",
+                    skipped.method,
+                    skipped.path,
+                    skipped.location,
+                    skipped.reason
+                );
+            }
             let client = client_builder()
                 .build()
                 .map_err(|error| fail(format!("cannot build an HTTP client: {error}")))?;

@@ -1,0 +1,84 @@
+//! Reading the generator's inputs — OpenAPI documents and MCP `tools/list` snapshots — as the
+//! runtime reads them, every problem located by file and JSON pointer. The builder, the command
+//! line and the gateway all read through here.
+
+use std::path::Path;
+
+use serde_json::Value;
+use toolkit_runtime::ToolDefinition;
+use toolkit_runtime::openapi::{ReadOperations, ReadOptions, decode_document, read_operations};
+
+use crate::builder::Problem;
+
+/// Reads an OpenAPI document and its operations as the runtime reads them.
+///
+/// # Errors
+///
+/// The file cannot be read or decoded, or is no OpenAPI 3 document.
+pub fn read_openapi(path: &Path) -> Result<(Value, ReadOperations), Vec<Problem>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| vec![Problem::new(path, "#", format!("cannot read: {error}"))])?;
+    let document =
+        decode_document(&text).map_err(|error| vec![Problem::new(path, "#", error.to_string())])?;
+    let read = read_operations(&document, &ReadOptions::default())
+        .map_err(|error| vec![Problem::new(path, "#", error.to_string())])?;
+    Ok((document, read))
+}
+
+/// Reads the tools of a snapshot: `{"tools": [...]}` (with or without `server`), or an array;
+/// every tool that is no definition is a problem located by its pointer.
+///
+/// # Errors
+///
+/// The file cannot be read, is no snapshot, or holds tools that are no definitions.
+pub fn read_snapshot(path: &Path) -> Result<Vec<ToolDefinition>, Vec<Problem>> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| vec![Problem::new(path, "#", format!("cannot read: {error}"))])?;
+    let value: Value = serde_json::from_str(&text)
+        .map_err(|error| vec![Problem::new(path, "#", error.to_string())])?;
+    let (tools, prefix) = match &value {
+        Value::Array(tools) => (tools, "#"),
+        Value::Object(map) => match map.get("tools") {
+            Some(Value::Array(tools)) => (tools, "#/tools"),
+            _ => return Err(vec![Problem::new(path, "#", "no `tools` array")]),
+        },
+        _ => {
+            return Err(vec![Problem::new(
+                path,
+                "#",
+                "neither a snapshot nor an array of tools",
+            )]);
+        }
+    };
+    let mut definitions = Vec::with_capacity(tools.len());
+    let mut problems = Vec::new();
+    for (index, tool) in tools.iter().enumerate() {
+        match toolkit_runtime::mcp::tool_definition(tool) {
+            Ok(definition) => definitions.push(definition),
+            Err(problem) => {
+                problems.push(Problem::new(path, &format!("{prefix}/{index}"), problem));
+            }
+        }
+    }
+    if problems.is_empty() {
+        Ok(definitions)
+    } else {
+        Err(problems)
+    }
+}
+
+/// `problems` of `file` as one sentence for people: `FILE: POINTER: MESSAGE; ...` (the pointer
+/// left out where it is the whole file).
+pub fn describe(file: &Path, problems: &[Problem]) -> String {
+    let problems: Vec<String> = problems
+        .iter()
+        .map(|problem| {
+            if problem.pointer == "#" {
+                problem.message.clone()
+            } else {
+                format!("{}: {}", problem.pointer, problem.message)
+            }
+        })
+        .collect();
+    format!("{}: {}", file.display(), problems.join("; "))
+}
