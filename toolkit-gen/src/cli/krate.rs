@@ -26,8 +26,8 @@ pub struct CrateArgs {
     /// Generate a module from this MCP snapshot (as `toolkit-gen snapshot` writes it); repeatable
     #[arg(long = "mcp", value_name = "SNAPSHOT")]
     pub mcp: Vec<PathBuf>,
-    /// The crate's package name
-    #[arg(long, value_name = "NAME")]
+    /// The crate's package name: ASCII letters, digits, `-` and `_`, starting with a letter
+    #[arg(long, value_name = "NAME", value_parser = package_name)]
     pub name: String,
     /// How closed the generated input structs are
     #[arg(long, value_enum, default_value_t)]
@@ -35,6 +35,18 @@ pub struct CrateArgs {
     /// Depend on toolkit-runtime at this path (relative to the crate) instead of by version
     #[arg(long, value_name = "PATH")]
     pub runtime_path: Option<String>,
+}
+
+/// Checks a package name as cargo would take it (and as a TOML string needs no escape).
+fn package_name(name: &str) -> Result<String, String> {
+    let mut chars = name.chars();
+    let valid = chars.next().is_some_and(|c| c.is_ascii_alphabetic())
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if valid {
+        Ok(name.to_owned())
+    } else {
+        Err("a package name is ASCII letters, digits, `-` and `_`, starting with a letter".into())
+    }
 }
 
 impl CrateArgs {

@@ -134,6 +134,21 @@ fn crate_needs_an_input_and_reads_like_cargo() {
         stdout.contains("Usage: toolkit-gen check [OPTIONS] --name <NAME> <DIR>"),
         "{stdout}"
     );
+    let petstore = fixture("petstore.yaml");
+    let (code, _, stderr) = run(&[
+        "crate",
+        "--openapi",
+        &petstore,
+        "--name",
+        "x\"\n[lib]",
+        "-o",
+        "/tmp/never",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("a package name is ASCII letters"),
+        "{stderr}"
+    );
 }
 
 #[test]
