@@ -162,7 +162,8 @@ impl fmt::Debug for Tool {
     }
 }
 
-fn panic_message(panic: &(dyn Any + Send)) -> &str {
+/// What a panic said, as text.
+pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> &str {
     panic
         .downcast_ref::<&str>()
         .copied()

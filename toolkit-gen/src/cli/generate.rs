@@ -87,15 +87,9 @@ pub fn openapi(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) ->
             return ExitCode::from(USAGE);
         }
     };
-    let progress = Progress::new(read.operations.len() as u64, "generating");
-    let emitted = openapi_source_observed(
-        &args.label(),
-        &read,
-        &args.source(),
-        &args.options(),
-        &mut |tool| progress.step_with(tool),
-    );
-    progress.finish();
+    let emitted = with_progress(read.operations.len(), |typed| {
+        openapi_source_observed(&args.label(), &read, &args.source(), &args.options(), typed)
+    });
     finish(args, &emitted, out, err)
 }
 
@@ -108,16 +102,24 @@ pub fn mcp(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) -> Exi
             return ExitCode::from(USAGE);
         }
     };
-    let progress = Progress::new(definitions.len() as u64, "generating");
-    let emitted = mcp_source_observed(
-        &args.label(),
-        &definitions,
-        &args.source(),
-        &args.options(),
-        &mut |tool| progress.step_with(tool),
-    );
-    progress.finish();
+    let emitted = with_progress(definitions.len(), |typed| {
+        mcp_source_observed(
+            &args.label(),
+            &definitions,
+            &args.source(),
+            &args.options(),
+            typed,
+        )
+    });
     finish(args, &emitted, out, err)
+}
+
+/// Emits a module of `tools` tools under a progress bar that steps as each tool is typed.
+fn with_progress(tools: usize, emit: impl FnOnce(&mut dyn FnMut(&str)) -> Module) -> Module {
+    let progress = Progress::new(tools as u64, "generating");
+    let module = emit(&mut |tool| progress.step_with(tool));
+    progress.finish();
+    module
 }
 
 /// The source name made of a file's stem: `petstore-v3.yaml` → `petstore_v3`; never empty, never

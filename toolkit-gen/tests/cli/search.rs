@@ -1,20 +1,8 @@
 //! `toolkit-gen search --catalog FILE (QUERY | --queries FILE) [--limit N]`.
 
-use std::process::Command;
-
 use serde_json::{Value, json};
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
-}
+use crate::support::run;
 
 fn catalog() -> std::path::PathBuf {
     let path = std::env::temp_dir().join(format!("toolkit-gen-search-{}.json", std::process::id()));

@@ -6,13 +6,14 @@
 //! serving, a failure inside a call is the call's result (a panic in a tool included), so the
 //! server keeps serving: a server that dies mid-session takes every tool from its client.
 
-use std::any::Any;
 use std::fmt::Display;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
 use std::process::ExitCode;
 
 use futures_util::FutureExt as _;
+
+use crate::toolkit::panic_message;
 
 /// Runs `main` — which builds the toolkit and serves it — and gives the exit code of the
 /// process: `0` when `main` ends well (stdin ended), `1` when it fails or panics, with one line
@@ -68,12 +69,4 @@ where
 /// `text` on one line.
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-fn panic_message(panic: &(dyn Any + Send)) -> &str {
-    panic
-        .downcast_ref::<&str>()
-        .copied()
-        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
-        .unwrap_or("a panic with no message")
 }

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::io::{DuplexStream, ReadHalf, WriteHalf};
 use tokio::task::JoinHandle;
 
@@ -112,7 +112,7 @@ impl InProcessClient {
     ///
     /// [`HarnessError::Rpc`] when the server answers with an error; others when none comes.
     pub async fn list_tools(&mut self) -> Result<Value, HarnessError> {
-        self.conversation.result("tools/list", json!({})).await
+        self.conversation.list_tools().await
     }
 
     /// The result of `tools/call` of `name` with `arguments`, exactly as served.
@@ -122,8 +122,7 @@ impl InProcessClient {
     /// [`HarnessError::Rpc`] when the server answers with an error (an unknown tool); others
     /// when none comes.
     pub async fn call(&mut self, name: &str, arguments: Value) -> Result<Value, HarnessError> {
-        let params = json!({"name": name, "arguments": arguments});
-        self.conversation.result("tools/call", params).await
+        self.conversation.call(name, arguments).await
     }
 
     /// Sends the request `method` with `params` and gives the whole response, result or error.

@@ -163,6 +163,21 @@ where
         self.response(&id).await
     }
 
+    /// The result of `tools/list`, exactly as served.
+    pub(crate) async fn list_tools(&mut self) -> Result<Value, HarnessError> {
+        self.result("tools/list", serde_json::json!({})).await
+    }
+
+    /// The result of `tools/call` of `name` with `arguments`, exactly as served.
+    pub(crate) async fn call(
+        &mut self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<Value, HarnessError> {
+        let params = serde_json::json!({"name": name, "arguments": arguments});
+        self.result("tools/call", params).await
+    }
+
     /// The result of the request `method`, or its error as [`HarnessError::Rpc`].
     pub(crate) async fn result(
         &mut self,

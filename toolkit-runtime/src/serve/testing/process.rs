@@ -4,7 +4,7 @@ use std::fmt;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 use tokio::io::AsyncReadExt as _;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
@@ -89,7 +89,7 @@ impl ServerProcess {
     ///
     /// [`HarnessError::Rpc`] when the server answers with an error; others when none comes.
     pub async fn list_tools(&mut self) -> Result<Value, HarnessError> {
-        self.conversation.result("tools/list", json!({})).await
+        self.conversation.list_tools().await
     }
 
     /// The result of `tools/call` of `name` with `arguments`, exactly as served.
@@ -98,8 +98,7 @@ impl ServerProcess {
     ///
     /// [`HarnessError::Rpc`] when the server answers with an error; others when none comes.
     pub async fn call(&mut self, name: &str, arguments: Value) -> Result<Value, HarnessError> {
-        let params = json!({"name": name, "arguments": arguments});
-        self.conversation.result("tools/call", params).await
+        self.conversation.call(name, arguments).await
     }
 
     /// Sends the request `method` with `params`; the whole response.
