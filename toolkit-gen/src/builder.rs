@@ -21,9 +21,8 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use toolkit_runtime::openapi::ReadOperations;
 
-use crate::cli::generate::source_name;
 use crate::emit::{EmitOptions, Module, SourceOptions, Strictness, mcp_source, openapi_source};
-use crate::inputs::{read_openapi, read_snapshot};
+use crate::inputs::{read_openapi, read_snapshot, source_name};
 
 /// What an input is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -655,8 +654,9 @@ impl fmt::Display for GenerateError {
 
 impl std::error::Error for GenerateError {}
 
-/// The name a generated header gives an input: its file name.
-pub(crate) fn label(path: &Path) -> String {
+/// The name a generated header gives an input: its file name (`specs/petstore.yaml` →
+/// `petstore.yaml`).
+pub fn label(path: &Path) -> String {
     path.file_name().map_or_else(
         || path.display().to_string(),
         |name| name.to_string_lossy().into_owned(),

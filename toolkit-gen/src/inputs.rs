@@ -82,3 +82,53 @@ pub fn describe(file: &Path, problems: &[Problem]) -> String {
         .collect();
     format!("{}: {}", file.display(), problems.join("; "))
 }
+
+/// The source name made of a file's stem: `petstore-v3.yaml` → `petstore_v3`; never empty, never
+/// a keyword (`type.yaml` → `type_api`), nor `lib` or `main`, so that it can name a module.
+pub fn source_name(file: &Path) -> String {
+    let stem = file
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut name = String::with_capacity(stem.len());
+    for c in stem.chars() {
+        if c.is_ascii_alphanumeric() {
+            name.push(c.to_ascii_lowercase());
+        } else if !name.ends_with('_') && !name.is_empty() {
+            name.push('_');
+        }
+    }
+    let name = name.trim_end_matches('_').to_owned();
+    if name.starts_with(|c: char| c.is_ascii_digit()) {
+        return format!("api_{name}");
+    }
+    if name.is_empty() {
+        return "api".to_owned();
+    }
+    // A keyword (`type.yaml`) cannot name a module, and in a generated crate `lib` and `main`
+    // would be written over `src/lib.rs` or become a binary.
+    if crate::emit::is_keyword(&name) || name == "lib" || name == "main" {
+        return format!("{name}_api");
+    }
+    name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_names_can_name_modules() {
+        for (file, name) in [
+            ("specs/petstore-v3.yaml", "petstore_v3"),
+            ("Swagger Petstore.json", "swagger_petstore"),
+            ("3d.json", "api_3d"),
+            ("type.yaml", "type_api"),
+            ("lib.yaml", "lib_api"),
+            ("main.json", "main_api"),
+            ("---.json", "api"),
+        ] {
+            assert_eq!(source_name(Path::new(file)), name, "{file}");
+        }
+    }
+}

@@ -8,14 +8,13 @@
 //!
 //! # From `build.rs`
 //!
-//! `Cargo.toml`:
+//! `Cargo.toml` — the runtime (feature `http` for OpenAPI sources, `mcp` for snapshot sources)
+//! and the generator, nothing else: generated code names only `::toolkit_runtime::codegen` and
+//! `::std`, so no version of serde, serde_json or reqwest can drift from the runtime's.
 //!
 //! ```toml
 //! [dependencies]
 //! toolkit-runtime = { version = "0.1", features = ["http", "mcp"] }
-//! serde = { version = "1", features = ["derive"] }
-//! serde_json = "1"
-//! reqwest = { version = "0.13", default-features = false } # for MCP snapshots
 //!
 //! [build-dependencies]
 //! toolkit-gen = "0.1"
@@ -24,12 +23,15 @@
 //! `build.rs` (see [`Builder`] for every option):
 //!
 //! ```no_run
-//! fn main() -> Result<(), Box<dyn std::error::Error>> {
-//!     toolkit_gen::Builder::new()
+//! fn main() {
+//!     if let Err(error) = toolkit_gen::Builder::new()
 //!         .openapi("specs/petstore.yaml")
 //!         .mcp_snapshot("specs/tasks.json")
-//!         .generate_to_out_dir()?;
-//!     Ok(())
+//!         .generate_to_out_dir()
+//!     {
+//!         // Every problem, located by file and JSON pointer, shown by cargo.
+//!         println!("cargo::error={error}");
+//!     }
 //! }
 //! ```
 //!
@@ -44,38 +46,25 @@
 //! let pets = petstore.list_pets(petstore::ListPetsInput { limit: Some(10) }).await?;
 //! ```
 //!
+//! As a build dependency the crate is lean: the runtime's readers of documents and snapshots
+//! (features `openapi` and `mcp-tools`, which need no executor), syn, quote and prettyplease —
+//! no tokio, no reqwest, no QuickJS, no C toolchain.
+//!
 //! # From the command line
 //!
-//! - `toolkit-gen openapi DOC [-o FILE]`, `toolkit-gen mcp SNAPSHOT [-o FILE]`: one module.
-//! - `toolkit-gen crate (--openapi DOC | --mcp SNAPSHOT)... --name NAME -o DIR`: a whole crate to
-//!   commit; `toolkit-gen check ...same arguments... DIR` exits 1 when it is stale.
-//! - `toolkit-gen check-catalog FILE` reads a catalog of tool definitions (a JSON array) and
-//!   names every entry that is no definition.
-//! - `toolkit-gen report (--openapi DOC | --mcp SNAPSHOT) [--format json|text]` prints the
-//!   operations of an OpenAPI document read as tools and the skipped ones, with reasons and
-//!   locations (or the tools of a snapshot), each with whether its input is fully typed.
-//! - `toolkit-gen audit SNAPSHOT [--format json|text] [--deny LEVEL]` audits an MCP
-//!   `tools/list` statically ([`audit`]): exit 1 on errors (or on `--deny`'s level).
-//! - `toolkit-gen call (--openapi DOC --base-url URL | --mcp-url URL | --mcp-stdio 'CMD')
-//!   [--header 'K: V']... NAME ['JSON']` runs one operation or MCP tool: the result JSON on stdout
-//!   (exit 0) or the failure as JSON (exit 1).
-//! - `toolkit-gen snapshot (--mcp-url URL [--header 'K: V']... | --mcp-stdio 'CMD') [-o FILE]`
-//!   writes the tools an MCP server lists as a snapshot.
-//! - `toolkit-gen search --catalog FILE (QUERY | --queries FILE) [--limit N]` searches a catalog
-//!   as `tool_search` does.
-//! - `toolkit-gen serve --config toolkit.toml` serves the sources a configuration names, under
-//!   its policy, as one MCP server over stdio or Streamable HTTP (the [`gateway`]).
+//! The `toolkit-gen` binary (crate `toolkit-cli`) writes the same modules, or a whole crate to
+//! commit with a `check` that fails when it is stale, and inspects documents and servers.
 //!
 //! The heart of the generator is [`emit`]: JSON Schema → Rust input types (strict structs,
 //! enums, `Option`s, boxed recursion), with every place it could not type reported by JSON
 //! pointer, and the source types over them.
 #![deny(missing_docs)]
+// The examples are `build.rs` files, whose `fn main` is the point.
+#![allow(clippy::needless_doctest_main)]
 
 pub mod audit;
 pub mod builder;
-pub mod cli;
 pub mod emit;
-pub mod gateway;
 pub mod inputs;
 
 pub use builder::Builder;

@@ -68,15 +68,16 @@
 mod assembly;
 #[cfg(feature = "code")]
 mod code;
+pub mod codegen;
 #[cfg(feature = "conformance")]
 pub mod conformance;
 mod definition;
 mod error;
 mod functions;
-#[cfg(feature = "http")]
+#[cfg(feature = "operations")]
 pub mod http;
 mod input;
-#[cfg(feature = "mcp")]
+#[cfg(feature = "mcp-tools")]
 pub mod mcp;
 pub mod model;
 pub mod naming;

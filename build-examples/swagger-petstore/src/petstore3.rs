@@ -3,13 +3,27 @@
 /// The input of the tool `updatePet`.
 ///
 /// Update an existing pet by Id.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UpdatePetInput {
     /// Update an existent pet in the store
     pub body: UpdatePetPet,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UpdatePetPet {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -25,7 +39,14 @@ pub struct UpdatePetPet {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub status: ::std::option::Option<UpdatePetPetStatus>,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UpdatePetCategory {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -33,7 +54,14 @@ pub struct UpdatePetCategory {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UpdatePetTag {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -50,9 +78,10 @@ pub struct UpdatePetTag {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum UpdatePetPetStatus {
     #[serde(rename = "available")]
     Available,
@@ -64,13 +93,27 @@ pub enum UpdatePetPetStatus {
 /// The input of the tool `addPet`.
 ///
 /// Add a new pet to the store.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct AddPetInput {
     /// Create a new pet in the store
     pub body: AddPetPet,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct AddPetPet {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -86,7 +129,14 @@ pub struct AddPetPet {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub status: ::std::option::Option<AddPetPetStatus>,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct AddPetCategory {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -94,7 +144,14 @@ pub struct AddPetCategory {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct AddPetTag {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -111,9 +168,10 @@ pub struct AddPetTag {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum AddPetPetStatus {
     #[serde(rename = "available")]
     Available,
@@ -125,7 +183,14 @@ pub enum AddPetPetStatus {
 /// The input of the tool `findPetsByStatus`.
 ///
 /// Multiple status values can be provided with comma separated strings.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct FindPetsByStatusInput {
     /// Status values that need to be considered for filter
@@ -141,9 +206,10 @@ pub struct FindPetsByStatusInput {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum FindPetsByStatusInputStatus {
     #[serde(rename = "available")]
     Available,
@@ -155,7 +221,14 @@ pub enum FindPetsByStatusInputStatus {
 /// The input of the tool `findPetsByTags`.
 ///
 /// Multiple tags can be provided with comma separated strings. Use tag1, tag2, tag3 for testing.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct FindPetsByTagsInput {
     /// Tags to filter by
@@ -165,7 +238,14 @@ pub struct FindPetsByTagsInput {
 /// The input of the tool `getPetById`.
 ///
 /// Returns a single pet.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct GetPetByIdInput {
     /// ID of pet to return
@@ -175,7 +255,14 @@ pub struct GetPetByIdInput {
 /// The input of the tool `updatePetWithForm`.
 ///
 /// Updates a pet resource based on the form data.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UpdatePetWithFormInput {
     /// ID of pet that needs to be updated
@@ -191,7 +278,14 @@ pub struct UpdatePetWithFormInput {
 /// The input of the tool `deletePet`.
 ///
 /// Delete a pet.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct DeletePetInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -203,19 +297,40 @@ pub struct DeletePetInput {
 /// The input of the tool `getInventory`.
 ///
 /// Returns a map of status codes to quantities.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct GetInventoryInput {}
 /// The input of the tool `placeOrder`.
 ///
 /// Place a new order in the store.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct PlaceOrderInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub body: ::std::option::Option<PlaceOrderOrder>,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct PlaceOrderOrder {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -243,9 +358,10 @@ pub struct PlaceOrderOrder {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum PlaceOrderOrderStatus {
     #[serde(rename = "placed")]
     Placed,
@@ -257,7 +373,14 @@ pub enum PlaceOrderOrderStatus {
 /// The input of the tool `getOrderById`.
 ///
 /// For valid response try integer IDs with value <= 5 or > 10. Other values will generate exceptions.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct GetOrderByIdInput {
     /// ID of order that needs to be fetched
@@ -267,7 +390,14 @@ pub struct GetOrderByIdInput {
 /// The input of the tool `deleteOrder`.
 ///
 /// For valid response try integer IDs with value < 1000. Anything above 1000 or non-integers will generate API errors.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct DeleteOrderInput {
     /// ID of the order that needs to be deleted
@@ -277,14 +407,28 @@ pub struct DeleteOrderInput {
 /// The input of the tool `createUser`.
 ///
 /// This can only be done by the logged in user.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct CreateUserInput {
     /// Created user object
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub body: ::std::option::Option<CreateUserUser>,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct CreateUserUser {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -311,13 +455,27 @@ pub struct CreateUserUser {
 /// The input of the tool `createUsersWithListInput`.
 ///
 /// Creates list of users with given input array.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct CreateUsersWithListInputInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub body: ::std::option::Option<::std::vec::Vec<CreateUsersWithListInputUser>>,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct CreateUsersWithListInputUser {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -344,7 +502,14 @@ pub struct CreateUsersWithListInputUser {
 /// The input of the tool `loginUser`.
 ///
 /// Log into the system.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct LoginUserInput {
     /// The user name for login
@@ -357,13 +522,27 @@ pub struct LoginUserInput {
 /// The input of the tool `logoutUser`.
 ///
 /// Log user out of the system.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct LogoutUserInput {}
 /// The input of the tool `getUserByName`.
 ///
 /// Get user detail based on username.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct GetUserByNameInput {
     /// The name that needs to be fetched. Use user1 for testing
@@ -372,7 +551,14 @@ pub struct GetUserByNameInput {
 /// The input of the tool `updateUser`.
 ///
 /// This can only be done by the logged in user.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UpdateUserInput {
     /// name that need to be deleted
@@ -381,7 +567,14 @@ pub struct UpdateUserInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub body: ::std::option::Option<UpdateUserUser>,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UpdateUserUser {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -408,7 +601,14 @@ pub struct UpdateUserUser {
 /// The input of the tool `deleteUser`.
 ///
 /// This can only be done by the logged in user.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct DeleteUserInput {
     /// The name that needs to be deleted
@@ -418,7 +618,7 @@ pub struct DeleteUserInput {
 ///
 /// Its definitions are embedded: `discover` contacts nothing.
 #[derive(Debug)]
-pub struct Petstore3(::toolkit_runtime::http::HttpSource);
+pub struct Petstore3(::toolkit_runtime::codegen::HttpSource);
 impl Petstore3 {
     /// The source's name, which an assembly puts before its tools' names (`petstore3__<tool>`).
     pub const NAME: &'static str = "petstore3";
@@ -1441,8 +1641,8 @@ impl Petstore3 {
     /// A base URL that is not `http` or `https`, or has a query or fragment.
     pub fn new(
         base_url: &str,
-        client: impl ::toolkit_runtime::http::HttpClient,
-    ) -> ::std::result::Result<Self, ::toolkit_runtime::http::HttpSourceError> {
+        client: impl ::toolkit_runtime::codegen::HttpClient,
+    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::HttpSourceError> {
         Self::configured(base_url, client, |builder| builder)
     }
     /// [`Self::new`] with the source's options (a timeout, the longest answer)
@@ -1453,12 +1653,12 @@ impl Petstore3 {
     /// As [`Self::new`].
     pub fn configured(
         base_url: &str,
-        client: impl ::toolkit_runtime::http::HttpClient,
+        client: impl ::toolkit_runtime::codegen::HttpClient,
         configure: impl ::std::ops::FnOnce(
-            ::toolkit_runtime::http::HttpSourceBuilder,
-        ) -> ::toolkit_runtime::http::HttpSourceBuilder,
-    ) -> ::std::result::Result<Self, ::toolkit_runtime::http::HttpSourceError> {
-        let builder = ::toolkit_runtime::http::HttpSource::builder(
+            ::toolkit_runtime::codegen::HttpSourceBuilder,
+        ) -> ::toolkit_runtime::codegen::HttpSourceBuilder,
+    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::HttpSourceError> {
+        let builder = ::toolkit_runtime::codegen::HttpSource::builder(
                 Self::NAME,
                 base_url,
                 client,
@@ -1467,7 +1667,9 @@ impl Petstore3 {
         configure(builder).build().map(Self)
     }
     /// The tools' definitions, in the document's order. Contacts nothing.
-    pub fn definitions(&self) -> ::std::vec::Vec<::toolkit_runtime::ToolDefinition> {
+    pub fn definitions(
+        &self,
+    ) -> ::std::vec::Vec<::toolkit_runtime::codegen::ToolDefinition> {
         self.0.definitions()
     }
     /// Calls the tool `updatePet` with `input`, as the source runs it.
@@ -1480,8 +1682,11 @@ impl Petstore3 {
     pub async fn update_pet(
         &self,
         input: UpdatePetInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "updatePet", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "updatePet", &input).await
     }
     /// Calls the tool `addPet` with `input`, as the source runs it.
     ///
@@ -1493,8 +1698,11 @@ impl Petstore3 {
     pub async fn add_pet(
         &self,
         input: AddPetInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "addPet", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "addPet", &input).await
     }
     /// Calls the tool `findPetsByStatus` with `input`, as the source runs it.
     ///
@@ -1506,8 +1714,11 @@ impl Petstore3 {
     pub async fn find_pets_by_status(
         &self,
         input: FindPetsByStatusInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "findPetsByStatus", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "findPetsByStatus", &input).await
     }
     /// Calls the tool `findPetsByTags` with `input`, as the source runs it.
     ///
@@ -1519,8 +1730,11 @@ impl Petstore3 {
     pub async fn find_pets_by_tags(
         &self,
         input: FindPetsByTagsInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "findPetsByTags", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "findPetsByTags", &input).await
     }
     /// Calls the tool `getPetById` with `input`, as the source runs it.
     ///
@@ -1532,8 +1746,11 @@ impl Petstore3 {
     pub async fn get_pet_by_id(
         &self,
         input: GetPetByIdInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "getPetById", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "getPetById", &input).await
     }
     /// Calls the tool `updatePetWithForm` with `input`, as the source runs it.
     ///
@@ -1545,8 +1762,12 @@ impl Petstore3 {
     pub async fn update_pet_with_form(
         &self,
         input: UpdatePetWithFormInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "updatePetWithForm", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "updatePetWithForm", &input)
+            .await
     }
     /// Calls the tool `deletePet` with `input`, as the source runs it.
     ///
@@ -1558,8 +1779,11 @@ impl Petstore3 {
     pub async fn delete_pet(
         &self,
         input: DeletePetInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "deletePet", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "deletePet", &input).await
     }
     /// Calls the tool `getInventory` with `input`, as the source runs it.
     ///
@@ -1571,8 +1795,11 @@ impl Petstore3 {
     pub async fn get_inventory(
         &self,
         input: GetInventoryInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "getInventory", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "getInventory", &input).await
     }
     /// Calls the tool `placeOrder` with `input`, as the source runs it.
     ///
@@ -1584,8 +1811,11 @@ impl Petstore3 {
     pub async fn place_order(
         &self,
         input: PlaceOrderInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "placeOrder", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "placeOrder", &input).await
     }
     /// Calls the tool `getOrderById` with `input`, as the source runs it.
     ///
@@ -1597,8 +1827,11 @@ impl Petstore3 {
     pub async fn get_order_by_id(
         &self,
         input: GetOrderByIdInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "getOrderById", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "getOrderById", &input).await
     }
     /// Calls the tool `deleteOrder` with `input`, as the source runs it.
     ///
@@ -1610,8 +1843,11 @@ impl Petstore3 {
     pub async fn delete_order(
         &self,
         input: DeleteOrderInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "deleteOrder", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "deleteOrder", &input).await
     }
     /// Calls the tool `createUser` with `input`, as the source runs it.
     ///
@@ -1623,8 +1859,11 @@ impl Petstore3 {
     pub async fn create_user(
         &self,
         input: CreateUserInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "createUser", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "createUser", &input).await
     }
     /// Calls the tool `createUsersWithListInput` with `input`, as the source runs it.
     ///
@@ -1636,8 +1875,16 @@ impl Petstore3 {
     pub async fn create_users_with_list_input(
         &self,
         input: CreateUsersWithListInputInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "createUsersWithListInput", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(
+                &self.0,
+                "createUsersWithListInput",
+                &input,
+            )
+            .await
     }
     /// Calls the tool `loginUser` with `input`, as the source runs it.
     ///
@@ -1649,8 +1896,11 @@ impl Petstore3 {
     pub async fn login_user(
         &self,
         input: LoginUserInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "loginUser", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "loginUser", &input).await
     }
     /// Calls the tool `logoutUser` with `input`, as the source runs it.
     ///
@@ -1662,8 +1912,11 @@ impl Petstore3 {
     pub async fn logout_user(
         &self,
         input: LogoutUserInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "logoutUser", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "logoutUser", &input).await
     }
     /// Calls the tool `getUserByName` with `input`, as the source runs it.
     ///
@@ -1675,8 +1928,11 @@ impl Petstore3 {
     pub async fn get_user_by_name(
         &self,
         input: GetUserByNameInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "getUserByName", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "getUserByName", &input).await
     }
     /// Calls the tool `updateUser` with `input`, as the source runs it.
     ///
@@ -1688,8 +1944,11 @@ impl Petstore3 {
     pub async fn update_user(
         &self,
         input: UpdateUserInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "updateUser", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "updateUser", &input).await
     }
     /// Calls the tool `deleteUser` with `input`, as the source runs it.
     ///
@@ -1701,33 +1960,39 @@ impl Petstore3 {
     pub async fn delete_user(
         &self,
         input: DeleteUserInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "deleteUser", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "deleteUser", &input).await
     }
 }
-impl ::toolkit_runtime::ToolSource for Petstore3 {
+impl ::toolkit_runtime::codegen::ToolSource for Petstore3 {
     fn name(&self) -> &str {
-        ::toolkit_runtime::ToolSource::name(&self.0)
+        ::toolkit_runtime::codegen::ToolSource::name(&self.0)
     }
     fn discover(
         &self,
-    ) -> ::toolkit_runtime::BoxFuture<
+    ) -> ::toolkit_runtime::codegen::BoxFuture<
         '_,
         ::std::result::Result<
-            ::std::vec::Vec<::toolkit_runtime::ToolDefinition>,
-            ::toolkit_runtime::ToolSourceError,
+            ::std::vec::Vec<::toolkit_runtime::codegen::ToolDefinition>,
+            ::toolkit_runtime::codegen::ToolSourceError,
         >,
     > {
-        ::toolkit_runtime::ToolSource::discover(&self.0)
+        ::toolkit_runtime::codegen::ToolSource::discover(&self.0)
     }
     fn call<'a>(
         &'a self,
         tool: &'a str,
-        input: ::toolkit_runtime::JsonObject,
-    ) -> ::toolkit_runtime::BoxFuture<
+        input: ::toolkit_runtime::codegen::JsonObject,
+    ) -> ::toolkit_runtime::codegen::BoxFuture<
         'a,
-        ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError>,
+        ::std::result::Result<
+            ::toolkit_runtime::codegen::serde_json::Value,
+            ::toolkit_runtime::codegen::ToolSourceError,
+        >,
     > {
-        ::toolkit_runtime::ToolSource::call(&self.0, tool, input)
+        ::toolkit_runtime::codegen::ToolSource::call(&self.0, tool, input)
     }
 }

@@ -86,8 +86,10 @@ fn ty(ty: &Ty) -> TokenStream {
         Ty::F64 => quote!(f64),
         Ty::String => quote!(::std::string::String),
         Ty::Unit => quote!(()),
-        Ty::Value => quote!(::serde_json::Value),
-        Ty::Object => quote!(::serde_json::Map<::std::string::String, ::serde_json::Value>),
+        Ty::Value => quote!(::toolkit_runtime::codegen::serde_json::Value),
+        Ty::Object => {
+            quote!(::toolkit_runtime::codegen::serde_json::Map<::std::string::String, ::toolkit_runtime::codegen::serde_json::Value>)
+        }
         Ty::Option(inner) => {
             let inner = self::ty(inner);
             quote!(::std::option::Option<#inner>)
@@ -124,8 +126,12 @@ pub(crate) fn items(items: &[Item]) -> TokenStream {
 fn item(item: &Item) -> TokenStream {
     let name = ident(&item.name);
     let doc = docs(item.doc.as_deref());
-    let derive =
-        quote!(#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]);
+    // serde's derives through the runtime's re-export, told where serde is: generated code
+    // names no crate but the runtime and std.
+    let derive = quote! {
+        #[derive(Debug, Clone, PartialEq, ::toolkit_runtime::codegen::serde::Serialize, ::toolkit_runtime::codegen::serde::Deserialize)]
+        #[serde(crate = "::toolkit_runtime::codegen::serde")]
+    };
     match &item.kind {
         ItemKind::Struct(structure) => {
             let fields = structure.fields.iter().map(|field| {
@@ -156,7 +162,7 @@ fn item(item: &Item) -> TokenStream {
                     quote! {
                         /// The properties the schema does not name.
                         #[serde(flatten)]
-                        pub #extra_name: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                        pub #extra_name: ::toolkit_runtime::codegen::serde_json::Map<::std::string::String, ::toolkit_runtime::codegen::serde_json::Value>,
                     },
                 )
             };
@@ -181,7 +187,8 @@ fn item(item: &Item) -> TokenStream {
             });
             quote! {
                 #doc
-                #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
+                #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::toolkit_runtime::codegen::serde::Serialize, ::toolkit_runtime::codegen::serde::Deserialize)]
+                #[serde(crate = "::toolkit_runtime::codegen::serde")]
                 pub enum #name {
                     #(#variants)*
                 }

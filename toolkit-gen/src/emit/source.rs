@@ -122,8 +122,8 @@ fn methods(methods: &[Method]) -> TokenStream {
             /// # Errors
             ///
             /// The tool's failure, as the source reports it.
-            pub async fn #name(&self, input: #input) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-                ::toolkit_runtime::call_typed(&self.0, #tool, &input).await
+            pub async fn #name(&self, input: #input) -> ::std::result::Result<::toolkit_runtime::codegen::serde_json::Value, ::toolkit_runtime::codegen::ToolSourceError> {
+                ::toolkit_runtime::codegen::call_typed(&self.0, #tool, &input).await
             }
         }
     });
@@ -138,17 +138,17 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
     let methods = methods(source.methods);
     let input = source.input;
     let source_impl = quote! {
-        impl ::toolkit_runtime::ToolSource for #type_name {
+        impl ::toolkit_runtime::codegen::ToolSource for #type_name {
             fn name(&self) -> &str {
-                ::toolkit_runtime::ToolSource::name(&self.0)
+                ::toolkit_runtime::codegen::ToolSource::name(&self.0)
             }
 
-            fn discover(&self) -> ::toolkit_runtime::BoxFuture<'_, ::std::result::Result<::std::vec::Vec<::toolkit_runtime::ToolDefinition>, ::toolkit_runtime::ToolSourceError>> {
-                ::toolkit_runtime::ToolSource::discover(&self.0)
+            fn discover(&self) -> ::toolkit_runtime::codegen::BoxFuture<'_, ::std::result::Result<::std::vec::Vec<::toolkit_runtime::codegen::ToolDefinition>, ::toolkit_runtime::codegen::ToolSourceError>> {
+                ::toolkit_runtime::codegen::ToolSource::discover(&self.0)
             }
 
-            fn call<'a>(&'a self, tool: &'a str, input: ::toolkit_runtime::JsonObject) -> ::toolkit_runtime::BoxFuture<'a, ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError>> {
-                ::toolkit_runtime::ToolSource::call(&self.0, tool, input)
+            fn call<'a>(&'a self, tool: &'a str, input: ::toolkit_runtime::codegen::JsonObject) -> ::toolkit_runtime::codegen::BoxFuture<'a, ::std::result::Result<::toolkit_runtime::codegen::serde_json::Value, ::toolkit_runtime::codegen::ToolSourceError>> {
+                ::toolkit_runtime::codegen::ToolSource::call(&self.0, tool, input)
             }
         }
     };
@@ -166,7 +166,7 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
             quote! {
                 #doc
                 #[derive(Debug)]
-                pub struct #type_name(::toolkit_runtime::http::HttpSource);
+                pub struct #type_name(::toolkit_runtime::codegen::HttpSource);
 
                 impl #type_name {
                     #[doc = #name_doc]
@@ -183,8 +183,8 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                     /// A base URL that is not `http` or `https`, or has a query or fragment.
                     pub fn new(
                         base_url: &str,
-                        client: impl ::toolkit_runtime::http::HttpClient,
-                    ) -> ::std::result::Result<Self, ::toolkit_runtime::http::HttpSourceError> {
+                        client: impl ::toolkit_runtime::codegen::HttpClient,
+                    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::HttpSourceError> {
                         Self::configured(base_url, client, |builder| builder)
                     }
 
@@ -196,16 +196,16 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                     /// As [`Self::new`].
                     pub fn configured(
                         base_url: &str,
-                        client: impl ::toolkit_runtime::http::HttpClient,
-                        configure: impl ::std::ops::FnOnce(::toolkit_runtime::http::HttpSourceBuilder) -> ::toolkit_runtime::http::HttpSourceBuilder,
-                    ) -> ::std::result::Result<Self, ::toolkit_runtime::http::HttpSourceError> {
-                        let builder = ::toolkit_runtime::http::HttpSource::builder(Self::NAME, base_url, client)
+                        client: impl ::toolkit_runtime::codegen::HttpClient,
+                        configure: impl ::std::ops::FnOnce(::toolkit_runtime::codegen::HttpSourceBuilder) -> ::toolkit_runtime::codegen::HttpSourceBuilder,
+                    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::HttpSourceError> {
+                        let builder = ::toolkit_runtime::codegen::HttpSource::builder(Self::NAME, base_url, client)
                             .operations_json(Self::OPERATIONS);
                         configure(builder).build().map(Self)
                     }
 
                     /// The tools' definitions, in the document's order. Contacts nothing.
-                    pub fn definitions(&self) -> ::std::vec::Vec<::toolkit_runtime::ToolDefinition> {
+                    pub fn definitions(&self) -> ::std::vec::Vec<::toolkit_runtime::codegen::ToolDefinition> {
                         self.0.definitions()
                     }
 
@@ -228,7 +228,7 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
             quote! {
                 #doc
                 #[derive(Debug)]
-                pub struct #type_name(::toolkit_runtime::mcp::SnapshotSource);
+                pub struct #type_name(::toolkit_runtime::codegen::SnapshotSource);
 
                 impl #type_name {
                     #[doc = #name_doc]
@@ -244,10 +244,10 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                     ///
                     /// Embedded definitions that do not decode (a bug of toolkit-gen).
                     pub fn http(
-                        url: ::reqwest::Url,
-                        client: ::reqwest::Client,
-                    ) -> ::std::result::Result<Self, ::toolkit_runtime::CatalogError> {
-                        Self::over(::toolkit_runtime::mcp::Mcp::http(Self::NAME, url, client))
+                        url: ::toolkit_runtime::codegen::reqwest::Url,
+                        client: ::toolkit_runtime::codegen::reqwest::Client,
+                    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::CatalogError> {
+                        Self::over(::toolkit_runtime::codegen::Mcp::http(Self::NAME, url, client))
                     }
 
                     /// The server that `command` starts, spoken to over its stdin and stdout.
@@ -256,9 +256,9 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                     ///
                     /// As [`Self::http`].
                     pub fn stdio(
-                        command: ::toolkit_runtime::mcp::StdioCommand,
-                    ) -> ::std::result::Result<Self, ::toolkit_runtime::CatalogError> {
-                        Self::over(::toolkit_runtime::mcp::Mcp::stdio(Self::NAME, command))
+                        command: ::toolkit_runtime::codegen::StdioCommand,
+                    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::CatalogError> {
+                        Self::over(::toolkit_runtime::codegen::Mcp::stdio(Self::NAME, command))
                     }
 
                     /// The server `mcp`, made by the host (with options of its own); its name
@@ -268,13 +268,13 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                     ///
                     /// As [`Self::http`].
                     pub fn over(
-                        mcp: ::toolkit_runtime::mcp::Mcp,
-                    ) -> ::std::result::Result<Self, ::toolkit_runtime::CatalogError> {
-                        ::toolkit_runtime::mcp::SnapshotSource::new(mcp, Self::TOOLS).map(Self)
+                        mcp: ::toolkit_runtime::codegen::Mcp,
+                    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::CatalogError> {
+                        ::toolkit_runtime::codegen::SnapshotSource::new(mcp, Self::TOOLS).map(Self)
                     }
 
                     /// The snapshot's tools, in its order. Contacts nothing.
-                    pub fn definitions(&self) -> &[::toolkit_runtime::ToolDefinition] {
+                    pub fn definitions(&self) -> &[::toolkit_runtime::codegen::ToolDefinition] {
                         self.0.definitions()
                     }
 
@@ -284,7 +284,7 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                     /// # Errors
                     ///
                     /// The server's failure to list its tools.
-                    pub async fn verify(&self) -> ::std::result::Result<::toolkit_runtime::mcp::SnapshotDrift, ::toolkit_runtime::ToolSourceError> {
+                    pub async fn verify(&self) -> ::std::result::Result<::toolkit_runtime::codegen::SnapshotDrift, ::toolkit_runtime::codegen::ToolSourceError> {
                         self.0.verify().await
                     }
 

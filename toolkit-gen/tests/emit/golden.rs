@@ -48,9 +48,11 @@ fn output_is_deterministic() {
 }
 
 /// The lines of `code` with their indentation taken off, for looking up one attribute or field.
+/// Whether `code` holds `snippet`, whitespace aside (prettyplease breaks long lines where it
+/// likes).
 fn has(code: &str, snippet: &str) -> bool {
-    let flat: String = code.lines().map(str::trim).collect::<Vec<_>>().join("\n");
-    flat.contains(snippet)
+    let squeeze = |text: &str| text.split_whitespace().collect::<String>();
+    squeeze(code).contains(&squeeze(snippet))
 }
 
 #[track_caller]
@@ -66,11 +68,14 @@ fn the_module_starts_with_a_generated_header() {
 #[test]
 fn objects_are_strict_structs_with_renames_options_and_docs() {
     let code = strict();
-    assert_has(&code, "pub ghost: ::serde_json::Value,\n}");
+    assert_has(
+        &code,
+        "pub ghost: ::toolkit_runtime::codegen::serde_json::Value,\n}",
+    );
     assert_has(
         &code,
         "/// The input of the tool `object_basics`.\n///\n/// Every plain form of a property.\n\
-         #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]\n\
+         #[derive(Debug, Clone, PartialEq, ::toolkit_runtime::codegen::serde::Serialize, ::toolkit_runtime::codegen::serde::Deserialize)]\n#[serde(crate = \"::toolkit_runtime::codegen::serde\")]\n\
          #[serde(deny_unknown_fields)]\npub struct ObjectBasicsInput {",
     );
     assert_has(
@@ -96,11 +101,11 @@ fn objects_are_strict_structs_with_renames_options_and_docs() {
     );
     assert_has(
         &code,
-        "pub anything: ::std::option::Option<::serde_json::Value>,",
+        "pub anything: ::std::option::Option<::toolkit_runtime::codegen::serde_json::Value>,",
     );
     assert_has(
         &code,
-        "/// Who owns it.\n#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]\n\
+        "/// Who owns it.\n#[derive(Debug, Clone, PartialEq, ::toolkit_runtime::codegen::serde::Serialize, ::toolkit_runtime::codegen::serde::Deserialize)]\n#[serde(crate = \"::toolkit_runtime::codegen::serde\")]\n\
          #[serde(deny_unknown_fields)]\npub struct ObjectBasicsInputOwner {\npub name: ::std::string::String,\n}",
     );
 }
@@ -162,7 +167,7 @@ fn tuples_and_maps_are_typed() {
     );
     assert_has(
         &code,
-        "pub free: ::std::option::Option<\n::serde_json::Map<::std::string::String, ::serde_json::Value>,\n>,",
+        "pub free: ::std::option::Option<\n::toolkit_runtime::codegen::serde_json::Map<::std::string::String, ::toolkit_runtime::codegen::serde_json::Value,>,\n>,",
     );
     assert_has(
         &code,
@@ -176,7 +181,7 @@ fn references_are_named_once_and_recursion_is_boxed_only_where_needed() {
     assert_has(&code, "pub tree: RefsNode,");
     assert_has(
         &code,
-        "/// A node of a tree.\n#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]\n\
+        "/// A node of a tree.\n#[derive(Debug, Clone, PartialEq, ::toolkit_runtime::codegen::serde::Serialize, ::toolkit_runtime::codegen::serde::Deserialize)]\n#[serde(crate = \"::toolkit_runtime::codegen::serde\")]\n\
          #[serde(deny_unknown_fields)]\npub struct RefsNode {",
     );
     // Through a `Vec` no box is needed; a direct field needs one.
@@ -231,7 +236,7 @@ fn unions_become_enums_when_they_can_be_told_apart() {
     // Two objects with nothing to tell them apart: a `Value`, reported with its place.
     assert_has(
         code,
-        "pub address: ::std::option::Option<::serde_json::Value>,",
+        "pub address: ::std::option::Option<::toolkit_runtime::codegen::serde_json::Value>,",
     );
     let unions = emitted.tools.iter().find(|t| t.tool == "unions").unwrap();
     assert_eq!(unions.untyped.len(), 1, "{:?}", unions.untyped);
@@ -293,7 +298,7 @@ fn following_the_schema_keeps_extras_of_open_objects() {
         &code,
         "pub struct OpenInputOpen {\n#[serde(default, skip_serializing_if = \"::std::option::Option::is_none\")]\n\
          pub y: ::std::option::Option<i64>,\n/// The properties the schema does not name.\n#[serde(flatten)]\n\
-         pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,\n}",
+         pub extra: ::toolkit_runtime::codegen::serde_json::Map<::std::string::String, ::toolkit_runtime::codegen::serde_json::Value,>,\n}",
     );
     assert!(!has(
         &code,
@@ -323,9 +328,21 @@ fn type_names_do_not_collide_across_tools() {
 fn schemas_that_are_no_objects_still_give_a_root_type() {
     let options = EmitOptions::default();
     let cases = [
-        (json!(true), "pub type ToolInput = ::serde_json::Value;", 0),
-        (json!(false), "pub type ToolInput = ::serde_json::Value;", 1),
-        (json!(7), "pub type ToolInput = ::serde_json::Value;", 1),
+        (
+            json!(true),
+            "pub type ToolInput = ::toolkit_runtime::codegen::serde_json::Value;",
+            0,
+        ),
+        (
+            json!(false),
+            "pub type ToolInput = ::toolkit_runtime::codegen::serde_json::Value;",
+            1,
+        ),
+        (
+            json!(7),
+            "pub type ToolInput = ::toolkit_runtime::codegen::serde_json::Value;",
+            1,
+        ),
         (
             json!({ "type": "array", "items": { "type": "string" } }),
             "pub type ToolInput = ::std::vec::Vec<::std::string::String>;",
@@ -333,12 +350,12 @@ fn schemas_that_are_no_objects_still_give_a_root_type() {
         ),
         (
             json!({ "type": "frobnicate" }),
-            "pub type ToolInput = ::serde_json::Value;",
+            "pub type ToolInput = ::toolkit_runtime::codegen::serde_json::Value;",
             1,
         ),
         (
             json!({ "$ref": "#/nowhere" }),
-            "pub type ToolInput = ::serde_json::Value;",
+            "pub type ToolInput = ::toolkit_runtime::codegen::serde_json::Value;",
             1,
         ),
     ];

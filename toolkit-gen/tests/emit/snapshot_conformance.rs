@@ -7,7 +7,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
@@ -17,8 +16,9 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
-use toolkit_gen::cli::generate::read_snapshot;
 use toolkit_gen::emit::{EmitOptions, SourceOptions, mcp_source};
+use toolkit_gen::inputs::read_snapshot;
+use toolkit_runtime::codegen::reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use toolkit_runtime::conformance::{self, ClosedPort, Fixture, State, Subject};
 use toolkit_runtime::mcp::Aspect;
 use toolkit_runtime::{BoxFuture, ToolSource};
@@ -167,13 +167,13 @@ async fn serve(
     Ok((address.to_string(), AbortOnDrop(task)))
 }
 
-fn client() -> Result<reqwest::Client, String> {
+fn client() -> Result<toolkit_runtime::codegen::reqwest::Client, String> {
     let mut headers = HeaderMap::new();
     let mut token =
         HeaderValue::from_str(&format!("Bearer {SECRET}")).map_err(|e| e.to_string())?;
     token.set_sensitive(true);
     headers.insert(AUTHORIZATION, token);
-    reqwest::Client::builder()
+    toolkit_runtime::codegen::reqwest::Client::builder()
         .default_headers(headers)
         .build()
         .map_err(|e| e.to_string())

@@ -11,17 +11,28 @@
 //! for its redirect policy, or a [`HeaderClient`] whose headers win over any parameter. The
 //! source never takes a credential, and nothing a model gives can add a header, change the
 //! path's shape or reach another host.
+//!
+//! The operations and their templates are data (feature `operations`, which a generator needs,
+//! with no executor); the source that sends them is feature `http`.
 
+#[cfg(feature = "http")]
 mod answer;
+#[cfg(feature = "http")]
 pub mod client;
+// What a value may be where: the checks of templates need its sets, the source all of it.
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 mod encoding;
 mod operation;
+#[cfg(feature = "http")]
 mod source;
 pub(crate) mod template;
 
+#[cfg(feature = "http")]
 pub use answer::MAX_ERROR_WORDS;
+#[cfg(feature = "http")]
 pub use client::{HeaderClient, HttpClient, MAX_REDIRECTS, client_builder, same_origin_redirects};
 pub use operation::{Body, BodyEncoding, Location, Operation, Parameter, RequestTemplate};
+#[cfg(feature = "http")]
 pub use source::{
     DEFAULT_MAX_ANSWER_LENGTH, DEFAULT_TIMEOUT, HttpSource, HttpSourceBuilder, HttpSourceError,
 };

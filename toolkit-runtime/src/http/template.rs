@@ -7,15 +7,11 @@
 
 use std::collections::HashSet;
 
+use http::{HeaderName, Method};
 use percent_encoding::utf8_percent_encode;
-use reqwest::header::{CONTENT_TYPE, HeaderName, HeaderValue};
-use reqwest::{Method, Request};
-use serde_json::Value;
-use url::Url;
 
-use super::encoding::{self, PATH_LITERAL};
+use super::encoding::PATH_LITERAL;
 use super::operation::{BodyEncoding, Location, RequestTemplate};
-use crate::JsonObject;
 
 /// Headers no template may fill: the client's credentials, what HTTP itself sets, and what
 /// would let a value reroute or reframe the request.
@@ -37,6 +33,7 @@ const RESERVED_HEADERS: &[&str] = &[
 
 /// A piece of a path template.
 #[derive(Debug)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))] // read when filling (feature `http`)
 enum Piece {
     /// Text of the template, already percent-encoded.
     Literal(String),
@@ -46,6 +43,7 @@ enum Piece {
 
 /// A request template, checked and ready to fill.
 #[derive(Debug)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))] // read when filling (feature `http`)
 pub(crate) struct CompiledTemplate {
     method: Method,
     path: Vec<Piece>,
@@ -135,7 +133,7 @@ impl CompiledTemplate {
                         template.path
                     ));
                 }
-                let pairs = url::form_urlencoded::parse(fixed.as_bytes())
+                let pairs = form_urlencoded::parse(fixed.as_bytes())
                     .into_owned()
                     .collect();
                 (path, pairs)
@@ -157,112 +155,127 @@ impl CompiledTemplate {
             Err(problems)
         }
     }
+}
 
-    /// The request for `input`, below `base` (a URL whose path does not end with `/`).
-    ///
-    /// # Errors
-    ///
-    /// A message for the model when the input does not fit the places the template has for it.
-    pub(crate) fn request(&self, base: &Url, input: &JsonObject) -> Result<Request, String> {
-        if let Some(unknown) = input.keys().find(|key| !self.properties.contains(*key)) {
-            return Err(format!("The operation takes no property {unknown:?}."));
-        }
-        let present = |property: &str| input.get(property).filter(|value| !value.is_null());
+/// Filling a checked template: what the HTTP source does on every call (feature `http`).
+#[cfg(feature = "http")]
+mod fill {
+    use reqwest::Request;
+    use reqwest::header::{CONTENT_TYPE, HeaderValue};
+    use serde_json::Value;
+    use url::Url;
 
-        let mut path = base.path().trim_end_matches('/').to_owned();
-        for piece in &self.path {
-            match piece {
-                Piece::Literal(text) => path.push_str(text),
-                Piece::Value(property) => {
-                    let value = present(property).ok_or_else(|| {
-                        format!("Give the property {property:?}: the path needs it.")
+    use super::{BodyEncoding, CompiledTemplate, Piece};
+    use crate::JsonObject;
+    use crate::http::encoding;
+
+    impl CompiledTemplate {
+        /// The request for `input`, below `base` (a URL whose path does not end with `/`).
+        ///
+        /// # Errors
+        ///
+        /// A message for the model when the input does not fit the places the template has for it.
+        pub(crate) fn request(&self, base: &Url, input: &JsonObject) -> Result<Request, String> {
+            if let Some(unknown) = input.keys().find(|key| !self.properties.contains(*key)) {
+                return Err(format!("The operation takes no property {unknown:?}."));
+            }
+            let present = |property: &str| input.get(property).filter(|value| !value.is_null());
+
+            let mut path = base.path().trim_end_matches('/').to_owned();
+            for piece in &self.path {
+                match piece {
+                    Piece::Literal(text) => path.push_str(text),
+                    Piece::Value(property) => {
+                        let value = present(property).ok_or_else(|| {
+                            format!("Give the property {property:?}: the path needs it.")
+                        })?;
+                        path.push_str(&encoding::path_segment(property, value)?);
+                    }
+                }
+            }
+            let mut url = base.clone();
+            url.set_path(&path);
+            // Every value was encoded, so the URL keeps the path exactly; this guards the rule that
+            // nothing the model wrote changes the path's shape against any normalization.
+            if url.path() != path {
+                return Err("A path value would change the path of the request.".to_owned());
+            }
+            url.set_fragment(None);
+            let mut pairs: Vec<(&str, std::borrow::Cow<'_, str>)> = self
+                .fixed_query
+                .iter()
+                .map(|(name, value)| (name.as_str(), std::borrow::Cow::Borrowed(value.as_str())))
+                .collect();
+            for (property, name, joined) in &self.query {
+                if let Some(value) = present(property) {
+                    let texts = encoding::scalars(property, value)?;
+                    if *joined {
+                        pairs.push((name.as_str(), std::borrow::Cow::Owned(texts.join(","))));
+                    } else {
+                        pairs.extend(texts.into_iter().map(|text| (name.as_str(), text)));
+                    }
+                }
+            }
+            if !pairs.is_empty() {
+                let mut query = url.query_pairs_mut();
+                for (name, text) in &pairs {
+                    query.append_pair(name, text);
+                }
+            }
+
+            let mut request = Request::new(self.method.clone(), url);
+            for (property, name) in &self.headers {
+                if let Some(value) = present(property) {
+                    let text = encoding::header_value(property, value)?;
+                    let value = HeaderValue::from_str(&text).map_err(|_| {
+                        format!("The property {property:?} cannot be sent in a header.")
                     })?;
-                    path.push_str(&encoding::path_segment(property, value)?);
+                    request.headers_mut().append(name.clone(), value);
                 }
             }
-        }
-        let mut url = base.clone();
-        url.set_path(&path);
-        // Every value was encoded, so the URL keeps the path exactly; this guards the rule that
-        // nothing the model wrote changes the path's shape against any normalization.
-        if url.path() != path {
-            return Err("A path value would change the path of the request.".to_owned());
-        }
-        url.set_fragment(None);
-        let mut pairs: Vec<(&str, std::borrow::Cow<'_, str>)> = self
-            .fixed_query
-            .iter()
-            .map(|(name, value)| (name.as_str(), std::borrow::Cow::Borrowed(value.as_str())))
-            .collect();
-        for (property, name, joined) in &self.query {
-            if let Some(value) = present(property) {
-                let texts = encoding::scalars(property, value)?;
-                if *joined {
-                    pairs.push((name.as_str(), std::borrow::Cow::Owned(texts.join(","))));
-                } else {
-                    pairs.extend(texts.into_iter().map(|text| (name.as_str(), text)));
-                }
+            if let Some((property, encoding)) = &self.body
+                && let Some(value) = input.get(property)
+            {
+                let (content_type, bytes) = match encoding {
+                    BodyEncoding::Json => ("application/json", json_body(value)),
+                    BodyEncoding::Form => (
+                        "application/x-www-form-urlencoded",
+                        form_body(property, value)?,
+                    ),
+                };
+                request
+                    .headers_mut()
+                    .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+                *request.body_mut() = Some(bytes.into());
             }
-        }
-        if !pairs.is_empty() {
-            let mut query = url.query_pairs_mut();
-            for (name, text) in &pairs {
-                query.append_pair(name, text);
-            }
-        }
-
-        let mut request = Request::new(self.method.clone(), url);
-        for (property, name) in &self.headers {
-            if let Some(value) = present(property) {
-                let text = encoding::header_value(property, value)?;
-                let value = HeaderValue::from_str(&text).map_err(|_| {
-                    format!("The property {property:?} cannot be sent in a header.")
-                })?;
-                request.headers_mut().append(name.clone(), value);
-            }
-        }
-        if let Some((property, encoding)) = &self.body
-            && let Some(value) = input.get(property)
-        {
-            let (content_type, bytes) = match encoding {
-                BodyEncoding::Json => ("application/json", json_body(value)),
-                BodyEncoding::Form => (
-                    "application/x-www-form-urlencoded",
-                    form_body(property, value)?,
-                ),
-            };
-            request
-                .headers_mut()
-                .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
-            *request.body_mut() = Some(bytes.into());
-        }
-        Ok(request)
-    }
-}
-
-fn json_body(value: &Value) -> Vec<u8> {
-    // A `Value` always serializes.
-    serde_json::to_vec(value).unwrap_or_default()
-}
-
-/// A form body: each field of the object as `key=value`, a list as a key per item.
-fn form_body(property: &str, value: &Value) -> Result<Vec<u8>, String> {
-    let Value::Object(fields) = value else {
-        return Err(format!(
-            "The property {property:?} takes an object of form fields."
-        ));
-    };
-    let mut form = url::form_urlencoded::Serializer::new(String::new());
-    for (key, value) in fields {
-        if value.is_null() {
-            continue;
-        }
-        let field = format!("{property}.{key}");
-        for text in encoding::scalars(&field, value)? {
-            form.append_pair(key, &text);
+            Ok(request)
         }
     }
-    Ok(form.finish().into_bytes())
+
+    fn json_body(value: &Value) -> Vec<u8> {
+        // A `Value` always serializes.
+        serde_json::to_vec(value).unwrap_or_default()
+    }
+
+    /// A form body: each field of the object as `key=value`, a list as a key per item.
+    fn form_body(property: &str, value: &Value) -> Result<Vec<u8>, String> {
+        let Value::Object(fields) = value else {
+            return Err(format!(
+                "The property {property:?} takes an object of form fields."
+            ));
+        };
+        let mut form = url::form_urlencoded::Serializer::new(String::new());
+        for (key, value) in fields {
+            if value.is_null() {
+                continue;
+            }
+            let field = format!("{property}.{key}");
+            for text in encoding::scalars(&field, value)? {
+                form.append_pair(key, &text);
+            }
+        }
+        Ok(form.finish().into_bytes())
+    }
 }
 
 /// The pieces of `path`, each `{name}` resolved to its property.
@@ -328,12 +341,14 @@ fn parse_path(
     pieces
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http"))]
 #[allow(clippy::panic, clippy::unwrap_used)]
 mod tests {
-    use serde_json::json;
+    use serde_json::{Value, json};
+    use url::Url;
 
     use super::*;
+    use crate::JsonObject;
     use crate::http::RequestTemplate;
 
     fn compile(template: RequestTemplate) -> CompiledTemplate {
@@ -406,12 +421,13 @@ mod tests {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http"))]
 #[allow(clippy::panic, clippy::unwrap_used)]
 mod properties {
     use percent_encoding::percent_decode_str;
     use proptest::prelude::*;
     use serde_json::json;
+    use url::Url;
 
     use super::*;
     use crate::http::RequestTemplate;

@@ -28,21 +28,41 @@
 //! | refused, reset, 408, 429, 5xx, no answer within the timeout | [`Unavailable`](crate::Reason::Unavailable) (`Retry-After` kept) |
 //! | an answer larger than the cap | [`CallFailed`](crate::Reason::CallFailed), telling the model to ask for less |
 //! | anything that is not MCP | [`InvalidResponse`](crate::Reason::InvalidResponse) |
+//!
+//! Reading a `tools/list` answer or a snapshot into definitions ([`tool_definition`],
+//! [`mark_problems`]) is feature `mcp-tools`, with no transport: what a generator needs. The
+//! source and its transports are feature `mcp`.
 
+#[cfg(feature = "mcp")]
 mod command;
+// Listings and their headers are read without a transport; what only the source uses of them
+// is unused with `mcp-tools` alone.
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
 mod headers;
+#[cfg(feature = "mcp")]
 mod jsonrpc;
+#[cfg(feature = "mcp")]
 mod negotiation;
+#[cfg(feature = "mcp")]
 mod options;
+#[cfg_attr(not(feature = "mcp"), allow(dead_code))]
 mod results;
+#[cfg(feature = "mcp")]
 mod revision;
+#[cfg(feature = "mcp")]
 mod snapshot;
+#[cfg(feature = "mcp")]
 mod source;
+#[cfg(feature = "mcp")]
 mod transport;
 
+#[cfg(feature = "mcp")]
 pub use command::StdioCommand;
 pub use headers::{MarkProblem, mark_problems};
+#[cfg(feature = "mcp")]
 pub use options::McpOptions;
 pub use results::tool_definition;
+#[cfg(feature = "mcp")]
 pub use snapshot::{Aspect, ChangedTool, SnapshotDrift, SnapshotSource};
+#[cfg(feature = "mcp")]
 pub use source::Mcp;

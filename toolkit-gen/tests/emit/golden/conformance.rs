@@ -3,7 +3,14 @@
 /// The input of the tool `echo`.
 ///
 /// Answers with the text it is given.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct EchoInput {
     pub text: ::std::string::String,
@@ -11,7 +18,14 @@ pub struct EchoInput {
 /// The input of the tool `failing`.
 ///
 /// Reports that it failed.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct FailingInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -20,7 +34,14 @@ pub struct FailingInput {
 /// The input of the tool `blocking`.
 ///
 /// Never answers.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct BlockingInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -30,7 +51,7 @@ pub struct BlockingInput {
 ///
 /// `discover` reports the snapshot's tools and contacts nothing; [`Self::verify`] compares them with what the live server lists. A tool the server has beyond the snapshot is still called through this source: put the definitions of `verify`'s `added` in its assembly member, beside [`Self::definitions`].
 #[derive(Debug)]
-pub struct Conformance(::toolkit_runtime::mcp::SnapshotSource);
+pub struct Conformance(::toolkit_runtime::codegen::SnapshotSource);
 impl Conformance {
     /// The source's name, which an assembly puts before its tools' names (`conformance__<tool>`).
     pub const NAME: &'static str = "conformance";
@@ -88,10 +109,10 @@ impl Conformance {
     ///
     /// Embedded definitions that do not decode (a bug of toolkit-gen).
     pub fn http(
-        url: ::reqwest::Url,
-        client: ::reqwest::Client,
-    ) -> ::std::result::Result<Self, ::toolkit_runtime::CatalogError> {
-        Self::over(::toolkit_runtime::mcp::Mcp::http(Self::NAME, url, client))
+        url: ::toolkit_runtime::codegen::reqwest::Url,
+        client: ::toolkit_runtime::codegen::reqwest::Client,
+    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::CatalogError> {
+        Self::over(::toolkit_runtime::codegen::Mcp::http(Self::NAME, url, client))
     }
     /// The server that `command` starts, spoken to over its stdin and stdout.
     ///
@@ -99,9 +120,9 @@ impl Conformance {
     ///
     /// As [`Self::http`].
     pub fn stdio(
-        command: ::toolkit_runtime::mcp::StdioCommand,
-    ) -> ::std::result::Result<Self, ::toolkit_runtime::CatalogError> {
-        Self::over(::toolkit_runtime::mcp::Mcp::stdio(Self::NAME, command))
+        command: ::toolkit_runtime::codegen::StdioCommand,
+    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::CatalogError> {
+        Self::over(::toolkit_runtime::codegen::Mcp::stdio(Self::NAME, command))
     }
     /// The server `mcp`, made by the host (with options of its own); its name
     /// names the source.
@@ -110,12 +131,12 @@ impl Conformance {
     ///
     /// As [`Self::http`].
     pub fn over(
-        mcp: ::toolkit_runtime::mcp::Mcp,
-    ) -> ::std::result::Result<Self, ::toolkit_runtime::CatalogError> {
-        ::toolkit_runtime::mcp::SnapshotSource::new(mcp, Self::TOOLS).map(Self)
+        mcp: ::toolkit_runtime::codegen::Mcp,
+    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::CatalogError> {
+        ::toolkit_runtime::codegen::SnapshotSource::new(mcp, Self::TOOLS).map(Self)
     }
     /// The snapshot's tools, in its order. Contacts nothing.
-    pub fn definitions(&self) -> &[::toolkit_runtime::ToolDefinition] {
+    pub fn definitions(&self) -> &[::toolkit_runtime::codegen::ToolDefinition] {
         self.0.definitions()
     }
     /// Lists the live server's tools and compares them with the snapshot: tools
@@ -127,8 +148,8 @@ impl Conformance {
     pub async fn verify(
         &self,
     ) -> ::std::result::Result<
-        ::toolkit_runtime::mcp::SnapshotDrift,
-        ::toolkit_runtime::ToolSourceError,
+        ::toolkit_runtime::codegen::SnapshotDrift,
+        ::toolkit_runtime::codegen::ToolSourceError,
     > {
         self.0.verify().await
     }
@@ -142,8 +163,11 @@ impl Conformance {
     pub async fn echo(
         &self,
         input: EchoInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "echo", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "echo", &input).await
     }
     /// Calls the tool `failing` with `input`, as the source runs it.
     ///
@@ -155,8 +179,11 @@ impl Conformance {
     pub async fn failing(
         &self,
         input: FailingInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "failing", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "failing", &input).await
     }
     /// Calls the tool `blocking` with `input`, as the source runs it.
     ///
@@ -168,33 +195,39 @@ impl Conformance {
     pub async fn blocking(
         &self,
         input: BlockingInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "blocking", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "blocking", &input).await
     }
 }
-impl ::toolkit_runtime::ToolSource for Conformance {
+impl ::toolkit_runtime::codegen::ToolSource for Conformance {
     fn name(&self) -> &str {
-        ::toolkit_runtime::ToolSource::name(&self.0)
+        ::toolkit_runtime::codegen::ToolSource::name(&self.0)
     }
     fn discover(
         &self,
-    ) -> ::toolkit_runtime::BoxFuture<
+    ) -> ::toolkit_runtime::codegen::BoxFuture<
         '_,
         ::std::result::Result<
-            ::std::vec::Vec<::toolkit_runtime::ToolDefinition>,
-            ::toolkit_runtime::ToolSourceError,
+            ::std::vec::Vec<::toolkit_runtime::codegen::ToolDefinition>,
+            ::toolkit_runtime::codegen::ToolSourceError,
         >,
     > {
-        ::toolkit_runtime::ToolSource::discover(&self.0)
+        ::toolkit_runtime::codegen::ToolSource::discover(&self.0)
     }
     fn call<'a>(
         &'a self,
         tool: &'a str,
-        input: ::toolkit_runtime::JsonObject,
-    ) -> ::toolkit_runtime::BoxFuture<
+        input: ::toolkit_runtime::codegen::JsonObject,
+    ) -> ::toolkit_runtime::codegen::BoxFuture<
         'a,
-        ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError>,
+        ::std::result::Result<
+            ::toolkit_runtime::codegen::serde_json::Value,
+            ::toolkit_runtime::codegen::ToolSourceError,
+        >,
     > {
-        ::toolkit_runtime::ToolSource::call(&self.0, tool, input)
+        ::toolkit_runtime::codegen::ToolSource::call(&self.0, tool, input)
     }
 }

@@ -3,7 +3,14 @@
 /// The input of the tool `object_basics`.
 ///
 /// Every plain form of a property.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct ObjectBasicsInput {
     /// The pet.
@@ -34,20 +41,34 @@ pub struct ObjectBasicsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub anything: ::std::option::Option<::serde_json::Value>,
+    pub anything: ::std::option::Option<::toolkit_runtime::codegen::serde_json::Value>,
     /// Who owns it.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub owner: ::std::option::Option<ObjectBasicsInputOwner>,
-    pub ghost: ::serde_json::Value,
+    pub ghost: ::toolkit_runtime::codegen::serde_json::Value,
 }
 /// Who owns it.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct ObjectBasicsInputOwner {
     pub name: ::std::string::String,
 }
 /// The input of the tool `enums`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct EnumsInput {
     pub order: EnumsInputOrder,
@@ -69,9 +90,10 @@ pub struct EnumsInput {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum EnumsInputOrder {
     #[serde(rename = "ASC")]
     Asc,
@@ -91,9 +113,10 @@ pub enum EnumsInputOrder {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum EnumsInputReaction {
     #[serde(rename = "+1")]
     Plus1,
@@ -111,9 +134,10 @@ pub enum EnumsInputReaction {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum EnumsInputSize {
     #[serde(rename = "1024x1024")]
     V1024x1024,
@@ -133,9 +157,10 @@ pub enum EnumsInputSize {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum EnumsInputMaybe {
     #[serde(rename = "on")]
     On,
@@ -143,7 +168,14 @@ pub enum EnumsInputMaybe {
     Off,
 }
 /// The input of the tool `consts_and_nulls`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct ConstsAndNullsInput {
     pub kind: ConstsAndNullsInputKind,
@@ -164,15 +196,23 @@ pub struct ConstsAndNullsInput {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum ConstsAndNullsInputKind {
     #[serde(rename = "fixed")]
     Fixed,
 }
 /// The input of the tool `tuples`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct TuplesInput {
     pub point: (f64, f64),
@@ -180,7 +220,14 @@ pub struct TuplesInput {
     pub pair: ::std::option::Option<(::std::string::String, i64)>,
 }
 /// The input of the tool `maps`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MapsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -189,16 +236,33 @@ pub struct MapsInput {
     >,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub free: ::std::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ::toolkit_runtime::codegen::serde_json::Map<
+            ::std::string::String,
+            ::toolkit_runtime::codegen::serde_json::Value,
+        >,
     >,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub nothing: ::std::option::Option<MapsInputNothing>,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MapsInputNothing {}
 /// The input of the tool `refs`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct RefsInput {
     pub tree: RefsNode,
@@ -208,7 +272,14 @@ pub struct RefsInput {
     pub again: ::std::option::Option<RefsNode>,
 }
 /// A node of a tree.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct RefsNode {
     pub label: ::std::string::String,
@@ -226,9 +297,10 @@ pub struct RefsNode {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum RefsLegacy {
     #[serde(rename = "old")]
     Old,
@@ -236,7 +308,14 @@ pub enum RefsLegacy {
     New,
 }
 /// The input of the tool `unions`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UnionsInput {
     pub target: UnionsInputTarget,
@@ -247,11 +326,18 @@ pub struct UnionsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub mode: ::std::option::Option<UnionsInputMode>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub address: ::std::option::Option<::serde_json::Value>,
+    pub address: ::std::option::Option<::toolkit_runtime::codegen::serde_json::Value>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub choice: ::std::option::Option<UnionsInputChoice>,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum UnionsInputTarget {
@@ -260,12 +346,26 @@ pub enum UnionsInputTarget {
     Array(::std::vec::Vec<::std::string::String>),
     Object(UnionsInputTargetObject),
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UnionsInputTargetObject {
     pub id: ::std::string::String,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(tag = "kind")]
 #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum UnionsInputShape {
@@ -274,12 +374,26 @@ pub enum UnionsInputShape {
     #[serde(rename = "square")]
     Square(UnionsInputShapeSquare),
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UnionsInputShapeCircle {
     pub radius: f64,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UnionsInputShapeSquare {
     pub side: f64,
@@ -293,23 +407,38 @@ pub struct UnionsInputShapeSquare {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum UnionsInputMode {
     #[serde(rename = "fast")]
     Fast,
     #[serde(rename = "slow")]
     Slow,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UnionsInputChoice {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub a: ::std::option::Option<::std::string::String>,
 }
 /// The input of the tool `all_of`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct AllOfInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -318,19 +447,40 @@ pub struct AllOfInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub base: ::std::option::Option<AllOfBase>,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct AllOfInputPet {
     pub name: ::std::string::String,
     pub color: ::std::string::String,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct AllOfBase {
     pub name: ::std::string::String,
 }
 /// The input of the tool `open`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct OpenInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -338,13 +488,27 @@ pub struct OpenInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub open: ::std::option::Option<OpenInputOpen>,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct OpenInputClosed {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub x: ::std::option::Option<i64>,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct OpenInputOpen {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -353,13 +517,27 @@ pub struct OpenInputOpen {
 /// The input of the tool `mixed_unions`.
 ///
 /// Unions of kinds, one of them tagged objects, and of arrays.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MixedUnionsInput {
     pub tool_choice: MixedUnionsInputToolChoice,
     pub prompt: MixedUnionsInputPrompt,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MixedUnionsInputToolChoice {
@@ -375,16 +553,24 @@ pub enum MixedUnionsInputToolChoice {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum MixedUnionsInputToolChoiceString {
     #[serde(rename = "auto")]
     Auto,
     #[serde(rename = "none")]
     None,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(tag = "type")]
 #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum MixedUnionsInputToolChoiceObject {
@@ -393,15 +579,36 @@ pub enum MixedUnionsInputToolChoiceObject {
     #[serde(rename = "file_search")]
     FileSearch(MixedUnionsInputToolChoiceObjectFileSearch),
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MixedUnionsInputToolChoiceObjectFunction {
     pub name: ::std::string::String,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MixedUnionsInputToolChoiceObjectFileSearch {}
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MixedUnionsInputPrompt {

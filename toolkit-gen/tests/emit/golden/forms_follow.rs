@@ -3,7 +3,14 @@
 /// The input of the tool `object_basics`.
 ///
 /// Every plain form of a property.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct ObjectBasicsInput {
     /// The pet.
     /// Second line.
@@ -33,25 +40,45 @@ pub struct ObjectBasicsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub anything: ::std::option::Option<::serde_json::Value>,
+    pub anything: ::std::option::Option<::toolkit_runtime::codegen::serde_json::Value>,
     /// Who owns it.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub owner: ::std::option::Option<ObjectBasicsInputOwner>,
-    pub ghost: ::serde_json::Value,
+    pub ghost: ::toolkit_runtime::codegen::serde_json::Value,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
 /// Who owns it.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct ObjectBasicsInputOwner {
     pub name: ::std::string::String,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
 /// The input of the tool `enums`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct EnumsInput {
     pub order: EnumsInputOrder,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -64,7 +91,10 @@ pub struct EnumsInput {
     pub level: ::std::option::Option<i64>,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
 #[derive(
     Debug,
@@ -75,9 +105,10 @@ pub struct EnumsInput {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum EnumsInputOrder {
     #[serde(rename = "ASC")]
     Asc,
@@ -97,9 +128,10 @@ pub enum EnumsInputOrder {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum EnumsInputReaction {
     #[serde(rename = "+1")]
     Plus1,
@@ -117,9 +149,10 @@ pub enum EnumsInputReaction {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum EnumsInputSize {
     #[serde(rename = "1024x1024")]
     V1024x1024,
@@ -139,9 +172,10 @@ pub enum EnumsInputSize {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum EnumsInputMaybe {
     #[serde(rename = "on")]
     On,
@@ -149,7 +183,14 @@ pub enum EnumsInputMaybe {
     Off,
 }
 /// The input of the tool `consts_and_nulls`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct ConstsAndNullsInput {
     pub kind: ConstsAndNullsInputKind,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -161,7 +202,10 @@ pub struct ConstsAndNullsInput {
     pub gone: ::std::option::Option<::std::string::String>,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
 #[derive(
     Debug,
@@ -172,25 +216,43 @@ pub struct ConstsAndNullsInput {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum ConstsAndNullsInputKind {
     #[serde(rename = "fixed")]
     Fixed,
 }
 /// The input of the tool `tuples`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct TuplesInput {
     pub point: (f64, f64),
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub pair: ::std::option::Option<(::std::string::String, i64)>,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
 /// The input of the tool `maps`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct MapsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub counts: ::std::option::Option<
@@ -198,19 +260,39 @@ pub struct MapsInput {
     >,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub free: ::std::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        ::toolkit_runtime::codegen::serde_json::Map<
+            ::std::string::String,
+            ::toolkit_runtime::codegen::serde_json::Value,
+        >,
     >,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub nothing: ::std::option::Option<MapsInputNothing>,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MapsInputNothing {}
 /// The input of the tool `refs`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct RefsInput {
     pub tree: RefsNode,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -219,10 +301,20 @@ pub struct RefsInput {
     pub again: ::std::option::Option<RefsNode>,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
 /// A node of a tree.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct RefsNode {
     pub label: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -231,7 +323,10 @@ pub struct RefsNode {
     pub parent: ::std::option::Option<::std::boxed::Box<RefsNode>>,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
 #[derive(
     Debug,
@@ -242,9 +337,10 @@ pub struct RefsNode {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum RefsLegacy {
     #[serde(rename = "old")]
     Old,
@@ -252,7 +348,14 @@ pub enum RefsLegacy {
     New,
 }
 /// The input of the tool `unions`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct UnionsInput {
     pub target: UnionsInputTarget,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -262,14 +365,24 @@ pub struct UnionsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub mode: ::std::option::Option<UnionsInputMode>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub address: ::std::option::Option<::serde_json::Value>,
+    pub address: ::std::option::Option<::toolkit_runtime::codegen::serde_json::Value>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub choice: ::std::option::Option<UnionsInputChoice>,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum UnionsInputTarget {
@@ -278,14 +391,31 @@ pub enum UnionsInputTarget {
     Array(::std::vec::Vec<::std::string::String>),
     Object(UnionsInputTargetObject),
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct UnionsInputTargetObject {
     pub id: ::std::string::String,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(tag = "kind")]
 #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum UnionsInputShape {
@@ -294,19 +424,39 @@ pub enum UnionsInputShape {
     #[serde(rename = "square")]
     Square(UnionsInputShapeSquare),
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct UnionsInputShapeCircle {
     pub radius: f64,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct UnionsInputShapeSquare {
     pub side: f64,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
 #[derive(
     Debug,
@@ -317,25 +467,43 @@ pub struct UnionsInputShapeSquare {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum UnionsInputMode {
     #[serde(rename = "fast")]
     Fast,
     #[serde(rename = "slow")]
     Slow,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct UnionsInputChoice {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub a: ::std::option::Option<::std::string::String>,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
 /// The input of the tool `all_of`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct AllOfInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub pet: ::std::option::Option<AllOfInputPet>,
@@ -344,25 +512,55 @@ pub struct AllOfInput {
     pub base: ::std::option::Option<AllOfBase>,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct AllOfInputPet {
     pub name: ::std::string::String,
     pub color: ::std::string::String,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct AllOfBase {
     pub name: ::std::string::String,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
 /// The input of the tool `open`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct OpenInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -370,32 +568,66 @@ pub struct OpenInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub open: ::std::option::Option<OpenInputOpen>,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct OpenInputClosed {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub x: ::std::option::Option<i64>,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct OpenInputOpen {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub y: ::std::option::Option<i64>,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
 /// The input of the tool `mixed_unions`.
 ///
 /// Unions of kinds, one of them tagged objects, and of arrays.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct MixedUnionsInput {
     pub tool_choice: MixedUnionsInputToolChoice,
     pub prompt: MixedUnionsInputPrompt,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MixedUnionsInputToolChoice {
@@ -411,16 +643,24 @@ pub enum MixedUnionsInputToolChoice {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum MixedUnionsInputToolChoiceString {
     #[serde(rename = "auto")]
     Auto,
     #[serde(rename = "none")]
     None,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(tag = "type")]
 #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum MixedUnionsInputToolChoiceObject {
@@ -429,20 +669,47 @@ pub enum MixedUnionsInputToolChoiceObject {
     #[serde(rename = "file_search")]
     FileSearch(MixedUnionsInputToolChoiceObjectFileSearch),
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct MixedUnionsInputToolChoiceObjectFunction {
     pub name: ::std::string::String,
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub struct MixedUnionsInputToolChoiceObjectFileSearch {
     /// The properties the schema does not name.
     #[serde(flatten)]
-    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    pub extra: ::toolkit_runtime::codegen::serde_json::Map<
+        ::std::string::String,
+        ::toolkit_runtime::codegen::serde_json::Value,
+    >,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MixedUnionsInputPrompt {

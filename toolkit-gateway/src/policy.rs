@@ -139,8 +139,8 @@ fn name(decision: Decision) -> &'static str {
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use super::*;
-    use crate::gateway::config::RuleConfig;
-    use crate::gateway::tests::tool;
+    use crate::config::RuleConfig;
+    use crate::tests::tool;
 
     fn rule(source: &str, tool: &str, decision: Decision) -> RuleConfig {
         RuleConfig {

@@ -48,7 +48,7 @@ use toolkit_runtime::openapi::ReadOperations;
 use toolkit_runtime::{Failure, ToolDefinition, Toolkit, ToolkitOptions};
 
 use super::progress::Progress;
-use crate::emit::{EmitOptions, ToolTypes, input_types};
+use toolkit_gen::emit::{EmitOptions, ToolTypes, input_types};
 
 /// The exit code of a document that cannot be read or arguments that are wrong.
 const USAGE: u8 = 2;
@@ -69,9 +69,9 @@ pub enum Format {
 ///
 /// A sentence naming the file when it cannot be read, decoded, or is no OpenAPI 3 document.
 pub fn read_document(file: &Path) -> Result<ReadOperations, String> {
-    crate::inputs::read_openapi(file)
+    toolkit_gen::inputs::read_openapi(file)
         .map(|(_, read)| read)
-        .map_err(|problems| crate::inputs::describe(file, &problems))
+        .map_err(|problems| toolkit_gen::inputs::describe(file, &problems))
 }
 
 /// What `report` reads.

@@ -41,8 +41,10 @@ pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
     let timeout = timeout(config);
     match config.kind().map_err(ConfigError)? {
         SourceKind::OpenApi { document, base_url } => {
-            let (_, read) = crate::inputs::read_openapi(&document)
-                .map_err(|problems| ConfigError(crate::inputs::describe(&document, &problems)))
+            let (_, read) = toolkit_gen::inputs::read_openapi(&document)
+                .map_err(|problems| {
+                    ConfigError(toolkit_gen::inputs::describe(&document, &problems))
+                })
                 .map_err(|ConfigError(problem)| fail(problem))?;
             for skipped in &read.skipped {
                 tracing::warn!(

@@ -1,7 +1,7 @@
 //! What the hardened isolate costs: one code-mode run in a `toolkit-gen quickjs-worker` process,
 //! beside the same run in the in-process isolate.
 //!
-//! `cargo bench -p toolkit-gen --bench worker`
+//! `cargo bench -p toolkit-cli --bench worker`
 
 use std::hint::black_box;
 use std::sync::Arc;

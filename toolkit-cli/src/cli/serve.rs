@@ -1,4 +1,4 @@
-//! `toolkit-gen serve --config toolkit.toml`: the [gateway](crate::gateway), as a process an MCP
+//! `toolkit-gen serve --config toolkit.toml`: the [gateway](toolkit_gateway), as a process an MCP
 //! client starts (stdio) or connects to (HTTP).
 //!
 //! Logs go to stderr (`RUST_LOG` sets their level; warnings by default), stdout carries the
@@ -31,7 +31,7 @@ pub fn serve(config: &Path) -> ExitCode {
     };
     let code = runtime.block_on(run_guarded(
         "toolkit-gen serve",
-        crate::gateway::serve::serve(config),
+        toolkit_gateway::serve::serve(config),
     ));
     // A stdio server's child processes and HTTP connections are not waited for.
     runtime.shutdown_background();

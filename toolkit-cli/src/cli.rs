@@ -114,7 +114,7 @@ pub enum Command {
         input: Option<String>,
     },
     /// Serves the sources a configuration names, under its policy, as one MCP server (stdio or
-    /// Streamable HTTP); see `toolkit_gen::gateway::config` for the file.
+    /// Streamable HTTP); see `toolkit_gateway::config` for the file.
     Serve {
         /// The configuration file (`toolkit.toml`).
         #[arg(long, value_name = "FILE")]

@@ -1,7 +1,7 @@
 //! `toolkit-gen openapi DOC [-o FILE]` and `toolkit-gen mcp SNAPSHOT [-o FILE]`: the input types
 //! of every tool of an OpenAPI document (read by the runtime's reader) or of an MCP `tools/list`
-//! snapshot, and the source type that runs them (see [`crate::emit::openapi_source`] and
-//! [`crate::emit::mcp_source`]), as one Rust module.
+//! snapshot, and the source type that runs them (see [`toolkit_gen::emit::openapi_source`] and
+//! [`toolkit_gen::emit::mcp_source`]), as one Rust module.
 //!
 //! The module goes to `FILE` (or stdout); stderr gets one line with the share of tools whose
 //! input is fully typed, then a line per place typed as `serde_json::Value`
@@ -12,10 +12,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use toolkit_gen::inputs::source_name;
 use toolkit_runtime::ToolDefinition;
 
 use super::progress::Progress;
-use crate::emit::{
+use toolkit_gen::emit::{
     EmitOptions, Module, SourceOptions, Strictness, mcp_source_observed, openapi_source_observed,
 };
 
@@ -122,43 +123,14 @@ fn with_progress(tools: usize, emit: impl FnOnce(&mut dyn FnMut(&str)) -> Module
     module
 }
 
-/// The source name made of a file's stem: `petstore-v3.yaml` → `petstore_v3`; never empty, never
-/// a keyword (`type.yaml` → `type_api`), nor `lib` or `main`, so that it can name a module.
-pub fn source_name(file: &Path) -> String {
-    let stem = file
-        .file_stem()
-        .map(|stem| stem.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut name = String::with_capacity(stem.len());
-    for c in stem.chars() {
-        if c.is_ascii_alphanumeric() {
-            name.push(c.to_ascii_lowercase());
-        } else if !name.ends_with('_') && !name.is_empty() {
-            name.push('_');
-        }
-    }
-    let name = name.trim_end_matches('_').to_owned();
-    if name.starts_with(|c: char| c.is_ascii_digit()) {
-        return format!("api_{name}");
-    }
-    if name.is_empty() {
-        return "api".to_owned();
-    }
-    // A keyword (`type.yaml`) cannot name a module, and in a generated crate `lib` and `main`
-    // would be written over `src/lib.rs` or become a binary.
-    if crate::emit::is_keyword(&name) || name == "lib" || name == "main" {
-        return format!("{name}_api");
-    }
-    name
-}
-
 /// Reads the tools of a snapshot: `{"tools": [...]}` (with or without `server`), or an array.
 ///
 /// # Errors
 ///
 /// A sentence naming the file and every tool that is no definition.
 pub fn read_snapshot(file: &Path) -> Result<Vec<ToolDefinition>, String> {
-    crate::inputs::read_snapshot(file).map_err(|problems| crate::inputs::describe(file, &problems))
+    toolkit_gen::inputs::read_snapshot(file)
+        .map_err(|problems| toolkit_gen::inputs::describe(file, &problems))
 }
 
 /// Writes the module and the typed-share report.
@@ -197,21 +169,6 @@ fn finish(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn source_names_can_name_modules() {
-        for (file, name) in [
-            ("specs/petstore-v3.yaml", "petstore_v3"),
-            ("Swagger Petstore.json", "swagger_petstore"),
-            ("3d.json", "api_3d"),
-            ("type.yaml", "type_api"),
-            ("lib.yaml", "lib_api"),
-            ("main.json", "main_api"),
-            ("---.json", "api"),
-        ] {
-            assert_eq!(source_name(Path::new(file)), name, "{file}");
-        }
-    }
 
     #[test]
     fn a_snapshot_in_every_shape_is_read() {

@@ -1,0 +1,29 @@
+//! Everything code written by `toolkit-gen` names: the one contract between the generator and
+//! the runtime, as `tonic::codegen` is tonic-build's.
+//!
+//! Generated modules name only `::toolkit_runtime::codegen::…` and `::std::…`, so a crate that
+//! uses them declares `toolkit-runtime` alone (feature `http` for OpenAPI sources, `mcp` for
+//! snapshot sources) — never serde, serde_json or reqwest at versions of its own that could
+//! drift from the runtime's. serde's derives are used through [`serde`] with
+//! `#[serde(crate = "::toolkit_runtime::codegen::serde")]`.
+//!
+//! What is here is public API: a generated module compiles against every runtime of the same
+//! semver-compatible version.
+
+pub use serde;
+pub use serde_json;
+
+pub use crate::{
+    BoxFuture, CatalogError, JsonObject, ToolDefinition, ToolSource, ToolSourceError, call_typed,
+};
+
+#[cfg(feature = "http")]
+pub use crate::http::{HttpClient, HttpSource, HttpSourceBuilder, HttpSourceError};
+
+#[cfg(feature = "mcp")]
+pub use crate::mcp::{Mcp, SnapshotDrift, SnapshotSource, StdioCommand};
+
+/// The HTTP client crate: an MCP snapshot source's constructor takes a `reqwest::Client` and a
+/// `reqwest::Url`.
+#[cfg(any(feature = "http", feature = "mcp"))]
+pub use reqwest;
