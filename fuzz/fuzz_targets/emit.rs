@@ -165,7 +165,10 @@ fn input(data: &[u8]) -> Option<(Value, EmitOptions, String)> {
             object.insert("type".into(), json!("object"));
         }
     }
-    let options = EmitOptions { strictness };
+    let options = EmitOptions {
+        strictness,
+        ..EmitOptions::default()
+    };
     Some((root, options, tool))
 }
 

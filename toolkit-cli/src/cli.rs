@@ -88,9 +88,11 @@ pub enum Command {
         output: PathBuf,
     },
     /// Checks that a committed generated crate is what `crate` writes today: exit 0 when fresh,
-    /// 1 with a summary of what differs when stale
+    /// 1 with a summary of what differs when stale. The arguments `crate` was given are read
+    /// from the crate's `Cargo.toml` unless given again
     Check {
-        /// The inputs and the crate's shape, as given to `crate`.
+        /// The inputs and the crate's shape, as given to `crate` (read from the crate when
+        /// absent).
         #[command(flatten)]
         args: krate::CrateArgs,
         /// The committed crate's directory
@@ -202,7 +204,7 @@ impl Cli {
                 &mut std::io::stderr().lock(),
             ),
             Command::Check { args, dir } => check::check(
-                &args,
+                Some(&args).filter(|args| args.has_inputs()),
                 &dir,
                 &mut std::io::stdout().lock(),
                 &mut std::io::stderr().lock(),

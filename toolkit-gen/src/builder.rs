@@ -21,7 +21,10 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use toolkit_runtime::openapi::ReadOperations;
 
-use crate::emit::{EmitOptions, Module, SourceOptions, Strictness, mcp_source, openapi_source};
+use crate::emit::{
+    Customizations, EmitOptions, Matched, Module, SourceOptions, Strictness, mcp_source,
+    openapi_source,
+};
 use crate::inputs::{read_openapi, read_snapshot, source_name};
 
 /// What an input is.
@@ -50,6 +53,16 @@ enum Filter {
     Tag(String),
     /// Any tool whose name matches a glob (`*` any characters, `?` one).
     Glob(String),
+}
+
+impl fmt::Display for Filter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::OperationId(id) => write!(f, "of the operation id `{id}`"),
+            Self::Tag(tag) => write!(f, "of the tag `{tag}`"),
+            Self::Glob(glob) => write!(f, "of the tools `{glob}`"),
+        }
+    }
 }
 
 impl Filter {
@@ -81,8 +94,8 @@ struct Tagged<'a> {
 ///
 /// # Examples
 ///
-/// In `build.rs` (with `toolkit-gen` under `[build-dependencies]`, and `toolkit-runtime`,
-/// `serde`, `serde_json` and `reqwest` under `[dependencies]`):
+/// In `build.rs` (with `toolkit-gen` under `[build-dependencies]`, and `toolkit-runtime` with
+/// features `http` and `mcp` under `[dependencies]` — nothing else):
 ///
 /// ```no_run
 /// fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -120,6 +133,14 @@ pub struct Builder {
     strictness: Strictness,
     max_name_length: Option<usize>,
     out_dir: Option<PathBuf>,
+    customizations: Customizations,
+}
+
+/// Which filters matched some tool: their indices in `include` and `exclude`.
+#[derive(Debug, Default)]
+struct UsedFilters {
+    include: std::collections::BTreeSet<usize>,
+    exclude: std::collections::BTreeSet<usize>,
 }
 
 /// A fixture document of this crate's tests, for the examples.
@@ -376,6 +397,110 @@ impl Builder {
         self
     }
 
+    /// Makes every string, integer or number schema of `format` (`date-time`, `uuid`, …; a
+    /// JSON Schema or OpenAPI format) the Rust type `rust_type` (a path the generated crate can
+    /// name, such as `::chrono::DateTime<::chrono::Utc>`) instead of `String` or an integer
+    /// type (calls accumulate; a later call for the same format replaces an earlier one). The
+    /// type must serialize and deserialize as the format's JSON does.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let tasks_json = toolkit_gen::builder::EXAMPLE_TASKS;
+    /// let modules = toolkit_gen::Builder::new()
+    ///     .mcp_snapshot(tasks_json)
+    ///     .replace_format("date", "crate::Day")
+    ///     .modules()?;
+    /// assert!(modules[0].module.code.contains("crate::Day"));
+    /// # Ok::<(), toolkit_gen::builder::GenerateError>(())
+    /// ```
+    #[must_use]
+    pub fn replace_format(
+        mut self,
+        format: impl Into<String>,
+        rust_type: impl Into<String>,
+    ) -> Self {
+        self.customizations
+            .formats
+            .insert(format.into(), rust_type.into());
+        self
+    }
+
+    /// Makes the named schema `schema` (its name under `components.schemas` of an OpenAPI
+    /// document, or under `$defs` of a tool's input schema) the Rust type `rust_type` wherever
+    /// it is referred to, instead of a generated type (calls accumulate).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let petstore_yaml = toolkit_gen::builder::EXAMPLE_PETSTORE;
+    /// let modules = toolkit_gen::Builder::new()
+    ///     .openapi(petstore_yaml)
+    ///     .replace_schema("Pet", "crate::models::Pet")
+    ///     .modules()?;
+    /// assert!(modules[0].module.code.contains("crate::models::Pet"));
+    /// # Ok::<(), toolkit_gen::builder::GenerateError>(())
+    /// ```
+    #[must_use]
+    pub fn replace_schema(
+        mut self,
+        schema: impl Into<String>,
+        rust_type: impl Into<String>,
+    ) -> Self {
+        self.customizations
+            .schemas
+            .insert(schema.into(), rust_type.into());
+        self
+    }
+
+    /// Adds `attribute` (one or more outer attributes, `#[derive(Eq, Hash)]`) to every generated
+    /// type whose name matches `glob` (`Pet`, `*Input`), after its derives (calls accumulate).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let petstore_yaml = toolkit_gen::builder::EXAMPLE_PETSTORE;
+    /// let modules = toolkit_gen::Builder::new()
+    ///     .openapi(petstore_yaml)
+    ///     .type_attribute("*Input", "#[non_exhaustive]")
+    ///     .modules()?;
+    /// assert!(modules[0].module.code.contains("#[non_exhaustive]\npub struct ListPetsInput"));
+    /// # Ok::<(), toolkit_gen::builder::GenerateError>(())
+    /// ```
+    #[must_use]
+    pub fn type_attribute(mut self, glob: impl Into<String>, attribute: impl Into<String>) -> Self {
+        self.customizations
+            .type_attributes
+            .push((glob.into(), attribute.into()));
+        self
+    }
+
+    /// Adds `attribute` to every field whose `Type.field` (Rust names) matches `glob`
+    /// (`ListPetsInput.limit`, `*.id`) (calls accumulate).
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let petstore_yaml = toolkit_gen::builder::EXAMPLE_PETSTORE;
+    /// let modules = toolkit_gen::Builder::new()
+    ///     .openapi(petstore_yaml)
+    ///     .field_attribute("ListPetsInput.limit", "#[doc(alias = \"count\")]")
+    ///     .modules()?;
+    /// assert!(modules[0].module.code.contains("#[doc(alias = \"count\")]\n    pub limit"));
+    /// # Ok::<(), toolkit_gen::builder::GenerateError>(())
+    /// ```
+    #[must_use]
+    pub fn field_attribute(
+        mut self,
+        glob: impl Into<String>,
+        attribute: impl Into<String>,
+    ) -> Self {
+        self.customizations
+            .field_attributes
+            .push((glob.into(), attribute.into()));
+        self
+    }
+
     /// Where [`Builder::generate_to_out_dir`] writes (`OUT_DIR` unless set).
     ///
     /// # Examples
@@ -406,11 +531,16 @@ impl Builder {
     /// document that is no OpenAPI 3 document, a snapshot tool that is no definition, two inputs
     /// of one module name.
     pub fn modules(&self) -> Result<Vec<GeneratedModule>, GenerateError> {
-        let mut problems = Vec::new();
+        let mut problems = self.setting_problems();
         let mut modules: Vec<GeneratedModule> = Vec::with_capacity(self.inputs.len());
         let options = EmitOptions {
             strictness: self.strictness,
+            customizations: self.customizations.clone(),
         };
+        let mut used = UsedFilters::default();
+        let mut matched = Matched::default();
+        let mut tool_names = std::collections::BTreeSet::new();
+        let mut unread = false;
         for input in &self.inputs {
             let name = self
                 .module_names
@@ -442,7 +572,7 @@ impl Builder {
                             Problem::new(&input.path, &s.location, format!("skipped: {}", s.reason))
                         })
                         .collect();
-                    self.filter_operations(&document, &mut read);
+                    self.filter_operations(&document, &mut read, &mut used);
                     openapi_source(&label, &read, &source, &options)
                 }),
                 InputKind::McpSnapshot => read_snapshot(&input.path).map(|mut definitions| {
@@ -454,28 +584,118 @@ impl Builder {
                                 operation_id: None,
                                 tags: Vec::new(),
                             },
+                            &mut used,
                         )
                     });
                     mcp_source(&label, &definitions, &source, &options)
                 }),
             };
             match generated {
-                Ok(module) => modules.push(GeneratedModule {
-                    file: format!("{name}.rs"),
-                    source_type: crate::emit::source_type_name(&name),
-                    name,
-                    input: input.path.clone(),
-                    module,
-                    skipped,
-                }),
-                Err(found) => problems.extend(found),
+                Ok(module) => {
+                    for error in &module.errors {
+                        problems.push(Problem::new(&input.path, "#", error.clone()));
+                    }
+                    matched.merge(&module.matched);
+                    tool_names.extend(module.tools.iter().map(|t| t.tool.clone()));
+                    modules.push(GeneratedModule {
+                        file: format!("{name}.rs"),
+                        source_type: crate::emit::source_type_name(&name),
+                        name,
+                        input: input.path.clone(),
+                        module,
+                        skipped,
+                    });
+                }
+                Err(found) => {
+                    unread = true;
+                    problems.extend(found);
+                }
             }
+        }
+        if !unread {
+            // Settings that matched nothing, told only when every input was read (an input
+            // that failed would have matched them, perhaps).
+            problems.extend(self.unmatched(&used, &matched, &tool_names));
         }
         if problems.is_empty() {
             Ok(modules)
         } else {
             Err(GenerateError { problems })
         }
+    }
+
+    /// The problems of the settings themselves: type replacements and attributes that are not
+    /// Rust, unknown formats, module names that cannot name a module.
+    fn setting_problems(&self) -> Vec<Problem> {
+        let settings = Path::new("Builder");
+        let mut problems: Vec<Problem> = self
+            .customizations
+            .check()
+            .into_iter()
+            .map(|problem| Problem::new(settings, "#", problem))
+            .collect();
+        for (path, name) in &self.module_names {
+            if source_name(Path::new(&format!("{name}.rs"))) != *name {
+                problems.push(Problem::new(
+                    path,
+                    "#",
+                    format!(
+                        "the module name `{name}` cannot name a module (snake_case letters and digits, no keyword)"
+                    ),
+                ));
+            }
+        }
+        problems
+    }
+
+    /// Every filter, rename, module name and customization that matched nothing.
+    fn unmatched(
+        &self,
+        used: &UsedFilters,
+        matched: &Matched,
+        tool_names: &std::collections::BTreeSet<String>,
+    ) -> Vec<Problem> {
+        let settings = Path::new("Builder");
+        let mut problems = Vec::new();
+        for (rules, used, verb) in [
+            (&self.include, &used.include, "include"),
+            (&self.exclude, &used.exclude, "exclude"),
+        ] {
+            for (index, filter) in rules.iter().enumerate() {
+                if !used.contains(&index) {
+                    problems.push(Problem::new(
+                        settings,
+                        "#",
+                        format!("the {verb} filter {filter} matches no tool of any input"),
+                    ));
+                }
+            }
+        }
+        for tool in self.renames.keys() {
+            if !tool_names.contains(tool) {
+                problems.push(Problem::new(
+                    settings,
+                    "#",
+                    format!("the rename of `{tool}` matches no tool generated"),
+                ));
+            }
+        }
+        for path in self.module_names.keys() {
+            if !self.inputs.iter().any(|input| &input.path == path) {
+                problems.push(Problem::new(
+                    path,
+                    "#",
+                    "a module name is given for this file, which is no input",
+                ));
+            }
+        }
+        problems.extend(
+            matched
+                .unused(&self.customizations)
+                .into_iter()
+                .map(|problem| Problem::new(settings, "#", problem)),
+        );
+        problems
     }
 
     /// Generates every input's module and writes it to `<out_dir>/<name>.rs`, printing
@@ -528,20 +748,38 @@ impl Builder {
         }
     }
 
-    /// Whether the rules keep `tool` of an input of `kind`.
-    fn keeps(&self, kind: InputKind, tool: &Tagged<'_>) -> bool {
-        let includes: Vec<&Filter> = self.include.iter().filter(|f| f.applies_to(kind)).collect();
-        let included = includes.is_empty() || includes.iter().any(|f| f.matches(tool));
-        included
-            && !self
-                .exclude
-                .iter()
-                .any(|f| f.applies_to(kind) && f.matches(tool))
+    /// Whether the rules keep `tool` of an input of `kind`; the rules that match it are
+    /// recorded in `used`.
+    fn keeps(&self, kind: InputKind, tool: &Tagged<'_>, used: &mut UsedFilters) -> bool {
+        let mut applies = false;
+        let mut included = false;
+        for (index, filter) in self.include.iter().enumerate() {
+            if filter.applies_to(kind) {
+                applies = true;
+                if filter.matches(tool) {
+                    used.include.insert(index);
+                    included = true;
+                }
+            }
+        }
+        let mut excluded = false;
+        for (index, filter) in self.exclude.iter().enumerate() {
+            if filter.applies_to(kind) && filter.matches(tool) {
+                used.exclude.insert(index);
+                excluded = true;
+            }
+        }
+        (included || !applies) && !excluded
     }
 
     /// Leaves out of `read` the operations the rules do not keep, telling them by the tags and
     /// operation ids of `document`.
-    fn filter_operations(&self, document: &Value, read: &mut ReadOperations) {
+    fn filter_operations(
+        &self,
+        document: &Value,
+        read: &mut ReadOperations,
+        used: &mut UsedFilters,
+    ) {
         if self.include.is_empty() && self.exclude.is_empty() {
             return;
         }
@@ -572,6 +810,7 @@ impl Builder {
                     operation_id,
                     tags,
                 },
+                used,
             )
         });
     }
@@ -630,9 +869,18 @@ impl fmt::Display for Problem {
 }
 
 /// Why a [`Builder`] generated nothing: every problem of every input.
-#[derive(Clone, Debug, PartialEq, Eq)]
+///
+/// Its `Debug` is its `Display` (a line per problem, located), so that a `build.rs` whose `main`
+/// returns it with `?` shows cargo a readable list.
+#[derive(Clone, PartialEq, Eq)]
 pub struct GenerateError {
     problems: Vec<Problem>,
+}
+
+impl fmt::Debug for GenerateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
 }
 
 impl GenerateError {

@@ -23,15 +23,14 @@
 //! `build.rs` (see [`Builder`] for every option):
 //!
 //! ```no_run
-//! fn main() {
-//!     if let Err(error) = toolkit_gen::Builder::new()
+//! fn main() -> Result<(), toolkit_gen::builder::GenerateError> {
+//!     // On failure cargo shows every problem, each located by file and JSON pointer
+//!     // (`specs/petstore.yaml: #/paths/~1pets/get: …`); nothing is written.
+//!     toolkit_gen::Builder::new()
 //!         .openapi("specs/petstore.yaml")
 //!         .mcp_snapshot("specs/tasks.json")
-//!         .generate_to_out_dir()
-//!     {
-//!         // Every problem, located by file and JSON pointer, shown by cargo.
-//!         println!("cargo::error={error}");
-//!     }
+//!         .generate_to_out_dir()?;
+//!     Ok(())
 //! }
 //! ```
 //!

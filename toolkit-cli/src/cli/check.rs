@@ -90,9 +90,28 @@ pub fn compare(dir: &Path, files: &[(PathBuf, String)]) -> Vec<Stale> {
     stale
 }
 
-/// `toolkit-gen check ... DIR`.
-pub fn check(args: &CrateArgs, dir: &Path, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
-    let files = match args.files() {
+/// `toolkit-gen check [...] DIR`: with no arguments, those the crate records.
+pub fn check(
+    args: Option<&CrateArgs>,
+    dir: &Path,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> ExitCode {
+    let recorded;
+    let args = match args {
+        Some(args) => args,
+        None => match CrateArgs::recorded(dir) {
+            Ok(args) => {
+                recorded = args;
+                &recorded
+            }
+            Err(problem) => {
+                let _ = writeln!(err, "toolkit-gen: {problem}");
+                return ExitCode::from(USAGE);
+            }
+        },
+    };
+    let files = match args.files(dir) {
         Ok(files) => files,
         Err(error) => {
             let _ = writeln!(err, "{error}");
@@ -120,7 +139,7 @@ pub fn check(args: &CrateArgs, dir: &Path, out: &mut dyn Write, err: &mut dyn Wr
     }
     let _ = writeln!(
         err,
-        "Regenerate it with `toolkit-gen crate` and the same arguments, `-o {}`.",
+        "Regenerate it with `toolkit-gen crate` and the arguments its Cargo.toml records, `-o {}`.",
         dir.display()
     );
     ExitCode::FAILURE

@@ -24,7 +24,18 @@ use toolkit_gen::emit::{
 const USAGE: u8 = 2;
 
 /// How closed the generated structs are, on the command line.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    Default,
+    PartialEq,
+    Eq,
+    clap::ValueEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
 pub enum StrictnessArg {
     /// Every struct refuses properties its schema does not name.
     #[default]
@@ -58,6 +69,7 @@ impl GenerateArgs {
                 StrictnessArg::Strict => Strictness::Strict,
                 StrictnessArg::FollowSchema => Strictness::FollowSchema,
             },
+            ..EmitOptions::default()
         }
     }
 
@@ -140,6 +152,13 @@ fn finish(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> ExitCode {
+    if !emitted.errors.is_empty() {
+        for error in &emitted.errors {
+            let _ = writeln!(err, "toolkit-gen: {}: {error}", args.input.display());
+        }
+        let _ = writeln!(err, "toolkit-gen: nothing was written");
+        return ExitCode::FAILURE;
+    }
     let written = match &args.output {
         Some(path) => std::fs::write(path, &emitted.code)
             .map_err(|error| format!("cannot write {}: {error}", path.display())),

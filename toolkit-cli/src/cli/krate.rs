@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use toolkit_gen::builder::{Builder, GenerateError, GeneratedModule, InputKind, label};
@@ -17,24 +17,92 @@ use super::generate::StrictnessArg;
 /// The exit code of inputs that cannot be read.
 const USAGE: u8 = 2;
 
-/// The inputs and shape of a generated crate, shared by `crate` and `check`.
-#[derive(Debug, clap::Args)]
+/// The inputs and shape of a generated crate, shared by `crate` and `check`. The crate records
+/// them in its `Cargo.toml` (`[package.metadata.toolkit-gen]`, inputs relative to the crate),
+/// so that `toolkit-gen check DIR` needs none of them again.
+#[derive(
+    Clone, Debug, Default, PartialEq, Eq, clap::Args, serde::Serialize, serde::Deserialize,
+)]
+#[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
 pub struct CrateArgs {
-    /// Generate a module from this OpenAPI document (JSON or YAML); repeatable
-    #[arg(long = "openapi", value_name = "DOC", required_unless_present = "mcp")]
+    /// Generate a module from this OpenAPI document (JSON or YAML); repeatable (`crate` needs
+    /// an input: this or `--mcp`)
+    #[arg(long = "openapi", value_name = "DOC")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub openapi: Vec<PathBuf>,
     /// Generate a module from this MCP snapshot (as `toolkit-gen snapshot` writes it); repeatable
     #[arg(long = "mcp", value_name = "SNAPSHOT")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub mcp: Vec<PathBuf>,
     /// The crate's package name: ASCII letters, digits, `-` and `_`, starting with a letter
+    /// (`crate` needs it)
     #[arg(long, value_name = "NAME", value_parser = package_name)]
-    pub name: String,
-    /// How closed the generated input structs are
-    #[arg(long, value_enum, default_value_t)]
-    pub strictness: StrictnessArg,
+    #[serde(skip)]
+    pub name: Option<String>,
+    /// The crate's version [default: 0.1.0]
+    #[arg(long = "package-version", value_name = "SEMVER", value_parser = semver)]
+    #[serde(skip)]
+    pub version: Option<String>,
+    /// The crate's license (an SPDX expression); without one the crate is `publish = false`
+    #[arg(long, value_name = "SPDX", value_parser = spdx)]
+    #[serde(skip)]
+    pub license: Option<String>,
+    /// How closed the generated input structs are [default: strict]
+    #[arg(long, value_enum)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub strictness: Option<StrictnessArg>,
     /// Depend on toolkit-runtime at this path (relative to the crate) instead of by version
     #[arg(long, value_name = "PATH")]
+    #[serde(skip)]
     pub runtime_path: Option<String>,
+    /// Keep only the OpenAPI operation with this id; repeatable (see `Builder::include_operation_id`)
+    #[arg(long, value_name = "ID")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub include_operation_id: Vec<String>,
+    /// Leave out the OpenAPI operation with this id; repeatable
+    #[arg(long, value_name = "ID")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exclude_operation_id: Vec<String>,
+    /// Keep only the OpenAPI operations with this tag; repeatable
+    #[arg(long, value_name = "TAG")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub include_tag: Vec<String>,
+    /// Leave out the OpenAPI operations with this tag; repeatable
+    #[arg(long, value_name = "TAG")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exclude_tag: Vec<String>,
+    /// Keep only the tools whose names match this glob; repeatable
+    #[arg(long, value_name = "GLOB")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub include_tools: Vec<String>,
+    /// Leave out the tools whose names match this glob; repeatable
+    #[arg(long, value_name = "GLOB")]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub exclude_tools: Vec<String>,
+    /// `TOOL=NAME`: make the Rust names of a tool from NAME; repeatable
+    #[arg(long, value_name = "TOOL=NAME", value_parser = pair)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rename: Vec<(String, String)>,
+    /// The most characters of a tool's name its Rust names are made from
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_name_length: Option<u16>,
+    /// `FORMAT=TYPE`: make schemas of a `format` the Rust type TYPE; repeatable
+    #[arg(long, value_name = "FORMAT=TYPE", value_parser = pair)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub replace_format: Vec<(String, String)>,
+    /// `SCHEMA=TYPE`: make a named schema the Rust type TYPE; repeatable
+    #[arg(long, value_name = "SCHEMA=TYPE", value_parser = pair)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub replace_schema: Vec<(String, String)>,
+    /// `GLOB=ATTRIBUTE`: add an attribute to the types whose names match; repeatable
+    #[arg(long, value_name = "GLOB=ATTRIBUTE", value_parser = pair)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub type_attribute: Vec<(String, String)>,
+    /// `GLOB=ATTRIBUTE`: add an attribute to the fields whose `Type.field` match; repeatable
+    #[arg(long, value_name = "GLOB=ATTRIBUTE", value_parser = pair)]
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub field_attribute: Vec<(String, String)>,
 }
 
 /// Checks a package name as cargo would take it (and as a TOML string needs no escape).
@@ -49,10 +117,130 @@ fn package_name(name: &str) -> Result<String, String> {
     }
 }
 
+/// Checks a version as `MAJOR.MINOR.PATCH` with an optional pre-release or build of
+/// `[0-9A-Za-z.-+]` (what a TOML string holds without escapes).
+fn semver(version: &str) -> Result<String, String> {
+    let (core, rest) = version
+        .find(['-', '+'])
+        .map_or((version, ""), |at| version.split_at(at));
+    let numbers: Vec<&str> = core.split('.').collect();
+    let valid = numbers.len() == 3
+        && numbers
+            .iter()
+            .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        && rest
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-.+".contains(&b));
+    if valid {
+        Ok(version.to_owned())
+    } else {
+        Err("a version is MAJOR.MINOR.PATCH, as `0.1.0` or `1.2.3-beta.1`".into())
+    }
+}
+
+/// Checks a license expression for the characters SPDX uses (letters, digits, `.-+()` and
+/// spaces), which a TOML string holds without escapes.
+fn spdx(license: &str) -> Result<String, String> {
+    let valid = !license.trim().is_empty()
+        && license
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b" .-+()".contains(&b));
+    if valid {
+        Ok(license.to_owned())
+    } else {
+        Err("a license is an SPDX expression, as `MIT OR Apache-2.0`".into())
+    }
+}
+
+/// `KEY=VALUE`, split at the first `=`.
+fn pair(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() && !value.is_empty() => {
+            Ok((key.to_owned(), value.to_owned()))
+        }
+        _ => Err("expected KEY=VALUE".into()),
+    }
+}
+
+/// The table a crate's manifest records its arguments in.
+#[derive(serde::Deserialize)]
+struct Manifest {
+    package: Package,
+}
+
+#[derive(serde::Deserialize)]
+struct Package {
+    name: String,
+    version: String,
+    license: Option<String>,
+    #[serde(default)]
+    metadata: Metadata,
+}
+
+#[derive(Default, serde::Deserialize)]
+struct Metadata {
+    #[serde(rename = "toolkit-gen")]
+    toolkit_gen: Option<CrateArgs>,
+}
+
 impl CrateArgs {
+    /// The arguments the crate in `dir` was written with, from its `Cargo.toml` (inputs made
+    /// relative to the current directory again).
+    ///
+    /// # Errors
+    ///
+    /// No manifest, or one without `[package.metadata.toolkit-gen]`, as a sentence.
+    pub fn recorded(dir: &Path) -> Result<Self, String> {
+        let path = dir.join("Cargo.toml");
+        let text = std::fs::read_to_string(&path)
+            .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+        let manifest: Manifest = toml::from_str(&text)
+            .map_err(|error| format!("{} is no crate manifest: {error}", path.display()))?;
+        let mut args = manifest.package.metadata.toolkit_gen.ok_or_else(|| {
+            format!(
+                "{} records no `[package.metadata.toolkit-gen]`: give the arguments of `toolkit-gen crate`",
+                path.display()
+            )
+        })?;
+        args.name = Some(manifest.package.name);
+        args.version = Some(manifest.package.version);
+        args.license = manifest.package.license;
+        args.runtime_path = runtime_path(&text);
+        for input in args.openapi.iter_mut().chain(args.mcp.iter_mut()) {
+            *input = dir.join(&*input);
+        }
+        Ok(args)
+    }
+
+    /// The package name (`crate` refuses to run without one).
+    fn name(&self) -> &str {
+        self.name.as_deref().unwrap_or("generated-tools")
+    }
+
+    /// Whether no input is given: `check DIR` then reads the crate's recorded arguments.
+    pub fn has_inputs(&self) -> bool {
+        !self.openapi.is_empty() || !self.mcp.is_empty()
+    }
+
+    /// These arguments as the crate in `dir` records them: inputs relative to `dir`.
+    fn relative_to(&self, dir: &Path) -> Self {
+        let base = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let relative = |path: &PathBuf| {
+            let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+            let relative = pathdiff::diff_paths(&path, &base).unwrap_or(path);
+            // The same bytes on every platform.
+            PathBuf::from(relative.to_string_lossy().replace('\\', "/"))
+        };
+        Self {
+            openapi: self.openapi.iter().map(relative).collect(),
+            mcp: self.mcp.iter().map(relative).collect(),
+            ..self.clone()
+        }
+    }
+
     /// The builder of the crate's modules.
     fn builder(&self) -> Builder {
-        let mut builder = Builder::new().strictness(match self.strictness {
+        let mut builder = Builder::new().strictness(match self.strictness.unwrap_or_default() {
             StrictnessArg::Strict => Strictness::Strict,
             StrictnessArg::FollowSchema => Strictness::FollowSchema,
         });
@@ -61,6 +249,42 @@ impl CrateArgs {
         }
         for snapshot in &self.mcp {
             builder = builder.mcp_snapshot(snapshot);
+        }
+        for id in &self.include_operation_id {
+            builder = builder.include_operation_id(id);
+        }
+        for id in &self.exclude_operation_id {
+            builder = builder.exclude_operation_id(id);
+        }
+        for tag in &self.include_tag {
+            builder = builder.include_tag(tag);
+        }
+        for tag in &self.exclude_tag {
+            builder = builder.exclude_tag(tag);
+        }
+        for glob in &self.include_tools {
+            builder = builder.include_tools(glob);
+        }
+        for glob in &self.exclude_tools {
+            builder = builder.exclude_tools(glob);
+        }
+        for (tool, name) in &self.rename {
+            builder = builder.rename(tool, name);
+        }
+        if let Some(length) = self.max_name_length {
+            builder = builder.max_name_length(usize::from(length));
+        }
+        for (format, rust_type) in &self.replace_format {
+            builder = builder.replace_format(format, rust_type);
+        }
+        for (schema, rust_type) in &self.replace_schema {
+            builder = builder.replace_schema(schema, rust_type);
+        }
+        for (glob, attribute) in &self.type_attribute {
+            builder = builder.type_attribute(glob, attribute);
+        }
+        for (glob, attribute) in &self.field_attribute {
+            builder = builder.field_attribute(glob, attribute);
         }
         builder
     }
@@ -71,10 +295,10 @@ impl CrateArgs {
     /// # Errors
     ///
     /// Every problem of every input.
-    pub fn files(&self) -> Result<Vec<(PathBuf, String)>, GenerateError> {
+    pub fn files(&self, dir: &Path) -> Result<Vec<(PathBuf, String)>, GenerateError> {
         let modules = self.builder().modules()?;
         let mut files = vec![
-            (PathBuf::from("Cargo.toml"), self.manifest()),
+            (PathBuf::from("Cargo.toml"), self.manifest(dir)),
             (PathBuf::from("README.md"), self.readme(&modules)),
             (PathBuf::from("src/lib.rs"), self.lib(&modules)),
         ];
@@ -98,7 +322,7 @@ impl CrateArgs {
         names.join(", ")
     }
 
-    fn manifest(&self) -> String {
+    fn manifest(&self, dir: &Path) -> String {
         let mut features = Vec::new();
         if !self.openapi.is_empty() {
             features.push("\"http\"");
@@ -111,19 +335,30 @@ impl CrateArgs {
             Some(path) => format!("{{ path = {path:?}, features = [{features}] }}"),
             None => format!("{{ version = \"0.1\", features = [{features}] }}"),
         };
+        let license = match &self.license {
+            Some(license) => format!("license = {license:?}\n"),
+            None => "publish = false\n".to_owned(),
+        };
+        // Serialising these arguments cannot fail: strings, paths and lists of them.
+        let recorded = toml::to_string(&self.relative_to(dir)).unwrap_or_default();
         format!(
-            "# @generated by toolkit-gen from {inputs}. Do not edit: regenerate with `toolkit-gen crate`.\n\
+            "# @generated by toolkit-gen from {inputs}. Do not edit: regenerate with `toolkit-gen crate`,\n\
+             # check with `toolkit-gen check DIR` (it reads the arguments below).\n\
              [package]\n\
              name = {name:?}\n\
-             version = \"0.1.0\"\n\
+             version = {version:?}\n\
              edition = \"2024\"\n\
-             publish = false\n\
+             {license}\
              description = \"Typed tools of {inputs}, generated by toolkit-gen.\"\n\
              \n\
              [dependencies]\n\
-             toolkit-runtime = {runtime}\n",
+             toolkit-runtime = {runtime}\n\
+             \n\
+             [package.metadata.toolkit-gen]\n\
+             {recorded}",
             inputs = self.inputs(),
-            name = self.name,
+            name = self.name(),
+            version = self.version.as_deref().unwrap_or("0.1.0"),
         )
     }
 
@@ -153,7 +388,7 @@ impl CrateArgs {
              one source type per input that any `toolkit_runtime::Assembly` takes beside sources\n\
              discovered at run time.\n\n",
             self.inputs(),
-            self.name
+            self.name()
         );
         readme.push_str("| module | input | tools | fully typed |\n| --- | --- | --- | --- |\n");
         for module in modules {
@@ -182,7 +417,7 @@ impl CrateArgs {
                         "// {0}: an HTTP API, over a reqwest client that carries your credentials\n\
                          let {0} = {1}::{0}::{2}::new(\"https://api.example.com\", client)?;",
                         module.name,
-                        self.name.replace('-', "_"),
+                        self.name().replace('-', "_"),
                         module.source_type,
                     );
                 }
@@ -192,7 +427,7 @@ impl CrateArgs {
                         "// {0}: an MCP server; `verify()` compares its live tools with the snapshot\n\
                          let {0} = {1}::{0}::{2}::http(url, client)?;",
                         module.name,
-                        self.name.replace('-', "_"),
+                        self.name().replace('-', "_"),
                         module.source_type,
                     );
                 }
@@ -200,8 +435,9 @@ impl CrateArgs {
         }
         readme.push_str(
             "```\n\n## Regenerate\n\n\
-             Run `toolkit-gen crate` again with the same arguments; `toolkit-gen check` with them\n\
-             and this directory exits 1 when the committed code is stale.\n",
+             Run `toolkit-gen crate` again with the same arguments (`Cargo.toml` records them under\n\
+             `[package.metadata.toolkit-gen]`); `toolkit-gen check DIR` exits 1 when the committed\n\
+             code is stale.\n",
         );
         readme
     }
@@ -214,7 +450,18 @@ pub fn write_crate(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> ExitCode {
-    let files = match args.files() {
+    if !args.has_inputs() || args.name.is_none() {
+        let _ = writeln!(
+            err,
+            "toolkit-gen crate: give the inputs (`--openapi DOC`, `--mcp SNAPSHOT`) and `--name NAME`"
+        );
+        return ExitCode::from(USAGE);
+    }
+    if let Err(error) = std::fs::create_dir_all(dir) {
+        let _ = writeln!(err, "toolkit-gen: cannot create {}: {error}", dir.display());
+        return ExitCode::FAILURE;
+    }
+    let files = match args.files(dir) {
         Ok(files) => files,
         Err(error) => {
             let _ = writeln!(err, "{error}");
@@ -235,9 +482,20 @@ pub fn write_crate(
     let _ = writeln!(
         out,
         "toolkit-gen: wrote the crate {} ({} files) to {}",
-        args.name,
+        args.name(),
         files.len(),
         dir.display()
     );
     ExitCode::SUCCESS
+}
+
+/// The `path` of the `toolkit-runtime` dependency of a manifest's text, if it has one.
+fn runtime_path(manifest: &str) -> Option<String> {
+    let value: toml::Value = toml::from_str(manifest).ok()?;
+    value
+        .get("dependencies")?
+        .get("toolkit-runtime")?
+        .get("path")?
+        .as_str()
+        .map(str::to_owned)
 }

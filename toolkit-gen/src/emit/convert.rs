@@ -15,6 +15,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
 
+use super::customize::Matched;
 use super::naming::{self, Scope};
 use super::schema::{Field, Item, ItemKind, StringVariant, Struct, Ty};
 use super::{EmitOptions, Strictness, Untyped};
@@ -75,6 +76,8 @@ pub(crate) struct Converted {
     pub(crate) items: Vec<Item>,
     /// The places typed as `serde_json::Value` for want of a better type.
     pub(crate) untyped: Vec<Untyped>,
+    /// The type replacements used.
+    pub(crate) matched: Matched,
 }
 
 /// Converts the input schema `root` of the tool `tool_name`, naming its types in `types` (a
@@ -100,6 +103,7 @@ pub(crate) fn convert_tool(
         in_progress: HashMap::new(),
         targets: reference_targets(root),
         depth: 0,
+        matched: Matched::default(),
     };
     let doc = doc.as_deref().map(line_breaks);
     let ty = converter.target("", root, root_type.clone());
@@ -125,6 +129,7 @@ pub(crate) fn convert_tool(
         root_type,
         items: converter.items,
         untyped: converter.untyped,
+        matched: converter.matched,
     }
 }
 
@@ -298,6 +303,8 @@ struct Converter<'a> {
     /// refers into its own properties (zod's `$refStrategy: root`) gets one type, not two.
     targets: HashSet<String>,
     depth: usize,
+    /// The type replacements used.
+    matched: Matched,
 }
 
 /// The JSON pointers (without `#`) that the local references of `root` lead to.
@@ -482,6 +489,13 @@ impl<'a> Converter<'a> {
     }
 
     fn single(&mut self, name: &str, map: &Map<String, Value>, pointer: &str, hint: Hint) -> Ty {
+        if matches!(name, "string" | "integer" | "number")
+            && let Some(format) = map.get("format").and_then(Value::as_str)
+            && let Some(path) = self.options.customizations.formats.get(format)
+        {
+            self.matched.formats.insert(format.to_owned());
+            return Ty::Path(path.clone());
+        }
         match name {
             "string" => Ty::String,
             "boolean" => Ty::Bool,
@@ -539,6 +553,13 @@ impl<'a> Converter<'a> {
             return if indirect { ty } else { Ty::Box(Box::new(ty)) };
         }
         let tokens: Vec<&str> = target_pointer.split('/').collect();
+        if let ["", "$defs" | "definitions", name] = tokens.as_slice() {
+            let name = name.replace("~1", "/").replace("~0", "~");
+            if let Some(path) = self.options.customizations.schemas.get(&name) {
+                self.matched.schemas.insert(name);
+                return Ty::Path(path.clone());
+            }
+        }
         let base = match tokens.as_slice() {
             ["", "$defs" | "definitions", name] => {
                 format!(

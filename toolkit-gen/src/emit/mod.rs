@@ -59,6 +59,7 @@
 //! ```
 
 mod convert;
+mod customize;
 mod naming;
 mod rust;
 mod schema;
@@ -73,6 +74,8 @@ use toolkit_runtime::ToolDefinition;
 use toolkit_runtime::openapi::ReadOperations;
 
 use naming::Scope;
+
+pub use customize::{Customizations, KNOWN_FORMATS, Matched};
 
 /// How closed the emitted structs are.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -91,6 +94,8 @@ pub enum Strictness {
 pub struct EmitOptions {
     /// How closed structs are.
     pub strictness: Strictness,
+    /// The user's type replacements and attributes (none by default).
+    pub customizations: Customizations,
 }
 
 /// A place of a schema typed as `serde_json::Value` for want of a better type.
@@ -144,6 +149,12 @@ pub struct Module {
     pub code: String,
     /// What each tool's input became, in the order of the tools.
     pub tools: Vec<ToolTypes>,
+    /// Which of the [`Customizations`] the module used.
+    pub matched: Matched,
+    /// Why the code must not be written, each naming the tool whose schema caused it: emitted
+    /// tokens that do not parse (a user's type or attribute, or a bug of the emitter). Empty
+    /// when the code is good.
+    pub errors: Vec<String>,
 }
 
 impl Module {
@@ -202,9 +213,10 @@ fn root_doc(tool: &str, description: Option<&str>) -> String {
 pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Emitted {
     let mut types = Scope::default();
     let converted = convert::convert_tool(tool_name, schema, None, options, &mut types);
+    let attributes = customize::Attributes::new(&options.customizations);
     let (code, problem) = rust::format(
         &header(&format!("the tool `{tool_name}`")),
-        rust::items(&converted.items),
+        rust::items(&converted.items, &attributes, &mut Matched::default()),
     );
     let mut untyped = converted.untyped;
     if let Some(problem) = problem {
@@ -239,8 +251,16 @@ pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Em
 pub fn module(input: &str, definitions: &[ToolDefinition], options: &EmitOptions) -> Module {
     let mut types = Scope::default();
     let bases: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
-    let (tokens, tools) = tool_types(definitions, &bases, options, &mut types, &mut |_| {});
-    finish(input, tokens, tools)
+    let types = tool_types(definitions, &bases, options, &mut types, &mut |_| {});
+    finish(input, types, TokenStream::new())
+}
+
+/// The types of a module's tools: each tool's tokens, what its input became, and the
+/// customizations used.
+struct Typed {
+    tokens: Vec<TokenStream>,
+    tools: Vec<ToolTypes>,
+    matched: Matched,
 }
 
 /// The types of each of `definitions`, named after `bases` (one per definition), in `types`;
@@ -251,14 +271,17 @@ fn tool_types(
     options: &EmitOptions,
     types: &mut Scope,
     typed: &mut dyn FnMut(&str),
-) -> (TokenStream, Vec<ToolTypes>) {
-    let mut tokens = TokenStream::new();
+) -> Typed {
+    let attributes = customize::Attributes::new(&options.customizations);
+    let mut matched = Matched::default();
+    let mut tokens = Vec::with_capacity(definitions.len());
     let mut tools = Vec::with_capacity(definitions.len());
     for (definition, base) in definitions.iter().zip(bases) {
         let schema = Value::Object(definition.input_schema().clone());
         let doc = root_doc(definition.name(), definition.description.as_deref());
         let converted = convert::convert_tool(base, &schema, Some(doc), options, types);
-        tokens.extend(rust::items(&converted.items));
+        matched.merge(&converted.matched);
+        tokens.push(rust::items(&converted.items, &attributes, &mut matched));
         tools.push(ToolTypes {
             tool: definition.name().to_owned(),
             root_type: converted.root_type,
@@ -266,24 +289,46 @@ fn tool_types(
         });
         typed(definition.name());
     }
-    (tokens, tools)
+    Typed {
+        tokens,
+        tools,
+        matched,
+    }
 }
 
-/// Formats a module's tokens after its header; should they not parse (a bug of the emitter), every
-/// tool says so.
-fn finish(input: &str, tokens: TokenStream, mut tools: Vec<ToolTypes>) -> Module {
+/// Formats a module's tokens (each tool's types, then `rest`) after its header. Should they not
+/// parse, each tool whose own types do not is named in [`Module::errors`] (the module alone
+/// when every tool's do).
+fn finish(input: &str, typed: Typed, rest: TokenStream) -> Module {
+    let mut tokens = TokenStream::new();
+    for tool in &typed.tokens {
+        tokens.extend(tool.clone());
+    }
+    tokens.extend(rest);
     let (code, problem) = rust::format(&header(input), tokens);
+    let mut errors = Vec::new();
     if let Some(problem) = problem {
-        for tool in &mut tools {
-            tool.untyped.push(Untyped {
-                pointer: "#".to_owned(),
-                reason: format!(
-                    "the emitted module does not parse (a bug of toolkit-gen): {problem}"
-                ),
-            });
+        for (tool, tool_tokens) in typed.tools.iter().zip(&typed.tokens) {
+            if let Err(error) = syn::parse2::<syn::File>(tool_tokens.clone()) {
+                errors.push(format!(
+                    "the types of the tool `{}` do not parse as Rust (check the type replacements \
+                     and attributes that apply to it): {error}",
+                    tool.tool
+                ));
+            }
+        }
+        if errors.is_empty() {
+            errors.push(format!(
+                "the module does not parse as Rust (a bug of toolkit-gen): {problem}"
+            ));
         }
     }
-    Module { code, tools }
+    Module {
+        code,
+        tools: typed.tools,
+        matched: typed.matched,
+        errors,
+    }
 }
 
 /// Writes the input types of the operations the runtime's OpenAPI reader read from a document
@@ -348,7 +393,7 @@ impl SourceOptions {
 /// });
 /// let read = read_operations(&document, &ReadOptions::default())?;
 /// let module = openapi_source("petstore.yaml", &read, &SourceOptions::new("petstore"), &EmitOptions::default());
-/// assert!(module.code.contains("pub struct Petstore(::toolkit_runtime::http::HttpSource);"));
+/// assert!(module.code.contains("pub struct Petstore(::toolkit_runtime::codegen::HttpSource);"));
 /// assert!(module.code.contains("pub async fn list_pets("));
 /// # Ok::<(), toolkit_runtime::openapi::NotOpenApi>(())
 /// ```
@@ -399,7 +444,7 @@ pub fn openapi_source_observed(
 /// let schema = json!({ "type": "object", "properties": { "q": { "type": "string" } } });
 /// let definition = ToolDefinition::new("search", schema.as_object().cloned().unwrap_or_default())?;
 /// let module = mcp_source("tasks.json", &[definition], &SourceOptions::new("tasks"), &EmitOptions::default());
-/// assert!(module.code.contains("pub struct Tasks(::toolkit_runtime::mcp::SnapshotSource);"));
+/// assert!(module.code.contains("pub struct Tasks(::toolkit_runtime::codegen::SnapshotSource);"));
 /// assert!(module.code.contains("pub async fn search("));
 /// # Ok::<(), toolkit_runtime::DefinitionError>(())
 /// ```
@@ -459,7 +504,7 @@ fn source_module(
         .map(|definition| source.base(definition.name()))
         .collect();
     let base_refs: Vec<&str> = bases.iter().map(String::as_str).collect();
-    let (mut tokens, tools) = tool_types(definitions, &base_refs, options, &mut types, typed);
+    let typed = tool_types(definitions, &base_refs, options, &mut types, typed);
     let mut method_names = Scope::default();
     for reserved in source::RESERVED_METHODS {
         method_names.unique(reserved, "_");
@@ -467,7 +512,7 @@ fn source_module(
     let methods: Vec<source::Method> = definitions
         .iter()
         .zip(&bases)
-        .zip(&tools)
+        .zip(&typed.tools)
         .map(|((definition, base), types)| source::Method {
             tool: definition.name().to_owned(),
             name: method_names.unique(&naming::field_name(base), "_"),
@@ -475,13 +520,13 @@ fn source_module(
             description: definition.description.clone(),
         })
         .collect();
-    tokens.extend(source::tokens(&source::SourceType {
+    let source_type = source::tokens(&source::SourceType {
         kind,
         input,
         name: &source.name,
         type_name: &type_name,
         data,
         methods: &methods,
-    }));
-    finish(input, tokens, tools)
+    });
+    finish(input, typed, source_type)
 }

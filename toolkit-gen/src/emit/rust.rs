@@ -1,24 +1,27 @@
 //! The type model → Rust tokens (`quote`), formatted with `prettyplease`.
 
 use proc_macro2::{Ident, Span, TokenStream};
-use quote::quote;
+use quote::{ToTokens as _, quote};
 
+use super::customize::{Attributes, Matched};
 use super::naming;
 use super::schema::{Item, ItemKind, Ty};
 
 /// The identifier `name`, raw when it is a keyword. Names come from [`naming`], so they are
-/// valid; should one not be, it is replaced rather than allowed to panic.
-pub(crate) fn ident(name: &str) -> Ident {
+/// valid; should one not be, its tokens are a string, which does not parse where a name goes: the
+/// module fails, naming the tool, rather than carrying a placeholder that could clash.
+pub(crate) fn ident(name: &str) -> TokenStream {
     if !naming::is_plain_identifier(name) {
-        return Ident::new("invalid_name", Span::call_site());
+        let text = format!("not an identifier: {name}");
+        return quote!(#text);
     }
     if naming::is_keyword(name) {
         if naming::can_be_raw(name) {
-            return Ident::new_raw(name, Span::call_site());
+            return Ident::new_raw(name, Span::call_site()).into_token_stream();
         }
-        return Ident::new(&format!("{name}_"), Span::call_site());
+        return Ident::new(&format!("{name}_"), Span::call_site()).into_token_stream();
     }
-    Ident::new(name, Span::call_site())
+    Ident::new(name, Span::call_site()).into_token_stream()
 }
 
 /// `#[doc = "…"]` lines (written as `///` by the formatter).
@@ -114,18 +117,27 @@ fn ty(ty: &Ty) -> TokenStream {
             let name = ident(name);
             quote!(#name)
         }
+        // Checked as a type before anything is emitted; one that is not lexes into tokens that
+        // do not parse, which fails the module rather than writing it.
+        Ty::Path(path) => path.parse().unwrap_or_else(|_| quote!(<)),
     }
 }
 
-/// The tokens of the module's items.
-pub(crate) fn items(items: &[Item]) -> TokenStream {
-    let items = items.iter().map(item);
+/// The tokens of the module's items, with the user's attributes; the rules used are recorded in
+/// `matched`.
+pub(crate) fn items(items: &[Item], attributes: &Attributes, matched: &mut Matched) -> TokenStream {
+    let items = items.iter().map(|i| item(i, attributes, matched));
     quote!(#(#items)*)
 }
 
-fn item(item: &Item) -> TokenStream {
+fn item(item: &Item, attributes: &Attributes, matched: &mut Matched) -> TokenStream {
     let name = ident(&item.name);
     let doc = docs(item.doc.as_deref());
+    // A type alias takes no attributes.
+    let user_attributes = match item.kind {
+        ItemKind::Alias(_) => TokenStream::new(),
+        _ => attributes.of_type(&item.name, matched),
+    };
     // serde's derives through the runtime's re-export, told where serde is: generated code
     // names no crate but the runtime and std.
     let derive = quote! {
@@ -145,13 +157,15 @@ fn item(item: &Item) -> TokenStream {
                 let skip = field.optional.then(|| {
                     quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")])
                 });
+                let user_attributes = attributes.of_field(&item.name, &field.name, matched);
                 quote! {
                     #field_doc
                     #rename
                     #skip
+                    #user_attributes
                     pub #field_name: #field_ty,
                 }
-            });
+            }).collect::<Vec<_>>();
             // `deny_unknown_fields` after the derive: before it, rustc 1.95 refuses the code.
             let (deny, extra) = if structure.closed {
                 (quote!(#[serde(deny_unknown_fields)]), TokenStream::new())
@@ -170,6 +184,7 @@ fn item(item: &Item) -> TokenStream {
                 #doc
                 #derive
                 #deny
+                #user_attributes
                 pub struct #name {
                     #(#fields)*
                     #extra
@@ -189,6 +204,7 @@ fn item(item: &Item) -> TokenStream {
                 #doc
                 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::toolkit_runtime::codegen::serde::Serialize, ::toolkit_runtime::codegen::serde::Deserialize)]
                 #[serde(crate = "::toolkit_runtime::codegen::serde")]
+                #user_attributes
                 pub enum #name {
                     #(#variants)*
                 }
@@ -208,6 +224,7 @@ fn item(item: &Item) -> TokenStream {
                 #doc
                 #derive
                 #[serde(untagged)]
+                #user_attributes
                 #[allow(clippy::large_enum_variant)]
                 pub enum #name {
                     #(#variants)*
@@ -230,6 +247,7 @@ fn item(item: &Item) -> TokenStream {
                 #doc
                 #derive
                 #[serde(tag = #tag)]
+                #user_attributes
                 #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
                 pub enum #name {
                     #(#variants)*
@@ -242,6 +260,7 @@ fn item(item: &Item) -> TokenStream {
                 #doc
                 #derive
                 #[serde(transparent)]
+                #user_attributes
                 pub struct #name(pub #inner);
             }
         }

@@ -33,6 +33,8 @@ pub(crate) enum Ty {
     Box(Box<Ty>),
     /// A type of the module, by name.
     Named(String),
+    /// A type of the user's, by path: a replacement ([`Customizations`](super::Customizations)).
+    Path(String),
 }
 
 impl Ty {

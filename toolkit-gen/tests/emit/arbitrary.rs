@@ -104,6 +104,7 @@ proptest! {
     fn any_schema_emits_code_that_parses(schema in schema(), follow in any::<bool>()) {
         let options = EmitOptions {
             strictness: if follow { Strictness::FollowSchema } else { Strictness::Strict },
+            ..EmitOptions::default()
         };
         let emitted = input_types("arbitrary tool", &schema, &options);
         let parsed = syn::parse_file(&emitted.code);

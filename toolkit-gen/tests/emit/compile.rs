@@ -65,6 +65,7 @@ fn generated_modules_of_real_documents_compile_without_warnings() {
     // One document also as the schema says, so that open structs with their flattened map compile.
     let follow = EmitOptions {
         strictness: Strictness::FollowSchema,
+        ..EmitOptions::default()
     };
     for name in DOCUMENTS {
         let stem: String = name

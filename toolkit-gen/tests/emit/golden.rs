@@ -35,6 +35,7 @@ fn the_strict_module_matches_its_golden() {
 fn the_schema_following_module_matches_its_golden() {
     let options = EmitOptions {
         strictness: Strictness::FollowSchema,
+        ..EmitOptions::default()
     };
     check_golden(
         "forms_follow",
@@ -288,6 +289,7 @@ fn all_of_merges_objects_and_unwraps_wrappers() {
 fn following_the_schema_keeps_extras_of_open_objects() {
     let options = EmitOptions {
         strictness: Strictness::FollowSchema,
+        ..EmitOptions::default()
     };
     let code = module("fixtures/forms.json", &forms(), &options).code;
     assert_has(
