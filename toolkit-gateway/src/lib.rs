@@ -1,13 +1,4 @@
-//! A gateway: the sources a configuration file names, assembled under its policy and served to
-//! any MCP client as one MCP server — a host application of `toolkit-runtime`, run as
-//! `toolkit-gen serve --config toolkit.toml` (crate `toolkit-cli`).
-//!
-//! The flow is the runtime's own, driven by a file: the [sources](sources) are made (credentials
-//! read from the environment), the [catalog](catalog) is loaded from its file and refreshed with
-//! `discover`, the [policy](policy) decides per tool, the toolkit is assembled and presented (every
-//! tool, a search, or code mode), and served over stdio or Streamable HTTP. The catalog is
-//! refreshed on an interval; each refresh builds a whole new toolkit and swaps it in.
-
+#![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
 pub mod catalog;

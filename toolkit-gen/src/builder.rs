@@ -996,4 +996,39 @@ mod tests {
         );
         let _ = std::fs::remove_dir_all(&dir);
     }
+
+    #[test]
+    fn bad_inputs_and_settings_fail_generate_to_out_dir_located_and_write_nothing() {
+        let dir = std::env::temp_dir().join(format!("toolkit-gen-bad-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        let not_openapi = dir.join("compose.yaml");
+        std::fs::write(&not_openapi, "services:\n  web:\n    image: nginx\n").unwrap_or_default();
+        let not_a_listing = dir.join("listing.json");
+        std::fs::write(&not_a_listing, r#"{"result":{"content":[]}}"#).unwrap_or_default();
+        let missing = dir.join("missing.json");
+        let out = dir.join("out");
+        let error = Builder::new()
+            .openapi(&not_openapi)
+            .mcp_snapshot(&not_a_listing)
+            .mcp_snapshot(&missing)
+            .replace_format("date-tiem", "String")
+            .out_dir(&out)
+            .generate_to_out_dir()
+            .err()
+            .unwrap_or(GenerateError { problems: vec![] });
+        let text = error.to_string();
+        let located = |file: &Path| error.problems().iter().any(|p| p.file == file);
+        assert!(located(&not_openapi), "{text}");
+        assert!(located(&not_a_listing), "{text}");
+        assert!(located(&missing), "{text}");
+        assert!(
+            text.contains("Builder: #: the format `date-tiem` of a type replacement"),
+            "{text}"
+        );
+        assert!(error.problems().iter().all(|p| p.pointer.starts_with('#')));
+        // `Debug` reads as `Display`, for a `build.rs` whose `main` returns the error.
+        assert_eq!(format!("{error:?}"), text);
+        assert!(!out.join("compose.rs").exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -162,27 +162,6 @@ fn pair(text: &str) -> Result<(String, String), String> {
     }
 }
 
-/// The table a crate's manifest records its arguments in.
-#[derive(serde::Deserialize)]
-struct Manifest {
-    package: Package,
-}
-
-#[derive(serde::Deserialize)]
-struct Package {
-    name: String,
-    version: String,
-    license: Option<String>,
-    #[serde(default)]
-    metadata: Metadata,
-}
-
-#[derive(Default, serde::Deserialize)]
-struct Metadata {
-    #[serde(rename = "toolkit-gen")]
-    toolkit_gen: Option<CrateArgs>,
-}
-
 impl CrateArgs {
     /// The arguments the crate in `dir` was written with, from its `Cargo.toml` (inputs made
     /// relative to the current directory again).
@@ -194,18 +173,39 @@ impl CrateArgs {
         let path = dir.join("Cargo.toml");
         let text = std::fs::read_to_string(&path)
             .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
-        let manifest: Manifest = toml::from_str(&text)
+        let manifest: toml::Table = toml::from_str(&text)
             .map_err(|error| format!("{} is no crate manifest: {error}", path.display()))?;
-        let mut args = manifest.package.metadata.toolkit_gen.ok_or_else(|| {
+        let package = manifest.get("package");
+        let recorded = package
+            .and_then(|p| p.get("metadata"))
+            .and_then(|m| m.get("toolkit-gen"))
+            .ok_or_else(|| {
+                format!(
+                    "{} records no `[package.metadata.toolkit-gen]`: give the arguments of `toolkit-gen crate`",
+                    path.display()
+                )
+            })?;
+        let mut args: CrateArgs = recorded.clone().try_into().map_err(|error| {
             format!(
-                "{} records no `[package.metadata.toolkit-gen]`: give the arguments of `toolkit-gen crate`",
+                "the `[package.metadata.toolkit-gen]` of {} does not read: {error}",
                 path.display()
             )
         })?;
-        args.name = Some(manifest.package.name);
-        args.version = Some(manifest.package.version);
-        args.license = manifest.package.license;
-        args.runtime_path = runtime_path(&text);
+        let text_of = |key: &str| {
+            package
+                .and_then(|p| p.get(key))
+                .and_then(toml::Value::as_str)
+                .map(str::to_owned)
+        };
+        args.name = text_of("name");
+        args.version = text_of("version");
+        args.license = text_of("license");
+        args.runtime_path = manifest
+            .get("dependencies")
+            .and_then(|d| d.get("toolkit-runtime"))
+            .and_then(|r| r.get("path"))
+            .and_then(toml::Value::as_str)
+            .map(str::to_owned);
         for input in args.openapi.iter_mut().chain(args.mcp.iter_mut()) {
             *input = dir.join(&*input);
         }
@@ -457,6 +457,9 @@ pub fn write_crate(
         );
         return ExitCode::from(USAGE);
     }
+    // Made before the files (the inputs are recorded relative to it), and removed again when
+    // nothing is written into it.
+    let existed = dir.exists();
     if let Err(error) = std::fs::create_dir_all(dir) {
         let _ = writeln!(err, "toolkit-gen: cannot create {}: {error}", dir.display());
         return ExitCode::FAILURE;
@@ -464,6 +467,9 @@ pub fn write_crate(
     let files = match args.files(dir) {
         Ok(files) => files,
         Err(error) => {
+            if !existed {
+                let _ = std::fs::remove_dir(dir);
+            }
             let _ = writeln!(err, "{error}");
             return ExitCode::from(USAGE);
         }
@@ -487,15 +493,4 @@ pub fn write_crate(
         dir.display()
     );
     ExitCode::SUCCESS
-}
-
-/// The `path` of the `toolkit-runtime` dependency of a manifest's text, if it has one.
-fn runtime_path(manifest: &str) -> Option<String> {
-    let value: toml::Value = toml::from_str(manifest).ok()?;
-    value
-        .get("dependencies")?
-        .get("toolkit-runtime")?
-        .get("path")?
-        .as_str()
-        .map(str::to_owned)
 }
