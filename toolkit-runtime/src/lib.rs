@@ -50,5 +50,29 @@ pub use typed::call_typed;
 
 /// The README's examples, compiled and run as doc tests (with the features they use).
 #[doc = include_str!("../../README.md")]
-#[cfg(all(doctest, feature = "conformance", feature = "mcp", feature = "testing"))]
+#[cfg(all(doctest, feature = "mcp"))]
 pub struct ReadmeDoctests;
+
+/// The examples of `docs/`, compiled and run as doc tests (with the features they use).
+#[cfg(all(
+    doctest,
+    feature = "conformance",
+    feature = "mcp",
+    feature = "openapi",
+    feature = "http",
+    feature = "testing"
+))]
+mod docs {
+    #[doc = include_str!("../../docs/conformance.md")]
+    pub struct Conformance;
+    #[doc = include_str!("../../docs/http-and-openapi.md")]
+    pub struct HttpAndOpenapi;
+    #[doc = include_str!("../../docs/mcp.md")]
+    pub struct Mcp;
+    #[doc = include_str!("../../docs/serving.md")]
+    pub struct Serving;
+    #[doc = include_str!("../../docs/generator.md")]
+    pub struct Generator;
+    #[doc = include_str!("../../docs/search-and-code-mode.md")]
+    pub struct SearchAndCodeMode;
+}
