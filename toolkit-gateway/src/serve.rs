@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use toolkit_runtime::serve::{McpServer, ServedToolkit};
+use toolkit_runtime::serve::{HttpOptions, McpServer, ServedToolkit};
 
 use super::Gateway;
 use super::config::{Config, Transport};
@@ -49,6 +49,17 @@ pub async fn serve(path: &Path) -> Result<(), String> {
     match serve.transport {
         Transport::Stdio => server.serve_stdio().await,
         Transport::Http => {
+            // The bound address is a `Host` its clients send (any loopback address, not only the
+            // loopback names rmcp accepts by default).
+            let mut options = HttpOptions::default();
+            let bound = match serve.address.ip() {
+                std::net::IpAddr::V4(ip) => ip.to_string(),
+                std::net::IpAddr::V6(ip) => format!("[{ip}]"),
+            };
+            if !options.allowed_hosts.contains(&bound) {
+                options.allowed_hosts.push(bound);
+            }
+            let server = server.http_options(options);
             let listener = tokio::net::TcpListener::bind(serve.address)
                 .await
                 .map_err(|error| format!("cannot listen on {}: {error}", serve.address))?;

@@ -271,15 +271,26 @@ fn a_bad_configuration_exits_1_with_its_place() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn serves_over_streamable_http_on_the_configured_address() {
+    serves_over_http_on("127.0.0.1").await;
+}
+
+/// Any loopback address, not only the loopback names: the `Host` a client sends for the bound
+/// address is accepted (it was refused with 403 "Host header is not allowed").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serves_over_streamable_http_on_another_loopback_address() {
+    serves_over_http_on("127.0.0.2").await;
+}
+
+async fn serves_over_http_on(ip: &str) {
     let base_url = pet_store().await;
-    let dir = workspace("http", "");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
+    let dir = workspace(&format!("http-{ip}"), "");
+    let port = std::net::TcpListener::bind(format!("{ip}:0"))
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
     let extra = format!(
-        "\n[serve]\ntransport = \"http\"\naddress = \"127.0.0.1:{port}\"\npresentation = \"search\"\n"
+        "\n[serve]\ntransport = \"http\"\naddress = \"{ip}:{port}\"\npresentation = \"search\"\n"
     );
     let text = config(&base_url, &dir, "").replacen("[catalog]", &format!("{extra}\n[catalog]"), 1);
     std::fs::write(dir.join("toolkit.toml"), text).unwrap();
@@ -291,7 +302,7 @@ async fn serves_over_streamable_http_on_the_configured_address() {
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let url: reqwest::Url = format!("http://127.0.0.1:{port}/mcp").parse().unwrap();
+    let url: reqwest::Url = format!("http://{ip}:{port}/mcp").parse().unwrap();
     let client = Mcp::http("gateway", url, reqwest::Client::new());
     let mut definitions = Err(None);
     for _ in 0..100 {
