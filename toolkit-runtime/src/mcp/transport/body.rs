@@ -99,29 +99,72 @@ pub(crate) async fn read_all(response: Response, limit: usize) -> Result<Vec<u8>
     Ok(body)
 }
 
-/// The events of a long-lived event stream (the old HTTP+SSE transport), up to about `limit`
-/// bytes per event: the count starts again with each chunk that ends an event.
+/// The events of a long-lived event stream (the old HTTP+SSE transport), up to `limit` bytes per
+/// event: the count starts again at each blank line, which dispatches an event.
 pub(crate) fn events_per_event(
     response: Response,
     limit: usize,
 ) -> impl Stream<Item = Result<Event, Fault>> + Send + Unpin {
-    let mut seen: usize = 0;
+    let mut counter = EventBytes::new(limit);
     let chunks = response.bytes_stream().map(move |chunk| {
         let chunk = chunk.map_err(BodyError::Transport)?;
-        seen = seen.saturating_add(chunk.len());
-        if seen > limit {
-            seen = 0;
-            return Err(BodyError::TooLarge);
-        }
-        if chunk
-            .windows(2)
-            .any(|pair| pair == b"\n\n" || pair == b"\r\r")
-        {
-            seen = 0;
-        }
+        counter.take(&chunk)?;
         Ok(chunk)
     });
     parse_events(chunks)
+}
+
+/// Counts the bytes of an event stream since the last dispatched event, across chunks.
+///
+/// A line ends with CRLF, LF or CR, and an empty line dispatches the event, so a blank line is
+/// any of `\n\n`, `\r\r`, `\r\n\r\n` (or a mix), split across chunks anywhere.
+#[derive(Debug)]
+pub(crate) struct EventBytes {
+    limit: usize,
+    /// Bytes since the last dispatch.
+    seen: usize,
+    /// Whether the line being read is still empty.
+    line_empty: bool,
+    /// Whether the last byte was a CR (an LF right after it ends no other line).
+    after_cr: bool,
+}
+
+impl EventBytes {
+    /// A counter of at most `limit` bytes per event, at the start of a stream.
+    pub(crate) fn new(limit: usize) -> Self {
+        Self {
+            limit,
+            seen: 0,
+            line_empty: true,
+            after_cr: false,
+        }
+    }
+
+    /// Counts `chunk`; fails once an event has more than `limit` bytes.
+    pub(crate) fn take(&mut self, chunk: &[u8]) -> Result<(), BodyError> {
+        for byte in chunk {
+            self.seen = self.seen.saturating_add(1);
+            match byte {
+                b'\n' if self.after_cr => self.after_cr = false,
+                b'\r' | b'\n' => {
+                    if self.line_empty {
+                        self.seen = 0;
+                    }
+                    self.line_empty = true;
+                    self.after_cr = *byte == b'\r';
+                }
+                _ => {
+                    self.line_empty = false;
+                    self.after_cr = false;
+                }
+            }
+            if self.seen > self.limit {
+                self.seen = 0;
+                return Err(BodyError::TooLarge);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// The events of an event-stream body, up to `limit` bytes in all. Comments, and events with
@@ -208,5 +251,53 @@ pub(crate) async fn answer(
         Kind::Other => Err(Fault::Failed(Reason::invalid_response(
             "an answer that is neither JSON nor an event stream",
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Feeds `chunks` to a counter of `limit`, saying which chunk failed, if any.
+    fn failing_chunk(limit: usize, chunks: &[&[u8]]) -> Option<usize> {
+        let mut counter = EventBytes::new(limit);
+        chunks.iter().position(|chunk| counter.take(chunk).is_err())
+    }
+
+    #[test]
+    fn every_blank_line_form_starts_the_count_again() {
+        for blank in ["\n\n", "\r\r", "\r\n\r\n", "\n\r\n", "\r\n\n"] {
+            let event = format!("data: {}{blank}", "x".repeat(40));
+            let stream = event.repeat(100);
+            assert_eq!(failing_chunk(64, &[stream.as_bytes()]), None, "{blank:?}");
+        }
+        // One event longer than the cap fails, whatever its line ends.
+        let long = format!(
+            "data: {}\r\ndata: {}\r\n\r\n",
+            "x".repeat(40),
+            "y".repeat(40)
+        );
+        assert_eq!(failing_chunk(64, &[long.as_bytes()]), Some(0));
+    }
+
+    #[test]
+    fn a_blank_line_split_across_chunks_is_seen() {
+        let body = "x".repeat(50);
+        let first = format!("data: {body}\r\n");
+        let second = format!("\r\ndata: {body}\r");
+        let third = format!("\n\r\ndata: {body}\r\n\r\n");
+        let chunks = [
+            first.as_bytes(),
+            second.as_bytes(),
+            third.as_bytes(),
+            b"\r" as &[u8],
+        ];
+        assert_eq!(failing_chunk(64, &chunks), None);
+        // A CR then an LF in the next chunk is one line end, not a blank line.
+        let split = [
+            b"data: aaaaaaaaaaaaaaaaaaaaaaaaaaaa\r" as &[u8],
+            b"\ndata: bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\r\n",
+        ];
+        assert_eq!(failing_chunk(64, &split), Some(1));
     }
 }

@@ -2,6 +2,7 @@
 //! and against a scripted misbehaving one.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+mod bounds;
 #[cfg(feature = "conformance")]
 mod conformance;
 mod corpus;
@@ -9,6 +10,8 @@ mod everything;
 mod legacy;
 mod peer_handler;
 pub mod processes;
+mod redirects;
+mod renegotiation;
 mod rmcp_http;
 mod rmcp_peer;
 #[cfg(feature = "mcp-test-peer")]
