@@ -27,6 +27,11 @@ use crate::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourc
 /// The source never takes a credential: over HTTP it sends its requests with the client it is
 /// given, which the host built with the headers its server asks for.
 ///
+/// A redirect to another origin must not carry those headers: build the client with a policy
+/// that does not follow one (`redirect::Policy::none()`, or `http::client_builder()`, whose
+/// policy follows redirects within the origin only). Whatever the client's policy, the source
+/// never reads an answer that came from another origin than the server's, and stops there.
+///
 /// # Examples
 ///
 /// ```no_run
@@ -39,7 +44,10 @@ use crate::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourc
 /// let mut token = HeaderValue::from_str(&format!("Bearer {}", std::env::var("MCP_TOKEN")?))?;
 /// token.set_sensitive(true);
 /// headers.insert(AUTHORIZATION, token);
-/// let client = reqwest::Client::builder().default_headers(headers).build()?;
+/// let client = reqwest::Client::builder()
+///     .default_headers(headers)
+///     .redirect(reqwest::redirect::Policy::none())
+///     .build()?;
 ///
 /// let tasks = Mcp::http("tasks", "https://mcp.example.com/mcp".parse()?, client);
 /// let definitions = tasks.discover().await?;

@@ -10,7 +10,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
 use reqwest::{Client, Response, StatusCode, Url};
 use serde_json::{Map, Value};
 
-use super::body::{self, Kind};
+use super::body::{self, Answered, Kind, Resumption};
 use super::legacy_sse::LegacySse;
 use super::status::{self, Refusal, transport_failure};
 use super::{Fault, Reply, Request, Settled, Transport};
@@ -25,6 +25,7 @@ const MCP_PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const MCP_SESSION_ID: &str = "mcp-session-id";
 const MCP_METHOD: &str = "mcp-method";
 const MCP_NAME: &str = "mcp-name";
+const LAST_EVENT_ID: &str = "last-event-id";
 /// The most bytes of a refusal's body read to find a JSON-RPC error in it.
 const MAX_REFUSAL_BYTES: usize = 64 * 1024;
 /// How long ending a session (DELETE) may take once the source is dropped.
@@ -33,6 +34,10 @@ const END_SESSION_WAIT: Duration = Duration::from_secs(5);
 /// while as many are unanswered is left unanswered, so that a server cannot make the source open
 /// a POST per message it streams.
 pub(crate) const MAX_ANSWERS_IN_FLIGHT: usize = 8;
+/// The most times the stream of one answer is resumed (each after the server's `retry`).
+const MAX_RESUMPTIONS: usize = 5;
+/// How long to wait before resuming a stream whose server gave no `retry`.
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 
 /// How this transport speaks to its server, once settled.
 #[derive(Clone, Debug)]
@@ -373,19 +378,74 @@ impl StreamableHttp {
             ))
             .into());
         }
-        let shared = self.shared.clone();
-        let settled = settled.clone();
-        let session = session.map(str::to_owned);
-        let outcome = body::answer(
-            response,
-            id,
-            self.shared.options.max_response_bytes,
-            move |request_id, method| {
+        let limit = self.shared.options.max_response_bytes;
+        let mut on_request = {
+            let shared = self.shared.clone();
+            let settled = settled.clone();
+            let session = session.map(str::to_owned);
+            move |request_id, method: String| {
                 answer_server_request(&shared, &settled, session.clone(), request_id, &method);
-            },
-        )
-        .await?;
-        Ok(Posted::Answer(outcome))
+            }
+        };
+        let mut resumption = match body::answer(response, id, limit, &mut on_request).await? {
+            Answered::Outcome(outcome) => return Ok(Posted::Answer(outcome)),
+            // The stateless revision resumes no stream: its server answers on the POST's own.
+            Answered::Ended(_) if settled.era == Era::Modern => return Err(body::ended_early()),
+            Answered::Ended(resumption) => resumption,
+        };
+        // A stream closed before its answer, after giving an event id: resumed by GET from that
+        // id, after the server's `retry`, a bounded number of times.
+        for _ in 0..MAX_RESUMPTIONS {
+            tokio::time::sleep(resumption.retry.unwrap_or(DEFAULT_RETRY)).await;
+            let response = self.resume(settled, session, &resumption).await?;
+            match body::answer(response, id, limit, &mut on_request).await? {
+                Answered::Outcome(outcome) => return Ok(Posted::Answer(outcome)),
+                Answered::Ended(later) => resumption = resumption.then(later),
+            }
+        }
+        Err(body::ended_early())
+    }
+
+    /// GETs the event stream of a session again from the last event id of `resumption`.
+    async fn resume(
+        &self,
+        settled: &Settled,
+        session: Option<&str>,
+        resumption: &Resumption,
+    ) -> Result<Response, Fault> {
+        let mut builder = self
+            .shared
+            .client
+            .get(self.shared.url.clone())
+            .header(ACCEPT, "text/event-stream")
+            .header(MCP_PROTOCOL_VERSION, settled.era.version());
+        if let Some(session) = session {
+            builder = builder.header(MCP_SESSION_ID, session);
+        }
+        // An id that cannot be a header value is not sent (the server resumes from its start).
+        if let Some(id) = resumption
+            .last_event_id
+            .as_deref()
+            .and_then(|id| HeaderValue::from_str(id).ok())
+        {
+            builder = builder.header(LAST_EVENT_ID, id);
+        }
+        let response = builder.send().await.map_err(transport_failure)?;
+        if !status::same_origin(response.url(), &self.shared.url) {
+            return Err(Fault::Elsewhere);
+        }
+        let status = response.status();
+        if let Some(reason) = status::failure_of(status, response.headers()) {
+            return Err(reason.into());
+        }
+        if status != StatusCode::OK || body::kind(&response) != Kind::EventStream {
+            return Err(Reason::unavailable(format!(
+                "the event stream ended before the answer came, and resuming it was refused (HTTP {})",
+                status.as_u16()
+            ))
+            .into());
+        }
+        Ok(response)
     }
 
     /// Sends `request` on the settled link. A link the server no longer takes (a session it

@@ -12,6 +12,7 @@ mod peer_handler;
 pub mod processes;
 mod redirects;
 mod renegotiation;
+mod resumption;
 mod rmcp_http;
 mod rmcp_peer;
 #[cfg(feature = "mcp-test-peer")]
