@@ -6,6 +6,7 @@ mod bounds;
 #[cfg(feature = "conformance")]
 mod conformance;
 mod corpus;
+mod definitions;
 mod everything;
 mod legacy;
 mod peer_handler;

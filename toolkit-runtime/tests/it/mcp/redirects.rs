@@ -4,7 +4,6 @@
 use axum::response::Response;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::json;
-use toolkit_runtime::http::client_builder;
 use toolkit_runtime::mcp::Mcp;
 use toolkit_runtime::{Reason, ToolSource};
 
@@ -71,8 +70,11 @@ async fn mcp_redirects_an_answer_from_another_origin_is_never_read() {
     assert!(server.seen().iter().all(|r| r.http_method == "POST"));
 }
 
+#[cfg(feature = "http")]
 #[tokio::test]
 async fn mcp_redirects_the_recommended_client_sends_nothing_elsewhere() {
+    use toolkit_runtime::http::client_builder;
+
     let other = elsewhere().await;
     let target = other.url.clone();
     let server = serve(move |_r: Recorded| {
