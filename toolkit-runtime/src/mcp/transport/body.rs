@@ -454,6 +454,27 @@ mod tests {
     }
 
     #[test]
+    fn a_field_line_past_its_cap_is_no_field() {
+        let resumption = Arc::new(Mutex::new(Resumption::default()));
+        let mut fields = Fields::new(resumption.clone());
+        let long = format!("id: {}\ndata: x\n\n", "i".repeat(MAX_FIELD_LINE));
+        fields.take(long.as_bytes());
+        fields.take(b"retry: 0000000000000000000000000000000000000000000000000000000099999999999999999999\n\n");
+        assert_eq!(
+            resumption.lock().map(|r| r.clone()).unwrap_or_default(),
+            Resumption::default()
+        );
+        fields.take(b"id: short\n\n");
+        assert_eq!(
+            resumption
+                .lock()
+                .map(|r| r.last_event_id.clone())
+                .unwrap_or_default(),
+            Some("short".to_owned())
+        );
+    }
+
+    #[test]
     fn a_blank_line_split_across_chunks_is_seen() {
         let body = "x".repeat(50);
         let first = format!("data: {body}\r\n");

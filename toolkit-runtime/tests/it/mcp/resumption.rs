@@ -155,3 +155,71 @@ async fn mcp_resumption_the_stateless_revision_resumes_nothing() {
     );
     assert!(server.seen().iter().all(|r| r.http_method != "GET"));
 }
+
+/// A session server whose every stream (the call's, and each GET) gives an event id and `retry`
+/// (when `retry` is some) and ends without the answer.
+async fn never_answering(retry: Option<u64>) -> Scripted {
+    serve(move |r: Recorded| {
+        let retry = retry.map(|ms| format!("retry: {ms}\n")).unwrap_or_default();
+        let response = match (r.http_method.as_str(), r.method()) {
+            (_, "server/discover") => result(&r, json!({})),
+            (_, "initialize") => initialized(&r, "2025-11-25", Some("s1")),
+            ("GET", _) | (_, "tools/call") => ending_after(
+                vec![format!(
+                    "id: e-{}\n{retry}data: \n\n",
+                    r.at.elapsed().as_nanos()
+                )],
+                Duration::from_millis(10),
+            ),
+            _ => accepted(),
+        };
+        async move { response }
+    })
+    .await
+}
+
+#[tokio::test]
+async fn mcp_resumption_a_stream_is_resumed_five_times_at_most() {
+    let server = never_answering(Some(20)).await;
+    let failed = http(&server.url)
+        .call("t", object(json!({})))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(failed.reason, Reason::Unavailable { .. }),
+        "{failed}"
+    );
+    let gets: Vec<_> = server
+        .seen()
+        .into_iter()
+        .filter(|r| r.http_method == "GET")
+        .collect();
+    assert_eq!(gets.len(), 5);
+    // Each GET resumes from the id the stream before it gave.
+    assert!(
+        gets[0]
+            .header("last-event-id")
+            .is_some_and(|id| id.starts_with("e-"))
+    );
+    assert_ne!(
+        gets[0].header("last-event-id"),
+        gets[1].header("last-event-id")
+    );
+}
+
+#[tokio::test]
+async fn mcp_resumption_without_retry_waits_a_second() {
+    let server = never_answering(None).await;
+    let source = http(&server.url);
+    let call = source.call("t", object(json!({})));
+    // The call goes on resuming; only the first GET is waited for here.
+    let _ = tokio::time::timeout(Duration::from_millis(1500), call).await;
+    let seen = server.seen();
+    let call = seen.iter().find(|r| r.method() == "tools/call").unwrap();
+    let get = seen.iter().find(|r| r.http_method == "GET").unwrap();
+    let waited = get.at.duration_since(call.at);
+    assert!(
+        waited >= Duration::from_millis(1000),
+        "the GET came {waited:?} after the call"
+    );
+}
