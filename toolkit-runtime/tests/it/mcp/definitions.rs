@@ -1,8 +1,6 @@
 //! What an MCP server lists of a tool reaches the catalog and the served `tools/list` whole: its
 //! output schema, title and hints.
 
-use std::sync::Arc;
-
 use serde_json::{Value, json};
 use toolkit_runtime::{ToolSource, decode_catalog, encode_catalog};
 
@@ -69,6 +67,8 @@ async fn mcp_definitions_keep_the_output_schema_title_and_hints() {
 #[cfg(feature = "serve")]
 #[tokio::test]
 async fn mcp_definitions_the_served_listing_carries_the_output_schema() {
+    use std::sync::Arc;
+
     use toolkit_runtime::serve::McpServer;
     use toolkit_runtime::serve::testing::InProcessClient;
     use toolkit_runtime::{Toolkit, ToolkitOptions};
