@@ -12,7 +12,9 @@
 //! }
 //! ```
 //!
-//! A definition has no output schema: what a tool answers is JSON the model reads.
+//! A definition may carry an `outputSchema` (a JSON Schema object, as an MCP server lists it):
+//! what the tool's structured answer looks like. It is kept, stored and served as it came;
+//! nothing checks an answer against it.
 
 use std::fmt;
 use std::sync::Arc;
@@ -56,6 +58,8 @@ pub struct ToolDefinition {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     input_schema: Arc<JsonObject>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    output_schema: Option<Arc<JsonObject>>,
     /// The source's hints about what the tool does.
     pub annotations: Annotations,
 }
@@ -76,8 +80,27 @@ impl ToolDefinition {
             name,
             description: None,
             input_schema: Arc::new(input_schema),
+            output_schema: None,
             annotations: Annotations::default(),
         })
+    }
+
+    /// This definition with `output_schema`: the JSON Schema of the tool's structured answer.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolkit_runtime::ToolDefinition;
+    ///
+    /// let schema = json!({"type": "object", "properties": {"temperature": {"type": "number"}}});
+    /// let definition = ToolDefinition::new("get_weather", Default::default())?
+    ///     .with_output_schema(schema.as_object().cloned().unwrap_or_default());
+    /// assert_eq!(serde_json::to_value(&definition)?["outputSchema"], schema);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn with_output_schema(mut self, output_schema: JsonObject) -> Self {
+        self.output_schema = Some(Arc::new(output_schema));
+        self
     }
 
     /// This definition with `description`.
@@ -109,6 +132,16 @@ impl ToolDefinition {
         &self.input_schema
     }
 
+    /// The JSON Schema of the tool's structured answer, when its source gave one.
+    pub fn output_schema(&self) -> Option<&JsonObject> {
+        self.output_schema.as_deref()
+    }
+
+    /// The output schema, shared: cloning a definition never copies it.
+    pub fn shared_output_schema(&self) -> Option<&Arc<JsonObject>> {
+        self.output_schema.as_ref()
+    }
+
     /// A definition of one of the runtime's own tools (whose names are literals, never empty).
     pub(crate) fn builtin(name: &'static str, description: &str, input_schema: JsonObject) -> Self {
         debug_assert!(!name.is_empty());
@@ -116,6 +149,7 @@ impl ToolDefinition {
             name: name.to_owned(),
             description: Some(description.to_owned()),
             input_schema: Arc::new(input_schema),
+            output_schema: None,
             annotations: Annotations::default(),
         }
     }
@@ -201,6 +235,8 @@ pub enum DefinitionError {
     EmptyName,
     /// `inputSchema` is not a JSON object.
     SchemaNotObject,
+    /// `outputSchema` is there and not a JSON object.
+    OutputSchemaNotObject,
 }
 
 impl fmt::Display for DefinitionError {
@@ -208,6 +244,9 @@ impl fmt::Display for DefinitionError {
         match self {
             Self::EmptyName => f.write_str("a tool's name must not be empty"),
             Self::SchemaNotObject => f.write_str("a tool's inputSchema must be a JSON object"),
+            Self::OutputSchemaNotObject => {
+                f.write_str("a tool's outputSchema, when there is one, must be a JSON object")
+            }
         }
     }
 }
@@ -223,6 +262,8 @@ struct RawDefinition {
     description: Option<String>,
     input_schema: Value,
     #[serde(default)]
+    output_schema: Option<Value>,
+    #[serde(default)]
     annotations: Annotations,
 }
 
@@ -234,6 +275,11 @@ impl TryFrom<RawDefinition> for ToolDefinition {
             return Err(DefinitionError::SchemaNotObject);
         };
         let mut definition = Self::new(raw.name, input_schema)?;
+        definition.output_schema = match raw.output_schema {
+            None | Some(Value::Null) => None,
+            Some(Value::Object(schema)) => Some(Arc::new(schema)),
+            Some(_) => return Err(DefinitionError::OutputSchemaNotObject),
+        };
         definition.description = raw.description;
         definition.annotations = raw.annotations;
         Ok(definition)

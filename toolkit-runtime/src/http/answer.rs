@@ -25,25 +25,30 @@ pub const MAX_ERROR_WORDS: usize = 500;
 pub(crate) enum Capped {
     /// The whole body.
     Whole(Vec<u8>),
-    /// The body had more characters than the cap; reading stopped at the chunk that passed it,
-    /// with what was read up to there.
+    /// The body had more characters than the cap, or more bytes than `4 × cap` (what that many
+    /// characters take in UTF-8 at most); reading stopped at the chunk that passed it, with what
+    /// was read up to there.
     TooLong(Vec<u8>),
 }
 
-/// Reads `response`'s body, stopping as soon as it holds more than `cap` characters.
+/// Reads `response`'s body, stopping as soon as it holds more than `cap` characters or more than
+/// `4 × cap` bytes.
 ///
 /// Characters are counted as UTF-8 lead bytes (every byte that is not `0b10xxxxxx`), so the count
-/// is exact for UTF-8 text and at most `4 × cap` bytes and one chunk are ever held.
+/// is exact for UTF-8 text; the byte bound holds for any body, bytes that are no text included
+/// (a body of continuation bytes alone counts no character), so at most `4 × cap` bytes and one
+/// chunk are ever held.
 pub(crate) async fn read_capped(
     mut response: Response,
     cap: usize,
 ) -> Result<Capped, reqwest::Error> {
+    let max_bytes = cap.saturating_mul(4);
     let mut body = Vec::new();
     let mut characters = 0usize;
     while let Some(chunk) = response.chunk().await? {
         characters += chunk.iter().filter(|byte| (**byte & 0xC0) != 0x80).count();
         body.extend_from_slice(&chunk);
-        if characters > cap {
+        if characters > cap || body.len() > max_bytes {
             return Ok(Capped::TooLong(body));
         }
     }

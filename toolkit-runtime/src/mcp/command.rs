@@ -82,7 +82,9 @@ impl StdioCommand {
         &self.program
     }
 
-    /// The command as tokio runs it: pipes for stdin, stdout and stderr, killed if dropped.
+    /// The command as tokio runs it: pipes for stdin, stdout and stderr, killed if dropped, and
+    /// (on Unix) in a process group of its own, so that stopping it reaches every process it
+    /// started (`npx -y`, `uvx`, `sh -c` and `docker run -i` run the server as their child).
     pub(crate) fn to_tokio(&self) -> tokio::process::Command {
         let mut command = tokio::process::Command::new(&self.program);
         if self.env_clear {
@@ -95,6 +97,8 @@ impl StdioCommand {
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .kill_on_drop(true);
+        #[cfg(unix)]
+        command.process_group(0);
         if let Some(cwd) = &self.cwd {
             command.current_dir(cwd);
         }

@@ -22,8 +22,9 @@
 //! | a result without it | its `content` blocks as written |
 //! | `isError: true` | [`CallFailed`](crate::Reason::CallFailed) with the text the tool said |
 //! | `input_required` | [`Unsupported`](crate::Reason::Unsupported) (one with only `requestState` is sent again, a bounded number of times) |
-//! | -32602 / -32601 naming an unknown tool | [`NotFound`](crate::Reason::NotFound) |
+//! | -32602 for a tool the server does not list, or -32601 | [`NotFound`](crate::Reason::NotFound) |
 //! | -32602 otherwise | [`InvalidInput`](crate::Reason::InvalidInput) with the server's words |
+//! | -32022 (a server redeployed in another revision), or a refusal that answers no request (a session ended) | the link negotiated again once, the request sent again |
 //! | HTTP 401 / 403 | [`Authentication`](crate::Reason::Authentication) |
 //! | refused, reset, 408, 429, 5xx, no answer within the timeout | [`Unavailable`](crate::Reason::Unavailable) (`Retry-After` kept) |
 //! | an answer larger than the cap | [`CallFailed`](crate::Reason::CallFailed), telling the model to ask for less |

@@ -20,10 +20,13 @@ pub(crate) enum Next {
 
 /// After a DiscoverResult: the stateless revision if it lists it, else a session in the newest
 /// session revision it lists (a server may answer `server/discover` and list only those, as a
-/// narrowed rmcp does).
+/// narrowed rmcp does). A result without `supportedVersions` is no DiscoverResult (a server that
+/// answers every method it does not know with an empty result): a server of the session
+/// revisions, spoken to with `initialize`.
 pub(crate) fn after_discovered(result: &JsonObject) -> Result<Next, Reason> {
-    let supported = revision::version_list(result.get("supportedVersions"))
-        .ok_or_else(|| Reason::invalid_response("a DiscoverResult without supportedVersions"))?;
+    let Some(supported) = revision::version_list(result.get("supportedVersions")) else {
+        return Ok(after_silence());
+    };
     match revision::choose(&supported) {
         Discovered::Modern => Ok(Next::Modern(Settled {
             era: Era::Modern,
@@ -135,7 +138,11 @@ mod tests {
             after_discovered(&object(json!({"supportedVersions": ["2025-03-26"]}))).unwrap();
         assert_eq!(legacy, Next::Initialize("2025-03-26"));
         assert!(after_discovered(&object(json!({"supportedVersions": ["1999-01-01"]}))).is_err());
-        assert!(after_discovered(&object(json!({}))).is_err());
+        // An empty result is no DiscoverResult: a server of the session revisions.
+        assert_eq!(
+            after_discovered(&object(json!({}))).unwrap(),
+            Next::Initialize("2025-11-25")
+        );
     }
 
     #[test]

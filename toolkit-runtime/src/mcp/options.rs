@@ -10,6 +10,7 @@ use std::time::Duration;
 ///
 /// let options = McpOptions { timeout: Duration::from_secs(20), ..McpOptions::default() };
 /// assert_eq!(options.max_pages, 1_000);
+/// assert_eq!(options.max_listing_bytes, 32 * 1024 * 1024);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct McpOptions {
@@ -23,6 +24,10 @@ pub struct McpOptions {
     /// The most pages of `tools/list` read in one discovery; more is an invalid response (a
     /// server that pages forever). 1,000 by default.
     pub max_pages: usize,
+    /// The most bytes of tools (as JSON) one discovery reads over all its pages; more is an
+    /// invalid response, so that a server cannot fill memory with `max_pages` pages of
+    /// `max_response_bytes` each. 32 MiB by default.
+    pub max_listing_bytes: usize,
     /// How many times a call is sent again when the server answers `input_required` with only a
     /// `requestState` to send back. 3 by default.
     pub input_required_rounds: usize,
@@ -40,6 +45,7 @@ impl Default for McpOptions {
             timeout: Duration::from_secs(60),
             max_response_bytes: 16 * 1024 * 1024,
             max_pages: 1_000,
+            max_listing_bytes: 32 * 1024 * 1024,
             input_required_rounds: 3,
             discover_wait: Duration::from_secs(3),
             shutdown_wait: Duration::from_secs(2),

@@ -105,12 +105,17 @@ pub(crate) fn listed(tool: &Value, with_marks: bool) -> Result<Listed, String> {
     if let Some(description) = tool.get("description").and_then(Value::as_str) {
         definition = definition.with_description(description);
     }
+    // An outputSchema that is no object is no schema: the tool is kept without it.
+    if let Some(Value::Object(output_schema)) = tool.get("outputSchema") {
+        definition = definition.with_output_schema(output_schema.clone());
+    }
     Ok(Listed { definition, marks })
 }
 
 /// An MCP `Tool` object, as a server lists it (or a snapshot holds it), as the definition this
-/// source makes of it: its name, description, input schema, and hints (`readOnlyHint`… under
-/// their catalog names, the title from `title` or `annotations.title`). The generator uses this
+/// source makes of it: its name, description, input schema, output schema (when it is an
+/// object), and hints (`readOnlyHint`… under their catalog names, the title from `title` or
+/// `annotations.title`). The generator uses this
 /// too, so that a generated tool and a discovered one are the same.
 ///
 /// ```

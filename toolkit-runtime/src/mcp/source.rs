@@ -27,6 +27,11 @@ use crate::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourc
 /// The source never takes a credential: over HTTP it sends its requests with the client it is
 /// given, which the host built with the headers its server asks for.
 ///
+/// A redirect to another origin must not carry those headers: build the client with a policy
+/// that does not follow one (`redirect::Policy::none()`, or `http::client_builder()`, whose
+/// policy follows redirects within the origin only). Whatever the client's policy, the source
+/// never reads an answer that came from another origin than the server's, and stops there.
+///
 /// # Examples
 ///
 /// ```no_run
@@ -39,7 +44,10 @@ use crate::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourc
 /// let mut token = HeaderValue::from_str(&format!("Bearer {}", std::env::var("MCP_TOKEN")?))?;
 /// token.set_sensitive(true);
 /// headers.insert(AUTHORIZATION, token);
-/// let client = reqwest::Client::builder().default_headers(headers).build()?;
+/// let client = reqwest::Client::builder()
+///     .default_headers(headers)
+///     .redirect(reqwest::redirect::Policy::none())
+///     .build()?;
 ///
 /// let tasks = Mcp::http("tasks", "https://mcp.example.com/mcp".parse()?, client);
 /// let definitions = tasks.discover().await?;
@@ -50,8 +58,8 @@ pub struct Mcp {
     name: String,
     transport: Box<dyn Transport>,
     options: McpOptions,
-    /// The `x-mcp-header` marks of each tool, from the last listing.
-    marks: RwLock<HashMap<String, Vec<Mark>>>,
+    /// The `x-mcp-header` marks of each tool of the last listing (`None` before the first).
+    marks: RwLock<Option<HashMap<String, Vec<Mark>>>>,
 }
 
 impl std::fmt::Debug for Mcp {
@@ -111,7 +119,7 @@ impl Mcp {
             name,
             transport,
             options,
-            marks: RwLock::new(HashMap::new()),
+            marks: RwLock::new(None),
         }
     }
 
@@ -171,6 +179,7 @@ impl Mcp {
 
     fn list_fault(&self, fault: Fault) -> ToolSourceError {
         self.error(match fault {
+            Fault::Elsewhere => Fault::elsewhere_reason(),
             Fault::TooLarge => Reason::invalid_response(format!(
                 "the server answered with more than {} bytes",
                 self.options.max_response_bytes
@@ -185,6 +194,7 @@ impl Mcp {
         let mut cursor: Option<String> = None;
         let mut seen = HashSet::new();
         let mut marks_apply;
+        let mut bytes = 0usize;
         for _ in 0..self.options.max_pages {
             let mut params = Map::new();
             if let Some(cursor) = &cursor {
@@ -201,12 +211,20 @@ impl Mcp {
                     jsonrpc::METHOD_NOT_FOUND => Reason::unsupported(
                         "the server has no tools (tools/list is no method of it)",
                     ),
+                    jsonrpc::UNSUPPORTED_PROTOCOL_VERSION => no_longer_spoken(),
                     code => {
                         Reason::invalid_response(format!("the server refused tools/list ({code})"))
                     }
                 })
             })?;
             let page = results::page(&result).map_err(|reason| self.error(reason))?;
+            bytes = bytes.saturating_add(json_length(&page.tools));
+            if bytes > self.options.max_listing_bytes {
+                return Err(self.error(Reason::invalid_response(format!(
+                    "the server's tools/list has more than {} bytes of tools",
+                    self.options.max_listing_bytes
+                ))));
+            }
             tools.extend(page.tools);
             match page.next_cursor {
                 None => return Ok(Listing { tools, marks_apply }),
@@ -247,7 +265,7 @@ impl Mcp {
                 }
             }
         }
-        *self.marks.write().unwrap_or_else(PoisonError::into_inner) = marks;
+        *self.marks.write().unwrap_or_else(PoisonError::into_inner) = Some(marks);
         Ok(definitions)
     }
 
@@ -255,9 +273,27 @@ impl Mcp {
         self.marks
             .read()
             .unwrap_or_else(PoisonError::into_inner)
-            .get(tool)
+            .as_ref()
+            .and_then(|marks| marks.get(tool))
             .cloned()
             .unwrap_or_default()
+    }
+
+    /// Whether the server lists `tool`, by its last listing (listed now if it never was); `None`
+    /// when that cannot be known.
+    async fn lists(&self, tool: &str) -> Option<bool> {
+        let known = |this: &Self| {
+            this.marks
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .as_ref()
+                .map(|marks| marks.contains_key(tool))
+        };
+        if let Some(listed) = known(self) {
+            return Some(listed);
+        }
+        self.discover_now().await.ok()?;
+        known(self)
     }
 
     async fn call_now(&self, tool: &str, input: JsonObject) -> Result<Value, ToolSourceError> {
@@ -303,6 +339,17 @@ impl Mcp {
                     param_headers = again;
                     continue;
                 }
+                Err(error)
+                    if error.code == jsonrpc::INVALID_PARAMS
+                        && self.lists(tool).await == Some(false) =>
+                {
+                    // The structure says it, not the words: the tool is not in the listing.
+                    let words = crate::text::cut_utf16(&error.message, MAX_SERVER_WORDS);
+                    return Err(self.error(Reason::not_found(format!(
+                        "the server has no such tool ({}: {words})",
+                        error.code
+                    ))));
+                }
                 Err(error) => return Err(self.error(call_error(&error))),
             };
             match results::called(result) {
@@ -325,6 +372,7 @@ impl Mcp {
 
     fn call_fault(&self, fault: Fault) -> ToolSourceError {
         self.error(match fault {
+            Fault::Elsewhere => Fault::elsewhere_reason(),
             Fault::TooLarge => Reason::call_failed(format!(
                 "The tool answered with more than {} bytes, more than a tool can return here. Ask for less.",
                 self.options.max_response_bytes
@@ -334,19 +382,36 @@ impl Mcp {
     }
 }
 
-/// The reason of a JSON-RPC error answered to `tools/call`.
+/// The reason of a server that refuses the revision settled with it even after negotiating again.
+fn no_longer_spoken() -> Reason {
+    Reason::unsupported(
+        "the server refused the protocol revision it was spoken to in (-32022), even negotiated again",
+    )
+}
+
+/// The number of bytes of `value` as JSON, counted without writing it anywhere.
+fn json_length(value: &impl serde::Serialize) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 = self.0.saturating_add(bytes.len());
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
+}
+
+/// The reason of a JSON-RPC error answered to `tools/call`, decided by its code (a `-32602` for
+/// a tool the server does not list is [`Reason::NotFound`], decided by the caller from the
+/// listing); the server's words are passed on, never read.
 fn call_error(error: &RpcError) -> Reason {
     let words = crate::text::cut_utf16(&error.message, MAX_SERVER_WORDS);
-    let lower = error.message.to_ascii_lowercase();
     match error.code {
-        jsonrpc::INVALID_PARAMS | jsonrpc::METHOD_NOT_FOUND
-            if lower.contains("unknown tool") || lower.contains("not found") =>
-        {
-            Reason::not_found(format!(
-                "the server has no such tool ({}: {words})",
-                error.code
-            ))
-        }
         jsonrpc::METHOD_NOT_FOUND => {
             Reason::not_found(format!("tools/call is no method of the server ({words})"))
         }
@@ -360,6 +425,7 @@ fn call_error(error: &RpcError) -> Reason {
         jsonrpc::HEADER_MISMATCH => {
             Reason::invalid_response("the server refused the call's headers (-32020)")
         }
+        jsonrpc::UNSUPPORTED_PROTOCOL_VERSION => no_longer_spoken(),
         code => Reason::unknown(format!("the server failed the call ({code}: {words})")),
     }
 }

@@ -138,8 +138,8 @@ impl fmt::Debug for ServedToolkit {
     }
 }
 
-/// A tool as `tools/list` serves it: name, description, input schema, and the definition's hints
-/// as annotations — except that a tool that may need approval is served destructive and not
+/// A tool as `tools/list` serves it: name, description, input schema, output schema (when the
+/// definition has one), and the definition's hints as annotations — except that a tool that may need approval is served destructive and not
 /// read-only, so that a client's own approval flow asks its person.
 pub(crate) fn served_tool(tool: &Tool) -> McpTool {
     let definition = tool.definition();
@@ -148,6 +148,7 @@ pub(crate) fn served_tool(tool: &Tool) -> McpTool {
         definition.description.clone().map(Into::into),
         Arc::clone(definition.shared_input_schema()),
     );
+    served.output_schema = definition.shared_output_schema().cloned();
     served.annotations = annotations(definition, tool.approval().may_be_required());
     served
 }

@@ -29,12 +29,13 @@ pub const MCP_PATH: &str = "/mcp";
 ///
 /// What is served:
 ///
-/// - `tools/list`: each tool's name, description and input schema, and its definition's hints as
+/// - `tools/list`: each tool's name, description, input schema and output schema (when its
+///   definition has one, as an MCP source's do), and its definition's hints as
 ///   `annotations` (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`,
 ///   `title`) as the source gave them. A tool whose [`approval`](crate::Tool::approval) may be
 ///   required is served with `destructiveHint: true` and `readOnlyHint: false`, so that a
 ///   client's own approval flow asks its person; a tool the policy blocked is not in the toolkit
-///   and so is never served. A definition has no output schema, so none is served.
+///   and so is never served.
 /// - `tools/call`: [`Tool::call`](crate::Tool::call) — the input checked strictly before the tool
 ///   runs (every problem named at once, then `Accepted params at …` lines), a panic caught, and
 ///   the call stopped when the client cancels it (`notifications/cancelled`, or a dropped HTTP

@@ -106,6 +106,36 @@ fn a_catalog_names_every_entry_that_is_no_definition() {
 }
 
 #[test]
+fn an_output_schema_is_stored_and_read_back_and_must_be_an_object() {
+    let catalog = json!([{
+        "name": "get_weather",
+        "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "object", "properties": {"temperature": {"type": "number"}}}
+    }]);
+    let definitions = decode_catalog(&catalog.to_string()).unwrap();
+    assert_eq!(
+        definitions[0].output_schema(),
+        catalog[0]["outputSchema"].as_object()
+    );
+    let stored: Value = serde_json::from_str(&encode_catalog(&definitions)).unwrap();
+    assert_eq!(stored[0]["outputSchema"], catalog[0]["outputSchema"]);
+    assert_eq!(decode_catalog(&stored.to_string()).unwrap(), definitions);
+    // A null one is none; anything else that is no object is refused, as an input schema is.
+    let null = json!([{"name": "a", "inputSchema": {}, "outputSchema": null}]);
+    assert!(
+        decode_catalog(&null.to_string()).unwrap()[0]
+            .output_schema()
+            .is_none()
+    );
+    let bad = json!([{"name": "a", "inputSchema": {}, "outputSchema": "text"}]);
+    let error = decode_catalog(&bad.to_string()).unwrap_err();
+    assert!(
+        error.problems()[0].contains("outputSchema, when there is one, must be a JSON object"),
+        "{error}"
+    );
+}
+
+#[test]
 fn garbage_is_one_clear_error() {
     for garbage in [
         "",

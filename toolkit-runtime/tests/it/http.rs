@@ -133,6 +133,12 @@ async fn answer(State(shared): State<Shared>, request: Request) -> Response {
             });
             Body::from_stream(chunks).into_response()
         }
+        "/continuation" => Body::from_stream(continuation_bytes()).into_response(),
+        "/continuation-404" => (
+            StatusCode::NOT_FOUND,
+            Body::from_stream(continuation_bytes()),
+        )
+            .into_response(),
         "/slow" => {
             tokio::time::sleep(Duration::from_secs(30)).await;
             "late".into_response()
@@ -168,6 +174,14 @@ async fn answer(State(shared): State<Shared>, request: Request) -> Response {
         "/away" => redirect(&format!("{}/stolen", shared.elsewhere.unwrap_or_default())),
         _ => axum::Json(json!({ "ok": true, "path": path })).into_response(),
     }
+}
+
+/// 1 MiB of UTF-8 continuation bytes (0x80), which count as no character, then a stall: a source
+/// that capped characters alone would read it all and wait for the rest until its timeout.
+fn continuation_bytes() -> impl futures_util::Stream<Item = Result<Bytes, Infallible>> {
+    use futures_util::StreamExt as _;
+    futures_util::stream::iter((0..64).map(|_| Ok(Bytes::from(vec![0x80_u8; 16 * 1024]))))
+        .chain(futures_util::stream::pending())
 }
 
 fn redirect(to: &str) -> Response {
@@ -228,6 +242,8 @@ fn all_operations() -> Vec<Operation> {
         ("leaky_words", "/leaky-words"),
         ("sized", "/sized"),
         ("endless", "/endless"),
+        ("continuation", "/continuation"),
+        ("continuation_404", "/continuation-404"),
         ("slow", "/slow"),
         ("hang", "/hang"),
         ("slow_body", "/slow-body"),
@@ -601,6 +617,28 @@ async fn an_answer_longer_than_the_cap_asks_for_less() {
         error
             .model_message()
             .contains("longer than 1000 characters")
+    );
+}
+
+#[tokio::test]
+async fn bytes_that_are_no_characters_count_against_the_cap_too() {
+    let server = Server::start().await;
+    let source = source(&server);
+    // A body of continuation bytes holds no character: the cap in bytes (4 × 1,000) stops it.
+    let error = failure(&source, "continuation", json!({})).await;
+    assert!(matches!(error.reason, Reason::CallFailed { .. }), "{error}");
+    assert!(
+        error
+            .model_message()
+            .contains("longer than 1000 characters"),
+        "{error}"
+    );
+    // The excerpt of a 4xx is capped the same way (at 4 × 500 bytes), not read to the timeout.
+    let error = failure(&source, "continuation_404", json!({})).await;
+    assert!(matches!(error.reason, Reason::CallFailed { .. }), "{error}");
+    assert!(
+        error.model_message().starts_with("The API answered 404"),
+        "{error}"
     );
 }
 

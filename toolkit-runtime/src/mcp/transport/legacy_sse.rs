@@ -45,6 +45,9 @@ impl LegacySse {
             .send()
             .await
             .map_err(transport_failure)?;
+        if !status::same_origin(response.url(), &shared.url) {
+            return Err(Fault::Elsewhere);
+        }
         if let Some(reason) = status::failure_of(response.status(), response.headers()) {
             return Err(reason.into());
         }
@@ -119,6 +122,10 @@ impl LegacySse {
             .send()
             .await
             .map_err(transport_failure)?;
+        // The endpoint's origin was checked; a redirect from it to another is refused too.
+        if !status::same_origin(response.url(), &self.shared.url) {
+            return Err(Fault::Elsewhere);
+        }
         if let Some(reason) = status::failure_of(response.status(), response.headers()) {
             return Err(reason.into());
         }
@@ -213,12 +220,17 @@ async fn read_stream(
             match message {
                 Incoming::Response { id, outcome } => pending.answer(&id, Ok(outcome)),
                 Incoming::Request { id, method } => {
+                    let Ok(permit) = shared.answering.clone().try_acquire_owned() else {
+                        tracing::debug!(%method, "too many answers to the server in flight; one is dropped");
+                        continue;
+                    };
                     let builder = shared
                         .client
                         .post(endpoint.clone())
                         .header(CONTENT_TYPE, "application/json")
                         .json(&jsonrpc::answer_server_request(id, &method));
                     spawn_bounded(shared.options.timeout, async move {
+                        let _permit = permit;
                         let _ = builder.send().await;
                     });
                 }

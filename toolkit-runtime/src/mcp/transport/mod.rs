@@ -52,8 +52,20 @@ pub(crate) struct Reply {
 pub(crate) enum Fault {
     /// The answer is longer than the source takes.
     TooLarge,
+    /// The answer came from another origin than the server's (the client followed a redirect):
+    /// it is not read, and nothing more is sent that way.
+    Elsewhere,
     /// Anything else, with the reason a source fails with.
     Failed(Reason),
+}
+
+impl Fault {
+    /// What a model reads of an answer from another origin.
+    pub(crate) fn elsewhere_reason() -> Reason {
+        Reason::invalid_response(
+            "the server redirected the request to another origin, which this client does not follow",
+        )
+    }
 }
 
 impl From<Reason> for Fault {

@@ -56,26 +56,42 @@ pub(crate) fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     )
 }
 
-/// The JSON-RPC error of a body such as `{"jsonrpc":"2.0","id":null,"error":{..}}`, or `None`.
-pub(crate) fn error_of_body(body: &[u8]) -> Option<RpcError> {
-    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
-    RpcError::from_value(value.get("error")?)
+/// What the body of a request refused with an HTTP status says.
+#[derive(Debug, PartialEq)]
+pub(crate) enum Refusal {
+    /// A JSON-RPC error answering the request (its id is the request's): the server took the
+    /// request and refused it.
+    Answered(RpcError),
+    /// Anything else — no body, no JSON, or an error with no id or another (`"id": null`): the
+    /// server refused the request before taking it as a request of its revision and session (a
+    /// session it no longer knows, a revision it no longer speaks), with the error it gave.
+    Unanswered(Option<RpcError>),
 }
 
-/// Whether a refused request that carried a session id says the session is gone: 404, as the
-/// specification has it, or 400 naming the session, as `server-everything` answers ("Bad
-/// Request: No valid session ID provided").
-pub(crate) fn session_gone(status: StatusCode, body: &[u8]) -> bool {
-    if status == StatusCode::NOT_FOUND {
-        return true;
+/// What `body`, refusing the request `id`, says: decided by its structure, never its words.
+pub(crate) fn refusal_of_body(body: &[u8], id: u64) -> Refusal {
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(body) else {
+        return Refusal::Unanswered(None);
+    };
+    let error = value.get("error").and_then(RpcError::from_value);
+    match error {
+        Some(error) if value.get("id") == Some(&serde_json::Value::from(id)) => {
+            Refusal::Answered(error)
+        }
+        error => Refusal::Unanswered(error),
     }
-    status == StatusCode::BAD_REQUEST
-        && String::from_utf8_lossy(body)
-            .to_ascii_lowercase()
-            .contains("session")
+}
+
+/// Whether `url` has the origin (scheme, host, port) of `base`: an answer from anywhere else came
+/// through a redirect, and is never read.
+pub(crate) fn same_origin(url: &reqwest::Url, base: &reqwest::Url) -> bool {
+    url.scheme() == base.scheme()
+        && url.host() == base.host()
+        && url.port_or_known_default() == base.port_or_known_default()
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use reqwest::header::HeaderValue;
 
@@ -121,15 +137,37 @@ mod tests {
     }
 
     #[test]
-    fn a_dead_session_is_told_by_404_or_a_400_naming_it() {
-        assert!(session_gone(StatusCode::NOT_FOUND, b""));
-        assert!(session_gone(
-            StatusCode::BAD_REQUEST,
-            br#"{"error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}"#
+    fn a_refusal_answers_the_request_only_with_its_id() {
+        assert!(matches!(
+            refusal_of_body(
+                br#"{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"bad session_id"}}"#,
+                7
+            ),
+            Refusal::Answered(RpcError { code: -32602, .. })
         ));
-        assert!(!session_gone(
-            StatusCode::BAD_REQUEST,
-            br#"{"error":{"code":-32602}}"#
+        assert!(matches!(
+            refusal_of_body(br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: No valid session ID provided"}}"#, 7),
+            Refusal::Unanswered(Some(RpcError { code: -32000, .. }))
         ));
+        assert!(matches!(
+            refusal_of_body(br#"{"jsonrpc":"2.0","id":8,"error":{"code":-32602}}"#, 7),
+            Refusal::Unanswered(Some(_))
+        ));
+        assert_eq!(
+            refusal_of_body(b"Session not found", 7),
+            Refusal::Unanswered(None)
+        );
+        assert_eq!(refusal_of_body(b"", 7), Refusal::Unanswered(None));
+    }
+
+    #[test]
+    fn origins_compare_scheme_host_and_port() {
+        let base: reqwest::Url = "http://127.0.0.1:8080/mcp".parse().unwrap();
+        let same: reqwest::Url = "http://127.0.0.1:8080/other?x=1".parse().unwrap();
+        let port: reqwest::Url = "http://127.0.0.1:8081/mcp".parse().unwrap();
+        let scheme: reqwest::Url = "https://127.0.0.1:8080/mcp".parse().unwrap();
+        assert!(same_origin(&same, &base));
+        assert!(!same_origin(&port, &base));
+        assert!(!same_origin(&scheme, &base));
     }
 }

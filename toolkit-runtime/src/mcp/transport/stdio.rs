@@ -3,9 +3,12 @@
 //!
 //! The process is started when the source first needs it, and again (once per call) when it has
 //! died. It is stopped by closing its stdin, then SIGTERM, then SIGKILL, each after a bounded
-//! wait, and always waited for, so that it leaves no zombie.
+//! wait, and always waited for, so that it leaves no zombie. On Unix it runs in a process group
+//! of its own and the signals go to the group: a server behind `npx -y`, `uvx`, `sh -c` or
+//! `docker run -i` is stopped with the program that started it. (Elsewhere only the process
+//! started is killed.)
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -28,6 +31,11 @@ use crate::{BoxFuture, Reason};
 
 /// The longest line of the server's stderr that is logged whole.
 const MAX_LOG_LINE: usize = 64 * 1024;
+
+/// The most lines waiting for the server's stdin. A request waits for room; an answer to a
+/// server's request (or a cancellation) that finds none is dropped, so that a server that writes
+/// requests without reading its stdin cannot make the source hold answers without end.
+const STDIN_QUEUE: usize = 64;
 
 /// The stdio transport.
 pub(crate) struct Stdio {
@@ -52,20 +60,35 @@ struct Process {
     /// Lines for the server's stdin; dropping the sender closes it. Every line goes through one
     /// writer task, so that a call dropped in the middle of a write never leaves half a line on
     /// the server's stdin, and a cancellation can be sent from `Drop`.
-    outgoing: Mutex<Option<mpsc::UnboundedSender<String>>>,
+    outgoing: Mutex<Option<mpsc::Sender<String>>>,
     pending: Arc<Pending>,
+    /// Whether the server speaks the stateless revision, in which it sends no request: any it
+    /// sends anyway is left unanswered.
+    modern: Arc<AtomicBool>,
     child: Arc<tokio::sync::Mutex<Option<Child>>>,
     settled: Mutex<Option<Settled>>,
     tasks: Vec<JoinHandle<()>>,
 }
 
 impl Process {
-    fn send(&self, message: &Value) -> Result<(), Fault> {
-        let line = message.to_string();
-        let outgoing = self.outgoing.lock().unwrap_or_else(PoisonError::into_inner);
-        match outgoing.as_ref() {
-            Some(sender) if sender.send(line).is_ok() => Ok(()),
+    /// Queues `message` for the server's stdin, waiting for room.
+    async fn send(&self, message: &Value) -> Result<(), Fault> {
+        let sender = self
+            .outgoing
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        match sender {
+            Some(sender) if sender.send(message.to_string()).await.is_ok() => Ok(()),
             _ => Err(Reason::unavailable("the server process has ended").into()),
+        }
+    }
+
+    /// Queues `message` for the server's stdin if there is room now; drops it otherwise.
+    fn send_if_room(&self, message: &Value) {
+        let outgoing = self.outgoing.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(sender) = outgoing.as_ref() {
+            let _ = sender.try_send(message.to_string());
         }
     }
 
@@ -112,6 +135,9 @@ impl Stdio {
         *slot = Some(process.clone());
         match self.negotiate(&process).await {
             Ok(settled) => {
+                process
+                    .modern
+                    .store(settled.era == Era::Modern, Ordering::Relaxed);
                 *process
                     .settled
                     .lock()
@@ -146,7 +172,8 @@ impl Stdio {
         };
         let pending = Arc::new(Pending::new());
         let child = Arc::new(tokio::sync::Mutex::new(Some(child)));
-        let (sender, receiver) = mpsc::unbounded_channel();
+        let (sender, receiver) = mpsc::channel(STDIN_QUEUE);
+        let modern = Arc::new(AtomicBool::new(false));
         let writer = tokio::spawn(write_lines(stdin, receiver));
         let reader = tokio::spawn(read_stdout(
             FramedRead::new(
@@ -154,7 +181,7 @@ impl Stdio {
                 LinesCodec::new_with_max_length(self.options.max_response_bytes),
             ),
             pending.clone(),
-            sender.downgrade(),
+            (sender.downgrade(), modern.clone()),
             (child.clone(), self.options.shutdown_wait),
         ));
         let name = self.name.clone();
@@ -179,6 +206,7 @@ impl Stdio {
             pid,
             outgoing: Mutex::new(Some(sender)),
             pending,
+            modern,
             child,
             settled: Mutex::new(None),
             tasks: vec![writer, reader, logs],
@@ -203,11 +231,9 @@ impl Stdio {
             pending: &process.pending,
             id,
             done: false,
-            on_cancel: |id| {
-                let _ = process.send(&jsonrpc::cancelled(id));
-            },
+            on_cancel: |id| process.send_if_room(&jsonrpc::cancelled(id)),
         };
-        if let Err(fault) = process.send(&jsonrpc::request(id, method, params)) {
+        if let Err(fault) = process.send(&jsonrpc::request(id, method, params)).await {
             waiting.done = true;
             process.pending.forget(id);
             return Err(fault);
@@ -260,10 +286,12 @@ impl Stdio {
             }
         }
         let settled = negotiation::after_initialize(outcome)?;
-        process.send(&jsonrpc::notification(
-            "notifications/initialized",
-            Map::new(),
-        ))?;
+        process
+            .send(&jsonrpc::notification(
+                "notifications/initialized",
+                Map::new(),
+            ))
+            .await?;
         Ok(settled)
     }
 
@@ -326,7 +354,7 @@ impl Transport for Stdio {
 }
 
 /// Writes each line given to the server's stdin; ends (closing stdin) when every sender is gone.
-async fn write_lines(mut stdin: ChildStdin, mut lines: mpsc::UnboundedReceiver<String>) {
+async fn write_lines(mut stdin: ChildStdin, mut lines: mpsc::Receiver<String>) {
     while let Some(mut line) = lines.recv().await {
         line.push('\n');
         if stdin.write_all(line.as_bytes()).await.is_err() || stdin.flush().await.is_err() {
@@ -339,7 +367,7 @@ async fn write_lines(mut stdin: ChildStdin, mut lines: mpsc::UnboundedReceiver<S
 async fn read_stdout(
     mut lines: FramedRead<tokio::process::ChildStdout, LinesCodec>,
     pending: Arc<Pending>,
-    outgoing: mpsc::WeakUnboundedSender<String>,
+    (outgoing, modern): (mpsc::WeakSender<String>, Arc<AtomicBool>),
     (child, wait): (Arc<tokio::sync::Mutex<Option<Child>>>, Duration),
 ) {
     while let Some(line) = lines.next().await {
@@ -370,10 +398,20 @@ async fn read_stdout(
         for message in Incoming::from_json(value) {
             match message {
                 Incoming::Response { id, outcome } => pending.answer(&id, Ok(outcome)),
+                Incoming::Request { .. } if modern.load(Ordering::Relaxed) => {
+                    tracing::debug!(
+                        "the stdio server sent a request, which the stateless revision has none of; left unanswered"
+                    );
+                }
                 Incoming::Request { id, method } => {
-                    if let Some(sender) = outgoing.upgrade() {
-                        let _ =
-                            sender.send(jsonrpc::answer_server_request(id, &method).to_string());
+                    if let Some(sender) = outgoing.upgrade()
+                        && sender
+                            .try_send(jsonrpc::answer_server_request(id, &method).to_string())
+                            .is_err()
+                    {
+                        tracing::debug!(
+                            "the stdio server's stdin is full; an answer to its request is dropped"
+                        );
                     }
                 }
                 Incoming::Notification => {}
@@ -418,27 +456,51 @@ async fn shut_down(process: Arc<Process>, wait: Duration) {
         .take();
     process.pending.close("the source was closed");
     let child = process.child.lock().await.take();
-    if let Some(mut child) = child
-        && tokio::time::timeout(wait, child.wait()).await.is_err()
-    {
-        terminate(process.pid);
+    if let Some(mut child) = child {
         if tokio::time::timeout(wait, child.wait()).await.is_err() {
-            let _ = child.kill().await;
+            signal_group(process.pid, Stop::Terminate);
+            if tokio::time::timeout(wait, child.wait()).await.is_err() {
+                signal_group(process.pid, Stop::Kill);
+                let _ = child.kill().await;
+            }
         }
+        // The server may have ended and left processes it started (which kept its group):
+        // they go with it.
+        signal_group(process.pid, Stop::Kill);
     }
     for task in &process.tasks {
         task.abort();
     }
 }
 
+/// How a server's process group is told to stop.
+#[derive(Clone, Copy, Debug)]
+enum Stop {
+    /// SIGTERM.
+    Terminate,
+    /// SIGKILL.
+    Kill,
+}
+
+/// Signals the process group of the server `pid` (it leads its own group: see
+/// [`StdioCommand`]), so that every process it started gets the signal too.
 #[cfg(unix)]
-fn terminate(pid: Option<u32>) {
-    use nix::sys::signal::{Signal, kill};
+fn signal_group(pid: Option<u32>, stop: Stop) {
+    use nix::sys::signal::{Signal, killpg};
     use nix::unistd::Pid;
-    if let Some(pid) = pid.and_then(|pid| i32::try_from(pid).ok()) {
-        let _ = kill(Pid::from_raw(pid), Signal::SIGTERM);
+    let signal = match stop {
+        Stop::Terminate => Signal::SIGTERM,
+        Stop::Kill => Signal::SIGKILL,
+    };
+    // A pid of 0 or 1 would name the caller's group or every process: never signalled.
+    if let Some(pid) = pid
+        .and_then(|pid| i32::try_from(pid).ok())
+        .filter(|pid| *pid > 1)
+    {
+        let _ = killpg(Pid::from_raw(pid), signal);
     }
 }
 
+/// Without process groups, the process itself is killed by `Child::kill` alone.
 #[cfg(not(unix))]
-fn terminate(_pid: Option<u32>) {}
+fn signal_group(_pid: Option<u32>, _stop: Stop) {}

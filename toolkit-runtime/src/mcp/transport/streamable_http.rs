@@ -10,13 +10,13 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
 use reqwest::{Client, Response, StatusCode, Url};
 use serde_json::{Map, Value};
 
-use super::body::{self, Kind};
+use super::body::{self, Answered, Kind, Resumption};
 use super::legacy_sse::LegacySse;
-use super::status::{self, transport_failure};
+use super::status::{self, Refusal, transport_failure};
 use super::{Fault, Reply, Request, Settled, Transport};
 use crate::mcp::McpOptions;
 use crate::mcp::headers::encode_value;
-use crate::mcp::jsonrpc::{self, Outcome};
+use crate::mcp::jsonrpc::{self, Outcome, RpcError};
 use crate::mcp::negotiation::{self, Next};
 use crate::mcp::revision::{self, Era};
 use crate::{BoxFuture, JsonObject, Reason};
@@ -25,10 +25,19 @@ const MCP_PROTOCOL_VERSION: &str = "mcp-protocol-version";
 const MCP_SESSION_ID: &str = "mcp-session-id";
 const MCP_METHOD: &str = "mcp-method";
 const MCP_NAME: &str = "mcp-name";
+const LAST_EVENT_ID: &str = "last-event-id";
 /// The most bytes of a refusal's body read to find a JSON-RPC error in it.
 const MAX_REFUSAL_BYTES: usize = 64 * 1024;
 /// How long ending a session (DELETE) may take once the source is dropped.
 const END_SESSION_WAIT: Duration = Duration::from_secs(5);
+/// The most answers to a server's requests (its pings) in flight at once; a request that comes
+/// while as many are unanswered is left unanswered, so that a server cannot make the source open
+/// a POST per message it streams.
+pub(crate) const MAX_ANSWERS_IN_FLIGHT: usize = 8;
+/// The most times the stream of one answer is resumed (each after the server's `retry`).
+const MAX_RESUMPTIONS: usize = 5;
+/// How long to wait before resuming a stream whose server gave no `retry`.
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 
 /// How this transport speaks to its server, once settled.
 #[derive(Clone, Debug)]
@@ -48,7 +57,10 @@ pub(crate) struct StreamableHttp {
     shared: Arc<Shared>,
     /// Held while the link is being settled, so that one request settles it for all.
     settling: tokio::sync::Mutex<()>,
-    link: Mutex<Option<Link>>,
+    /// The link, with its generation (which negotiation made it), once settled.
+    link: Mutex<Option<(u64, Link)>>,
+    /// The generation of the last link stored.
+    generation: AtomicU64,
 }
 
 /// What the transport's spawned tasks (ping answers, cancellations) share with it.
@@ -57,6 +69,8 @@ pub(crate) struct Shared {
     pub url: Url,
     pub options: McpOptions,
     pub next_id: AtomicU64,
+    /// Room for answers to the server's requests in flight ([`MAX_ANSWERS_IN_FLIGHT`]).
+    pub answering: Arc<tokio::sync::Semaphore>,
 }
 
 impl std::fmt::Debug for StreamableHttp {
@@ -70,8 +84,23 @@ impl std::fmt::Debug for StreamableHttp {
 enum Posted {
     /// The server answered (a result or a JSON-RPC error).
     Answer(Outcome),
-    /// The server no longer knows the session the request carried.
-    SessionGone,
+    /// The server refused the request with an HTTP status before taking it as a request of the
+    /// link's revision and session — 404 or another 4xx that answers no request (see
+    /// [`Refusal`]): a session it no longer knows, or a revision it no longer speaks (it was
+    /// redeployed). Negotiated again, once.
+    Refused {
+        status: StatusCode,
+        error: Option<RpcError>,
+    },
+}
+
+/// What sending a request on a link came to.
+enum Sent {
+    /// The answer.
+    Done(Reply),
+    /// The link is stale (see [`Posted::Refused`], and `-32022`: the server does not speak the
+    /// revision settled); what to give when it still is after negotiating again.
+    Stale(Result<Reply, Fault>),
 }
 
 impl StreamableHttp {
@@ -82,36 +111,54 @@ impl StreamableHttp {
                 url,
                 options,
                 next_id: AtomicU64::new(1),
+                answering: Arc::new(tokio::sync::Semaphore::new(MAX_ANSWERS_IN_FLIGHT)),
             }),
             settling: tokio::sync::Mutex::new(()),
             link: Mutex::new(None),
+            generation: AtomicU64::new(0),
         }
     }
 
-    fn current(&self) -> Option<Link> {
+    fn current(&self) -> Option<(u64, Link)> {
         self.link
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
     }
 
-    fn store(&self, link: Link) {
-        *self.link.lock().unwrap_or_else(PoisonError::into_inner) = Some(link);
+    /// Stores `link` as a new generation.
+    fn store(&self, link: Link) -> (u64, Link) {
+        let generation = self.generation.fetch_add(1, Ordering::Relaxed) + 1;
+        *self.link.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some((generation, link.clone()));
+        (generation, link)
     }
 
-    /// The link, settling it first if no request has yet.
-    async fn link(&self) -> Result<Link, Fault> {
-        let usable = |link: &Link| !matches!(link, Link::Legacy(legacy, _) if legacy.is_closed());
-        if let Some(link) = self.current().filter(usable) {
-            return Ok(link);
+    /// The link with its generation, settling it first if no request has yet.
+    async fn link(&self) -> Result<(u64, Link), Fault> {
+        let usable = |(_, link): &(u64, Link)| !matches!(link, Link::Legacy(legacy, _) if legacy.is_closed());
+        if let Some(current) = self.current().filter(usable) {
+            return Ok(current);
         }
         let _settling = self.settling.lock().await;
-        if let Some(link) = self.current().filter(usable) {
-            return Ok(link);
+        if let Some(current) = self.current().filter(usable) {
+            return Ok(current);
         }
         let link = self.negotiate().await?;
-        self.store(link.clone());
-        Ok(link)
+        Ok(self.store(link))
+    }
+
+    /// Negotiates again, unless another request already did since the link of generation
+    /// `stale` was found stale.
+    async fn renegotiate(&self, stale: u64) -> Result<(u64, Link), Fault> {
+        let _settling = self.settling.lock().await;
+        if let Some(current) = self.current()
+            && current.0 != stale
+        {
+            return Ok(current);
+        }
+        let link = self.negotiate().await?;
+        Ok(self.store(link))
     }
 
     /// Finds out how to speak to the server: `server/discover`, then `initialize`, then the old
@@ -124,9 +171,14 @@ impl StreamableHttp {
         };
         let next = match self.post(&modern, None, &discover).await {
             Ok(Posted::Answer(Ok(result))) => negotiation::after_discovered(&result)?,
-            Ok(Posted::Answer(Err(error))) => negotiation::after_refusal(&error)?,
-            Ok(Posted::SessionGone) => negotiation::after_silence(),
-            Err(fault @ Fault::TooLarge) => return Err(fault),
+            Ok(
+                Posted::Answer(Err(error))
+                | Posted::Refused {
+                    error: Some(error), ..
+                },
+            ) => negotiation::after_refusal(&error)?,
+            Ok(Posted::Refused { error: None, .. }) => negotiation::after_silence(),
+            Err(fault @ (Fault::TooLarge | Fault::Elsewhere)) => return Err(fault),
             Err(Fault::Failed(
                 reason @ (Reason::Authentication { .. } | Reason::Unavailable { .. }),
             )) => return Err(reason.into()),
@@ -198,16 +250,17 @@ impl StreamableHttp {
             server_info: None,
         };
         let outcome = match self
-            .read(response, id, &provisional, session.as_deref(), false)
+            .read(response, id, &provisional, session.as_deref())
             .await?
         {
             Posted::Answer(outcome) => outcome,
-            Posted::SessionGone => {
-                return Err(Reason::invalid_response(
-                    "initialize was refused as if it carried a session",
-                )
-                .into());
-            }
+            Posted::Refused {
+                error: Some(error), ..
+            } => Err(error),
+            Posted::Refused {
+                status,
+                error: None,
+            } => return Err(without_error(status).into()),
         };
         let settled = negotiation::after_initialize(outcome)?;
         self.notify(
@@ -240,6 +293,9 @@ impl StreamableHttp {
         .send()
         .await
         .map_err(transport_failure)?;
+        if !status::same_origin(response.url(), &self.shared.url) {
+            return Err(Fault::Elsewhere);
+        }
         if let Some(reason) = status::failure_of(response.status(), response.headers()) {
             return Err(reason.into());
         }
@@ -285,7 +341,7 @@ impl StreamableHttp {
             .send()
             .await
             .map_err(transport_failure)?;
-        let posted = self.read(response, id, settled, session, true).await;
+        let posted = self.read(response, id, settled, session).await;
         guard.armed = false;
         posted
     }
@@ -297,8 +353,11 @@ impl StreamableHttp {
         id: u64,
         settled: &Settled,
         session: Option<&str>,
-        session_sent: bool,
     ) -> Result<Posted, Fault> {
+        if !status::same_origin(response.url(), &self.shared.url) {
+            // Never read: another site's words must not reach the model.
+            return Err(Fault::Elsewhere);
+        }
         let status = response.status();
         if let Some(reason) = status::failure_of(status, response.headers()) {
             return Err(reason.into());
@@ -307,17 +366,10 @@ impl StreamableHttp {
             let body = body::read_all(response, MAX_REFUSAL_BYTES)
                 .await
                 .unwrap_or_default();
-            if session_sent && session.is_some() && status::session_gone(status, &body) {
-                return Ok(Posted::SessionGone);
-            }
-            return match status::error_of_body(&body) {
-                Some(error) => Ok(Posted::Answer(Err(error))),
-                None => Err(Reason::invalid_response(format!(
-                    "HTTP {} without a JSON-RPC error",
-                    status.as_u16()
-                ))
-                .into()),
-            };
+            return Ok(match status::refusal_of_body(&body, id) {
+                Refusal::Answered(error) => Posted::Answer(Err(error)),
+                Refusal::Unanswered(error) => Posted::Refused { status, error },
+            });
         }
         if status != StatusCode::OK || body::kind(&response) == Kind::Other {
             return Err(Reason::invalid_response(format!(
@@ -326,77 +378,138 @@ impl StreamableHttp {
             ))
             .into());
         }
-        let shared = self.shared.clone();
-        let settled = settled.clone();
-        let session = session.map(str::to_owned);
-        let outcome = body::answer(
-            response,
-            id,
-            self.shared.options.max_response_bytes,
-            move |request_id, method| {
+        let limit = self.shared.options.max_response_bytes;
+        let mut on_request = {
+            let shared = self.shared.clone();
+            let settled = settled.clone();
+            let session = session.map(str::to_owned);
+            move |request_id, method: String| {
                 answer_server_request(&shared, &settled, session.clone(), request_id, &method);
-            },
-        )
-        .await?;
-        Ok(Posted::Answer(outcome))
+            }
+        };
+        let mut resumption = match body::answer(response, id, limit, &mut on_request).await? {
+            Answered::Outcome(outcome) => return Ok(Posted::Answer(outcome)),
+            // The stateless revision resumes no stream: its server answers on the POST's own.
+            Answered::Ended(_) if settled.era == Era::Modern => return Err(body::ended_early()),
+            Answered::Ended(resumption) => resumption,
+        };
+        // A stream closed before its answer, after giving an event id: resumed by GET from that
+        // id, after the server's `retry`, a bounded number of times.
+        for _ in 0..MAX_RESUMPTIONS {
+            tokio::time::sleep(resumption.retry.unwrap_or(DEFAULT_RETRY)).await;
+            let response = self.resume(settled, session, &resumption).await?;
+            match body::answer(response, id, limit, &mut on_request).await? {
+                Answered::Outcome(outcome) => return Ok(Posted::Answer(outcome)),
+                Answered::Ended(later) => resumption = resumption.then(later),
+            }
+        }
+        Err(body::ended_early())
     }
 
-    /// Sends `request` on the settled link, beginning the session again once if the server
-    /// ended it.
+    /// GETs the event stream of a session again from the last event id of `resumption`.
+    async fn resume(
+        &self,
+        settled: &Settled,
+        session: Option<&str>,
+        resumption: &Resumption,
+    ) -> Result<Response, Fault> {
+        let mut builder = self
+            .shared
+            .client
+            .get(self.shared.url.clone())
+            .header(ACCEPT, "text/event-stream")
+            .header(MCP_PROTOCOL_VERSION, settled.era.version());
+        if let Some(session) = session {
+            builder = builder.header(MCP_SESSION_ID, session);
+        }
+        // An id that cannot be a header value is not sent (the server resumes from its start).
+        if let Some(id) = resumption
+            .last_event_id
+            .as_deref()
+            .and_then(|id| HeaderValue::from_str(id).ok())
+        {
+            builder = builder.header(LAST_EVENT_ID, id);
+        }
+        let response = builder.send().await.map_err(transport_failure)?;
+        if !status::same_origin(response.url(), &self.shared.url) {
+            return Err(Fault::Elsewhere);
+        }
+        let status = response.status();
+        if let Some(reason) = status::failure_of(status, response.headers()) {
+            return Err(reason.into());
+        }
+        if status != StatusCode::OK || body::kind(&response) != Kind::EventStream {
+            return Err(Reason::unavailable(format!(
+                "the event stream ended before the answer came, and resuming it was refused (HTTP {})",
+                status.as_u16()
+            ))
+            .into());
+        }
+        Ok(response)
+    }
+
+    /// Sends `request` on the settled link. A link the server no longer takes (a session it
+    /// ended, a revision it no longer speaks since it was redeployed) is dropped, negotiated
+    /// again from the start once, and the request sent once more.
     async fn send(&self, request: Request) -> Result<Reply, Fault> {
-        let link = self.link().await?;
-        let (settled, session) = match link {
-            Link::Legacy(legacy, settled) => {
-                let outcome = legacy.request(&request, &settled).await?;
-                return Ok(Reply {
-                    outcome,
-                    era: settled.era,
-                });
-            }
-            Link::Streamable { settled, session } => (settled, session),
-        };
-        match self.post(&settled, session.as_deref(), &request).await? {
-            Posted::Answer(outcome) => Ok(Reply {
-                outcome,
-                era: settled.era,
-            }),
-            Posted::SessionGone => {
-                tracing::debug!("the server ended the session; beginning another");
-                let (settled, session) = self.begin_again(session.as_deref()).await?;
-                match self.post(&settled, session.as_deref(), &request).await? {
-                    Posted::Answer(outcome) => Ok(Reply {
-                        outcome,
-                        era: settled.era,
-                    }),
-                    Posted::SessionGone => Err(Reason::unavailable(
-                        "the server ended a session it had just begun",
-                    )
-                    .into()),
+        let (generation, link) = self.link().await?;
+        match self.send_on(link, &request).await? {
+            Sent::Done(reply) => Ok(reply),
+            Sent::Stale(_) => {
+                tracing::debug!(
+                    "the server no longer takes the link negotiated with it; negotiating again"
+                );
+                let (_, link) = self.renegotiate(generation).await?;
+                match self.send_on(link, &request).await? {
+                    Sent::Done(reply) => Ok(reply),
+                    Sent::Stale(last) => last,
                 }
             }
         }
     }
 
-    /// Begins a new session, unless another request already did since `ended` was refused.
-    async fn begin_again(&self, ended: Option<&str>) -> Result<(Settled, Option<String>), Fault> {
-        let _settling = self.settling.lock().await;
-        if let Some(Link::Streamable { settled, session }) = self.current() {
-            if session.as_deref() != ended {
-                return Ok((settled, session));
+    /// Sends `request` on `link`.
+    async fn send_on(&self, link: Link, request: &Request) -> Result<Sent, Fault> {
+        let (settled, session) = match link {
+            Link::Legacy(legacy, settled) => {
+                let outcome = legacy.request(request, &settled).await?;
+                return Ok(answered(outcome, settled.era));
             }
-            let version = match settled.era {
-                Era::Session { version } => version,
-                Era::Modern => revision::SESSION_REVISIONS[0],
-            };
-            let (settled, session) = self.initialize(version).await?;
-            self.store(Link::Streamable {
-                settled: settled.clone(),
-                session: session.clone(),
-            });
-            return Ok((settled, session));
-        }
-        Err(Reason::unavailable("the session ended").into())
+            Link::Streamable { settled, session } => (settled, session),
+        };
+        Ok(
+            match self.post(&settled, session.as_deref(), request).await? {
+                Posted::Answer(outcome) => answered(outcome, settled.era),
+                Posted::Refused { status, error } => Sent::Stale(match error {
+                    _ if session.is_some() && status == StatusCode::NOT_FOUND => Err(
+                        Reason::unavailable("the server ended a session it had just begun").into(),
+                    ),
+                    Some(error) => Ok(Reply {
+                        outcome: Err(error),
+                        era: settled.era,
+                    }),
+                    None => Err(without_error(status).into()),
+                }),
+            },
+        )
     }
+}
+
+/// An answer: stale when it is `-32022` (the server does not speak the revision settled).
+fn answered(outcome: Outcome, era: Era) -> Sent {
+    let stale =
+        matches!(&outcome, Err(error) if error.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION);
+    let reply = Reply { outcome, era };
+    if stale {
+        Sent::Stale(Ok(reply))
+    } else {
+        Sent::Done(reply)
+    }
+}
+
+/// The reason of a refusal with `status` and no JSON-RPC error.
+fn without_error(status: StatusCode) -> Reason {
+    Reason::invalid_response(format!("HTTP {} without a JSON-RPC error", status.as_u16()))
 }
 
 /// `builder` with the headers every POST of `settled`'s era carries.
@@ -427,7 +540,9 @@ fn headers_for(
     builder
 }
 
-/// Answers a request the server made on a response stream, as a new POST in the background.
+/// Answers a request the server made on a response stream, as a new POST in the background —
+/// unless the revision has the server send none (the stateless one), or as many answers as may
+/// be are in flight.
 fn answer_server_request(
     shared: &Arc<Shared>,
     settled: &Settled,
@@ -435,6 +550,20 @@ fn answer_server_request(
     id: Value,
     method: &str,
 ) {
+    if settled.era == Era::Modern {
+        tracing::debug!(
+            method,
+            "the server sent a request, which the stateless revision has none of; left unanswered"
+        );
+        return;
+    }
+    let Ok(permit) = shared.answering.clone().try_acquire_owned() else {
+        tracing::debug!(
+            method,
+            "too many answers to the server in flight; one is dropped"
+        );
+        return;
+    };
     let answer = jsonrpc::answer_server_request(id, method);
     if method != "ping" {
         tracing::debug!(method, "refused a request of the server");
@@ -449,6 +578,7 @@ fn answer_server_request(
     .json(&answer);
     let wait = shared.options.timeout;
     spawn_bounded(wait, async move {
+        let _permit = permit;
         let _ = builder.send().await;
     });
 }
@@ -496,11 +626,14 @@ impl Drop for CancelOnDrop {
 
 impl StreamableHttp {
     /// The DELETE that ends the session of `link`, if it has one.
-    fn end_session(&self, link: Option<Link>) -> Option<reqwest::RequestBuilder> {
-        let Some(Link::Streamable {
-            settled,
-            session: Some(session),
-        }) = link
+    fn end_session(&self, link: Option<(u64, Link)>) -> Option<reqwest::RequestBuilder> {
+        let Some((
+            _,
+            Link::Streamable {
+                settled,
+                session: Some(session),
+            },
+        )) = link
         else {
             return None;
         };
@@ -539,7 +672,7 @@ impl Transport for StreamableHttp {
 
     fn settle(&self) -> BoxFuture<'_, Result<Settled, Fault>> {
         Box::pin(async {
-            Ok(match self.link().await? {
+            Ok(match self.link().await?.1 {
                 Link::Streamable { settled, .. } | Link::Legacy(_, settled) => settled,
             })
         })

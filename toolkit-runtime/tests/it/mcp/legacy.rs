@@ -22,12 +22,25 @@ async fn legacy(
     endpoint: &'static str,
     answer: impl Fn(&Recorded) -> Option<String> + Send + Sync + 'static,
 ) -> Scripted {
+    legacy_ending_events_with(endpoint, "\n\n", answer).await
+}
+
+/// [`legacy`], each event ended by the blank line `blank` (`"\r\n\r\n"` as sse-starlette writes),
+/// and each event sent as two chunks: up to its last line end, then the rest of the blank line.
+async fn legacy_ending_events_with(
+    endpoint: &'static str,
+    blank: &'static str,
+    answer: impl Fn(&Recorded) -> Option<String> + Send + Sync + 'static,
+) -> Scripted {
+    let half = blank.len() / 2;
+    let (line_end, rest) = (&blank[..half], &blank[half..]);
     let events: Events = Arc::new(Mutex::new(None));
     serve(move |r: Recorded| {
         let response = if r.http_method == "GET" {
             let (sender, receiver) = mpsc::unbounded_channel::<String>();
             *events.lock().unwrap() = Some(sender.clone());
-            let _ = sender.send(format!("event: endpoint\ndata: {endpoint}\n\n"));
+            let _ = sender.send(format!("event: endpoint{line_end}data: {endpoint}{line_end}"));
+            let _ = sender.send(rest.to_owned());
             let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
                 let event = receiver.recv().await?;
                 Some((Ok::<_, std::io::Error>(Bytes::from(event)), receiver))
@@ -51,7 +64,8 @@ async fn legacy(
                 _ => answer(&r),
             };
             if let (Some(message), Some(sender)) = (message, events.lock().unwrap().as_ref()) {
-                let _ = sender.send(format!("event: message\ndata: {message}\n\n"));
+                let _ = sender.send(format!("event: message{line_end}data: {message}{line_end}"));
+                let _ = sender.send(rest.to_owned());
             }
             accepted()
         };
@@ -130,4 +144,41 @@ async fn mcp_legacy_sse_an_event_past_the_cap_fails_the_call() {
     );
     // The stream is gone with it; the next request connects again.
     assert_eq!(source.discover().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn mcp_legacy_sse_the_cap_is_per_event_whatever_ends_the_events() {
+    // (A lone CR at the end of what has come cannot be told from the start of a CRLF, so an
+    // event ended by `\r\r` is dispatched when the next bytes come: left out here, counted by
+    // the unit tests of `body.rs`.)
+    for blank in ["\r\n\r\n", "\n\n"] {
+        let server = legacy_ending_events_with("/mcp/message", blank, |r| match r.method() {
+            "tools/list" => Some(json!({"jsonrpc": "2.0", "id": r.id(), "result": {"tools": [{"name": "t", "inputSchema": {}}]}}).to_string()),
+            "tools/call" => Some(json!({"jsonrpc": "2.0", "id": r.id(), "result": {"content": [{"type": "text", "text": "x".repeat(10 * 1024)}]}}).to_string()),
+            _ => None,
+        })
+        .await;
+        let options = McpOptions {
+            max_response_bytes: 64 * 1024,
+            ..quick()
+        };
+        let source = Mcp::http_with_options(
+            "legacy",
+            server.url.clone(),
+            reqwest::Client::new(),
+            options,
+        );
+        // 20 answers of 10 KiB: 200 KiB on one stream, each event well under the 64 KiB cap.
+        for n in 0..20 {
+            let answer = source.call("t", object(json!({}))).await;
+            assert!(answer.is_ok(), "{blank:?}, call {n}: {answer:?}");
+        }
+        // Only one stream was opened: no call failed and reconnected on the way.
+        let streams = server
+            .seen()
+            .iter()
+            .filter(|r| r.http_method == "GET")
+            .count();
+        assert_eq!(streams, 1, "{blank:?}");
+    }
 }

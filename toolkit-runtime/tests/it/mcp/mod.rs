@@ -2,13 +2,18 @@
 //! and against a scripted misbehaving one.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+mod bounds;
 #[cfg(feature = "conformance")]
 mod conformance;
 mod corpus;
+mod definitions;
 mod everything;
 mod legacy;
 mod peer_handler;
 pub mod processes;
+mod redirects;
+mod renegotiation;
+mod resumption;
 mod rmcp_http;
 mod rmcp_peer;
 #[cfg(feature = "mcp-test-peer")]

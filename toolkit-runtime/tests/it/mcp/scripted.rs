@@ -21,6 +21,8 @@ pub struct Recorded {
     pub path: String,
     pub headers: HeaderMap,
     pub body: Value,
+    /// When the request came.
+    pub at: std::time::Instant,
 }
 
 impl Recorded {
@@ -98,6 +100,7 @@ async fn handle(
         path: uri.path().to_owned(),
         headers,
         body,
+        at: std::time::Instant::now(),
     };
     shared.seen.lock().expect("lock").push(recorded.clone());
     (shared.script)(recorded).await

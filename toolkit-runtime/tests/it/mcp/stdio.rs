@@ -25,18 +25,28 @@ impl Drop for TempDir {
 }
 
 fn peer(mode: &str, options: McpOptions) -> (Mcp, Peer) {
+    peer_by(options, |script, pidfile| {
+        StdioCommand::new("python3")
+            .arg(script)
+            .arg(mode)
+            .arg(pidfile)
+    })
+}
+
+/// A peer started by the command `command` makes of the script's path and the pid file's.
+fn peer_by(
+    options: McpOptions,
+    command: impl FnOnce(&str, &std::path::Path) -> StdioCommand,
+) -> (Mcp, Peer) {
     static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     let dir = std::env::temp_dir().join(format!("toolkit-mcp-stdio-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let pidfile = dir.join("pids");
-    let command = StdioCommand::new("python3")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/it/mcp/stdio_peer.py"
-        ))
-        .arg(mode)
-        .arg(&pidfile);
+    let command = command(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/mcp/stdio_peer.py"),
+        &pidfile,
+    );
     (
         Mcp::stdio_with_options("scripted", command, options),
         Peer {
@@ -71,6 +81,16 @@ impl Peer {
 /// Whether `pid` is gone entirely: neither running nor a zombie waiting to be reaped.
 fn gone(pid: u32) -> bool {
     !PathBuf::from(format!("/proc/{pid}")).exists()
+}
+
+/// Whether `pid` runs no more: gone, or a zombie (an orphan's is reaped by whoever adopted it,
+/// which in a container may be slow to do so).
+fn dead(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+        // The state follows the command's closing parenthesis.
+        stat.rsplit_once(") ")
+            .is_some_and(|(_, rest)| rest.starts_with('Z') || rest.starts_with('X'))
+    })
 }
 
 /// The children of this test process that have exited and were never waited for.
@@ -180,6 +200,63 @@ async fn mcp_stdio_a_stubborn_server_is_killed() {
         gone(pid),
         "the stubborn server outlived SIGTERM and SIGKILL"
     );
+}
+
+#[tokio::test]
+async fn mcp_stdio_a_stubborn_server_behind_a_shell_is_stopped_with_it() {
+    // `sh -c` keeps the shell as the server's parent (a command follows the server's), as
+    // `npx -y` and `uvx` do: the shell is the process started, the server its child, and the
+    // server ignores both its stdin closing and SIGTERM.
+    let (source, peer) = peer_by(fast(), |script, pidfile| {
+        StdioCommand::new("sh").arg("-c").arg(format!(
+            "python3 '{script}' stubborn '{}'; exit 0",
+            pidfile.display()
+        ))
+    });
+    source.discover().await.unwrap();
+    let server = peer.pids()[0];
+    source.close().await;
+    assert!(
+        eventually(|| dead(server)).await,
+        "the server behind the shell outlived its source"
+    );
+    // Dropping the source stops it the same way.
+    let (source, peer) = peer_by(fast(), |script, pidfile| {
+        StdioCommand::new("sh").arg("-c").arg(format!(
+            "python3 '{script}' stubborn '{}'; exit 0",
+            pidfile.display()
+        ))
+    });
+    source.discover().await.unwrap();
+    let server = peer.pids()[0];
+    drop(source);
+    assert!(
+        eventually(|| dead(server)).await,
+        "the server behind the shell outlived its dropped source"
+    );
+}
+
+#[tokio::test]
+async fn mcp_stdio_answers_to_a_flood_of_server_requests_are_bounded() {
+    // The server writes 20,000 pings without reading its stdin, then reads and counts the
+    // answers that reached it. Answers that find the queue to its stdin full are dropped
+    // rather than held in memory without end.
+    let (source, _peer) = peer("flood", fast());
+    source
+        .call("echo", object(json!({"text": "flood"})))
+        .await
+        .unwrap();
+    let counted = source
+        .call("echo", object(json!({"text": "count"})))
+        .await
+        .unwrap();
+    let answers: u64 = counted[0]["text"].as_str().unwrap().parse().unwrap();
+    assert!(answers > 0, "no ping was answered");
+    assert!(
+        answers < 5_000,
+        "{answers} answers were queued for a server that did not read them"
+    );
+    source.close().await;
 }
 
 #[tokio::test]

@@ -9,6 +9,9 @@ Usage: stdio_peer.py MODE PIDFILE
   noisy           as normal, and first writes a stderr line of 100 KiB
   growing         as normal, and each tools/list also lists the tools grown_1 .. grown_N, N
                   the number of lists so far (a server whose tools change while it runs)
+  flood           as normal, but a tools/call for the text "flood" is answered after 20,000 pings
+                  written without reading stdin; one for "count" answers how many answers to
+                  pings had come by then
   slow-modern     speaks only the stateless revision: answers server/discover a second late
                   (as a server slow to start does) and refuses initialize with -32022
 Every other mode never answers server/discover (as some legacy servers do); each writes its pid
@@ -67,9 +70,17 @@ for line in sys.stdin:
             send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "x" * (3 * 1024 * 1024)}]}})
             continue
         text = message["params"]["arguments"].get("text", "")
+        if mode == "flood" and text == "flood":
+            for n in range(20000):
+                sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": f"flood-{n}", "method": "ping"}) + "\n")
+            sys.stdout.flush()
+        if mode == "flood" and text == "count":
+            text = str(globals().get("pongs", 0))
         send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": text}]}})
         if mode == "die-after-call":
             sys.exit(0)
+    elif ident is not None and method is None and mode == "flood":
+        globals()["pongs"] = globals().get("pongs", 0) + 1
     elif ident is not None and method is None:
         # The client's answer to our ping: kept where the test reads it.
         with open(pidfile + ".answers", "a") as f:

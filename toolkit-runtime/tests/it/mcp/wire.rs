@@ -571,21 +571,33 @@ async fn mcp_wire_input_required_with_only_state_is_sent_back_a_bounded_number_o
 #[tokio::test]
 async fn mcp_wire_json_rpc_errors_of_a_call() {
     let server = modern(|r| match r.body["params"]["arguments"]["case"].as_str() {
-        Some("unknown") => rpc_error(r, 200, -32602, "Unknown tool: t", None),
+        Some("unknown") => rpc_error(r, 200, -32602, "Unknown tool: gone", None),
         Some("invalid") => rpc_error(r, 200, -32602, "count must be positive", None),
+        Some("missing-file") => rpc_error(r, 200, -32602, "File not found: notes.txt", None),
         Some("missing-method") => rpc_error(r, 404, -32601, "Method not found", None),
         _ => rpc_error(r, 200, -32603, "internal at 10.0.0.7", None),
     })
     .await;
     let source = http(&server.url);
     let call = |case: &'static str| source.call("t", object(json!({"case": case})));
-    assert!(matches!(
-        call("unknown").await.unwrap_err().reason,
-        Reason::NotFound { .. }
-    ));
+    // A tool the server does not list (the source lists it to know, never having listed).
+    let unknown = source
+        .call("gone", object(json!({"case": "unknown"})))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(unknown.reason, Reason::NotFound { .. }),
+        "{unknown}"
+    );
+    assert_eq!(server.seen_method("tools/list").len(), 1);
     assert_eq!(
         call("invalid").await.unwrap_err().reason,
         Reason::invalid_input("count must be positive")
+    );
+    // A listed tool's -32602 is about its input, whatever its words say: the model reads them.
+    assert_eq!(
+        call("missing-file").await.unwrap_err().reason,
+        Reason::invalid_input("File not found: notes.txt")
     );
     assert!(matches!(
         call("missing-method").await.unwrap_err().reason,

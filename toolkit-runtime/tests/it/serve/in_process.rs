@@ -84,7 +84,9 @@ async fn serve_lists_every_tool_exactly() {
             "annotations": {"title": "Echo", "readOnlyHint": true, "openWorldHint": false}
         })
     );
-    // No hint given: no annotations served (the client applies the spec's defaults).
+    // No hint given: no annotations served (the client applies the spec's defaults); no output
+    // schema given (a hand-written tool has none), none served. A definition that has one
+    // serves it: `mcp::definitions`.
     assert!(tool(&listed, "find_thing").get("annotations").is_none());
     assert!(tool(&listed, "find_thing").get("outputSchema").is_none());
     client.close().await.unwrap();
