@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::failure::{Remediation, echo, message};
 use super::served::ServedToolkit;
-use crate::Failure;
+use crate::{CallContext, Failure};
 
 /// What a server says of itself.
 #[derive(Clone, Debug)]
@@ -31,6 +31,8 @@ pub(crate) struct Identity {
 pub(crate) struct Handler {
     pub(crate) toolkit: ServedToolkit,
     pub(crate) identity: std::sync::Arc<Identity>,
+    /// The host's own approver, when it asks its person itself (else the client asked).
+    pub(crate) approval: Option<CallContext>,
 }
 
 impl ServerHandler for Handler {
@@ -90,8 +92,14 @@ impl ServerHandler for Handler {
         let input = Value::Object(request.arguments.unwrap_or_default());
         // A call the client cancels (`notifications/cancelled`, or an HTTP request it dropped)
         // stops: its future is dropped, which stops the tool's work.
+        let call = async {
+            match &self.approval {
+                Some(context) => tool.call_with(input, context).await,
+                None => tool.call(input).await,
+            }
+        };
         let outcome = tokio::select! {
-            outcome = tool.call(input) => outcome,
+            outcome = call => outcome,
             () = context.ct.cancelled() => {
                 return Err(ErrorData::internal_error("The call was cancelled.", None));
             }
