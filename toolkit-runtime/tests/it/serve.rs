@@ -6,6 +6,8 @@ pub mod demo;
 #[cfg(feature = "mcp")]
 mod http;
 #[cfg(feature = "testing")]
+mod approval;
+#[cfg(feature = "testing")]
 mod in_process;
 #[cfg(all(feature = "serve-test-peer", feature = "mcp"))]
 mod interop;

@@ -9,6 +9,7 @@ mod everything;
 mod legacy;
 mod peer_handler;
 pub mod processes;
+mod progress;
 mod rmcp_http;
 mod rmcp_peer;
 #[cfg(feature = "mcp-test-peer")]
