@@ -168,7 +168,10 @@ pub async fn run(out: &mut dyn Write) -> Result<(), Box<dyn std::error::Error>> 
         .preamble("You keep the user's notes.")
         .dynamic_tools(toolkit_runtime::rig::tools(&toolkit, &context))
         .build();
-    let answer = agent.prompt("Note that I must ring the plumber, and tidy up.").max_turns(6).await?;
+    let answer = agent
+        .prompt("Note that I must ring the plumber, and tidy up.")
+        .max_turns(6)
+        .await?;
 
     writeln!(out, "== The agent is given {} tools", toolkit.len())?;
     for line in asked.lock().map(|log| log.clone()).unwrap_or_default() {
@@ -176,9 +179,14 @@ pub async fn run(out: &mut dyn Write) -> Result<(), Box<dyn std::error::Error>> 
     }
     writeln!(out, "== What the model read back")?;
     let requests = model.requests();
-    let last = requests.last().map(|request| request.chat_history.as_slice()).unwrap_or_default();
+    let last = requests
+        .last()
+        .map(|request| request.chat_history.as_slice())
+        .unwrap_or_default();
     for message in last {
-        let Message::User { content } = message else { continue };
+        let Message::User { content } = message else {
+            continue;
+        };
         for item in content {
             if let UserContent::ToolResult(result) = item {
                 let text: Vec<&str> = result

@@ -62,7 +62,11 @@
 //! ```
 //!
 //! [`model`] turns a toolkit into the `tools` of OpenAI-style and Anthropic-style requests and
-//! feeds a model's tool calls back.
+//! feeds a model's tool calls back. A model's call goes through [`Toolkit::call_with`] with what
+//! the host gives with it ([`CallContext`]): the host's asynchronous [`Approver`] is asked before
+//! a tool that needs approval runs (approve, decline with a reason, or approve an edited input),
+//! and the call's [`Progress`] goes to the host's callback. With the feature `rig`, `rig::tools`
+//! gives the same calls to a rig agent. Every call is a `tracing` span ([`telemetry`]).
 #![deny(missing_docs)]
 
 mod approval;

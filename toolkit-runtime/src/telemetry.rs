@@ -25,11 +25,7 @@ use crate::Failure;
 pub const TARGET: &str = "toolkit_runtime";
 
 /// The span of one call of a tool.
-pub(crate) fn tool_call(
-    name: &str,
-    origin: Option<(&str, &str)>,
-    call_id: Option<&str>,
-) -> Span {
+pub(crate) fn tool_call(name: &str, origin: Option<(&str, &str)>, call_id: Option<&str>) -> Span {
     let (source, source_tool) = match origin {
         Some((source, tool)) => (Some(source), Some(tool)),
         None => (None, None),
@@ -72,9 +68,7 @@ pub(crate) fn discover(source: &str) -> Span {
 #[cfg(any(feature = "mcp", feature = "http"))]
 pub(crate) async fn discovering(
     source: &str,
-    work: impl std::future::Future<
-        Output = Result<Vec<crate::ToolDefinition>, crate::ToolSourceError>,
-    >,
+    work: impl std::future::Future<Output = Result<Vec<crate::ToolDefinition>, crate::ToolSourceError>>,
 ) -> Result<Vec<crate::ToolDefinition>, crate::ToolSourceError> {
     use tracing::Instrument as _;
     let span = discover(source);

@@ -56,9 +56,8 @@ async fn a_catalog_stored_as_a_file_builds_the_same_toolkit_in_a_later_turn() {
         .unwrap();
     assert_eq!(toolkit.len(), 1);
     // The person would decline anything they are asked about: an allowed tool asks no one.
-    let declining = CallContext::new().approver(|_: ApprovalRequest| async {
-        Verdict::decline("no")
-    });
+    let declining =
+        CallContext::new().approver(|_: ApprovalRequest| async { Verdict::decline("no") });
     let answer = toolkit
         .answer("dictionary__lookup", r#"{"word":"tool"}"#, &declining)
         .await;

@@ -139,7 +139,10 @@ async fn execute(
     let call: ToolCall = Arc::new(move |name: String, input: Value| {
         let callable = Arc::clone(&callable);
         let called = name.clone();
-        carrier.call(called, Box::pin(async move { callable.call(&name, input).await }))
+        carrier.call(
+            called,
+            Box::pin(async move { callable.call(&name, input).await }),
+        )
     });
     let limits = RunLimits {
         deadline: Instant::now() + options.timeout,

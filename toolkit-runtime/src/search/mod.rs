@@ -105,7 +105,9 @@ impl ToolSearch {
                         // A model's call (with the host's context) asks about the called tool;
                         // a host's own call asks no one.
                         match context::current() {
-                            Some(scope) => presented.call_with(&name, arguments, &scope.context).await,
+                            Some(scope) => {
+                                presented.call_with(&name, arguments, &scope.context).await
+                            }
                             None => presented.call(&name, arguments).await,
                         }
                     })

@@ -24,7 +24,10 @@ fn toolkit(source: &Arc<Scripted>) -> Toolkit {
     });
     Toolkit::from_source(
         Arc::clone(source) as _,
-        vec![definition("echo", schema), definition("nothing", json!({ "type": "object" }))],
+        vec![
+            definition("echo", schema),
+            definition("nothing", json!({ "type": "object" })),
+        ],
         &ToolkitOptions::default().needs_approval(|d| d.name() == "echo"),
     )
     .unwrap()
@@ -67,14 +70,20 @@ async fn a_declined_call_runs_nothing_and_the_model_reads_the_reason() {
         .await
         .unwrap_err();
     assert_eq!(failure.code, APPROVAL_DECLINED);
-    assert_eq!(failure.message, "A person declined this call: Not on a Sunday.");
+    assert_eq!(
+        failure.message,
+        "A person declined this call: Not on a Sunday."
+    );
     assert!(!failure.retryable);
     assert_eq!(source.calls(), 0);
 
     // No reason, an empty one, and one too long to pass on whole.
     for (reason, expected) in [
         (None, "Do not try it again unchanged.".to_owned()),
-        (Some("   ".to_owned()), "Do not try it again unchanged.".to_owned()),
+        (
+            Some("   ".to_owned()),
+            "Do not try it again unchanged.".to_owned(),
+        ),
         (Some("x".repeat(MAX_REASON_LENGTH * 2)), "…".to_owned()),
     ] {
         let (context, _) = answering(Verdict::Decline { reason });
@@ -96,7 +105,10 @@ async fn an_edited_input_is_checked_again_and_then_runs() {
         .call_with("echo", json!({ "text": "wrong" }), &context)
         .await;
     assert_eq!(answer, Ok(json!({ "text": "corrected" })));
-    assert_eq!(source.seen.lock().unwrap()[0].1, object(json!({ "text": "corrected" })));
+    assert_eq!(
+        source.seen.lock().unwrap()[0].1,
+        object(json!({ "text": "corrected" }))
+    );
 
     // An edit the tool does not take: nothing runs, the model reads why.
     let (context, _) = answering(Verdict::Edit(object(json!({ "txt": 1 }))));
@@ -105,8 +117,18 @@ async fn an_edited_input_is_checked_again_and_then_runs() {
         .await
         .unwrap_err();
     assert_eq!(failure.code, "InvalidInputError");
-    assert!(failure.message.starts_with("A person changed the input"), "{}", failure.message);
-    assert!(failure.message.contains("Accepted params at the root: text."), "{}", failure.message);
+    assert!(
+        failure.message.starts_with("A person changed the input"),
+        "{}",
+        failure.message
+    );
+    assert!(
+        failure
+            .message
+            .contains("Accepted params at the root: text."),
+        "{}",
+        failure.message
+    );
     assert_eq!(source.calls(), 1);
 }
 
@@ -121,7 +143,9 @@ async fn no_one_is_asked_about_an_input_that_could_not_run() {
     assert_eq!(failure.code, "InvalidInputError");
     assert_eq!(asked.load(Ordering::SeqCst), 0);
     // A tool that needs none is not asked about either.
-    let answer = toolkit(&source).call_with("nothing", json!({}), &context).await;
+    let answer = toolkit(&source)
+        .call_with("nothing", json!({}), &context)
+        .await;
     assert_eq!(answer, Ok(Value::Null));
     assert_eq!(asked.load(Ordering::SeqCst), 0);
 }
@@ -137,7 +161,12 @@ async fn with_no_approver_a_call_that_needs_approval_does_not_run() {
     assert!(failure.message.contains("no one can be asked"));
     assert_eq!(source.calls(), 0);
     // The host's own call asks no one: it has decided.
-    assert!(toolkit(&source).call("echo", json!({ "text": "hi" })).await.is_ok());
+    assert!(
+        toolkit(&source)
+            .call("echo", json!({ "text": "hi" }))
+            .await
+            .is_ok()
+    );
 }
 
 #[tokio::test]
@@ -179,7 +208,9 @@ async fn a_host_remembers_always_allow_without_the_library_keeping_anything() {
     });
     for (id, text) in [("call_1", "a"), ("call_2", "b"), ("call_3", "c")] {
         let call = conversation.clone().call_id(id);
-        let answer = toolkit.answer("echo", &json!({ "text": text }).to_string(), &call).await;
+        let answer = toolkit
+            .answer("echo", &json!({ "text": text }).to_string(), &call)
+            .await;
         assert!(!answer.is_error, "{}", answer.content);
     }
     assert_eq!(asked.load(Ordering::SeqCst), 1);
@@ -187,7 +218,9 @@ async fn a_host_remembers_always_allow_without_the_library_keeping_anything() {
     // Another conversation (another context) starts with nothing remembered: the library kept
     // nothing.
     let (fresh, fresh_asked) = answering(Verdict::Approve);
-    let _ = toolkit.call_with("echo", json!({ "text": "d" }), &fresh).await;
+    let _ = toolkit
+        .call_with("echo", json!({ "text": "d" }), &fresh)
+        .await;
     assert_eq!(fresh_asked.load(Ordering::SeqCst), 1);
 }
 
@@ -230,14 +263,18 @@ async fn a_search_asks_about_the_tool_it_reaches_with_that_tool_s_input() {
     let names: Arc<Mutex<Vec<(String, Value)>>> = Arc::default();
     let record = Arc::clone(&names);
     let context = CallContext::new().approver(move |request: ApprovalRequest| {
-        record
-            .lock()
-            .unwrap()
-            .push((request.tool_name().to_owned(), Value::Object(request.input().clone())));
+        record.lock().unwrap().push((
+            request.tool_name().to_owned(),
+            Value::Object(request.input().clone()),
+        ));
         async { Verdict::Edit(object(json!({ "text": "edited" }))) }
     });
     let answer = search
-        .call_with("tool_call", json!({ "name": "echo", "input": { "text": "hi" } }), &context)
+        .call_with(
+            "tool_call",
+            json!({ "name": "echo", "input": { "text": "hi" } }),
+            &context,
+        )
         .await;
     assert_eq!(answer, Ok(json!({ "text": "edited" })));
     assert_eq!(
@@ -246,13 +283,21 @@ async fn a_search_asks_about_the_tool_it_reaches_with_that_tool_s_input() {
     );
     // A tool that needs none through tool_call: no one asked.
     let answer = search
-        .call_with("tool_call", json!({ "name": "nothing", "input": {} }), &context)
+        .call_with(
+            "tool_call",
+            json!({ "name": "nothing", "input": {} }),
+            &context,
+        )
         .await;
     assert_eq!(answer, Ok(Value::Null));
     assert_eq!(names.lock().unwrap().len(), 1);
     // The inner input is checked before anyone is asked.
     let failure = search
-        .call_with("tool_call", json!({ "name": "echo", "input": { "txt": 1 } }), &context)
+        .call_with(
+            "tool_call",
+            json!({ "name": "echo", "input": { "txt": 1 } }),
+            &context,
+        )
         .await
         .unwrap_err();
     assert_eq!(failure.code, "InvalidInputError");

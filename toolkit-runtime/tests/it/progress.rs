@@ -40,7 +40,10 @@ async fn a_code_mode_run_tells_each_tool_call_it_makes() {
     let run = toolkit
         .call_with("execute", json!({ "code": CODE }), &context)
         .await;
-    assert_eq!(run, Ok(json!({ "result": { "n": 1 }, "logs": ["CallFailedError"] })));
+    assert_eq!(
+        run,
+        Ok(json!({ "result": { "n": 1 }, "logs": ["CallFailedError"] }))
+    );
     let told = told.lock().unwrap().clone();
     let summary: Vec<(String, String, Option<String>)> = told
         .iter()
@@ -63,9 +66,17 @@ async fn a_code_mode_run_tells_each_tool_call_it_makes() {
         summary,
         [
             ("execute".to_owned(), "echo".to_owned(), None),
-            ("execute".to_owned(), "echo".to_owned(), Some("ok".to_owned())),
+            (
+                "execute".to_owned(),
+                "echo".to_owned(),
+                Some("ok".to_owned())
+            ),
             ("execute".to_owned(), "fail".to_owned(), None),
-            ("execute".to_owned(), "fail".to_owned(), Some("CallFailedError".to_owned())),
+            (
+                "execute".to_owned(),
+                "fail".to_owned(),
+                Some("CallFailedError".to_owned())
+            ),
         ]
     );
     // With no callback, the same run tells nothing and answers the same.

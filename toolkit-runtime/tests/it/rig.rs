@@ -130,7 +130,10 @@ async fn approval_and_failures_behave_with_rig_as_with_the_openai_style_adapter(
     turns.push(MockTurn::text("done"));
     let model = MockCompletionModel::from_turns(turns);
     let agent = AgentBuilder::new(model.clone())
-        .dynamic_tools(toolkit_runtime::rig::tools(&toolkit(&rig_source), &person()))
+        .dynamic_tools(toolkit_runtime::rig::tools(
+            &toolkit(&rig_source),
+            &person(),
+        ))
         .build();
     let response = agent.prompt("go").max_turns(calls.len() + 2).await.unwrap();
     assert_eq!(response.output(), "done");
@@ -166,9 +169,17 @@ async fn a_search_and_its_approval_reach_rig_unchanged() {
         .execute(json!({ "name": "echo", "input": { "text": "hi" } }))
         .await
         .unwrap_err();
-    assert_eq!(refused.kind(), rig_core::tool::ToolErrorKind::PermissionDenied);
+    assert_eq!(
+        refused.kind(),
+        rig_core::tool::ToolErrorKind::PermissionDenied
+    );
     assert_eq!(refused.code(), Some("ApprovalDeclined"));
-    assert!(refused.model_output().render().contains("A person declined this call: No."));
+    assert!(
+        refused
+            .model_output()
+            .render()
+            .contains("A person declined this call: No.")
+    );
     assert_eq!(*asked.lock().unwrap(), ["echo"]);
     assert_eq!(source.calls(), 0);
 }

@@ -233,9 +233,8 @@ async fn approval_is_the_called_tool_s_own() {
         .answer(
             "tool_call",
             r#"{"name":"fail","input":{}}"#,
-            &CallContext::new().approver(|_: ApprovalRequest| async {
-                Verdict::Decline { reason: None }
-            }),
+            &CallContext::new()
+                .approver(|_: ApprovalRequest| async { Verdict::Decline { reason: None } }),
         )
         .await;
     assert!(answer.content.contains("ApprovalDeclined"));

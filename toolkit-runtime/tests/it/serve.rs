@@ -1,12 +1,12 @@
 //! Serving a toolkit as an MCP server: the stdin guard over synthetic stdins (here), and the
 //! server itself in-process, as a child process, over HTTP and against real clients (modules).
 
+#[cfg(feature = "testing")]
+mod approval;
 #[allow(dead_code)]
 pub mod demo;
 #[cfg(feature = "mcp")]
 mod http;
-#[cfg(feature = "testing")]
-mod approval;
 #[cfg(feature = "testing")]
 mod in_process;
 #[cfg(all(feature = "serve-test-peer", feature = "mcp"))]

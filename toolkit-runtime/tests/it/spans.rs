@@ -36,7 +36,12 @@ pub struct Spans(Arc<Mutex<Vec<(u64, Captured)>>>);
 
 impl Spans {
     pub fn all(&self) -> Vec<Captured> {
-        self.0.lock().unwrap().iter().map(|(_, c)| c.clone()).collect()
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(_, c)| c.clone())
+            .collect()
     }
 
     pub fn named(&self, name: &str) -> Vec<Captured> {
@@ -171,11 +176,21 @@ fn a_failure_records_its_code_and_retryable_and_no_internal() {
         let toolkit = assembled(&source);
         let approve = CallContext::new().approver(|_: ApprovalRequest| async { Verdict::Approve });
         // Unavailable: the source's description names an address, which no field carries.
-        assert!(toolkit.call_with("s__down", json!({}), &approve).await.is_err());
+        assert!(
+            toolkit
+                .call_with("s__down", json!({}), &approve)
+                .await
+                .is_err()
+        );
         // Declined by the person.
         let decline = CallContext::new()
             .approver(|_: ApprovalRequest| async { Verdict::decline("not today") });
-        assert!(toolkit.call_with("s__fail", json!({}), &decline).await.is_err());
+        assert!(
+            toolkit
+                .call_with("s__fail", json!({}), &decline)
+                .await
+                .is_err()
+        );
         // Refused input: no approval asked, no source reached.
         assert!(toolkit.call("s__echo", json!([1])).await.is_err());
     });
@@ -199,8 +214,10 @@ fn a_search_s_tool_call_holds_the_span_of_the_tool_it_reaches() {
     capturing(&spans, async {
         let source = Scripted::new("s");
         let toolkit = assembled(&source);
-        let search =
-            toolkit_runtime::ToolSearch::toolkit(&toolkit, &toolkit_runtime::SearchOptions::default());
+        let search = toolkit_runtime::ToolSearch::toolkit(
+            &toolkit,
+            &toolkit_runtime::SearchOptions::default(),
+        );
         let called = search
             .call_with(
                 "tool_call",

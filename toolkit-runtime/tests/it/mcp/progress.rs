@@ -54,7 +54,10 @@ async fn mcp_progress_reaches_the_host_that_asked_for_it() {
             .call_with("progressing", json!({}), &context)
             .await
             .unwrap();
-        assert_eq!(answer, json!([{ "type": "text", "text": "asked for progress: true" }]));
+        assert_eq!(
+            answer,
+            json!([{ "type": "text", "text": "asked for progress: true" }])
+        );
         let told = told.lock().unwrap().clone();
         assert_eq!(
             told,
@@ -75,7 +78,10 @@ async fn mcp_progress_reaches_the_host_that_asked_for_it() {
             .call_with("progressing", json!({}), &CallContext::new())
             .await
             .unwrap();
-        assert_eq!(answer, json!([{ "type": "text", "text": "asked for progress: false" }]));
+        assert_eq!(
+            answer,
+            json!([{ "type": "text", "text": "asked for progress: false" }])
+        );
     }
 }
 
@@ -107,7 +113,10 @@ fn mcp_spans_name_the_transport_and_revision_and_nothing_secret() {
     assert_eq!(discovered[0].field("toolkit.outcome"), Some("ok"));
 
     let requests = spans.named("mcp.request");
-    let methods: Vec<_> = requests.iter().map(|r| r.field("mcp.method.name")).collect();
+    let methods: Vec<_> = requests
+        .iter()
+        .map(|r| r.field("mcp.method.name"))
+        .collect();
     assert_eq!(
         methods,
         [Some("tools/list"), Some("tools/call"), Some("tools/call")]
