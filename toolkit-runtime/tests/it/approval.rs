@@ -227,8 +227,8 @@ async fn a_host_remembers_always_allow_without_the_library_keeping_anything() {
 #[tokio::test]
 async fn the_request_carries_the_tool_its_origin_and_the_call_id() {
     let source = Scripted::new("s");
-    let seen: Arc<Mutex<Vec<(String, Option<(String, String)>, Value, Option<String>)>>> =
-        Arc::default();
+    type Seen = (String, Option<(String, String)>, Value, Option<String>);
+    let seen: Arc<Mutex<Vec<Seen>>> = Arc::default();
     let record = Arc::clone(&seen);
     let context = CallContext::new()
         .approver(move |request: ApprovalRequest| {
