@@ -107,6 +107,27 @@ fn rig_adapter(c: &mut Criterion) {
     let Some(tool) = tools.first() else {
         return;
     };
+    // rig's own floor: a dynamic tool that calls the toolkit directly (no approval, no output
+    // shaping). What the adapter adds is measured against it; rig's inline execution (its effect
+    // bus, the arguments as text and parsed again) is in both.
+    let floor = {
+        let toolkit = toolkit.clone();
+        rig_core::tool::DynamicTool::new(
+            rig_core::message::ToolName::new("create_issue").expect("a name"),
+            "",
+            json!({ "type": "object" }),
+            move |arguments| {
+                let toolkit = toolkit.clone();
+                Box::pin(async move {
+                    let value = toolkit
+                        .call("create_issue", arguments)
+                        .await
+                        .unwrap_or(Value::Null);
+                    Ok(rig_core::tool::ToolOutput::json(value))
+                })
+            },
+        )
+    };
     // The first call compiles the tool's check.
     let _ = runtime.block_on(toolkit.call("create_issue", input()));
     let mut group = c.benchmark_group("agent_call");
@@ -124,7 +145,25 @@ fn rig_adapter(c: &mut Criterion) {
             BatchSize::SmallInput,
         )
     });
+    group.bench_function("rig_dynamic_tool_floor", |b| {
+        b.iter_batched(
+            input,
+            |input| runtime.block_on(floor.execute(black_box(input))),
+            BatchSize::SmallInput,
+        )
+    });
     group.finish();
+    let ratio = paired(
+        200,
+        200,
+        |input| {
+            let _ = runtime.block_on(floor.execute(input));
+        },
+        |input| {
+            let _ = runtime.block_on(tool.execute(input));
+        },
+    );
+    println!("paired rig_dynamic_tool_execute / rig_dynamic_tool_floor: {ratio:.3}");
     let ratio = paired(
         200,
         200,
@@ -164,7 +203,7 @@ fn span_cost(c: &mut Criterion) {
     });
     group.finish();
     let ratio = paired(
-        200,
+        1000,
         200,
         |input| {
             let _ = runtime.block_on(tool.call_without_span(input));

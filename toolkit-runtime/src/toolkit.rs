@@ -199,6 +199,10 @@ impl Tool {
             self.origin(),
             context.and_then(CallContext::id),
         );
+        if span.is_disabled() {
+            // No subscriber wants the span: the call as it is, with nothing to record.
+            return self.checked(input, context).await;
+        }
         let started = telemetry::started(&span);
         let outcome = self.checked(input, context).instrument(span.clone()).await;
         telemetry::record_outcome(&span, started, &outcome);
