@@ -11,7 +11,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use toolkit_runtime::{
-    Annotations, Assembly, Decision, FnSource, FnTool, Member, Reason, ToolDefinition, model,
+    Annotations, ApprovalRequest, Assembly, CallContext, Decision, FnSource, FnTool, Member,
+    Reason, ToolDefinition, Verdict, model,
 };
 
 /// Lists the notes, optionally only those that mention a word.
@@ -202,19 +203,21 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ),
         ("notes__list_notes", "{}"),
     ];
-    for (name, arguments) in turn {
+    // The host's side of the conversation: who is asked before a call that needs approval. The
+    // person of this demo approves every call they are asked about (a chat host would show the
+    // call and wait for a click; `Verdict::decline(reason)` tells the model why not).
+    let conversation = CallContext::new().approver(|request: ApprovalRequest| async move {
+        println!(
+            "   (a person is asked to approve {} with {}: yes)",
+            request.tool_name(),
+            serde_json::Value::Object(request.input().clone())
+        );
+        Verdict::Approve
+    });
+    for (number, (name, arguments)) in turn.into_iter().enumerate() {
         println!("\n== The model calls {name} {arguments}");
-        let answer = toolkit
-            .answer(name, arguments, |tool, input| {
-                // The person of this demo approves every call they are asked about.
-                println!(
-                    "   (a person is asked to approve {} with {}: yes)",
-                    tool.name(),
-                    serde_json::Value::Object(input.clone())
-                );
-                true
-            })
-            .await;
+        let call = conversation.clone().call_id(format!("call_{number}"));
+        let answer = toolkit.answer(name, arguments, &call).await;
         let label = if answer.is_error { "failure" } else { "result" };
         println!("-> {label}: {}", answer.content);
     }

@@ -173,7 +173,13 @@ impl Assembly {
                 Decision::Allow | Decision::Block => Approval::Never,
             };
             let handler = source_handler(Arc::clone(&member.source), definition.name());
-            let tool = Tool::new(definition.renamed(name.clone()), approval, handler);
+            let tool = Tool::of_source(
+                definition.renamed(name.clone()),
+                approval,
+                handler,
+                member.source.name(),
+                definition.name(),
+            );
             Some((name, tool))
         });
         Ok(Toolkit::from_named(tools.collect()))

@@ -2,12 +2,14 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
+mod approval;
 mod assembly;
 #[cfg(feature = "code")]
 mod code;
 pub mod codegen;
 #[cfg(feature = "conformance")]
 pub mod conformance;
+mod context;
 mod definition;
 mod error;
 mod functions;
@@ -21,20 +23,26 @@ pub mod naming;
 #[cfg(feature = "openapi")]
 pub mod openapi;
 mod presentation;
+mod progress;
+#[cfg(feature = "rig")]
+pub mod rig;
 mod search;
 #[cfg(feature = "serve")]
 pub mod serve;
 mod source;
+pub mod telemetry;
 mod text;
 mod toolkit;
 mod typed;
 
+pub use approval::{APPROVAL_DECLINED, ApprovalRequest, Approver, MAX_REASON_LENGTH, Verdict};
 pub use assembly::{Assembly, AssemblyError, Clash, Decision, Member, NameClash, QualifiedName};
 #[cfg(feature = "code")]
 pub use code::{
     CodeFailure, CodeMode, CodeModeOptions, CodeRuntime, QuickJs, QuickJsOptions, RunLimits,
     RunOutput, ToolCall, WorkerIsolate, declare_tools, serve_worker,
 };
+pub use context::CallContext;
 pub use definition::{
     Annotations, CatalogError, DefinitionError, Hints, JsonObject, ToolDefinition, decode_catalog,
     encode_catalog,
@@ -42,6 +50,7 @@ pub use definition::{
 pub use error::{Failure, Reason, ToolSourceError};
 pub use functions::{FnSource, FnSourceBuilder, FnSourceError, FnTool};
 pub use input::{InputCheck, InvalidInput, MAX_INPUT_DEPTH};
+pub use progress::Progress;
 pub use search::{Found, MAX_SEARCH_LIMIT, Ranking, SearchIndex, SearchOptions, ToolSearch};
 pub use source::{BoxFuture, ToolSource};
 pub use text::ECHO_LIMIT;

@@ -18,7 +18,7 @@
 use serde_json::{Value, json};
 
 use crate::text::cut_utf16;
-use crate::{Failure, JsonObject, Tool, Toolkit};
+use crate::{CallContext, Failure, JsonObject, Toolkit};
 
 /// The toolkit as the `tools` of an OpenAI-style request: function tools, strict mode off.
 pub fn openai_tools(toolkit: &Toolkit) -> Vec<Value> {
@@ -63,7 +63,8 @@ pub struct Answer {
 }
 
 impl Answer {
-    fn of(outcome: Result<Value, Failure>) -> Self {
+    /// What goes back for a call's outcome.
+    pub fn of(outcome: Result<Value, Failure>) -> Self {
         match outcome {
             Ok(value) => Self {
                 content: value.to_string(),
@@ -79,25 +80,24 @@ impl Answer {
 
 impl Toolkit {
     /// Runs a call a model made — the tool's name and its arguments as JSON text (empty text is
-    /// `{}`) — and gives what to send back. A tool that needs approval for this input runs only
-    /// if `approve` says so (asked only once the input is known to be valid); a declined call is a
-    /// failure the model reads.
+    /// `{}`) — and gives what to send back. It is [`Toolkit::call_with`]: a tool that needs
+    /// approval for this input runs only once `context`'s approver approves (asked only once the
+    /// input is known to be valid); a declined call is a failure the model reads, with the
+    /// person's reason.
     ///
     /// ```
+    /// use toolkit_runtime::{ApprovalRequest, CallContext, Toolkit, Verdict};
+    ///
     /// # let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
     /// # runtime.block_on(async {
-    /// let toolkit = toolkit_runtime::Toolkit::default();
-    /// let answer = toolkit.answer("nope", "{}", |_, _| true).await;
+    /// let toolkit = Toolkit::default();
+    /// let context = CallContext::new().approver(|_: ApprovalRequest| async { Verdict::Approve });
+    /// let answer = toolkit.answer("nope", "{}", &context.clone().call_id("call_1")).await;
     /// assert!(answer.is_error);
     /// assert!(answer.content.contains("NotFoundError"));
     /// # });
     /// ```
-    pub async fn answer(
-        &self,
-        name: &str,
-        arguments: &str,
-        approve: impl FnOnce(&Tool, &JsonObject) -> bool,
-    ) -> Answer {
+    pub async fn answer(&self, name: &str, arguments: &str, context: &CallContext) -> Answer {
         let input: Value = if arguments.trim().is_empty() {
             Value::Object(JsonObject::new())
         } else {
@@ -111,18 +111,6 @@ impl Toolkit {
                 }
             }
         };
-        // A person is asked only about a call that could run: the input is checked first.
-        if let (Some(tool), Value::Object(object)) = (self.get(name), &input)
-            && tool.approval().is_required(object)
-            && tool.input_check().check(&input).is_ok()
-            && !approve(tool, object)
-        {
-            return Answer::of(Err(Failure::new(
-                "ApprovalDeclined",
-                "A person declined this call. Do not try it again unchanged.",
-                false,
-            )));
-        }
-        Answer::of(self.call(name, input).await)
+        Answer::of(self.call_with(name, input, context).await)
     }
 }

@@ -12,12 +12,14 @@ mod presentations;
 
 use std::io::Write;
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use toolkit_runtime::mcp::Mcp;
 use toolkit_runtime::naming::{DEFAULT_MAX_NAME_LENGTH, tool_name};
-use toolkit_runtime::{Assembly, Decision, Member, ToolDefinition, ToolSource};
+use toolkit_runtime::{
+    ApprovalRequest, Assembly, CallContext, Decision, Member, ToolDefinition, ToolSource, Verdict,
+};
 use typed_tools::petstore::{ListPetsInput, Petstore, ShowPetByIdInput};
 use typed_tools::tasks::{AddTaskInput, ListTasksInput, ListTasksInputStatus, Tasks};
 
@@ -168,28 +170,34 @@ async fn run(out: &mut dyn Write) -> Result<(), Box<dyn std::error::Error>> {
         ),
         ("notes__wipe_notes", json!({})),
     ];
-    for (name, input) in turn {
-        writeln!(out, "   model  -> {name} {input}")?;
-        let asks = toolkit.get(name).is_some_and(|tool| {
-            tool.approval()
-                .is_required(input.as_object().unwrap_or(&serde_json::Map::new()))
-        });
-        if asks {
-            let approved = person_approves(name);
-            writeln!(
-                out,
-                "   person -> {}",
-                if approved { "approves" } else { "declines" }
-            )?;
-            if !approved {
-                writeln!(
-                    out,
-                    "   model  <- declined by the person; the tool did not run"
-                )?;
-                continue;
+    // The person is asked asynchronously, as a chat host would ask and wait; the decline's reason
+    // is what the model reads.
+    let asked: Arc<Mutex<Vec<&'static str>>> = Arc::default();
+    let log = Arc::clone(&asked);
+    let conversation = CallContext::new().approver(move |request: ApprovalRequest| {
+        let approved = person_approves(request.tool_name());
+        if let Ok(mut log) = log.lock() {
+            log.push(if approved { "approves" } else { "declines" });
+        }
+        async move {
+            if approved {
+                Verdict::Approve
+            } else {
+                Verdict::decline("Pets are added at the front desk, not by the assistant.")
             }
         }
-        match toolkit.call(name, input).await {
+    });
+    for (name, input) in turn {
+        writeln!(out, "   model  -> {name} {input}")?;
+        let outcome = toolkit.call_with(name, input, &conversation).await;
+        for answer in asked
+            .lock()
+            .map(|mut log| std::mem::take(&mut *log))
+            .unwrap_or_default()
+        {
+            writeln!(out, "   person -> {answer}")?;
+        }
+        match outcome {
             Ok(answer) => writeln!(out, "   model  <- {answer}")?,
             Err(failure) => writeln!(out, "   model  <- failure {}", failure.to_json())?,
         }
@@ -218,6 +226,9 @@ mod tests {
             "Accepted params at the root: petId.",
             "\"status\":\"done\"",
             "   person -> declines",
+            "A person declined this call: Pets are added at the front desk",
+            "   host   <- progress: execute calls petstore__listPets",
+            "   host   <- progress: notes__search_notes answered",
             "There is no tool named \\\"notes__wipe_notes\\\".",
             "found [\"petstore__listPets\", \"tasks__list_tasks\"]",
             "\"logs\":[\"3 pets\"]",

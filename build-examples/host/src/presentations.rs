@@ -2,14 +2,14 @@
 //! served as an MCP server on 127.0.0.1 and used by an MCP client, as any agent would use it.
 
 use std::io::Write;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use toolkit_runtime::mcp::Mcp;
 use toolkit_runtime::serve::{McpServer, bind_loopback};
 use toolkit_runtime::{
-    CodeMode, CodeModeOptions, QuickJs, SearchOptions, ToolDefinition, ToolSearch, ToolSource,
-    Toolkit,
+    CallContext, CodeMode, CodeModeOptions, Progress, QuickJs, SearchOptions, ToolDefinition,
+    ToolSearch, ToolSource, Toolkit,
 };
 
 type Outcome = Result<(), Box<dyn std::error::Error>>;
@@ -56,7 +56,30 @@ pub async fn search_and_code(out: &mut dyn Write, toolkit: &Toolkit) -> Outcome 
     for line in code.lines() {
         writeln!(out, "             {line}")?;
     }
-    let run = code_mode.call("execute", json!({ "code": code })).await;
+    // The host is told of each tool the code calls while the run goes on (a UI would show it).
+    let told: Arc<Mutex<Vec<String>>> = Arc::default();
+    let sink = Arc::clone(&told);
+    let context = CallContext::new().progress(move |progress| {
+        let line = match progress {
+            Progress::CallStarted { tool, called } => format!("{tool} calls {called}"),
+            Progress::CallEnded {
+                called, failure, ..
+            } => match failure {
+                None => format!("{called} answered"),
+                Some(code) => format!("{called} failed ({code})"),
+            },
+            other => format!("{other:?}"),
+        };
+        if let Ok(mut told) = sink.lock() {
+            told.push(line);
+        }
+    });
+    let run = code_mode
+        .call_with("execute", json!({ "code": code }), &context)
+        .await;
+    for line in told.lock().map(|told| told.clone()).unwrap_or_default() {
+        writeln!(out, "   host   <- progress: {line}")?;
+    }
     writeln!(out, "   model  <- {}", answer(run))?;
     Ok(())
 }

@@ -6,7 +6,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use toolkit_runtime::{
-    Assembly, Decision, FnSource, FnTool, Member, ToolSource, decode_catalog, encode_catalog,
+    ApprovalRequest, Assembly, CallContext, Decision, FnSource, FnTool, Member, ToolSource,
+    Verdict, decode_catalog, encode_catalog,
 };
 
 /// Looks a word up.
@@ -54,13 +55,17 @@ async fn a_catalog_stored_as_a_file_builds_the_same_toolkit_in_a_later_turn() {
         })
         .unwrap();
     assert_eq!(toolkit.len(), 1);
+    // The person would decline anything they are asked about: an allowed tool asks no one.
+    let declining =
+        CallContext::new().approver(|_: ApprovalRequest| async { Verdict::decline("no") });
     let answer = toolkit
-        .answer("dictionary__lookup", r#"{"word":"tool"}"#, |_, _| false)
+        .answer("dictionary__lookup", r#"{"word":"tool"}"#, &declining)
         .await;
     assert!(!answer.is_error, "{}", answer.content);
     assert!(answer.content.contains("a unit of language"));
+    let approving = CallContext::new().approver(|_: ApprovalRequest| async { Verdict::Approve });
     let blocked = toolkit
-        .answer("dictionary__forget", r#"{"word":"tool"}"#, |_, _| true)
+        .answer("dictionary__forget", r#"{"word":"tool"}"#, &approving)
         .await;
     assert!(blocked.is_error && blocked.content.contains("NotFoundError"));
 }

@@ -47,6 +47,9 @@ pub use quickjs::{QuickJs, QuickJsOptions};
 pub use runtime::{CodeFailure, CodeRuntime, RunLimits, RunOutput, ToolCall};
 pub use worker::{WorkerIsolate, serve_worker};
 
+use tracing::Instrument as _;
+
+use crate::context::Carried;
 use crate::text::cut_utf16;
 use crate::{Approval, Failure, JsonObject, Tool, ToolDefinition, Toolkit};
 
@@ -109,7 +112,9 @@ impl CodeMode {
                         Some(Value::String(code)) => code,
                         _ => return Err(Failure::invalid_input("Give the code to run.")),
                     };
-                    execute(&*runtime, &code, callable, &names, &options).await
+                    let span = crate::telemetry::code_run();
+                    let run = execute(&*runtime, &code, callable, &names, &options);
+                    run.instrument(span).await
                 })
             }),
         );
@@ -127,9 +132,17 @@ async fn execute(
     names: &[String],
     options: &CodeModeOptions,
 ) -> Result<Value, Failure> {
+    // The code's calls run on the isolate's thread: each is carried into this run's scope (the
+    // host's progress callback) and span.
+    let carried = Carried::current();
+    let carrier = carried.clone();
     let call: ToolCall = Arc::new(move |name: String, input: Value| {
         let callable = Arc::clone(&callable);
-        Box::pin(async move { callable.call(&name, input).await })
+        let called = name.clone();
+        carrier.call(
+            called,
+            Box::pin(async move { callable.call(&name, input).await }),
+        )
     });
     let limits = RunLimits {
         deadline: Instant::now() + options.timeout,
@@ -141,6 +154,17 @@ async fn execute(
         Ok(outcome) => outcome,
         Err(_) => Err(CodeFailure::Timeout { logs: Vec::new() }),
     };
+    let span = tracing::Span::current();
+    span.record("toolkit.tool_calls", carried.calls());
+    crate::telemetry::record_end(
+        &span,
+        match &outcome {
+            Ok(_) => None,
+            Err(CodeFailure::Error { .. }) => Some("CodeError"),
+            Err(CodeFailure::Timeout { .. }) => Some("Timeout"),
+            Err(CodeFailure::ResultTooLarge { .. }) => Some("ResultTooLarge"),
+        },
+    );
     match outcome {
         Ok(output) => {
             let length = output.result.to_string().chars().count();

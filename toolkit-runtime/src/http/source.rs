@@ -148,6 +148,7 @@ impl HttpSource {
             ));
         }
         let status = response.status();
+        tracing::Span::current().record("http.response.status_code", status.as_u16());
         match answer::failure_status(status, response.headers()) {
             Some(Failing::Now(reason)) => Err(reason),
             Some(Failing::WithWords(status)) => {
@@ -349,7 +350,9 @@ impl ToolSource for HttpSource {
     }
 
     fn discover(&self) -> BoxFuture<'_, Result<Vec<ToolDefinition>, ToolSourceError>> {
-        Box::pin(async move { Ok(self.definitions()) })
+        Box::pin(crate::telemetry::discovering(&self.name, async move {
+            Ok(self.definitions())
+        }))
     }
 
     fn call<'a>(
@@ -364,13 +367,16 @@ impl ToolSource for HttpSource {
             let request = template
                 .request(&self.base, &input)
                 .map_err(|message| self.error(Reason::invalid_input(message)))?;
-            let outcome = match tokio::time::timeout(self.timeout, self.send(request)).await {
+            let span = crate::telemetry::http_request(request.method().as_str(), &self.name, tool);
+            let sent = tokio::time::timeout(self.timeout, self.send(request));
+            let outcome = match tracing::Instrument::instrument(sent, span.clone()).await {
                 Ok(outcome) => outcome,
                 Err(_) => Err(Reason::unavailable(format!(
                     "the call took longer than its timeout of {:?}",
                     self.timeout
                 ))),
             };
+            crate::telemetry::record_end(&span, outcome.as_ref().err().map(Reason::code));
             match &outcome {
                 Ok(_) => tracing::debug!(source = %self.name, tool, "HTTP call answered"),
                 Err(reason) => {

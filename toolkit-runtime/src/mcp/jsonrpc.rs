@@ -56,7 +56,8 @@ pub(crate) enum Incoming {
     Response { id: Value, outcome: Outcome },
     /// A request the server makes of us (only `ping` is answered).
     Request { id: Value, method: String },
-    /// A notification (progress, logs, list changes): read and let go.
+    /// A notification (progress, logs, list changes): read and let go (progress is passed on to
+    /// the host of its call when read).
     Notification,
 }
 
@@ -74,7 +75,14 @@ impl Incoming {
         let id = object.remove("id");
         match (method, id) {
             (Some(method), Some(id)) if !id.is_null() => Some(Self::Request { id, method }),
-            (Some(_), _) => Some(Self::Notification),
+            (Some(method), _) => {
+                // Progress goes to the host of the call whose token it names, whichever
+                // transport read it.
+                if method == "notifications/progress" {
+                    crate::progress::deliver(object.get("params"));
+                }
+                Some(Self::Notification)
+            }
             (None, Some(id)) => {
                 if let Some(error) = object.get("error") {
                     let error = RpcError::from_value(error)?;

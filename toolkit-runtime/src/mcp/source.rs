@@ -6,14 +6,16 @@ use std::sync::{PoisonError, RwLock};
 
 use reqwest::{Client, Url};
 use serde_json::{Map, Value, json};
+use tracing::Instrument as _;
 
 use super::headers::{self, Mark};
 use super::jsonrpc::{self, RpcError};
 use super::results::{self, Called, MAX_SERVER_WORDS};
 use super::transport::stdio::Stdio;
 use super::transport::streamable_http::StreamableHttp;
-use super::transport::{Fault, Request, Transport};
+use super::transport::{Fault, Reply, Request, Transport};
 use super::{McpOptions, StdioCommand};
+use crate::telemetry;
 use crate::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
 
 /// An MCP server as a tool source: it lists the server's tools with `tools/list` and runs them
@@ -58,6 +60,8 @@ pub struct Mcp {
     name: String,
     transport: Box<dyn Transport>,
     options: McpOptions,
+    /// How the server is reached, as spans name it: `streamable-http` or `stdio`.
+    transport_kind: &'static str,
     /// The `x-mcp-header` marks of each tool of the last listing (`None` before the first).
     marks: RwLock<Option<HashMap<String, Vec<Mark>>>>,
 }
@@ -94,6 +98,7 @@ impl Mcp {
             name.into(),
             Box::new(StreamableHttp::new(client, url, options.clone())),
             options,
+            "streamable-http",
         )
     }
 
@@ -111,14 +116,20 @@ impl Mcp {
     ) -> Self {
         let name = name.into();
         let transport = Stdio::new(name.clone(), command, options.clone());
-        Self::over(name, Box::new(transport), options)
+        Self::over(name, Box::new(transport), options, "stdio")
     }
 
-    fn over(name: String, transport: Box<dyn Transport>, options: McpOptions) -> Self {
+    fn over(
+        name: String,
+        transport: Box<dyn Transport>,
+        options: McpOptions,
+        transport_kind: &'static str,
+    ) -> Self {
         Self {
             name,
             transport,
             options,
+            transport_kind,
             marks: RwLock::new(None),
         }
     }
@@ -201,8 +212,7 @@ impl Mcp {
                 params.insert("cursor".into(), json!(cursor));
             }
             let reply = self
-                .transport
-                .request(Request::new("tools/list", params))
+                .send(Request::new("tools/list", params))
                 .await
                 .map_err(|fault| self.list_fault(fault))?;
             marks_apply = self.transport.marks_apply(&reply.era);
@@ -301,12 +311,17 @@ impl Mcp {
         let mut request_state: Option<Value> = None;
         let mut rounds = 0;
         let mut listed_again = false;
+        // Progress is asked for only when the host of the call wants it.
+        let progress = crate::progress::Registration::for_current_call();
         loop {
             let mut params = Map::new();
             params.insert("name".into(), json!(tool));
             params.insert("arguments".into(), Value::Object(input.clone()));
             if let Some(state) = &request_state {
                 params.insert("requestState".into(), state.clone());
+            }
+            if let Some(progress) = &progress {
+                params.insert("_meta".into(), json!({ "progressToken": progress.token() }));
             }
             let request = Request {
                 method: "tools/call",
@@ -315,8 +330,7 @@ impl Mcp {
                 param_headers: param_headers.clone(),
             };
             let reply = self
-                .transport
-                .request(request)
+                .send(request)
                 .await
                 .map_err(|fault| self.call_fault(fault))?;
             let result = match reply.outcome {
@@ -368,6 +382,35 @@ impl Mcp {
                 Called::Failed(reason) => return Err(self.error(reason)),
             }
         }
+    }
+
+    /// Sends `request` in a span of its own (`mcp.request`), and records how the server was
+    /// spoken to there and on the span of the tool call it is part of.
+    async fn send(&self, request: Request) -> Result<Reply, Fault> {
+        let span = telemetry::mcp_request(
+            request.method,
+            &self.name,
+            self.transport_kind,
+            request.name.as_deref(),
+        );
+        let call_span = tracing::Span::current();
+        let reply = self
+            .transport
+            .request(request)
+            .instrument(span.clone())
+            .await;
+        match &reply {
+            Ok(reply) => {
+                span.record("mcp.protocol.version", reply.era.version());
+                call_span.record("mcp.transport", self.transport_kind);
+                call_span.record("mcp.protocol.version", reply.era.version());
+                telemetry::record_end(&span, reply.outcome.as_ref().err().map(|_| "JsonRpcError"));
+            }
+            Err(Fault::TooLarge) => telemetry::record_end(&span, Some("TooLarge")),
+            Err(Fault::Elsewhere) => telemetry::record_end(&span, Some("Elsewhere")),
+            Err(Fault::Failed(reason)) => telemetry::record_end(&span, Some(reason.code())),
+        }
+        reply
     }
 
     fn call_fault(&self, fault: Fault) -> ToolSourceError {
@@ -436,7 +479,10 @@ impl ToolSource for Mcp {
     }
 
     fn discover(&self) -> BoxFuture<'_, Result<Vec<ToolDefinition>, ToolSourceError>> {
-        Box::pin(self.bounded(self.discover_now()))
+        Box::pin(telemetry::discovering(
+            &self.name,
+            self.bounded(self.discover_now()),
+        ))
     }
 
     fn call<'a>(

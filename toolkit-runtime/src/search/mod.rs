@@ -7,8 +7,10 @@
 //! run, a failure given as a result; a name that is no tool is `NotFoundError`.
 //!
 //! A blocked tool is not in the presented toolkit, so it can be neither found nor called. A tool
-//! that needs approval needs it through `tool_call`: `tool_call`'s approval asks the called tool's
-//! own about the input the model gave. `tool_search` runs nothing and needs none.
+//! that needs approval needs it through `tool_call`: `tool_call`'s approval is
+//! [`Approval::Delegated`] to the called tool's own, about the input the model gave, and a call
+//! made with [`Toolkit::call_with`] asks the host's approver about the called tool (its name, its
+//! input), as it asks about any other call. `tool_search` runs nothing and needs none.
 //!
 //! ```
 //! # use toolkit_runtime::{SearchOptions, ToolSearch, Toolkit};
@@ -27,6 +29,7 @@ use serde_json::{Value, json};
 
 pub use index::{Found, Ranking, SearchIndex};
 
+use crate::context;
 use crate::{Approval, Failure, JsonObject, Tool, ToolDefinition, Toolkit};
 
 /// The most tools one search returns, whatever it asks for.
@@ -80,7 +83,7 @@ impl ToolSearch {
             let approver = Arc::clone(&presented);
             Tool::new(
                 call_definition(),
-                Approval::ByInput(Arc::new(move |input: &JsonObject| {
+                Approval::Delegated(Arc::new(move |input: &JsonObject| {
                     let (Some(name), Some(Value::Object(arguments))) = (
                         input.get("name").and_then(Value::as_str),
                         input.get("input"),
@@ -99,7 +102,14 @@ impl ToolSearch {
                             _ => return Err(Failure::invalid_input("Give the tool's name.")),
                         };
                         let arguments = input.remove("input").unwrap_or_else(|| json!({}));
-                        presented.call(&name, arguments).await
+                        // A model's call (with the host's context) asks about the called tool;
+                        // a host's own call asks no one.
+                        match context::current() {
+                            Some(scope) => {
+                                presented.call_with(&name, arguments, &scope.context).await
+                            }
+                            None => presented.call(&name, arguments).await,
+                        }
                     })
                 }),
             )

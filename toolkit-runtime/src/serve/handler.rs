@@ -5,8 +5,8 @@ use std::borrow::Cow;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProtocolVersion, ServerCapabilities, ServerConfig,
-    SubscriptionFilter, Tool as McpTool,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool as McpTool,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::failure::{Remediation, echo, message};
 use super::served::ServedToolkit;
-use crate::Failure;
+use crate::{ApprovalRequest, CallContext, Failure, Progress, Verdict};
 
 /// What a server says of itself.
 #[derive(Clone, Debug)]
@@ -31,6 +31,8 @@ pub(crate) struct Identity {
 pub(crate) struct Handler {
     pub(crate) toolkit: ServedToolkit,
     pub(crate) identity: std::sync::Arc<Identity>,
+    /// The host's own approver, when it asks its person itself (else the client asked).
+    pub(crate) approval: Option<CallContext>,
 }
 
 impl ServerHandler for Handler {
@@ -88,14 +90,42 @@ impl ServerHandler for Handler {
             ));
         };
         let input = Value::Object(request.arguments.unwrap_or_default());
+        // A client that gave a progress token is told the call's progress (an upstream server's,
+        // the tools a code-mode run calls) as `notifications/progress`.
+        let token = context.meta.get_progress_token();
+        let (sender, mut progress) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+        let call_context = self.call_context(token.is_some().then_some(sender));
         // A call the client cancels (`notifications/cancelled`, or an HTTP request it dropped)
         // stops: its future is dropped, which stops the tool's work.
-        let outcome = tokio::select! {
-            outcome = tool.call(input) => outcome,
-            () = context.ct.cancelled() => {
-                return Err(ErrorData::internal_error("The call was cancelled.", None));
+        let call = async {
+            match &call_context {
+                Some(call_context) => tool.call_with(input, call_context).await,
+                None => tool.call(input).await,
             }
         };
+        tokio::pin!(call);
+        let mut told = 0u32;
+        let outcome = loop {
+            tokio::select! {
+                outcome = &mut call => break outcome,
+                Some(event) = progress.recv(), if token.is_some() => {
+                    if let Some(token) = &token {
+                        told += 1;
+                        notify(&context, token, told, &event).await;
+                    }
+                }
+                () = context.ct.cancelled() => {
+                    return Err(ErrorData::internal_error("The call was cancelled.", None));
+                }
+            }
+        };
+        // What was told while the answer was being made goes before it.
+        if let Some(token) = &token {
+            while let Ok(event) = progress.try_recv() {
+                told += 1;
+                notify(&context, token, told, &event).await;
+            }
+        }
         let result = match outcome {
             Ok(value) => success(value, any_structure),
             Err(failure) => CallToolResult::error(vec![ContentBlock::text(shaped(&failure))]),
@@ -131,6 +161,61 @@ impl ServerHandler for Handler {
                 }
             }
         }
+    }
+}
+
+impl Handler {
+    /// What a call runs with: the host's own approver (else every call approved: the client
+    /// asked its person), and a progress callback when the client asked for progress.
+    fn call_context(
+        &self,
+        progress: Option<tokio::sync::mpsc::UnboundedSender<Progress>>,
+    ) -> Option<CallContext> {
+        let context = match (&self.approval, &progress) {
+            (Some(approval), _) => approval.clone(),
+            (None, Some(_)) => {
+                CallContext::new().approver(|_: ApprovalRequest| async { Verdict::Approve })
+            }
+            (None, None) => return None,
+        };
+        Some(match progress {
+            Some(sender) => context.progress(move |event| {
+                let _ = sender.send(event);
+            }),
+            None => context,
+        })
+    }
+}
+
+/// Tells the client of one piece of a call's progress: the count so far, and what happened.
+async fn notify(
+    context: &RequestContext<RoleServer>,
+    token: &ProgressToken,
+    told: u32,
+    event: &Progress,
+) {
+    let message = match event {
+        Progress::Reported {
+            progress,
+            total,
+            message,
+            ..
+        } => message.clone().unwrap_or_else(|| match total {
+            Some(total) => format!("{progress} of {total}"),
+            None => format!("{progress}"),
+        }),
+        Progress::CallStarted { called, .. } => format!("calls {called}"),
+        Progress::CallEnded {
+            called, failure, ..
+        } => match failure {
+            None => format!("{called} answered"),
+            Some(code) => format!("{called} failed ({code})"),
+        },
+    };
+    let mut note = ProgressNotificationParam::new(token.clone(), f64::from(told));
+    note.message = Some(message);
+    if let Err(error) = context.peer.notify_progress(note).await {
+        tracing::debug!(%error, "the client could not be told of progress");
     }
 }
 

@@ -18,7 +18,7 @@ use super::handler::{Handler, Identity};
 use super::served::ServedToolkit;
 use super::stdin_guard::{StdinGuard, StdinGuardOptions};
 use super::transport::{GuardedTransport, Input, spawn_writer};
-use crate::Toolkit;
+use crate::{Approver, CallContext, Toolkit};
 
 /// The path [`McpServer::serve_http`] serves MCP at.
 pub const MCP_PATH: &str = "/mcp";
@@ -40,7 +40,10 @@ pub const MCP_PATH: &str = "/mcp";
 ///   runs (every problem named at once, then `Accepted params at …` lines), a panic caught, and
 ///   the call stopped when the client cancels it (`notifications/cancelled`, or a dropped HTTP
 ///   request). A
-///   call of a tool that needs approval runs: the client asked its person. The answer is served
+///   call of a tool that needs approval runs: the client asked its person — unless the host gave
+///   the server an approver of its own ([`McpServer::approver`]), which is then asked as
+///   [`Toolkit::call_with`] asks it (a declined call is a result with `isError: true` whose text
+///   says a person declined it, with their reason). The answer is served
 ///   as text (a string as itself, anything else as JSON) and as `structuredContent`; a failure
 ///   as a result with `isError: true` whose text is the failure's message
 ///   ([`failure`](super::failure)). A name that is no tool is a JSON-RPC error `-32602`.
@@ -64,6 +67,7 @@ pub struct McpServer {
     identity: Identity,
     guard: StdinGuardOptions,
     http: HttpOptions,
+    approval: Option<CallContext>,
 }
 
 /// Options of [`McpServer::serve_http`] and [`McpServer::router`].
@@ -106,7 +110,27 @@ impl McpServer {
             },
             guard: StdinGuardOptions::default(),
             http: HttpOptions::default(),
+            approval: None,
         }
+    }
+
+    /// Asks `approver` (the host's own person) before a call of a tool that needs approval runs,
+    /// rather than trusting the client to have asked its person. The same [`Approver`] a host
+    /// gives [`Toolkit::answer`] and the rig adapter.
+    ///
+    /// ```
+    /// use toolkit_runtime::{ApprovalRequest, Toolkit, Verdict};
+    /// use toolkit_runtime::serve::McpServer;
+    ///
+    /// let server = McpServer::new(Toolkit::default()).approver(|request: ApprovalRequest| async move {
+    ///     Verdict::decline(format!("{} is not allowed from this server.", request.tool_name()))
+    /// });
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn approver(mut self, approver: impl Approver + 'static) -> Self {
+        self.approval = Some(CallContext::new().approver(approver));
+        self
     }
 
     /// The name the server gives in `serverInfo`.
@@ -188,6 +212,7 @@ impl McpServer {
         Handler {
             toolkit: self.toolkit.clone(),
             identity: Arc::new(self.identity.clone()),
+            approval: self.approval.clone(),
         }
     }
 

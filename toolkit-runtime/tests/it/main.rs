@@ -1,6 +1,7 @@
 //! Integration tests of toolkit-runtime, in one binary (one link) with a module per concern.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+mod approval;
 mod assembly;
 #[cfg(feature = "code")]
 mod code;
@@ -19,10 +20,15 @@ mod openapi;
 #[cfg(feature = "openapi")]
 mod openapi_corpus;
 mod presentation;
+#[cfg(feature = "code")]
+mod progress;
+#[cfg(feature = "rig")]
+mod rig;
 mod search;
 #[cfg(feature = "serve")]
 mod serve;
 mod source;
+mod spans;
 mod support;
 
 #[cfg(feature = "mcp")]

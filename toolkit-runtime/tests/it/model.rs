@@ -3,9 +3,14 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolkit_runtime::{Toolkit, ToolkitOptions, model};
+use toolkit_runtime::{ApprovalRequest, CallContext, Toolkit, ToolkitOptions, Verdict, model};
 
 use crate::support::{Scripted, definition};
+
+/// A host whose person approves every call.
+fn approving() -> CallContext {
+    CallContext::new().approver(|_: ApprovalRequest| async { Verdict::Approve })
+}
 
 fn toolkit() -> Toolkit {
     let schema = json!({
@@ -57,7 +62,7 @@ fn anthropic_tools_carry_the_input_schema() {
 #[tokio::test]
 async fn a_call_is_answered_with_json_text() {
     let answer = toolkit()
-        .answer("echo", r#"{"text":"hi"}"#, |_, _| true)
+        .answer("echo", r#"{"text":"hi"}"#, &approving())
         .await;
     assert!(!answer.is_error);
     assert_eq!(
@@ -74,7 +79,7 @@ async fn arguments_that_are_not_json_are_a_failure_the_model_reads() {
         "nul",
         &format!("{}{}", "[".repeat(10_000), "]".repeat(10_000)),
     ] {
-        let answer = toolkit().answer("echo", arguments, |_, _| true).await;
+        let answer = toolkit().answer("echo", arguments, &approving()).await;
         assert!(answer.is_error);
         let failure: Value = serde_json::from_str(&answer.content).unwrap();
         assert_eq!(failure["code"], "InvalidInputError");
@@ -89,7 +94,7 @@ async fn arguments_that_are_not_json_are_a_failure_the_model_reads() {
 
 #[tokio::test]
 async fn empty_arguments_are_an_empty_object() {
-    let answer = toolkit().answer("echo", "", |_, _| true).await;
+    let answer = toolkit().answer("echo", "", &approving()).await;
     assert!(answer.is_error);
     assert!(
         answer
@@ -109,16 +114,19 @@ async fn a_declined_approval_runs_nothing() {
         &ToolkitOptions::default().needs_approval(|_| true),
     )
     .unwrap();
-    let mut asked = false;
-    let answer = toolkit
-        .answer("echo", "{}", |tool, _| {
-            asked = tool.name() == "echo";
-            false
-        })
-        .await;
-    assert!(asked);
+    let asked = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let seen = Arc::clone(&asked);
+    let declining = CallContext::new().approver(move |request: ApprovalRequest| {
+        seen.store(
+            request.tool_name() == "echo",
+            std::sync::atomic::Ordering::SeqCst,
+        );
+        async { Verdict::Decline { reason: None } }
+    });
+    let answer = toolkit.answer("echo", "{}", &declining).await;
+    assert!(asked.load(std::sync::atomic::Ordering::SeqCst));
     assert!(answer.is_error && answer.content.contains("ApprovalDeclined"));
     assert_eq!(source.calls(), 0);
-    let approved = toolkit.answer("echo", "{}", |_, _| true).await;
+    let approved = toolkit.answer("echo", "{}", &approving()).await;
     assert!(!approved.is_error);
 }

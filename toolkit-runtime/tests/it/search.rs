@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolkit_runtime::{
-    Assembly, Decision, Member, Ranking, SearchIndex, SearchOptions, ToolSearch, Toolkit,
-    ToolkitOptions, model,
+    ApprovalRequest, Assembly, CallContext, Decision, Member, Ranking, SearchIndex, SearchOptions,
+    ToolSearch, Toolkit, ToolkitOptions, Verdict, model,
 };
 
 use crate::support::{Scripted, definition, object};
@@ -230,7 +230,12 @@ async fn approval_is_the_called_tool_s_own() {
     assert!(!search.approval().may_be_required());
     // Through a model's call: declined means nothing ran.
     let answer = toolkit
-        .answer("tool_call", r#"{"name":"fail","input":{}}"#, |_, _| false)
+        .answer(
+            "tool_call",
+            r#"{"name":"fail","input":{}}"#,
+            &CallContext::new()
+                .approver(|_: ApprovalRequest| async { Verdict::Decline { reason: None } }),
+        )
         .await;
     assert!(answer.content.contains("ApprovalDeclined"));
 }

@@ -1,6 +1,8 @@
 //! Serving a toolkit as an MCP server: the stdin guard over synthetic stdins (here), and the
 //! server itself in-process, as a child process, over HTTP and against real clients (modules).
 
+#[cfg(feature = "testing")]
+mod approval;
 #[allow(dead_code)]
 pub mod demo;
 #[cfg(feature = "mcp")]

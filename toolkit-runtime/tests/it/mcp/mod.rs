@@ -11,6 +11,7 @@ mod everything;
 mod legacy;
 mod peer_handler;
 pub mod processes;
+mod progress;
 mod redirects;
 mod renegotiation;
 mod resumption;

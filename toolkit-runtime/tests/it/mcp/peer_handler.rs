@@ -153,6 +153,26 @@ impl ServerHandler for Peer {
                 CallToolResult::structured(json!({"answer": 42, "arguments": arguments}))
             }
             "region" => CallToolResult::structured(json!({"arguments": arguments})),
+            // Reports progress twice when the call asked for it (`_meta.progressToken`), and
+            // says whether it did.
+            "progressing" => {
+                let token = context.meta.get_progress_token();
+                if let Some(token) = &token {
+                    for step in 1..=2u8 {
+                        let mut note = rmcp::model::ProgressNotificationParam::new(
+                            token.clone(),
+                            f64::from(step),
+                        )
+                        .with_total(2.0);
+                        note.message = Some(format!("step {step} of 2"));
+                        let _ = context.peer.notify_progress(note).await;
+                    }
+                }
+                CallToolResult::success(vec![Content::text(format!(
+                    "asked for progress: {}",
+                    token.is_some()
+                ))])
+            }
             name if self.tools.iter().any(|tool| tool["name"] == name) => {
                 CallToolResult::structured(json!({"tool": name, "arguments": arguments}))
             }

@@ -1,0 +1,174 @@
+//! Progress of a long call, told to the host as it happens: [`Progress`].
+//!
+//! A host that wants to show how a call is coming along gives a callback with the call
+//! ([`CallContext::progress`](crate::CallContext::progress)). It is told:
+//!
+//! - what an MCP server reports with `notifications/progress` while it runs a tool (the call asks
+//!   for it with a `progressToken` only when the host gave a callback);
+//! - each tool that the code of a code-mode run calls, when the call starts and when it ends.
+//!
+//! Progress is for the host and its person, never for the model: nothing here reaches a result.
+//! A callback that wants a stream instead sends each event into a channel:
+//!
+//! ```
+//! use toolkit_runtime::{CallContext, Progress};
+//!
+//! let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+//! let context = CallContext::new().progress(move |event| {
+//!     let _ = sender.send(event);
+//! });
+//! # let _ = (context, receiver.try_recv());
+//! ```
+
+// Without MCP or code mode, nothing reports progress yet.
+#![cfg_attr(not(any(feature = "mcp", feature = "code")), allow(dead_code))]
+
+use std::collections::HashMap;
+use std::hash::BuildHasher as _;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::context::{self, ProgressSink};
+use crate::text::cut_utf16;
+
+/// The most UTF-16 code units of a source's progress message passed on.
+const MAX_MESSAGE_LENGTH: usize = 1_000;
+
+/// One piece of progress of a call.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum Progress {
+    /// A source said how far the call of one of its tools has come (an MCP server's
+    /// `notifications/progress`).
+    Reported {
+        /// The tool being run, by the name the model knows it.
+        tool: String,
+        /// How far it has come (grows with each report).
+        progress: f64,
+        /// Where `progress` ends, when the source knows.
+        total: Option<f64>,
+        /// What the source said, for a person (cut to 1,000 characters).
+        message: Option<String>,
+    },
+    /// Code of a code-mode run called one of its tools.
+    CallStarted {
+        /// The tool that runs the code (`execute`).
+        tool: String,
+        /// The tool the code called.
+        called: String,
+    },
+    /// A tool that code of a code-mode run called has answered.
+    CallEnded {
+        /// The tool that runs the code (`execute`).
+        tool: String,
+        /// The tool the code called.
+        called: String,
+        /// The code of its failure (such as `InvalidInputError`), when it failed.
+        failure: Option<String>,
+        /// How long it took.
+        duration: Duration,
+    },
+}
+
+/// Tells the host of the call in scope, if it asked for progress.
+#[cfg_attr(not(feature = "code"), allow(dead_code))] // code mode's runs report their tool calls
+pub(crate) fn report(progress: impl FnOnce(&str) -> Progress) {
+    if let Some(scope) = context::current()
+        && let Some(sink) = scope.context.progress_sink()
+    {
+        sink(progress(&scope.tool));
+    }
+}
+
+/// Where the progress of a call with a token goes: the host's callback, and the tool's name.
+struct Route {
+    sink: ProgressSink,
+    tool: String,
+}
+
+/// The calls waiting for progress, by token. A token is unguessable (a random key of this
+/// process, then a count), so one server cannot report on another's call.
+static ROUTES: LazyLock<Mutex<HashMap<String, Route>>> = LazyLock::new(Mutex::default);
+static NEXT: AtomicU64 = AtomicU64::new(0);
+static KEY: LazyLock<u64> = LazyLock::new(|| foldhash::fast::RandomState::default().hash_one(0u8));
+
+/// A call's progress token, routed to its host while this lives.
+#[derive(Debug)]
+pub(crate) struct Registration {
+    token: String,
+}
+
+impl Registration {
+    /// A token for the call in scope, when its host asked for progress.
+    pub(crate) fn for_current_call() -> Option<Self> {
+        let scope = context::current()?;
+        let sink = scope.context.progress_sink()?.clone();
+        let token = format!(
+            "toolkit-{:016x}-{}",
+            *KEY,
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        );
+        let route = Route {
+            sink,
+            tool: scope.tool.to_string(),
+        };
+        routes().insert(token.clone(), route);
+        Some(Self { token })
+    }
+
+    /// The token to send as `_meta.progressToken`.
+    pub(crate) fn token(&self) -> &str {
+        &self.token
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        routes().remove(&self.token);
+    }
+}
+
+fn routes() -> std::sync::MutexGuard<'static, HashMap<String, Route>> {
+    ROUTES.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Passes on the params of a `notifications/progress` to the call whose token they name; a
+/// token of no call in flight, or params that are not progress, are let go.
+pub(crate) fn deliver(params: Option<&Value>) {
+    let Some(params) = params.and_then(Value::as_object) else {
+        return;
+    };
+    let Some(token) = params.get("progressToken").and_then(Value::as_str) else {
+        return;
+    };
+    let Some(progress) = params
+        .get("progress")
+        .and_then(Value::as_f64)
+        .filter(|p| p.is_finite())
+    else {
+        return;
+    };
+    let total = params
+        .get("total")
+        .and_then(Value::as_f64)
+        .filter(|t| t.is_finite());
+    let message = params
+        .get("message")
+        .and_then(Value::as_str)
+        .map(|message| cut_utf16(message, MAX_MESSAGE_LENGTH));
+    // The callback runs outside the lock: it may start another call.
+    let route = routes()
+        .get(token)
+        .map(|route| (Arc::clone(&route.sink), route.tool.clone()));
+    if let Some((sink, tool)) = route {
+        sink(Progress::Reported {
+            tool,
+            progress,
+            total,
+            message,
+        });
+    }
+}

@@ -1,0 +1,143 @@
+//! An MCP server's `notifications/progress` told to the host of the call, and the spans of an
+//! MCP source (discovery, each request, the call) with the transport and revision.
+
+use std::sync::{Arc, Mutex};
+
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use serde_json::{Value, json};
+use toolkit_runtime::mcp::Mcp;
+use toolkit_runtime::{CallContext, Progress, ToolSource, Toolkit, ToolkitOptions};
+
+use super::quick;
+use super::rmcp_peer::{Peer, serve};
+use crate::spans::{Spans, assert_nothing_secret, capturing};
+
+const SECRET: &str = "Bearer s3cret-t0ken";
+
+fn peer() -> Peer {
+    Peer::new(vec![json!({
+        "name": "progressing",
+        "description": "Takes a while, and says how far it is.",
+        "inputSchema": { "type": "object" }
+    })])
+}
+
+/// A source whose client carries a credential, as a host's does.
+fn source(url: &reqwest::Url) -> Mcp {
+    let mut headers = HeaderMap::new();
+    headers.insert(AUTHORIZATION, HeaderValue::from_static(SECRET));
+    let client = reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap();
+    Mcp::http_with_options("peer", url.clone(), client, quick())
+}
+
+#[tokio::test]
+async fn mcp_progress_reaches_the_host_that_asked_for_it() {
+    for sessions in [false, true] {
+        let server = serve(peer(), sessions, false).await;
+        let source = Arc::new(source(&server.url));
+        let definitions = source.discover().await.unwrap();
+        let toolkit = Toolkit::from_source(
+            Arc::clone(&source) as _,
+            definitions,
+            &ToolkitOptions::default(),
+        )
+        .unwrap();
+
+        let told: Arc<Mutex<Vec<Progress>>> = Arc::default();
+        let sink = Arc::clone(&told);
+        let context =
+            CallContext::new().progress(move |progress| sink.lock().unwrap().push(progress));
+        let answer = toolkit
+            .call_with("progressing", json!({}), &context)
+            .await
+            .unwrap();
+        assert_eq!(
+            answer,
+            json!([{ "type": "text", "text": "asked for progress: true" }])
+        );
+        let told = told.lock().unwrap().clone();
+        assert_eq!(
+            told,
+            [1.0, 2.0]
+                .into_iter()
+                .map(|step| Progress::Reported {
+                    tool: "progressing".to_owned(),
+                    progress: step,
+                    total: Some(2.0),
+                    message: Some(format!("step {step} of 2")),
+                })
+                .collect::<Vec<_>>(),
+            "sessions: {sessions}"
+        );
+
+        // With no callback, no progress is asked for.
+        let answer = toolkit
+            .call_with("progressing", json!({}), &CallContext::new())
+            .await
+            .unwrap();
+        assert_eq!(
+            answer,
+            json!([{ "type": "text", "text": "asked for progress: false" }])
+        );
+    }
+}
+
+#[test]
+fn mcp_spans_name_the_transport_and_revision_and_nothing_secret() {
+    let spans = Spans::default();
+    capturing(&spans, async {
+        let server = serve(peer(), false, false).await;
+        let source = Arc::new(source(&server.url));
+        let definitions = source.discover().await.unwrap();
+        let toolkit = Toolkit::from_source(
+            Arc::clone(&source) as _,
+            definitions,
+            &ToolkitOptions::default(),
+        )
+        .unwrap();
+        let answer = toolkit
+            .call_with("progressing", json!({}), &CallContext::new().call_id("c1"))
+            .await;
+        assert!(answer.is_ok(), "{answer:?}");
+        let missing = toolkit.call("nope", Value::Null).await;
+        assert!(missing.is_err());
+        let _ = source.call("nope", serde_json::Map::new()).await;
+    });
+    let discovered = spans.named("discover");
+    assert_eq!(discovered.len(), 1, "{:?}", spans.all());
+    assert_eq!(discovered[0].field("toolkit.source"), Some("peer"));
+    assert_eq!(discovered[0].field("toolkit.tools"), Some("1"));
+    assert_eq!(discovered[0].field("toolkit.outcome"), Some("ok"));
+
+    let requests = spans.named("mcp.request");
+    let methods: Vec<_> = requests
+        .iter()
+        .map(|r| r.field("mcp.method.name"))
+        .collect();
+    assert_eq!(
+        methods,
+        [Some("tools/list"), Some("tools/call"), Some("tools/call")]
+    );
+    assert_eq!(requests[0].parent.as_deref(), Some("discover"));
+    assert_eq!(requests[1].parent.as_deref(), Some("execute_tool"));
+    for request in &requests {
+        assert_eq!(request.field("mcp.transport"), Some("streamable-http"));
+        assert_eq!(request.field("mcp.protocol.version"), Some("2026-07-28"));
+        assert_eq!(request.field("toolkit.source"), Some("peer"));
+    }
+    assert_eq!(requests[1].field("gen_ai.tool.name"), Some("progressing"));
+    assert_eq!(requests[1].field("toolkit.outcome"), Some("ok"));
+    assert_eq!(requests[2].field("gen_ai.tool.name"), Some("nope"));
+
+    let calls = spans.named("execute_tool");
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    assert_eq!(calls[0].field("gen_ai.tool.call.id"), Some("c1"));
+    assert_eq!(calls[0].field("toolkit.source"), Some("peer"));
+    assert_eq!(calls[0].field("mcp.transport"), Some("streamable-http"));
+    assert_eq!(calls[0].field("mcp.protocol.version"), Some("2026-07-28"));
+    assert_eq!(calls[0].field("toolkit.outcome"), Some("ok"));
+    assert_nothing_secret(&spans, &[SECRET, "s3cret", "/mcp"]);
+}
