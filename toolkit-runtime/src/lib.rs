@@ -66,6 +66,8 @@
 #![deny(missing_docs)]
 
 mod assembly;
+#[cfg(feature = "auth")]
+pub mod auth;
 #[cfg(feature = "code")]
 mod code;
 #[cfg(feature = "conformance")]

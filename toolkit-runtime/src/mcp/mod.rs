@@ -6,6 +6,8 @@
 //! process the source starts. Either way the source lists the server's tools and runs them, and
 //! does nothing else of MCP.
 //!
+//! - `client.rs`: [`McpHttpClient`], what requests over HTTP are sent through (a
+//!   `reqwest::Client`, or one that authenticates them).
 //! - `source.rs`: the source: paging, results, the `-32020` re-listing, timeouts.
 //! - `transport/`: how requests reach the server (`streamable_http.rs`, `legacy_sse.rs`,
 //!   `stdio.rs`), and how answers are read (`body.rs`, `status.rs`, `channel.rs`).
@@ -29,6 +31,7 @@
 //! | an answer larger than the cap | [`CallFailed`](crate::Reason::CallFailed), telling the model to ask for less |
 //! | anything that is not MCP | [`InvalidResponse`](crate::Reason::InvalidResponse) |
 
+mod client;
 mod command;
 mod headers;
 mod jsonrpc;
@@ -38,8 +41,9 @@ mod results;
 mod revision;
 mod snapshot;
 mod source;
-mod transport;
+pub(crate) mod transport;
 
+pub use client::McpHttpClient;
 pub use command::StdioCommand;
 pub use headers::{MarkProblem, mark_problems};
 pub use options::McpOptions;
