@@ -39,26 +39,22 @@ impl AuthorizationCallback for Headless {
 
     fn authorize(&self, url: reqwest::Url) -> BoxFuture<'_, Result<reqwest::Url, AuthError>> {
         Box::pin(async move {
-            let loopback = matches!(
-                url.host_str(),
-                Some("localhost" | "127.0.0.1" | "[::1]")
-            );
+            let loopback = matches!(url.host_str(), Some("localhost" | "127.0.0.1" | "[::1]"));
             if !loopback {
                 return Err(AuthError::Refused(
                     "the headless callback follows only authorization servers on loopback".into(),
                 ));
             }
-            let response = self
-                .http
-                .get(url.clone())
-                .send()
-                .await
-                .map_err(|_| AuthError::Unavailable("the authorization endpoint could not be reached".into()))?;
+            let response = self.http.get(url.clone()).send().await.map_err(|_| {
+                AuthError::Unavailable("the authorization endpoint could not be reached".into())
+            })?;
             let location = response
                 .headers()
                 .get(reqwest::header::LOCATION)
                 .and_then(|value| value.to_str().ok())
-                .ok_or_else(|| AuthError::Refused("the authorization endpoint did not redirect".into()))?;
+                .ok_or_else(|| {
+                    AuthError::Refused("the authorization endpoint did not redirect".into())
+                })?;
             url.join(location)
                 .map_err(|_| AuthError::Refused("the redirect is not a URL".into()))
         })
@@ -94,16 +90,29 @@ async fn list_and_call(source: Mcp, tool: Option<(&str, Value)>) -> Result<(), T
 }
 
 async fn run(scenario: &str, url: reqwest::Url) -> Result<ExitCode, String> {
-    let plain = || Mcp::http_with_options("conformance", url.clone(), reqwest::Client::new(), options());
+    let plain = || {
+        Mcp::http_with_options(
+            "conformance",
+            url.clone(),
+            reqwest::Client::new(),
+            options(),
+        )
+    };
     let done = match scenario {
         "initialize" => list_and_call(plain(), None).await,
-        "tools_call" => list_and_call(plain(), Some(("add_numbers", json!({"a": 2, "b": 3})))).await,
+        "tools_call" => {
+            list_and_call(plain(), Some(("add_numbers", json!({"a": 2, "b": 3})))).await
+        }
         "sse-retry" => list_and_call(plain(), Some(("test_reconnection", json!({})))).await,
         "elicitation-sep1034-client-defaults" => {
             // FIXME: the MCP source answers a server's requests other than `ping` with -32601
             // and opens no standalone GET stream, so the elicitation never comes and the call
             // waits for the time limit.
-            list_and_call(plain(), Some(("test_client_elicitation_defaults", json!({})))).await
+            list_and_call(
+                plain(),
+                Some(("test_client_elicitation_defaults", json!({}))),
+            )
+            .await
         }
         auth if auth.starts_with("auth/") => {
             let http = reqwest::Client::builder()
@@ -151,7 +160,7 @@ fn main() -> ExitCode {
         .init();
     let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let Some(url) = std::env::args()
-        .last()
+        .next_back()
         .and_then(|last| reqwest::Url::parse(&last).ok())
     else {
         eprintln!("usage: mcp-conformance-client <server URL> (with MCP_CONFORMANCE_SCENARIO set)");

@@ -135,17 +135,17 @@ impl FileStore {
         let failed = |_| AuthError::Store("the token file cannot be written".into());
         let text = serde_json::to_vec_pretty(file)
             .map_err(|_| AuthError::Store("the grants cannot be written as JSON".into()))?;
-        if let Some(folder) = self.path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            if !folder.exists() {
-                let mut builder = std::fs::DirBuilder::new();
-                builder.recursive(true);
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::DirBuilderExt;
-                    builder.mode(0o700);
-                }
-                builder.create(folder).map_err(failed)?;
+        if let Some(folder) = self.path.parent().filter(|p| !p.as_os_str().is_empty())
+            && !folder.exists()
+        {
+            let mut builder = std::fs::DirBuilder::new();
+            builder.recursive(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::DirBuilderExt;
+                builder.mode(0o700);
             }
+            builder.create(folder).map_err(failed)?;
         }
         let mut temporary = self.path.clone().into_os_string();
         temporary.push(format!(".{}.tmp", std::process::id()));
