@@ -539,7 +539,14 @@ impl OAuthClient {
                 let _flow = self.inner.flow.lock().await;
                 if !self.changed_since(Some(&grant)) {
                     refreshed = true;
-                    self.refresh(&grant).await?;
+                    match self.refresh(&grant).await {
+                        Ok(_) => {}
+                        // Ahead of expiry, the token still serves while the server is down.
+                        Err(error) if !grant.expires_within(Duration::ZERO) => {
+                            tracing::debug!(%error, "a refresh ahead of expiry failed; the token is used meanwhile");
+                        }
+                        Err(error) => return Err(error.into()),
+                    }
                 }
             }
             let sent = self.attach(&mut attempt)?;

@@ -2,6 +2,8 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod assembly;
+#[cfg(feature = "auth")]
+mod auth;
 #[cfg(feature = "code")]
 mod code;
 #[cfg(feature = "conformance")]
