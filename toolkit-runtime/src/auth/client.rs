@@ -163,11 +163,9 @@ impl fmt::Debug for OAuthClientBuilder {
 
 impl OAuthClient {
     /// Starts a client for the MCP server at `server`, whose user authorizes through `callback`.
-    /// By default: requests sent over a client of [`http::client_builder`]'s kind (redirects
-    /// followed within the first request's origin only), grants kept in a [`MemoryStore`], a
-    /// client named `toolkit` registered dynamically.
-    ///
-    /// [`http::client_builder`]: https://docs.rs/toolkit-runtime/latest/toolkit_runtime/http/fn.client_builder.html
+    /// By default: requests sent over a `reqwest::Client` that follows redirects within the
+    /// first request's origin only (as `http::client_builder`'s), grants kept in a
+    /// [`MemoryStore`], a client named `toolkit` registered dynamically.
     pub fn builder(server: Url, callback: impl AuthorizationCallback) -> OAuthClientBuilder {
         OAuthClientBuilder {
             server,
@@ -318,7 +316,8 @@ impl OAuthClientBuilder {
 }
 
 /// Redirects followed within the first request's origin only (so a token never follows one to
-/// another origin).
+/// another origin). The same policy as `http::same_origin_redirects`, which exists only with
+/// feature `http`.
 fn same_origin_redirects() -> reqwest::redirect::Policy {
     reqwest::redirect::Policy::custom(|attempt| {
         let same = attempt

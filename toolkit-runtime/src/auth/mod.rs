@@ -13,7 +13,8 @@
 //!   metadata; `registration.rs`: client identity and token endpoint authentication;
 //!   `flow.rs`: the authorization code flow and refresh (with the `oauth2` crate).
 //! - `grant.rs`: [`Grant`]; `store.rs`: [`TokenStore`], [`MemoryStore`], [`FileStore`];
-//!   `callback.rs`: [`AuthorizationCallback`]; `secret.rs`: [`Secret`].
+//!   `callback.rs`: [`AuthorizationCallback`]; `loopback.rs`: [`LoopbackCallback`], the redirect
+//!   received on a loopback port; `secret.rs`: [`Secret`].
 //! - `policy.rs`: which URLs metadata may send the client to; `fetch.rs`: the bounded requests.
 //!
 //! No token, code, verifier or client secret is ever in a failure, a log line or a `Debug`
@@ -27,6 +28,7 @@ mod error;
 mod fetch;
 mod flow;
 mod grant;
+mod loopback;
 mod policy;
 mod registration;
 mod secret;
@@ -38,5 +40,6 @@ pub use client::{OAuthClient, OAuthClientBuilder, OAuthOptions};
 pub use error::AuthError;
 pub use fetch::MAX_METADATA_BYTES;
 pub use grant::{ClientAuth, Grant, RegisteredClient};
+pub use loopback::{LoopbackCallback, MAX_CALLBACK_REQUEST_BYTES};
 pub use secret::Secret;
 pub use store::{FileStore, MemoryStore, TokenStore};

@@ -72,7 +72,7 @@ struct Listing {
 impl Mcp {
     /// The source `name` of the Streamable HTTP server at `url`, reached with `client`: a
     /// `reqwest::Client`, or any [`McpHttpClient`] — such as an
-    /// [`OAuthClient`](crate::auth::OAuthClient) (feature `auth`), whose tokens are got and
+    /// `auth::OAuthClient` (feature `auth`), whose tokens are got and
     /// refreshed while the source lives.
     pub fn http(name: impl Into<String>, url: Url, client: impl McpHttpClient) -> Self {
         Self::http_with_options(name, url, client, McpOptions::default())

@@ -416,3 +416,57 @@ async fn auth_the_file_store_is_owner_only_and_refuses_a_file_others_read() {
     memory.remove("a").await.unwrap();
     assert!(memory.load("a").await.unwrap().is_none());
 }
+
+#[tokio::test]
+async fn auth_login_ahead_through_a_loopback_listener_then_requests_need_no_user() {
+    use toolkit_runtime::auth::{LoopbackCallback, MAX_CALLBACK_REQUEST_BYTES};
+    let servers = start(Knobs::default()).await;
+    // The "browser": first a stray request and one over the size cap, then the authorization
+    // URL, whose redirect lands on the listener.
+    let callback = LoopbackCallback::bind(0, |url| {
+        let url = url.clone();
+        tokio::spawn(async move {
+            let redirect = {
+                let http = reqwest::Client::builder()
+                    .redirect(reqwest::redirect::Policy::none())
+                    .build()
+                    .unwrap();
+                let answer = http.get(url.clone()).send().await.unwrap();
+                let location = answer.headers()["location"].to_str().unwrap().to_owned();
+                url.join(&location).unwrap()
+            };
+            let browser = reqwest::Client::new();
+            let mut stray = redirect.clone();
+            stray.set_path("/favicon.ico");
+            assert_eq!(browser.get(stray).send().await.unwrap().status(), 404);
+            let mut huge = redirect.clone();
+            huge.set_query(Some(&"x".repeat(MAX_CALLBACK_REQUEST_BYTES)));
+            let _ = browser.get(huge).send().await;
+            let landed = browser.get(redirect).send().await.unwrap();
+            assert_eq!(landed.status(), 200);
+        });
+        Ok(())
+    })
+    .await
+    .unwrap();
+    assert!(
+        callback
+            .redirect_uri()
+            .as_str()
+            .starts_with("http://127.0.0.1:")
+    );
+    let oauth = OAuthClient::builder(servers.url.clone(), callback)
+        .options(OAuthOptions {
+            authorization_timeout: Duration::from_secs(5),
+            ..options()
+        })
+        .build()
+        .unwrap();
+    let grant = oauth.login().await.unwrap();
+    assert!(grant.resource.unwrap().ends_with("/mcp"));
+    let mcp = source(&servers, oauth.clone());
+    mcp.discover().await.unwrap();
+    assert_eq!(servers.seen("/authorize").len(), 1);
+    oauth.logout().await.unwrap();
+    assert!(oauth.grant().is_none());
+}
