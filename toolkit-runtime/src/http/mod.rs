@@ -16,12 +16,17 @@ mod answer;
 pub mod client;
 mod encoding;
 mod operation;
+mod security;
 mod source;
 pub(crate) mod template;
 
 pub use answer::MAX_ERROR_WORDS;
 pub use client::{HeaderClient, HttpClient, MAX_REDIRECTS, client_builder, same_origin_redirects};
 pub use operation::{Body, BodyEncoding, Location, Operation, Parameter, RequestTemplate};
+pub use security::{
+    Credential, CredentialProvider, Credentials, KeyLocation, OAuthFlow, SecurityRequirement,
+    SecurityScheme,
+};
 pub use source::{
     DEFAULT_MAX_ANSWER_LENGTH, DEFAULT_TIMEOUT, HttpSource, HttpSourceBuilder, HttpSourceError,
 };

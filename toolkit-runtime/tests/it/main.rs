@@ -14,6 +14,8 @@ mod functions;
 mod http;
 #[cfg(all(feature = "openapi", feature = "conformance"))]
 mod http_conformance;
+#[cfg(feature = "openapi")]
+mod http_security;
 mod input;
 mod model;
 #[cfg(feature = "openapi")]

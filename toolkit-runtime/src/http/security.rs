@@ -1,0 +1,354 @@
+//! Credentials where an API's security schemes say: [`SecurityScheme`], [`Credential`],
+//! [`CredentialProvider`] and [`Credentials`], applied by an [`HttpSource`](super::HttpSource)
+//! given them with [`security`](super::HttpSourceBuilder::security).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use reqwest::header::{AUTHORIZATION, COOKIE, HeaderName, HeaderValue};
+use serde::{Deserialize, Serialize};
+
+use crate::BoxFuture;
+
+/// Where an API key goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KeyLocation {
+    /// A request header of the scheme's name.
+    Header,
+    /// A query parameter of the scheme's name.
+    Query,
+    /// A cookie of the scheme's name.
+    Cookie,
+}
+
+/// An OAuth 2 flow of a scheme: its URLs as the document writes them (maybe relative to the
+/// server's URL) and its scopes.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct OAuthFlow {
+    /// `authorizationUrl` (authorization code and implicit flows).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub authorization_url: Option<String>,
+    /// `tokenUrl`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_url: Option<String>,
+    /// `refreshUrl`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refresh_url: Option<String>,
+    /// The scopes' names.
+    #[serde(default)]
+    pub scopes: Vec<String>,
+}
+
+/// A security scheme of a document.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+pub enum SecurityScheme {
+    /// An API key in a header, the query or a cookie, sent as given.
+    ApiKey {
+        /// The header, query parameter or cookie name.
+        name: String,
+        /// Where it goes.
+        #[serde(rename = "in")]
+        location: KeyLocation,
+    },
+    /// HTTP authentication: `Authorization: <Scheme> <credential>` (`basic`: base64 of
+    /// `user:password`; `bearer`: a token).
+    Http {
+        /// The scheme, lower-cased (`basic`, `bearer`, …).
+        scheme: String,
+    },
+    /// OAuth 2: a token got through one of the flows, sent as a bearer token.
+    #[serde(rename = "oauth2")]
+    OAuth2 {
+        /// The flows the document names, by name (`clientCredentials`, `authorizationCode`,
+        /// `implicit`, `password`).
+        flows: BTreeMap<String, OAuthFlow>,
+    },
+    /// OpenID Connect: a token got through the provider the discovery URL names, sent as a
+    /// bearer token.
+    OpenIdConnect {
+        /// `openIdConnectUrl`.
+        url: String,
+    },
+    /// A client certificate on the TLS connection (the host's client carries it).
+    MutualTls,
+}
+
+/// One way of meeting an operation's security: every named scheme, with the scopes of the OAuth
+/// ones. An empty requirement means no credential is needed.
+pub type SecurityRequirement = BTreeMap<String, Vec<String>>;
+
+/// A credential the host gives for a scheme. Shown by no `Debug` output.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Credential {
+    /// An API key (sent as given), a bearer token, or the access token of an OAuth 2 or OpenID
+    /// Connect scheme.
+    Token(String),
+    /// HTTP basic: a user (without `:`) and a password.
+    Basic {
+        /// The user.
+        user: String,
+        /// The password.
+        password: String,
+    },
+}
+
+impl fmt::Debug for Credential {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Token(_) => f.write_str("Token(…)"),
+            Self::Basic { .. } => f.write_str("Basic(…)"),
+        }
+    }
+}
+
+/// Gives the credential of a scheme when a call needs it (so a token can be fetched or
+/// refreshed meanwhile); `None` when the host has none for it.
+pub trait CredentialProvider: Send + Sync + 'static {
+    /// The credential of the scheme named `scheme`.
+    fn credential<'a>(&'a self, scheme: &'a str) -> BoxFuture<'a, Option<Credential>>;
+}
+
+/// Fixed credentials, by scheme name.
+///
+/// ```
+/// use toolkit_runtime::http::{Credential, Credentials};
+///
+/// let credentials = Credentials::new()
+///     .with("api_key", Credential::Token(std::env::var("PETSTORE_KEY").unwrap_or_default()));
+/// ```
+#[derive(Clone, Default)]
+pub struct Credentials {
+    by_scheme: BTreeMap<String, Credential>,
+}
+
+impl fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Credentials")
+            .field("schemes", &self.by_scheme.keys().collect::<Vec<_>>())
+            .finish()
+    }
+}
+
+impl Credentials {
+    /// No credentials.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// These credentials and `credential` for the scheme `scheme`.
+    #[must_use]
+    pub fn with(mut self, scheme: impl Into<String>, credential: Credential) -> Self {
+        self.by_scheme.insert(scheme.into(), credential);
+        self
+    }
+}
+
+impl CredentialProvider for Credentials {
+    fn credential<'a>(&'a self, scheme: &'a str) -> BoxFuture<'a, Option<Credential>> {
+        let found = self.by_scheme.get(scheme).cloned();
+        Box::pin(async move { found })
+    }
+}
+
+/// What a source knows of its operations' security.
+pub(crate) struct SourceSecurity {
+    pub schemes: BTreeMap<String, SecurityScheme>,
+    pub requirements: BTreeMap<String, Vec<SecurityRequirement>>,
+    pub provider: Box<dyn CredentialProvider>,
+}
+
+/// What a call's credentials did to its request.
+#[derive(Default)]
+pub(crate) struct Applied {
+    /// The values sent, to keep out of any words a model reads.
+    pub secrets: Vec<String>,
+    /// Whether one is in the URL (so no failure names the URL).
+    pub in_url: bool,
+}
+
+impl SourceSecurity {
+    /// Puts on `request` the credentials of the first requirement of `operation` the provider
+    /// meets; nothing when it has none, or meets none (the API then answers 401, read as
+    /// [`Reason::Authentication`](crate::Reason::Authentication)).
+    pub(crate) async fn apply(&self, operation: &str, request: &mut reqwest::Request) -> Applied {
+        let mut applied = Applied::default();
+        let Some(requirements) = self.requirements.get(operation) else {
+            return applied;
+        };
+        'requirements: for requirement in requirements {
+            let mut chosen = Vec::new();
+            for scheme_name in requirement.keys() {
+                let Some(scheme) = self.schemes.get(scheme_name) else {
+                    continue 'requirements;
+                };
+                if *scheme == SecurityScheme::MutualTls {
+                    // The host's client carries the certificate.
+                    continue;
+                }
+                match self.provider.credential(scheme_name).await {
+                    Some(credential) if fits(scheme, &credential) => {
+                        chosen.push((scheme, credential))
+                    }
+                    _ => continue 'requirements,
+                }
+            }
+            for (scheme, credential) in chosen {
+                put(scheme, &credential, request, &mut applied);
+            }
+            return applied;
+        }
+        applied
+    }
+}
+
+fn fits(scheme: &SecurityScheme, credential: &Credential) -> bool {
+    match (scheme, credential) {
+        (SecurityScheme::Http { scheme }, Credential::Basic { user, .. }) => {
+            scheme == "basic" && !user.contains(':')
+        }
+        (SecurityScheme::Http { scheme }, Credential::Token(_)) => scheme != "basic",
+        (_, Credential::Token(_)) => true,
+        (_, Credential::Basic { .. }) => false,
+    }
+}
+
+fn sensitive(text: &str) -> Option<HeaderValue> {
+    let mut value = HeaderValue::from_str(text).ok()?;
+    value.set_sensitive(true);
+    Some(value)
+}
+
+fn put(
+    scheme: &SecurityScheme,
+    credential: &Credential,
+    request: &mut reqwest::Request,
+    applied: &mut Applied,
+) {
+    let headers_failed = || tracing::warn!("a credential cannot be sent in a header; left out");
+    match (scheme, credential) {
+        (SecurityScheme::ApiKey { name, location }, Credential::Token(key)) => {
+            applied.secrets.push(key.clone());
+            match location {
+                KeyLocation::Header => {
+                    match (HeaderName::from_bytes(name.as_bytes()), sensitive(key)) {
+                        (Ok(header), Some(value)) => {
+                            request.headers_mut().insert(header, value);
+                        }
+                        _ => headers_failed(),
+                    }
+                }
+                KeyLocation::Query => {
+                    applied.in_url = true;
+                    request.url_mut().query_pairs_mut().append_pair(name, key);
+                }
+                KeyLocation::Cookie => {
+                    let pair = format!("{name}={key}");
+                    let cookie = match request.headers().get(COOKIE).and_then(|v| v.to_str().ok()) {
+                        Some(existing) if !existing.is_empty() => format!("{existing}; {pair}"),
+                        _ => pair,
+                    };
+                    match sensitive(&cookie) {
+                        Some(value) => {
+                            request.headers_mut().insert(COOKIE, value);
+                        }
+                        None => headers_failed(),
+                    }
+                }
+            }
+        }
+        (SecurityScheme::Http { .. }, Credential::Basic { user, password }) => {
+            applied.secrets.push(password.clone());
+            let encoded = base64(format!("{user}:{password}").as_bytes());
+            applied.secrets.push(encoded.clone());
+            match sensitive(&format!("Basic {encoded}")) {
+                Some(value) => {
+                    request.headers_mut().insert(AUTHORIZATION, value);
+                }
+                None => headers_failed(),
+            }
+        }
+        (scheme, Credential::Token(token)) => {
+            applied.secrets.push(token.clone());
+            let prefix = match scheme {
+                SecurityScheme::Http { scheme } if scheme != "bearer" => {
+                    let mut chars = scheme.chars();
+                    chars
+                        .next()
+                        .map(|first| first.to_ascii_uppercase().to_string() + chars.as_str())
+                        .unwrap_or_default()
+                }
+                _ => "Bearer".to_owned(),
+            };
+            match sensitive(&format!("{prefix} {token}")) {
+                Some(value) => {
+                    request.headers_mut().insert(AUTHORIZATION, value);
+                }
+                None => headers_failed(),
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Standard base64 with padding (RFC 4648 §4), for `Authorization: Basic`. Written here: the
+/// `base64` crate is no dependency of feature `http`, whose dependency list is fixed, and this is
+/// the one place it needs it.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let b = [
+            chunk[0],
+            chunk.get(1).copied().unwrap_or(0),
+            chunk.get(2).copied().unwrap_or(0),
+        ];
+        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+        for (i, shift) in [18, 12, 6, 0].into_iter().enumerate() {
+            if i <= chunk.len() {
+                out.push(char::from(ALPHABET[((n >> shift) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_matches_rfc_4648() {
+        for (plain, encoded) in [
+            ("", ""),
+            ("f", "Zg=="),
+            ("fo", "Zm8="),
+            ("foo", "Zm9v"),
+            ("foob", "Zm9vYg=="),
+            ("fooba", "Zm9vYmE="),
+            ("foobar", "Zm9vYmFy"),
+            ("user:pässword", "dXNlcjpww6Rzc3dvcmQ="),
+        ] {
+            assert_eq!(base64(plain.as_bytes()), encoded);
+        }
+    }
+
+    #[test]
+    fn credentials_do_not_show_in_debug() {
+        let credentials = Credentials::new()
+            .with("k", Credential::Token("s3cr3t".into()))
+            .with(
+                "b",
+                Credential::Basic {
+                    user: "u".into(),
+                    password: "pw-s3cr3t".into(),
+                },
+            );
+        let shown = format!("{credentials:?} {:?}", Credential::Token("s3cr3t".into()));
+        assert!(!shown.contains("s3cr3t"), "{shown}");
+    }
+}
