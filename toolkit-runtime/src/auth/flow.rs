@@ -214,7 +214,7 @@ pub(crate) async fn refresh(http: &AuthHttp, grant: &Grant) -> Result<Grant, Ref
 
 /// The `oauth2` crate's HTTP client: ours, in futures that own what they use (a future that
 /// borrowed would not be `Send` for every lifetime the crate's bounds ask).
-fn owned_call(
+pub(crate) fn owned_call(
     http: &AuthHttp,
 ) -> impl Fn(
     oauth2::HttpRequest,

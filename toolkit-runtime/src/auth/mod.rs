@@ -12,6 +12,8 @@
 //! - `challenge.rs`: `WWW-Authenticate`; `discovery.rs`: resource and authorization server
 //!   metadata; `registration.rs`: client identity and token endpoint authentication;
 //!   `flow.rs`: the authorization code flow and refresh (with the `oauth2` crate).
+//! - `client_credentials.rs` (with feature `http`): [`ClientCredentials`], OAuth 2 client
+//!   credentials for an OpenAPI scheme of an `HttpSource`.
 //! - `grant.rs`: [`Grant`]; `store.rs`: [`TokenStore`], [`MemoryStore`], [`FileStore`];
 //!   `callback.rs`: [`AuthorizationCallback`]; `loopback.rs`: [`LoopbackCallback`], the redirect
 //!   received on a loopback port; `secret.rs`: [`Secret`].
@@ -23,6 +25,8 @@
 mod callback;
 mod challenge;
 mod client;
+#[cfg(feature = "http")]
+mod client_credentials;
 mod discovery;
 mod error;
 mod fetch;
@@ -37,6 +41,8 @@ mod store;
 pub use callback::AuthorizationCallback;
 pub use challenge::MAX_CHALLENGE_BYTES;
 pub use client::{OAuthClient, OAuthClientBuilder, OAuthOptions};
+#[cfg(feature = "http")]
+pub use client_credentials::ClientCredentials;
 pub use error::AuthError;
 pub use fetch::MAX_METADATA_BYTES;
 pub use grant::{ClientAuth, Grant, RegisteredClient};

@@ -109,9 +109,18 @@ impl fmt::Debug for Credential {
 pub trait CredentialProvider: Send + Sync + 'static {
     /// The credential of the scheme named `scheme`.
     fn credential<'a>(&'a self, scheme: &'a str) -> BoxFuture<'a, Option<Credential>>;
+
+    /// The API refused (401 or 403) a call that carried the credential of `scheme`: `true` when
+    /// the next [`credential`](CredentialProvider::credential) gives a fresh one (a token
+    /// fetched again), so that the call is sent once more. By default `false`.
+    fn refused<'a>(&'a self, scheme: &'a str) -> BoxFuture<'a, bool> {
+        let _ = scheme;
+        Box::pin(async { false })
+    }
 }
 
-/// Fixed credentials, by scheme name.
+/// Credentials by scheme name: fixed ones, and providers of their own (such as
+/// `auth::ClientCredentials`, feature `auth`, which fetches OAuth 2 tokens).
 ///
 /// ```
 /// use toolkit_runtime::http::{Credential, Credentials};
@@ -122,12 +131,14 @@ pub trait CredentialProvider: Send + Sync + 'static {
 #[derive(Clone, Default)]
 pub struct Credentials {
     by_scheme: BTreeMap<String, Credential>,
+    providers: BTreeMap<String, std::sync::Arc<dyn CredentialProvider>>,
 }
 
 impl fmt::Debug for Credentials {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Credentials")
             .field("schemes", &self.by_scheme.keys().collect::<Vec<_>>())
+            .field("providers", &self.providers.keys().collect::<Vec<_>>())
             .finish()
     }
 }
@@ -144,12 +155,37 @@ impl Credentials {
         self.by_scheme.insert(scheme.into(), credential);
         self
     }
+
+    /// These credentials and `provider` for the scheme `scheme`.
+    #[must_use]
+    pub fn with_provider(
+        mut self,
+        scheme: impl Into<String>,
+        provider: impl CredentialProvider,
+    ) -> Self {
+        self.providers
+            .insert(scheme.into(), std::sync::Arc::new(provider));
+        self
+    }
 }
 
 impl CredentialProvider for Credentials {
     fn credential<'a>(&'a self, scheme: &'a str) -> BoxFuture<'a, Option<Credential>> {
-        let found = self.by_scheme.get(scheme).cloned();
-        Box::pin(async move { found })
+        Box::pin(async move {
+            match self.providers.get(scheme) {
+                Some(provider) => provider.credential(scheme).await,
+                None => self.by_scheme.get(scheme).cloned(),
+            }
+        })
+    }
+
+    fn refused<'a>(&'a self, scheme: &'a str) -> BoxFuture<'a, bool> {
+        Box::pin(async move {
+            match self.providers.get(scheme) {
+                Some(provider) => provider.refused(scheme).await,
+                None => false,
+            }
+        })
     }
 }
 
@@ -167,6 +203,8 @@ pub(crate) struct Applied {
     pub secrets: Vec<String>,
     /// Whether one is in the URL (so no failure names the URL).
     pub in_url: bool,
+    /// The schemes whose credentials it carries.
+    pub schemes: Vec<String>,
 }
 
 impl SourceSecurity {
@@ -190,17 +228,27 @@ impl SourceSecurity {
                 }
                 match self.provider.credential(scheme_name).await {
                     Some(credential) if fits(scheme, &credential) => {
-                        chosen.push((scheme, credential))
+                        chosen.push((scheme_name, scheme, credential));
                     }
                     _ => continue 'requirements,
                 }
             }
-            for (scheme, credential) in chosen {
+            for (name, scheme, credential) in chosen {
                 put(scheme, &credential, request, &mut applied);
+                applied.schemes.push(name.clone());
             }
             return applied;
         }
         applied
+    }
+
+    /// Tells the provider the API refused `applied`'s credentials: whether any is fresh now.
+    pub(crate) async fn refused(&self, applied: &Applied) -> bool {
+        let mut fresh = false;
+        for scheme in &applied.schemes {
+            fresh |= self.provider.refused(scheme).await;
+        }
+        fresh
     }
 }
 

@@ -422,15 +422,26 @@ impl ToolSource for HttpSource {
             let Some((_, template)) = self.operations.get(tool) else {
                 return Err(self.error(Reason::not_found(format!("no operation named {tool:?}"))));
             };
-            let mut request = template
+            let request = template
                 .request(&self.base, &input)
                 .map_err(|message| self.error(Reason::invalid_input(message)))?;
             let sent = async {
-                let applied = match &self.security {
-                    Some(security) => security.apply(tool, &mut request).await,
-                    None => Applied::default(),
+                let Some(security) = &self.security else {
+                    return self.send(request, &Applied::default()).await;
                 };
-                self.send(request, &applied).await
+                let again = request.try_clone();
+                let mut request = request;
+                let applied = security.apply(tool, &mut request).await;
+                let outcome = self.send(request, &applied).await;
+                // A refused credential the provider renews (a token fetched again): once more.
+                if let (Err(Reason::Authentication { .. }), Some(mut again)) = (&outcome, again)
+                    && !applied.schemes.is_empty()
+                    && security.refused(&applied).await
+                {
+                    let applied = security.apply(tool, &mut again).await;
+                    return self.send(again, &applied).await;
+                }
+                outcome
             };
             let outcome = match tokio::time::timeout(self.timeout, sent).await {
                 Ok(outcome) => outcome,

@@ -3,6 +3,8 @@
 //! `Authentication` or `Unavailable` failure naming no secret, and nothing panics. (The good
 //! paths are the official conformance suite's, in `tests/` of the workspace.)
 
+#[cfg(feature = "http")]
+mod client_credentials;
 mod fixture;
 
 use std::time::Duration;
