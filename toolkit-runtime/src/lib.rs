@@ -4,6 +4,8 @@
 
 mod approval;
 mod assembly;
+#[cfg(feature = "auth")]
+pub mod auth;
 #[cfg(feature = "code")]
 mod code;
 pub mod codegen;

@@ -288,8 +288,6 @@ pub struct UpdatePetWithFormInput {
 #[serde(crate = "::toolkit_runtime::codegen::serde")]
 #[serde(deny_unknown_fields)]
 pub struct DeletePetInput {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub api_key: ::std::option::Option<::std::string::String>,
     /// Pet id to delete
     #[serde(rename = "petId")]
     pub pet_id: i64,
@@ -1017,10 +1015,6 @@ impl Petstore3 {
       "inputSchema": {
         "type": "object",
         "properties": {
-          "api_key": {
-            "type": "string",
-            "description": ""
-          },
           "petId": {
             "type": "integer",
             "format": "int64",
@@ -1043,11 +1037,6 @@ impl Petstore3 {
       "method": "DELETE",
       "path": "/pet/{petId}",
       "parameters": [
-        {
-          "property": "api_key",
-          "in": "header",
-          "name": "api_key"
-        },
         {
           "property": "petId",
           "in": "path",

@@ -3,3 +3,4 @@
 
 mod corpus;
 mod host;
+mod mcp_conformance;

@@ -19,10 +19,15 @@
 mod answer;
 #[cfg(feature = "http")]
 pub mod client;
+#[cfg(feature = "http")]
+mod credentials;
 // What a value may be where: the checks of templates need its sets, the source all of it.
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 mod encoding;
 mod operation;
+// Security schemes and requirements are data (read from documents); applying credentials is
+// the source's (feature `http`).
+mod security;
 #[cfg(feature = "http")]
 mod source;
 pub(crate) mod template;
@@ -31,7 +36,10 @@ pub(crate) mod template;
 pub use answer::MAX_ERROR_WORDS;
 #[cfg(feature = "http")]
 pub use client::{HeaderClient, HttpClient, MAX_REDIRECTS, client_builder, same_origin_redirects};
+#[cfg(feature = "http")]
+pub use credentials::{Credential, CredentialProvider, Credentials};
 pub use operation::{Body, BodyEncoding, Location, Operation, Parameter, RequestTemplate};
+pub use security::{KeyLocation, OAuthFlow, SecurityRequirement, SecurityScheme};
 #[cfg(feature = "http")]
 pub use source::{
     DEFAULT_MAX_ANSWER_LENGTH, DEFAULT_TIMEOUT, HttpSource, HttpSourceBuilder, HttpSourceError,

@@ -11,7 +11,9 @@ use url::Url;
 
 use super::answer::{self, Capped, Failing, MAX_ERROR_WORDS};
 use super::client::HttpClient;
+use super::credentials::{Applied, CredentialProvider, SourceSecurity};
 use super::operation::Operation;
+use super::security::{SecurityRequirement, SecurityScheme};
 use super::template::CompiledTemplate;
 use crate::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
 
@@ -73,6 +75,7 @@ pub struct HttpSource {
     operations: IndexMap<String, (ToolDefinition, CompiledTemplate)>,
     timeout: Duration,
     max_answer_length: usize,
+    security: Option<SourceSecurity>,
 }
 
 impl fmt::Debug for HttpSource {
@@ -96,6 +99,7 @@ pub struct HttpSourceBuilder {
     problems: Vec<String>,
     timeout: Duration,
     max_answer_length: usize,
+    security: Option<SourceSecurity>,
 }
 
 impl fmt::Debug for HttpSourceBuilder {
@@ -123,6 +127,7 @@ impl HttpSource {
             problems: Vec::new(),
             timeout: DEFAULT_TIMEOUT,
             max_answer_length: DEFAULT_MAX_ANSWER_LENGTH,
+            security: None,
         }
     }
 
@@ -138,8 +143,16 @@ impl HttpSource {
         ToolSourceError::new(self.name.clone(), reason)
     }
 
-    /// Sends `request` and reads what it answers.
-    async fn send(&self, request: reqwest::Request) -> Result<Value, Reason> {
+    /// Sends `request` and reads what it answers. `applied` says which credentials it carries,
+    /// kept out of every failure.
+    async fn send(&self, request: reqwest::Request, applied: &Applied) -> Result<Value, Reason> {
+        let request_failed = |error: reqwest::Error| {
+            if applied.in_url {
+                request_failed(error.without_url())
+            } else {
+                request_failed(error)
+            }
+        };
         let response = self.client.execute(request).await.map_err(request_failed)?;
         if !same_origin(response.url(), &self.base) {
             // Never read: another site's words must not reach the model.
@@ -158,7 +171,12 @@ impl HttpSource {
                 {
                     Capped::Whole(words) | Capped::TooLong(words) => words,
                 };
-                let words = self.redacted(&String::from_utf8_lossy(&words));
+                let mut words = self.redacted(&String::from_utf8_lossy(&words));
+                for secret in &applied.secrets {
+                    if !secret.is_empty() {
+                        words = words.replace(secret.as_str(), "<credential>");
+                    }
+                }
                 Err(answer::call_failed(status, &words))
             }
             None => {
@@ -279,6 +297,47 @@ impl HttpSourceBuilder {
         self
     }
 
+    /// Puts credentials on each call as the operation's security requirements say: `schemes`
+    /// (by name) and `requirements` (by operation name; alternatives, the first the `provider`
+    /// meets is used), as `openapi::read_operations` reads them
+    /// into `ReadOperations::security`. An API key goes in its header, query parameter or
+    /// cookie; HTTP basic and bearer, OAuth 2 and OpenID Connect tokens in `Authorization`. A
+    /// credential's value never appears in a failure. An operation whose requirements the
+    /// provider meets none of is sent without, and the API's 401 reads as
+    /// [`Reason::Authentication`].
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use toolkit_runtime::http::{Credential, Credentials, HttpSource, KeyLocation, SecurityScheme, client_builder};
+    ///
+    /// let schemes = BTreeMap::from([(
+    ///     "api_key".to_owned(),
+    ///     SecurityScheme::ApiKey { name: "X-Api-Key".into(), location: KeyLocation::Header },
+    /// )]);
+    /// let requirements = BTreeMap::from([(
+    ///     "list_pets".to_owned(),
+    ///     vec![BTreeMap::from([("api_key".to_owned(), Vec::new())])],
+    /// )]);
+    /// let source = HttpSource::builder("pets", "https://pets.example.com", client_builder().build()?)
+    ///     .security(schemes, requirements, Credentials::new().with("api_key", Credential::Token("key".into())))
+    ///     .build()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn security(
+        mut self,
+        schemes: std::collections::BTreeMap<String, SecurityScheme>,
+        requirements: std::collections::BTreeMap<String, Vec<SecurityRequirement>>,
+        provider: impl CredentialProvider,
+    ) -> Self {
+        self.security = Some(SourceSecurity {
+            schemes,
+            requirements,
+            provider: Box::new(provider),
+        });
+        self
+    }
+
     /// Checks the base URL and every operation, and builds the source.
     ///
     /// # Errors
@@ -337,6 +396,7 @@ impl HttpSourceBuilder {
                     operations,
                     timeout: self.timeout,
                     max_answer_length: self.max_answer_length,
+                    security: self.security,
                 })
             }
             _ => Err(HttpSourceError { problems }),
@@ -368,7 +428,25 @@ impl ToolSource for HttpSource {
                 .request(&self.base, &input)
                 .map_err(|message| self.error(Reason::invalid_input(message)))?;
             let span = crate::telemetry::http_request(request.method().as_str(), &self.name, tool);
-            let sent = tokio::time::timeout(self.timeout, self.send(request));
+            let sent = async {
+                let Some(security) = &self.security else {
+                    return self.send(request, &Applied::default()).await;
+                };
+                let again = request.try_clone();
+                let mut request = request;
+                let applied = security.apply(tool, &mut request).await;
+                let outcome = self.send(request, &applied).await;
+                // A refused credential the provider renews (a token fetched again): once more.
+                if let (Err(Reason::Authentication { .. }), Some(mut again)) = (&outcome, again)
+                    && !applied.schemes.is_empty()
+                    && security.refused(&applied).await
+                {
+                    let applied = security.apply(tool, &mut again).await;
+                    return self.send(again, &applied).await;
+                }
+                outcome
+            };
+            let sent = tokio::time::timeout(self.timeout, sent);
             let outcome = match tracing::Instrument::instrument(sent, span.clone()).await {
                 Ok(outcome) => outcome,
                 Err(_) => Err(Reason::unavailable(format!(

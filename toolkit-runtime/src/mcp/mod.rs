@@ -6,6 +6,8 @@
 //! process the source starts. Either way the source lists the server's tools and runs them, and
 //! does nothing else of MCP.
 //!
+//! - `client.rs`: [`McpHttpClient`], what requests over HTTP are sent through (a
+//!   `reqwest::Client`, or one that authenticates them).
 //! - `source.rs`: the source: paging, results, the `-32020` re-listing, timeouts.
 //! - `transport/`: how requests reach the server (`streamable_http.rs`, `legacy_sse.rs`,
 //!   `stdio.rs`), and how answers are read (`body.rs`, `status.rs`, `channel.rs`).
@@ -35,6 +37,8 @@
 //! source and its transports are feature `mcp`.
 
 #[cfg(feature = "mcp")]
+mod client;
+#[cfg(feature = "mcp")]
 mod command;
 // Listings and their headers are read without a transport; what only the source uses of them
 // is unused with `mcp-tools` alone.
@@ -55,8 +59,10 @@ mod snapshot;
 #[cfg(feature = "mcp")]
 mod source;
 #[cfg(feature = "mcp")]
-mod transport;
+pub(crate) mod transport;
 
+#[cfg(feature = "mcp")]
+pub use client::McpHttpClient;
 #[cfg(feature = "mcp")]
 pub use command::StdioCommand;
 pub use headers::{MarkProblem, mark_problems};

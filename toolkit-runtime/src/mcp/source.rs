@@ -4,7 +4,7 @@ use std::collections::{HashMap, HashSet};
 use std::future::Future;
 use std::sync::{PoisonError, RwLock};
 
-use reqwest::{Client, Url};
+use reqwest::Url;
 use serde_json::{Map, Value, json};
 use tracing::Instrument as _;
 
@@ -14,7 +14,7 @@ use super::results::{self, Called, MAX_SERVER_WORDS};
 use super::transport::stdio::Stdio;
 use super::transport::streamable_http::StreamableHttp;
 use super::transport::{Fault, Reply, Request, Transport};
-use super::{McpOptions, StdioCommand};
+use super::{McpHttpClient, McpOptions, StdioCommand};
 use crate::telemetry;
 use crate::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
 
@@ -82,8 +82,11 @@ struct Listing {
 }
 
 impl Mcp {
-    /// The source `name` of the Streamable HTTP server at `url`, reached with `client`.
-    pub fn http(name: impl Into<String>, url: Url, client: Client) -> Self {
+    /// The source `name` of the Streamable HTTP server at `url`, reached with `client`: a
+    /// `reqwest::Client`, or any [`McpHttpClient`] — such as an
+    /// `auth::OAuthClient` (feature `auth`), whose tokens are got and
+    /// refreshed while the source lives.
+    pub fn http(name: impl Into<String>, url: Url, client: impl McpHttpClient) -> Self {
         Self::http_with_options(name, url, client, McpOptions::default())
     }
 
@@ -91,12 +94,16 @@ impl Mcp {
     pub fn http_with_options(
         name: impl Into<String>,
         url: Url,
-        client: Client,
+        client: impl McpHttpClient,
         options: McpOptions,
     ) -> Self {
         Self::over(
             name.into(),
-            Box::new(StreamableHttp::new(client, url, options.clone())),
+            Box::new(StreamableHttp::new(
+                std::sync::Arc::new(client),
+                url,
+                options.clone(),
+            )),
             options,
             "streamable-http",
         )

@@ -19,6 +19,11 @@
 //! - with the hints HTTP gives its method, and nothing guessed beyond: GET, HEAD, OPTIONS and
 //!   TRACE are read-only, PUT and DELETE idempotent, POST and PATCH not, DELETE destructive.
 //!
+//! A parameter that carries a credential of one of the operation's security schemes (an API
+//! key's header, query parameter or cookie, or `Authorization`) is no property of the input: a
+//! model never gives a credential. [`ReadOperations::security`] lists those parameters, the
+//! document's schemes and each operation's requirements, for the host to meet.
+//!
 //! An operation that cannot be a tool is [`Skipped`], with its [`SkipReason`] and its location
 //! as a JSON pointer (`#/paths/~1pets~1{id}/post`): a body that is neither JSON nor a form, a
 //! parameter in a non-default style or that is an object, a cookie it needs, a path its
@@ -78,6 +83,7 @@ mod naming;
 mod pointer;
 mod reader;
 mod schema;
+mod security;
 mod skipped;
 
 use std::fmt;
@@ -86,6 +92,7 @@ use serde::{Deserialize, Serialize};
 
 pub use document::{DecodeError, decode_document};
 pub use reader::read_operations;
+pub use security::{CredentialParameter, Security};
 pub use skipped::{SkipReason, Skipped};
 
 use crate::http::Operation;
@@ -99,6 +106,10 @@ pub struct ReadOperations {
     pub skipped: Vec<Skipped>,
     /// The document's servers, listed and never used.
     pub servers: Vec<Server>,
+    /// The document's security schemes, each operation's requirements, and the parameters left
+    /// out of inputs because they carry a credential.
+    #[serde(default, skip_serializing_if = "Security::is_empty")]
+    pub security: Security,
 }
 
 impl ReadOperations {

@@ -8,9 +8,12 @@ use super::defs::Defs;
 use super::naming::{self, BODY};
 use super::pointer::{self, location};
 use super::schema::Dialect;
+use super::security::{self, CredentialParameter};
 use super::{NotOpenApi, ReadOperations, ReadOptions, Server, SkipReason, Skipped};
 use crate::http::template::CompiledTemplate;
-use crate::http::{BodyEncoding, Location, Operation, RequestTemplate};
+use crate::http::{
+    BodyEncoding, KeyLocation, Location, Operation, RequestTemplate, SecurityRequirement,
+};
 use crate::{Annotations, ToolDefinition};
 
 /// The methods of a path item, in the order the reader takes them.
@@ -40,8 +43,13 @@ pub fn read_operations(
         defs: Defs::new(document, dialect),
         names: HashMap::new(),
         read: ReadOperations::default(),
+        document_security: security::requirements(document.get("security")).unwrap_or_default(),
+        requirements: Vec::new(),
+        operation_name: String::new(),
+        credentials: Vec::new(),
     };
     reader.read.servers = servers(document);
+    reader.read.security.schemes = security::schemes(document, &mut reader.read.security.problems);
     match document.get("paths") {
         None | Some(Value::Null) => {}
         Some(Value::Object(paths)) => {
@@ -118,6 +126,14 @@ struct Reader<'d> {
     /// Each name as a model reads it, and the location of the operation that has it.
     names: HashMap<String, String>,
     read: ReadOperations,
+    /// The document's `security`.
+    document_security: Vec<SecurityRequirement>,
+    /// The requirements of the operation being read.
+    requirements: Vec<SecurityRequirement>,
+    /// Its name.
+    operation_name: String,
+    /// The credential parameters it left out so far.
+    credentials: Vec<CredentialParameter>,
 }
 
 /// A parameter, read and checked.
@@ -159,8 +175,19 @@ impl<'d> Reader<'d> {
             if !self.options.deprecated && operation.get("deprecated") == Some(&Value::Bool(true)) {
                 continue;
             }
+            self.credentials.clear();
             match self.operation(path, method, item, operation, &at) {
-                Ok(operation) => self.read.operations.push(operation),
+                Ok(operation) => {
+                    if !self.requirements.is_empty() {
+                        self.read.security.requirements.insert(
+                            operation.name().to_owned(),
+                            std::mem::take(&mut self.requirements),
+                        );
+                    }
+                    let credentials = std::mem::take(&mut self.credentials);
+                    self.read.security.credential_parameters.extend(credentials);
+                    self.read.operations.push(operation);
+                }
                 Err(reason) => self.skip(&at, method, path, reason),
             }
         }
@@ -197,6 +224,9 @@ impl<'d> Reader<'d> {
                 taken_by: taken_by.clone(),
             });
         }
+        self.requirements = security::requirements(operation.get("security"))
+            .unwrap_or_else(|| self.document_security.clone());
+        self.operation_name = name.clone();
 
         // A fragment is never sent: documents use one to tell operations of one path apart
         // (`/files/{id}#get_shared_link`). A fixed query (`/responses?beta=true`) is kept.
@@ -322,6 +352,24 @@ impl<'d> Reader<'d> {
             ));
         };
         let required = parameter.get("required") == Some(&Value::Bool(true));
+        let key_location = match place {
+            "header" => Some(KeyLocation::Header),
+            "query" => Some(KeyLocation::Query),
+            "cookie" => Some(KeyLocation::Cookie),
+            _ => None,
+        };
+        if let Some(key_location) = key_location
+            && let Some(scheme) =
+                security::carried_by(&self.read.security.schemes, name, key_location)
+        {
+            self.credentials.push(CredentialParameter {
+                operation: self.operation_name.clone(),
+                parameter: name.to_owned(),
+                location: key_location,
+                scheme: scheme.to_owned(),
+            });
+            return Ok(None);
+        }
         let location = match place {
             "path" => Location::Path,
             "query" => Location::Query,

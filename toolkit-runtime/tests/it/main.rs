@@ -3,6 +3,8 @@
 
 mod approval;
 mod assembly;
+#[cfg(feature = "auth")]
+mod auth;
 #[cfg(feature = "code")]
 mod code;
 #[cfg(feature = "conformance")]
@@ -13,6 +15,8 @@ mod functions;
 mod http;
 #[cfg(all(feature = "openapi", feature = "conformance"))]
 mod http_conformance;
+#[cfg(feature = "openapi")]
+mod http_security;
 mod input;
 mod model;
 #[cfg(feature = "openapi")]

@@ -13,7 +13,7 @@ use tokio::task::JoinHandle;
 
 use super::body::{self, Kind};
 use super::channel::{Pending, Waiting, received};
-use super::status::{self, transport_failure};
+use super::status;
 use super::streamable_http::{Shared, spawn_bounded};
 use super::{Fault, Request, Settled};
 use crate::Reason;
@@ -39,12 +39,13 @@ impl LegacySse {
     /// Opens the event stream, reads the endpoint, and begins a session with `initialize`.
     pub(crate) async fn connect(shared: Arc<Shared>) -> Result<(Self, Settled), Fault> {
         let response = shared
-            .client
-            .get(shared.url.clone())
-            .header(ACCEPT, "text/event-stream")
-            .send()
-            .await
-            .map_err(transport_failure)?;
+            .send(
+                shared
+                    .client
+                    .get(shared.url.clone())
+                    .header(ACCEPT, "text/event-stream"),
+            )
+            .await?;
         if !status::same_origin(response.url(), &shared.url) {
             return Err(Fault::Elsewhere);
         }
@@ -115,13 +116,14 @@ impl LegacySse {
     async fn post(&self, message: &Value) -> Result<(), Fault> {
         let response = self
             .shared
-            .client
-            .post(self.endpoint.clone())
-            .header(CONTENT_TYPE, "application/json")
-            .json(message)
-            .send()
-            .await
-            .map_err(transport_failure)?;
+            .send(
+                self.shared
+                    .client
+                    .post(self.endpoint.clone())
+                    .header(CONTENT_TYPE, "application/json")
+                    .json(message),
+            )
+            .await?;
         // The endpoint's origin was checked; a redirect from it to another is refused too.
         if !status::same_origin(response.url(), &self.shared.url) {
             return Err(Fault::Elsewhere);
@@ -159,8 +161,9 @@ impl LegacySse {
                     .post(endpoint.clone())
                     .header(CONTENT_TYPE, "application/json")
                     .json(&jsonrpc::cancelled(id));
+                let shared = shared.clone();
                 spawn_bounded(shared.options.timeout, async move {
-                    let _ = builder.send().await;
+                    let _ = shared.send(builder).await;
                 });
             },
         };
@@ -229,9 +232,10 @@ async fn read_stream(
                         .post(endpoint.clone())
                         .header(CONTENT_TYPE, "application/json")
                         .json(&jsonrpc::answer_server_request(id, &method));
+                    let sender = shared.clone();
                     spawn_bounded(shared.options.timeout, async move {
                         let _permit = permit;
-                        let _ = builder.send().await;
+                        let _ = sender.send(builder).await;
                     });
                 }
                 Incoming::Notification => {}

@@ -14,11 +14,11 @@ use super::body::{self, Answered, Kind, Resumption};
 use super::legacy_sse::LegacySse;
 use super::status::{self, Refusal, transport_failure};
 use super::{Fault, Reply, Request, Settled, Transport};
-use crate::mcp::McpOptions;
 use crate::mcp::headers::encode_value;
 use crate::mcp::jsonrpc::{self, Outcome, RpcError};
 use crate::mcp::negotiation::{self, Next};
 use crate::mcp::revision::{self, Era};
+use crate::mcp::{McpHttpClient, McpOptions};
 use crate::{BoxFuture, JsonObject, Reason};
 
 const MCP_PROTOCOL_VERSION: &str = "mcp-protocol-version";
@@ -65,7 +65,10 @@ pub(crate) struct StreamableHttp {
 
 /// What the transport's spawned tasks (ping answers, cancellations) share with it.
 pub(crate) struct Shared {
+    /// What requests are built with (`sender`'s client).
     pub client: Client,
+    /// What requests are sent through: the host's client, or one that authenticates them.
+    pub sender: Arc<dyn McpHttpClient>,
     pub url: Url,
     pub options: McpOptions,
     pub next_id: AtomicU64,
@@ -104,10 +107,11 @@ enum Sent {
 }
 
 impl StreamableHttp {
-    pub(crate) fn new(client: Client, url: Url, options: McpOptions) -> Self {
+    pub(crate) fn new(sender: Arc<dyn McpHttpClient>, url: Url, options: McpOptions) -> Self {
         Self {
             shared: Arc::new(Shared {
-                client,
+                client: sender.client().clone(),
+                sender,
                 url,
                 options,
                 next_id: AtomicU64::new(1),
@@ -221,14 +225,15 @@ impl StreamableHttp {
         let message = jsonrpc::request(id, "initialize", revision::initialize_params(version));
         let response = self
             .shared
-            .client
-            .post(self.shared.url.clone())
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json, text/event-stream")
-            .json(&message)
-            .send()
-            .await
-            .map_err(transport_failure)?;
+            .send(
+                self.shared
+                    .client
+                    .post(self.shared.url.clone())
+                    .header(CONTENT_TYPE, "application/json")
+                    .header(ACCEPT, "application/json, text/event-stream")
+                    .json(&message),
+            )
+            .await?;
         let session = match response.headers().get(MCP_SESSION_ID) {
             None => None,
             Some(value) => {
@@ -282,17 +287,15 @@ impl StreamableHttp {
         params: JsonObject,
     ) -> Result<(), Fault> {
         let message = jsonrpc::notification(method, params);
-        let response = headers_for(
+        let builder = headers_for(
             self.shared.client.post(self.shared.url.clone()),
             settled,
             session,
             method,
             None,
         )
-        .json(&message)
-        .send()
-        .await
-        .map_err(transport_failure)?;
+        .json(&message);
+        let response = self.shared.send(builder).await?;
         if !status::same_origin(response.url(), &self.shared.url) {
             return Err(Fault::Elsewhere);
         }
@@ -336,11 +339,7 @@ impl StreamableHttp {
             id,
             armed: settled.era.cancels_by_notification(),
         };
-        let response = builder
-            .json(&message)
-            .send()
-            .await
-            .map_err(transport_failure)?;
+        let response = self.shared.send(builder.json(&message)).await?;
         let posted = self.read(response, id, settled, session).await;
         guard.armed = false;
         posted
@@ -540,6 +539,15 @@ fn headers_for(
     builder
 }
 
+impl Shared {
+    /// Builds the request of `builder` and sends it through the sender (which may put
+    /// credentials on it, and get them first).
+    pub(crate) async fn send(&self, builder: reqwest::RequestBuilder) -> Result<Response, Reason> {
+        let request = builder.build().map_err(transport_failure)?;
+        self.sender.send(request).await
+    }
+}
+
 /// Answers a request the server made on a response stream, as a new POST in the background —
 /// unless the revision has the server send none (the stateless one), or as many answers as may
 /// be are in flight.
@@ -577,9 +585,10 @@ fn answer_server_request(
     )
     .json(&answer);
     let wait = shared.options.timeout;
+    let shared = shared.clone();
     spawn_bounded(wait, async move {
         let _permit = permit;
-        let _ = builder.send().await;
+        let _ = shared.send(builder).await;
     });
 }
 
@@ -618,8 +627,9 @@ impl Drop for CancelOnDrop {
             None,
         )
         .json(&message);
+        let shared = self.shared.clone();
         spawn_bounded(END_SESSION_WAIT, async move {
-            let _ = builder.send().await;
+            let _ = shared.send(builder).await;
         });
     }
 }
@@ -658,8 +668,9 @@ impl Drop for StreamableHttp {
             .unwrap_or_else(PoisonError::into_inner)
             .take();
         if let Some(builder) = self.end_session(link) {
+            let shared = self.shared.clone();
             spawn_bounded(END_SESSION_WAIT, async move {
-                let _ = builder.send().await;
+                let _ = shared.send(builder).await;
             });
         }
     }
@@ -691,7 +702,7 @@ impl Transport for StreamableHttp {
                 .unwrap_or_else(PoisonError::into_inner)
                 .take();
             if let Some(builder) = self.end_session(link) {
-                let _ = tokio::time::timeout(END_SESSION_WAIT, builder.send()).await;
+                let _ = tokio::time::timeout(END_SESSION_WAIT, self.shared.send(builder)).await;
             }
         })
     }

@@ -1,0 +1,214 @@
+//! The official MCP conformance suite (npm `@modelcontextprotocol/conformance@0.1.16`, installed
+//! by `scripts/install-test-peers`) against our client, `scripts/mcp-conformance-client`: the
+//! suite's mock servers are the real peers. Each scenario's checks are read from the suite's
+//! `checks.json`; a scenario passes when its key check succeeded and no check failed or warned.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::Value;
+
+/// The `auth` suite (all 14), the 2025-03-26 back-compat suite, and the draft suite, with the
+/// check that shows each did its work.
+const PASSING: &[(&str, &str)] = &[
+    ("auth/metadata-default", "prm-pathbased-requested"),
+    ("auth/metadata-var1", "token-request"),
+    ("auth/metadata-var2", "token-request"),
+    ("auth/metadata-var3", "token-request"),
+    ("auth/basic-cimd", "cimd-client-id-used"),
+    (
+        "auth/scope-from-www-authenticate",
+        "scope-from-www-authenticate",
+    ),
+    (
+        "auth/scope-from-scopes-supported",
+        "scope-from-scopes-supported",
+    ),
+    (
+        "auth/scope-omitted-when-undefined",
+        "scope-omitted-when-undefined",
+    ),
+    ("auth/scope-step-up", "scope-step-up-escalation"),
+    ("auth/scope-retry-limit", "scope-retry-limit"),
+    (
+        "auth/token-endpoint-auth-basic",
+        "token-endpoint-auth-method",
+    ),
+    (
+        "auth/token-endpoint-auth-post",
+        "token-endpoint-auth-method",
+    ),
+    (
+        "auth/token-endpoint-auth-none",
+        "token-endpoint-auth-method",
+    ),
+    ("auth/pre-registration", "pre-registration-auth"),
+    ("auth/2025-03-26-oauth-metadata-backcompat", "token-request"),
+    ("auth/2025-03-26-oauth-endpoint-fallback", "token-request"),
+    ("auth/resource-mismatch", "valid-bearer-token-absent-or-any"),
+    ("auth/offline-access-scope", "token-request"),
+    ("auth/offline-access-not-supported", "token-request"),
+    ("tools_call", "tool-add-numbers"),
+];
+
+/// Scenarios that fail today, each with why. A scenario that starts passing fails this test:
+/// move it to `PASSING`.
+const FAILING_TODAY: &[(&str, &str)] = &[
+    // FIXME: the client-credentials extension (and cross-app access) is not implemented; the
+    // client runs the authorization-code flow, which these authorization servers do not offer.
+    ("auth/client-credentials-basic", "extension not implemented"),
+    ("auth/client-credentials-jwt", "extension not implemented"),
+    (
+        "auth/cross-app-access-complete-flow",
+        "extension not implemented",
+    ),
+    // FIXME (MCP transport): the mock answers `server/discover` with `{}`, which the negotiation
+    // takes for a malformed DiscoverResult instead of falling back to `initialize`.
+    (
+        "initialize",
+        "server/discover answered {} is not read as no answer",
+    ),
+    // FIXME (MCP transport): a call's event stream that ends before its answer is not resumed
+    // with a GET and `Last-Event-ID` after the server's `retry`.
+    ("sse-retry", "no SSE resumption"),
+    // FIXME (MCP source): no standalone GET stream, and a server's requests other than `ping`
+    // are refused, so the elicitation never reaches the host.
+    ("elicitation-sep1034-client-defaults", "no elicitation"),
+];
+
+fn workspace() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+}
+
+fn suite() -> PathBuf {
+    let path = workspace().join(
+        "target/peers/mcp-conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js",
+    );
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/install-test-peers",
+        path.display()
+    );
+    path
+}
+
+/// Each scenario's checks under `dir` (`<dir>/<scenario>-<24-character time>/checks.json`).
+fn results(dir: &Path, into: &mut BTreeMap<String, Vec<Value>>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        let checks = path.join("checks.json");
+        if checks.exists() {
+            let relative = path
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            let name = relative[..relative.len() - 25].to_owned();
+            let parsed: Vec<Value> =
+                serde_json::from_str(&std::fs::read_to_string(&checks).unwrap()).unwrap();
+            into.insert(name, parsed);
+        } else if path.is_dir() {
+            // `auth/…` scenarios are in a folder `auth`.
+            let mut nested = BTreeMap::new();
+            results(&path, &mut nested);
+            let prefix = entry.file_name().to_string_lossy().into_owned();
+            for (name, checks) in nested {
+                into.insert(format!("{prefix}/{name}"), checks);
+            }
+        }
+    }
+}
+
+/// Whether `checks` show a passed scenario: `key` succeeded (the resource-mismatch scenario
+/// passes by the client not authorizing, so any run without failure counts), nothing failed or
+/// warned.
+fn passed(checks: &[Value], key: &str) -> bool {
+    let status = |check: &Value| check["status"].as_str().unwrap_or("").to_owned();
+    let bad = checks
+        .iter()
+        .any(|check| matches!(status(check).as_str(), "FAILURE" | "WARNING"));
+    let key_done = key == "valid-bearer-token-absent-or-any"
+        || checks
+            .iter()
+            .any(|check| check["id"] == key && status(check) == "SUCCESS");
+    !checks.is_empty() && !bad && key_done
+}
+
+#[test]
+fn the_official_conformance_suite_passes_its_auth_scenarios() {
+    let suite = suite();
+    let client = workspace().join("scripts/mcp-conformance-client");
+    let out = std::env::temp_dir().join(format!("toolkit-conformance-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    // The suites run their scenarios concurrently, and the runs below run at once.
+    let mut runs: Vec<(String, Vec<&str>)> = ["auth", "backcompat", "draft", "extensions"]
+        .into_iter()
+        .map(|name| (name.to_owned(), vec!["--suite", name]))
+        .collect();
+    for scenario in [
+        "initialize",
+        "tools_call",
+        "sse-retry",
+        "elicitation-sep1034-client-defaults",
+    ] {
+        runs.push((scenario.to_owned(), vec!["--scenario", scenario]));
+    }
+    let children: Vec<_> = runs
+        .iter()
+        .map(|(name, selection)| {
+            Command::new("node")
+                .arg(&suite)
+                .arg("client")
+                .arg("--command")
+                .arg(&client)
+                .args(selection)
+                .arg("-o")
+                .arg(out.join(name))
+                .env(
+                    "MCP_CONFORMANCE_CLIENT",
+                    env!("CARGO_BIN_EXE_mcp-conformance-client"),
+                )
+                .env("RUST_LOG", "warn")
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        child.wait().unwrap();
+    }
+    let mut all = BTreeMap::new();
+    for (name, _) in &runs {
+        results(&out.join(name), &mut all);
+    }
+    let mut wrong = Vec::new();
+    for (scenario, key) in PASSING {
+        match all.get(*scenario) {
+            Some(checks) if passed(checks, key) => {}
+            Some(checks) => {
+                let failed: Vec<_> = checks
+                    .iter()
+                    .filter(|c| matches!(c["status"].as_str(), Some("FAILURE" | "WARNING")))
+                    .map(|c| format!("{}: {}", c["id"], c["description"]))
+                    .collect();
+                wrong.push(format!("{scenario} should pass: {failed:?}"));
+            }
+            None => wrong.push(format!("{scenario} did not run")),
+        }
+    }
+    for (scenario, why) in FAILING_TODAY {
+        match all.get(*scenario) {
+            Some(checks)
+                if checks.is_empty() || !passed(checks, "valid-bearer-token-absent-or-any") => {}
+            Some(_) => wrong.push(format!("{scenario} passes now ({why}): move it to PASSING")),
+            None => wrong.push(format!("{scenario} did not run")),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}

@@ -1,0 +1,632 @@
+//! [`OAuthClient`]: an MCP source's HTTP client that authorizes its requests.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use reqwest::header::{AUTHORIZATION, HeaderValue};
+use reqwest::{Client, Request, Response, StatusCode, Url};
+
+use super::AuthError;
+use super::callback::AuthorizationCallback;
+use super::challenge::Challenge;
+use super::discovery::{self, Discovered, covers};
+use super::fetch::AuthHttp;
+use super::flow::{self, Ask, RefreshFailed};
+use super::grant::{Grant, RegisteredClient};
+use super::policy::{UrlPolicy, is_loopback};
+use super::registration::{self, ClientConfig};
+use super::store::{MemoryStore, TokenStore};
+use crate::mcp::McpHttpClient;
+use crate::mcp::transport::status::transport_failure;
+use crate::{BoxFuture, Reason};
+
+/// The limits of an [`OAuthClient`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OAuthOptions {
+    /// How long each request to a metadata, registration or token endpoint may take. 10 seconds
+    /// by default.
+    pub request_timeout: Duration,
+    /// How long the user has to authorize (the [`AuthorizationCallback`]'s wait). 5 minutes by
+    /// default.
+    pub authorization_timeout: Duration,
+    /// The most authorizations one request may start (the first one counted), so that a server
+    /// that keeps asking for scopes it is never given is not asked forever. 3 by default.
+    pub max_authorizations: usize,
+    /// How long before it expires a token is refreshed (when there is a refresh token). 60
+    /// seconds by default.
+    pub refresh_margin: Duration,
+}
+
+impl Default for OAuthOptions {
+    fn default() -> Self {
+        Self {
+            request_timeout: Duration::from_secs(10),
+            authorization_timeout: Duration::from_secs(300),
+            max_authorizations: 3,
+            refresh_margin: Duration::from_secs(60),
+        }
+    }
+}
+
+/// An MCP server's HTTP client that authorizes its requests the way the MCP authorization
+/// specification has it (revisions 2025-06-18 and 2025-11-25, with the 2025-03-26 fallback):
+/// give it to [`Mcp::http`](crate::mcp::Mcp::http) in place of a `reqwest::Client`.
+///
+/// Each request carries the token of the [`Grant`] kept for the server, if there is one (only
+/// requests to the server's resource: its origin, under its path). When the server answers:
+///
+/// - **401**: with a refresh token not yet tried, the token is refreshed; else the client finds
+///   the authorization server (protected resource metadata from the challenge's
+///   `resource_metadata` or the well-known URLs, then the authorization server's metadata, RFC
+///   8414 or OpenID; for a server without resource metadata, its own origin's metadata or
+///   `/authorize`, `/token`, `/register`), gets a client identity (pre-registered, a Client ID
+///   Metadata Document, or dynamic registration), sends the user to authorize through the
+///   [`AuthorizationCallback`] with PKCE (S256), `state` and `resource`, exchanges the code,
+///   keeps the grant in the [`TokenStore`], and sends the request again. Scopes asked for: the
+///   challenge's `scope`, else the resource's `scopes_supported`, else none.
+/// - **403 `insufficient_scope`**: authorizes again for the scopes asked before and those the
+///   challenge names, if they are more than the token holds; else the 403 stands.
+/// - A 401 to a token just issued stands, and one request starts at most
+///   [`OAuthOptions::max_authorizations`] authorizations.
+///
+/// A request that cannot be authorized fails as [`Reason::Authentication`] (or
+/// [`Reason::Unavailable`] when an authorization server cannot be reached), in words that name
+/// no secret. One client serves one MCP server; one authorization at a time runs, and requests
+/// that waited for it use its token.
+///
+/// # Examples
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use toolkit_runtime::auth::{AuthorizationCallback, AuthError, FileStore, OAuthClient};
+/// use toolkit_runtime::mcp::Mcp;
+/// use toolkit_runtime::{BoxFuture, ToolSource};
+///
+/// /// Prints the URL and reads the redirect the user pastes back.
+/// struct Paste;
+/// impl AuthorizationCallback for Paste {
+///     fn redirect_uri(&self) -> reqwest::Url {
+///         "http://127.0.0.1:8976/callback".parse().expect("a URL")
+///     }
+///     fn authorize(&self, url: reqwest::Url) -> BoxFuture<'_, Result<reqwest::Url, AuthError>> {
+///         Box::pin(async move {
+///             eprintln!("Open {url} and paste the address you land on:");
+///             let mut line = String::new();
+///             std::io::stdin().read_line(&mut line).map_err(|_| AuthError::Refused("no answer".into()))?;
+///             line.trim().parse().map_err(|_| AuthError::Refused("not a URL".into()))
+///         })
+///     }
+/// }
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let url: reqwest::Url = "https://mcp.example.com/mcp".parse()?;
+/// let client = OAuthClient::builder(url.clone(), Paste)
+///     .store(FileStore::new("/home/me/.config/toolkit/tokens.json"))
+///     .build()?;
+/// let source = Mcp::http("tasks", url, client);
+/// let tools = source.discover().await?; // authorizes first if the server asks
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct OAuthClient {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    server: Url,
+    /// The key of the server's grant in the store.
+    key: String,
+    http: Client,
+    auth_http: AuthHttp,
+    policy: UrlPolicy,
+    callback: Arc<dyn AuthorizationCallback>,
+    redirect_uri: Url,
+    store: Arc<dyn TokenStore>,
+    config: ClientConfig,
+    options: OAuthOptions,
+    /// The grant in use, once loaded from the store.
+    current: Mutex<Option<Arc<Grant>>>,
+    /// Held while a grant is loaded, refreshed or got: one at a time. `true` once loaded.
+    flow: tokio::sync::Mutex<bool>,
+    /// Clients registered, by issuer.
+    registered: Mutex<HashMap<String, RegisteredClient>>,
+}
+
+impl fmt::Debug for OAuthClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // No URL (it may carry a secret in its query), no token.
+        f.debug_struct("OAuthClient")
+            .field("options", &self.inner.options)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds an [`OAuthClient`]; see [`OAuthClient::builder`].
+pub struct OAuthClientBuilder {
+    server: Url,
+    callback: Arc<dyn AuthorizationCallback>,
+    http: Option<Client>,
+    store: Arc<dyn TokenStore>,
+    config: ClientConfig,
+    options: OAuthOptions,
+}
+
+impl fmt::Debug for OAuthClientBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OAuthClientBuilder")
+            .field("options", &self.options)
+            .finish_non_exhaustive()
+    }
+}
+
+impl OAuthClient {
+    /// Starts a client for the MCP server at `server`, whose user authorizes through `callback`.
+    /// By default: requests sent over a `reqwest::Client` that follows redirects within the
+    /// first request's origin only (as `http::client_builder`'s), grants kept in a
+    /// [`MemoryStore`], a client named `toolkit` registered dynamically.
+    pub fn builder(server: Url, callback: impl AuthorizationCallback) -> OAuthClientBuilder {
+        OAuthClientBuilder {
+            server,
+            callback: Arc::new(callback),
+            http: None,
+            store: Arc::new(MemoryStore::new()),
+            config: ClientConfig {
+                pre_registered: None,
+                metadata_document: None,
+                client_name: "toolkit".into(),
+            },
+            options: OAuthOptions::default(),
+        }
+    }
+
+    /// The grant in use, if any (loaded from the store at the first request).
+    pub fn grant(&self) -> Option<Grant> {
+        self.current().map(|grant| (*grant).clone())
+    }
+
+    /// Authorizes now, before any request to the server needs it (a command line's `login`):
+    /// discovery as after a 401 without a challenge, then the user's authorization. Keeps the
+    /// grant in the store.
+    ///
+    /// # Errors
+    ///
+    /// [`AuthError`] as for a request.
+    pub async fn login(&self) -> Result<Grant, AuthError> {
+        let mut loaded = self.inner.flow.lock().await;
+        *loaded = true;
+        let grant = self.authorize(&Challenge::default(), None).await?;
+        Ok((*grant).clone())
+    }
+
+    /// Forgets the server's grant, here and in the store.
+    ///
+    /// # Errors
+    ///
+    /// [`AuthError::Store`] when the store fails.
+    pub async fn logout(&self) -> Result<(), AuthError> {
+        let mut loaded = self.inner.flow.lock().await;
+        *loaded = true;
+        *self
+            .inner
+            .current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = None;
+        self.inner.store.remove(&self.inner.key).await
+    }
+}
+
+impl OAuthClientBuilder {
+    /// Sends the MCP requests over `client` (built by the host: proxy, user agent, TLS). It must
+    /// carry no credential of its own.
+    pub fn http(mut self, client: Client) -> Self {
+        self.http = Some(client);
+        self
+    }
+
+    /// Keeps grants in `store`.
+    pub fn store(mut self, store: impl TokenStore) -> Self {
+        self.store = Arc::new(store);
+        self
+    }
+
+    /// Keeps grants in `store`, shared with other clients.
+    pub fn shared_store(mut self, store: Arc<dyn TokenStore>) -> Self {
+        self.store = store;
+        self
+    }
+
+    /// Authorizes as `client`, registered beforehand with the authorization server: no
+    /// registration is made.
+    pub fn pre_registered(mut self, client: RegisteredClient) -> Self {
+        self.config.pre_registered = Some(client);
+        self
+    }
+
+    /// The URL of this client's Client ID Metadata Document (an `https` URL with a path, whose
+    /// document lists the redirect URI): the client id at authorization servers that support
+    /// such documents, in place of registration.
+    pub fn client_metadata_document(mut self, url: Url) -> Self {
+        self.config.metadata_document = Some(url);
+        self
+    }
+
+    /// The `client_name` registered (`toolkit` by default).
+    pub fn client_name(mut self, name: impl Into<String>) -> Self {
+        self.config.client_name = name.into();
+        self
+    }
+
+    /// The limits.
+    pub fn options(mut self, options: OAuthOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// The client.
+    ///
+    /// # Errors
+    ///
+    /// [`AuthError::Refused`] when the callback's redirect URI is not on loopback, the server
+    /// URL is not http(s), or a Client ID Metadata Document's URL is not an `https` URL with a
+    /// path; [`AuthError::Unavailable`] when an HTTP client cannot be built.
+    pub fn build(self) -> Result<OAuthClient, AuthError> {
+        let redirect_uri = self.callback.redirect_uri();
+        if redirect_uri.scheme() != "http" || !is_loopback(&redirect_uri) {
+            return Err(AuthError::refused(
+                "the redirect URI must be an http URL on loopback (127.0.0.1, [::1] or localhost)",
+            ));
+        }
+        if !matches!(self.server.scheme(), "http" | "https") {
+            return Err(AuthError::refused("the MCP server's URL is not http(s)"));
+        }
+        if let Some(document) = &self.config.metadata_document
+            && (document.scheme() != "https" || matches!(document.path(), "" | "/"))
+        {
+            return Err(AuthError::refused(
+                "a Client ID Metadata Document's URL must be https, with a path",
+            ));
+        }
+        let http = match self.http {
+            Some(http) => http,
+            None => Client::builder()
+                .redirect(same_origin_redirects())
+                .build()
+                .map_err(|_| AuthError::unavailable("the HTTP client could not be built"))?,
+        };
+        Ok(OAuthClient {
+            inner: Arc::new(Inner {
+                key: self.server.as_str().to_owned(),
+                policy: UrlPolicy::for_server(&self.server),
+                auth_http: AuthHttp::new(self.options.request_timeout)?,
+                server: self.server,
+                http,
+                callback: self.callback,
+                redirect_uri,
+                store: self.store,
+                config: self.config,
+                options: self.options,
+                current: Mutex::new(None),
+                flow: tokio::sync::Mutex::new(false),
+                registered: Mutex::new(HashMap::new()),
+            }),
+        })
+    }
+}
+
+/// Redirects followed within the first request's origin only (so a token never follows one to
+/// another origin). The same policy as `http::same_origin_redirects`, which exists only with
+/// feature `http`.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let same = attempt
+            .previous()
+            .first()
+            .is_some_and(|first| first.origin() == attempt.url().origin());
+        if !same {
+            attempt.stop()
+        } else if attempt.previous().len() > 10 {
+            attempt.error("too many redirects")
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+/// Union of `a` and `b`, in order, without repeats.
+fn union(a: &[String], b: &[String]) -> Vec<String> {
+    let mut all = a.to_vec();
+    for scope in b {
+        if !all.contains(scope) {
+            all.push(scope.clone());
+        }
+    }
+    all
+}
+
+impl OAuthClient {
+    fn current(&self) -> Option<Arc<Grant>> {
+        self.inner
+            .current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    fn set_current(&self, grant: Option<Arc<Grant>>) {
+        *self
+            .inner
+            .current
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = grant;
+    }
+
+    /// Loads the stored grant, the first time.
+    async fn load(&self) -> Result<(), AuthError> {
+        let mut loaded = self.inner.flow.lock().await;
+        if !*loaded {
+            let grant = self.inner.store.load(&self.inner.key).await?;
+            self.set_current(grant.map(Arc::new));
+            *loaded = true;
+        }
+        Ok(())
+    }
+
+    /// Whether a token of `grant` may go with a request to `url`: the server's origin, under the
+    /// resource the token is for.
+    fn may_carry(&self, grant: &Grant, url: &Url) -> bool {
+        if url.origin() != self.inner.server.origin() {
+            return false;
+        }
+        match grant.resource.as_deref().map(Url::parse) {
+            Some(Ok(resource)) => covers(&resource, url),
+            Some(Err(_)) => false,
+            None => true,
+        }
+    }
+
+    /// Puts the current token on `request`; the grant it came from.
+    fn attach(&self, request: &mut Request) -> Result<Option<Arc<Grant>>, Reason> {
+        let Some(grant) = self.current() else {
+            return Ok(None);
+        };
+        if !self.may_carry(&grant, request.url()) {
+            return Ok(None);
+        }
+        let mut value = HeaderValue::from_str(&format!("Bearer {}", grant.access_token.expose()))
+            .map_err(|_| {
+            Reason::authentication("the access token cannot be sent in a header")
+        })?;
+        value.set_sensitive(true);
+        request.headers_mut().insert(AUTHORIZATION, value);
+        Ok(Some(grant))
+    }
+
+    /// Whether the grant in use is another than `sent` (another request got a new one).
+    fn changed_since(&self, sent: Option<&Arc<Grant>>) -> bool {
+        match (self.current(), sent) {
+            (Some(now), Some(sent)) => !Arc::ptr_eq(&now, sent),
+            (Some(_), None) => true,
+            (None, _) => false,
+        }
+    }
+
+    /// Refreshes `grant`; `Ok(false)` when its refresh token is no longer good (it is forgotten).
+    async fn refresh(&self, grant: &Grant) -> Result<bool, AuthError> {
+        match flow::refresh(&self.inner.auth_http, grant).await {
+            Ok(refreshed) => {
+                self.inner.store.save(&self.inner.key, &refreshed).await?;
+                self.set_current(Some(Arc::new(refreshed)));
+                tracing::debug!("refreshed the access token");
+                Ok(true)
+            }
+            Err(RefreshFailed::Expired) => {
+                tracing::debug!("the refresh token was refused; authorizing again");
+                self.set_current(None);
+                self.inner.store.remove(&self.inner.key).await?;
+                Ok(false)
+            }
+            Err(RefreshFailed::Failed(error)) => Err(error),
+        }
+    }
+
+    /// The client identity at the authorization server of `discovered`.
+    async fn client_for(&self, discovered: &Discovered) -> Result<RegisteredClient, AuthError> {
+        let issuer = &discovered.server.issuer;
+        if let Some(client) = self
+            .inner
+            .registered
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(issuer)
+        {
+            return Ok(client.clone());
+        }
+        if let Some(grant) = self.current().filter(|grant| &grant.issuer == issuer) {
+            return Ok(grant.client.clone());
+        }
+        let client = registration::client_for(
+            &self.inner.auth_http,
+            &discovered.server,
+            &self.inner.config,
+            &self.inner.redirect_uri,
+        )
+        .await?;
+        self.inner
+            .registered
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(issuer.clone(), client.clone());
+        Ok(client)
+    }
+
+    /// Runs an authorization after `challenge`, for `scopes` if given (else as the challenge and
+    /// the resource say), and keeps its grant.
+    async fn authorize(
+        &self,
+        challenge: &Challenge,
+        scopes: Option<Vec<String>>,
+    ) -> Result<Arc<Grant>, AuthError> {
+        let discovered = discovery::discover(
+            &self.inner.auth_http,
+            &self.inner.policy,
+            &self.inner.server,
+            challenge,
+        )
+        .await?;
+        let client = self.client_for(&discovered).await?;
+        let scopes = scopes
+            .or_else(|| challenge.scope.clone())
+            .or_else(|| discovered.scopes_supported.clone())
+            .unwrap_or_default();
+        let client_auth =
+            registration::client_auth(&client, discovered.server.auth_methods.as_deref());
+        let ask = Ask {
+            server: &discovered.server,
+            client: &client,
+            client_auth,
+            redirect_uri: &self.inner.redirect_uri,
+            resource: discovered.resource.as_deref(),
+            scopes: &scopes,
+        };
+        tracing::debug!(scopes = %scopes.join(" "), "authorizing");
+        let grant = flow::authorize(
+            &self.inner.auth_http,
+            &ask,
+            self.inner.callback.as_ref(),
+            self.inner.options.authorization_timeout,
+        )
+        .await?;
+        self.inner.store.save(&self.inner.key, &grant).await?;
+        let grant = Arc::new(grant);
+        self.set_current(Some(grant.clone()));
+        Ok(grant)
+    }
+
+    async fn send_now(&self, request: Request) -> Result<Response, Reason> {
+        self.load().await?;
+        let Some(template) = request.try_clone() else {
+            // A body that cannot be sent twice: sent once, with whatever token there is.
+            let mut request = request;
+            self.attach(&mut request)?;
+            return self
+                .inner
+                .http
+                .execute(request)
+                .await
+                .map_err(transport_failure);
+        };
+        let mut first = Some(request);
+        let mut authorizations = 0;
+        let mut refreshed = false;
+        let mut fresh = false;
+        // Bounds the loop whatever happens: each round is a refresh, an authorization, or a
+        // token another request got.
+        for _ in 0..(2 * self.inner.options.max_authorizations + 4) {
+            let mut attempt = match first.take() {
+                Some(request) => request,
+                None => template
+                    .try_clone()
+                    .ok_or_else(|| Reason::unknown("the request could not be sent again"))?,
+            };
+            if let Some(grant) = self.current()
+                && !refreshed
+                && grant.refresh_token.is_some()
+                && grant.expires_within(self.inner.options.refresh_margin)
+            {
+                let _flow = self.inner.flow.lock().await;
+                if !self.changed_since(Some(&grant)) {
+                    refreshed = true;
+                    match self.refresh(&grant).await {
+                        Ok(_) => {}
+                        // Ahead of expiry, the token still serves while the server is down.
+                        Err(error) if !grant.expires_within(Duration::ZERO) => {
+                            tracing::debug!(%error, "a refresh ahead of expiry failed; the token is used meanwhile");
+                        }
+                        Err(error) => return Err(error.into()),
+                    }
+                }
+            }
+            let sent = self.attach(&mut attempt)?;
+            let response = self
+                .inner
+                .http
+                .execute(attempt)
+                .await
+                .map_err(transport_failure)?;
+            let status = response.status();
+            if status != StatusCode::UNAUTHORIZED && status != StatusCode::FORBIDDEN {
+                return Ok(response);
+            }
+            let challenge = Challenge::of(response.headers());
+            if status == StatusCode::FORBIDDEN && !challenge.insufficient_scope() {
+                return Ok(response);
+            }
+            let _flow = self.inner.flow.lock().await;
+            if self.changed_since(sent.as_ref()) {
+                continue;
+            }
+            let scopes = if status == StatusCode::UNAUTHORIZED {
+                if fresh {
+                    // A token just issued is refused: another authorization would loop.
+                    return Ok(response);
+                }
+                if let Some(grant) = &sent
+                    && grant.refresh_token.is_some()
+                    && !refreshed
+                {
+                    refreshed = true;
+                    if self.refresh(grant).await? {
+                        continue;
+                    }
+                }
+                sent.as_ref().map(|grant| {
+                    union(
+                        &grant.scopes,
+                        challenge.scope.as_deref().unwrap_or_default(),
+                    )
+                })
+            } else {
+                // 403 insufficient_scope: ask again for what was asked and what is missing.
+                let asked = sent
+                    .as_ref()
+                    .map(|grant| grant.scopes.clone())
+                    .unwrap_or_default();
+                let wanted = union(&asked, challenge.scope.as_deref().unwrap_or_default());
+                let held = sent
+                    .as_ref()
+                    .map(|grant| grant.holds().to_vec())
+                    .unwrap_or_default();
+                if sent.is_some() && wanted.iter().all(|scope| held.contains(scope)) {
+                    tracing::debug!(
+                        "the server asks for scopes the token holds; a new authorization cannot help"
+                    );
+                    return Ok(response);
+                }
+                Some(wanted)
+            };
+            if authorizations >= self.inner.options.max_authorizations {
+                tracing::debug!("stopped after {authorizations} authorizations for one request");
+                return Ok(response);
+            }
+            authorizations += 1;
+            self.authorize(&challenge, scopes.filter(|s| !s.is_empty()))
+                .await?;
+            fresh = true;
+        }
+        Err(Reason::authentication(
+            "the server kept refusing the client's credentials",
+        ))
+    }
+}
+
+impl McpHttpClient for OAuthClient {
+    fn client(&self) -> &Client {
+        &self.inner.http
+    }
+
+    fn send(&self, request: Request) -> BoxFuture<'_, Result<Response, Reason>> {
+        Box::pin(self.send_now(request))
+    }
+}

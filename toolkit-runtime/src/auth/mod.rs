@@ -1,0 +1,51 @@
+//! Credentials, where they belong: the MCP authorization specification on the client side
+//! (OAuth 2.1), as [`OAuthClient`], an HTTP client an [`Mcp`](crate::mcp::Mcp) source sends
+//! through.
+//!
+//! The host plugs in two pieces: a [`TokenStore`] that keeps what an authorization gave (a
+//! [`FileStore`] with owner-only permissions for a command line or a gateway, a
+//! [`MemoryStore`], or its own), and an [`AuthorizationCallback`] that sends the user to the
+//! authorization URL and hands back the redirect. Everything else — discovery, registration,
+//! PKCE, `state`, `resource`, scopes and step-up, refresh — is the client's.
+//!
+//! - `client.rs`: [`OAuthClient`], the requests, the answers 401 and 403.
+//! - `challenge.rs`: `WWW-Authenticate`; `discovery.rs`: resource and authorization server
+//!   metadata; `registration.rs`: client identity and token endpoint authentication;
+//!   `flow.rs`: the authorization code flow and refresh (with the `oauth2` crate).
+//! - `client_credentials.rs` (with feature `http`): [`ClientCredentials`], OAuth 2 client
+//!   credentials for an OpenAPI scheme of an `HttpSource`.
+//! - `grant.rs`: [`Grant`]; `store.rs`: [`TokenStore`], [`MemoryStore`], [`FileStore`];
+//!   `callback.rs`: [`AuthorizationCallback`]; `loopback.rs`: [`LoopbackCallback`], the redirect
+//!   received on a loopback port; `secret.rs`: [`Secret`].
+//! - `policy.rs`: which URLs metadata may send the client to; `fetch.rs`: the bounded requests.
+//!
+//! No token, code, verifier or client secret is ever in a failure, a log line or a `Debug`
+//! output.
+
+mod callback;
+mod challenge;
+mod client;
+#[cfg(feature = "http")]
+mod client_credentials;
+mod discovery;
+mod error;
+mod fetch;
+mod flow;
+mod grant;
+mod loopback;
+mod policy;
+mod registration;
+mod secret;
+mod store;
+
+pub use callback::AuthorizationCallback;
+pub use challenge::MAX_CHALLENGE_BYTES;
+pub use client::{OAuthClient, OAuthClientBuilder, OAuthOptions};
+#[cfg(feature = "http")]
+pub use client_credentials::ClientCredentials;
+pub use error::AuthError;
+pub use fetch::MAX_METADATA_BYTES;
+pub use grant::{ClientAuth, Grant, RegisteredClient};
+pub use loopback::{LoopbackCallback, MAX_CALLBACK_REQUEST_BYTES};
+pub use secret::Secret;
+pub use store::{FileStore, MemoryStore, TokenStore};
