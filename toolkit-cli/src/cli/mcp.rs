@@ -46,7 +46,8 @@ impl McpServer {
                 let url = url
                     .parse()
                     .map_err(|error| format!("--mcp-url is no URL: {error}"))?;
-                let client = reqwest::Client::builder()
+                // Redirects only within the server's origin: a header never follows one elsewhere.
+                let client = toolkit_runtime::http::client_builder()
                     .default_headers(headers(&self.headers)?)
                     .build()
                     .map_err(|error| format!("the HTTP client could not be built: {error}"))?;
