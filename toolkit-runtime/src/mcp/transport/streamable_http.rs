@@ -429,7 +429,8 @@ impl StreamableHttp {
         {
             builder = builder.header(LAST_EVENT_ID, id);
         }
-        let response = builder.send().await.map_err(transport_failure)?;
+        // Through the sender, as every request: it carries the credentials an OAuth client adds.
+        let response = self.shared.send(builder).await?;
         if !status::same_origin(response.url(), &self.shared.url) {
             return Err(Fault::Elsewhere);
         }
