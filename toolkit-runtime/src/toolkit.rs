@@ -514,7 +514,7 @@ impl Toolkit {
     ///
     /// // The person keeps the call away from /etc, and says why.
     /// let context = CallContext::new().approver(|request: ApprovalRequest| async move {
-    ///     match request.input()["path"].as_str() {
+    ///     match request.input().get("path").and_then(|path| path.as_str()) {
     ///         Some(path) if path.starts_with("/etc") => Verdict::decline("Not under /etc."),
     ///         Some(_) => Verdict::Approve,
     ///         None => Verdict::Edit(json!({ "path": "/tmp/scratch" }).as_object().cloned().unwrap_or_default()),
