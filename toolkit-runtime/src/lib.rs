@@ -87,3 +87,8 @@ mod docs {
     #[doc = include_str!("../../docs/search-and-code-mode.md")]
     pub struct SearchAndCodeMode;
 }
+
+/// The examples of `docs/agent-loop.md` (approval, rig, tracing), as doc tests.
+#[cfg(all(doctest, feature = "rig"))]
+#[doc = include_str!("../../docs/agent-loop.md")]
+pub struct AgentLoopDoctests;
