@@ -28,6 +28,7 @@ use rquickjs::{Context, Ctx, Exception, Function, Object, Promise, Runtime, Valu
 use serde_json::Value as Json;
 
 use super::runtime::{CodeFailure, CodeRuntime, RunLimits, RunOutput, ToolCall};
+use crate::text::utf16_length;
 use crate::{BoxFuture, Failure};
 
 /// Options of the [`QuickJs`] isolate.
@@ -37,7 +38,7 @@ pub struct QuickJsOptions {
     pub memory_limit: usize,
     /// The most stack one run may use, in bytes (512 KiB by default).
     pub stack_limit: usize,
-    /// The longest tool result, in characters of JSON, that code is given (8 MiB by default); a
+    /// The longest tool result, in bytes of JSON, that code is given (8 MiB by default); a
     /// longer one is an error the code can catch.
     pub max_tool_result_length: usize,
 }
@@ -188,7 +189,7 @@ impl Logs {
         if !self.room(max) {
             return;
         }
-        self.length += line.len();
+        self.length += utf16_length(&line);
         if self.length > max {
             self.cut = true;
             self.lines
@@ -335,11 +336,9 @@ impl Isolate {
             }
         };
         let logs = std::mem::take(&mut logs.borrow_mut().lines);
-        if text.len() > self.limits.max_result_length {
-            return Err(CodeFailure::ResultTooLarge {
-                length: text.chars().count(),
-                logs,
-            });
+        let length = utf16_length(&text);
+        if length > self.limits.max_result_length {
+            return Err(CodeFailure::ResultTooLarge { length, logs });
         }
         let result = serde_json::from_str(&text).unwrap_or(Json::Null);
         Ok(RunOutput { result, logs })
@@ -427,19 +426,11 @@ impl Isolate {
         let max = self.options.max_tool_result_length;
         let value = answer.and_then(|value| {
             if longer_than(&value, max) {
-                return Err(Failure::new(
-                    "ResultTooLarge",
-                    format!(
-                        "The tool's result is more than the {max} characters of JSON code is given. \
-                         Ask the tool for less."
-                    ),
-                    false,
-                ));
+                return Err(tool_result_too_large(max));
             }
             let text = value.to_string();
-            ctx.json_parse(text).map_err(|error| {
-                Failure::new("CodeError", describe(ctx, error), false)
-            })
+            ctx.json_parse(text)
+                .map_err(|error| Failure::new("CodeError", describe(ctx, error), false))
         });
         let settled = match value {
             Ok(value) => resolve.call::<_, ()>((value,)),
@@ -453,9 +444,21 @@ impl Isolate {
     }
 }
 
+/// The failure code reads for a tool result longer than `max` bytes of JSON.
+pub(super) fn tool_result_too_large(max: usize) -> Failure {
+    Failure::new(
+        "ResultTooLarge",
+        format!(
+            "The tool's result is more than the {max} bytes of JSON code is given. Ask the tool \
+             for less."
+        ),
+        false,
+    )
+}
+
 /// Whether `value`'s JSON has more than `max` bytes, found without writing it (a tool may answer
 /// a hundred megabytes): strings and keys by their length, everything else by a small bound.
-fn longer_than(value: &Json, max: usize) -> bool {
+pub(super) fn longer_than(value: &Json, max: usize) -> bool {
     let mut total = 0usize;
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {

@@ -4,6 +4,8 @@
 mod assembly;
 #[cfg(feature = "code")]
 mod code;
+#[cfg(all(feature = "code", feature = "openapi"))]
+mod code_search;
 #[cfg(feature = "conformance")]
 mod conformance;
 mod definition;
@@ -24,6 +26,8 @@ mod search;
 mod serve;
 mod source;
 mod support;
+#[cfg(feature = "code-test-worker")]
+mod worker;
 
 #[cfg(feature = "mcp")]
 mod mcp;
