@@ -16,6 +16,15 @@
 //! A tool that needs approval — always, or for some inputs — cannot be called from code, since a
 //! person cannot be asked in the middle of a run: it stays a tool of its own beside `execute`.
 //!
+//! Declaring every tool costs as many tokens as listing them. For a large toolkit
+//! ([`Declarations::Auto`] past [`EVERY_DECLARATION_LIMIT`] characters of declarations, or
+//! [`Declarations::Search`]) `execute`'s description names no tool, and a second tool,
+//! `search_tools({ query?, names?, limit? })`, gives the TypeScript declarations of the tools a
+//! query finds or the model names; `execute` may call any callable tool, found or not.
+//!
+//! Runtimes: [`QuickJs`] in process; [`WorkerIsolate`], a worker process per run, killed at the
+//! deadline; [`WorkerPool`], those workers started ahead.
+//!
 //! ```
 //! # let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
 //! # runtime.block_on(async {

@@ -152,7 +152,9 @@ fn refill(shared: &Arc<Shared>) {
         *starting += 1;
         drop(starting);
         let shared = Arc::clone(shared);
-        handle.spawn(async move {
+        // Starting a process blocks (fork and exec): on a thread of its own, not on one that
+        // runs the host's tasks, a run's among them.
+        handle.spawn_blocking(move || {
             let started = shared.isolate.start();
             if let Ok(mut starting) = shared.starting.lock() {
                 *starting = starting.saturating_sub(1);

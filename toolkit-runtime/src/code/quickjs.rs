@@ -10,8 +10,9 @@
 //! QuickJS polls the interrupt handler only every so many steps of bytecode, so a loop of heavy
 //! built-ins can run on past the deadline before it is stopped. The model never waits for that:
 //! the run's future answers `Timeout` at the deadline, and the isolate's thread ends by itself
-//! once the handler is polled. A bug in the C engine shares the host's process: running each
-//! execution in a worker process killed at the deadline is not done yet.
+//! once the handler is polled. A bug in the C engine shares the host's process; where that
+//! matters, [`WorkerIsolate`](super::WorkerIsolate) runs each execution in a worker process
+//! killed at the deadline, and [`WorkerPool`](super::WorkerPool) starts those workers ahead.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
