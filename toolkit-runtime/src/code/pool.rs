@@ -3,7 +3,7 @@
 //! A [`WorkerIsolate`] starts a process per run, and a process start costs milliseconds. A pool
 //! keeps `idle` workers started and waiting, so a run takes one that is ready. Each worker still
 //! serves exactly one run and is killed after it — no state crosses runs — and another is started
-//! in its place, in the background. At most `size` worker processes exist at once (waiting,
+//! in its place, in the background, once that run is over. At most `size` worker processes exist at once (waiting,
 //! running, or being killed): a run that finds none waiting and the pool full waits for one.
 //!
 //! A worker that died while it waited (killed from outside, say) is seen when it is taken and
@@ -106,7 +106,12 @@ impl WorkerPool {
                 .lock()
                 .ok()
                 .and_then(|mut ready| ready.pop_front());
-            refill(&self.shared);
+            // A worker's replacement starts once its run is over, not beside it: starting a
+            // process takes the CPU the run needs. Only a pool left with none waiting starts
+            // more now.
+            if waiting.is_none() || self.waiting() == 0 {
+                refill(&self.shared);
+            }
             let (mut worker, slot) = match waiting {
                 Some(Waiting { worker, _slot }) => (worker, _slot),
                 None => {

@@ -10,7 +10,7 @@ use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _,
 use tokio::sync::oneshot;
 
 use super::quickjs::{QuickJs, QuickJsOptions};
-use super::runtime::{CodeFailure, CodeRuntime, RunLimits, ToolCall};
+use super::runtime::{CodeFailure, RunLimits, ToolCall};
 use super::worker::{Done, FromWorker, ToWorker, encode};
 use crate::Failure;
 
@@ -59,6 +59,8 @@ where
     I: AsyncRead + Unpin + Send + 'static,
     O: AsyncWrite + Unpin + Send + 'static,
 {
+    // The isolate's thread, runtime and context are made while the run is on its way.
+    let prepared = QuickJs::new(options).prepare();
     let mut lines = BufReader::new(input).lines();
     let Some(first) = lines.next_line().await? else {
         return Err(std::io::Error::other("no run was given"));
@@ -111,9 +113,10 @@ where
         max_result_length: job.max_result_length,
         max_log_length: job.max_log_length,
     };
-    let outcome = QuickJs::new(options)
-        .run(&job.code, &job.tools, call, limits)
-        .await;
+    let outcome = match prepared {
+        Ok(prepared) => prepared.run(&job.code, &job.tools, call, limits).await,
+        Err(failure) => Err(failure),
+    };
     let done = match outcome {
         Ok(output) => Done::Ok {
             result: output.result,
