@@ -12,6 +12,7 @@
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
@@ -19,6 +20,8 @@ use super::runtime::{CodeFailure, CodeRuntime, RunLimits, RunOutput, ToolCall};
 use super::worker::{Worker, WorkerIsolate, reap};
 use crate::BoxFuture;
 
+/// How long a worker started ahead may take to say it is ready.
+const READY_TIMEOUT: Duration = Duration::from_secs(10);
 /// How many workers a run takes and finds dead before it gives up.
 const MAX_DEAD_TAKEN: usize = 3;
 
@@ -158,23 +161,38 @@ fn refill(shared: &Arc<Shared>) {
         drop(starting);
         let shared = Arc::clone(shared);
         // Starting a process blocks (fork and exec): on a thread of its own, not on one that
-        // runs the host's tasks, a run's among them.
-        handle.spawn_blocking(move || {
-            let started = shared.isolate.start();
-            if let Ok(mut starting) = shared.starting.lock() {
-                *starting = starting.saturating_sub(1);
-            }
-            match started {
-                Ok(worker) => {
-                    if let Ok(mut ready) = shared.ready.lock() {
-                        ready.push_back(Waiting {
-                            worker,
-                            _slot: slot,
-                        });
+        // runs the host's tasks, a run's among them. The worker waits in the pool once it says
+        // it is ready.
+        handle.spawn(async move {
+            let isolate = shared.isolate.clone();
+            let started = tokio::task::spawn_blocking(move || isolate.start()).await;
+            let started = match started {
+                Ok(Ok(mut worker)) => {
+                    if worker.ready(READY_TIMEOUT).await {
+                        Some(worker)
+                    } else {
+                        tracing::debug!("a worker of the pool did not say it was ready");
+                        reap(worker.child, || ());
+                        None
                     }
                 }
                 // A program that cannot start is reported by the run that starts one itself.
-                Err(error) => tracing::debug!(%error, "a worker of the pool could not start"),
+                Ok(Err(error)) => {
+                    tracing::debug!(%error, "a worker of the pool could not start");
+                    None
+                }
+                Err(_) => None,
+            };
+            if let Ok(mut starting) = shared.starting.lock() {
+                *starting = starting.saturating_sub(1);
+            }
+            if let Some(worker) = started
+                && let Ok(mut ready) = shared.ready.lock()
+            {
+                ready.push_back(Waiting {
+                    worker,
+                    _slot: slot,
+                });
             }
         });
     }

@@ -61,6 +61,9 @@ where
 {
     // The isolate's thread, runtime and context are made while the run is on its way.
     let prepared = QuickJs::new(options).prepare();
+    let mut output = output;
+    output.write_all(&encode(&FromWorker::Ready {})).await?;
+    output.flush().await?;
     let mut lines = BufReader::new(input).lines();
     let Some(first) = lines.next_line().await? else {
         return Err(std::io::Error::other("no run was given"));

@@ -20,7 +20,8 @@
 //! - host → worker: `{"run": {"code", "tools", "timeoutMs", "maxResultLength", "maxLogLength"}}`,
 //!   then `{"answer": {"id", "ok": value}}` or `{"answer": {"id", "failure": {code, message,
 //!   retryable}}}` for each call;
-//! - worker → host: `{"call": {"id", "name", "input"}}` for each tool call, then one
+//! - worker → host: `{"ready": {}}` once it can run, `{"call": {"id", "name", "input"}}` for
+//!   each tool call, then one
 //!   `{"done": {"ok": {"result", "logs"}}}` or `{"done": {"error": {"kind", "message", "logs",
 //!   "length"}}}`.
 
@@ -183,6 +184,27 @@ impl Worker {
     }
 }
 
+impl Worker {
+    /// Waits until the worker says it is ready (at most `timeout`): whether it did.
+    pub(super) async fn ready(&mut self, timeout: Duration) -> bool {
+        let mut line = Vec::new();
+        let read = async {
+            let mut byte = [0u8; 1];
+            // Byte by byte, so that nothing past the line is taken from the run's reader.
+            while line.len() < 64 {
+                match self.stdout.read(&mut byte).await {
+                    Ok(1) if byte[0] == b'\n' => return true,
+                    Ok(1) => line.push(byte[0]),
+                    _ => return false,
+                }
+            }
+            false
+        };
+        tokio::time::timeout(timeout, read).await.unwrap_or(false)
+            && matches!(serde_json::from_slice(&line), Ok(FromWorker::Ready {}))
+    }
+}
+
 /// Kills a worker and waits for it in the background, so that it never stays a zombie; then
 /// calls `reaped`.
 pub(super) fn reap(mut child: Child, reaped: impl FnOnce() + Send + 'static) {
@@ -232,7 +254,13 @@ pub(super) struct Answer {
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) enum FromWorker {
-    Call { id: u64, name: String, input: Value },
+    /// Said once the worker's isolate is made, before its run is given.
+    Ready {},
+    Call {
+        id: u64,
+        name: String,
+        input: Value,
+    },
     Done(Done),
 }
 
@@ -373,6 +401,7 @@ async fn drive(
                         calls.push(async move { (id, answer.await) });
                     }
                     Ok(FromWorker::Done(done)) => return finish(done),
+                    Ok(FromWorker::Ready {}) => {}
                     Err(_) => return Err(crashed("The isolate's process said something unreadable.".to_owned())),
                 }
             }
