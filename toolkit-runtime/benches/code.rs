@@ -1,6 +1,8 @@
-//! Code mode's costs: a run in a fresh isolate, and a tool call from JavaScript.
+//! Code mode's costs: a run in a fresh isolate — in process (`QuickJs`), in a worker process
+//! started for it (`WorkerIsolate`), and in a worker started ahead (`WorkerPool`) — and a tool
+//! call from JavaScript.
 //!
-//! `cargo bench -p toolkit-runtime --features code --bench code`
+//! `cargo bench -p toolkit-runtime --features code-test-worker --bench code`
 
 use std::hint::black_box;
 use std::sync::Arc;
@@ -8,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
-use toolkit_runtime::{CodeRuntime, QuickJs, RunLimits, ToolCall};
+use toolkit_runtime::{
+    CodeRuntime, PoolOptions, QuickJs, RunLimits, ToolCall, WorkerIsolate, WorkerPool,
+};
 
 fn limits() -> RunLimits {
     RunLimits {
@@ -35,6 +39,35 @@ fn code(c: &mut Criterion) {
             runtime
                 .block_on(isolate.run(black_box("return 1;"), &tools, echo(), limits()))
                 .expect("a run")
+        })
+    });
+    let worker = WorkerIsolate::new(env!("CARGO_BIN_EXE_toolkit-code-worker"));
+    c.bench_function("execute_worker_process_per_run", |b| {
+        b.iter(|| {
+            runtime
+                .block_on(worker.run(black_box("return 1;"), &tools, echo(), limits()))
+                .expect("a run")
+        })
+    });
+    let pool = runtime
+        .block_on(async { WorkerPool::new(worker.clone(), PoolOptions { size: 8, idle: 4 }) });
+    // A run's latency when workers wait for it, as between a model's turns: before each timed
+    // run the pool is let refill (untimed), so that starting replacements in the background
+    // neither competes with the run nor makes this a measure of how fast processes start.
+    c.bench_function("execute_worker_pool", |b| {
+        b.iter_custom(|iterations| {
+            let mut total = Duration::ZERO;
+            for _ in 0..iterations {
+                while pool.waiting() < 4 {
+                    std::thread::sleep(Duration::from_micros(200));
+                }
+                let started = Instant::now();
+                runtime
+                    .block_on(pool.run(black_box("return 1;"), &tools, echo(), limits()))
+                    .expect("a run");
+                total += started.elapsed();
+            }
+            total
         })
     });
     // 1,000 sequential tool calls in one run; the figure per call is the time / 1,000.

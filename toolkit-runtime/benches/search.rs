@@ -1,4 +1,4 @@
-//! Tool search over 10,000 tools: building the index, and one search.
+//! Tool search over 1,000 and 10,000 tools: building the index, and one search.
 //!
 //! `cargo bench -p toolkit-runtime --bench search`
 
@@ -34,9 +34,10 @@ const NOUNS: [&str; 20] = [
     "webhook",
 ];
 
-/// 10,000 tools of 50 services, named and described as real ones are, each with three parameters.
-fn ten_thousand() -> Vec<ToolDefinition> {
-    (0..10_000)
+/// `count` tools of 50 services, named and described as real ones are, each with three
+/// parameters.
+fn tools(count: usize) -> Vec<ToolDefinition> {
+    (0..count)
         .map(|i| {
             let (verb, noun) = (VERBS[i % 10], NOUNS[(i / 10) % 20]);
             let schema = json!({
@@ -63,14 +64,16 @@ fn ten_thousand() -> Vec<ToolDefinition> {
 }
 
 fn search(c: &mut Criterion) {
-    let definitions = ten_thousand();
+    let definitions = tools(10_000);
     c.bench_function("search_index_build_10000_tools", |b| {
         b.iter(|| SearchIndex::new(black_box(&definitions)))
     });
-    let index = SearchIndex::new(&definitions);
-    c.bench_function("tool_search_10000_tools", |b| {
-        b.iter(|| index.search(black_box("create an invoice for a customer"), 5))
-    });
+    for count in [1_000, 10_000] {
+        let index = SearchIndex::new(&definitions[..count]);
+        c.bench_function(&format!("tool_search_{count}_tools"), |b| {
+            b.iter(|| index.search(black_box("create an invoice for a customer"), 5))
+        });
+    }
 }
 
 criterion_group!(benches, search);

@@ -1,10 +1,16 @@
-//! How well tool search finds the right tool: recall@1 and recall@5 on MetaTool (199 tools,
-//! 20,614 queries each labelled with the one tool that answers it), for each ranking.
+//! How well tool search finds the right tool: recall@1, @5 and @10 on MetaTool (199 tools, 20,614
+//! queries each labelled with the one tool that answers it), for each ranking of `SearchIndex`
+//! and, in the same run, for plain BM25 (Okapi, k1 = 1.2, b = 0.75, over the lowercase words of
+//! each tool's name and description, no stemming) as the baseline; with each one's median time
+//! per query.
 //!
 //! `cargo run --release -p toolkit-runtime --example search_eval [CORPUS_DIR]`
-//! (by default `../shared/corpus/search` beside the checkout).
+//! (by default `../shared/corpus/search` beside the checkout). With `SEARCH_EVAL_MISSES=N` it also
+//! prints N queries the default ranking missed at 5, with what it found instead.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
+use std::time::Instant;
 
 use toolkit_runtime::{JsonObject, Ranking, SearchIndex, ToolDefinition};
 
@@ -40,32 +46,159 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         queries.len()
     );
     println!();
-    println!("| ranking | recall@1 | recall@5 |");
-    println!("| --- | --- | --- |");
+    println!("| ranking | recall@1 | recall@5 | recall@10 | p50 per query |");
+    println!("| --- | ---: | ---: | ---: | ---: |");
+    let names: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
+    let bm25 = Bm25::new(&definitions);
+    report("plain BM25 (baseline)", &queries, &names, |query| {
+        bm25.search(query, 10)
+    });
     for (label, ranking) in [
         (
             "seed's plain match on words (`Ranking::Words`)",
             Ranking::Words,
         ),
         (
-            "BM25F + stemming (`Ranking::Relevance`, default)",
+            "fielded BM25F (`Ranking::Relevance`, default)",
             Ranking::Relevance,
         ),
     ] {
         let index = SearchIndex::with_ranking(&definitions, ranking);
-        let (mut at1, mut at5) = (0usize, 0usize);
-        for (query, tool) in &queries {
-            let found = index.search(query, 5);
-            let names: Vec<&str> = found.tools.iter().map(|&i| definitions[i].name()).collect();
-            at1 += usize::from(names.first() == Some(&tool.as_str()));
-            at5 += usize::from(names.contains(&tool.as_str()));
+        report(label, &queries, &names, |query| {
+            index.search(query, 10).tools
+        });
+    }
+    let misses: usize = std::env::var("SEARCH_EVAL_MISSES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    if misses > 0 {
+        let index = SearchIndex::new(&definitions);
+        println!();
+        for (query, tool) in queries
+            .iter()
+            .filter(|(query, tool)| {
+                !index
+                    .search(query, 5)
+                    .tools
+                    .iter()
+                    .any(|&i| names[i] == tool.as_str())
+            })
+            .take(misses)
+        {
+            let found: Vec<&str> = index
+                .search(query, 3)
+                .tools
+                .iter()
+                .map(|&i| names[i])
+                .collect();
+            println!("{tool}\t{query}\t{found:?}");
         }
-        let total = queries.len() as f64;
-        println!(
-            "| {label} | {:.3} | {:.3} |",
-            at1 as f64 / total,
-            at5 as f64 / total
-        );
     }
     Ok(())
+}
+
+/// Prints one row: recall at 1, 5 and 10, and the median time of one search.
+fn report(
+    label: &str,
+    queries: &[(String, String)],
+    names: &[&str],
+    search: impl Fn(&str) -> Vec<usize>,
+) {
+    let (mut at1, mut at5, mut at10) = (0usize, 0usize, 0usize);
+    let mut times = Vec::with_capacity(queries.len());
+    for (query, tool) in queries {
+        let started = Instant::now();
+        let found = search(query);
+        times.push(started.elapsed());
+        let rank = found.iter().position(|&i| names[i] == tool.as_str());
+        at1 += usize::from(rank.is_some_and(|r| r < 1));
+        at5 += usize::from(rank.is_some_and(|r| r < 5));
+        at10 += usize::from(rank.is_some_and(|r| r < 10));
+    }
+    times.sort_unstable();
+    let p50 = times.get(times.len() / 2).copied().unwrap_or_default();
+    let total = queries.len() as f64;
+    println!(
+        "| {label} | {:.3} | {:.3} | {:.3} | {:.1} µs |",
+        at1 as f64 / total,
+        at5 as f64 / total,
+        at10 as f64 / total,
+        p50.as_secs_f64() * 1e6
+    );
+}
+
+/// Okapi BM25 over each tool's name and description as one bag of lowercase words: the baseline.
+struct Bm25 {
+    documents: Vec<HashMap<String, f64>>,
+    lengths: Vec<f64>,
+    average: f64,
+    frequency: HashMap<String, f64>,
+}
+
+impl Bm25 {
+    fn new(definitions: &[ToolDefinition]) -> Self {
+        let documents: Vec<HashMap<String, f64>> = definitions
+            .iter()
+            .map(|definition| {
+                let text = format!(
+                    "{} {}",
+                    definition.name(),
+                    definition.description.as_deref().unwrap_or_default()
+                );
+                let mut counts = HashMap::new();
+                for word in words(&text) {
+                    *counts.entry(word).or_insert(0.0) += 1.0;
+                }
+                counts
+            })
+            .collect();
+        let lengths: Vec<f64> = documents.iter().map(|d| d.values().sum()).collect();
+        let average = lengths.iter().sum::<f64>() / lengths.len().max(1) as f64;
+        let mut frequency = HashMap::new();
+        for document in &documents {
+            for word in document.keys() {
+                *frequency.entry(word.clone()).or_insert(0.0) += 1.0;
+            }
+        }
+        Self {
+            documents,
+            lengths,
+            average,
+            frequency,
+        }
+    }
+
+    fn search(&self, query: &str, limit: usize) -> Vec<usize> {
+        let (k1, b, n) = (1.2, 0.75, self.documents.len() as f64);
+        let query = words(query);
+        let mut scores: Vec<(usize, f64)> = self
+            .documents
+            .iter()
+            .enumerate()
+            .map(|(i, document)| {
+                let score = query
+                    .iter()
+                    .filter_map(|word| {
+                        let tf = *document.get(word)?;
+                        let df = self.frequency.get(word).copied().unwrap_or(0.0);
+                        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+                        let norm = 1.0 - b + b * self.lengths[i] / self.average;
+                        Some(idf * tf * (k1 + 1.0) / (tf + k1 * norm))
+                    })
+                    .sum();
+                (i, score)
+            })
+            .filter(|(_, score)| *score > 0.0)
+            .collect();
+        scores.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        scores.into_iter().take(limit).map(|(i, _)| i).collect()
+    }
+}
+
+fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|word| !word.is_empty())
+        .map(str::to_lowercase)
+        .collect()
 }

@@ -41,8 +41,9 @@ pub use approval::{APPROVAL_DECLINED, ApprovalRequest, Approver, MAX_REASON_LENG
 pub use assembly::{Assembly, AssemblyError, Clash, Decision, Member, NameClash, QualifiedName};
 #[cfg(feature = "code")]
 pub use code::{
-    CodeFailure, CodeMode, CodeModeOptions, CodeRuntime, QuickJs, QuickJsOptions, RunLimits,
-    RunOutput, ToolCall, WorkerIsolate, declare_tools, serve_worker,
+    CodeFailure, CodeMode, CodeModeOptions, CodeRuntime, Declarations, EVERY_DECLARATION_LIMIT,
+    PoolOptions, QuickJs, QuickJsOptions, RunLimits, RunOutput, ToolCall, WorkerIsolate,
+    WorkerPool, declare_tools, serve_worker, serve_worker_on,
 };
 pub use context::CallContext;
 pub use definition::{

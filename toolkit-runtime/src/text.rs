@@ -24,6 +24,13 @@ pub(crate) fn cut_utf16(text: &str, limit: usize) -> String {
     text.to_owned()
 }
 
+/// How many UTF-16 code units `text` has: its length as JavaScript and models' APIs count it, and
+/// what "characters" means in the limits of code mode.
+#[cfg_attr(not(feature = "code"), allow(dead_code))]
+pub(crate) fn utf16_length(text: &str) -> usize {
+    text.chars().map(char::len_utf16).sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,10 +10,20 @@
 //! an error the code can catch (its `message`, `code` and `retryable`). The run gives back
 //! `{ result, logs }`; it fails as a result the model reads with `CodeError` (and the logs so far)
 //! when the code throws, `Timeout` past the timeout (one minute by default; tool calls count in),
-//! and `ResultTooLarge` past `max_result_length` (50,000 characters by default).
+//! and `ResultTooLarge` past `max_result_length` (50,000 characters by default). Results and logs
+//! are measured in characters as JavaScript's `length` counts them (UTF-16 code units).
 //!
 //! A tool that needs approval — always, or for some inputs — cannot be called from code, since a
 //! person cannot be asked in the middle of a run: it stays a tool of its own beside `execute`.
+//!
+//! Declaring every tool costs as many tokens as listing them. For a large toolkit
+//! ([`Declarations::Auto`] past [`EVERY_DECLARATION_LIMIT`] characters of declarations, or
+//! [`Declarations::Search`]) `execute`'s description names no tool, and a second tool,
+//! `search_tools({ query?, names?, limit? })`, gives the TypeScript declarations of the tools a
+//! query finds or the model names; `execute` may call any callable tool, found or not.
+//!
+//! Runtimes: [`QuickJs`] in process; [`WorkerIsolate`], a worker process per run, killed at the
+//! deadline; [`WorkerPool`], those workers started ahead.
 //!
 //! ```
 //! # let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
@@ -33,8 +43,11 @@
 //! ```
 
 mod declarations;
+mod discovery;
+mod pool;
 mod quickjs;
 mod runtime;
+mod serve_worker;
 mod worker;
 
 use std::sync::Arc;
@@ -43,15 +56,19 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 pub use declarations::declare_tools;
+pub use discovery::{Declarations, EVERY_DECLARATION_LIMIT};
+pub use pool::{PoolOptions, WorkerPool};
 pub use quickjs::{QuickJs, QuickJsOptions};
 pub use runtime::{CodeFailure, CodeRuntime, RunLimits, RunOutput, ToolCall};
-pub use worker::{WorkerIsolate, serve_worker};
+pub use serve_worker::{serve_worker, serve_worker_on};
+pub use worker::WorkerIsolate;
 
 use tracing::Instrument as _;
 
 use crate::context::Carried;
-use crate::text::cut_utf16;
+use crate::text::{cut_utf16, utf16_length};
 use crate::{Approval, Failure, JsonObject, Tool, ToolDefinition, Toolkit};
+use discovery::{Catalog, declares_every_tool};
 
 /// The most characters of an error or of logs that a failed run's message carries.
 const MAX_FAILURE_TEXT: usize = 2_000;
@@ -61,10 +78,14 @@ const MAX_FAILURE_TEXT: usize = 2_000;
 pub struct CodeModeOptions {
     /// How long a run may take, its tool calls counted in (one minute by default).
     pub timeout: Duration,
-    /// The longest result, in characters of JSON (50,000 by default).
+    /// The longest result, in characters of JSON as JavaScript counts them (UTF-16 code units;
+    /// 50,000 by default).
     pub max_result_length: usize,
-    /// The most characters of logs kept (50,000 by default).
+    /// The most characters of logs kept, as JavaScript counts them (50,000 by default).
     pub max_log_length: usize,
+    /// How the model learns the tools: all declared in `execute`, or found with `search_tools`
+    /// ([`Declarations::Auto`] by default: by the size of the declarations).
+    pub declarations: Declarations,
 }
 
 impl Default for CodeModeOptions {
@@ -73,6 +94,7 @@ impl Default for CodeModeOptions {
             timeout: Duration::from_secs(60),
             max_result_length: 50_000,
             max_log_length: 50_000,
+            declarations: Declarations::Auto,
         }
     }
 }
@@ -95,7 +117,14 @@ impl CodeMode {
             .tools()
             .map(|tool| tool.name().to_owned())
             .collect();
-        let definition = execute_definition(&callable);
+        let every = declare_tools(callable.tools());
+        let searched = !declares_every_tool(options.declarations, &every);
+        let definition = if searched {
+            execute_definition(discovery::execute_description(&callable))
+        } else {
+            execute_definition(every_tool_description(&every))
+        };
+        let search = searched.then(|| discovery::search_tool(Arc::new(Catalog::new(&callable))));
         let options = options.clone();
         let execute = Tool::new(
             definition,
@@ -120,7 +149,9 @@ impl CodeMode {
         );
         // `execute` is no name of a presented tool that needs approval unless the host made one;
         // then the presented tool is the one kept.
-        let tools = std::iter::once(execute).chain(own.tools().cloned());
+        let tools = std::iter::once(execute)
+            .chain(search)
+            .chain(own.tools().cloned());
         Toolkit::from_tools(tools).unwrap_or(own)
     }
 }
@@ -167,7 +198,7 @@ async fn execute(
     );
     match outcome {
         Ok(output) => {
-            let length = output.result.to_string().chars().count();
+            let length = utf16_length(&output.result.to_string());
             if length > options.max_result_length {
                 return Err(too_large(length, options.max_result_length));
             }
@@ -217,16 +248,18 @@ fn with_logs(message: String, logs: &[String]) -> String {
     format!("{message}\nWhat the code logged before:\n{logs}")
 }
 
-fn execute_definition(callable: &Toolkit) -> ToolDefinition {
-    let description = format!(
+fn every_tool_description(every: &str) -> String {
+    format!(
         "Runs JavaScript (not TypeScript: type annotations are a syntax error) as the body of an \
          async function, and gives back {{ result, logs }}: what the code returns, as JSON, and \
          what it logged with console.log. Call a tool as `await tools.<name>(input)`; a tool that \
          fails throws an Error with its message, code and retryable. Use one run to call several \
          tools, read their results in code, and return only what is needed. Nothing else is \
-         reachable: no fetch, require, timers or modules.\n\nThe tools:\n\n{}",
-        declare_tools(callable.tools())
-    );
+         reachable: no fetch, require, timers or modules.\n\nThe tools:\n\n{every}"
+    )
+}
+
+fn execute_definition(description: String) -> ToolDefinition {
     let schema = json!({
         "type": "object",
         "properties": {

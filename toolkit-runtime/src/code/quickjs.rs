@@ -10,11 +10,13 @@
 //! QuickJS polls the interrupt handler only every so many steps of bytecode, so a loop of heavy
 //! built-ins can run on past the deadline before it is stopped. The model never waits for that:
 //! the run's future answers `Timeout` at the deadline, and the isolate's thread ends by itself
-//! once the handler is polled. A bug in the C engine shares the host's process: running each
-//! execution in a worker process killed at the deadline is not done yet.
+//! once the handler is polled. A bug in the C engine shares the host's process; where that
+//! matters, [`WorkerIsolate`](super::WorkerIsolate) runs each execution in a worker process
+//! killed at the deadline, and [`WorkerPool`](super::WorkerPool) starts those workers ahead.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
 use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -28,6 +30,7 @@ use rquickjs::{Context, Ctx, Exception, Function, Object, Promise, Runtime, Valu
 use serde_json::Value as Json;
 
 use super::runtime::{CodeFailure, CodeRuntime, RunLimits, RunOutput, ToolCall};
+use crate::text::utf16_length;
 use crate::{BoxFuture, Failure};
 
 /// Options of the [`QuickJs`] isolate.
@@ -37,7 +40,7 @@ pub struct QuickJsOptions {
     pub memory_limit: usize,
     /// The most stack one run may use, in bytes (512 KiB by default).
     pub stack_limit: usize,
-    /// The longest tool result, in characters of JSON, that code is given (8 MiB by default); a
+    /// The longest tool result, in bytes of JSON, that code is given (8 MiB by default); a
     /// longer one is an error the code can catch.
     pub max_tool_result_length: usize,
 }
@@ -85,47 +88,116 @@ impl CodeRuntime for QuickJs {
         call: ToolCall,
         limits: RunLimits,
     ) -> BoxFuture<'a, Result<RunOutput, CodeFailure>> {
-        Box::pin(async move {
-            let Ok(host) = tokio::runtime::Handle::try_current() else {
-                return Err(CodeFailure::Error {
-                    message: "Code mode runs inside a Tokio runtime.".to_owned(),
-                    logs: Vec::new(),
-                });
-            };
-            let (finish, finished) = tokio::sync::oneshot::channel();
-            let cancelled = Arc::new(AtomicBool::new(false));
-            let _cancel = CancelOnDrop(Arc::clone(&cancelled));
-            let isolate = Isolate {
-                code: code.to_owned(),
-                tools: tools.to_vec(),
-                call,
-                host,
-                cancelled,
-                limits,
-                options: self.options.clone(),
-            };
-            let spawned = std::thread::Builder::new()
-                .name("toolkit-quickjs".into())
-                // Room for QuickJS's own stack cap, with a margin for the host's frames.
-                .stack_size(self.options.stack_limit + (4 << 20))
-                .spawn(move || {
-                    let mut finish = finish;
-                    let outcome = isolate.run(&mut finish);
-                    let _ = finish.send(outcome);
-                });
-            if let Err(error) = spawned {
-                return Err(CodeFailure::Error {
-                    message: format!("The isolate could not be started: {error}."),
-                    logs: Vec::new(),
-                });
-            }
-            finished.await.unwrap_or_else(|_| {
-                Err(CodeFailure::Error {
-                    message: "The isolate stopped unexpectedly.".to_owned(),
-                    logs: Vec::new(),
-                })
+        Box::pin(async move { self.prepare()?.run(code, tools, call, limits).await })
+    }
+}
+
+/// What the isolate's thread is given to run, and where the outcome goes.
+type Submitted = (Isolate, Finish);
+
+/// A fresh QuickJS runtime and context made ahead of a run, on a thread of their own, waiting
+/// for the one run they serve (a worker makes one before its run arrives). Dropped unused, its
+/// thread ends.
+#[derive(Debug)]
+pub(super) struct Prepared {
+    submit: std::sync::mpsc::SyncSender<Submitted>,
+    options: QuickJsOptions,
+}
+
+impl QuickJs {
+    /// Starts the thread of one run, which makes its runtime and context at once.
+    pub(super) fn prepare(&self) -> Result<Prepared, CodeFailure> {
+        let (submit, submitted) = std::sync::mpsc::sync_channel::<Submitted>(1);
+        let options = self.options.clone();
+        std::thread::Builder::new()
+            .name("toolkit-quickjs".into())
+            // Room for QuickJS's own stack cap, with a margin for the host's frames.
+            .stack_size(self.options.stack_limit + (4 << 20))
+            .spawn(move || {
+                let made = fresh(&options);
+                let Ok((isolate, mut finish)) = submitted.recv() else {
+                    return;
+                };
+                let outcome = match made {
+                    Ok((runtime, context)) => {
+                        let ran = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                            isolate.run(&runtime, &context, &mut finish)
+                        }));
+                        ran.unwrap_or_else(|_| {
+                            // A panic (the host's runtime shutting down under a wait, say) left
+                            // the run's objects alive, and freeing a runtime that holds objects
+                            // aborts the process: it is leaked instead.
+                            std::mem::forget(context);
+                            std::mem::forget(runtime);
+                            Err(CodeFailure::Error {
+                                message: "The isolate stopped unexpectedly.".to_owned(),
+                                logs: Vec::new(),
+                            })
+                        })
+                    }
+                    Err(message) => Err(CodeFailure::Error {
+                        message,
+                        logs: Vec::new(),
+                    }),
+                };
+                let _ = finish.send(outcome);
             })
+            .map_err(|error| CodeFailure::Error {
+                message: format!("The isolate could not be started: {error}."),
+                logs: Vec::new(),
+            })?;
+        Ok(Prepared {
+            submit,
+            options: self.options.clone(),
         })
+    }
+}
+
+/// A runtime with the options' caps, and a context with the ECMAScript built-ins.
+fn fresh(options: &QuickJsOptions) -> Result<(Runtime, Context), String> {
+    let runtime = Runtime::new().map_err(|e| format!("The isolate could not start: {e}."))?;
+    runtime.set_memory_limit(options.memory_limit);
+    runtime.set_max_stack_size(options.stack_limit);
+    let context =
+        Context::full(&runtime).map_err(|e| format!("The isolate could not start: {e}."))?;
+    Ok((runtime, context))
+}
+
+impl Prepared {
+    /// Runs `code` on the prepared runtime; see [`CodeRuntime::run`].
+    pub(super) async fn run(
+        self,
+        code: &str,
+        tools: &[String],
+        call: ToolCall,
+        limits: RunLimits,
+    ) -> Result<RunOutput, CodeFailure> {
+        let stopped = || CodeFailure::Error {
+            message: "The isolate stopped unexpectedly.".to_owned(),
+            logs: Vec::new(),
+        };
+        let Ok(host) = tokio::runtime::Handle::try_current() else {
+            return Err(CodeFailure::Error {
+                message: "Code mode runs inside a Tokio runtime.".to_owned(),
+                logs: Vec::new(),
+            });
+        };
+        let (finish, finished) = tokio::sync::oneshot::channel();
+        let cancelled = Arc::new(AtomicBool::new(false));
+        let _cancel = CancelOnDrop(Arc::clone(&cancelled));
+        let isolate = Isolate {
+            code: code.to_owned(),
+            tools: tools.to_vec(),
+            call,
+            host,
+            cancelled,
+            limits,
+            options: self.options,
+        };
+        if self.submit.send((isolate, finish)).is_err() {
+            return Err(stopped());
+        }
+        finished.await.unwrap_or_else(|_| Err(stopped()))
     }
 }
 
@@ -188,7 +260,7 @@ impl Logs {
         if !self.room(max) {
             return;
         }
-        self.length += line.len();
+        self.length += utf16_length(&line);
         if self.length > max {
             self.cut = true;
             self.lines
@@ -203,21 +275,16 @@ impl Logs {
 type Pending<'js> = Rc<RefCell<HashMap<u64, (Function<'js>, Function<'js>)>>>;
 
 impl Isolate {
-    fn run(self, finish: &mut Finish) -> Result<RunOutput, CodeFailure> {
-        let failed = |message: String| CodeFailure::Error {
-            message,
-            logs: Vec::new(),
-        };
-        let runtime =
-            Runtime::new().map_err(|e| failed(format!("The isolate could not start: {e}.")))?;
-        runtime.set_memory_limit(self.options.memory_limit);
-        runtime.set_max_stack_size(self.options.stack_limit);
+    fn run(
+        self,
+        runtime: &Runtime,
+        context: &Context,
+        finish: &mut Finish,
+    ) -> Result<RunOutput, CodeFailure> {
         let (cancelled, deadline) = (Arc::clone(&self.cancelled), self.limits.deadline);
         runtime.set_interrupt_handler(Some(Box::new(move || {
             cancelled.load(Ordering::Relaxed) || Instant::now() >= deadline
         })));
-        let context = Context::full(&runtime)
-            .map_err(|e| failed(format!("The isolate could not start: {e}.")))?;
         let _entered = self.host.enter();
         context.with(|ctx| self.run_in(&ctx, finish))
     }
@@ -335,11 +402,9 @@ impl Isolate {
             }
         };
         let logs = std::mem::take(&mut logs.borrow_mut().lines);
-        if text.len() > self.limits.max_result_length {
-            return Err(CodeFailure::ResultTooLarge {
-                length: text.chars().count(),
-                logs,
-            });
+        let length = utf16_length(&text);
+        if length > self.limits.max_result_length {
+            return Err(CodeFailure::ResultTooLarge { length, logs });
         }
         let result = serde_json::from_str(&text).unwrap_or(Json::Null);
         Ok(RunOutput { result, logs })
@@ -427,19 +492,11 @@ impl Isolate {
         let max = self.options.max_tool_result_length;
         let value = answer.and_then(|value| {
             if longer_than(&value, max) {
-                return Err(Failure::new(
-                    "ResultTooLarge",
-                    format!(
-                        "The tool's result is more than the {max} characters of JSON code is given. \
-                         Ask the tool for less."
-                    ),
-                    false,
-                ));
+                return Err(tool_result_too_large(max));
             }
             let text = value.to_string();
-            ctx.json_parse(text).map_err(|error| {
-                Failure::new("CodeError", describe(ctx, error), false)
-            })
+            ctx.json_parse(text)
+                .map_err(|error| Failure::new("CodeError", describe(ctx, error), false))
         });
         let settled = match value {
             Ok(value) => resolve.call::<_, ()>((value,)),
@@ -453,9 +510,21 @@ impl Isolate {
     }
 }
 
+/// The failure code reads for a tool result longer than `max` bytes of JSON.
+pub(super) fn tool_result_too_large(max: usize) -> Failure {
+    Failure::new(
+        "ResultTooLarge",
+        format!(
+            "The tool's result is more than the {max} bytes of JSON code is given. Ask the tool \
+             for less."
+        ),
+        false,
+    )
+}
+
 /// Whether `value`'s JSON has more than `max` bytes, found without writing it (a tool may answer
 /// a hundred megabytes): strings and keys by their length, everything else by a small bound.
-fn longer_than(value: &Json, max: usize) -> bool {
+pub(super) fn longer_than(value: &Json, max: usize) -> bool {
     let mut total = 0usize;
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {

@@ -32,9 +32,10 @@ pub trait CodeRuntime: Send + Sync + 'static {
 pub struct RunLimits {
     /// When the run must have ended.
     pub deadline: Instant,
-    /// The longest result, in characters of JSON.
+    /// The longest result, in characters of JSON (UTF-16 code units, as JavaScript counts).
     pub max_result_length: usize,
-    /// The most characters of logs kept; later lines are dropped, and a last line says so.
+    /// The most characters of logs kept (UTF-16 code units); later lines are dropped, and a last
+    /// line says so.
     pub max_log_length: usize,
 }
 
@@ -65,7 +66,7 @@ pub enum CodeFailure {
     },
     /// The code returned more JSON than a model is given.
     ResultTooLarge {
-        /// How many characters the result's JSON has.
+        /// How many characters (UTF-16 code units) the result's JSON has.
         length: usize,
         /// What the code logged.
         logs: Vec<String>,

@@ -2,52 +2,61 @@
 //!
 //! [`QuickJs`](super::QuickJs) shares the host's process: a bug in the C engine would take the
 //! host down with it, and a loop of heavy built-ins keeps its thread busy a while past the
-//! deadline. [`WorkerIsolate`] runs each execution in a process of its own — any program that
-//! calls [`serve_worker`] (`toolkit-gen quickjs-worker` does) — and speaks to it in JSON lines over
-//! its standard input and output. The tools still run in the host: the worker asks for each call,
+//! deadline. [`WorkerIsolate`] runs each execution in a process of its own — any program whose
+//! `main` calls [`serve_worker`](super::serve_worker) — and speaks to it in JSON lines over its
+//! standard input and output. The tools still run in the host: the worker asks for each call,
 //! and the host answers. At the deadline, or when the run's future is dropped, the process is
 //! killed; a process that dies is a `CodeError` the model reads, and the host goes on.
+//!
+//! A worker starts with an empty environment (the host's credentials stay in the host), plus the
+//! variables given with [`WorkerIsolate::env`]. Its lines are read at most 64 MiB at a time (a
+//! longer one kills it), by a task of their own, and the host's answers are written by another,
+//! so a worker that stops reading never holds the run past its deadline.
+//!
+//! [`WorkerPool`](super::WorkerPool) starts workers ahead of the runs that need them.
 //!
 //! The protocol, one JSON object a line:
 //!
 //! - host → worker: `{"run": {"code", "tools", "timeoutMs", "maxResultLength", "maxLogLength"}}`,
 //!   then `{"answer": {"id", "ok": value}}` or `{"answer": {"id", "failure": {code, message,
 //!   retryable}}}` for each call;
-//! - worker → host: `{"call": {"id", "name", "input"}}` for each tool call, then one
+//! - worker → host: `{"ready": {}}` once it can run, `{"call": {"id", "name", "input"}}` for
+//!   each tool call, then one
 //!   `{"done": {"ok": {"result", "logs"}}}` or `{"done": {"error": {"kind", "message", "logs",
 //!   "length"}}}`.
 
-use std::collections::HashMap;
 use std::ffi::OsString;
 use std::process::Stdio;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
 use futures_util::stream::FuturesUnordered;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
-use tokio::sync::oneshot;
+use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, BufReader};
+use tokio::process::{Child, ChildStdin, ChildStdout};
+use tokio::sync::mpsc;
 
-use super::quickjs::{QuickJs, QuickJsOptions};
+use super::quickjs::{QuickJsOptions, longer_than, tool_result_too_large};
 use super::runtime::{CodeFailure, CodeRuntime, RunLimits, RunOutput, ToolCall};
 use crate::{BoxFuture, Failure};
 
 /// How long past the deadline a worker may take to say it timed out before it is killed.
 const GRACE: Duration = Duration::from_millis(100);
 /// The longest line a worker may write (a result is capped far below this).
-const MAX_LINE: usize = 64 << 20;
+pub(super) const MAX_LINE: usize = 64 << 20;
 
-/// Runs each execution in a worker process; see the [module docs](self).
+/// Runs each execution in a worker process started for it; see the [module docs](self).
 #[derive(Clone, Debug)]
 pub struct WorkerIsolate {
     program: OsString,
     args: Vec<OsString>,
+    envs: Vec<(OsString, OsString)>,
+    max_tool_result_length: usize,
 }
 
 impl WorkerIsolate {
-    /// Workers started as `program` (with no arguments yet).
+    /// Workers started as `program` (with no arguments yet, and an empty environment).
     ///
     /// ```no_run
     /// use toolkit_runtime::WorkerIsolate;
@@ -57,7 +66,18 @@ impl WorkerIsolate {
         Self {
             program: program.into(),
             args: Vec::new(),
+            envs: Vec::new(),
+            max_tool_result_length: QuickJsOptions::default().max_tool_result_length,
         }
+    }
+
+    /// The longest tool result, in bytes of JSON, sent to a worker (8 MiB by default, as
+    /// [`QuickJsOptions`]); a longer one reaches the code as a `ResultTooLarge` error it can
+    /// catch, and never crosses the pipe.
+    #[must_use]
+    pub fn max_tool_result_length(mut self, max: usize) -> Self {
+        self.max_tool_result_length = max;
+        self
     }
 
     /// Adds an argument to the worker's command line.
@@ -66,45 +86,187 @@ impl WorkerIsolate {
         self.args.push(arg.into());
         self
     }
+
+    /// Sets one variable of the worker's environment, which is otherwise empty: nothing of the
+    /// host's environment reaches a worker unless it is given here.
+    ///
+    /// ```no_run
+    /// use toolkit_runtime::WorkerIsolate;
+    /// let isolate = WorkerIsolate::new("toolkit-gen").arg("quickjs-worker").env("LANG", "C.UTF-8");
+    /// ```
+    #[must_use]
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.envs.push((key.into(), value.into()));
+        self
+    }
+
+    /// Starts one worker process, waiting for its run.
+    pub(super) fn start(&self) -> Result<Worker, CodeFailure> {
+        let mut child = tokio::process::Command::new(resolve(&self.program))
+            .args(&self.args)
+            .env_clear()
+            .envs(self.envs.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|error| crashed(format!("The isolate's process could not start: {error}.")))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(crashed("The isolate's process has no pipes.".to_owned()));
+        };
+        Ok(Worker {
+            child,
+            stdin,
+            stdout,
+            max_tool_result_length: self.max_tool_result_length,
+        })
+    }
+}
+
+/// `program` as the host's `PATH` finds it, when it is a bare name: the worker's own environment
+/// is empty, so its `PATH` cannot be what finds it.
+fn resolve(program: &OsString) -> OsString {
+    let bare = std::path::Path::new(program).components().count() == 1
+        && !std::path::Path::new(program).is_absolute();
+    if !bare {
+        return program.clone();
+    }
+    std::env::var_os("PATH")
+        .iter()
+        .flat_map(std::env::split_paths)
+        .map(|directory| directory.join(program))
+        .find(|candidate| candidate.is_file())
+        .map_or_else(|| program.clone(), std::path::PathBuf::into_os_string)
+}
+
+/// A started worker process and its pipes.
+#[derive(Debug)]
+pub(super) struct Worker {
+    pub(super) child: Child,
+    stdin: ChildStdin,
+    stdout: ChildStdout,
+    max_tool_result_length: usize,
+}
+
+impl Worker {
+    /// Runs one execution on this worker, then kills it (a worker serves one run) and reaps it
+    /// in the background, calling `reaped` once it is gone.
+    pub(super) async fn run(
+        self,
+        code: &str,
+        tools: &[String],
+        call: ToolCall,
+        limits: RunLimits,
+        reaped: impl FnOnce() + Send + 'static,
+    ) -> Result<RunOutput, CodeFailure> {
+        let Worker {
+            mut child,
+            stdin,
+            stdout,
+            max_tool_result_length,
+        } = self;
+        let outcome = drive(
+            &mut child,
+            stdin,
+            stdout,
+            Run {
+                code,
+                tools,
+                call,
+                limits,
+                max_tool_result_length,
+            },
+        )
+        .await;
+        reap(child, reaped);
+        outcome
+    }
+}
+
+impl Worker {
+    /// Waits until the worker says it is ready (at most `timeout`): whether it did.
+    pub(super) async fn ready(&mut self, timeout: Duration) -> bool {
+        let mut line = Vec::new();
+        let read = async {
+            let mut byte = [0u8; 1];
+            // Byte by byte, so that nothing past the line is taken from the run's reader.
+            while line.len() < 64 {
+                match self.stdout.read(&mut byte).await {
+                    Ok(1) if byte[0] == b'\n' => return true,
+                    Ok(1) => line.push(byte[0]),
+                    _ => return false,
+                }
+            }
+            false
+        };
+        tokio::time::timeout(timeout, read).await.unwrap_or(false)
+            && matches!(serde_json::from_slice(&line), Ok(FromWorker::Ready {}))
+    }
+}
+
+/// Kills a worker and waits for it in the background, so that it never stays a zombie; then
+/// calls `reaped`.
+pub(super) fn reap(mut child: Child, reaped: impl FnOnce() + Send + 'static) {
+    let _ = child.start_kill();
+    match tokio::runtime::Handle::try_current() {
+        Ok(handle) => {
+            handle.spawn(async move {
+                let _ = child.wait().await;
+                reaped();
+            });
+        }
+        // Tokio's own reaper collects it when no runtime is left to wait on.
+        Err(_) => {
+            drop(child);
+            reaped();
+        }
+    }
 }
 
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-enum ToWorker {
+pub(super) enum ToWorker {
     Run(Job),
     Answer(Answer),
 }
 
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Job {
-    code: String,
-    tools: Vec<String>,
-    timeout_ms: u64,
-    max_result_length: usize,
-    max_log_length: usize,
+pub(super) struct Job {
+    pub(super) code: String,
+    pub(super) tools: Vec<String>,
+    pub(super) timeout_ms: u64,
+    pub(super) max_result_length: usize,
+    pub(super) max_log_length: usize,
 }
 
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Answer {
-    id: u64,
+pub(super) struct Answer {
+    pub(super) id: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    ok: Option<Value>,
+    pub(super) ok: Option<Value>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    failure: Option<Failure>,
+    pub(super) failure: Option<Failure>,
 }
 
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-enum FromWorker {
-    Call { id: u64, name: String, input: Value },
+pub(super) enum FromWorker {
+    /// Said once the worker's isolate is made, before its run is given.
+    Ready {},
+    Call {
+        id: u64,
+        name: String,
+        input: Value,
+    },
     Done(Done),
 }
 
 #[derive(Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-enum Done {
+pub(super) enum Done {
     Ok {
         result: Value,
         logs: Vec<String>,
@@ -135,70 +297,145 @@ impl CodeRuntime for WorkerIsolate {
         call: ToolCall,
         limits: RunLimits,
     ) -> BoxFuture<'a, Result<RunOutput, CodeFailure>> {
-        Box::pin(async move {
-            let mut child = tokio::process::Command::new(&self.program)
-                .args(&self.args)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .kill_on_drop(true)
-                .spawn()
-                .map_err(|error| {
-                    crashed(format!("The isolate's process could not start: {error}."))
-                })?;
-            let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-                return Err(crashed("The isolate's process has no pipes.".to_owned()));
-            };
-            let timeout = limits.deadline.saturating_duration_since(Instant::now());
-            let job = ToWorker::Run(Job {
-                code: code.to_owned(),
-                tools: tools.to_vec(),
-                timeout_ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
-                max_result_length: limits.max_result_length,
-                max_log_length: limits.max_log_length,
-            });
-            let mut lines = BufReader::new(stdout).lines();
-            let mut calls = FuturesUnordered::new();
-            let deadline = tokio::time::Instant::from_std(limits.deadline + GRACE);
-            // A worker that is gone already is seen on its output, below, as one that ended.
-            let _ = write_line(&mut stdin, &job).await;
-            loop {
-                tokio::select! {
-                    line = lines.next_line() => {
-                        let line = match line {
-                            Ok(Some(line)) if line.len() <= MAX_LINE => line,
-                            Ok(Some(_)) => return Err(crashed("The isolate's process wrote too much.".to_owned())),
-                            Ok(None) | Err(_) => {
-                                let status = child.wait().await.map(|s| s.to_string()).unwrap_or_default();
-                                return Err(crashed(format!(
-                                    "The isolate's process ended without an answer ({status}); the code may have crashed it."
-                                )));
-                            }
-                        };
-                        match serde_json::from_str::<FromWorker>(&line) {
-                            Ok(FromWorker::Call { id, name, input }) => {
-                                let answer = call(name, input);
-                                calls.push(async move { (id, answer.await) });
-                            }
-                            Ok(FromWorker::Done(done)) => return finish(done),
-                            Err(_) => return Err(crashed("The isolate's process said something unreadable.".to_owned())),
-                        }
+        Box::pin(async move { self.start()?.run(code, tools, call, limits, || ()).await })
+    }
+}
+
+/// What the task that reads a worker's output sees.
+enum Line {
+    Read(Vec<u8>),
+    TooLong,
+    End,
+}
+
+/// Aborts a task when dropped: the reader and writer of a run end with it.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// What one run asks of its worker.
+struct Run<'a> {
+    code: &'a str,
+    tools: &'a [String],
+    call: ToolCall,
+    limits: RunLimits,
+    max_tool_result_length: usize,
+}
+
+/// One run's conversation with its worker, until the worker is done, dies, or the deadline.
+async fn drive(
+    child: &mut Child,
+    mut stdin: ChildStdin,
+    stdout: ChildStdout,
+    run: Run<'_>,
+) -> Result<RunOutput, CodeFailure> {
+    let Run {
+        code,
+        tools,
+        call,
+        limits,
+        max_tool_result_length: max,
+    } = run;
+    let timeout = limits.deadline.saturating_duration_since(Instant::now());
+    let job = ToWorker::Run(Job {
+        code: code.to_owned(),
+        tools: tools.to_vec(),
+        timeout_ms: u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX),
+        max_result_length: limits.max_result_length,
+        max_log_length: limits.max_log_length,
+    });
+    // Lines to the worker go through a task of their own: a worker that stops reading fills
+    // its pipe and blocks that task, never this loop, which keeps watching the deadline.
+    let (outbox, mut to_write) = mpsc::unbounded_channel::<Vec<u8>>();
+    let _writer = AbortOnDrop(tokio::spawn(async move {
+        while let Some(line) = to_write.recv().await {
+            if stdin.write_all(&line).await.is_err() {
+                break;
+            }
+        }
+    }));
+    let (lines_in, mut lines) = mpsc::channel::<Line>(16);
+    let _reader = AbortOnDrop(tokio::spawn(async move {
+        let mut reader = BufReader::new(stdout);
+        loop {
+            let line = read_line(&mut reader, MAX_LINE).await;
+            let last = !matches!(line, Line::Read(_));
+            if lines_in.send(line).await.is_err() || last {
+                break;
+            }
+        }
+    }));
+    // A worker that is gone already is seen on its output, below, as one that ended.
+    let _ = outbox.send(encode(&job));
+    let mut calls = FuturesUnordered::new();
+    let deadline = tokio::time::Instant::from_std(limits.deadline + GRACE);
+    loop {
+        tokio::select! {
+            line = lines.recv() => {
+                let line = match line {
+                    Some(Line::Read(line)) => line,
+                    Some(Line::TooLong) => {
+                        return Err(crashed(format!(
+                            "The isolate's process wrote a line of more than {MAX_LINE} bytes."
+                        )));
                     }
-                    Some((id, answer)) = calls.next(), if !calls.is_empty() => {
-                        let answer = match answer {
-                            Ok(value) => Answer { id, ok: Some(value), failure: None },
-                            Err(failure) => Answer { id, ok: None, failure: Some(failure) },
-                        };
-                        // A worker that is gone is seen on its output.
-                        let _ = write_line(&mut stdin, &ToWorker::Answer(answer)).await;
+                    Some(Line::End) | None => {
+                        let status = tokio::time::timeout(GRACE, child.wait())
+                            .await
+                            .ok()
+                            .and_then(Result::ok)
+                            .map(|status| format!(" ({status})"))
+                            .unwrap_or_default();
+                        return Err(crashed(format!(
+                            "The isolate's process ended without an answer{status}; the code may have crashed it."
+                        )));
                     }
-                    () = tokio::time::sleep_until(deadline) => {
-                        let _ = child.kill().await;
-                        return Err(CodeFailure::Timeout { logs: Vec::new() });
+                };
+                match serde_json::from_slice::<FromWorker>(&line) {
+                    Ok(FromWorker::Call { id, name, input }) => {
+                        let answer = call(name, input);
+                        calls.push(async move { (id, answer.await) });
                     }
+                    Ok(FromWorker::Done(done)) => return finish(done),
+                    Ok(FromWorker::Ready {}) => {}
+                    Err(_) => return Err(crashed("The isolate's process said something unreadable.".to_owned())),
                 }
             }
-        })
+            Some((id, answer)) = calls.next(), if !calls.is_empty() => {
+                let answer = match answer {
+                    Ok(value) if longer_than(&value, max) => {
+                        Answer { id, ok: None, failure: Some(tool_result_too_large(max)) }
+                    }
+                    Ok(value) => Answer { id, ok: Some(value), failure: None },
+                    Err(failure) => Answer { id, ok: None, failure: Some(failure) },
+                };
+                // A worker that is gone is seen on its output.
+                let _ = outbox.send(encode(&ToWorker::Answer(answer)));
+            }
+            () = tokio::time::sleep_until(deadline) => {
+                return Err(CodeFailure::Timeout { logs: Vec::new() });
+            }
+        }
+    }
+}
+
+/// Reads one line of at most `max` bytes (its newline not counted).
+async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> Line {
+    let mut line = Vec::new();
+    let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
+    match reader.take(limit).read_until(b'\n', &mut line).await {
+        Ok(0) | Err(_) => Line::End,
+        Ok(_) if line.last() == Some(&b'\n') => {
+            line.pop();
+            Line::Read(line)
+        }
+        Ok(_) if line.len() > max => Line::TooLong,
+        // The last line, with no newline: the worker ended after it.
+        Ok(_) => Line::Read(line),
     }
 }
 
@@ -218,107 +455,9 @@ fn finish(done: Done) -> Result<RunOutput, CodeFailure> {
     }
 }
 
-async fn write_line<W: tokio::io::AsyncWrite + Unpin, T: Serialize>(
-    to: &mut W,
-    message: &T,
-) -> std::io::Result<()> {
-    let mut line = serde_json::to_vec(message).map_err(std::io::Error::other)?;
+/// `message` as one line of JSON.
+pub(super) fn encode<T: Serialize>(message: &T) -> Vec<u8> {
+    let mut line = serde_json::to_vec(message).unwrap_or_default();
     line.push(b'\n');
-    to.write_all(&line).await?;
-    to.flush().await
-}
-
-/// The calls a worker has asked the host for, by number, each with where its answer goes.
-type Waiting = HashMap<u64, oneshot::Sender<Result<Value, Failure>>>;
-
-/// The worker's side: reads one run from standard input, runs it in a [`QuickJs`] isolate with
-/// `options`, asks the host for each tool call, and writes the outcome. For the `main` of a
-/// worker program, inside a Tokio runtime.
-///
-/// # Errors
-///
-/// When standard input holds no run or standard output cannot be written.
-pub async fn serve_worker(options: QuickJsOptions) -> std::io::Result<()> {
-    let mut lines = BufReader::new(tokio::io::stdin()).lines();
-    let Some(first) = lines.next_line().await? else {
-        return Err(std::io::Error::other("no run was given"));
-    };
-    let Ok(ToWorker::Run(job)) = serde_json::from_str::<ToWorker>(&first) else {
-        return Err(std::io::Error::other("the first line is no run"));
-    };
-    let stdout = Arc::new(tokio::sync::Mutex::new(tokio::io::stdout()));
-    let waiting: Arc<Mutex<Waiting>> = Arc::default();
-    let next = Arc::new(std::sync::atomic::AtomicU64::new(0));
-    let call: ToolCall = {
-        let (stdout, waiting) = (Arc::clone(&stdout), Arc::clone(&waiting));
-        Arc::new(move |name: String, input: Value| {
-            let (stdout, waiting, next) =
-                (Arc::clone(&stdout), Arc::clone(&waiting), Arc::clone(&next));
-            Box::pin(async move {
-                let id = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                let (answer, answered) = oneshot::channel();
-                if let Ok(mut waiting) = waiting.lock() {
-                    waiting.insert(id, answer);
-                }
-                let request = FromWorker::Call { id, name, input };
-                let written = write_line(&mut *stdout.lock().await, &request).await;
-                if written.is_err() {
-                    return Err(Failure::new("UnknownError", "The host is gone.", false));
-                }
-                answered.await.unwrap_or_else(|_| {
-                    Err(Failure::new("UnknownError", "The host is gone.", false))
-                })
-            })
-        })
-    };
-    // Answers from the host, each to the call waiting for it.
-    let reader = tokio::spawn(async move {
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let Ok(ToWorker::Answer(answer)) = serde_json::from_str::<ToWorker>(&line) {
-                let waiter = waiting.lock().ok().and_then(|mut w| w.remove(&answer.id));
-                let outcome = match (answer.ok, answer.failure) {
-                    (_, Some(failure)) => Err(failure),
-                    (ok, None) => Ok(ok.unwrap_or(Value::Null)),
-                };
-                if let Some(waiter) = waiter {
-                    let _ = waiter.send(outcome);
-                }
-            }
-        }
-    });
-    let limits = RunLimits {
-        deadline: Instant::now() + Duration::from_millis(job.timeout_ms),
-        max_result_length: job.max_result_length,
-        max_log_length: job.max_log_length,
-    };
-    let outcome = QuickJs::new(options)
-        .run(&job.code, &job.tools, call, limits)
-        .await;
-    let done = match outcome {
-        Ok(output) => Done::Ok {
-            result: output.result,
-            logs: output.logs,
-        },
-        Err(CodeFailure::Error { message, logs }) => Done::Error {
-            kind: "error".into(),
-            message,
-            logs,
-            length: 0,
-        },
-        Err(CodeFailure::Timeout { logs }) => Done::Error {
-            kind: "timeout".into(),
-            message: String::new(),
-            logs,
-            length: 0,
-        },
-        Err(CodeFailure::ResultTooLarge { length, logs }) => Done::Error {
-            kind: "tooLarge".into(),
-            message: String::new(),
-            logs,
-            length,
-        },
-    };
-    write_line(&mut *stdout.lock().await, &FromWorker::Done(done)).await?;
-    reader.abort();
-    Ok(())
+    line
 }

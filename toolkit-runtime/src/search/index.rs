@@ -45,12 +45,14 @@ enum Field {
 
 const FIELDS: usize = 4;
 const WEIGHT: [f32; FIELDS] = [3.0, 1.5, 1.0, 0.6];
-const LENGTH_NORMALISATION: [f32; FIELDS] = [0.3, 0.0, 0.75, 0.75];
+const LENGTH_NORMALISATION: [f32; FIELDS] = [0.3, 0.0, 0.3, 0.75];
 /// BM25's term-frequency saturation.
 const K1: f32 = 1.2;
 /// What a query word that only begins a word of the tool's name counts, against one that is the
 /// word (measured on MetaTool: more than this lets short words rank too much).
 const PREFIX_MATCH: f32 = 0.3;
+/// The fewest letters of a word of a tool's name that a longer query word it begins reaches.
+const MIN_ABBREVIATION: usize = 3;
 /// What a query word that is a common English word counts, against any other: enough to match,
 /// as the seed requires of every word, too little to rank by.
 const COMMON_WORD: f32 = 0.05;
@@ -276,6 +278,18 @@ impl SearchIndex {
                 let weight = if known == word { 1.0 } else { PREFIX_MATCH };
                 let entry = reached.entry(*term).or_insert(weight);
                 *entry = entry.max(weight);
+            }
+            // And every word of at least three letters that begins it, less: the abbreviations
+            // names are written in (`repo` for `repository`, `org` for `organization`).
+            for (end, _) in word.char_indices().skip(MIN_ABBREVIATION) {
+                let prefix = &word[..end];
+                if let Ok(at) = self
+                    .words
+                    .binary_search_by(|(known, _)| known.as_str().cmp(prefix))
+                {
+                    let entry = reached.entry(self.words[at].1).or_insert(PREFIX_MATCH);
+                    *entry = entry.max(PREFIX_MATCH);
+                }
             }
             let common = if is_common(word) { COMMON_WORD } else { 1.0 };
             for (term, weight) in reached {

@@ -179,6 +179,35 @@ async fn a_result_past_the_maximum_is_too_large() {
 }
 
 #[tokio::test]
+async fn the_result_cap_counts_characters_not_bytes() {
+    // 30,002 characters of JSON, 60,002 bytes: under the 50,000-character cap.
+    assert_eq!(
+        result("return 'é'.repeat(30000);").await,
+        json!("é".repeat(30000))
+    );
+    let failed = failure("return 'é'.repeat(50000);").await;
+    assert_eq!(failed.code, "ResultTooLarge");
+    assert!(
+        failed.message.contains("50002 characters"),
+        "{}",
+        failed.message
+    );
+}
+
+#[tokio::test]
+async fn the_log_cap_counts_characters_not_bytes() {
+    // 40,000 characters, 80,000 bytes: under the 50,000-character cap, kept whole.
+    let output = run("console.log('é'.repeat(40000)); return 1;")
+        .await
+        .unwrap();
+    assert_eq!(output["logs"], json!(["é".repeat(40000)]));
+    let output = run("console.log('é'.repeat(60000)); return 1;")
+        .await
+        .unwrap();
+    assert!(output["logs"][0].as_str().unwrap().contains("were dropped"));
+}
+
+#[tokio::test]
 async fn a_run_past_the_timeout_is_a_timeout_counting_tool_calls() {
     let (_, toolkit) = code_mode(Duration::from_millis(300));
     let started = Instant::now();

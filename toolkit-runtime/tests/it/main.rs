@@ -7,6 +7,8 @@ mod assembly;
 mod auth;
 #[cfg(feature = "code")]
 mod code;
+#[cfg(all(feature = "code", feature = "openapi"))]
+mod code_search;
 #[cfg(feature = "conformance")]
 mod conformance;
 mod definition;
@@ -34,6 +36,8 @@ mod serve;
 mod source;
 mod spans;
 mod support;
+#[cfg(feature = "code-test-worker")]
+mod worker;
 
 #[cfg(feature = "mcp")]
 mod mcp;
