@@ -74,7 +74,7 @@ fn scripted_mcp(dir: &Path) -> String {
 fn scripted_mcp_in(dir: &Path, mode: &str) -> String {
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../toolkit-runtime/tests/it/mcp/stdio_peer.py"
+        "/../toolkit-runtime-tests/tests/it/mcp/stdio_peer.py"
     );
     format!(
         r#"["python3", "{script}", "{mode}", "{}"]"#,
@@ -464,7 +464,7 @@ async fn a_stdio_server_gets_its_own_variables_and_no_other_sources_credential()
     let dir = workspace("env", "");
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../toolkit-runtime/tests/it/mcp/stdio_peer.py"
+        "/../toolkit-runtime-tests/tests/it/mcp/stdio_peer.py"
     );
     let shell = format!(
         "env > '{}'; exec python3 '{script}' normal '{}'",

@@ -8,7 +8,7 @@
 //! the ratio printed is the median, over all of criterion's samples, of our server's time over
 //! the bare server's. Pairing the calls in time keeps other work on the machine out of the ratio.
 //!
-//! Run with `cargo bench -p toolkit-runtime --features serve-test-peer,testing --bench serve`.
+//! Run with `cargo bench -p toolkit-runtime-tests --features serve-test-peer,testing --bench serve`.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
 use std::hint::black_box;

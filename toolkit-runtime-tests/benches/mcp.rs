@@ -2,7 +2,7 @@
 //! on loopback and over stdio (our source beside rmcp's own client, in the same run), and the
 //! discovery of 1,000 tools in pages of 50.
 //!
-//! Run with `cargo bench -p toolkit-runtime --features mcp-test-peer --bench mcp`.
+//! Run with `cargo bench -p toolkit-runtime-tests --features mcp-test-peer --bench mcp`.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
 use std::hint::black_box;

@@ -2,7 +2,7 @@
 //! started for it (`WorkerIsolate`), and in a worker started ahead (`WorkerPool`) — and a tool
 //! call from JavaScript.
 //!
-//! `cargo bench -p toolkit-runtime --features code-test-worker --bench code`
+//! `cargo bench -p toolkit-runtime-tests --features code-test-worker --bench code`
 
 use std::hint::black_box;
 use std::sync::Arc;

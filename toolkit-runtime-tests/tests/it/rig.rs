@@ -14,7 +14,7 @@ use toolkit_runtime::{
 use crate::support::{Scripted, definition, object};
 
 #[allow(dead_code, clippy::unwrap_used)]
-#[path = "../../examples/rig_agent.rs"]
+#[path = "../../../toolkit-runtime/examples/rig_agent.rs"]
 mod example;
 
 #[tokio::test]
