@@ -634,3 +634,43 @@ async fn jwt_access_tokens_are_checked_against_the_issuers_jwks() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_still_open_after_the_grace_period_is_dropped_and_the_exit_is_0() {
+    use tokio::io::AsyncWriteExt;
+    let seen = Arc::new(Seen::default());
+    let base = api(Arc::clone(&seen)).await;
+    let port = free_port();
+    let dir = workspace(
+        "close",
+        &format!("127.0.0.1:{port}"),
+        &base,
+        "shutdown_grace_seconds = 1",
+        "",
+    );
+    let child = start(&dir, port, &[]).await;
+    // A request whose body never ends: in flight through the grace period, and still open after.
+    let mut stalled = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .unwrap();
+    stalled
+        .write_all(
+            b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+              Accept: application/json, text/event-stream\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\"",
+        )
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let start = Instant::now();
+    let (code, stderr) = terminate(child).await;
+    let took = start.elapsed();
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(took >= Duration::from_millis(2900), "{took:?}");
+    assert!(took < Duration::from_secs(8), "{took:?}");
+    assert!(
+        stderr.contains("connections still open at shutdown are dropped"),
+        "{stderr}"
+    );
+    drop(stalled);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
