@@ -121,6 +121,10 @@ pub enum Command {
         /// The configuration file (`toolkit.toml`).
         #[arg(long, value_name = "FILE")]
         config: PathBuf,
+        /// How logs are written to stderr: `text` for people, `json` (one object a line) for a
+        /// log collector.
+        #[arg(long, value_enum, default_value_t = serve::LogFormat::Text)]
+        log_format: serve::LogFormat,
     },
     /// Serves one code-mode run as a worker process of `toolkit_runtime::WorkerIsolate` (JSON
     /// lines on standard input and output); not for people.
@@ -233,7 +237,7 @@ impl Cli {
                     input,
                 }),
             },
-            Command::Serve { config } => serve::serve(&config),
+            Command::Serve { config, log_format } => serve::serve(&config, log_format),
             Command::QuickjsWorker => quickjs_worker(),
             Command::Execute {
                 source,

@@ -4,7 +4,7 @@
 //! ```toml
 //! [serve]
 //! transport = "stdio"            # or "http"
-//! address = "127.0.0.1:8808"     # "http" only; a loopback address (there is no authentication)
+//! address = "127.0.0.1:8808"     # "http" only; loopback unless [serve.auth] is set
 //! presentation = "all"           # "all", "search" or "code"
 //!
 //! [catalog]
@@ -36,8 +36,8 @@
 //! variables its `env` names, and `PATH`, `HOME`, `USER`, `LANG`, `LC_ALL`, `TMPDIR`, `TEMP`,
 //! `TMP` and `SYSTEMROOT` from the host: never another source's credential.
 //!
-//! The HTTP transport listens on a loopback address only: the gateway has no authentication of
-//! its own, and every tool it serves holds its sources' credentials.
+//! The HTTP transport listens on a loopback address only unless `[serve.auth]` says how clients
+//! authenticate ([`AuthConfig`]): every tool the gateway serves holds its sources' credentials.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -80,7 +80,92 @@ pub struct Serve {
     /// The server's name, as clients are told it.
     #[serde(default = "default_name")]
     pub name: String,
+    /// How long calls in flight may take to finish once SIGTERM or SIGINT arrives, in seconds
+    /// (10 by default; at most 600).
+    #[serde(default = "default_grace")]
+    pub shutdown_grace_seconds: u64,
+    /// `Host` values clients may send besides the bound address and the loopback names (the
+    /// names the gateway is reached by behind a load balancer).
+    #[serde(default)]
+    pub allowed_hosts: Vec<String>,
+    /// How HTTP clients authenticate; none when absent, and then only a loopback address is
+    /// allowed.
+    pub auth: Option<AuthConfig>,
 }
+
+/// The `[serve.auth]` table: opaque tokens read from the environment, or JWT access tokens of
+/// an OAuth authorization server.
+///
+/// ```toml
+/// [serve.auth]
+/// mode = "jwt"
+/// resource = "https://gateway.example.com/mcp"      # the gateway's own URL: the tokens' audience
+/// issuer = "https://auth.example.com"
+/// jwks_url = "https://auth.example.com/.well-known/jwks.json"
+/// scopes = ["tools"]                                 # every one needed
+///
+/// # or
+/// [serve.auth]
+/// mode = "tokens"
+/// tokens = [{ name = "ci", env = "GATEWAY_TOKEN_CI" }]
+/// ```
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuthConfig {
+    /// `tokens` or `jwt`.
+    pub mode: AuthMode,
+    /// The gateway's own resource URL (`https://host/mcp`): a JWT's required audience and the
+    /// `resource` of its protected resource metadata. Required with `jwt`.
+    pub resource: Option<String>,
+    /// The authorization server's issuer, compared exactly with a JWT's `iss`. Required with
+    /// `jwt`.
+    pub issuer: Option<String>,
+    /// Where the issuer's JSON Web Key Set is fetched. Required with `jwt`.
+    pub jwks_url: Option<String>,
+    /// Scopes a JWT must all hold (in `scope` or `scp`); none by default.
+    #[serde(default)]
+    pub scopes: Vec<String>,
+    /// Clock skew allowed on `exp` and `nbf`, in seconds (30 by default; at most 300).
+    #[serde(default = "default_leeway")]
+    pub leeway_seconds: u64,
+    /// The accepted tokens, `tokens` mode: each a name (for logs) and the variable holding it.
+    #[serde(default)]
+    pub tokens: Vec<NamedToken>,
+}
+
+/// Which kind of bearer token the gateway takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AuthMode {
+    /// Opaque tokens, compared in constant time with values read from environment variables.
+    Tokens,
+    /// JWT access tokens, validated against the issuer's JWKS.
+    Jwt,
+}
+
+/// One opaque token of `tokens` mode.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NamedToken {
+    /// Who holds it (logged; never the token).
+    pub name: String,
+    /// The environment variable holding the token.
+    pub env: String,
+}
+
+fn default_grace() -> u64 {
+    10
+}
+
+fn default_leeway() -> u64 {
+    30
+}
+
+/// The longest grace period at shutdown: ten minutes.
+const MAX_GRACE_SECONDS: u64 = 600;
+
+/// The largest clock skew allowed: five minutes.
+const MAX_LEEWAY_SECONDS: u64 = 300;
 
 impl Default for Serve {
     fn default() -> Self {
@@ -89,6 +174,9 @@ impl Default for Serve {
             address: default_address(),
             presentation: Presentation::default(),
             name: default_name(),
+            shutdown_grace_seconds: default_grace(),
+            allowed_hosts: Vec::new(),
+            auth: None,
         }
     }
 }
@@ -253,6 +341,64 @@ impl TryFrom<WrittenValue> for FromEnv {
     }
 }
 
+impl AuthConfig {
+    /// What is wrong with the table: a field its mode needs is missing, one it does not take is
+    /// given, a URL is no URL, a variable name is no name.
+    fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let url = |field: &str, value: &Option<String>, problems: &mut Vec<String>| match value {
+            None => problems.push(format!(
+                "serve.auth.{field} is required with mode = \"jwt\""
+            )),
+            Some(text) => match url::Url::parse(text) {
+                Ok(url) if matches!(url.scheme(), "http" | "https") && !holds_credentials(text) => {
+                }
+                _ => problems.push(format!(
+                    "serve.auth.{field} is not an http(s) URL without a user or password"
+                )),
+            },
+        };
+        match self.mode {
+            AuthMode::Jwt => {
+                url("resource", &self.resource, &mut problems);
+                url("issuer", &self.issuer, &mut problems);
+                url("jwks_url", &self.jwks_url, &mut problems);
+                if !self.tokens.is_empty() {
+                    problems.push("serve.auth.tokens is for mode = \"tokens\"".to_owned());
+                }
+            }
+            AuthMode::Tokens => {
+                if self.tokens.is_empty() {
+                    problems.push(
+                        "serve.auth.tokens lists no token (mode = \"tokens\" needs one at least)"
+                            .to_owned(),
+                    );
+                }
+                for token in &self.tokens {
+                    if !is_variable_name(&token.env) {
+                        problems.push(format!(
+                            "serve.auth.tokens {:?}: `env` is the name of an environment variable",
+                            token.name
+                        ));
+                    }
+                }
+                if self.resource.is_some() || self.issuer.is_some() || self.jwks_url.is_some() {
+                    problems.push(
+                        "serve.auth: resource, issuer and jwks_url are for mode = \"jwt\""
+                            .to_owned(),
+                    );
+                }
+            }
+        }
+        if self.leeway_seconds > MAX_LEEWAY_SECONDS {
+            problems.push(format!(
+                "serve.auth.leeway_seconds is at most {MAX_LEEWAY_SECONDS}"
+            ));
+        }
+        problems
+    }
+}
+
 /// What kind of source a `[[sources]]` entry is, once checked.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SourceKind {
@@ -313,12 +459,20 @@ impl Config {
     pub fn parse(text: &str) -> Result<Self, ConfigError> {
         let config: Self = toml::from_str(text).map_err(|error| located(text, &error))?;
         let mut problems = Vec::new();
-        if !config.serve.address.ip().is_loopback() {
+        if !config.serve.address.ip().is_loopback() && config.serve.auth.is_none() {
             problems.push(format!(
-                "serve.address {} is not a loopback address: the gateway has no authentication, \
-                 so it listens on this machine only",
+                "serve.address {} is not a loopback address: without [serve.auth] the gateway \
+                 listens on this machine only",
                 config.serve.address
             ));
+        }
+        if config.serve.shutdown_grace_seconds > MAX_GRACE_SECONDS {
+            problems.push(format!(
+                "serve.shutdown_grace_seconds is at most {MAX_GRACE_SECONDS}"
+            ));
+        }
+        if let Some(auth) = &config.serve.auth {
+            problems.extend(auth.problems());
         }
         if config.catalog.refresh_seconds > MAX_REFRESH_SECONDS {
             problems.push(format!(
@@ -571,6 +725,38 @@ mod tests {
         );
         let text = text.replace("0.0.0.0", "[::1]");
         assert!(Config::parse(&text).is_ok());
+    }
+
+    #[test]
+    fn a_non_loopback_address_is_taken_with_authentication_and_each_mode_checks_its_fields() {
+        let base = "[serve]\ntransport = \"http\"\naddress = \"0.0.0.0:8808\"\n[policy]\ndefault = \"allow\"\n";
+        let with =
+            |auth: &str| base.replace("[policy]", &format!("[serve.auth]\n{auth}\n[policy]"));
+        let tokens = with("mode = \"tokens\"\ntokens = [{ name = \"ci\", env = \"CI_TOKEN\" }]");
+        assert!(Config::parse(&tokens).is_ok());
+        let jwt = with(
+            "mode = \"jwt\"\nresource = \"https://gw.example/mcp\"\nissuer = \"https://as.example\"\njwks_url = \"https://as.example/jwks\"",
+        );
+        assert!(Config::parse(&jwt).is_ok());
+        let error = Config::parse(&with("mode = \"jwt\"\nissuer = \"not a url\""))
+            .unwrap_err()
+            .0;
+        assert!(error.contains("serve.auth.resource is required"), "{error}");
+        assert!(
+            error.contains("serve.auth.issuer is not an http(s) URL"),
+            "{error}"
+        );
+        assert!(error.contains("serve.auth.jwks_url is required"), "{error}");
+        let error = Config::parse(&with("mode = \"tokens\"")).unwrap_err().0;
+        assert!(error.contains("lists no token"), "{error}");
+        let error = Config::parse(&with(
+            "mode = \"tokens\"\ntokens = [{ name = \"ci\", env = \"s3cr3t-value!\" }]\nleeway_seconds = 301",
+        ))
+        .unwrap_err()
+        .0;
+        assert!(error.contains("`env` is the name"), "{error}");
+        assert!(!error.contains("s3cr3t"), "{error}");
+        assert!(error.contains("leeway_seconds is at most 300"), "{error}");
     }
 
     #[test]

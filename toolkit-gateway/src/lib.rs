@@ -1,14 +1,17 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
+pub mod auth;
 pub mod catalog;
 pub mod config;
+mod http;
+pub mod metrics;
 pub mod policy;
 pub mod serve;
 pub mod sources;
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use toolkit_runtime::{
@@ -18,6 +21,7 @@ use toolkit_runtime::{
 
 use self::catalog::{Catalog, RefreshFailure};
 use self::config::{Config, ConfigError, Presentation};
+use self::metrics::{Metered, Metrics};
 use self::policy::Policy;
 
 /// A configured gateway: its sources made, its policy compiled, its catalog as last known.
@@ -28,6 +32,51 @@ pub struct Gateway {
     /// Each source, with how long it may take to list its tools.
     sources: Vec<(Arc<dyn ToolSource>, Duration)>,
     catalog: Catalog,
+    metrics: Arc<Metrics>,
+    readiness: Readiness,
+}
+
+/// Whether the gateway is ready to serve, as `/readyz` says: its catalog loaded (the start's
+/// refresh done) and, at the last refresh, one source at least answering (or none configured).
+/// Shared by the clones of a [`Gateway`].
+#[derive(Clone, Debug, Default)]
+pub struct Readiness(Arc<Mutex<ReadyState>>);
+
+/// What [`Readiness`] knows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ReadyState {
+    /// Whether a refresh has run (the catalog is loaded).
+    pub loaded: bool,
+    /// How many sources there are.
+    pub sources: usize,
+    /// The sources that did not answer at the last refresh, by name.
+    pub unreachable: Vec<String>,
+    /// How many tools the catalog holds.
+    pub tools: usize,
+}
+
+impl ReadyState {
+    /// Whether to take traffic: loaded, and not every source unreachable.
+    pub fn ready(&self) -> bool {
+        self.loaded && (self.sources == 0 || self.unreachable.len() < self.sources)
+    }
+}
+
+impl Readiness {
+    /// What is known now.
+    pub fn get(&self) -> ReadyState {
+        self.0
+            .lock()
+            .map(|state| state.clone())
+            .unwrap_or_else(|poisoned| poisoned.into_inner().clone())
+    }
+
+    fn set(&self, state: ReadyState) {
+        match self.0.lock() {
+            Ok(mut guard) => *guard = state,
+            Err(poisoned) => *poisoned.into_inner() = state,
+        }
+    }
 }
 
 impl std::fmt::Debug for Gateway {
@@ -60,11 +109,16 @@ impl Gateway {
     /// unreadable document or catalog.
     pub fn new(config: Config) -> Result<Self, ConfigError> {
         let mut problems = Vec::new();
+        let metrics = Arc::new(Metrics::default());
         let policy = Policy::new(&config.policy).map_err(|error| problems.push(error.0));
         let mut sources = Vec::new();
         for source in &config.sources {
             match sources::make(source) {
-                Ok(made) => sources.push((made, sources::timeout(source))),
+                Ok(made) => {
+                    let metered: Arc<dyn ToolSource> =
+                        Arc::new(Metered::new(made, Arc::clone(&metrics)));
+                    sources.push((metered, sources::timeout(source)));
+                }
                 Err(error) => problems.push(error.0),
             }
         }
@@ -75,6 +129,8 @@ impl Gateway {
                 policy,
                 sources,
                 catalog,
+                metrics,
+                readiness: Readiness::default(),
             }),
             _ => Err(ConfigError(problems.join("\n"))),
         }
@@ -88,6 +144,16 @@ impl Gateway {
     /// The catalog as last known.
     pub fn catalog(&self) -> &Catalog {
         &self.catalog
+    }
+
+    /// The gateway's metrics (its sources' calls are counted from the start).
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
+    /// Whether the gateway is ready, as its last refresh left it.
+    pub fn readiness(&self) -> &Readiness {
+        &self.readiness
     }
 
     /// The policy rules that match no tool of the catalog, as written.
@@ -106,6 +172,16 @@ impl Gateway {
             self.catalog = catalog;
             unsaved = self.catalog.save(&self.config.catalog.file).err();
         }
+        self.metrics.record_refresh(failures.is_empty());
+        self.readiness.set(ReadyState {
+            loaded: true,
+            sources: self.sources.len(),
+            unreachable: failures
+                .iter()
+                .map(|failure| failure.source.clone())
+                .collect(),
+            tools: self.catalog.len(),
+        });
         Refresh {
             failures,
             changed,

@@ -7,10 +7,17 @@ use std::time::Duration;
 use toolkit_runtime::serve::{HttpOptions, McpServer, ServedToolkit};
 
 use super::Gateway;
+use super::auth::Authenticator;
 use super::config::{Config, Transport};
+use super::http::{self, Parts};
 
 /// Starts the gateway configured at `path` and serves until the client goes (stdin ends) or,
-/// over HTTP, until the process is stopped.
+/// over HTTP, until SIGTERM or SIGINT: then no request is taken, calls in flight get
+/// `shutdown_grace_seconds` to finish, and serving ends with `Ok` (the process exits 0).
+///
+/// Over HTTP, `/healthz`, `/readyz` and `/metrics` are served beside `/mcp`, and with
+/// `[serve.auth]` every MCP request needs a bearer token (the protected resource metadata is
+/// served in JWT mode).
 ///
 /// Before serving, every problem is an error (the caller exits 1 with it): a bad
 /// configuration, an unset variable, a catalog file that cannot be written. The start's refresh
@@ -22,6 +29,12 @@ use super::config::{Config, Transport};
 /// A message for people, naming the file, source or rule at fault.
 pub async fn serve(path: &Path) -> Result<(), String> {
     let config = Config::load(path).map_err(|error| error.to_string())?;
+    let auth = match &config.serve.auth {
+        Some(auth) if config.serve.transport == Transport::Http => Some(std::sync::Arc::new(
+            Authenticator::new(auth).map_err(|error| error.to_string())?,
+        )),
+        _ => None,
+    };
     let mut gateway = Gateway::new(config).map_err(|error| error.to_string())?;
     let start = gateway.refresh().await;
     if let Some(problem) = start.unsaved {
@@ -43,11 +56,20 @@ pub async fn serve(path: &Path) -> Result<(), String> {
     let server = McpServer::new(toolkit)
         .name(serve.name.clone())
         .version(env!("CARGO_PKG_VERSION"));
+    let parts = Parts {
+        auth,
+        metrics: std::sync::Arc::clone(gateway.metrics()),
+        readiness: gateway.readiness().clone(),
+        grace: Duration::from_secs(serve.shutdown_grace_seconds),
+    };
     if let Some(interval) = gateway.refresh_interval() {
         tokio::spawn(refresh_every(gateway, server.toolkit_handle(), interval));
     }
     match serve.transport {
-        Transport::Stdio => server.serve_stdio().await,
+        Transport::Stdio => server
+            .serve_stdio()
+            .await
+            .map_err(|error| error.to_string()),
         Transport::Http => {
             // The bound address is a `Host` its clients send (any loopback address, not only the
             // loopback names rmcp accepts by default).
@@ -56,18 +78,59 @@ pub async fn serve(path: &Path) -> Result<(), String> {
                 std::net::IpAddr::V4(ip) => ip.to_string(),
                 std::net::IpAddr::V6(ip) => format!("[{ip}]"),
             };
-            if !options.allowed_hosts.contains(&bound) {
-                options.allowed_hosts.push(bound);
+            let resource_host = serve
+                .auth
+                .as_ref()
+                .and_then(|auth| auth.resource.as_deref())
+                .and_then(|resource| url::Url::parse(resource).ok())
+                .and_then(|url| url.host_str().map(str::to_owned));
+            let hosts = std::iter::once(bound)
+                .chain(resource_host)
+                .chain(serve.allowed_hosts.iter().cloned());
+            for host in hosts {
+                if !options.allowed_hosts.contains(&host) {
+                    options.allowed_hosts.push(host);
+                }
             }
             let server = server.http_options(options);
             let listener = tokio::net::TcpListener::bind(serve.address)
                 .await
                 .map_err(|error| format!("cannot listen on {}: {error}", serve.address))?;
-            tracing::info!("listening on http://{}/mcp", serve.address);
-            server.serve_http(listener).await
+            tracing::info!(
+                authentication = serve.auth.is_some(),
+                "listening on http://{}{}",
+                serve.address,
+                http::MCP_PATH
+            );
+            http::serve(server, listener, parts, stop_signal()).await?;
+            tracing::info!("stopped");
+            Ok(())
         }
     }
-    .map_err(|error| error.to_string())
+}
+
+/// Completes at the first SIGTERM or SIGINT (never, when neither can be listened for).
+async fn stop_signal() {
+    let interrupt = async {
+        if tokio::signal::ctrl_c().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match signal(SignalKind::terminate()) {
+            Ok(mut terminate) => {
+                tokio::select! {
+                    _ = terminate.recv() => {}
+                    () = interrupt => {}
+                }
+            }
+            Err(_) => interrupt.await,
+        }
+    }
+    #[cfg(not(unix))]
+    interrupt.await;
 }
 
 /// Refreshes the catalog every `interval` and serves the new toolkit when it changed. Whatever

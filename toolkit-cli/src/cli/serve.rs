@@ -1,8 +1,9 @@
 //! `toolkit-gen serve --config toolkit.toml`: the [gateway](toolkit_gateway), as a process an MCP
 //! client starts (stdio) or connects to (HTTP).
 //!
-//! Logs go to stderr (`RUST_LOG` sets their level; warnings by default), stdout carries the
-//! protocol only. A failure before serving exits 1 with one line on stderr; once serving, what
+//! Logs go to stderr (`RUST_LOG` sets their level; warnings by default; `--log-format json`
+//! writes one JSON object a line), stdout carries the protocol only. No log field holds a token
+//! or a credential. A failure before serving exits 1 with one line on stderr; once serving, what
 //! fails is logged and serving goes on; the end of stdin ends the process with 0.
 
 use std::path::Path;
@@ -10,14 +11,26 @@ use std::process::ExitCode;
 
 use toolkit_runtime::serve::run_guarded;
 
+/// How `serve` writes its logs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// Lines for people.
+    Text,
+    /// One JSON object a line (`timestamp`, `level`, `fields`, `target`).
+    Json,
+}
+
 /// Runs the gateway configured at `config`.
-pub fn serve(config: &Path) -> ExitCode {
+pub fn serve(config: &Path, format: LogFormat) -> ExitCode {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
+    let logs = tracing_subscriber::fmt()
         .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
+        .with_writer(std::io::stderr);
+    let _ = match format {
+        LogFormat::Text => logs.try_init(),
+        LogFormat::Json => logs.json().try_init(),
+    };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

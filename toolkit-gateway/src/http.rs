@@ -1,0 +1,225 @@
+//! The HTTP transport as a team runs it: MCP at `/mcp` behind a guard (authentication, refusal
+//! while shutting down, calls in flight counted), `/healthz`, `/readyz`, `/metrics`, the
+//! protected resource metadata, and a graceful shutdown on SIGTERM or SIGINT.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::header::{AUTHORIZATION, CONNECTION, CONTENT_TYPE, WWW_AUTHENTICATE};
+use axum::http::{HeaderValue, Method, StatusCode};
+use axum::middleware::{Next, from_fn_with_state};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use futures_util::StreamExt;
+use serde_json::json;
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use toolkit_runtime::serve::McpServer;
+
+use crate::Readiness;
+use crate::auth::Authenticator;
+use crate::metrics::Metrics;
+
+/// The path MCP is served at.
+pub(crate) const MCP_PATH: &str = "/mcp";
+
+/// How long connections may take to close once calls in flight are done or the grace period is
+/// over (an idle SSE stream of a session client, say) before the process ends anyway.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// What the HTTP transport needs besides the MCP server.
+pub(crate) struct Parts {
+    pub(crate) auth: Option<Arc<Authenticator>>,
+    pub(crate) metrics: Arc<Metrics>,
+    pub(crate) readiness: Readiness,
+    pub(crate) grace: Duration,
+}
+
+/// The guard's state.
+struct Guard {
+    auth: Option<Arc<Authenticator>>,
+    metrics: Arc<Metrics>,
+    stopping: CancellationToken,
+    /// MCP POST requests whose answer has not been sent in full.
+    in_flight: AtomicUsize,
+}
+
+/// Counts a request in flight until its answer's body is sent or dropped.
+struct Counted(Arc<Guard>);
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.in_flight.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Serves `server` on `listener` until `stop` completes; then takes no new request (a request on
+/// a kept-alive connection is answered 503), lets the requests in flight finish for up to
+/// `parts.grace`, ends the sessions and returns.
+pub(crate) async fn serve(
+    server: McpServer,
+    listener: TcpListener,
+    parts: Parts,
+    stop: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), String> {
+    let sessions = CancellationToken::new();
+    let stopping = CancellationToken::new();
+    let guard = Arc::new(Guard {
+        auth: parts.auth.clone(),
+        metrics: Arc::clone(&parts.metrics),
+        stopping: stopping.clone(),
+        in_flight: AtomicUsize::new(0),
+    });
+    let mcp = server
+        .router(MCP_PATH, sessions.clone())
+        .layer(from_fn_with_state(Arc::clone(&guard), guarded));
+    let metrics = Arc::clone(&parts.metrics);
+    let readiness = parts.readiness.clone();
+    let mut app = axum::Router::new()
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route(
+            "/readyz",
+            get(move || {
+                let state = readiness.get();
+                async move {
+                    let status = if state.ready() {
+                        StatusCode::OK
+                    } else {
+                        StatusCode::SERVICE_UNAVAILABLE
+                    };
+                    let body = json!({
+                        "ready": state.ready(),
+                        "catalog_loaded": state.loaded,
+                        "tools": state.tools,
+                        "unreachable_sources": state.unreachable,
+                    });
+                    (status, axum::Json(body))
+                }
+            }),
+        )
+        .route(
+            "/metrics",
+            get(move || {
+                let text = metrics.render();
+                async move {
+                    (
+                        [(
+                            CONTENT_TYPE,
+                            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+                        )],
+                        text,
+                    )
+                }
+            }),
+        );
+    if let Some(metadata) = parts.auth.as_ref().and_then(|auth| auth.metadata()) {
+        for path in &metadata.paths {
+            let document = metadata.document.clone();
+            app = app.route(path, get(move || async move { axum::Json(document) }));
+        }
+    }
+    let app = app.merge(mcp);
+
+    tokio::spawn({
+        let stopping = stopping.clone();
+        async move {
+            stop.await;
+            stopping.cancel();
+        }
+    });
+    // Once stopping: calls in flight get the grace period, then the sessions end.
+    tokio::spawn({
+        let stopping = stopping.clone();
+        let sessions = sessions.clone();
+        let guard = Arc::clone(&guard);
+        let grace = parts.grace;
+        async move {
+            stopping.cancelled().await;
+            let waiting = guard.in_flight.load(Ordering::SeqCst);
+            tracing::info!(
+                in_flight = waiting,
+                "shutting down: no new requests are taken"
+            );
+            let deadline = tokio::time::Instant::now() + grace;
+            while guard.in_flight.load(Ordering::SeqCst) > 0
+                && tokio::time::Instant::now() < deadline
+            {
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            let left = guard.in_flight.load(Ordering::SeqCst);
+            if left > 0 {
+                tracing::warn!(
+                    in_flight = left,
+                    "the grace period is over: requests still running are ended"
+                );
+            }
+            sessions.cancel();
+        }
+    });
+    let served = axum::serve(listener, app)
+        .with_graceful_shutdown({
+            let stopping = stopping.clone();
+            async move { stopping.cancelled().await }
+        })
+        .into_future();
+    tokio::pin!(served);
+    tokio::select! {
+        result = &mut served => result.map_err(|error| format!("the HTTP server failed: {error}")),
+        () = async {
+            sessions.cancelled().await;
+            tokio::time::sleep(CLOSE_TIMEOUT).await;
+        } => {
+            tracing::warn!("connections still open at shutdown are dropped");
+            Ok(())
+        }
+    }
+}
+
+/// The guard before MCP: refuses while stopping, checks the bearer token and removes it (no
+/// source ever sees it), and counts each POST in flight until its answer is sent.
+async fn guarded(State(guard): State<Arc<Guard>>, mut request: Request, next: Next) -> Response {
+    if guard.stopping.is_cancelled() {
+        guard.metrics.record_refused("shutting_down");
+        let mut response = (
+            StatusCode::SERVICE_UNAVAILABLE,
+            axum::Json(json!({"error": "shutting down"})),
+        )
+            .into_response();
+        response
+            .headers_mut()
+            .insert(CONNECTION, HeaderValue::from_static("close"));
+        return response;
+    }
+    if let Some(auth) = &guard.auth {
+        match auth.check(request.headers()).await {
+            Ok(who) => tracing::debug!(client = %who, "authenticated"),
+            Err(refusal) => {
+                tracing::info!(error = refusal.error, why = refusal.why, "request refused");
+                guard.metrics.record_refused(refusal.error);
+                let mut response =
+                    (refusal.status, axum::Json(json!({"error": refusal.error}))).into_response();
+                if let Ok(value) = HeaderValue::from_str(&refusal.challenge) {
+                    response.headers_mut().insert(WWW_AUTHENTICATE, value);
+                }
+                return response;
+            }
+        }
+    }
+    request.headers_mut().remove(AUTHORIZATION);
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    guard.in_flight.fetch_add(1, Ordering::SeqCst);
+    let counted = Counted(Arc::clone(&guard));
+    let response = next.run(request).await;
+    let (head, body) = response.into_parts();
+    let stream = body.into_data_stream().map(move |chunk| {
+        let _ = &counted;
+        chunk
+    });
+    Response::from_parts(head, Body::from_stream(stream))
+}

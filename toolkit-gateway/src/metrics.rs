@@ -1,0 +1,219 @@
+//! The gateway's Prometheus metrics (served at `/metrics` over HTTP): calls by source, tool and
+//! outcome, their latency, upstream errors, catalog refreshes and refused requests. Labels hold
+//! names the configuration and the catalog chose, never an argument, a token or an address.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+use serde_json::Value;
+use toolkit_runtime::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
+
+type Labels = Vec<(&'static str, String)>;
+
+/// The gateway's metrics, shared by its sources, its refreshes and its HTTP guard.
+pub struct Metrics {
+    registry: Registry,
+    calls: Family<Labels, Counter>,
+    latency: Family<Labels, Histogram, fn() -> Histogram>,
+    upstream_errors: Family<Labels, Counter>,
+    refreshes: Family<Labels, Counter>,
+    refused: Family<Labels, Counter>,
+    in_flight: Gauge,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics").finish_non_exhaustive()
+    }
+}
+
+fn latency_histogram() -> Histogram {
+    // 1 ms to about 33 s.
+    Histogram::new(exponential_buckets(0.001, 2.0, 16))
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::with_prefix("toolkit_gateway");
+        let calls = Family::<Labels, Counter>::default();
+        let latency = Family::<Labels, Histogram, fn() -> Histogram>::new_with_constructor(
+            latency_histogram as fn() -> Histogram,
+        );
+        let upstream_errors = Family::<Labels, Counter>::default();
+        let refreshes = Family::<Labels, Counter>::default();
+        let refused = Family::<Labels, Counter>::default();
+        let in_flight = Gauge::default();
+        registry.register(
+            "tool_calls",
+            "Tool calls by source, tool and outcome (ok or the failure's reason)",
+            calls.clone(),
+        );
+        registry.register(
+            "tool_call_duration_seconds",
+            "How long tool calls took, by source and tool",
+            latency.clone(),
+        );
+        registry.register(
+            "upstream_errors",
+            "Calls and listings a source failed, by source and reason",
+            upstream_errors.clone(),
+        );
+        registry.register(
+            "catalog_refreshes",
+            "Catalog refreshes, by outcome (complete, partial)",
+            refreshes.clone(),
+        );
+        registry.register(
+            "requests_refused",
+            "HTTP requests refused before MCP saw them, by reason",
+            refused.clone(),
+        );
+        registry.register(
+            "tool_calls_in_flight",
+            "Tool calls running now",
+            in_flight.clone(),
+        );
+        Self {
+            registry,
+            calls,
+            latency,
+            upstream_errors,
+            refreshes,
+            refused,
+            in_flight,
+        }
+    }
+}
+
+impl Metrics {
+    /// The metrics in Prometheus' text format.
+    pub fn render(&self) -> String {
+        let mut text = String::new();
+        // Writing to a String does not fail.
+        let _ = encode(&mut text, &self.registry);
+        text
+    }
+
+    /// Tool calls running now.
+    pub fn calls_in_flight(&self) -> i64 {
+        self.in_flight.get()
+    }
+
+    /// Counts a call of `tool` of `source` that ended as `outcome` after `took`.
+    fn record_call(&self, source: &str, tool: &str, outcome: &str, took: Duration) {
+        let place = vec![("source", source.to_owned()), ("tool", tool.to_owned())];
+        let mut labels = place.clone();
+        labels.push(("outcome", outcome.to_owned()));
+        self.calls.get_or_create(&labels).inc();
+        self.latency
+            .get_or_create(&place)
+            .observe(took.as_secs_f64());
+    }
+
+    /// Counts a failure of `source` (a call or a listing) for `reason`.
+    pub fn record_upstream_error(&self, source: &str, reason: &str) {
+        let labels = vec![("source", source.to_owned()), ("reason", reason.to_owned())];
+        self.upstream_errors.get_or_create(&labels).inc();
+    }
+
+    /// Counts a refresh: `complete` when every source answered.
+    pub fn record_refresh(&self, complete: bool) {
+        let outcome = if complete { "complete" } else { "partial" };
+        self.refreshes
+            .get_or_create(&vec![("outcome", outcome.to_owned())])
+            .inc();
+    }
+
+    /// Counts a request refused for `reason` (`unauthenticated`, `insufficient_scope`,
+    /// `shutting_down`).
+    pub fn record_refused(&self, reason: &'static str) {
+        self.refused
+            .get_or_create(&vec![("reason", reason.to_owned())])
+            .inc();
+    }
+}
+
+/// The label of a failure's reason.
+pub fn reason_label(error: &ToolSourceError) -> &'static str {
+    match error.reason {
+        Reason::Authentication { .. } => "authentication",
+        Reason::NotFound { .. } => "not_found",
+        Reason::InvalidInput { .. } => "invalid_input",
+        Reason::CallFailed { .. } => "call_failed",
+        Reason::Unavailable { .. } => "unavailable",
+        Reason::InvalidResponse { .. } => "invalid_response",
+        Reason::Unsupported { .. } => "unsupported",
+        _ => "unknown",
+    }
+}
+
+/// A source whose calls are counted and timed.
+pub(crate) struct Metered {
+    inner: Arc<dyn ToolSource>,
+    metrics: Arc<Metrics>,
+}
+
+impl Metered {
+    pub(crate) fn new(inner: Arc<dyn ToolSource>, metrics: Arc<Metrics>) -> Self {
+        Self { inner, metrics }
+    }
+}
+
+/// Keeps the in-flight gauge right even when a call's future is dropped.
+struct InFlight<'a>(&'a Gauge);
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.0.dec();
+    }
+}
+
+impl ToolSource for Metered {
+    fn name(&self) -> &str {
+        self.inner.name()
+    }
+
+    fn discover(&self) -> BoxFuture<'_, Result<Vec<ToolDefinition>, ToolSourceError>> {
+        Box::pin(async move {
+            let found = self.inner.discover().await;
+            if let Err(error) = &found {
+                self.metrics
+                    .record_upstream_error(self.inner.name(), reason_label(error));
+            }
+            found
+        })
+    }
+
+    fn call<'a>(
+        &'a self,
+        tool: &'a str,
+        input: JsonObject,
+    ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
+        Box::pin(async move {
+            self.metrics.in_flight.inc();
+            let _running = InFlight(&self.metrics.in_flight);
+            let start = Instant::now();
+            let answer = self.inner.call(tool, input).await;
+            let outcome = match &answer {
+                Ok(_) => "ok",
+                Err(error) => {
+                    let reason = reason_label(error);
+                    if reason != "invalid_input" {
+                        self.metrics
+                            .record_upstream_error(self.inner.name(), reason);
+                    }
+                    reason
+                }
+            };
+            self.metrics
+                .record_call(self.inner.name(), tool, outcome, start.elapsed());
+            answer
+        })
+    }
+}
