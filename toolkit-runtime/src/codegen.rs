@@ -1,11 +1,12 @@
 //! Everything code written by `toolkit-gen` names: the one contract between the generator and
 //! the runtime, as `tonic::codegen` is tonic-build's.
 //!
-//! Generated modules name only `::toolkit_runtime::codegen::…` and `::std::…`, so a crate that
-//! uses them declares `toolkit-runtime` alone (feature `http` for OpenAPI sources, `mcp` for
-//! snapshot sources) — never serde, serde_json or reqwest at versions of its own that could
-//! drift from the runtime's. serde's derives are used through [`serde`] with
-//! `#[serde(crate = "::toolkit_runtime::codegen::serde")]`.
+//! A generated module starts with `use ::toolkit_runtime::codegen as __tk;` and names nothing
+//! else but `__tk::…` and `::std::…`, so a crate that uses it declares `toolkit-runtime` alone
+//! (feature `http` for OpenAPI sources, `mcp` for snapshot sources) — never serde, serde_json or
+//! reqwest at versions of its own that could drift from the runtime's. serde's derives are used
+//! through [`serde`] with `#[serde(crate = "__tk::serde")]`. (Include each generated file in a
+//! module of its own: two in one module would both bring in `__tk`.)
 //!
 //! What is here is public API: a generated module compiles against every runtime of the same
 //! semver-compatible version.

@@ -59,7 +59,7 @@ fn crate_writes_a_crate_that_check_finds_fresh_then_stale() {
     let lib = std::fs::read_to_string(dir.join("src/lib.rs")).unwrap();
     assert!(lib.contains("pub mod petstore;") && lib.contains("pub mod tasks;"));
     let module = std::fs::read_to_string(dir.join("src/petstore.rs")).unwrap();
-    assert!(module.contains("pub struct Petstore(::toolkit_runtime::codegen::HttpSource);"));
+    assert!(module.contains("pub struct Petstore(__tk::HttpSource);"));
     let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
     assert!(
         readme.contains("| `petstore` | `petstore.yaml` | 6 | 6 |"),
@@ -179,11 +179,11 @@ fn crate_needs_an_input_and_reads_like_cargo() {
 fn openapi_and_mcp_write_the_source_type() {
     let (code, module, stderr) = run(&["openapi", &fixture("petstore.yaml"), "--name", "pets"]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(module.contains("pub struct Pets(::toolkit_runtime::codegen::HttpSource);"));
+    assert!(module.contains("pub struct Pets(__tk::HttpSource);"));
     assert!(module.contains("pub const NAME: &'static str = \"pets\";"));
     let (code, module, stderr) = run(&["mcp", &fixture("tasks.json")]);
     assert_eq!(code, 0, "{stderr}");
-    assert!(module.contains("pub struct Tasks(::toolkit_runtime::codegen::SnapshotSource);"));
+    assert!(module.contains("pub struct Tasks(__tk::SnapshotSource);"));
     assert!(module.contains("pub async fn verify("));
 }
 

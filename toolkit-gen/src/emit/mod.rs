@@ -207,17 +207,20 @@ fn root_doc(tool: &str, description: Option<&str>) -> String {
 /// let emitted = input_types("search", &schema, &EmitOptions::default());
 /// assert!(emitted.code.contains("pub struct SearchInput"));
 /// // Two objects with nothing to tell them apart: a `Value`, reported.
-/// assert!(emitted.code.contains("pub r#where: ::std::option::Option<::toolkit_runtime::codegen::serde_json::Value>,"));
+/// assert!(emitted.code.contains("pub r#where: ::std::option::Option<__tk::serde_json::Value>,"));
 /// assert_eq!(emitted.untyped[0].pointer, "#/properties/where/oneOf");
 /// ```
 pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Emitted {
     let mut types = Scope::default();
     let converted = convert::convert_tool(tool_name, schema, None, options, &mut types);
     let attributes = customize::Attributes::new(&options.customizations);
-    let (code, problem) = rust::format(
-        &header(&format!("the tool `{tool_name}`")),
-        rust::items(&converted.items, &attributes, &mut Matched::default()),
-    );
+    let mut tokens = rust::prelude();
+    tokens.extend(rust::items(
+        &converted.items,
+        &attributes,
+        &mut Matched::default(),
+    ));
+    let (code, problem) = rust::format(&header(&format!("the tool `{tool_name}`")), tokens);
     let mut untyped = converted.untyped;
     if let Some(problem) = problem {
         untyped.push(Untyped {
@@ -258,7 +261,11 @@ pub fn module(input: &str, definitions: &[ToolDefinition], options: &EmitOptions
 /// The types of a module's tools: each tool's tokens, what its input became, and the
 /// customizations used.
 struct Typed {
-    tokens: Vec<TokenStream>,
+    /// Every tool's types, after the module's prelude.
+    tokens: TokenStream,
+    /// Each tool's type model, kept to tell which tool's tokens fail to parse, should any.
+    items: Vec<Vec<schema::Item>>,
+    attributes: customize::Attributes,
     tools: Vec<ToolTypes>,
     matched: Matched,
 }
@@ -274,14 +281,16 @@ fn tool_types(
 ) -> Typed {
     let attributes = customize::Attributes::new(&options.customizations);
     let mut matched = Matched::default();
-    let mut tokens = Vec::with_capacity(definitions.len());
+    let mut tokens = rust::prelude();
+    let mut items = Vec::with_capacity(definitions.len());
     let mut tools = Vec::with_capacity(definitions.len());
     for (definition, base) in definitions.iter().zip(bases) {
         let schema = Value::Object(definition.input_schema().clone());
         let doc = root_doc(definition.name(), definition.description.as_deref());
         let converted = convert::convert_tool(base, &schema, Some(doc), options, types);
         matched.merge(&converted.matched);
-        tokens.push(rust::items(&converted.items, &attributes, &mut matched));
+        tokens.extend(rust::items(&converted.items, &attributes, &mut matched));
+        items.push(converted.items);
         tools.push(ToolTypes {
             tool: definition.name().to_owned(),
             root_type: converted.root_type,
@@ -291,6 +300,8 @@ fn tool_types(
     }
     Typed {
         tokens,
+        items,
+        attributes,
         tools,
         matched,
     }
@@ -300,16 +311,15 @@ fn tool_types(
 /// parse, each tool whose own types do not is named in [`Module::errors`] (the module alone
 /// when every tool's do).
 fn finish(input: &str, typed: Typed, rest: TokenStream) -> Module {
-    let mut tokens = TokenStream::new();
-    for tool in &typed.tokens {
-        tokens.extend(tool.clone());
-    }
+    let mut tokens = typed.tokens;
     tokens.extend(rest);
     let (code, problem) = rust::format(&header(input), tokens);
     let mut errors = Vec::new();
     if let Some(problem) = problem {
-        for (tool, tool_tokens) in typed.tools.iter().zip(&typed.tokens) {
-            if let Err(error) = syn::parse2::<syn::File>(tool_tokens.clone()) {
+        // Rare: each tool's tokens made again, to name the ones that do not parse.
+        for (tool, items) in typed.tools.iter().zip(&typed.items) {
+            let tool_tokens = rust::items(items, &typed.attributes, &mut Matched::default());
+            if let Err(error) = syn::parse2::<syn::File>(tool_tokens) {
                 errors.push(format!(
                     "the types of the tool `{}` do not parse as Rust (check the type replacements \
                      and attributes that apply to it): {error}",
@@ -393,7 +403,7 @@ impl SourceOptions {
 /// });
 /// let read = read_operations(&document, &ReadOptions::default())?;
 /// let module = openapi_source("petstore.yaml", &read, &SourceOptions::new("petstore"), &EmitOptions::default());
-/// assert!(module.code.contains("pub struct Petstore(::toolkit_runtime::codegen::HttpSource);"));
+/// assert!(module.code.contains("pub struct Petstore(__tk::HttpSource);"));
 /// assert!(module.code.contains("pub async fn list_pets("));
 /// # Ok::<(), toolkit_runtime::openapi::NotOpenApi>(())
 /// ```
@@ -444,7 +454,7 @@ pub fn openapi_source_observed(
 /// let schema = json!({ "type": "object", "properties": { "q": { "type": "string" } } });
 /// let definition = ToolDefinition::new("search", schema.as_object().cloned().unwrap_or_default())?;
 /// let module = mcp_source("tasks.json", &[definition], &SourceOptions::new("tasks"), &EmitOptions::default());
-/// assert!(module.code.contains("pub struct Tasks(::toolkit_runtime::codegen::SnapshotSource);"));
+/// assert!(module.code.contains("pub struct Tasks(__tk::SnapshotSource);"));
 /// assert!(module.code.contains("pub async fn search("));
 /// # Ok::<(), toolkit_runtime::DefinitionError>(())
 /// ```

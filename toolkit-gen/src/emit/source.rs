@@ -122,8 +122,8 @@ fn methods(methods: &[Method]) -> TokenStream {
             /// # Errors
             ///
             /// The tool's failure, as the source reports it.
-            pub async fn #name(&self, input: #input) -> ::std::result::Result<::toolkit_runtime::codegen::serde_json::Value, ::toolkit_runtime::codegen::ToolSourceError> {
-                ::toolkit_runtime::codegen::call_typed(&self.0, #tool, &input).await
+            pub async fn #name(&self, input: #input) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
+                __tk::call_typed(&self.0, #tool, &input).await
             }
         }
     });
@@ -138,17 +138,17 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
     let methods = methods(source.methods);
     let input = source.input;
     let source_impl = quote! {
-        impl ::toolkit_runtime::codegen::ToolSource for #type_name {
+        impl __tk::ToolSource for #type_name {
             fn name(&self) -> &str {
-                ::toolkit_runtime::codegen::ToolSource::name(&self.0)
+                __tk::ToolSource::name(&self.0)
             }
 
-            fn discover(&self) -> ::toolkit_runtime::codegen::BoxFuture<'_, ::std::result::Result<::std::vec::Vec<::toolkit_runtime::codegen::ToolDefinition>, ::toolkit_runtime::codegen::ToolSourceError>> {
-                ::toolkit_runtime::codegen::ToolSource::discover(&self.0)
+            fn discover(&self) -> __tk::BoxFuture<'_, ::std::result::Result<::std::vec::Vec<__tk::ToolDefinition>, __tk::ToolSourceError>> {
+                __tk::ToolSource::discover(&self.0)
             }
 
-            fn call<'a>(&'a self, tool: &'a str, input: ::toolkit_runtime::codegen::JsonObject) -> ::toolkit_runtime::codegen::BoxFuture<'a, ::std::result::Result<::toolkit_runtime::codegen::serde_json::Value, ::toolkit_runtime::codegen::ToolSourceError>> {
-                ::toolkit_runtime::codegen::ToolSource::call(&self.0, tool, input)
+            fn call<'a>(&'a self, tool: &'a str, input: __tk::JsonObject) -> __tk::BoxFuture<'a, ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError>> {
+                __tk::ToolSource::call(&self.0, tool, input)
             }
         }
     };
@@ -166,7 +166,7 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
             quote! {
                 #doc
                 #[derive(Debug)]
-                pub struct #type_name(::toolkit_runtime::codegen::HttpSource);
+                pub struct #type_name(__tk::HttpSource);
 
                 impl #type_name {
                     #[doc = #name_doc]
@@ -183,8 +183,8 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                     /// A base URL that is not `http` or `https`, or has a query or fragment.
                     pub fn new(
                         base_url: &str,
-                        client: impl ::toolkit_runtime::codegen::HttpClient,
-                    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::HttpSourceError> {
+                        client: impl __tk::HttpClient,
+                    ) -> ::std::result::Result<Self, __tk::HttpSourceError> {
                         Self::configured(base_url, client, |builder| builder)
                     }
 
@@ -196,16 +196,16 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                     /// As [`Self::new`].
                     pub fn configured(
                         base_url: &str,
-                        client: impl ::toolkit_runtime::codegen::HttpClient,
-                        configure: impl ::std::ops::FnOnce(::toolkit_runtime::codegen::HttpSourceBuilder) -> ::toolkit_runtime::codegen::HttpSourceBuilder,
-                    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::HttpSourceError> {
-                        let builder = ::toolkit_runtime::codegen::HttpSource::builder(Self::NAME, base_url, client)
+                        client: impl __tk::HttpClient,
+                        configure: impl ::std::ops::FnOnce(__tk::HttpSourceBuilder) -> __tk::HttpSourceBuilder,
+                    ) -> ::std::result::Result<Self, __tk::HttpSourceError> {
+                        let builder = __tk::HttpSource::builder(Self::NAME, base_url, client)
                             .operations_json(Self::OPERATIONS);
                         configure(builder).build().map(Self)
                     }
 
                     /// The tools' definitions, in the document's order. Contacts nothing.
-                    pub fn definitions(&self) -> ::std::vec::Vec<::toolkit_runtime::codegen::ToolDefinition> {
+                    pub fn definitions(&self) -> ::std::vec::Vec<__tk::ToolDefinition> {
                         self.0.definitions()
                     }
 
@@ -228,7 +228,7 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
             quote! {
                 #doc
                 #[derive(Debug)]
-                pub struct #type_name(::toolkit_runtime::codegen::SnapshotSource);
+                pub struct #type_name(__tk::SnapshotSource);
 
                 impl #type_name {
                     #[doc = #name_doc]
@@ -244,10 +244,10 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                     ///
                     /// Embedded definitions that do not decode (a bug of toolkit-gen).
                     pub fn http(
-                        url: ::toolkit_runtime::codegen::reqwest::Url,
-                        client: ::toolkit_runtime::codegen::reqwest::Client,
-                    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::CatalogError> {
-                        Self::over(::toolkit_runtime::codegen::Mcp::http(Self::NAME, url, client))
+                        url: __tk::reqwest::Url,
+                        client: __tk::reqwest::Client,
+                    ) -> ::std::result::Result<Self, __tk::CatalogError> {
+                        Self::over(__tk::Mcp::http(Self::NAME, url, client))
                     }
 
                     /// The server that `command` starts, spoken to over its stdin and stdout.
@@ -256,9 +256,9 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                     ///
                     /// As [`Self::http`].
                     pub fn stdio(
-                        command: ::toolkit_runtime::codegen::StdioCommand,
-                    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::CatalogError> {
-                        Self::over(::toolkit_runtime::codegen::Mcp::stdio(Self::NAME, command))
+                        command: __tk::StdioCommand,
+                    ) -> ::std::result::Result<Self, __tk::CatalogError> {
+                        Self::over(__tk::Mcp::stdio(Self::NAME, command))
                     }
 
                     /// The server `mcp`, made by the host (with options of its own); its name
@@ -268,13 +268,13 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                     ///
                     /// As [`Self::http`].
                     pub fn over(
-                        mcp: ::toolkit_runtime::codegen::Mcp,
-                    ) -> ::std::result::Result<Self, ::toolkit_runtime::codegen::CatalogError> {
-                        ::toolkit_runtime::codegen::SnapshotSource::new(mcp, Self::TOOLS).map(Self)
+                        mcp: __tk::Mcp,
+                    ) -> ::std::result::Result<Self, __tk::CatalogError> {
+                        __tk::SnapshotSource::new(mcp, Self::TOOLS).map(Self)
                     }
 
                     /// The snapshot's tools, in its order. Contacts nothing.
-                    pub fn definitions(&self) -> &[::toolkit_runtime::codegen::ToolDefinition] {
+                    pub fn definitions(&self) -> &[__tk::ToolDefinition] {
                         self.0.definitions()
                     }
 
@@ -284,7 +284,7 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                     /// # Errors
                     ///
                     /// The server's failure to list its tools.
-                    pub async fn verify(&self) -> ::std::result::Result<::toolkit_runtime::codegen::SnapshotDrift, ::toolkit_runtime::codegen::ToolSourceError> {
+                    pub async fn verify(&self) -> ::std::result::Result<__tk::SnapshotDrift, __tk::ToolSourceError> {
                         self.0.verify().await
                     }
 

@@ -69,14 +69,11 @@ fn the_module_starts_with_a_generated_header() {
 #[test]
 fn objects_are_strict_structs_with_renames_options_and_docs() {
     let code = strict();
-    assert_has(
-        &code,
-        "pub ghost: ::toolkit_runtime::codegen::serde_json::Value,\n}",
-    );
+    assert_has(&code, "pub ghost: __tk::serde_json::Value,\n}");
     assert_has(
         &code,
         "/// The input of the tool `object_basics`.\n///\n/// Every plain form of a property.\n\
-         #[derive(Debug, Clone, PartialEq, ::toolkit_runtime::codegen::serde::Serialize, ::toolkit_runtime::codegen::serde::Deserialize)]\n#[serde(crate = \"::toolkit_runtime::codegen::serde\")]\n\
+         #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
          #[serde(deny_unknown_fields)]\npub struct ObjectBasicsInput {",
     );
     assert_has(
@@ -102,11 +99,11 @@ fn objects_are_strict_structs_with_renames_options_and_docs() {
     );
     assert_has(
         &code,
-        "pub anything: ::std::option::Option<::toolkit_runtime::codegen::serde_json::Value>,",
+        "pub anything: ::std::option::Option<__tk::serde_json::Value>,",
     );
     assert_has(
         &code,
-        "/// Who owns it.\n#[derive(Debug, Clone, PartialEq, ::toolkit_runtime::codegen::serde::Serialize, ::toolkit_runtime::codegen::serde::Deserialize)]\n#[serde(crate = \"::toolkit_runtime::codegen::serde\")]\n\
+        "/// Who owns it.\n#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
          #[serde(deny_unknown_fields)]\npub struct ObjectBasicsInputOwner {\npub name: ::std::string::String,\n}",
     );
 }
@@ -168,7 +165,7 @@ fn tuples_and_maps_are_typed() {
     );
     assert_has(
         &code,
-        "pub free: ::std::option::Option<\n::toolkit_runtime::codegen::serde_json::Map<::std::string::String, ::toolkit_runtime::codegen::serde_json::Value,>,\n>,",
+        "pub free: ::std::option::Option<\n__tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,\n>,",
     );
     assert_has(
         &code,
@@ -182,7 +179,7 @@ fn references_are_named_once_and_recursion_is_boxed_only_where_needed() {
     assert_has(&code, "pub tree: RefsNode,");
     assert_has(
         &code,
-        "/// A node of a tree.\n#[derive(Debug, Clone, PartialEq, ::toolkit_runtime::codegen::serde::Serialize, ::toolkit_runtime::codegen::serde::Deserialize)]\n#[serde(crate = \"::toolkit_runtime::codegen::serde\")]\n\
+        "/// A node of a tree.\n#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
          #[serde(deny_unknown_fields)]\npub struct RefsNode {",
     );
     // Through a `Vec` no box is needed; a direct field needs one.
@@ -237,7 +234,7 @@ fn unions_become_enums_when_they_can_be_told_apart() {
     // Two objects with nothing to tell them apart: a `Value`, reported with its place.
     assert_has(
         code,
-        "pub address: ::std::option::Option<::toolkit_runtime::codegen::serde_json::Value>,",
+        "pub address: ::std::option::Option<__tk::serde_json::Value>,",
     );
     let unions = emitted.tools.iter().find(|t| t.tool == "unions").unwrap();
     assert_eq!(unions.untyped.len(), 1, "{:?}", unions.untyped);
@@ -300,7 +297,7 @@ fn following_the_schema_keeps_extras_of_open_objects() {
         &code,
         "pub struct OpenInputOpen {\n#[serde(default, skip_serializing_if = \"::std::option::Option::is_none\")]\n\
          pub y: ::std::option::Option<i64>,\n/// The properties the schema does not name.\n#[serde(flatten)]\n\
-         pub extra: ::toolkit_runtime::codegen::serde_json::Map<::std::string::String, ::toolkit_runtime::codegen::serde_json::Value,>,\n}",
+         pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,\n}",
     );
     assert!(!has(
         &code,
@@ -332,19 +329,15 @@ fn schemas_that_are_no_objects_still_give_a_root_type() {
     let cases = [
         (
             json!(true),
-            "pub type ToolInput = ::toolkit_runtime::codegen::serde_json::Value;",
+            "pub type ToolInput = __tk::serde_json::Value;",
             0,
         ),
         (
             json!(false),
-            "pub type ToolInput = ::toolkit_runtime::codegen::serde_json::Value;",
+            "pub type ToolInput = __tk::serde_json::Value;",
             1,
         ),
-        (
-            json!(7),
-            "pub type ToolInput = ::toolkit_runtime::codegen::serde_json::Value;",
-            1,
-        ),
+        (json!(7), "pub type ToolInput = __tk::serde_json::Value;", 1),
         (
             json!({ "type": "array", "items": { "type": "string" } }),
             "pub type ToolInput = ::std::vec::Vec<::std::string::String>;",
@@ -352,12 +345,12 @@ fn schemas_that_are_no_objects_still_give_a_root_type() {
         ),
         (
             json!({ "type": "frobnicate" }),
-            "pub type ToolInput = ::toolkit_runtime::codegen::serde_json::Value;",
+            "pub type ToolInput = __tk::serde_json::Value;",
             1,
         ),
         (
             json!({ "$ref": "#/nowhere" }),
-            "pub type ToolInput = ::toolkit_runtime::codegen::serde_json::Value;",
+            "pub type ToolInput = __tk::serde_json::Value;",
             1,
         ),
     ];
@@ -487,4 +480,38 @@ fn hostile_schemas_never_panic_and_always_parse() {
             emitted.untyped
         );
     }
+}
+
+#[test]
+fn tokens_that_do_not_parse_fail_the_module_naming_the_tool() {
+    // Settings the builder would refuse (a replacement that is no type), given straight to the
+    // emitter: the module says which tool's types do not parse, and is marked not to be written.
+    let mut options = EmitOptions::default();
+    options
+        .customizations
+        .formats
+        .insert("int32".to_owned(), "Vec<".to_owned());
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": { "count": { "type": "integer", "format": "int32" } }
+    });
+    let fine = serde_json::json!({ "type": "object", "properties": { "q": { "type": "string" } } });
+    let definitions = [
+        toolkit_runtime::ToolDefinition::new("fine", fine.as_object().cloned().unwrap()).unwrap(),
+        toolkit_runtime::ToolDefinition::new("counted", schema.as_object().cloned().unwrap())
+            .unwrap(),
+    ];
+    let emitted = module("tools.json", &definitions, &options);
+    assert_eq!(emitted.errors.len(), 1, "{:?}", emitted.errors);
+    assert!(
+        emitted.errors[0].starts_with("the types of the tool `counted` do not parse as Rust"),
+        "{:?}",
+        emitted.errors
+    );
+    assert!(emitted.matched.formats.contains("int32"));
+    assert!(
+        module("tools.json", &definitions[..1], &options)
+            .errors
+            .is_empty()
+    );
 }
