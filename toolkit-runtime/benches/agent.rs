@@ -15,63 +15,22 @@ use std::time::{Duration, Instant};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
 use toolkit_runtime::{
-    ApprovalRequest, BoxFuture, CallContext, JsonObject, ToolDefinition, ToolSource,
-    ToolSourceError, Toolkit, ToolkitOptions, Verdict,
+    ApprovalRequest, CallContext, ToolDefinition, Toolkit, ToolkitOptions, Verdict,
 };
 
-/// A source whose every tool answers `null` at once: what is left is the runtime's own cost.
-struct Noop;
+#[path = "support/issue.rs"]
+mod issue;
 
-impl ToolSource for Noop {
-    fn name(&self) -> &str {
-        "github"
-    }
-
-    fn discover(&self) -> BoxFuture<'_, Result<Vec<ToolDefinition>, ToolSourceError>> {
-        Box::pin(async { Ok(Vec::new()) })
-    }
-
-    fn call<'a>(
-        &'a self,
-        _: &'a str,
-        _: JsonObject,
-    ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
-        Box::pin(async { Ok(Value::Null) })
-    }
-}
-
-fn schema() -> JsonObject {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "owner": { "type": "string" },
-            "repo": { "type": "string" },
-            "title": { "type": "string", "minLength": 1 },
-            "body": { "type": ["string", "null"] },
-            "labels": { "type": "array", "items": { "type": "string" } },
-            "milestone": { "type": "integer", "minimum": 1 },
-            "draft": { "type": "boolean" },
-            "state": { "enum": ["open", "closed"] },
-            "assignee": { "type": "object", "properties": { "login": { "type": "string" } } },
-            "score": { "type": "number" }
-        },
-        "required": ["owner", "repo", "title"],
-        "additionalProperties": false
-    });
-    schema.as_object().cloned().unwrap_or_default()
-}
-
-fn input() -> Value {
-    json!({
-        "owner": "octo", "repo": "hello", "title": "Bug", "body": null, "labels": ["bug", "p1"],
-        "milestone": 3, "draft": false, "state": "open", "assignee": { "login": "me" }, "score": 0.5
-    })
-}
+use issue::{Noop, ten_property_input as input, ten_property_schema as schema};
 
 fn toolkit() -> Toolkit {
     let definition = ToolDefinition::new("create_issue", schema()).expect("a definition");
-    Toolkit::from_source(Arc::new(Noop), [definition], &ToolkitOptions::default())
-        .expect("a toolkit")
+    Toolkit::from_source(
+        Arc::new(Noop("github".to_owned())),
+        [definition],
+        &ToolkitOptions::default(),
+    )
+    .expect("a toolkit")
 }
 
 /// Times `a` and `b` interleaved, `rounds` rounds of `calls` calls each (their inputs made

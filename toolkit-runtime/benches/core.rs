@@ -6,61 +6,13 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use serde_json::{Value, json};
-use toolkit_runtime::{
-    Assembly, BoxFuture, Decision, JsonObject, Member, ToolDefinition, ToolSource, ToolSourceError,
-    Toolkit, ToolkitOptions,
-};
+use serde_json::json;
+use toolkit_runtime::{Assembly, Decision, Member, ToolDefinition, Toolkit, ToolkitOptions};
 
-/// A source whose every tool answers `null` at once: what is left is the runtime's own cost.
-struct Noop(String);
+#[path = "support/issue.rs"]
+mod issue;
 
-impl ToolSource for Noop {
-    fn name(&self) -> &str {
-        &self.0
-    }
-
-    fn discover(&self) -> BoxFuture<'_, Result<Vec<ToolDefinition>, ToolSourceError>> {
-        Box::pin(async { Ok(Vec::new()) })
-    }
-
-    fn call<'a>(
-        &'a self,
-        _: &'a str,
-        _: JsonObject,
-    ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
-        Box::pin(async { Ok(Value::Null) })
-    }
-}
-
-/// A closed schema of ten properties of the kinds real tools use.
-fn ten_property_schema() -> JsonObject {
-    let schema = json!({
-        "type": "object",
-        "properties": {
-            "owner": { "type": "string", "description": "The account owner." },
-            "repo": { "type": "string", "description": "The repository." },
-            "title": { "type": "string", "minLength": 1 },
-            "body": { "type": ["string", "null"] },
-            "labels": { "type": "array", "items": { "type": "string" } },
-            "milestone": { "type": "integer", "minimum": 1 },
-            "draft": { "type": "boolean" },
-            "state": { "enum": ["open", "closed"] },
-            "assignee": { "type": "object", "properties": { "login": { "type": "string" } } },
-            "score": { "type": "number" }
-        },
-        "required": ["owner", "repo", "title"],
-        "additionalProperties": false
-    });
-    schema.as_object().cloned().unwrap_or_default()
-}
-
-fn ten_property_input() -> Value {
-    json!({
-        "owner": "octo", "repo": "hello", "title": "Bug", "body": null, "labels": ["bug", "p1"],
-        "milestone": 3, "draft": false, "state": "open", "assignee": { "login": "me" }, "score": 0.5
-    })
-}
+use issue::{Noop, ten_property_input, ten_property_schema};
 
 fn call_overhead(c: &mut Criterion) {
     let runtime = tokio::runtime::Builder::new_current_thread()
