@@ -7,9 +7,11 @@ use clap::{Parser, Subcommand};
 
 pub mod audit;
 pub mod check;
+pub mod credentials;
 pub mod execute;
 pub mod generate;
 pub mod krate;
+pub mod login;
 pub mod mcp;
 pub mod openapi;
 pub mod progress;
@@ -115,6 +117,11 @@ pub enum Command {
         /// The input, a JSON object (`{}` when left out).
         input: Option<String>,
     },
+    /// Authorizes at an MCP server ahead of time, as the MCP authorization specification has it
+    /// (OAuth 2.1: the user sent to the authorization URL, the redirect received on
+    /// 127.0.0.1), keeping the tokens in the token store that `call`, `execute` and `snapshot`
+    /// read; `--logout` forgets them. See [`login`].
+    Login(login::LoginArgs),
     /// Serves the sources a configuration names, under its policy, as one MCP server (stdio or
     /// Streamable HTTP); see `toolkit_gateway::config` for the file.
     Serve {
@@ -224,6 +231,7 @@ impl Cli {
                         file: openapi,
                         base_url: source.base_url.as_deref().unwrap_or_default(),
                         headers: &source.headers,
+                        credentials: &source.credentials,
                         operation: &name,
                         input: input.as_deref(),
                         timeout: std::time::Duration::from_millis(timeout_ms),
@@ -237,6 +245,7 @@ impl Cli {
                     input,
                 }),
             },
+            Command::Login(arguments) => login::login(&arguments),
             Command::Serve { config, log_format } => serve::serve(&config, log_format),
             Command::QuickjsWorker => quickjs_worker(),
             Command::Execute {

@@ -9,11 +9,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
-use toolkit_runtime::http::{HeaderClient, HttpSource, client_builder};
 use toolkit_runtime::{CodeMode, CodeModeOptions, QuickJs, ToolSource, Toolkit, ToolkitOptions};
 
-use super::mcp::{McpServer, headers};
-use super::openapi::read_document;
+use super::login::OAuthArgs;
+use super::mcp::McpServer;
+use super::openapi::{SourceOf, http_source};
 
 /// Which tools a command reaches: an OpenAPI document's operations sent to a base URL, or an MCP
 /// server's tools.
@@ -34,6 +34,13 @@ pub struct SourceArgs {
     /// A header sent on every request, as `Name: value` (repeatable); for credentials.
     #[arg(long = "header", value_name = "'NAME: VALUE'")]
     pub headers: Vec<String>,
+    /// The credential of an OpenAPI document's security scheme, as `SCHEME=VAR`: the value is
+    /// read from the environment variable `VAR` (repeatable; see [`credentials`](super::credentials)).
+    #[arg(long = "credential", value_name = "SCHEME=VAR", requires = "openapi")]
+    pub credentials: Vec<String>,
+    /// How to authorize at an MCP server that asks for it.
+    #[command(flatten)]
+    pub oauth: OAuthArgs,
 }
 
 impl SourceArgs {
@@ -43,6 +50,7 @@ impl SourceArgs {
             url: self.mcp_url.clone(),
             headers: self.headers.clone(),
             stdio: self.mcp_stdio.clone(),
+            oauth: self.oauth.clone(),
         }
     }
 
@@ -53,24 +61,16 @@ impl SourceArgs {
     ///
     /// A message for people when the source cannot be made or listed.
     pub async fn toolkit(&self, timeout: Duration) -> Result<Toolkit, String> {
-        let source: Arc<dyn ToolSource> = if let Some(document) = &self.openapi {
-            let read = read_document(document)?;
-            let client = client_builder()
-                .build()
-                .map_err(|error| format!("cannot build an HTTP client: {error}"))?;
-            let base_url = self.base_url.as_deref().unwrap_or_default();
-            let source = HttpSource::builder(
-                "api",
-                base_url,
-                HeaderClient::new(client, headers(&self.headers)?),
-            )
-            .operations(read.operations)
-            .timeout(timeout)
-            .build()
-            .map_err(|error| error.to_string())?;
-            Arc::new(source)
+        let source: Arc<dyn ToolSource> = if let Some(file) = &self.openapi {
+            Arc::new(http_source(&SourceOf {
+                file,
+                base_url: self.base_url.as_deref().unwrap_or_default(),
+                headers: &self.headers,
+                credentials: &self.credentials,
+                timeout,
+            })?)
         } else if self.mcp_url.is_some() || self.mcp_stdio.is_some() {
-            Arc::new(self.mcp_server().source()?)
+            Arc::new(self.mcp_server().source().await?)
         } else {
             return Ok(Toolkit::default());
         };

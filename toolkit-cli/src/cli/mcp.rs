@@ -17,6 +17,8 @@ use serde_json::{Value, json};
 use toolkit_runtime::mcp::{Mcp, StdioCommand};
 use toolkit_runtime::{ToolSource, Toolkit, ToolkitOptions};
 
+use super::login::OAuthArgs;
+
 /// Which MCP server to reach: a URL (with the headers its credentials need), or a command that
 /// starts a stdio server.
 #[derive(Clone, Debug, Default, clap::Args)]
@@ -32,26 +34,37 @@ pub struct McpServer {
     /// ('npx -y @modelcontextprotocol/server-everything stdio').
     #[arg(long = "mcp-stdio", value_name = "CMD")]
     pub stdio: Option<String>,
+    /// How to authorize at a URL that asks for it (unless `--header` gives an
+    /// `Authorization`).
+    #[command(flatten)]
+    pub oauth: OAuthArgs,
 }
 
 impl McpServer {
-    /// The source of the server these arguments name.
+    /// The source of the server these arguments name. A URL's requests are authorized with
+    /// OAuth when the server asks (see [`OAuthArgs`]), unless `--header` gives an
+    /// `Authorization` of its own.
     ///
     /// # Errors
     ///
     /// A message for people when the arguments name no server, or name one badly.
-    pub fn source(&self) -> Result<Mcp, String> {
+    pub async fn source(&self) -> Result<Mcp, String> {
         match (&self.url, &self.stdio) {
             (Some(url), None) => {
                 let url = url
                     .parse()
                     .map_err(|error| format!("--mcp-url is no URL: {error}"))?;
-                // Redirects only within the server's origin: a header never follows one elsewhere.
-                let client = toolkit_runtime::http::client_builder()
-                    .default_headers(headers(&self.headers)?)
-                    .build()
-                    .map_err(|error| format!("the HTTP client could not be built: {error}"))?;
-                Ok(Mcp::http("mcp", url, client))
+                let headers = headers(&self.headers)?;
+                if headers.contains_key(reqwest::header::AUTHORIZATION) {
+                    // Redirects only within the server's origin: a header never follows one
+                    // elsewhere.
+                    let client = toolkit_runtime::http::client_builder()
+                        .default_headers(headers)
+                        .build()
+                        .map_err(|error| format!("the HTTP client could not be built: {error}"))?;
+                    return Ok(Mcp::http("mcp", url, client));
+                }
+                Ok(Mcp::http("mcp", url.clone(), self.oauth.client(&url, headers).await?))
             }
             (None, Some(_)) if !self.headers.is_empty() => {
                 Err("--header goes with --mcp-url; a stdio server takes its credentials from its environment".into())
@@ -122,7 +135,7 @@ fn runtime() -> Result<tokio::runtime::Runtime, String> {
 ///
 /// A message for people when the server cannot be listed.
 pub async fn snapshot_text(server: &McpServer) -> Result<String, String> {
-    let source = server.source()?;
+    let source = server.source().await?;
     let snapshot = source.snapshot().await.map_err(|error| error.to_string());
     source.close().await;
     let mut text = serde_json::to_string_pretty(&snapshot?).map_err(|error| error.to_string())?;
@@ -168,7 +181,7 @@ pub async fn call_outcome(server: &McpServer, tool: &str, input: Option<&str>) -
             return (failure("InvalidInputError", &message, false), false);
         }
     };
-    let source = match server.source() {
+    let source = match server.source().await {
         Ok(source) => Arc::new(source),
         Err(message) => return (failure("UsageError", &message, false), false),
     };
@@ -215,6 +228,8 @@ pub fn call(args: &CallArgs) -> ExitCode {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
+
+    use futures_util::FutureExt as _;
 
     use super::*;
 
@@ -281,6 +296,7 @@ mod tests {
             url: Some(url),
             headers: vec!["Authorization: Bearer secret-token".into()],
             stdio: None,
+            oauth: OAuthArgs::default(),
         };
         let (printed, ok) = call_outcome(&server, "echo", None).await;
         assert!(!ok);
@@ -368,12 +384,18 @@ mod tests {
         let WiredCommand::Snapshot(args) = parsed.command else {
             panic!()
         };
-        assert!(args.server.source().is_err());
+        assert!(args.server.source().now_or_never().unwrap().is_err());
     }
 
     #[test]
     fn bad_arguments_are_told() {
-        assert!(McpServer::default().source().is_err());
+        assert!(
+            McpServer::default()
+                .source()
+                .now_or_never()
+                .unwrap()
+                .is_err()
+        );
         assert!(headers(&["no colon".into()]).is_err());
         assert!(headers(&["Bad Name: x".into()]).is_err());
         assert!(
@@ -387,6 +409,6 @@ mod tests {
             stdio: Some("node 'x".into()),
             ..McpServer::default()
         };
-        assert!(unclosed.source().is_err());
+        assert!(unclosed.source().now_or_never().unwrap().is_err());
     }
 }

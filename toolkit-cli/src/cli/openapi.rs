@@ -11,13 +11,22 @@
 //! ```json
 //! {
 //!   "operations": [{ "name": "listPets", "method": "GET", "path": "/pets", "readOnly": true,
-//!                    "typed": false, "untyped": ["#/properties/filter/oneOf"] }],
+//!                    "typed": false, "untyped": ["#/properties/filter/oneOf"],
+//!                    "security": [{ "api_key": [] }] }],
 //!   "skipped": [{ "location": "#/paths/~1pets/post", "method": "POST", "path": "/pets",
 //!                 "kind": "bodyNotJson", "reason": "the request body is neither JSON nor a form: multipart/form-data" }],
 //!   "servers": [{ "url": "https://petstore.example.com/v1" }],
+//!   "securitySchemes": { "api_key": { "type": "apiKey", "name": "X-Api-Key", "in": "header" } },
+//!   "credentialParameters": [{ "operation": "listPets", "parameter": "X-Api-Key", "in": "header",
+//!                              "scheme": "api_key" }],
 //!   "summary": { "operations": 1, "skipped": 1, "share": 0.5, "typed": 0, "typedShare": 0.0 }
 //! }
 //! ```
+//!
+//! An operation with security requirements lists them as `security` (alternatives, each a map
+//! of scheme to scopes, as the document writes them); `credentialParameters` are the parameters
+//! left out of the inputs because they carry a scheme's credential (a model never gives one).
+//! The text format ends such an operation's line with `needs: key | basic+oauth(read)`.
 //!
 //! `typed` is true when the operation's whole input has a Rust type in the code `toolkit-gen
 //! openapi` writes; `untyped` lists the JSON pointers (into its input schema) that fell back to
@@ -30,7 +39,9 @@
 //! Runs one operation, its input checked as a model's would be: the result JSON on stdout and
 //! exit 0, or the failure as `{code, message, retryable, isFailure}` JSON on stdout and exit 1.
 //! `--header` values are sent last on every request, over any parameter of the same name, and
-//! are never printed.
+//! are never printed. `--credential SCHEME=VAR` gives the credential of one of the document's
+//! security schemes from the environment variable `VAR` (see [`credentials`](super::credentials)):
+//! each operation carries the credentials of the first of its requirements that they meet.
 //!
 //! Either exits 2, with the problem on stderr, when the document cannot be read or the
 //! arguments are wrong.
@@ -41,9 +52,8 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
-use toolkit_runtime::http::{HeaderClient, HttpSource, client_builder};
+use toolkit_runtime::http::{HeaderClient, HttpSource, KeyLocation, client_builder};
 use toolkit_runtime::openapi::ReadOperations;
 use toolkit_runtime::{Failure, ToolDefinition, Toolkit, ToolkitOptions};
 
@@ -205,6 +215,14 @@ pub fn report_json(read: &ReadOperations, types: &[ToolTypes]) -> Value {
             });
             add_hints(&mut entry, &operation.definition);
             add_typing(&mut entry, types.get(index));
+            if let Some(requirements) = read
+                .security
+                .requirements
+                .get(operation.name())
+                .filter(|requirements| !requirements.is_empty())
+            {
+                entry["security"] = json!(requirements);
+            }
             entry
         })
         .collect();
@@ -226,6 +244,8 @@ pub fn report_json(read: &ReadOperations, types: &[ToolTypes]) -> Value {
         "operations": operations,
         "skipped": skipped,
         "servers": read.servers,
+        "securitySchemes": read.security.schemes,
+        "credentialParameters": read.security.credential_parameters,
         "summary": {
             "operations": read.operations.len(),
             "skipped": read.skipped.len(),
@@ -306,12 +326,30 @@ fn write_text(
     for (index, operation) in read.operations.iter().enumerate() {
         writeln!(
             out,
-            "  {:<7} {}  {}{}",
+            "  {:<7} {}  {}{}{}",
             operation.request.method,
             operation.request.path,
             operation.name(),
-            untyped_suffix(types.get(index))
+            untyped_suffix(types.get(index)),
+            needs_suffix(read, operation.name())
         )?;
+    }
+    if !read.security.credential_parameters.is_empty() {
+        writeln!(out, "credential parameters (not model inputs):")?;
+        for parameter in &read.security.credential_parameters {
+            writeln!(
+                out,
+                "  {}: {} ({}) carries {}'s credential",
+                parameter.operation,
+                parameter.parameter,
+                match parameter.location {
+                    KeyLocation::Header => "header",
+                    KeyLocation::Query => "query",
+                    KeyLocation::Cookie => "cookie",
+                },
+                parameter.scheme
+            )?;
+        }
     }
     if !read.skipped.is_empty() {
         writeln!(out, "skipped:")?;
@@ -324,6 +362,38 @@ fn write_text(
         writeln!(out, "server (not used): {}", server.url)?;
     }
     Ok(())
+}
+
+/// `  needs: a | b+c(scope)` for an operation with security requirements: the alternatives, each
+/// the schemes it names with their scopes; empty without.
+fn needs_suffix(read: &ReadOperations, operation: &str) -> String {
+    let Some(requirements) = read.security.requirements.get(operation) else {
+        return String::new();
+    };
+    let alternatives: Vec<String> = requirements
+        .iter()
+        .map(|requirement| {
+            if requirement.is_empty() {
+                return "none".to_owned();
+            }
+            let schemes: Vec<String> = requirement
+                .iter()
+                .map(|(scheme, scopes)| {
+                    if scopes.is_empty() {
+                        scheme.clone()
+                    } else {
+                        format!("{scheme}({})", scopes.join(" "))
+                    }
+                })
+                .collect();
+            schemes.join("+")
+        })
+        .collect();
+    if alternatives.is_empty() {
+        String::new()
+    } else {
+        format!("  needs: {}", alternatives.join(" | "))
+    }
 }
 
 fn write_mcp_text(
@@ -353,6 +423,8 @@ pub struct CallArgs<'a> {
     pub base_url: &'a str,
     /// `K: V` headers sent last on every request.
     pub headers: &'a [String],
+    /// `SCHEME=VAR` credentials of the document's security schemes.
+    pub credentials: &'a [String],
     /// The operation's name.
     pub operation: &'a str,
     /// The input, as JSON text (`{}` when not given).
@@ -396,6 +468,47 @@ pub fn call(args: &CallArgs<'_>, out: &mut dyn Write, err: &mut dyn Write) -> Ex
     }
 }
 
+/// What an HTTP source of a document's operations is made of (`call` and `execute`).
+#[derive(Debug)]
+pub struct SourceOf<'a> {
+    /// The document.
+    pub file: &'a Path,
+    /// Where requests go.
+    pub base_url: &'a str,
+    /// `Name: value` headers sent last on every request.
+    pub headers: &'a [String],
+    /// `SCHEME=VAR` credentials (see [`credentials`](super::credentials)).
+    pub credentials: &'a [String],
+    /// How long an operation may take.
+    pub timeout: Duration,
+}
+
+/// The source of the document's operations, sent to the base URL with the headers, each
+/// operation carrying the credentials its security requirements name.
+///
+/// # Errors
+///
+/// A message for people when the document cannot be read, or an argument is wrong.
+pub fn http_source(of: &SourceOf<'_>) -> Result<HttpSource, String> {
+    let read = read_document(of.file)?;
+    let credentials =
+        super::credentials::credentials(of.credentials, &read.security.schemes, of.base_url)?;
+    let client = client_builder()
+        .build()
+        .map_err(|error| format!("cannot build an HTTP client: {error}"))?;
+    let headers = super::mcp::headers(of.headers)?;
+    HttpSource::builder("api", of.base_url, HeaderClient::new(client, headers))
+        .operations(read.operations)
+        .security(
+            read.security.schemes,
+            read.security.requirements,
+            credentials,
+        )
+        .timeout(of.timeout)
+        .build()
+        .map_err(|error| error.to_string())
+}
+
 /// Why a call did not start.
 enum Prepared {
     /// The arguments or the document are wrong.
@@ -405,28 +518,14 @@ enum Prepared {
 }
 
 fn prepare(args: &CallArgs<'_>) -> Result<(Toolkit, Value), Prepared> {
-    let read = read_document(args.file).map_err(Prepared::Usage)?;
-    let mut headers = HeaderMap::new();
-    for header in args.headers {
-        let (name, value) = header
-            .split_once(':')
-            .ok_or_else(|| Prepared::Usage(format!("--header {header:?} is not `Name: value`")))?;
-        let name = HeaderName::from_bytes(name.trim().as_bytes())
-            .map_err(|_| Prepared::Usage(format!("{:?} is not a header name", name.trim())))?;
-        let mut value = HeaderValue::from_str(value.trim()).map_err(|_| {
-            Prepared::Usage(format!("the value of the header {name} cannot be sent"))
-        })?;
-        value.set_sensitive(true);
-        headers.append(name, value);
-    }
-    let client = client_builder()
-        .build()
-        .map_err(|error| Prepared::Usage(format!("cannot build an HTTP client: {error}")))?;
-    let source = HttpSource::builder("api", args.base_url, HeaderClient::new(client, headers))
-        .operations(read.operations)
-        .timeout(args.timeout)
-        .build()
-        .map_err(|error| Prepared::Usage(error.to_string()))?;
+    let source = http_source(&SourceOf {
+        file: args.file,
+        base_url: args.base_url,
+        headers: args.headers,
+        credentials: args.credentials,
+        timeout: args.timeout,
+    })
+    .map_err(Prepared::Usage)?;
     let source = Arc::new(source);
     let toolkit = Toolkit::from_source(
         source.clone(),
@@ -623,6 +722,7 @@ paths:
             file: file.path(),
             base_url: &base,
             headers: &headers,
+            credentials: &[],
             operation: "showPetById",
             input,
             timeout: Duration::from_secs(5),
@@ -746,16 +846,13 @@ paths:
             file: file.path(),
             base_url: "http://127.0.0.1:9",
             headers: &headers,
+            credentials: &[],
             operation: "showPetById",
             input: None,
             timeout: Duration::from_secs(1),
         };
         let (mut out, mut err) = (Vec::new(), Vec::new());
         assert_eq!(call(&args, &mut out, &mut err), ExitCode::from(USAGE));
-        assert!(
-            String::from_utf8(err)
-                .unwrap()
-                .contains("is not `Name: value`")
-        );
+        assert!(String::from_utf8(err).unwrap().contains("is 'Name: value'"));
     }
 }

@@ -3,6 +3,7 @@
 
 mod audit;
 mod check_catalog;
+mod credentials;
 mod execute;
 mod gateway;
 mod gateway_team;
