@@ -8,6 +8,7 @@ mod execute;
 mod gateway;
 mod gateway_team;
 mod krate;
+mod login;
 mod mcp;
 mod report;
 mod search;
