@@ -22,7 +22,12 @@
 //! name = "petstore"
 //! openapi = "specs/petstore.yaml"
 //! base_url = "https://petstore.example.com/v1"
-//! headers = { Authorization = { env = "PETSTORE_TOKEN", prefix = "Bearer " } }
+//! credentials = { api_key = "PETSTORE_KEY" }  # the document's scheme = the host's variable
+//!
+//! [[sources]]
+//! name = "linear"
+//! url = "https://mcp.linear.app/mcp"
+//! oauth = { token_store = "tokens.json" }    # written by `toolkit-gen login --mcp-url URL`
 //!
 //! [[sources]]
 //! name = "everything"
@@ -303,6 +308,32 @@ pub struct SourceConfig {
     pub env: BTreeMap<String, String>,
     /// How long a call may take, in seconds (30 by default; 1 to 3,600).
     pub timeout_seconds: Option<u64>,
+    /// The credentials of the document's security schemes (with `openapi`): a scheme's name =
+    /// the environment variable that holds its credential, read as the scheme's kind wants it
+    /// (an API key or token as it is, HTTP basic as `user:password`, OAuth 2 client credentials
+    /// as `client_id:client_secret`; see `toolkit_runtime::http::Credentials::with_text`). Each
+    /// operation carries those of the first of its requirements they meet.
+    #[serde(default)]
+    pub credentials: BTreeMap<String, String>,
+    /// OAuth for an MCP server over HTTP (with `url`) that asks for it.
+    pub oauth: Option<SourceOAuth>,
+}
+
+/// `oauth = { token_store = "tokens.json" }` of an MCP server over HTTP: the tokens of an
+/// authorization made ahead of time with `toolkit-gen login --mcp-url URL --token-store FILE`,
+/// used and refreshed by the gateway. A gateway cannot send a user to an authorization page: when
+/// the server needs a new authorization (no tokens, or a refresh refused), its calls fail as
+/// `Authentication` and the log says to run `login` again.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceOAuth {
+    /// The token store `toolkit-gen login` wrote (owner-only), relative to the configuration's
+    /// directory.
+    pub token_store: PathBuf,
+    /// The id of a client registered ahead at the authorization server, as given to `login`.
+    pub client_id: Option<String>,
+    /// The environment variable that holds that client's secret.
+    pub client_secret_env: Option<String>,
 }
 
 /// A value read from the host's environment, with a text put before it (`Bearer `).
@@ -447,6 +478,9 @@ impl Config {
             if let Some(document) = &mut source.openapi {
                 *document = base.join(&*document);
             }
+            if let Some(oauth) = &mut source.oauth {
+                oauth.token_store = base.join(&oauth.token_store);
+            }
         }
         Ok(config)
     }
@@ -545,6 +579,34 @@ impl SourceConfig {
         if self.base_url.is_some() && !matches!(kind, SourceKind::OpenApi { .. }) {
             return Err(format!("source {name:?}: `base_url` goes with `openapi`"));
         }
+        if !self.credentials.is_empty() && !matches!(kind, SourceKind::OpenApi { .. }) {
+            return Err(format!(
+                "source {name:?}: `credentials` name an OpenAPI document's schemes (with \
+                 `openapi`); an MCP server over HTTP takes `oauth` or `headers`"
+            ));
+        }
+        if let Some(oauth) = &self.oauth {
+            if !matches!(kind, SourceKind::McpUrl(_)) {
+                return Err(format!(
+                    "source {name:?}: `oauth` goes with an MCP server's `url`"
+                ));
+            }
+            if self
+                .headers
+                .keys()
+                .any(|header| header.eq_ignore_ascii_case("authorization"))
+            {
+                return Err(format!(
+                    "source {name:?}: `oauth` and an `Authorization` header both authorize; \
+                     give one"
+                ));
+            }
+            if oauth.client_secret_env.is_some() && oauth.client_id.is_none() {
+                return Err(format!(
+                    "source {name:?}: `oauth.client_secret_env` goes with `oauth.client_id`"
+                ));
+            }
+        }
         if let Some(timeout) = self.timeout_seconds
             && !(1..=MAX_TIMEOUT_SECONDS).contains(&timeout)
         {
@@ -566,7 +628,9 @@ impl SourceConfig {
             .headers
             .values()
             .map(|from| &from.env)
-            .chain(self.env.values());
+            .chain(self.env.values())
+            .chain(self.credentials.values())
+            .chain(self.oauth.iter().flat_map(|oauth| &oauth.client_secret_env));
         for variable in variables {
             if !is_variable_name(variable) {
                 return Err(format!(

@@ -6,11 +6,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-use toolkit_runtime::ToolSource;
-use toolkit_runtime::http::{HeaderClient, HttpSource, client_builder};
+use toolkit_runtime::auth::{
+    AuthError, AuthorizationCallback, FileStore, OAuthClient, OAuthOptions, RegisteredClient,
+    Secret,
+};
+use toolkit_runtime::http::{Credentials, HeaderClient, HttpSource, client_builder};
 use toolkit_runtime::mcp::{Mcp, McpOptions, StdioCommand};
+use toolkit_runtime::{BoxFuture, ToolSource};
 
-use super::config::{ConfigError, SourceConfig, SourceKind, read_env};
+use super::config::{ConfigError, SourceConfig, SourceKind, SourceOAuth, read_env};
 
 /// The host's variables a stdio server gets besides those its `env` names: what programs need to
 /// be found and run, and no credential.
@@ -59,9 +63,25 @@ pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
             let client = client_builder()
                 .build()
                 .map_err(|error| fail(format!("cannot build an HTTP client: {error}")))?;
+            let mut credentials = Credentials::new();
+            for (scheme, variable) in &config.credentials {
+                credentials = credentials
+                    .with_text(
+                        &read.security.schemes,
+                        scheme,
+                        &read_env(name, variable)?,
+                        &base_url,
+                    )
+                    .map_err(|error| fail(format!("credentials from {variable}: {error}")))?;
+            }
             let source =
-                HttpSource::builder(name, base_url, HeaderClient::new(client, headers(config)?))
+                HttpSource::builder(name, &base_url, HeaderClient::new(client, headers(config)?))
                     .operations(read.operations)
+                    .security(
+                        read.security.schemes,
+                        read.security.requirements,
+                        credentials,
+                    )
                     .timeout(timeout)
                     .build()
                     .map_err(|error| fail(error.to_string()))?;
@@ -79,7 +99,13 @@ pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
                 timeout,
                 ..McpOptions::default()
             };
-            Ok(Arc::new(Mcp::http_with_options(name, url, client, options)))
+            match &config.oauth {
+                None => Ok(Arc::new(Mcp::http_with_options(name, url, client, options))),
+                Some(oauth) => {
+                    let client = oauth_client(name, &url, client, oauth)?;
+                    Ok(Arc::new(Mcp::http_with_options(name, url, client, options)))
+                }
+            }
         }
         SourceKind::McpCommand(words) => {
             let (program, args) = words
@@ -100,6 +126,59 @@ pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
             };
             Ok(Arc::new(Mcp::stdio_with_options(name, command, options)))
         }
+    }
+}
+
+/// The OAuth client of an MCP server whose tokens `toolkit-gen login` kept in the source's token
+/// store: they are sent and refreshed, and never a new authorization started (a gateway has no
+/// user to send to an authorization page; `max_authorizations` 0 makes the 401 the answer).
+fn oauth_client(
+    name: &str,
+    url: &reqwest::Url,
+    http: reqwest::Client,
+    oauth: &SourceOAuth,
+) -> Result<OAuthClient, ConfigError> {
+    let store = oauth.token_store.display().to_string();
+    tracing::info!(
+        source = name,
+        token_store = %store,
+        "OAuth tokens are read from the token store; when the server refuses them, run \
+         `toolkit-gen login --mcp-url {url} --token-store {store}`"
+    );
+    let mut builder = OAuthClient::builder(url.clone(), NoUser)
+        .http(http)
+        .store(FileStore::new(&oauth.token_store))
+        .options(OAuthOptions {
+            max_authorizations: 0,
+            ..OAuthOptions::default()
+        });
+    if let Some(id) = &oauth.client_id {
+        let secret = match &oauth.client_secret_env {
+            Some(variable) => Some(Secret::new(read_env(name, variable)?)),
+            None => None,
+        };
+        builder = builder.pre_registered(RegisteredClient::new(id, secret));
+    }
+    builder
+        .build()
+        .map_err(|error| ConfigError(format!("source {name:?}: {error}")))
+}
+
+/// The authorization callback of a gateway: there is no user to send anywhere.
+struct NoUser;
+
+impl AuthorizationCallback for NoUser {
+    fn redirect_uri(&self) -> reqwest::Url {
+        // Never sent: the client starts no authorization (`max_authorizations` is 0).
+        reqwest::Url::parse("http://127.0.0.1/callback").unwrap_or_else(|_| unreachable!())
+    }
+
+    fn authorize(&self, _: reqwest::Url) -> BoxFuture<'_, Result<reqwest::Url, AuthError>> {
+        Box::pin(async {
+            Err(AuthError::Refused(
+                "the gateway cannot send a user to an authorization page".into(),
+            ))
+        })
     }
 }
 

@@ -252,7 +252,7 @@ fn bad_credentials_are_usage_errors_naming_no_value() {
     let recorder = recorder();
     let (code, printed) = call(&recorder, "keyed", &["nope=K"], &[("K", "key-secret")]);
     assert_eq!(code, 2, "{printed}");
-    assert!(printed.contains("no such scheme"), "{printed}");
+    assert!(printed.contains("no scheme nope"), "{printed}");
     let (code, printed) = call(&recorder, "basic", &["basic=B"], &[("B", "no-colon")]);
     assert_eq!(code, 2, "{printed}");
     assert!(

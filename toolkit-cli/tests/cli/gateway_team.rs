@@ -674,3 +674,79 @@ async fn a_connection_still_open_after_the_grace_period_is_dropped_and_the_exit_
     drop(stalled);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Writes a token store (owner-only, as `toolkit-gen login` writes it) holding `token` for the
+/// MCP server at `url`.
+fn token_store(path: &Path, url: &str, token: &str) {
+    let grant = json!({
+        "issuer": "http://127.0.0.1:9",
+        "token_endpoint": "http://127.0.0.1:9/token",
+        "client": { "client_id": "toolkit-gen" },
+        "client_auth": "none",
+        "access_token": token,
+    });
+    let text = json!({ "grants": { url: grant } }).to_string();
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    std::io::Write::write_all(&mut options.open(path).unwrap(), text.as_bytes()).unwrap();
+}
+
+/// A gateway whose source is another gateway behind a token: the token `login` kept is sent;
+/// a refused one makes the source's tools absent (the log says to run `login`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_source_sends_the_tokens_login_kept() {
+    let seen = Arc::new(Seen::default());
+    let base = api(Arc::clone(&seen)).await;
+    let up_port = free_port();
+    let up = workspace(
+        "oauth-upstream",
+        &format!("127.0.0.1:{up_port}"),
+        &base,
+        "[serve.auth]\nmode = \"tokens\"\ntokens = [{ name = \"down\", env = \"UP_TOKEN\" }]",
+        "",
+    );
+    let secret = "upstream-token-0123456789abcdef";
+    let upstream = start(&up, up_port, &[("UP_TOKEN", secret)]).await;
+    let up_url = format!("http://127.0.0.1:{up_port}/mcp");
+    for (name, token, served) in [
+        ("oauth-kept", secret, true),
+        ("oauth-refused", "upstream-token-0123456789abcdeX", false),
+    ] {
+        let port = free_port();
+        let dir = workspace(
+            name,
+            &format!("127.0.0.1:{port}"),
+            &base,
+            "",
+            &format!(
+                "[[sources]]\nname = \"up\"\nurl = \"{up_url}\"\noauth = {{ token_store = \"tokens.json\" }}\n"
+            ),
+        );
+        token_store(&dir.join("tokens.json"), &up_url, token);
+        let child = start(&dir, port, &[]).await;
+        let tools = client(port, None).discover().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|tool| tool.name()).collect();
+        assert!(names.contains(&"api__list_pets"), "{names:?}");
+        assert_eq!(names.contains(&"up__api__list_pets"), served, "{names:?}");
+        if served {
+            let answer = client(port, None)
+                .call("up__api__list_pets", object(json!({})))
+                .await
+                .unwrap();
+            assert_eq!(answer[0]["name"], "Rex", "{answer}");
+        }
+        let (code, stderr) = terminate(child).await;
+        assert_eq!(code, Some(0), "{stderr}");
+        assert!(!stderr.contains("upstream-token"), "{stderr}");
+        assert!(stderr.contains("toolkit-gen login --mcp-url"), "{stderr}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+    let (code, stderr) = terminate(upstream).await;
+    assert_eq!(code, Some(0), "{stderr}");
+    std::fs::remove_dir_all(&up).unwrap();
+}

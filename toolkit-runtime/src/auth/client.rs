@@ -32,7 +32,9 @@ pub struct OAuthOptions {
     /// default.
     pub authorization_timeout: Duration,
     /// The most authorizations one request may start (the first one counted), so that a server
-    /// that keeps asking for scopes it is never given is not asked forever. 3 by default.
+    /// that keeps asking for scopes it is never given is not asked forever. 3 by default. 0 for
+    /// a host with no user to send anywhere (a gateway): kept tokens are sent and refreshed, and
+    /// a 401 they do not cure is the answer.
     pub max_authorizations: usize,
     /// How long before it expires a token is refreshed (when there is a refresh token). 60
     /// seconds by default.

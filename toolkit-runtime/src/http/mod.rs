@@ -20,6 +20,8 @@ mod answer;
 #[cfg(feature = "http")]
 pub mod client;
 #[cfg(feature = "http")]
+mod credential_text;
+#[cfg(feature = "http")]
 mod credentials;
 // What a value may be where: the checks of templates need its sets, the source all of it.
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
@@ -36,6 +38,8 @@ pub(crate) mod template;
 pub use answer::MAX_ERROR_WORDS;
 #[cfg(feature = "http")]
 pub use client::{HeaderClient, HttpClient, MAX_REDIRECTS, client_builder, same_origin_redirects};
+#[cfg(feature = "http")]
+pub use credential_text::CredentialTextError;
 #[cfg(feature = "http")]
 pub use credentials::{Credential, CredentialProvider, Credentials};
 pub use operation::{Body, BodyEncoding, Location, Operation, Parameter, RequestTemplate};

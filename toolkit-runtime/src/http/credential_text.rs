@@ -1,0 +1,209 @@
+//! A credential given as text (an environment variable's value, say), read as its scheme's kind
+//! wants it: [`Credentials::with_text`].
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use super::security::SecurityScheme;
+use super::{Credential, Credentials};
+
+/// Why a credential's text cannot be used for its scheme. The message names the scheme, never
+/// the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CredentialTextError(String);
+
+impl fmt::Display for CredentialTextError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CredentialTextError {}
+
+impl Credentials {
+    /// These credentials and `text` for the scheme `name` of `schemes` (a document's, as
+    /// `openapi::read_operations` reads them), read as the scheme's kind wants it:
+    ///
+    /// | scheme | `text` |
+    /// |---|---|
+    /// | `apiKey` (header, query or cookie), `http` other than `basic` | the key or token, as it is |
+    /// | `http` `basic` | `user:password` |
+    /// | `oauth2` with a `clientCredentials` flow (feature `auth`) | `client_id:client_secret`: tokens are fetched from the flow's `tokenUrl` (resolved against `base_url` when relative), kept until they expire, fetched again after a 401 |
+    /// | another `oauth2`, `openIdConnect` | an access token |
+    ///
+    /// ```
+    /// use std::collections::BTreeMap;
+    /// use toolkit_runtime::http::{Credentials, KeyLocation, SecurityScheme};
+    ///
+    /// let schemes = BTreeMap::from([(
+    ///     "api_key".to_owned(),
+    ///     SecurityScheme::ApiKey { name: "X-Api-Key".into(), location: KeyLocation::Header },
+    /// )]);
+    /// let credentials = Credentials::new()
+    ///     .with_text(&schemes, "api_key", "the-key", "https://api.example.com")?;
+    /// # Ok::<(), toolkit_runtime::http::CredentialTextError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`CredentialTextError`], naming the scheme and never the text: a scheme `schemes` lacks
+    /// (the message lists those it has), a text of the wrong shape, a `tokenUrl` that is missing
+    /// or refused, a mutual TLS scheme (its credential is the client's certificate).
+    pub fn with_text(
+        self,
+        schemes: &BTreeMap<String, SecurityScheme>,
+        name: &str,
+        text: &str,
+        base_url: &str,
+    ) -> Result<Self, CredentialTextError> {
+        let fail = |problem: String| CredentialTextError(format!("the scheme {name}: {problem}"));
+        let scheme = schemes.get(name).ok_or_else(|| {
+            let known: Vec<&str> = schemes.keys().map(String::as_str).collect();
+            CredentialTextError(if known.is_empty() {
+                format!("no scheme {name}: the document declares none")
+            } else {
+                format!(
+                    "no scheme {name}: the document declares {}",
+                    known.join(", ")
+                )
+            })
+        })?;
+        match scheme {
+            SecurityScheme::Http { scheme } if scheme == "basic" => {
+                let (user, password) = text
+                    .split_once(':')
+                    .ok_or_else(|| fail("the credential is not user:password".into()))?;
+                Ok(self.with(
+                    name,
+                    Credential::Basic {
+                        user: user.to_owned(),
+                        password: password.to_owned(),
+                    },
+                ))
+            }
+            SecurityScheme::OAuth2 { flows } if flows.contains_key("clientCredentials") => {
+                client_credentials(self, name, flows, text, base_url).map_err(fail)
+            }
+            SecurityScheme::MutualTls => Err(fail(
+                "mutual TLS takes a client certificate on the HTTP client, not a value".into(),
+            )),
+            _ => Ok(self.with(name, Credential::Token(text.to_owned()))),
+        }
+    }
+}
+
+#[cfg(feature = "auth")]
+fn client_credentials(
+    credentials: Credentials,
+    name: &str,
+    flows: &BTreeMap<String, super::OAuthFlow>,
+    text: &str,
+    base_url: &str,
+) -> Result<Credentials, String> {
+    let token_url = flows
+        .get("clientCredentials")
+        .and_then(|flow| flow.token_url.as_deref())
+        .ok_or("its clientCredentials flow names no tokenUrl")?;
+    let (id, secret) = text
+        .split_once(':')
+        .ok_or("the credential is not client_id:client_secret")?;
+    let token_url = url::Url::parse(token_url)
+        .or_else(|_| url::Url::parse(base_url).and_then(|base| base.join(token_url)))
+        .map_err(|_| "its tokenUrl is not a URL")?;
+    let tokens = crate::auth::ClientCredentials::new(token_url, id, secret)
+        .map_err(|error| error.to_string())?;
+    Ok(credentials.with_provider(name, tokens))
+}
+
+#[cfg(not(feature = "auth"))]
+fn client_credentials(
+    _: Credentials,
+    _: &str,
+    _: &BTreeMap<String, super::OAuthFlow>,
+    _: &str,
+    _: &str,
+) -> Result<Credentials, String> {
+    Err("OAuth 2 client credentials need the feature `auth` of toolkit-runtime".into())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::super::{CredentialProvider, KeyLocation, OAuthFlow};
+    use super::*;
+
+    fn schemes() -> BTreeMap<String, SecurityScheme> {
+        BTreeMap::from([
+            (
+                "key".to_owned(),
+                SecurityScheme::ApiKey {
+                    name: "X-Key".into(),
+                    location: KeyLocation::Header,
+                },
+            ),
+            (
+                "basic".to_owned(),
+                SecurityScheme::Http {
+                    scheme: "basic".into(),
+                },
+            ),
+            (
+                "machine".to_owned(),
+                SecurityScheme::OAuth2 {
+                    flows: BTreeMap::from([(
+                        "clientCredentials".to_owned(),
+                        OAuthFlow {
+                            token_url: Some("/oauth/token".into()),
+                            ..OAuthFlow::default()
+                        },
+                    )]),
+                },
+            ),
+            ("tls".to_owned(), SecurityScheme::MutualTls),
+        ])
+    }
+
+    fn problem(name: &str, text: &str) -> String {
+        Credentials::new()
+            .with_text(&schemes(), name, text, "http://127.0.0.1:9/v1")
+            .unwrap_err()
+            .to_string()
+    }
+
+    #[test]
+    fn texts_of_the_wrong_shape_are_refused_naming_the_scheme_never_the_text() {
+        assert!(problem("nope", "secret-1").contains("declares basic, key, machine, tls"));
+        assert!(problem("basic", "secret-1").contains("user:password"));
+        assert!(problem("tls", "secret-1").contains("client certificate"));
+        #[cfg(feature = "auth")]
+        assert!(problem("machine", "secret-1").contains("client_id:client_secret"));
+        for name in ["nope", "basic", "tls", "machine"] {
+            assert!(!problem(name, "secret-1").contains("secret-1"));
+        }
+        let none = Credentials::new()
+            .with_text(&BTreeMap::new(), "key", "k", "")
+            .unwrap_err();
+        assert!(none.to_string().contains("declares none"));
+    }
+
+    #[tokio::test]
+    async fn each_kind_reads_its_text() {
+        let credentials = Credentials::new()
+            .with_text(&schemes(), "key", "k:1", "")
+            .unwrap()
+            .with_text(&schemes(), "basic", "ann:pass:word", "")
+            .unwrap();
+        assert_eq!(
+            credentials.credential("key").await,
+            Some(Credential::Token("k:1".into()))
+        );
+        assert_eq!(
+            credentials.credential("basic").await,
+            Some(Credential::Basic {
+                user: "ann".into(),
+                password: "pass:word".into()
+            })
+        );
+    }
+}
