@@ -875,4 +875,33 @@ mod tests {
             "source \"api\" needs the environment variable TOOLKIT_GATEWAY_TEST_SURELY_UNSET, which is not set"
         );
     }
+
+    #[test]
+    fn credentials_and_oauth_go_with_their_kinds_and_name_variables() {
+        let source = |fields: &str| {
+            Config::parse(&format!(
+                "[policy]\ndefault = \"allow\"\n[[sources]]\nname = \"s\"\n{fields}"
+            ))
+        };
+        let problem = |fields: &str| source(fields).unwrap_err().0;
+        assert!(
+            source("openapi = \"a.json\"\nbase_url = \"http://127.0.0.1:9\"\ncredentials = { key = \"KEY\" }")
+                .is_ok()
+        );
+        assert!(source("url = \"http://127.0.0.1:9/mcp\"\noauth = { token_store = \"t.json\", client_id = \"c\", client_secret_env = \"SECRET\" }").is_ok());
+        assert!(
+            problem("url = \"http://127.0.0.1:9/mcp\"\ncredentials = { key = \"KEY\" }")
+                .contains("`credentials` name an OpenAPI document's schemes")
+        );
+        assert!(problem("openapi = \"a.json\"\nbase_url = \"http://127.0.0.1:9\"\noauth = { token_store = \"t.json\" }").contains("`oauth` goes with an MCP server's `url`"));
+        assert!(problem("url = \"http://127.0.0.1:9/mcp\"\noauth = { token_store = \"t.json\" }\nheaders = { authorization = { env = \"T\" } }").contains("both authorize"));
+        assert!(problem("url = \"http://127.0.0.1:9/mcp\"\noauth = { token_store = \"t.json\", client_secret_env = \"SECRET\" }").contains("goes with `oauth.client_id`"));
+        let written = problem(
+            "openapi = \"a.json\"\nbase_url = \"http://127.0.0.1:9\"\ncredentials = { key = \"sk-live secret\" }",
+        );
+        assert!(
+            written.contains("environment variable") && !written.contains("sk-live"),
+            "{written}"
+        );
+    }
 }

@@ -73,7 +73,10 @@ mod tests {
         assert!(problem("=SET").contains("is not SCHEME=VAR"));
         assert!(problem("key=UNSET").contains("UNSET is not set"));
         let unknown = problem("oauth=SET");
-        assert!(unknown.contains("no scheme oauth: the document declares key"), "{unknown}");
+        assert!(
+            unknown.contains("no scheme oauth: the document declares key"),
+            "{unknown}"
+        );
         assert!(!unknown.contains("the-secret"));
         assert!(credentials_from(&["key=SET".to_owned()], &schemes, "", variables).is_ok());
     }

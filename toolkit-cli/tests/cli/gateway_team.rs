@@ -750,3 +750,51 @@ async fn an_mcp_source_sends_the_tokens_login_kept() {
     assert_eq!(code, Some(0), "{stderr}");
     std::fs::remove_dir_all(&up).unwrap();
 }
+
+/// An OpenAPI source's `credentials` name the document's schemes: each operation carries the
+/// credential of its requirement, read from the variable, and no log line shows it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_openapi_sources_credentials_go_where_its_schemes_say() {
+    let seen = Arc::new(Seen::default());
+    let base = api(Arc::clone(&seen)).await;
+    let port = free_port();
+    let dir = workspace(
+        "openapi-credentials",
+        &format!("127.0.0.1:{port}"),
+        &base,
+        "",
+        "\n[[sources]]\nname = \"secured\"\nopenapi = \"secured.json\"\n\
+         base_url = \"BASE\"\ncredentials = { bearer = \"SECURED_TOKEN\" }\n"
+            .replace("BASE", &base)
+            .as_str(),
+    );
+    let secured = json!({
+        "openapi": "3.1.0",
+        "info": { "title": "secured", "version": "1" },
+        "components": { "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } } },
+        "security": [{ "bearer": [] }],
+        "paths": { "/pets": { "get": { "operationId": "list_pets",
+            "responses": { "200": { "description": "ok" } } } } }
+    });
+    std::fs::write(dir.join("secured.json"), secured.to_string()).unwrap();
+    let token = "secured-token-0123456789";
+    let child = start(&dir, port, &[("SECURED_TOKEN", token)]).await;
+    let answer = client(port, None)
+        .call("secured__list_pets", object(json!({})))
+        .await
+        .unwrap();
+    assert_eq!(answer[0]["name"], "Rex", "{answer}");
+    client(port, None)
+        .call("api__list_pets", object(json!({})))
+        .await
+        .unwrap();
+    // The secured source's call carried the token; the other source's carried none.
+    assert_eq!(
+        *seen.authorization.lock().unwrap(),
+        vec![format!("Bearer {token}")]
+    );
+    let (code, stderr) = terminate(child).await;
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains(token), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
