@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use toolkit_runtime::auth::{
-    AuthError, AuthorizationCallback, OAuthClient, RegisteredClient, Secret,
+    AuthError, AuthorizationCallback, MachineCredentials, OAuthClient, RegisteredClient, Secret,
 };
 use toolkit_runtime::mcp::{Mcp, McpOptions};
 use toolkit_runtime::{BoxFuture, ToolSource, ToolSourceError};
@@ -113,6 +113,26 @@ async fn run(scenario: &str, url: reqwest::Url) -> Result<ExitCode, String> {
                 Some(("test_client_elicitation_defaults", json!({}))),
             )
             .await
+        }
+        machine if machine.starts_with("auth/client-credentials") => {
+            // The client credentials extension (SEP-1046): a client with no user, its secret or
+            // its private key given in the scenario's context.
+            let context = context();
+            let text = |key: &str| context.get(key).and_then(Value::as_str).unwrap_or("");
+            let credentials = if context.contains_key("private_key_pem") {
+                MachineCredentials::private_key_jwt(
+                    text("client_id"),
+                    text("private_key_pem"),
+                    text("signing_algorithm"),
+                )
+            } else {
+                MachineCredentials::secret(text("client_id"), text("client_secret"))
+            };
+            let client = OAuthClient::machine(url.clone(), credentials)
+                .build()
+                .map_err(|error| error.to_string())?;
+            let source = Mcp::http_with_options("conformance", url.clone(), client, options());
+            list_and_call(source, Some(("test-tool", json!({})))).await
         }
         auth if auth.starts_with("auth/") => {
             let http = reqwest::Client::builder()

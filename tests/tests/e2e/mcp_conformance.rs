@@ -9,8 +9,8 @@ use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-/// The `auth` suite (all 14), the 2025-03-26 back-compat suite, and the draft suite, with the
-/// check that shows each did its work.
+/// The `auth` suite (all 14), the 2025-03-26 back-compat suite, the draft suite and the client
+/// credentials extension, with the check that shows each did its work.
 const PASSING: &[(&str, &str)] = &[
     ("auth/metadata-default", "prm-pathbased-requested"),
     ("auth/metadata-var1", "token-request"),
@@ -49,6 +49,15 @@ const PASSING: &[(&str, &str)] = &[
     ("auth/resource-mismatch", "valid-bearer-token-absent-or-any"),
     ("auth/offline-access-scope", "token-request"),
     ("auth/offline-access-not-supported", "token-request"),
+    // The client credentials extension (SEP-1046): `OAuthClient::machine`.
+    (
+        "auth/client-credentials-basic",
+        "client-credentials-basic-auth",
+    ),
+    (
+        "auth/client-credentials-jwt",
+        "client-credentials-jwt-verified",
+    ),
     ("tools_call", "tool-add-numbers"),
     // `initialize` has no check of its own: a run with no failure or warning passes.
     ("initialize", ""),
@@ -58,10 +67,8 @@ const PASSING: &[(&str, &str)] = &[
 /// Scenarios that fail today, each with why. A scenario that starts passing fails this test:
 /// move it to `PASSING`.
 const FAILING_TODAY: &[(&str, &str)] = &[
-    // FIXME: the client-credentials extension (and cross-app access) is not implemented; the
-    // client runs the authorization-code flow, which these authorization servers do not offer.
-    ("auth/client-credentials-basic", "extension not implemented"),
-    ("auth/client-credentials-jwt", "extension not implemented"),
+    // FIXME: cross-app access (an identity provider's ID token exchanged for an authorization
+    // grant, RFC 8693 then RFC 7523) is not implemented.
     (
         "auth/cross-app-access-complete-flow",
         "extension not implemented",

@@ -15,6 +15,7 @@ use super::discovery::{self, Discovered, covers};
 use super::fetch::AuthHttp;
 use super::flow::{self, Ask, RefreshFailed};
 use super::grant::{Grant, RegisteredClient};
+use super::machine::{self, MachineCredentials};
 use super::policy::{UrlPolicy, is_loopback};
 use super::registration::{self, ClientConfig};
 use super::store::{MemoryStore, TokenStore};
@@ -127,6 +128,9 @@ struct Inner {
     redirect_uri: Url,
     store: Arc<dyn TokenStore>,
     config: ClientConfig,
+    /// A client with no user: the client credentials grant in place of the user's
+    /// authorization.
+    machine: Option<MachineCredentials>,
     options: OAuthOptions,
     /// The grant in use, once loaded from the store.
     current: Mutex<Option<Arc<Grant>>>,
@@ -152,6 +156,7 @@ pub struct OAuthClientBuilder {
     http: Option<Client>,
     store: Arc<dyn TokenStore>,
     config: ClientConfig,
+    machine: Option<MachineCredentials>,
     options: OAuthOptions,
 }
 
@@ -179,8 +184,32 @@ impl OAuthClient {
                 metadata_document: None,
                 client_name: "toolkit".into(),
             },
+            machine: None,
             options: OAuthOptions::default(),
         }
+    }
+
+    /// Starts a client for the MCP server at `server` that has no user: it is authorized with
+    /// the OAuth 2 client credentials grant (the MCP extension of SEP-1046) as `credentials`
+    /// say, at the token endpoint discovery finds, asking for the same `resource` and scopes as
+    /// a user's authorization would; a token that expires or is refused is asked for again.
+    ///
+    /// ```no_run
+    /// use toolkit_runtime::auth::{MachineCredentials, OAuthClient};
+    /// use toolkit_runtime::mcp::Mcp;
+    ///
+    /// # fn run() -> Result<(), Box<dyn std::error::Error>> {
+    /// let url: reqwest::Url = "https://mcp.example.com/mcp".parse()?;
+    /// let secret = std::env::var("AGENT_SECRET")?;
+    /// let client = OAuthClient::machine(url.clone(), MachineCredentials::secret("agent-7", secret))
+    ///     .build()?;
+    /// let source = Mcp::http("example", url, client);
+    /// # Ok(()) }
+    /// ```
+    pub fn machine(server: Url, credentials: MachineCredentials) -> OAuthClientBuilder {
+        let mut builder = Self::builder(server, NoUser);
+        builder.machine = Some(credentials);
+        builder
     }
 
     /// The grant in use, if any (loaded from the store at the first request).
@@ -308,6 +337,7 @@ impl OAuthClientBuilder {
                 redirect_uri,
                 store: self.store,
                 config: self.config,
+                machine: self.machine,
                 options: self.options,
                 current: Mutex::new(None),
                 flow: tokio::sync::Mutex::new(false),
@@ -477,11 +507,22 @@ impl OAuthClient {
             challenge,
         )
         .await?;
-        let client = self.client_for(&discovered).await?;
         let scopes = scopes
             .or_else(|| challenge.scope.clone())
             .or_else(|| discovered.scopes_supported.clone())
             .unwrap_or_default();
+        if let Some(machine) = &self.inner.machine {
+            let grant = machine::grant(
+                &self.inner.auth_http,
+                machine,
+                &discovered.server,
+                discovered.resource.as_deref(),
+                &scopes,
+            )
+            .await?;
+            return self.keep(grant).await;
+        }
+        let client = self.client_for(&discovered).await?;
         let client_auth =
             registration::client_auth(&client, discovered.server.auth_methods.as_deref());
         let ask = Ask {
@@ -500,6 +541,11 @@ impl OAuthClient {
             self.inner.options.authorization_timeout,
         )
         .await?;
+        self.keep(grant).await
+    }
+
+    /// Keeps `grant` in the store, and in use.
+    async fn keep(&self, grant: Grant) -> Result<Arc<Grant>, AuthError> {
         self.inner.store.save(&self.inner.key, &grant).await?;
         let grant = Arc::new(grant);
         self.set_current(Some(grant.clone()));
@@ -620,6 +666,25 @@ impl OAuthClient {
         Err(Reason::authentication(
             "the server kept refusing the client's credentials",
         ))
+    }
+}
+
+/// The callback of a client with no user ([`OAuthClient::machine`]): never asked, as the
+/// client credentials grant takes the user's authorization's place.
+struct NoUser;
+
+impl AuthorizationCallback for NoUser {
+    fn redirect_uri(&self) -> Url {
+        // Registered nowhere and sent nowhere: a machine client uses no redirect.
+        Url::parse("http://127.0.0.1/callback").unwrap_or_else(|_| unreachable!())
+    }
+
+    fn authorize(&self, _: Url) -> BoxFuture<'_, Result<Url, AuthError>> {
+        Box::pin(async {
+            Err(AuthError::refused(
+                "a client with no user cannot be sent to an authorization page",
+            ))
+        })
     }
 }
 

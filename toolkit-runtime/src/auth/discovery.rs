@@ -34,7 +34,8 @@ pub(crate) struct Discovered {
 #[derive(Clone, Debug)]
 pub(crate) struct AuthorizationServer {
     pub issuer: String,
-    pub authorization_endpoint: Url,
+    /// Absent for a server that offers no grant through the user (client credentials only).
+    pub authorization_endpoint: Option<Url>,
     pub token_endpoint: Url,
     pub registration_endpoint: Option<Url>,
     /// `token_endpoint_auth_methods_supported` (absent: `client_secret_basic` only).
@@ -249,10 +250,10 @@ fn server_of(
             AuthError::refused(format!("the authorization server metadata has no {what}"))
         })
     };
-    let authorization_endpoint = policy.parse(
-        &required(metadata.authorization_endpoint, "authorization endpoint")?,
-        "authorization endpoint",
-    )?;
+    let authorization_endpoint = metadata
+        .authorization_endpoint
+        .map(|url| policy.parse(&url, "authorization endpoint"))
+        .transpose()?;
     let token_endpoint = policy.parse(
         &required(metadata.token_endpoint, "token endpoint")?,
         "token endpoint",
@@ -319,7 +320,7 @@ async fn legacy(
         }
         Fetched::Missing => AuthorizationServer {
             issuer: base.clone(),
-            authorization_endpoint: at_path(server, "/authorize"),
+            authorization_endpoint: Some(at_path(server, "/authorize")),
             token_endpoint: at_path(server, "/token"),
             registration_endpoint: Some(at_path(server, "/register")),
             auth_methods: None,

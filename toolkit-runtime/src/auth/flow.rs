@@ -61,8 +61,13 @@ pub(crate) async fn authorize(
     callback: &dyn AuthorizationCallback,
     wait: Duration,
 ) -> Result<Grant, AuthError> {
+    let authorization_endpoint = ask.server.authorization_endpoint.clone().ok_or_else(|| {
+        AuthError::refused(
+            "the authorization server has no authorization endpoint (it offers no authorization by a user)",
+        )
+    })?;
     let mut oauth = BasicClient::new(ClientId::new(ask.client.client_id.clone()))
-        .set_auth_uri(AuthUrl::from_url(ask.server.authorization_endpoint.clone()))
+        .set_auth_uri(AuthUrl::from_url(authorization_endpoint))
         .set_token_uri(TokenUrl::from_url(ask.server.token_endpoint.clone()))
         .set_redirect_uri(RedirectUrl::from_url(ask.redirect_uri.clone()))
         .set_auth_type(auth_type(ask.client_auth));

@@ -14,6 +14,8 @@
 //!   `flow.rs`: the authorization code flow and refresh (with the `oauth2` crate).
 //! - `client_credentials.rs` (with feature `http`): [`ClientCredentials`], OAuth 2 client
 //!   credentials for an OpenAPI scheme of an `HttpSource`.
+//! - `machine.rs`: [`MachineCredentials`], a client with no user authorized with the client
+//!   credentials grant (secret or `private_key_jwt`) in place of a user's authorization.
 //! - `grant.rs`: [`Grant`]; `store.rs`: [`TokenStore`], [`MemoryStore`], [`FileStore`];
 //!   `callback.rs`: [`AuthorizationCallback`]; `loopback.rs`: [`LoopbackCallback`], the redirect
 //!   received on a loopback port; `secret.rs`: [`Secret`].
@@ -33,6 +35,7 @@ mod fetch;
 mod flow;
 mod grant;
 mod loopback;
+mod machine;
 mod policy;
 mod registration;
 mod secret;
@@ -47,5 +50,6 @@ pub use error::AuthError;
 pub use fetch::MAX_METADATA_BYTES;
 pub use grant::{ClientAuth, Grant, RegisteredClient};
 pub use loopback::{LoopbackCallback, MAX_CALLBACK_REQUEST_BYTES};
+pub use machine::MachineCredentials;
 pub use secret::Secret;
 pub use store::{FileStore, MemoryStore, TokenStore};
