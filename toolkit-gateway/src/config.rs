@@ -319,21 +319,36 @@ pub struct SourceConfig {
     pub oauth: Option<SourceOAuth>,
 }
 
-/// `oauth = { token_store = "tokens.json" }` of an MCP server over HTTP: the tokens of an
-/// authorization made ahead of time with `toolkit-gen login --mcp-url URL --token-store FILE`,
-/// used and refreshed by the gateway. A gateway cannot send a user to an authorization page: when
-/// the server needs a new authorization (no tokens, or a refresh refused), its calls fail as
-/// `Authentication` and the log says to run `login` again.
+/// `oauth = { … }` of an MCP server over HTTP, one of two ways:
+///
+/// - **A user's authorization made ahead**: `oauth = { token_store = "tokens.json" }` names the
+///   token store `toolkit-gen login --mcp-url URL --token-store FILE` wrote; the gateway sends
+///   those tokens and refreshes them. It cannot send a user to an authorization page: when the
+///   server needs a new authorization (no tokens, or a refresh refused), the source's tools are
+///   absent and the log says to run `login` again.
+/// - **A client with no user** (the client credentials extension): `oauth = { client_credentials
+///   = true, client_id = "agent", client_secret_env = "AGENT_SECRET" }`, or with
+///   `private_key_env = "AGENT_KEY"` (a PEM key) and `signing_algorithm = "ES256"` for
+///   `private_key_jwt`; the gateway gets its own tokens, again when they expire.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceOAuth {
-    /// The token store `toolkit-gen login` wrote (owner-only), relative to the configuration's
-    /// directory.
-    pub token_store: PathBuf,
-    /// The id of a client registered ahead at the authorization server, as given to `login`.
+    /// The token store (owner-only), relative to the configuration's directory: required for a
+    /// user's authorization; for client credentials, where tokens are kept between starts.
+    pub token_store: Option<PathBuf>,
+    /// The client id: registered ahead at the authorization server (as given to `login`), or the
+    /// client credentials' id.
     pub client_id: Option<String>,
     /// The environment variable that holds that client's secret.
     pub client_secret_env: Option<String>,
+    /// Authorizes with the client credentials grant, with no user.
+    #[serde(default)]
+    pub client_credentials: bool,
+    /// With `client_credentials`: the environment variable that holds the client's private key
+    /// (PEM), whose signed JWT is its assertion (`private_key_jwt`).
+    pub private_key_env: Option<String>,
+    /// The algorithm of that signature (`ES256` unless given).
+    pub signing_algorithm: Option<String>,
 }
 
 /// A value read from the host's environment, with a text put before it (`Bearer `).
@@ -478,8 +493,8 @@ impl Config {
             if let Some(document) = &mut source.openapi {
                 *document = base.join(&*document);
             }
-            if let Some(oauth) = &mut source.oauth {
-                oauth.token_store = base.join(&oauth.token_store);
+            if let Some(store) = source.oauth.as_mut().and_then(|o| o.token_store.as_mut()) {
+                *store = base.join(&*store);
             }
         }
         Ok(config)
@@ -601,10 +616,8 @@ impl SourceConfig {
                      give one"
                 ));
             }
-            if oauth.client_secret_env.is_some() && oauth.client_id.is_none() {
-                return Err(format!(
-                    "source {name:?}: `oauth.client_secret_env` goes with `oauth.client_id`"
-                ));
+            if let Some(problem) = oauth.problem() {
+                return Err(format!("source {name:?}: {problem}"));
             }
         }
         if let Some(timeout) = self.timeout_seconds
@@ -630,7 +643,12 @@ impl SourceConfig {
             .map(|from| &from.env)
             .chain(self.env.values())
             .chain(self.credentials.values())
-            .chain(self.oauth.iter().flat_map(|oauth| &oauth.client_secret_env));
+            .chain(
+                self.oauth
+                    .iter()
+                    .flat_map(|oauth| [&oauth.client_secret_env, &oauth.private_key_env])
+                    .flatten(),
+            );
         for variable in variables {
             if !is_variable_name(variable) {
                 return Err(format!(
@@ -640,6 +658,37 @@ impl SourceConfig {
             }
         }
         Ok(kind)
+    }
+}
+
+impl SourceOAuth {
+    /// What does not fit together in the table, if anything.
+    fn problem(&self) -> Option<&'static str> {
+        if self.client_secret_env.is_some() && self.client_id.is_none() {
+            return Some("`oauth.client_secret_env` goes with `oauth.client_id`");
+        }
+        if self.client_credentials {
+            if self.client_id.is_none() {
+                return Some("`oauth.client_credentials` needs `oauth.client_id`");
+            }
+            if self.client_secret_env.is_some() == self.private_key_env.is_some() {
+                return Some(
+                    "`oauth.client_credentials` takes one of `client_secret_env` and `private_key_env`",
+                );
+            }
+        } else {
+            if self.token_store.is_none() {
+                return Some(
+                    "`oauth` needs `token_store` (written by `toolkit-gen login`), or `client_credentials = true`",
+                );
+            }
+            if self.private_key_env.is_some() || self.signing_algorithm.is_some() {
+                return Some(
+                    "`private_key_env` and `signing_algorithm` go with `client_credentials`",
+                );
+            }
+        }
+        None
     }
 }
 
@@ -896,6 +945,14 @@ mod tests {
         assert!(problem("openapi = \"a.json\"\nbase_url = \"http://127.0.0.1:9\"\noauth = { token_store = \"t.json\" }").contains("`oauth` goes with an MCP server's `url`"));
         assert!(problem("url = \"http://127.0.0.1:9/mcp\"\noauth = { token_store = \"t.json\" }\nheaders = { authorization = { env = \"T\" } }").contains("both authorize"));
         assert!(problem("url = \"http://127.0.0.1:9/mcp\"\noauth = { token_store = \"t.json\", client_secret_env = \"SECRET\" }").contains("goes with `oauth.client_id`"));
+        assert!(source("url = \"http://127.0.0.1:9/mcp\"\noauth = { client_credentials = true, client_id = \"a\", private_key_env = \"KEY\", signing_algorithm = \"ES256\" }").is_ok());
+        assert!(problem("url = \"http://127.0.0.1:9/mcp\"\noauth = { client_credentials = true, client_id = \"a\" }").contains("takes one of"));
+        assert!(problem("url = \"http://127.0.0.1:9/mcp\"\noauth = { client_credentials = true, client_secret_env = \"S\" }").contains("goes with `oauth.client_id`"));
+        assert!(
+            problem("url = \"http://127.0.0.1:9/mcp\"\noauth = { client_id = \"a\" }")
+                .contains("needs `token_store`")
+        );
+        assert!(problem("url = \"http://127.0.0.1:9/mcp\"\noauth = { token_store = \"t.json\", private_key_env = \"KEY\" }").contains("go with `client_credentials`"));
         let written = problem(
             "openapi = \"a.json\"\nbase_url = \"http://127.0.0.1:9\"\ncredentials = { key = \"sk-live secret\" }",
         );

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use toolkit_runtime::auth::{
-    AuthError, AuthorizationCallback, FileStore, OAuthClient, OAuthOptions, RegisteredClient,
-    Secret,
+    AuthError, AuthorizationCallback, FileStore, MachineCredentials, OAuthClient, OAuthOptions,
+    RegisteredClient, Secret,
 };
 use toolkit_runtime::http::{Credentials, HeaderClient, HttpSource, client_builder};
 use toolkit_runtime::mcp::{Mcp, McpOptions, StdioCommand};
@@ -129,35 +129,61 @@ pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
     }
 }
 
-/// The OAuth client of an MCP server whose tokens `toolkit-gen login` kept in the source's token
-/// store: they are sent and refreshed, and never a new authorization started (a gateway has no
-/// user to send to an authorization page; `max_authorizations` 0 makes the 401 the answer).
+/// The OAuth client of an MCP server: with client credentials, one that gets its own tokens;
+/// else one that sends and refreshes the tokens `toolkit-gen login` kept in the token store,
+/// and never starts an authorization (a gateway has no user to send to an authorization page;
+/// `max_authorizations` 0 makes the 401 the answer).
 fn oauth_client(
     name: &str,
     url: &reqwest::Url,
     http: reqwest::Client,
     oauth: &SourceOAuth,
 ) -> Result<OAuthClient, ConfigError> {
-    let store = oauth.token_store.display().to_string();
-    tracing::info!(
-        source = name,
-        token_store = %store,
-        "OAuth tokens are read from the token store; when the server refuses them, run \
-         `toolkit-gen login --mcp-url {url} --token-store {store}`"
-    );
-    let mut builder = OAuthClient::builder(url.clone(), NoUser)
-        .http(http)
-        .store(FileStore::new(&oauth.token_store))
-        .options(OAuthOptions {
+    let secret = |variable: &Option<String>| {
+        variable
+            .as_deref()
+            .map(|variable| read_env(name, variable))
+            .transpose()
+    };
+    let mut builder = if oauth.client_credentials {
+        let client_id = oauth.client_id.clone().unwrap_or_default();
+        let credentials = match secret(&oauth.private_key_env)? {
+            Some(key) => MachineCredentials::private_key_jwt(
+                client_id,
+                key,
+                oauth.signing_algorithm.as_deref().unwrap_or("ES256"),
+            ),
+            None => MachineCredentials::secret(
+                client_id,
+                secret(&oauth.client_secret_env)?.unwrap_or_default(),
+            ),
+        };
+        OAuthClient::machine(url.clone(), credentials)
+    } else {
+        let store = oauth
+            .token_store
+            .as_deref()
+            .map(|path| path.display().to_string())
+            .unwrap_or_default();
+        tracing::info!(
+            source = name,
+            token_store = %store,
+            "OAuth tokens are read from the token store; when the server refuses them, run \
+             `toolkit-gen login --mcp-url {url} --token-store {store}`"
+        );
+        let mut builder = OAuthClient::builder(url.clone(), NoUser).options(OAuthOptions {
             max_authorizations: 0,
             ..OAuthOptions::default()
         });
-    if let Some(id) = &oauth.client_id {
-        let secret = match &oauth.client_secret_env {
-            Some(variable) => Some(Secret::new(read_env(name, variable)?)),
-            None => None,
-        };
-        builder = builder.pre_registered(RegisteredClient::new(id, secret));
+        if let Some(id) = &oauth.client_id {
+            let secret = secret(&oauth.client_secret_env)?.map(Secret::new);
+            builder = builder.pre_registered(RegisteredClient::new(id, secret));
+        }
+        builder
+    };
+    builder = builder.http(http);
+    if let Some(path) = &oauth.token_store {
+        builder = builder.store(FileStore::new(path));
     }
     builder
         .build()
