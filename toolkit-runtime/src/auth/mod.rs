@@ -13,7 +13,9 @@
 //!   metadata; `registration.rs`: client identity and token endpoint authentication;
 //!   `flow.rs`: the authorization code flow and refresh (with the `oauth2` crate).
 //! - `client_credentials.rs` (with feature `http`): [`ClientCredentials`], OAuth 2 client
-//!   credentials for an OpenAPI scheme of an `HttpSource`.
+//!   credentials for an OpenAPI scheme of an `HttpSource`; `authorization_code.rs` (with feature
+//!   `http`): [`AuthorizationCode`], a user's authorization for an OpenAPI `authorizationCode` or
+//!   `openIdConnect` scheme.
 //! - `machine.rs`: [`MachineCredentials`], a client with no user authorized with the client
 //!   credentials grant (secret or `private_key_jwt`) in place of a user's authorization.
 //! - `grant.rs`: [`Grant`]; `store.rs`: [`TokenStore`], [`MemoryStore`], [`FileStore`];
@@ -24,6 +26,8 @@
 //! No token, code, verifier or client secret is ever in a failure, a log line or a `Debug`
 //! output.
 
+#[cfg(feature = "http")]
+mod authorization_code;
 mod callback;
 mod challenge;
 mod client;
@@ -41,6 +45,8 @@ mod registration;
 mod secret;
 mod store;
 
+#[cfg(feature = "http")]
+pub use authorization_code::AuthorizationCode;
 pub use callback::AuthorizationCallback;
 pub use challenge::MAX_CHALLENGE_BYTES;
 pub use client::{OAuthClient, OAuthClientBuilder, OAuthOptions};

@@ -4,6 +4,8 @@
 //! paths are the official conformance suite's, in `tests/` of the workspace.)
 
 #[cfg(feature = "http")]
+mod authorization_code;
+#[cfg(feature = "http")]
 mod client_credentials;
 mod fixture;
 
