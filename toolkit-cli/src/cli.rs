@@ -225,16 +225,12 @@ impl Cli {
                 timeout_ms,
                 name,
                 input,
-            } => match &source.openapi {
-                Some(openapi) => openapi::call(
+            } => match source.document(std::time::Duration::from_millis(timeout_ms)) {
+                Some(document) => openapi::call(
                     &openapi::CallArgs {
-                        file: openapi,
-                        base_url: source.base_url.as_deref().unwrap_or_default(),
-                        headers: &source.headers,
-                        credentials: &source.credentials,
+                        source: document,
                         operation: &name,
                         input: input.as_deref(),
-                        timeout: std::time::Duration::from_millis(timeout_ms),
                     },
                     &mut std::io::stdout().lock(),
                     &mut std::io::stderr().lock(),

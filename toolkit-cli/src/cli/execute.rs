@@ -54,6 +54,18 @@ impl SourceArgs {
         }
     }
 
+    /// The OpenAPI document these arguments name, with where its requests go and with what
+    /// (`None` without `--openapi`).
+    pub fn document(&self, timeout: Duration) -> Option<SourceOf<'_>> {
+        self.openapi.as_deref().map(|file| SourceOf {
+            file,
+            base_url: self.base_url.as_deref().unwrap_or_default(),
+            headers: &self.headers,
+            credentials: &self.credentials,
+            timeout,
+        })
+    }
+
     /// The toolkit of the tools these arguments reach (empty when they name none). An MCP
     /// server is asked for its tools; a document is read.
     ///
@@ -61,14 +73,8 @@ impl SourceArgs {
     ///
     /// A message for people when the source cannot be made or listed.
     pub async fn toolkit(&self, timeout: Duration) -> Result<Toolkit, String> {
-        let source: Arc<dyn ToolSource> = if let Some(file) = &self.openapi {
-            Arc::new(http_source(&SourceOf {
-                file,
-                base_url: self.base_url.as_deref().unwrap_or_default(),
-                headers: &self.headers,
-                credentials: &self.credentials,
-                timeout,
-            })?)
+        let source: Arc<dyn ToolSource> = if let Some(document) = self.document(timeout) {
+            Arc::new(http_source(&document)?)
         } else if self.mcp_url.is_some() || self.mcp_stdio.is_some() {
             Arc::new(self.mcp_server().source().await?)
         } else {

@@ -417,20 +417,12 @@ fn write_mcp_text(
 /// What `toolkit-gen call` takes.
 #[derive(Debug)]
 pub struct CallArgs<'a> {
-    /// The document.
-    pub file: &'a Path,
-    /// Where requests go.
-    pub base_url: &'a str,
-    /// `K: V` headers sent last on every request.
-    pub headers: &'a [String],
-    /// `SCHEME=VAR` credentials of the document's security schemes.
-    pub credentials: &'a [String],
+    /// The document, where its requests go, and with what.
+    pub source: SourceOf<'a>,
     /// The operation's name.
     pub operation: &'a str,
     /// The input, as JSON text (`{}` when not given).
     pub input: Option<&'a str>,
-    /// How long the call may take.
-    pub timeout: Duration,
 }
 
 /// `toolkit-gen call`: runs one operation and writes its result or failure to `out`.
@@ -518,14 +510,7 @@ enum Prepared {
 }
 
 fn prepare(args: &CallArgs<'_>) -> Result<(Toolkit, Value), Prepared> {
-    let source = http_source(&SourceOf {
-        file: args.file,
-        base_url: args.base_url,
-        headers: args.headers,
-        credentials: args.credentials,
-        timeout: args.timeout,
-    })
-    .map_err(Prepared::Usage)?;
+    let source = http_source(&args.source).map_err(Prepared::Usage)?;
     let source = Arc::new(source);
     let toolkit = Toolkit::from_source(
         source.clone(),
@@ -719,13 +704,15 @@ paths:
         let file = petstore();
         let headers = ["X-Api-Key: k-123".to_owned()];
         let args = |input| CallArgs {
-            file: file.path(),
-            base_url: &base,
-            headers: &headers,
-            credentials: &[],
+            source: SourceOf {
+                file: file.path(),
+                base_url: &base,
+                headers: &headers,
+                credentials: &[],
+                timeout: Duration::from_secs(5),
+            },
             operation: "showPetById",
             input,
-            timeout: Duration::from_secs(5),
         };
 
         let (mut out, mut err) = (Vec::new(), Vec::new());
@@ -843,13 +830,15 @@ paths:
         let file = petstore();
         let headers = ["no colon".to_owned()];
         let args = CallArgs {
-            file: file.path(),
-            base_url: "http://127.0.0.1:9",
-            headers: &headers,
-            credentials: &[],
+            source: SourceOf {
+                file: file.path(),
+                base_url: "http://127.0.0.1:9",
+                headers: &headers,
+                credentials: &[],
+                timeout: Duration::from_secs(1),
+            },
             operation: "showPetById",
             input: None,
-            timeout: Duration::from_secs(1),
         };
         let (mut out, mut err) = (Vec::new(), Vec::new());
         assert_eq!(call(&args, &mut out, &mut err), ExitCode::from(USAGE));

@@ -8,35 +8,83 @@
 //! - `toolkit-gen serve`, whose source authorizes with client credentials (a secret, or a
 //!   private key's JWT), as the scenario's context gives them.
 
-use std::path::PathBuf;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde_json::Value;
 
-fn suite() -> PathBuf {
-    let path = PathBuf::from(concat!(
+/// What one scenario's run left: the suite's checks, and the command's output.
+struct Run {
+    scenario: &'static str,
+    checks: Vec<Value>,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// Whether the check `key` succeeded and none failed.
+    fn passed(&self, key: &str) -> bool {
+        self.checks
+            .iter()
+            .any(|check| check["id"] == key && check["status"] == "SUCCESS")
+            && !self.checks.iter().any(|check| check["status"] == "FAILURE")
+    }
+}
+
+/// Runs each `(scenario, command)` at once under `root`, with `BROWSER` set to `browser`.
+fn run_suite(root: &Path, runs: &[(&'static str, OsString)], browser: &str) -> Vec<Run> {
+    let suite = PathBuf::from(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../target/peers/mcp-conformance/node_modules/@modelcontextprotocol/conformance/dist/index.js"
     ));
     assert!(
-        path.exists(),
+        suite.exists(),
         "{} is missing: run scripts/install-test-peers",
-        path.display()
+        suite.display()
     );
-    path
-}
-
-/// The checks of the one scenario run under `dir`.
-fn checks(dir: &std::path::Path) -> Vec<Value> {
-    for entry in walk(dir) {
-        if entry.ends_with("checks.json") {
-            return serde_json::from_str(&std::fs::read_to_string(entry).unwrap()).unwrap();
-        }
+    let children: Vec<_> = runs
+        .iter()
+        .enumerate()
+        .map(|(index, (scenario, command))| {
+            Command::new("node")
+                .arg(&suite)
+                .args(["client", "--scenario", scenario, "--command"])
+                .arg(command)
+                .arg("-o")
+                .arg(root.join(format!("out-{index}")))
+                .env("BROWSER", browser)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut child in children {
+        child.wait().unwrap();
     }
-    Vec::new()
+    runs.iter()
+        .enumerate()
+        .map(|(index, (scenario, _))| {
+            let files = walk(&root.join(format!("out-{index}")));
+            let read = |name: &str| {
+                files
+                    .iter()
+                    .find(|path| path.ends_with(name))
+                    .and_then(|path| std::fs::read_to_string(path).ok())
+                    .unwrap_or_default()
+            };
+            Run {
+                scenario,
+                checks: serde_json::from_str(&read("checks.json")).unwrap_or_default(),
+                stdout: read("stdout.txt"),
+                stderr: read("stderr.txt"),
+            }
+        })
+        .collect()
 }
 
-fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
+fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let path = entry.path();
@@ -49,11 +97,16 @@ fn walk(dir: &std::path::Path) -> Vec<PathBuf> {
     found
 }
 
+fn fresh(name: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("toolkit-gen-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    root
+}
+
 #[test]
 fn login_authorizes_through_a_browser_and_keeps_the_tokens_owner_only() {
-    let suite = suite();
-    let root = std::env::temp_dir().join(format!("toolkit-gen-login-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+    let root = fresh("login");
     let scenarios = [
         ("auth/metadata-default", "prm-pathbased-requested"),
         (
@@ -62,61 +115,29 @@ fn login_authorizes_through_a_browser_and_keeps_the_tokens_owner_only() {
         ),
         ("auth/2025-03-26-oauth-endpoint-fallback", "token-request"),
     ];
-    let children: Vec<_> = scenarios
+    let store = |index: usize| root.join(format!("store-{index}/tokens.json"));
+    let runs: Vec<_> = scenarios
         .iter()
         .enumerate()
         .map(|(index, (scenario, _))| {
-            let store = root.join(format!("store-{index}/tokens.json"));
             let command = format!(
                 "{} login --token-store {} --mcp-url",
                 env!("CARGO_BIN_EXE_toolkit-gen"),
-                store.display()
+                store(index).display()
             );
-            Command::new("node")
-                .arg(&suite)
-                .args(["client", "--command", &command, "--scenario", scenario])
-                .arg("-o")
-                .arg(root.join(format!("out-{index}")))
-                .env("BROWSER", "curl --silent --location --output /dev/null")
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap()
+            (*scenario, OsString::from(command))
         })
         .collect();
-    for mut child in children {
-        child.wait().unwrap();
-    }
+    let done = run_suite(&root, &runs, "curl --silent --location --output /dev/null");
     let mut wrong = Vec::new();
-    for (index, (scenario, key)) in scenarios.iter().enumerate() {
-        let out = root.join(format!("out-{index}"));
-        let checks = checks(&out);
-        let failed: Vec<_> = checks
-            .iter()
-            .filter(|check| check["status"] == "FAILURE")
-            .map(|check| format!("{}: {}", check["id"], check["errorMessage"]))
-            .collect();
-        let key_passed = checks
-            .iter()
-            .any(|check| check["id"] == *key && check["status"] == "SUCCESS");
-        if !key_passed || !failed.is_empty() {
-            let stderr = walk(&out)
-                .into_iter()
-                .find(|path| path.ends_with("stderr.txt"))
-                .and_then(|path| std::fs::read_to_string(path).ok())
-                .unwrap_or_default();
-            wrong.push(format!("{scenario}: {failed:?} {stderr}"));
+    for (index, (run, (_, key))) in done.iter().zip(&scenarios).enumerate() {
+        if !run.passed(key) {
+            wrong.push(format!("{}: {:?} {}", run.scenario, run.checks, run.stderr));
             continue;
         }
-        let stdout = walk(&out)
-            .into_iter()
-            .find(|path| path.ends_with("stdout.txt"))
-            .map(|path| std::fs::read_to_string(path).unwrap())
-            .unwrap_or_default();
-        assert!(stdout.starts_with("authorized at "), "{stdout}");
-        let store = root.join(format!("store-{index}/tokens.json"));
-        let kept = std::fs::read_to_string(&store).unwrap();
-        let kept: Value = serde_json::from_str(&kept).unwrap();
+        assert!(run.stdout.starts_with("authorized at "), "{}", run.stdout);
+        let kept: Value =
+            serde_json::from_str(&std::fs::read_to_string(store(index)).unwrap()).unwrap();
         let token = kept["grants"]
             .as_object()
             .and_then(|grants| grants.values().next())
@@ -124,12 +145,15 @@ fn login_authorizes_through_a_browser_and_keeps_the_tokens_owner_only() {
             .unwrap_or_default()
             .to_owned();
         assert!(!token.is_empty(), "{kept}");
-        assert!(!stdout.contains(&token));
+        assert!(!run.stdout.contains(&token) && !run.stderr.contains(&token));
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            let mode = std::fs::metadata(&store).unwrap().permissions().mode();
-            assert_eq!(mode & 0o777, 0o600, "{scenario}");
+            let mode = std::fs::metadata(store(index))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600, "{}", run.scenario);
         }
     }
     let _ = std::fs::remove_dir_all(&root);
@@ -140,7 +164,8 @@ fn login_authorizes_through_a_browser_and_keeps_the_tokens_owner_only() {
 /// server (its URL the script's last argument), authorized with client credentials from the
 /// scenario's context, and runs the gateway over stdio until its standard input ends (at once:
 /// the gateway lists the source's tools at start, which asks for a token).
-fn gateway_script(dir: &std::path::Path, oauth: &str) -> PathBuf {
+fn gateway_script(dir: &Path, oauth: &str) -> PathBuf {
+    std::fs::create_dir_all(dir).unwrap();
     let script = dir.join("gateway.sh");
     let text = format!(
         r#"#!/bin/sh
@@ -176,9 +201,7 @@ exec "{bin}" serve --config "{dir}/toolkit.toml" < /dev/null
 
 #[test]
 fn a_gateway_source_authorizes_with_client_credentials() {
-    let suite = suite();
-    let root = std::env::temp_dir().join(format!("toolkit-gen-machine-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&root);
+    let root = fresh("machine");
     let scenarios = [
         (
             "auth/client-credentials-basic",
@@ -191,46 +214,21 @@ fn a_gateway_source_authorizes_with_client_credentials() {
             r#"private_key_env = "CC_KEY", signing_algorithm = "ES256""#,
         ),
     ];
-    let children: Vec<_> = scenarios
+    let runs: Vec<_> = scenarios
         .iter()
         .enumerate()
         .map(|(index, (scenario, _, oauth))| {
-            let dir = root.join(format!("gateway-{index}"));
-            std::fs::create_dir_all(&dir).unwrap();
-            let script = gateway_script(&dir, oauth);
-            Command::new("node")
-                .arg(&suite)
-                .args(["client", "--command"])
-                .arg(&script)
-                .args(["--scenario", scenario])
-                .arg("-o")
-                .arg(root.join(format!("out-{index}")))
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap()
+            let script = gateway_script(&root.join(format!("gateway-{index}")), oauth);
+            (*scenario, script.into_os_string())
         })
         .collect();
-    for mut child in children {
-        child.wait().unwrap();
-    }
+    let done = run_suite(&root, &runs, "");
     let mut wrong = Vec::new();
-    for (index, (scenario, key, _)) in scenarios.iter().enumerate() {
-        let out = root.join(format!("out-{index}"));
-        let checks = checks(&out);
-        let passed = checks
-            .iter()
-            .any(|check| check["id"] == *key && check["status"] == "SUCCESS");
-        let failed = checks.iter().any(|check| check["status"] == "FAILURE");
-        let stderr = walk(&out)
-            .into_iter()
-            .find(|path| path.ends_with("stderr.txt"))
-            .and_then(|path| std::fs::read_to_string(path).ok())
-            .unwrap_or_default();
-        if !passed || failed {
-            wrong.push(format!("{scenario}: {checks:?} {stderr}"));
+    for (run, (_, key, _)) in done.iter().zip(&scenarios) {
+        if !run.passed(key) {
+            wrong.push(format!("{}: {:?} {}", run.scenario, run.checks, run.stderr));
         }
-        assert!(!stderr.contains("BEGIN PRIVATE KEY"), "{stderr}");
+        assert!(!run.stderr.contains("BEGIN PRIVATE KEY"), "{}", run.stderr);
     }
     let _ = std::fs::remove_dir_all(&root);
     assert!(wrong.is_empty(), "{wrong:#?}");

@@ -50,6 +50,17 @@ fn source(base: &str, user: AuthorizationCode) -> HttpSource {
         .unwrap()
 }
 
+/// A user's authorization at the fixture `base` for `client`, its redirect followed headless.
+fn user(base: &str, client: RegisteredClient) -> AuthorizationCode {
+    AuthorizationCode::new(
+        format!("{base}/authorize").parse().unwrap(),
+        format!("{base}/token").parse().unwrap(),
+        client,
+        Headless,
+    )
+    .unwrap()
+}
+
 fn rpc() -> serde_json::Map<String, serde_json::Value> {
     object(json!({"rpc": {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}}))
 }
@@ -64,15 +75,9 @@ async fn auth_code_a_users_authorization_is_got_kept_and_refreshed() {
     })
     .await;
     let base = servers.base.clone();
-    let user = AuthorizationCode::new(
-        format!("{base}/authorize").parse().unwrap(),
-        format!("{base}/token").parse().unwrap(),
-        RegisteredClient::new("app-1", None),
-        Headless,
-    )
-    .unwrap()
-    .scopes(["read"])
-    .store(MemoryStore::new());
+    let user = user(&base, RegisteredClient::new("app-1", None))
+        .scopes(["read"])
+        .store(MemoryStore::new());
     let source = source(&base, user);
     let answer = source.call("list", rpc()).await.unwrap();
     assert_eq!(answer["result"]["tools"][0]["name"], "echo", "{answer}");
