@@ -288,3 +288,38 @@ async fn openapi_security_no_credential_is_in_a_failure() {
     api.call("get_by-header", object(json!({}))).await.unwrap();
     assert!(!server.last().headers.contains_key("x-api-key"));
 }
+
+#[test]
+fn openapi_security_embedded_as_json_is_read_or_its_problem_reported() {
+    let security = json!({
+        "schemes": { "api_key": { "type": "apiKey", "name": "X-Api-Key", "in": "header" } },
+        "requirements": { "list": [{ "api_key": [] }] }
+    })
+    .to_string();
+    let builder = || {
+        HttpSource::builder(
+            "api",
+            "http://127.0.0.1:9",
+            client_builder().build().unwrap(),
+        )
+    };
+    assert!(
+        builder()
+            .security_json(&security, Credentials::new())
+            .build()
+            .is_ok()
+    );
+    let error = builder()
+        .security_json(
+            r#"{"schemes": {"x": {"type": "nope"}}}"#,
+            Credentials::new(),
+        )
+        .build()
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("the embedded security does not decode"),
+        "{error}"
+    );
+}

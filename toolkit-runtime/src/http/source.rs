@@ -279,6 +279,43 @@ impl HttpSourceBuilder {
         self
     }
 
+    /// [`security`](Self::security) from JSON, as generated code embeds a document's security:
+    /// `{"schemes": {name: scheme}, "requirements": {tool: [requirement]}}` (the shape of
+    /// `openapi::Security`). JSON that does not decode is a problem [`build`](Self::build)
+    /// reports.
+    ///
+    /// ```
+    /// use toolkit_runtime::http::{Credential, Credentials, HttpSource, client_builder};
+    ///
+    /// let security = r#"{
+    ///     "schemes": { "api_key": { "type": "apiKey", "name": "X-Api-Key", "in": "header" } },
+    ///     "requirements": { "ping": [{ "api_key": [] }] }
+    /// }"#;
+    /// let credentials = Credentials::new().with("api_key", Credential::Token("key".into()));
+    /// let source = HttpSource::builder("api", "https://api.example.com", client_builder().build()?)
+    ///     .security_json(security, credentials)
+    ///     .build()?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn security_json(mut self, json: &str, provider: impl CredentialProvider) -> Self {
+        #[derive(serde::Deserialize)]
+        struct Embedded {
+            #[serde(default)]
+            schemes: std::collections::BTreeMap<String, SecurityScheme>,
+            #[serde(default)]
+            requirements: std::collections::BTreeMap<String, Vec<SecurityRequirement>>,
+        }
+        match serde_json::from_str::<Embedded>(json) {
+            Ok(embedded) => self.security(embedded.schemes, embedded.requirements, provider),
+            Err(error) => {
+                self.problems
+                    .push(format!("the embedded security does not decode: {error}"));
+                self
+            }
+        }
+    }
+
     /// How long a call may take, from sending the request to reading the whole answer
     /// ([`DEFAULT_TIMEOUT`] unless set). A call that takes longer fails as
     /// [`Reason::Unavailable`].
