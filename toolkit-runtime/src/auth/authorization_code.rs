@@ -31,7 +31,7 @@ const AUTHORIZATION_WAIT: Duration = Duration::from_secs(300);
 /// document read at the first call.
 #[derive(Clone, Debug)]
 enum Endpoints {
-    Known(AuthorizationServer),
+    Known(Box<AuthorizationServer>),
     Discover(Url),
 }
 
@@ -113,7 +113,7 @@ impl AuthorizationCode {
         policy.check(&authorization_url, "authorization URL")?;
         policy.check(&token_url, "token URL")?;
         Self::with(
-            Endpoints::Known(AuthorizationServer {
+            Endpoints::Known(Box::new(AuthorizationServer {
                 // Not known without metadata: the redirect's `iss`, if any, is not checked.
                 issuer: String::new(),
                 authorization_endpoint: Some(authorization_url),
@@ -122,7 +122,7 @@ impl AuthorizationCode {
                 auth_methods: None,
                 client_id_metadata_document_supported: false,
                 iss_parameter_supported: false,
-            }),
+            })),
             client,
             callback,
         )
@@ -178,7 +178,7 @@ impl AuthorizationCode {
     async fn server(&self) -> Result<AuthorizationServer, AuthError> {
         let mut endpoints = self.endpoints.lock().await;
         let url = match &*endpoints {
-            Endpoints::Known(server) => return Ok(server.clone()),
+            Endpoints::Known(server) => return Ok((**server).clone()),
             Endpoints::Discover(url) => url.clone(),
         };
         let policy = UrlPolicy::for_server(&url);
@@ -207,7 +207,7 @@ impl AuthorizationCode {
                 .authorization_response_iss_parameter_supported
                 .unwrap_or(false),
         };
-        *endpoints = Endpoints::Known(server.clone());
+        *endpoints = Endpoints::Known(Box::new(server.clone()));
         Ok(server)
     }
 
