@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 use super::customize::Matched;
 use super::naming::{self, Scope};
 use super::schema::{Field, Item, ItemKind, StringVariant, Struct, Ty};
+use super::shared::{self, Fingerprints, Key, Shared};
 use super::{EmitOptions, Strictness, Untyped};
 
 mod union;
@@ -80,22 +81,34 @@ pub(crate) struct Converted {
     pub(crate) matched: Matched,
 }
 
-/// Converts the input schema `root` of the tool `tool_name`, naming its types in `types` (a
-/// module's names, shared by its tools so that no two collide). `doc` documents the root type.
+/// The module-wide state a tool's conversion names its types in: the names taken (shared by the
+/// module's tools so that no two collide) and the named schemas' types.
+pub(crate) struct ModuleTypes<'m> {
+    /// The type names taken.
+    pub(crate) types: &'m mut Scope,
+    /// The types of named schemas (`$defs` entries), one per distinct schema.
+    pub(crate) shared: &'m mut Shared,
+}
+
+/// Converts the input schema `root` of the tool `tool_name`, naming its types in `module`.
+/// `doc` documents the root type.
 pub(crate) fn convert_tool(
     tool_name: &str,
     root: &Value,
     doc: Option<String>,
     options: &EmitOptions,
-    types: &mut Scope,
+    module: ModuleTypes<'_>,
 ) -> Converted {
     let prefix = naming::type_name(tool_name);
-    let root_type = types.unique(&format!("{prefix}Input"), "");
+    let root_type = module.types.unique(&format!("{prefix}Input"), "");
     let mut converter = Converter {
         root,
         options,
-        types,
-        prefix,
+        types: module.types,
+        shared: module.shared,
+        fingerprints: Fingerprints::default(),
+        keys: HashMap::new(),
+        reached: Vec::new(),
         items: Vec::new(),
         created: HashSet::new(),
         untyped: Vec::new(),
@@ -289,8 +302,15 @@ struct Converter<'a> {
     root: &'a Value,
     options: &'a EmitOptions,
     types: &'a mut Scope,
-    /// The tool's name as a type name: the start of the names of its `$defs`.
-    prefix: String,
+    /// The module's named types.
+    shared: &'a mut Shared,
+    /// The fingerprints of this tool's named schemas.
+    fingerprints: Fingerprints,
+    /// The key of each named schema of this tool met so far, by JSON pointer.
+    keys: HashMap<String, Key>,
+    /// Every named schema reached so far, in order (a named schema's own reach is the part
+    /// after its start).
+    reached: Vec<Key>,
     items: Vec<Item>,
     created: HashSet<String>,
     untyped: Vec<Untyped>,
@@ -550,28 +570,55 @@ impl<'a> Converter<'a> {
         if let Some((name, used)) = self.in_progress.get_mut(&target_pointer) {
             *used = true;
             let ty = Ty::Named(name.clone());
+            if let Some(key) = self.keys.get(&target_pointer) {
+                self.reached.push(key.clone());
+            }
             return if indirect { ty } else { Ty::Box(Box::new(ty)) };
         }
-        let tokens: Vec<&str> = target_pointer.split('/').collect();
-        if let ["", "$defs" | "definitions", name] = tokens.as_slice() {
-            let name = name.replace("~1", "/").replace("~0", "~");
-            if let Some(path) = self.options.customizations.schemas.get(&name) {
-                self.matched.schemas.insert(name);
-                return Ty::Path(path.clone());
-            }
-        }
-        let base = match tokens.as_slice() {
-            ["", "$defs" | "definitions", name] => {
-                format!(
-                    "{}{}",
-                    self.prefix,
-                    naming::type_name(&name.replace("~1", "/").replace("~0", "~"))
-                )
-            }
-            _ => hint.base.clone(),
+        let Some(name) = shared::named(&target_pointer) else {
+            // A place of the schema that is no named schema (zod's `#/properties/a`): this
+            // tool's own.
+            let reserved = self.types.unique(&hint.base, "");
+            return self.target(&target_pointer, target, reserved);
         };
-        let reserved = self.types.unique(&base, "");
-        self.target(&target_pointer, target, reserved)
+        if let Some(path) = self.options.customizations.schemas.get(&name) {
+            self.matched.schemas.insert(name);
+            return Ty::Path(path.clone());
+        }
+        let key: Key = (
+            name.clone(),
+            self.fingerprints.of(self.root, &target_pointer),
+        );
+        self.reached.push(key.clone());
+        if let Some((ty, untyped)) = self.shared.get(&key) {
+            let known: HashSet<&str> = self.untyped.iter().map(|u| u.pointer.as_str()).collect();
+            let new: Vec<Untyped> = untyped
+                .into_iter()
+                .filter(|u| !known.contains(u.pointer.as_str()))
+                .collect();
+            self.untyped.extend(new);
+            self.done.insert(target_pointer, ty.clone());
+            return ty;
+        }
+        self.keys.insert(target_pointer.clone(), key.clone());
+        let reserved = self.shared.name(&name, self.types);
+        let (untyped_from, reached_from) = (self.untyped.len(), self.reached.len());
+        let ty = self.target(&target_pointer, target, reserved);
+        let untyped = self
+            .untyped
+            .get(untyped_from..)
+            .unwrap_or_default()
+            .to_vec();
+        let reached = self
+            .reached
+            .get(reached_from..)
+            .unwrap_or_default()
+            .iter()
+            .filter(|reached| **reached != key)
+            .cloned()
+            .collect();
+        self.shared.insert(key, ty.clone(), untyped, reached);
+        ty
     }
 
     /// The object an `allOf` member is, with references followed and its own `allOf` merged.

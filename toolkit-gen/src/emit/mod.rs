@@ -63,6 +63,7 @@ mod customize;
 mod naming;
 mod rust;
 mod schema;
+mod shared;
 mod source;
 
 use std::collections::BTreeMap;
@@ -74,6 +75,7 @@ use toolkit_runtime::ToolDefinition;
 use toolkit_runtime::openapi::ReadOperations;
 
 use naming::Scope;
+use shared::Shared;
 
 pub use customize::{Customizations, KNOWN_FORMATS, Matched};
 
@@ -212,7 +214,17 @@ fn root_doc(tool: &str, description: Option<&str>) -> String {
 /// ```
 pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Emitted {
     let mut types = Scope::default();
-    let converted = convert::convert_tool(tool_name, schema, None, options, &mut types);
+    let mut shared = Shared::default();
+    let converted = convert::convert_tool(
+        tool_name,
+        schema,
+        None,
+        options,
+        convert::ModuleTypes {
+            types: &mut types,
+            shared: &mut shared,
+        },
+    );
     let attributes = customize::Attributes::new(&options.customizations);
     let mut tokens = rust::prelude();
     tokens.extend(rust::items(
@@ -283,11 +295,22 @@ fn tool_types(
     let mut matched = Matched::default();
     let mut tokens = rust::prelude();
     let mut items = Vec::with_capacity(definitions.len());
+    let mut shared = Shared::default();
+    shared.reserve(definitions, types);
     let mut tools = Vec::with_capacity(definitions.len());
     for (definition, base) in definitions.iter().zip(bases) {
         let schema = Value::Object(definition.input_schema().clone());
         let doc = root_doc(definition.name(), definition.description.as_deref());
-        let converted = convert::convert_tool(base, &schema, Some(doc), options, types);
+        let converted = convert::convert_tool(
+            base,
+            &schema,
+            Some(doc),
+            options,
+            convert::ModuleTypes {
+                types,
+                shared: &mut shared,
+            },
+        );
         matched.merge(&converted.matched);
         tokens.extend(rust::items(&converted.items, &attributes, &mut matched));
         items.push(converted.items);

@@ -307,7 +307,7 @@ async fn typed_methods_call_the_api() {
     assert_eq!(pet["id"], "7");
     let created = petstore
         .create_pets(petstore::CreatePetsInput {
-            body: petstore::CreatePetsPet {
+            body: petstore::Pet {
                 id: 3,
                 name: "Kit".to_owned(),
                 tag: None,

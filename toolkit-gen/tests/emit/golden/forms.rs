@@ -216,22 +216,22 @@ pub struct MapsInputNothing {}
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct RefsInput {
-    pub tree: RefsNode,
+    pub tree: Node,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub legacy: ::std::option::Option<RefsLegacy>,
+    pub legacy: ::std::option::Option<Legacy>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub again: ::std::option::Option<RefsNode>,
+    pub again: ::std::option::Option<Node>,
 }
 /// A node of a tree.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
-pub struct RefsNode {
+pub struct Node {
     pub label: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub children: ::std::option::Option<::std::vec::Vec<RefsNode>>,
+    pub children: ::std::option::Option<::std::vec::Vec<Node>>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub parent: ::std::option::Option<::std::boxed::Box<RefsNode>>,
+    pub parent: ::std::option::Option<::std::boxed::Box<Node>>,
 }
 #[derive(
     Debug,
@@ -246,7 +246,7 @@ pub struct RefsNode {
     __tk::serde::Deserialize
 )]
 #[serde(crate = "__tk::serde")]
-pub enum RefsLegacy {
+pub enum Legacy {
     #[serde(rename = "old")]
     Old,
     #[serde(rename = "new")]
@@ -342,7 +342,7 @@ pub struct AllOfInput {
     pub pet: ::std::option::Option<AllOfInputPet>,
     /// Just the base.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub base: ::std::option::Option<AllOfBase>,
+    pub base: ::std::option::Option<Base>,
 }
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -354,7 +354,7 @@ pub struct AllOfInputPet {
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
-pub struct AllOfBase {
+pub struct Base {
     pub name: ::std::string::String,
 }
 /// The input of the tool `open`.

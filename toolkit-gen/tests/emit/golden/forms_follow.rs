@@ -227,11 +227,11 @@ pub struct MapsInputNothing {}
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct RefsInput {
-    pub tree: RefsNode,
+    pub tree: Node,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub legacy: ::std::option::Option<RefsLegacy>,
+    pub legacy: ::std::option::Option<Legacy>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub again: ::std::option::Option<RefsNode>,
+    pub again: ::std::option::Option<Node>,
     /// The properties the schema does not name.
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
@@ -239,12 +239,12 @@ pub struct RefsInput {
 /// A node of a tree.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
-pub struct RefsNode {
+pub struct Node {
     pub label: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub children: ::std::option::Option<::std::vec::Vec<RefsNode>>,
+    pub children: ::std::option::Option<::std::vec::Vec<Node>>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub parent: ::std::option::Option<::std::boxed::Box<RefsNode>>,
+    pub parent: ::std::option::Option<::std::boxed::Box<Node>>,
     /// The properties the schema does not name.
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
@@ -262,7 +262,7 @@ pub struct RefsNode {
     __tk::serde::Deserialize
 )]
 #[serde(crate = "__tk::serde")]
-pub enum RefsLegacy {
+pub enum Legacy {
     #[serde(rename = "old")]
     Old,
     #[serde(rename = "new")]
@@ -367,7 +367,7 @@ pub struct AllOfInput {
     pub pet: ::std::option::Option<AllOfInputPet>,
     /// Just the base.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub base: ::std::option::Option<AllOfBase>,
+    pub base: ::std::option::Option<Base>,
     /// The properties the schema does not name.
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
@@ -383,7 +383,7 @@ pub struct AllOfInputPet {
 }
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
-pub struct AllOfBase {
+pub struct Base {
     pub name: ::std::string::String,
     /// The properties the schema does not name.
     #[serde(flatten)]

@@ -20,12 +20,12 @@ pub struct ListPetsInput {
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct CreatePetsInput {
-    pub body: CreatePetsPet,
+    pub body: Pet,
 }
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
-pub struct CreatePetsPet {
+pub struct Pet {
     pub id: i64,
     pub name: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
