@@ -11,7 +11,9 @@ use std::path::Path;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use toolkit_gen::emit::{EmitOptions, openapi_module};
+use std::collections::HashMap;
+
+use toolkit_gen::emit::{EmitOptions, SourceOptions, openapi_module, openapi_source};
 use toolkit_runtime::openapi::{ReadOptions, read_operations};
 
 fn github_description() -> String {
@@ -37,6 +39,21 @@ fn generate_github(c: &mut Criterion) {
         module.typed_share() * 100.0,
         module.code.len()
     );
+    let (types, duplicates) = duplicates(&module.code);
+    #[allow(clippy::cast_precision_loss)]
+    let share = duplicates as f64 * 100.0 / types.max(1) as f64;
+    println!("github: {types} types, {duplicates} with a body equal to another's ({share:.2} %)");
+    let whole = openapi_source(
+        "api.github.com.json",
+        &read,
+        &SourceOptions::new("github"),
+        &EmitOptions::default(),
+    );
+    println!(
+        "github: the whole module (types, source type, embedded operations): {} bytes, {} lines",
+        whole.code.len(),
+        whole.code.lines().count()
+    );
     let mut group = c.benchmark_group("generate");
     group
         .sample_size(10)
@@ -58,6 +75,46 @@ fn generate_github(c: &mut Criterion) {
         });
     });
     group.finish();
+}
+
+/// The number of types in `code` (a formatted module) and how many of them have a body (what
+/// follows the name, documentation aside) equal to an earlier one's.
+fn duplicates(code: &str) -> (usize, usize) {
+    let mut bodies: HashMap<String, usize> = HashMap::new();
+    let mut lines = code.lines();
+    let mut types = 0;
+    while let Some(line) = lines.next() {
+        let Some(rest) = ["pub struct ", "pub enum ", "pub type "]
+            .iter()
+            .find_map(|start| line.strip_prefix(start).map(|rest| (*start, rest)))
+        else {
+            continue;
+        };
+        let (kind, rest) = rest;
+        let name_end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
+        let mut body = format!("{kind}{}", &rest[name_end..]);
+        if !(line.ends_with(';') || line.ends_with("{}")) {
+            for inner in lines.by_ref() {
+                if inner.trim_start().starts_with("///") {
+                    continue;
+                }
+                body.push('\n');
+                body.push_str(inner);
+                if inner == "}" {
+                    break;
+                }
+            }
+        }
+        if kind == "pub struct " && line.contains("(__tk::HttpSource)") {
+            continue;
+        }
+        types += 1;
+        *bodies.entry(body).or_default() += 1;
+    }
+    let duplicates = bodies.values().map(|count| count - 1).sum();
+    (types, duplicates)
 }
 
 criterion_group!(benches, generate_github);

@@ -72,6 +72,7 @@ use std::fmt;
 use proc_macro2::TokenStream;
 use serde_json::Value;
 use toolkit_runtime::ToolDefinition;
+use toolkit_runtime::http::RequestTemplate;
 use toolkit_runtime::openapi::ReadOperations;
 
 use naming::Scope;
@@ -266,7 +267,7 @@ pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Em
 pub fn module(input: &str, definitions: &[ToolDefinition], options: &EmitOptions) -> Module {
     let mut types = Scope::default();
     let bases: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
-    let types = tool_types(definitions, &bases, options, &mut types, &mut |_| {});
+    let types = tool_types(definitions, &[], &bases, options, &mut types, &mut |_| {});
     finish(input, types, TokenStream::new())
 }
 
@@ -283,9 +284,11 @@ struct Typed {
 }
 
 /// The types of each of `definitions`, named after `bases` (one per definition), in `types`;
-/// `typed` hears each tool's name once its types are made.
+/// the fields of an input say where `requests` (one per definition, when HTTP operations) put
+/// them; `typed` hears each tool's name once its types are made.
 fn tool_types(
     definitions: &[ToolDefinition],
+    requests: &[&RequestTemplate],
     bases: &[&str],
     options: &EmitOptions,
     types: &mut Scope,
@@ -298,7 +301,7 @@ fn tool_types(
     let mut shared = Shared::default();
     shared.reserve(definitions, types);
     let mut tools = Vec::with_capacity(definitions.len());
-    for (definition, base) in definitions.iter().zip(bases) {
+    for (index, (definition, base)) in definitions.iter().zip(bases).enumerate() {
         let schema = Value::Object(definition.input_schema().clone());
         let doc = root_doc(definition.name(), definition.description.as_deref());
         let converted = convert::convert_tool(
@@ -311,6 +314,10 @@ fn tool_types(
                 shared: &mut shared,
             },
         );
+        let mut converted = converted;
+        if let Some(request) = requests.get(index) {
+            locate(&mut converted.items, &converted.root_type, request);
+        }
         matched.merge(&converted.matched);
         tokens.extend(rust::items(&converted.items, &attributes, &mut matched));
         items.push(converted.items);
@@ -327,6 +334,44 @@ fn tool_types(
         attributes,
         tools,
         matched,
+    }
+}
+
+/// Says on each field of the input type `root_type` where `request` puts it (`In the query, as
+/// `per_page`.`), after the property's own documentation.
+fn locate(items: &mut [schema::Item], root_type: &str, request: &RequestTemplate) {
+    let Some(schema::Item {
+        kind: schema::ItemKind::Struct(structure),
+        ..
+    }) = items.iter_mut().find(|item| item.name == root_type)
+    else {
+        return;
+    };
+    for field in &mut structure.fields {
+        let place = if let Some(parameter) = request
+            .parameters
+            .iter()
+            .find(|parameter| parameter.property == field.json_name)
+        {
+            let what = match parameter.location.as_str() {
+                "path" => "In the path",
+                "query" => "In the query",
+                _ => "A header",
+            };
+            format!("{what}, as `{}`.", parameter.name)
+        } else if request
+            .body
+            .as_ref()
+            .is_some_and(|body| body.property == field.json_name)
+        {
+            "The request's body.".to_owned()
+        } else {
+            continue;
+        };
+        field.doc = Some(match field.doc.take() {
+            Some(doc) => format!("{doc}\n\n{place}"),
+            None => place,
+        });
     }
 }
 
@@ -453,11 +498,17 @@ pub fn openapi_source_observed(
         .iter()
         .map(|operation| operation.definition.clone())
         .collect();
-    let data = serde_json::to_string_pretty(&read.operations).unwrap_or_default();
+    let data = catalog(read.operations.iter().map(serde_json::to_string));
+    let requests: Vec<&RequestTemplate> = read
+        .operations
+        .iter()
+        .map(|operation| &operation.request)
+        .collect();
     source_module(
         input,
         source::Kind::Http,
         &definitions,
+        &requests,
         &data,
         source,
         options,
@@ -498,16 +549,30 @@ pub fn mcp_source_observed(
     options: &EmitOptions,
     typed: &mut dyn FnMut(&str),
 ) -> Module {
-    let data = serde_json::to_string_pretty(definitions).unwrap_or_default();
+    let data = catalog(definitions.iter().map(serde_json::to_string));
     source_module(
         input,
         source::Kind::Mcp,
         definitions,
+        &[],
         &data,
         source,
         options,
         typed,
     )
+}
+
+/// The JSON array a module embeds (its operations or tools): compact, one element a line, so
+/// that the module stays small and a diff shows which operation changed.
+fn catalog(elements: impl Iterator<Item = serde_json::Result<String>>) -> String {
+    let mut out = String::from("[");
+    // Operations and definitions are maps of strings: they always serialize.
+    for (index, element) in elements.flatten().enumerate() {
+        out.push_str(if index == 0 { "\n" } else { ",\n" });
+        out.push_str(&element);
+    }
+    out.push_str("\n]");
+    out
 }
 
 /// Whether `name` is a Rust keyword (and so names no module).
@@ -521,10 +586,12 @@ pub(crate) fn source_type_name(name: &str) -> String {
     naming::type_name(name)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn source_module(
     input: &str,
     kind: source::Kind,
     definitions: &[ToolDefinition],
+    requests: &[&RequestTemplate],
     data: &str,
     source: &SourceOptions,
     options: &EmitOptions,
@@ -537,7 +604,14 @@ fn source_module(
         .map(|definition| source.base(definition.name()))
         .collect();
     let base_refs: Vec<&str> = bases.iter().map(String::as_str).collect();
-    let typed = tool_types(definitions, &base_refs, options, &mut types, typed);
+    let typed = tool_types(
+        definitions,
+        requests,
+        &base_refs,
+        options,
+        &mut types,
+        typed,
+    );
     let mut method_names = Scope::default();
     for reserved in source::RESERVED_METHODS {
         method_names.unique(reserved, "_");
@@ -546,8 +620,12 @@ fn source_module(
         .iter()
         .zip(&bases)
         .zip(&typed.tools)
-        .map(|((definition, base), types)| source::Method {
+        .enumerate()
+        .map(|(index, ((definition, base), types))| source::Method {
             tool: definition.name().to_owned(),
+            request: requests
+                .get(index)
+                .map(|request| format!("{} {}", request.method, request.path)),
             name: method_names.unique(&naming::field_name(base), "_"),
             input: types.root_type.clone(),
             description: definition.description.clone(),

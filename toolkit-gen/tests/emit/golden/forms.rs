@@ -192,7 +192,14 @@ pub struct TuplesInput {
     pub pair: ::std::option::Option<(::std::string::String, i64)>,
 }
 /// The input of the tool `maps`.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MapsInput {
@@ -207,7 +214,14 @@ pub struct MapsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub nothing: ::std::option::Option<MapsInputNothing>,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MapsInputNothing {}
@@ -326,7 +340,14 @@ pub enum UnionsInputMode {
     #[serde(rename = "slow")]
     Slow,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UnionsInputChoice {
@@ -334,7 +355,14 @@ pub struct UnionsInputChoice {
     pub a: ::std::option::Option<::std::string::String>,
 }
 /// The input of the tool `all_of`.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct AllOfInput {
@@ -358,7 +386,14 @@ pub struct Base {
     pub name: ::std::string::String,
 }
 /// The input of the tool `open`.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct OpenInput {
@@ -367,14 +402,28 @@ pub struct OpenInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub open: ::std::option::Option<OpenInputOpen>,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct OpenInputClosed {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub x: ::std::option::Option<i64>,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct OpenInputOpen {
@@ -434,7 +483,14 @@ pub enum MixedUnionsInputToolChoiceObject {
 pub struct MixedUnionsInputToolChoiceObjectFunction {
     pub name: ::std::string::String,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MixedUnionsInputToolChoiceObjectFileSearch {}

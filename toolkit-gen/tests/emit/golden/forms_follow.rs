@@ -202,7 +202,14 @@ pub struct TuplesInput {
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
 /// The input of the tool `maps`.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 pub struct MapsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -219,7 +226,14 @@ pub struct MapsInput {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MapsInputNothing {}
@@ -350,7 +364,14 @@ pub enum UnionsInputMode {
     #[serde(rename = "slow")]
     Slow,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 pub struct UnionsInputChoice {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -360,7 +381,14 @@ pub struct UnionsInputChoice {
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
 /// The input of the tool `all_of`.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 pub struct AllOfInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -390,7 +418,14 @@ pub struct Base {
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
 /// The input of the tool `open`.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct OpenInput {
@@ -399,14 +434,28 @@ pub struct OpenInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub open: ::std::option::Option<OpenInputOpen>,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct OpenInputClosed {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub x: ::std::option::Option<i64>,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 pub struct OpenInputOpen {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -472,7 +521,14 @@ pub struct MixedUnionsInputToolChoiceObjectFunction {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 pub struct MixedUnionsInputToolChoiceObjectFileSearch {
     /// The properties the schema does not name.
