@@ -763,19 +763,31 @@ impl<'a> Converter<'a> {
     }
 
     fn string_enum(&mut self, values: &[String], _pointer: &str, mut hint: Hint) -> Ty {
+        let mut seen = HashSet::new();
+        let values: Vec<String> = values
+            .iter()
+            .filter(|value| seen.insert(value.as_str()))
+            .cloned()
+            .collect();
+        // An anonymous enum of values an enum has already is that enum; a named schema's is a
+        // type of its own, named after its key.
+        if hint.fixed.is_none()
+            && let Some(name) = self.shared.string_enum(&values)
+        {
+            return Ty::Named(name.to_owned());
+        }
         let name = self.item_name(&mut hint);
         let slot = self.reserve(&name);
         let mut scope = Scope::default();
-        let mut seen = HashSet::new();
         let variants = values
             .iter()
-            .filter(|value| seen.insert(value.as_str()))
             .map(|value| StringVariant {
                 name: scope.unique(&naming::type_name(value), ""),
                 value: value.clone(),
             })
             .collect();
         self.fill(slot, None, ItemKind::StringEnum(variants));
+        self.shared.add_string_enum(values, &name);
         Ty::Named(name)
     }
 

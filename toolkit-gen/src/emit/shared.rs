@@ -48,6 +48,9 @@ pub(crate) struct Shared {
     /// The keys whose reserved name is taken by content converted already.
     used: HashSet<String>,
     entries: HashMap<Key, Entry>,
+    /// The string enums made so far, by their values in order: an anonymous enum of the same
+    /// values is that type again (GitHub's `direction: asc | desc` on a hundred operations).
+    enums: HashMap<Vec<String>, String>,
 }
 
 /// The JSON pointers (without `#`) of the containers of named schemas.
@@ -104,6 +107,16 @@ impl Shared {
             Some(name) => types.unique(name, ""),
             None => types.unique(&naming::type_name(key), ""),
         }
+    }
+
+    /// The string enum of exactly these values made already, if any.
+    pub(crate) fn string_enum(&self, values: &[String]) -> Option<&str> {
+        self.enums.get(values).map(String::as_str)
+    }
+
+    /// Records the string enum `name` of `values` (the first of the same values is kept).
+    pub(crate) fn add_string_enum(&mut self, values: Vec<String>, name: &str) {
+        self.enums.entry(values).or_insert_with(|| name.to_owned());
     }
 
     /// Keeps what converting `key` made.
