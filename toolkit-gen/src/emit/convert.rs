@@ -380,6 +380,34 @@ impl<'a> Converter<'a> {
         self.items.len() - 1
     }
 
+    /// Fills the slot of the item `name`, or, for an anonymous item (`anonymous`: named after its
+    /// place) whose documentation and body an anonymous type of the module has already, drops
+    /// the slot and names that type. Only the current item's descendants come after its slot,
+    /// and they are done: dropping it moves no slot still to be filled.
+    fn settle(
+        &mut self,
+        slot: usize,
+        name: String,
+        anonymous: bool,
+        doc: Option<String>,
+        kind: ItemKind,
+    ) -> Ty {
+        // An empty struct stays the type of its place: merging it with every other empty one
+        // would name a type after an unrelated place and save nothing.
+        let empty = matches!(&kind, ItemKind::Struct(structure) if structure.fields.is_empty());
+        if anonymous
+            && !empty
+            && let Some(existing) = self.shared.anonymous(doc.clone(), kind.clone(), &name)
+            && slot < self.items.len()
+        {
+            self.items.remove(slot);
+            self.created.remove(&name);
+            return Ty::Named(existing);
+        }
+        self.fill(slot, doc, kind);
+        Ty::Named(name)
+    }
+
     fn fill(&mut self, slot: usize, doc: Option<String>, kind: ItemKind) {
         if let Some(item) = self.items.get_mut(slot) {
             item.doc = doc;
@@ -857,6 +885,7 @@ impl<'a> Converter<'a> {
         mut hint: Hint,
         skip: Option<&str>,
     ) -> Ty {
+        let anonymous = hint.fixed.is_none();
         let name = self.item_name(&mut hint);
         let slot = self.reserve(&name);
         let required: HashSet<&str> = map
@@ -915,15 +944,16 @@ impl<'a> Converter<'a> {
             }
         };
         let extra_name = scope.unique("extra", "_");
-        self.fill(
+        self.settle(
             slot,
+            name,
+            anonymous,
             doc_of(&Value::Object(map.clone())),
             ItemKind::Struct(Struct {
                 fields,
                 closed,
                 extra_name,
             }),
-        );
-        Ty::Named(name)
+        )
     }
 }

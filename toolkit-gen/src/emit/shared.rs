@@ -22,7 +22,7 @@ use toolkit_runtime::ToolDefinition;
 
 use super::Untyped;
 use super::naming::{self, Scope};
-use super::schema::Ty;
+use super::schema::{ItemKind, Ty};
 
 /// A named schema's identity: its key and the fingerprint of its content (the entry and every
 /// schema it reaches).
@@ -51,6 +51,9 @@ pub(crate) struct Shared {
     /// The string enums made so far, by their values in order: an anonymous enum of the same
     /// values is that type again (GitHub's `direction: asc | desc` on a hundred operations).
     enums: HashMap<Vec<String>, String>,
+    /// The anonymous types made so far (an inline object or union, named after its place), by
+    /// their documentation and body: one of the same is that type again.
+    anonymous: HashMap<(Option<String>, ItemKind), String>,
 }
 
 /// The JSON pointers (without `#`) of the containers of named schemas.
@@ -117,6 +120,23 @@ impl Shared {
     /// Records the string enum `name` of `values` (the first of the same values is kept).
     pub(crate) fn add_string_enum(&mut self, values: Vec<String>, name: &str) {
         self.enums.entry(values).or_insert_with(|| name.to_owned());
+    }
+
+    /// The name of the anonymous type of this documentation and body made already, if any;
+    /// otherwise records `name` as it.
+    pub(crate) fn anonymous(
+        &mut self,
+        doc: Option<String>,
+        kind: ItemKind,
+        name: &str,
+    ) -> Option<String> {
+        match self.anonymous.entry((doc, kind)) {
+            std::collections::hash_map::Entry::Occupied(found) => Some(found.get().clone()),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(name.to_owned());
+                None
+            }
+        }
     }
 
     /// Keeps what converting `key` made.

@@ -595,3 +595,36 @@ fn a_named_schema_of_other_content_is_a_type_of_its_own() {
     assert_has(code, "pub tag: ::std::option::Option<i64>,");
     assert!(emitted.errors.is_empty());
 }
+
+#[test]
+fn an_anonymous_type_of_the_same_body_is_one_type() {
+    let tool = |name: &str, doc: &str| {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "body": {
+                    "type": "object",
+                    "properties": { "name": { "type": "string", "description": doc } },
+                    "required": ["name"]
+                },
+                "empty": { "type": "object", "properties": {}, "additionalProperties": false }
+            }
+        });
+        ToolDefinition::new(name, schema.as_object().cloned().unwrap_or_default()).unwrap()
+    };
+    let same = [tool("create", "The name."), tool("rename", "The name.")];
+    let code = module("same.json", &same, &EmitOptions::default()).code;
+    assert_has(&code, "pub body: ::std::option::Option<CreateInputBody>,");
+    assert_eq!(
+        code.matches("pub body: ::std::option::Option<CreateInputBody>,")
+            .count(),
+        2
+    );
+    assert!(!code.contains("RenameInputBody"), "{code}");
+    // Empty structs stay the types of their places.
+    assert_has(&code, "pub struct RenameInputEmpty {}");
+    // Another description: another type.
+    let other = [tool("create", "The name."), tool("rename", "The new name.")];
+    let code = module("other.json", &other, &EmitOptions::default()).code;
+    assert_has(&code, "pub body: ::std::option::Option<RenameInputBody>,");
+}
