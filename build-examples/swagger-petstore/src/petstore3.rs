@@ -114,28 +114,7 @@ pub struct FindPetsByStatusInput {
     ///
     /// In the query, as `status`.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub status: ::std::option::Option<FindPetsByStatusInputStatus>,
-}
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-pub enum FindPetsByStatusInputStatus {
-    #[serde(rename = "available")]
-    Available,
-    #[serde(rename = "pending")]
-    Pending,
-    #[serde(rename = "sold")]
-    Sold,
+    pub status: ::std::option::Option<PetStatus>,
 }
 /// The input of the tool `findPetsByTags`.
 ///
