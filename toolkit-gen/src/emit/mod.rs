@@ -23,7 +23,12 @@
 //! - `type: [T, "null"]`, a `null` in an `enum`, `anyOf: [T, {type: null}]`: `Option<T>`;
 //! - `prefixItems` (or draft-07 `items: [..]`): a tuple; `items`: a `Vec`;
 //! - a local `$ref` (into `$defs`, `definitions` or any pointer of the schema): the target's type,
-//!   named once; a reference back into a type being defined is boxed;
+//!   named once; a reference back into a type being defined is boxed. A `$defs` (or
+//!   `definitions`) entry is one type for the whole module, named after its key (`Pet`) and shared
+//!   by every tool whose entry of that key has the same content (`shared.rs`); anonymous string
+//!   enums of the same values, and anonymous structs and unions of the same documentation and
+//!   body, are one type too;
+//! - a struct whose fields are all optional derives `Default`;
 //! - `allOf`: its one member, or the objects merged into one struct;
 //! - `oneOf`/`anyOf`: one primitive (`string(ipv4) | string(ipv6)`), an enum of all strings, an
 //!   internally tagged enum when a property holds a different constant in each member, an
