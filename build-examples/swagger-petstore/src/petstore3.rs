@@ -10,38 +10,54 @@ use ::toolkit_runtime::codegen as __tk;
 #[serde(deny_unknown_fields)]
 pub struct UpdatePetInput {
     /// Update an existent pet in the store
-    pub body: UpdatePetPet,
+    ///
+    /// The request's body.
+    pub body: Pet,
 }
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
-pub struct UpdatePetPet {
+pub struct Pet {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
     pub name: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub category: ::std::option::Option<UpdatePetCategory>,
+    pub category: ::std::option::Option<Category>,
     #[serde(rename = "photoUrls")]
     pub photo_urls: ::std::vec::Vec<::std::string::String>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub tags: ::std::option::Option<::std::vec::Vec<UpdatePetTag>>,
+    pub tags: ::std::option::Option<::std::vec::Vec<Tag>>,
     /// pet status in the store
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub status: ::std::option::Option<UpdatePetPetStatus>,
+    pub status: ::std::option::Option<PetStatus>,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
-pub struct UpdatePetCategory {
+pub struct Category {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
-pub struct UpdatePetTag {
+pub struct Tag {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -60,7 +76,7 @@ pub struct UpdatePetTag {
     __tk::serde::Deserialize
 )]
 #[serde(crate = "__tk::serde")]
-pub enum UpdatePetPetStatus {
+pub enum PetStatus {
     #[serde(rename = "available")]
     Available,
     #[serde(rename = "pending")]
@@ -76,104 +92,47 @@ pub enum UpdatePetPetStatus {
 #[serde(deny_unknown_fields)]
 pub struct AddPetInput {
     /// Create a new pet in the store
-    pub body: AddPetPet,
-}
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
-pub struct AddPetPet {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub id: ::std::option::Option<i64>,
-    pub name: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub category: ::std::option::Option<AddPetCategory>,
-    #[serde(rename = "photoUrls")]
-    pub photo_urls: ::std::vec::Vec<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub tags: ::std::option::Option<::std::vec::Vec<AddPetTag>>,
-    /// pet status in the store
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub status: ::std::option::Option<AddPetPetStatus>,
-}
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
-pub struct AddPetCategory {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub id: ::std::option::Option<i64>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-}
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
-pub struct AddPetTag {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub id: ::std::option::Option<i64>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-}
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-pub enum AddPetPetStatus {
-    #[serde(rename = "available")]
-    Available,
-    #[serde(rename = "pending")]
-    Pending,
-    #[serde(rename = "sold")]
-    Sold,
+    ///
+    /// The request's body.
+    pub body: Pet,
 }
 /// The input of the tool `findPetsByStatus`.
 ///
 /// Multiple status values can be provided with comma separated strings.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
-pub struct FindPetsByStatusInput {
-    /// Status values that need to be considered for filter
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub status: ::std::option::Option<FindPetsByStatusInputStatus>,
-}
 #[derive(
     Debug,
     Clone,
-    Copy,
+    Default,
     PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
     __tk::serde::Serialize,
     __tk::serde::Deserialize
 )]
 #[serde(crate = "__tk::serde")]
-pub enum FindPetsByStatusInputStatus {
-    #[serde(rename = "available")]
-    Available,
-    #[serde(rename = "pending")]
-    Pending,
-    #[serde(rename = "sold")]
-    Sold,
+#[serde(deny_unknown_fields)]
+pub struct FindPetsByStatusInput {
+    /// Status values that need to be considered for filter
+    ///
+    /// In the query, as `status`.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub status: ::std::option::Option<PetStatus>,
 }
 /// The input of the tool `findPetsByTags`.
 ///
 /// Multiple tags can be provided with comma separated strings. Use tag1, tag2, tag3 for testing.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct FindPetsByTagsInput {
     /// Tags to filter by
+    ///
+    /// In the query, as `tags`.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
 }
@@ -185,6 +144,8 @@ pub struct FindPetsByTagsInput {
 #[serde(deny_unknown_fields)]
 pub struct GetPetByIdInput {
     /// ID of pet to return
+    ///
+    /// In the path, as `petId`.
     #[serde(rename = "petId")]
     pub pet_id: i64,
 }
@@ -196,12 +157,18 @@ pub struct GetPetByIdInput {
 #[serde(deny_unknown_fields)]
 pub struct UpdatePetWithFormInput {
     /// ID of pet that needs to be updated
+    ///
+    /// In the path, as `petId`.
     #[serde(rename = "petId")]
     pub pet_id: i64,
     /// Name of pet that needs to be updated
+    ///
+    /// In the query, as `name`.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
     /// Status of pet that needs to be updated
+    ///
+    /// In the query, as `status`.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub status: ::std::option::Option<::std::string::String>,
 }
@@ -213,30 +180,54 @@ pub struct UpdatePetWithFormInput {
 #[serde(deny_unknown_fields)]
 pub struct DeletePetInput {
     /// Pet id to delete
+    ///
+    /// In the path, as `petId`.
     #[serde(rename = "petId")]
     pub pet_id: i64,
 }
 /// The input of the tool `getInventory`.
 ///
 /// Returns a map of status codes to quantities.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct GetInventoryInput {}
 /// The input of the tool `placeOrder`.
 ///
 /// Place a new order in the store.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct PlaceOrderInput {
+    /// The request's body.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub body: ::std::option::Option<PlaceOrderOrder>,
+    pub body: ::std::option::Option<Order>,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
-pub struct PlaceOrderOrder {
+pub struct Order {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
     #[serde(rename = "petId")]
@@ -249,7 +240,7 @@ pub struct PlaceOrderOrder {
     pub ship_date: ::std::option::Option<::std::string::String>,
     /// Order Status
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub status: ::std::option::Option<PlaceOrderOrderStatus>,
+    pub status: ::std::option::Option<OrderStatus>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub complete: ::std::option::Option<bool>,
 }
@@ -266,7 +257,7 @@ pub struct PlaceOrderOrder {
     __tk::serde::Deserialize
 )]
 #[serde(crate = "__tk::serde")]
-pub enum PlaceOrderOrderStatus {
+pub enum OrderStatus {
     #[serde(rename = "placed")]
     Placed,
     #[serde(rename = "approved")]
@@ -282,6 +273,8 @@ pub enum PlaceOrderOrderStatus {
 #[serde(deny_unknown_fields)]
 pub struct GetOrderByIdInput {
     /// ID of order that needs to be fetched
+    ///
+    /// In the path, as `orderId`.
     #[serde(rename = "orderId")]
     pub order_id: i64,
 }
@@ -293,24 +286,42 @@ pub struct GetOrderByIdInput {
 #[serde(deny_unknown_fields)]
 pub struct DeleteOrderInput {
     /// ID of the order that needs to be deleted
+    ///
+    /// In the path, as `orderId`.
     #[serde(rename = "orderId")]
     pub order_id: i64,
 }
 /// The input of the tool `createUser`.
 ///
 /// This can only be done by the logged in user.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct CreateUserInput {
     /// Created user object
+    ///
+    /// The request's body.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub body: ::std::option::Option<CreateUserUser>,
+    pub body: ::std::option::Option<User>,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
-pub struct CreateUserUser {
+pub struct User {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -335,56 +346,57 @@ pub struct CreateUserUser {
 /// The input of the tool `createUsersWithListInput`.
 ///
 /// Creates list of users with given input array.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct CreateUsersWithListInputInput {
+    /// The request's body.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub body: ::std::option::Option<::std::vec::Vec<CreateUsersWithListInputUser>>,
-}
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
-pub struct CreateUsersWithListInputUser {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub id: ::std::option::Option<i64>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub username: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "firstName")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub first_name: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "lastName")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub last_name: ::std::option::Option<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub email: ::std::option::Option<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub password: ::std::option::Option<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub phone: ::std::option::Option<::std::string::String>,
-    /// User Status
-    #[serde(rename = "userStatus")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub user_status: ::std::option::Option<i32>,
+    pub body: ::std::option::Option<::std::vec::Vec<User>>,
 }
 /// The input of the tool `loginUser`.
 ///
 /// Log into the system.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct LoginUserInput {
     /// The user name for login
+    ///
+    /// In the query, as `username`.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub username: ::std::option::Option<::std::string::String>,
     /// The password for login in clear text
+    ///
+    /// In the query, as `password`.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub password: ::std::option::Option<::std::string::String>,
 }
 /// The input of the tool `logoutUser`.
 ///
 /// Log user out of the system.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct LogoutUserInput {}
@@ -396,6 +408,8 @@ pub struct LogoutUserInput {}
 #[serde(deny_unknown_fields)]
 pub struct GetUserByNameInput {
     /// The name that needs to be fetched. Use user1 for testing
+    ///
+    /// In the path, as `username`.
     pub username: ::std::string::String,
 }
 /// The input of the tool `updateUser`.
@@ -406,35 +420,14 @@ pub struct GetUserByNameInput {
 #[serde(deny_unknown_fields)]
 pub struct UpdateUserInput {
     /// name that need to be deleted
+    ///
+    /// In the path, as `username`.
     pub username: ::std::string::String,
     /// Update an existent user in the store
+    ///
+    /// The request's body.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub body: ::std::option::Option<UpdateUserUser>,
-}
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
-pub struct UpdateUserUser {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub id: ::std::option::Option<i64>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub username: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "firstName")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub first_name: ::std::option::Option<::std::string::String>,
-    #[serde(rename = "lastName")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub last_name: ::std::option::Option<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub email: ::std::option::Option<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub password: ::std::option::Option<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub phone: ::std::option::Option<::std::string::String>,
-    /// User Status
-    #[serde(rename = "userStatus")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub user_status: ::std::option::Option<i32>,
+    pub body: ::std::option::Option<User>,
 }
 /// The input of the tool `deleteUser`.
 ///
@@ -444,6 +437,8 @@ pub struct UpdateUserUser {
 #[serde(deny_unknown_fields)]
 pub struct DeleteUserInput {
     /// The name that needs to be deleted
+    ///
+    /// In the path, as `username`.
     pub username: ::std::string::String,
 }
 /// The operations of `petstore3.yaml` as a tool source: an HTTP source that sends them to a base URL over a client the host builds (with its credentials).
@@ -456,1005 +451,24 @@ impl Petstore3 {
     pub const NAME: &'static str = "petstore3";
     /// The operations, as the runtime read them from `petstore3.yaml`.
     pub const OPERATIONS: &'static str = r##"[
-  {
-    "definition": {
-      "name": "updatePet",
-      "description": "Update an existing pet by Id.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "body": {
-            "$ref": "#/$defs/Pet",
-            "description": "Update an existent pet in the store"
-          }
-        },
-        "required": [
-          "body"
-        ],
-        "additionalProperties": false,
-        "$defs": {
-          "Pet": {
-            "x-swagger-router-model": "io.swagger.petstore.model.Pet",
-            "required": [
-              "name",
-              "photoUrls"
-            ],
-            "type": "object",
-            "properties": {
-              "id": {
-                "type": "integer",
-                "format": "int64",
-                "examples": [
-                  10
-                ]
-              },
-              "name": {
-                "type": "string",
-                "examples": [
-                  "doggie"
-                ]
-              },
-              "category": {
-                "$ref": "#/$defs/Category"
-              },
-              "photoUrls": {
-                "type": "array",
-                "items": {
-                  "type": "string"
-                }
-              },
-              "tags": {
-                "type": "array",
-                "items": {
-                  "$ref": "#/$defs/Tag"
-                }
-              },
-              "status": {
-                "type": "string",
-                "description": "pet status in the store",
-                "enum": [
-                  "available",
-                  "pending",
-                  "sold"
-                ]
-              }
-            }
-          },
-          "Tag": {
-            "x-swagger-router-model": "io.swagger.petstore.model.Tag",
-            "type": "object",
-            "properties": {
-              "id": {
-                "type": "integer",
-                "format": "int64"
-              },
-              "name": {
-                "type": "string"
-              }
-            }
-          },
-          "Category": {
-            "x-swagger-router-model": "io.swagger.petstore.model.Category",
-            "type": "object",
-            "properties": {
-              "id": {
-                "type": "integer",
-                "format": "int64",
-                "examples": [
-                  1
-                ]
-              },
-              "name": {
-                "type": "string",
-                "examples": [
-                  "Dogs"
-                ]
-              }
-            }
-          }
-        }
-      },
-      "annotations": {
-        "title": "Update an existing pet.",
-        "readOnly": false,
-        "idempotent": true
-      }
-    },
-    "request": {
-      "method": "PUT",
-      "path": "/pet",
-      "body": {
-        "property": "body",
-        "encoding": "json"
-      }
-    }
-  },
-  {
-    "definition": {
-      "name": "addPet",
-      "description": "Add a new pet to the store.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "body": {
-            "$ref": "#/$defs/Pet",
-            "description": "Create a new pet in the store"
-          }
-        },
-        "required": [
-          "body"
-        ],
-        "additionalProperties": false,
-        "$defs": {
-          "Pet": {
-            "x-swagger-router-model": "io.swagger.petstore.model.Pet",
-            "required": [
-              "name",
-              "photoUrls"
-            ],
-            "type": "object",
-            "properties": {
-              "id": {
-                "type": "integer",
-                "format": "int64",
-                "examples": [
-                  10
-                ]
-              },
-              "name": {
-                "type": "string",
-                "examples": [
-                  "doggie"
-                ]
-              },
-              "category": {
-                "$ref": "#/$defs/Category"
-              },
-              "photoUrls": {
-                "type": "array",
-                "items": {
-                  "type": "string"
-                }
-              },
-              "tags": {
-                "type": "array",
-                "items": {
-                  "$ref": "#/$defs/Tag"
-                }
-              },
-              "status": {
-                "type": "string",
-                "description": "pet status in the store",
-                "enum": [
-                  "available",
-                  "pending",
-                  "sold"
-                ]
-              }
-            }
-          },
-          "Tag": {
-            "x-swagger-router-model": "io.swagger.petstore.model.Tag",
-            "type": "object",
-            "properties": {
-              "id": {
-                "type": "integer",
-                "format": "int64"
-              },
-              "name": {
-                "type": "string"
-              }
-            }
-          },
-          "Category": {
-            "x-swagger-router-model": "io.swagger.petstore.model.Category",
-            "type": "object",
-            "properties": {
-              "id": {
-                "type": "integer",
-                "format": "int64",
-                "examples": [
-                  1
-                ]
-              },
-              "name": {
-                "type": "string",
-                "examples": [
-                  "Dogs"
-                ]
-              }
-            }
-          }
-        }
-      },
-      "annotations": {
-        "title": "Add a new pet to the store.",
-        "readOnly": false,
-        "idempotent": false
-      }
-    },
-    "request": {
-      "method": "POST",
-      "path": "/pet",
-      "body": {
-        "property": "body",
-        "encoding": "json"
-      }
-    }
-  },
-  {
-    "definition": {
-      "name": "findPetsByStatus",
-      "description": "Multiple status values can be provided with comma separated strings.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "status": {
-            "type": "string",
-            "default": "available",
-            "enum": [
-              "available",
-              "pending",
-              "sold"
-            ],
-            "description": "Status values that need to be considered for filter"
-          }
-        },
-        "additionalProperties": false
-      },
-      "annotations": {
-        "title": "Finds Pets by status.",
-        "readOnly": true
-      }
-    },
-    "request": {
-      "method": "GET",
-      "path": "/pet/findByStatus",
-      "parameters": [
-        {
-          "property": "status",
-          "in": "query",
-          "name": "status"
-        }
-      ]
-    }
-  },
-  {
-    "definition": {
-      "name": "findPetsByTags",
-      "description": "Multiple tags can be provided with comma separated strings. Use tag1, tag2, tag3 for testing.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "tags": {
-            "type": "array",
-            "items": {
-              "type": "string"
-            },
-            "description": "Tags to filter by"
-          }
-        },
-        "additionalProperties": false
-      },
-      "annotations": {
-        "title": "Finds Pets by tags.",
-        "readOnly": true
-      }
-    },
-    "request": {
-      "method": "GET",
-      "path": "/pet/findByTags",
-      "parameters": [
-        {
-          "property": "tags",
-          "in": "query",
-          "name": "tags"
-        }
-      ]
-    }
-  },
-  {
-    "definition": {
-      "name": "getPetById",
-      "description": "Returns a single pet.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "petId": {
-            "type": "integer",
-            "format": "int64",
-            "description": "ID of pet to return"
-          }
-        },
-        "required": [
-          "petId"
-        ],
-        "additionalProperties": false
-      },
-      "annotations": {
-        "title": "Find pet by ID.",
-        "readOnly": true
-      }
-    },
-    "request": {
-      "method": "GET",
-      "path": "/pet/{petId}",
-      "parameters": [
-        {
-          "property": "petId",
-          "in": "path",
-          "name": "petId"
-        }
-      ]
-    }
-  },
-  {
-    "definition": {
-      "name": "updatePetWithForm",
-      "description": "Updates a pet resource based on the form data.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "petId": {
-            "type": "integer",
-            "format": "int64",
-            "description": "ID of pet that needs to be updated"
-          },
-          "name": {
-            "type": "string",
-            "description": "Name of pet that needs to be updated"
-          },
-          "status": {
-            "type": "string",
-            "description": "Status of pet that needs to be updated"
-          }
-        },
-        "required": [
-          "petId"
-        ],
-        "additionalProperties": false
-      },
-      "annotations": {
-        "title": "Updates a pet in the store with form data.",
-        "readOnly": false,
-        "idempotent": false
-      }
-    },
-    "request": {
-      "method": "POST",
-      "path": "/pet/{petId}",
-      "parameters": [
-        {
-          "property": "petId",
-          "in": "path",
-          "name": "petId"
-        },
-        {
-          "property": "name",
-          "in": "query",
-          "name": "name"
-        },
-        {
-          "property": "status",
-          "in": "query",
-          "name": "status"
-        }
-      ]
-    }
-  },
-  {
-    "definition": {
-      "name": "deletePet",
-      "description": "Delete a pet.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "petId": {
-            "type": "integer",
-            "format": "int64",
-            "description": "Pet id to delete"
-          }
-        },
-        "required": [
-          "petId"
-        ],
-        "additionalProperties": false
-      },
-      "annotations": {
-        "title": "Deletes a pet.",
-        "readOnly": false,
-        "destructive": true,
-        "idempotent": true
-      }
-    },
-    "request": {
-      "method": "DELETE",
-      "path": "/pet/{petId}",
-      "parameters": [
-        {
-          "property": "petId",
-          "in": "path",
-          "name": "petId"
-        }
-      ]
-    }
-  },
-  {
-    "definition": {
-      "name": "getInventory",
-      "description": "Returns a map of status codes to quantities.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {},
-        "additionalProperties": false
-      },
-      "annotations": {
-        "title": "Returns pet inventories by status.",
-        "readOnly": true
-      }
-    },
-    "request": {
-      "method": "GET",
-      "path": "/store/inventory"
-    }
-  },
-  {
-    "definition": {
-      "name": "placeOrder",
-      "description": "Place a new order in the store.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "body": {
-            "$ref": "#/$defs/Order"
-          }
-        },
-        "additionalProperties": false,
-        "$defs": {
-          "Order": {
-            "x-swagger-router-model": "io.swagger.petstore.model.Order",
-            "type": "object",
-            "properties": {
-              "id": {
-                "type": "integer",
-                "format": "int64",
-                "examples": [
-                  10
-                ]
-              },
-              "petId": {
-                "type": "integer",
-                "format": "int64",
-                "examples": [
-                  198772
-                ]
-              },
-              "quantity": {
-                "type": "integer",
-                "format": "int32",
-                "examples": [
-                  7
-                ]
-              },
-              "shipDate": {
-                "type": "string",
-                "format": "date-time"
-              },
-              "status": {
-                "type": "string",
-                "description": "Order Status",
-                "enum": [
-                  "placed",
-                  "approved",
-                  "delivered"
-                ],
-                "examples": [
-                  "approved"
-                ]
-              },
-              "complete": {
-                "type": "boolean"
-              }
-            }
-          }
-        }
-      },
-      "annotations": {
-        "title": "Place an order for a pet.",
-        "readOnly": false,
-        "idempotent": false
-      }
-    },
-    "request": {
-      "method": "POST",
-      "path": "/store/order",
-      "body": {
-        "property": "body",
-        "encoding": "json"
-      }
-    }
-  },
-  {
-    "definition": {
-      "name": "getOrderById",
-      "description": "For valid response try integer IDs with value <= 5 or > 10. Other values will generate exceptions.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "orderId": {
-            "type": "integer",
-            "format": "int64",
-            "description": "ID of order that needs to be fetched"
-          }
-        },
-        "required": [
-          "orderId"
-        ],
-        "additionalProperties": false
-      },
-      "annotations": {
-        "title": "Find purchase order by ID.",
-        "readOnly": true
-      }
-    },
-    "request": {
-      "method": "GET",
-      "path": "/store/order/{orderId}",
-      "parameters": [
-        {
-          "property": "orderId",
-          "in": "path",
-          "name": "orderId"
-        }
-      ]
-    }
-  },
-  {
-    "definition": {
-      "name": "deleteOrder",
-      "description": "For valid response try integer IDs with value < 1000. Anything above 1000 or non-integers will generate API errors.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "orderId": {
-            "type": "integer",
-            "format": "int64",
-            "description": "ID of the order that needs to be deleted"
-          }
-        },
-        "required": [
-          "orderId"
-        ],
-        "additionalProperties": false
-      },
-      "annotations": {
-        "title": "Delete purchase order by identifier.",
-        "readOnly": false,
-        "destructive": true,
-        "idempotent": true
-      }
-    },
-    "request": {
-      "method": "DELETE",
-      "path": "/store/order/{orderId}",
-      "parameters": [
-        {
-          "property": "orderId",
-          "in": "path",
-          "name": "orderId"
-        }
-      ]
-    }
-  },
-  {
-    "definition": {
-      "name": "createUser",
-      "description": "This can only be done by the logged in user.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "body": {
-            "$ref": "#/$defs/User",
-            "description": "Created user object"
-          }
-        },
-        "additionalProperties": false,
-        "$defs": {
-          "User": {
-            "x-swagger-router-model": "io.swagger.petstore.model.User",
-            "type": "object",
-            "properties": {
-              "id": {
-                "type": "integer",
-                "format": "int64",
-                "examples": [
-                  10
-                ]
-              },
-              "username": {
-                "type": "string",
-                "examples": [
-                  "theUser"
-                ]
-              },
-              "firstName": {
-                "type": "string",
-                "examples": [
-                  "John"
-                ]
-              },
-              "lastName": {
-                "type": "string",
-                "examples": [
-                  "James"
-                ]
-              },
-              "email": {
-                "type": "string",
-                "examples": [
-                  "john@email.com"
-                ]
-              },
-              "password": {
-                "type": "string",
-                "examples": [
-                  "12345"
-                ]
-              },
-              "phone": {
-                "type": "string",
-                "examples": [
-                  "12345"
-                ]
-              },
-              "userStatus": {
-                "type": "integer",
-                "description": "User Status",
-                "format": "int32",
-                "examples": [
-                  1
-                ]
-              }
-            }
-          }
-        }
-      },
-      "annotations": {
-        "title": "Create user.",
-        "readOnly": false,
-        "idempotent": false
-      }
-    },
-    "request": {
-      "method": "POST",
-      "path": "/user",
-      "body": {
-        "property": "body",
-        "encoding": "json"
-      }
-    }
-  },
-  {
-    "definition": {
-      "name": "createUsersWithListInput",
-      "description": "Creates list of users with given input array.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "body": {
-            "type": "array",
-            "items": {
-              "$ref": "#/$defs/User"
-            }
-          }
-        },
-        "additionalProperties": false,
-        "$defs": {
-          "User": {
-            "x-swagger-router-model": "io.swagger.petstore.model.User",
-            "type": "object",
-            "properties": {
-              "id": {
-                "type": "integer",
-                "format": "int64",
-                "examples": [
-                  10
-                ]
-              },
-              "username": {
-                "type": "string",
-                "examples": [
-                  "theUser"
-                ]
-              },
-              "firstName": {
-                "type": "string",
-                "examples": [
-                  "John"
-                ]
-              },
-              "lastName": {
-                "type": "string",
-                "examples": [
-                  "James"
-                ]
-              },
-              "email": {
-                "type": "string",
-                "examples": [
-                  "john@email.com"
-                ]
-              },
-              "password": {
-                "type": "string",
-                "examples": [
-                  "12345"
-                ]
-              },
-              "phone": {
-                "type": "string",
-                "examples": [
-                  "12345"
-                ]
-              },
-              "userStatus": {
-                "type": "integer",
-                "description": "User Status",
-                "format": "int32",
-                "examples": [
-                  1
-                ]
-              }
-            }
-          }
-        }
-      },
-      "annotations": {
-        "title": "Creates list of users with given input array.",
-        "readOnly": false,
-        "idempotent": false
-      }
-    },
-    "request": {
-      "method": "POST",
-      "path": "/user/createWithList",
-      "body": {
-        "property": "body",
-        "encoding": "json"
-      }
-    }
-  },
-  {
-    "definition": {
-      "name": "loginUser",
-      "description": "Log into the system.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "username": {
-            "type": "string",
-            "description": "The user name for login"
-          },
-          "password": {
-            "type": "string",
-            "description": "The password for login in clear text"
-          }
-        },
-        "additionalProperties": false
-      },
-      "annotations": {
-        "title": "Logs user into the system.",
-        "readOnly": true
-      }
-    },
-    "request": {
-      "method": "GET",
-      "path": "/user/login",
-      "parameters": [
-        {
-          "property": "username",
-          "in": "query",
-          "name": "username"
-        },
-        {
-          "property": "password",
-          "in": "query",
-          "name": "password"
-        }
-      ]
-    }
-  },
-  {
-    "definition": {
-      "name": "logoutUser",
-      "description": "Log user out of the system.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {},
-        "additionalProperties": false
-      },
-      "annotations": {
-        "title": "Logs out current logged in user session.",
-        "readOnly": true
-      }
-    },
-    "request": {
-      "method": "GET",
-      "path": "/user/logout"
-    }
-  },
-  {
-    "definition": {
-      "name": "getUserByName",
-      "description": "Get user detail based on username.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "username": {
-            "type": "string",
-            "description": "The name that needs to be fetched. Use user1 for testing"
-          }
-        },
-        "required": [
-          "username"
-        ],
-        "additionalProperties": false
-      },
-      "annotations": {
-        "title": "Get user by user name.",
-        "readOnly": true
-      }
-    },
-    "request": {
-      "method": "GET",
-      "path": "/user/{username}",
-      "parameters": [
-        {
-          "property": "username",
-          "in": "path",
-          "name": "username"
-        }
-      ]
-    }
-  },
-  {
-    "definition": {
-      "name": "updateUser",
-      "description": "This can only be done by the logged in user.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "username": {
-            "type": "string",
-            "description": "name that need to be deleted"
-          },
-          "body": {
-            "$ref": "#/$defs/User",
-            "description": "Update an existent user in the store"
-          }
-        },
-        "required": [
-          "username"
-        ],
-        "additionalProperties": false,
-        "$defs": {
-          "User": {
-            "x-swagger-router-model": "io.swagger.petstore.model.User",
-            "type": "object",
-            "properties": {
-              "id": {
-                "type": "integer",
-                "format": "int64",
-                "examples": [
-                  10
-                ]
-              },
-              "username": {
-                "type": "string",
-                "examples": [
-                  "theUser"
-                ]
-              },
-              "firstName": {
-                "type": "string",
-                "examples": [
-                  "John"
-                ]
-              },
-              "lastName": {
-                "type": "string",
-                "examples": [
-                  "James"
-                ]
-              },
-              "email": {
-                "type": "string",
-                "examples": [
-                  "john@email.com"
-                ]
-              },
-              "password": {
-                "type": "string",
-                "examples": [
-                  "12345"
-                ]
-              },
-              "phone": {
-                "type": "string",
-                "examples": [
-                  "12345"
-                ]
-              },
-              "userStatus": {
-                "type": "integer",
-                "description": "User Status",
-                "format": "int32",
-                "examples": [
-                  1
-                ]
-              }
-            }
-          }
-        }
-      },
-      "annotations": {
-        "title": "Update user resource.",
-        "readOnly": false,
-        "idempotent": true
-      }
-    },
-    "request": {
-      "method": "PUT",
-      "path": "/user/{username}",
-      "parameters": [
-        {
-          "property": "username",
-          "in": "path",
-          "name": "username"
-        }
-      ],
-      "body": {
-        "property": "body",
-        "encoding": "json"
-      }
-    }
-  },
-  {
-    "definition": {
-      "name": "deleteUser",
-      "description": "This can only be done by the logged in user.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "username": {
-            "type": "string",
-            "description": "The name that needs to be deleted"
-          }
-        },
-        "required": [
-          "username"
-        ],
-        "additionalProperties": false
-      },
-      "annotations": {
-        "title": "Delete user resource.",
-        "readOnly": false,
-        "destructive": true,
-        "idempotent": true
-      }
-    },
-    "request": {
-      "method": "DELETE",
-      "path": "/user/{username}",
-      "parameters": [
-        {
-          "property": "username",
-          "in": "path",
-          "name": "username"
-        }
-      ]
-    }
-  }
+{"definition":{"name":"updatePet","description":"Update an existing pet by Id.","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/Pet","description":"Update an existent pet in the store"}},"required":["body"],"additionalProperties":false,"$defs":{"Pet":{"x-swagger-router-model":"io.swagger.petstore.model.Pet","required":["name","photoUrls"],"type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[10]},"name":{"type":"string","examples":["doggie"]},"category":{"$ref":"#/$defs/Category"},"photoUrls":{"type":"array","items":{"type":"string"}},"tags":{"type":"array","items":{"$ref":"#/$defs/Tag"}},"status":{"type":"string","description":"pet status in the store","enum":["available","pending","sold"]}}},"Tag":{"x-swagger-router-model":"io.swagger.petstore.model.Tag","type":"object","properties":{"id":{"type":"integer","format":"int64"},"name":{"type":"string"}}},"Category":{"x-swagger-router-model":"io.swagger.petstore.model.Category","type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[1]},"name":{"type":"string","examples":["Dogs"]}}}}},"annotations":{"title":"Update an existing pet.","readOnly":false,"idempotent":true}},"request":{"method":"PUT","path":"/pet","body":{"property":"body","encoding":"json"}}},
+{"definition":{"name":"addPet","description":"Add a new pet to the store.","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/Pet","description":"Create a new pet in the store"}},"required":["body"],"additionalProperties":false,"$defs":{"Pet":{"x-swagger-router-model":"io.swagger.petstore.model.Pet","required":["name","photoUrls"],"type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[10]},"name":{"type":"string","examples":["doggie"]},"category":{"$ref":"#/$defs/Category"},"photoUrls":{"type":"array","items":{"type":"string"}},"tags":{"type":"array","items":{"$ref":"#/$defs/Tag"}},"status":{"type":"string","description":"pet status in the store","enum":["available","pending","sold"]}}},"Tag":{"x-swagger-router-model":"io.swagger.petstore.model.Tag","type":"object","properties":{"id":{"type":"integer","format":"int64"},"name":{"type":"string"}}},"Category":{"x-swagger-router-model":"io.swagger.petstore.model.Category","type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[1]},"name":{"type":"string","examples":["Dogs"]}}}}},"annotations":{"title":"Add a new pet to the store.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/pet","body":{"property":"body","encoding":"json"}}},
+{"definition":{"name":"findPetsByStatus","description":"Multiple status values can be provided with comma separated strings.","inputSchema":{"type":"object","properties":{"status":{"type":"string","default":"available","enum":["available","pending","sold"],"description":"Status values that need to be considered for filter"}},"additionalProperties":false},"annotations":{"title":"Finds Pets by status.","readOnly":true}},"request":{"method":"GET","path":"/pet/findByStatus","parameters":[{"property":"status","in":"query","name":"status"}]}},
+{"definition":{"name":"findPetsByTags","description":"Multiple tags can be provided with comma separated strings. Use tag1, tag2, tag3 for testing.","inputSchema":{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"description":"Tags to filter by"}},"additionalProperties":false},"annotations":{"title":"Finds Pets by tags.","readOnly":true}},"request":{"method":"GET","path":"/pet/findByTags","parameters":[{"property":"tags","in":"query","name":"tags"}]}},
+{"definition":{"name":"getPetById","description":"Returns a single pet.","inputSchema":{"type":"object","properties":{"petId":{"type":"integer","format":"int64","description":"ID of pet to return"}},"required":["petId"],"additionalProperties":false},"annotations":{"title":"Find pet by ID.","readOnly":true}},"request":{"method":"GET","path":"/pet/{petId}","parameters":[{"property":"petId","in":"path","name":"petId"}]}},
+{"definition":{"name":"updatePetWithForm","description":"Updates a pet resource based on the form data.","inputSchema":{"type":"object","properties":{"petId":{"type":"integer","format":"int64","description":"ID of pet that needs to be updated"},"name":{"type":"string","description":"Name of pet that needs to be updated"},"status":{"type":"string","description":"Status of pet that needs to be updated"}},"required":["petId"],"additionalProperties":false},"annotations":{"title":"Updates a pet in the store with form data.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/pet/{petId}","parameters":[{"property":"petId","in":"path","name":"petId"},{"property":"name","in":"query","name":"name"},{"property":"status","in":"query","name":"status"}]}},
+{"definition":{"name":"deletePet","description":"Delete a pet.","inputSchema":{"type":"object","properties":{"petId":{"type":"integer","format":"int64","description":"Pet id to delete"}},"required":["petId"],"additionalProperties":false},"annotations":{"title":"Deletes a pet.","readOnly":false,"destructive":true,"idempotent":true}},"request":{"method":"DELETE","path":"/pet/{petId}","parameters":[{"property":"petId","in":"path","name":"petId"}]}},
+{"definition":{"name":"getInventory","description":"Returns a map of status codes to quantities.","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"annotations":{"title":"Returns pet inventories by status.","readOnly":true}},"request":{"method":"GET","path":"/store/inventory"}},
+{"definition":{"name":"placeOrder","description":"Place a new order in the store.","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/Order"}},"additionalProperties":false,"$defs":{"Order":{"x-swagger-router-model":"io.swagger.petstore.model.Order","type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[10]},"petId":{"type":"integer","format":"int64","examples":[198772]},"quantity":{"type":"integer","format":"int32","examples":[7]},"shipDate":{"type":"string","format":"date-time"},"status":{"type":"string","description":"Order Status","enum":["placed","approved","delivered"],"examples":["approved"]},"complete":{"type":"boolean"}}}}},"annotations":{"title":"Place an order for a pet.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/store/order","body":{"property":"body","encoding":"json"}}},
+{"definition":{"name":"getOrderById","description":"For valid response try integer IDs with value <= 5 or > 10. Other values will generate exceptions.","inputSchema":{"type":"object","properties":{"orderId":{"type":"integer","format":"int64","description":"ID of order that needs to be fetched"}},"required":["orderId"],"additionalProperties":false},"annotations":{"title":"Find purchase order by ID.","readOnly":true}},"request":{"method":"GET","path":"/store/order/{orderId}","parameters":[{"property":"orderId","in":"path","name":"orderId"}]}},
+{"definition":{"name":"deleteOrder","description":"For valid response try integer IDs with value < 1000. Anything above 1000 or non-integers will generate API errors.","inputSchema":{"type":"object","properties":{"orderId":{"type":"integer","format":"int64","description":"ID of the order that needs to be deleted"}},"required":["orderId"],"additionalProperties":false},"annotations":{"title":"Delete purchase order by identifier.","readOnly":false,"destructive":true,"idempotent":true}},"request":{"method":"DELETE","path":"/store/order/{orderId}","parameters":[{"property":"orderId","in":"path","name":"orderId"}]}},
+{"definition":{"name":"createUser","description":"This can only be done by the logged in user.","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/User","description":"Created user object"}},"additionalProperties":false,"$defs":{"User":{"x-swagger-router-model":"io.swagger.petstore.model.User","type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[10]},"username":{"type":"string","examples":["theUser"]},"firstName":{"type":"string","examples":["John"]},"lastName":{"type":"string","examples":["James"]},"email":{"type":"string","examples":["john@email.com"]},"password":{"type":"string","examples":["12345"]},"phone":{"type":"string","examples":["12345"]},"userStatus":{"type":"integer","description":"User Status","format":"int32","examples":[1]}}}}},"annotations":{"title":"Create user.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/user","body":{"property":"body","encoding":"json"}}},
+{"definition":{"name":"createUsersWithListInput","description":"Creates list of users with given input array.","inputSchema":{"type":"object","properties":{"body":{"type":"array","items":{"$ref":"#/$defs/User"}}},"additionalProperties":false,"$defs":{"User":{"x-swagger-router-model":"io.swagger.petstore.model.User","type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[10]},"username":{"type":"string","examples":["theUser"]},"firstName":{"type":"string","examples":["John"]},"lastName":{"type":"string","examples":["James"]},"email":{"type":"string","examples":["john@email.com"]},"password":{"type":"string","examples":["12345"]},"phone":{"type":"string","examples":["12345"]},"userStatus":{"type":"integer","description":"User Status","format":"int32","examples":[1]}}}}},"annotations":{"title":"Creates list of users with given input array.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/user/createWithList","body":{"property":"body","encoding":"json"}}},
+{"definition":{"name":"loginUser","description":"Log into the system.","inputSchema":{"type":"object","properties":{"username":{"type":"string","description":"The user name for login"},"password":{"type":"string","description":"The password for login in clear text"}},"additionalProperties":false},"annotations":{"title":"Logs user into the system.","readOnly":true}},"request":{"method":"GET","path":"/user/login","parameters":[{"property":"username","in":"query","name":"username"},{"property":"password","in":"query","name":"password"}]}},
+{"definition":{"name":"logoutUser","description":"Log user out of the system.","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"annotations":{"title":"Logs out current logged in user session.","readOnly":true}},"request":{"method":"GET","path":"/user/logout"}},
+{"definition":{"name":"getUserByName","description":"Get user detail based on username.","inputSchema":{"type":"object","properties":{"username":{"type":"string","description":"The name that needs to be fetched. Use user1 for testing"}},"required":["username"],"additionalProperties":false},"annotations":{"title":"Get user by user name.","readOnly":true}},"request":{"method":"GET","path":"/user/{username}","parameters":[{"property":"username","in":"path","name":"username"}]}},
+{"definition":{"name":"updateUser","description":"This can only be done by the logged in user.","inputSchema":{"type":"object","properties":{"username":{"type":"string","description":"name that need to be deleted"},"body":{"$ref":"#/$defs/User","description":"Update an existent user in the store"}},"required":["username"],"additionalProperties":false,"$defs":{"User":{"x-swagger-router-model":"io.swagger.petstore.model.User","type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[10]},"username":{"type":"string","examples":["theUser"]},"firstName":{"type":"string","examples":["John"]},"lastName":{"type":"string","examples":["James"]},"email":{"type":"string","examples":["john@email.com"]},"password":{"type":"string","examples":["12345"]},"phone":{"type":"string","examples":["12345"]},"userStatus":{"type":"integer","description":"User Status","format":"int32","examples":[1]}}}}},"annotations":{"title":"Update user resource.","readOnly":false,"idempotent":true}},"request":{"method":"PUT","path":"/user/{username}","parameters":[{"property":"username","in":"path","name":"username"}],"body":{"property":"body","encoding":"json"}}},
+{"definition":{"name":"deleteUser","description":"This can only be done by the logged in user.","inputSchema":{"type":"object","properties":{"username":{"type":"string","description":"The name that needs to be deleted"}},"required":["username"],"additionalProperties":false},"annotations":{"title":"Delete user resource.","readOnly":false,"destructive":true,"idempotent":true}},"request":{"method":"DELETE","path":"/user/{username}","parameters":[{"property":"username","in":"path","name":"username"}]}}
 ]"##;
     /// The source sending to `base_url` (such as `https://api.example.com/v1`)
     /// over `client`.
@@ -1489,7 +503,7 @@ impl Petstore3 {
     pub fn definitions(&self) -> ::std::vec::Vec<__tk::ToolDefinition> {
         self.0.definitions()
     }
-    /// Calls the tool `updatePet` with `input`, as the source runs it.
+    /// `PUT /pet`: calls the tool `updatePet` with `input`, as the source runs it.
     ///
     /// Update an existing pet by Id.
     ///
@@ -1502,7 +516,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "updatePet", &input).await
     }
-    /// Calls the tool `addPet` with `input`, as the source runs it.
+    /// `POST /pet`: calls the tool `addPet` with `input`, as the source runs it.
     ///
     /// Add a new pet to the store.
     ///
@@ -1515,7 +529,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "addPet", &input).await
     }
-    /// Calls the tool `findPetsByStatus` with `input`, as the source runs it.
+    /// `GET /pet/findByStatus`: calls the tool `findPetsByStatus` with `input`, as the source runs it.
     ///
     /// Multiple status values can be provided with comma separated strings.
     ///
@@ -1528,7 +542,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "findPetsByStatus", &input).await
     }
-    /// Calls the tool `findPetsByTags` with `input`, as the source runs it.
+    /// `GET /pet/findByTags`: calls the tool `findPetsByTags` with `input`, as the source runs it.
     ///
     /// Multiple tags can be provided with comma separated strings. Use tag1, tag2, tag3 for testing.
     ///
@@ -1541,7 +555,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "findPetsByTags", &input).await
     }
-    /// Calls the tool `getPetById` with `input`, as the source runs it.
+    /// `GET /pet/{petId}`: calls the tool `getPetById` with `input`, as the source runs it.
     ///
     /// Returns a single pet.
     ///
@@ -1554,7 +568,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "getPetById", &input).await
     }
-    /// Calls the tool `updatePetWithForm` with `input`, as the source runs it.
+    /// `POST /pet/{petId}`: calls the tool `updatePetWithForm` with `input`, as the source runs it.
     ///
     /// Updates a pet resource based on the form data.
     ///
@@ -1567,7 +581,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "updatePetWithForm", &input).await
     }
-    /// Calls the tool `deletePet` with `input`, as the source runs it.
+    /// `DELETE /pet/{petId}`: calls the tool `deletePet` with `input`, as the source runs it.
     ///
     /// Delete a pet.
     ///
@@ -1580,7 +594,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "deletePet", &input).await
     }
-    /// Calls the tool `getInventory` with `input`, as the source runs it.
+    /// `GET /store/inventory`: calls the tool `getInventory` with `input`, as the source runs it.
     ///
     /// Returns a map of status codes to quantities.
     ///
@@ -1593,7 +607,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "getInventory", &input).await
     }
-    /// Calls the tool `placeOrder` with `input`, as the source runs it.
+    /// `POST /store/order`: calls the tool `placeOrder` with `input`, as the source runs it.
     ///
     /// Place a new order in the store.
     ///
@@ -1606,7 +620,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "placeOrder", &input).await
     }
-    /// Calls the tool `getOrderById` with `input`, as the source runs it.
+    /// `GET /store/order/{orderId}`: calls the tool `getOrderById` with `input`, as the source runs it.
     ///
     /// For valid response try integer IDs with value <= 5 or > 10. Other values will generate exceptions.
     ///
@@ -1619,7 +633,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "getOrderById", &input).await
     }
-    /// Calls the tool `deleteOrder` with `input`, as the source runs it.
+    /// `DELETE /store/order/{orderId}`: calls the tool `deleteOrder` with `input`, as the source runs it.
     ///
     /// For valid response try integer IDs with value < 1000. Anything above 1000 or non-integers will generate API errors.
     ///
@@ -1632,7 +646,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "deleteOrder", &input).await
     }
-    /// Calls the tool `createUser` with `input`, as the source runs it.
+    /// `POST /user`: calls the tool `createUser` with `input`, as the source runs it.
     ///
     /// This can only be done by the logged in user.
     ///
@@ -1645,7 +659,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "createUser", &input).await
     }
-    /// Calls the tool `createUsersWithListInput` with `input`, as the source runs it.
+    /// `POST /user/createWithList`: calls the tool `createUsersWithListInput` with `input`, as the source runs it.
     ///
     /// Creates list of users with given input array.
     ///
@@ -1658,7 +672,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "createUsersWithListInput", &input).await
     }
-    /// Calls the tool `loginUser` with `input`, as the source runs it.
+    /// `GET /user/login`: calls the tool `loginUser` with `input`, as the source runs it.
     ///
     /// Log into the system.
     ///
@@ -1671,7 +685,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "loginUser", &input).await
     }
-    /// Calls the tool `logoutUser` with `input`, as the source runs it.
+    /// `GET /user/logout`: calls the tool `logoutUser` with `input`, as the source runs it.
     ///
     /// Log user out of the system.
     ///
@@ -1684,7 +698,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "logoutUser", &input).await
     }
-    /// Calls the tool `getUserByName` with `input`, as the source runs it.
+    /// `GET /user/{username}`: calls the tool `getUserByName` with `input`, as the source runs it.
     ///
     /// Get user detail based on username.
     ///
@@ -1697,7 +711,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "getUserByName", &input).await
     }
-    /// Calls the tool `updateUser` with `input`, as the source runs it.
+    /// `PUT /user/{username}`: calls the tool `updateUser` with `input`, as the source runs it.
     ///
     /// This can only be done by the logged in user.
     ///
@@ -1710,7 +724,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "updateUser", &input).await
     }
-    /// Calls the tool `deleteUser` with `input`, as the source runs it.
+    /// `DELETE /user/{username}`: calls the tool `deleteUser` with `input`, as the source runs it.
     ///
     /// This can only be done by the logged in user.
     ///

@@ -18,6 +18,7 @@ use serde_json::{Map, Value};
 use super::customize::Matched;
 use super::naming::{self, Scope};
 use super::schema::{Field, Item, ItemKind, StringVariant, Struct, Ty};
+use super::shared::{self, Fingerprints, Key, Shared};
 use super::{EmitOptions, Strictness, Untyped};
 
 mod union;
@@ -80,22 +81,34 @@ pub(crate) struct Converted {
     pub(crate) matched: Matched,
 }
 
-/// Converts the input schema `root` of the tool `tool_name`, naming its types in `types` (a
-/// module's names, shared by its tools so that no two collide). `doc` documents the root type.
+/// The module-wide state a tool's conversion names its types in: the names taken (shared by the
+/// module's tools so that no two collide) and the named schemas' types.
+pub(crate) struct ModuleTypes<'m> {
+    /// The type names taken.
+    pub(crate) types: &'m mut Scope,
+    /// The types of named schemas (`$defs` entries), one per distinct schema.
+    pub(crate) shared: &'m mut Shared,
+}
+
+/// Converts the input schema `root` of the tool `tool_name`, naming its types in `module`.
+/// `doc` documents the root type.
 pub(crate) fn convert_tool(
     tool_name: &str,
     root: &Value,
     doc: Option<String>,
     options: &EmitOptions,
-    types: &mut Scope,
+    module: ModuleTypes<'_>,
 ) -> Converted {
     let prefix = naming::type_name(tool_name);
-    let root_type = types.unique(&format!("{prefix}Input"), "");
+    let root_type = module.types.unique(&format!("{prefix}Input"), "");
     let mut converter = Converter {
         root,
         options,
-        types,
-        prefix,
+        types: module.types,
+        shared: module.shared,
+        fingerprints: Fingerprints::default(),
+        keys: HashMap::new(),
+        reached: Vec::new(),
         items: Vec::new(),
         created: HashSet::new(),
         untyped: Vec::new(),
@@ -289,8 +302,15 @@ struct Converter<'a> {
     root: &'a Value,
     options: &'a EmitOptions,
     types: &'a mut Scope,
-    /// The tool's name as a type name: the start of the names of its `$defs`.
-    prefix: String,
+    /// The module's named types.
+    shared: &'a mut Shared,
+    /// The fingerprints of this tool's named schemas.
+    fingerprints: Fingerprints,
+    /// The key of each named schema of this tool met so far, by JSON pointer.
+    keys: HashMap<String, Key>,
+    /// Every named schema reached so far, in order (a named schema's own reach is the part
+    /// after its start).
+    reached: Vec<Key>,
     items: Vec<Item>,
     created: HashSet<String>,
     untyped: Vec<Untyped>,
@@ -358,6 +378,34 @@ impl<'a> Converter<'a> {
             kind: ItemKind::Alias(Ty::Value),
         });
         self.items.len() - 1
+    }
+
+    /// Fills the slot of the item `name`, or, for an anonymous item (`anonymous`: named after its
+    /// place) whose documentation and body an anonymous type of the module has already, drops
+    /// the slot and names that type. Only the current item's descendants come after its slot,
+    /// and they are done: dropping it moves no slot still to be filled.
+    fn settle(
+        &mut self,
+        slot: usize,
+        name: String,
+        anonymous: bool,
+        doc: Option<String>,
+        kind: ItemKind,
+    ) -> Ty {
+        // An empty struct stays the type of its place: merging it with every other empty one
+        // would name a type after an unrelated place and save nothing.
+        let empty = matches!(&kind, ItemKind::Struct(structure) if structure.fields.is_empty());
+        if anonymous
+            && !empty
+            && let Some(existing) = self.shared.anonymous(doc.clone(), kind.clone(), &name)
+            && slot < self.items.len()
+        {
+            self.items.remove(slot);
+            self.created.remove(&name);
+            return Ty::Named(existing);
+        }
+        self.fill(slot, doc, kind);
+        Ty::Named(name)
     }
 
     fn fill(&mut self, slot: usize, doc: Option<String>, kind: ItemKind) {
@@ -550,28 +598,55 @@ impl<'a> Converter<'a> {
         if let Some((name, used)) = self.in_progress.get_mut(&target_pointer) {
             *used = true;
             let ty = Ty::Named(name.clone());
+            if let Some(key) = self.keys.get(&target_pointer) {
+                self.reached.push(key.clone());
+            }
             return if indirect { ty } else { Ty::Box(Box::new(ty)) };
         }
-        let tokens: Vec<&str> = target_pointer.split('/').collect();
-        if let ["", "$defs" | "definitions", name] = tokens.as_slice() {
-            let name = name.replace("~1", "/").replace("~0", "~");
-            if let Some(path) = self.options.customizations.schemas.get(&name) {
-                self.matched.schemas.insert(name);
-                return Ty::Path(path.clone());
-            }
-        }
-        let base = match tokens.as_slice() {
-            ["", "$defs" | "definitions", name] => {
-                format!(
-                    "{}{}",
-                    self.prefix,
-                    naming::type_name(&name.replace("~1", "/").replace("~0", "~"))
-                )
-            }
-            _ => hint.base.clone(),
+        let Some(name) = shared::named(&target_pointer) else {
+            // A place of the schema that is no named schema (zod's `#/properties/a`): this
+            // tool's own.
+            let reserved = self.types.unique(&hint.base, "");
+            return self.target(&target_pointer, target, reserved);
         };
-        let reserved = self.types.unique(&base, "");
-        self.target(&target_pointer, target, reserved)
+        if let Some(path) = self.options.customizations.schemas.get(&name) {
+            self.matched.schemas.insert(name);
+            return Ty::Path(path.clone());
+        }
+        let key: Key = (
+            name.clone(),
+            self.fingerprints.of(self.root, &target_pointer),
+        );
+        self.reached.push(key.clone());
+        if let Some((ty, untyped)) = self.shared.get(&key) {
+            let known: HashSet<&str> = self.untyped.iter().map(|u| u.pointer.as_str()).collect();
+            let new: Vec<Untyped> = untyped
+                .into_iter()
+                .filter(|u| !known.contains(u.pointer.as_str()))
+                .collect();
+            self.untyped.extend(new);
+            self.done.insert(target_pointer, ty.clone());
+            return ty;
+        }
+        self.keys.insert(target_pointer.clone(), key.clone());
+        let reserved = self.shared.name(&name, self.types);
+        let (untyped_from, reached_from) = (self.untyped.len(), self.reached.len());
+        let ty = self.target(&target_pointer, target, reserved);
+        let untyped = self
+            .untyped
+            .get(untyped_from..)
+            .unwrap_or_default()
+            .to_vec();
+        let reached = self
+            .reached
+            .get(reached_from..)
+            .unwrap_or_default()
+            .iter()
+            .filter(|reached| **reached != key)
+            .cloned()
+            .collect();
+        self.shared.insert(key, ty.clone(), untyped, reached);
+        ty
     }
 
     /// The object an `allOf` member is, with references followed and its own `allOf` merged.
@@ -716,19 +791,31 @@ impl<'a> Converter<'a> {
     }
 
     fn string_enum(&mut self, values: &[String], _pointer: &str, mut hint: Hint) -> Ty {
+        let mut seen = HashSet::new();
+        let values: Vec<String> = values
+            .iter()
+            .filter(|value| seen.insert(value.as_str()))
+            .cloned()
+            .collect();
+        // An anonymous enum of values an enum has already is that enum; a named schema's is a
+        // type of its own, named after its key.
+        if hint.fixed.is_none()
+            && let Some(name) = self.shared.string_enum(&values)
+        {
+            return Ty::Named(name.to_owned());
+        }
         let name = self.item_name(&mut hint);
         let slot = self.reserve(&name);
         let mut scope = Scope::default();
-        let mut seen = HashSet::new();
         let variants = values
             .iter()
-            .filter(|value| seen.insert(value.as_str()))
             .map(|value| StringVariant {
                 name: scope.unique(&naming::type_name(value), ""),
                 value: value.clone(),
             })
             .collect();
         self.fill(slot, None, ItemKind::StringEnum(variants));
+        self.shared.add_string_enum(values, &name);
         Ty::Named(name)
     }
 
@@ -798,6 +885,7 @@ impl<'a> Converter<'a> {
         mut hint: Hint,
         skip: Option<&str>,
     ) -> Ty {
+        let anonymous = hint.fixed.is_none();
         let name = self.item_name(&mut hint);
         let slot = self.reserve(&name);
         let required: HashSet<&str> = map
@@ -856,15 +944,16 @@ impl<'a> Converter<'a> {
             }
         };
         let extra_name = scope.unique("extra", "_");
-        self.fill(
+        self.settle(
             slot,
+            name,
+            anonymous,
             doc_of(&Value::Object(map.clone())),
             ItemKind::Struct(Struct {
                 fields,
                 closed,
                 extra_name,
             }),
-        );
-        Ty::Named(name)
+        )
     }
 }

@@ -51,7 +51,7 @@ pub const KNOWN_FORMATS: &[&str] = &[
 ///
 /// let mut changes = Customizations::default();
 /// changes.formats.insert("date-time".into(), "::std::string::String".into());
-/// changes.type_attributes.push(("*Input".into(), "#[derive(Default)]".into()));
+/// changes.type_attributes.push(("Pet".into(), "#[derive(Eq, Hash)]".into()));
 /// assert!(changes.check().is_empty());
 ///
 /// changes.formats.insert("datetime".into(), "Vec<".into());

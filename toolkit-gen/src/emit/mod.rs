@@ -23,7 +23,12 @@
 //! - `type: [T, "null"]`, a `null` in an `enum`, `anyOf: [T, {type: null}]`: `Option<T>`;
 //! - `prefixItems` (or draft-07 `items: [..]`): a tuple; `items`: a `Vec`;
 //! - a local `$ref` (into `$defs`, `definitions` or any pointer of the schema): the target's type,
-//!   named once; a reference back into a type being defined is boxed;
+//!   named once; a reference back into a type being defined is boxed. A `$defs` (or
+//!   `definitions`) entry is one type for the whole module, named after its key (`Pet`) and shared
+//!   by every tool whose entry of that key has the same content (`shared.rs`); anonymous string
+//!   enums of the same values, and anonymous structs and unions of the same documentation and
+//!   body, are one type too;
+//! - a struct whose fields are all optional derives `Default`;
 //! - `allOf`: its one member, or the objects merged into one struct;
 //! - `oneOf`/`anyOf`: one primitive (`string(ipv4) | string(ipv6)`), an enum of all strings, an
 //!   internally tagged enum when a property holds a different constant in each member, an
@@ -63,6 +68,7 @@ mod customize;
 mod naming;
 mod rust;
 mod schema;
+mod shared;
 mod source;
 
 use std::collections::BTreeMap;
@@ -71,9 +77,11 @@ use std::fmt;
 use proc_macro2::TokenStream;
 use serde_json::Value;
 use toolkit_runtime::ToolDefinition;
+use toolkit_runtime::http::RequestTemplate;
 use toolkit_runtime::openapi::ReadOperations;
 
 use naming::Scope;
+use shared::Shared;
 
 pub use customize::{Customizations, KNOWN_FORMATS, Matched};
 
@@ -212,7 +220,17 @@ fn root_doc(tool: &str, description: Option<&str>) -> String {
 /// ```
 pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Emitted {
     let mut types = Scope::default();
-    let converted = convert::convert_tool(tool_name, schema, None, options, &mut types);
+    let mut shared = Shared::default();
+    let converted = convert::convert_tool(
+        tool_name,
+        schema,
+        None,
+        options,
+        convert::ModuleTypes {
+            types: &mut types,
+            shared: &mut shared,
+        },
+    );
     let attributes = customize::Attributes::new(&options.customizations);
     let mut tokens = rust::prelude();
     tokens.extend(rust::items(
@@ -254,7 +272,7 @@ pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Em
 pub fn module(input: &str, definitions: &[ToolDefinition], options: &EmitOptions) -> Module {
     let mut types = Scope::default();
     let bases: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
-    let types = tool_types(definitions, &bases, options, &mut types, &mut |_| {});
+    let types = tool_types(definitions, &[], &bases, options, &mut types, &mut |_| {});
     finish(input, types, TokenStream::new())
 }
 
@@ -271,9 +289,11 @@ struct Typed {
 }
 
 /// The types of each of `definitions`, named after `bases` (one per definition), in `types`;
-/// `typed` hears each tool's name once its types are made.
+/// the fields of an input say where `requests` (one per definition, when HTTP operations) put
+/// them; `typed` hears each tool's name once its types are made.
 fn tool_types(
     definitions: &[ToolDefinition],
+    requests: &[&RequestTemplate],
     bases: &[&str],
     options: &EmitOptions,
     types: &mut Scope,
@@ -283,11 +303,26 @@ fn tool_types(
     let mut matched = Matched::default();
     let mut tokens = rust::prelude();
     let mut items = Vec::with_capacity(definitions.len());
+    let mut shared = Shared::default();
+    shared.reserve(definitions, types);
     let mut tools = Vec::with_capacity(definitions.len());
-    for (definition, base) in definitions.iter().zip(bases) {
+    for (index, (definition, base)) in definitions.iter().zip(bases).enumerate() {
         let schema = Value::Object(definition.input_schema().clone());
         let doc = root_doc(definition.name(), definition.description.as_deref());
-        let converted = convert::convert_tool(base, &schema, Some(doc), options, types);
+        let converted = convert::convert_tool(
+            base,
+            &schema,
+            Some(doc),
+            options,
+            convert::ModuleTypes {
+                types,
+                shared: &mut shared,
+            },
+        );
+        let mut converted = converted;
+        if let Some(request) = requests.get(index) {
+            locate(&mut converted.items, &converted.root_type, request);
+        }
         matched.merge(&converted.matched);
         tokens.extend(rust::items(&converted.items, &attributes, &mut matched));
         items.push(converted.items);
@@ -304,6 +339,44 @@ fn tool_types(
         attributes,
         tools,
         matched,
+    }
+}
+
+/// Says on each field of the input type `root_type` where `request` puts it (`In the query, as
+/// `per_page`.`), after the property's own documentation.
+fn locate(items: &mut [schema::Item], root_type: &str, request: &RequestTemplate) {
+    let Some(schema::Item {
+        kind: schema::ItemKind::Struct(structure),
+        ..
+    }) = items.iter_mut().find(|item| item.name == root_type)
+    else {
+        return;
+    };
+    for field in &mut structure.fields {
+        let place = if let Some(parameter) = request
+            .parameters
+            .iter()
+            .find(|parameter| parameter.property == field.json_name)
+        {
+            let what = match parameter.location.as_str() {
+                "path" => "In the path",
+                "query" => "In the query",
+                _ => "A header",
+            };
+            format!("{what}, as `{}`.", parameter.name)
+        } else if request
+            .body
+            .as_ref()
+            .is_some_and(|body| body.property == field.json_name)
+        {
+            "The request's body.".to_owned()
+        } else {
+            continue;
+        };
+        field.doc = Some(match field.doc.take() {
+            Some(doc) => format!("{doc}\n\n{place}"),
+            None => place,
+        });
     }
 }
 
@@ -430,11 +503,17 @@ pub fn openapi_source_observed(
         .iter()
         .map(|operation| operation.definition.clone())
         .collect();
-    let data = serde_json::to_string_pretty(&read.operations).unwrap_or_default();
+    let data = catalog(read.operations.iter().map(serde_json::to_string));
+    let requests: Vec<&RequestTemplate> = read
+        .operations
+        .iter()
+        .map(|operation| &operation.request)
+        .collect();
     source_module(
         input,
         source::Kind::Http,
         &definitions,
+        &requests,
         &data,
         source,
         options,
@@ -475,16 +554,30 @@ pub fn mcp_source_observed(
     options: &EmitOptions,
     typed: &mut dyn FnMut(&str),
 ) -> Module {
-    let data = serde_json::to_string_pretty(definitions).unwrap_or_default();
+    let data = catalog(definitions.iter().map(serde_json::to_string));
     source_module(
         input,
         source::Kind::Mcp,
         definitions,
+        &[],
         &data,
         source,
         options,
         typed,
     )
+}
+
+/// The JSON array a module embeds (its operations or tools): compact, one element a line, so
+/// that the module stays small and a diff shows which operation changed.
+fn catalog(elements: impl Iterator<Item = serde_json::Result<String>>) -> String {
+    let mut out = String::from("[");
+    // Operations and definitions are maps of strings: they always serialize.
+    for (index, element) in elements.flatten().enumerate() {
+        out.push_str(if index == 0 { "\n" } else { ",\n" });
+        out.push_str(&element);
+    }
+    out.push_str("\n]");
+    out
 }
 
 /// Whether `name` is a Rust keyword (and so names no module).
@@ -498,10 +591,12 @@ pub(crate) fn source_type_name(name: &str) -> String {
     naming::type_name(name)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn source_module(
     input: &str,
     kind: source::Kind,
     definitions: &[ToolDefinition],
+    requests: &[&RequestTemplate],
     data: &str,
     source: &SourceOptions,
     options: &EmitOptions,
@@ -514,7 +609,14 @@ fn source_module(
         .map(|definition| source.base(definition.name()))
         .collect();
     let base_refs: Vec<&str> = bases.iter().map(String::as_str).collect();
-    let typed = tool_types(definitions, &base_refs, options, &mut types, typed);
+    let typed = tool_types(
+        definitions,
+        requests,
+        &base_refs,
+        options,
+        &mut types,
+        typed,
+    );
     let mut method_names = Scope::default();
     for reserved in source::RESERVED_METHODS {
         method_names.unique(reserved, "_");
@@ -523,8 +625,12 @@ fn source_module(
         .iter()
         .zip(&bases)
         .zip(&typed.tools)
-        .map(|((definition, base), types)| source::Method {
+        .enumerate()
+        .map(|(index, ((definition, base), types))| source::Method {
             tool: definition.name().to_owned(),
+            request: requests
+                .get(index)
+                .map(|request| format!("{} {}", request.method, request.path)),
             name: method_names.unique(&naming::field_name(base), "_"),
             input: types.root_type.clone(),
             description: definition.description.clone(),

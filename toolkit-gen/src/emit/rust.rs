@@ -191,6 +191,16 @@ fn item(item: &Item, attributes: &Attributes, matched: &mut Matched) -> TokenStr
                     },
                 )
             };
+            // A struct whose fields may all be left out has a `Default`, so that a literal with
+            // `..Default::default()` survives a document adding an optional property.
+            let derive = if structure.fields.iter().all(|field| field.optional) {
+                quote! {
+                    #[derive(Debug, Clone, Default, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+                    #[serde(crate = "__tk::serde")]
+                }
+            } else {
+                derive
+            };
             quote! {
                 #doc
                 #derive

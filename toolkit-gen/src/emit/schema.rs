@@ -5,7 +5,7 @@
 //! [`rust`]: super::rust
 
 /// A Rust type, as a field or a variant carries it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Ty {
     /// `bool`.
     Bool,
@@ -59,7 +59,7 @@ pub(crate) struct Item {
 }
 
 /// The kinds of named types.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum ItemKind {
     /// A struct for an object schema.
     Struct(Struct),
@@ -82,7 +82,7 @@ pub(crate) enum ItemKind {
 }
 
 /// An object schema as a struct.
-#[derive(Clone, Debug, PartialEq, Default)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
 pub(crate) struct Struct {
     /// The fields, in the schema's order.
     pub(crate) fields: Vec<Field>,
@@ -94,7 +94,7 @@ pub(crate) struct Struct {
 }
 
 /// A field of a struct.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Field {
     /// The property's JSON name.
     pub(crate) json_name: String,
@@ -109,7 +109,7 @@ pub(crate) struct Field {
 }
 
 /// A variant of a string enum.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct StringVariant {
     /// The Rust name.
     pub(crate) name: String,
@@ -118,7 +118,7 @@ pub(crate) struct StringVariant {
 }
 
 /// A variant of an untagged enum.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct Variant {
     /// The Rust name.
     pub(crate) name: String,
@@ -129,7 +129,7 @@ pub(crate) struct Variant {
 }
 
 /// A variant of a tagged enum.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct TaggedVariant {
     /// The Rust name.
     pub(crate) name: String,

@@ -24,6 +24,8 @@ pub(crate) enum Kind {
 pub(crate) struct Method {
     /// The tool's name, as the source knows it.
     pub(crate) tool: String,
+    /// The request it sends, for an HTTP operation: `GET /pets/{petId}`.
+    pub(crate) request: Option<String>,
     /// The method's name (snake_case, unique among the type's methods).
     pub(crate) name: String,
     /// The input's type.
@@ -100,10 +102,16 @@ fn raw_string(json: &str) -> TokenStream {
 
 /// The doc of a typed method: the tool it calls, then its description.
 fn method_doc(method: &Method) -> String {
-    let call = format!(
-        "Calls the tool `{}` with `input`, as the source runs it.",
-        method.tool
-    );
+    let call = match &method.request {
+        Some(request) => format!(
+            "`{request}`: calls the tool `{}` with `input`, as the source runs it.",
+            method.tool
+        ),
+        None => format!(
+            "Calls the tool `{}` with `input`, as the source runs it.",
+            method.tool
+        ),
+    };
     match method.description.as_deref().map(str::trim) {
         Some(description) if !description.is_empty() => format!("{call}\n\n{description}"),
         _ => call,

@@ -4,6 +4,7 @@
 
 use serde_json::json;
 use toolkit_gen::emit::{EmitOptions, Strictness, input_types, module};
+use toolkit_runtime::ToolDefinition;
 
 use crate::common::{forms, here};
 
@@ -176,25 +177,25 @@ fn tuples_and_maps_are_typed() {
 #[test]
 fn references_are_named_once_and_recursion_is_boxed_only_where_needed() {
     let code = strict();
-    assert_has(&code, "pub tree: RefsNode,");
+    assert_has(&code, "pub tree: Node,");
     assert_has(
         &code,
         "/// A node of a tree.\n#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
-         #[serde(deny_unknown_fields)]\npub struct RefsNode {",
+         #[serde(deny_unknown_fields)]\npub struct Node {",
     );
     // Through a `Vec` no box is needed; a direct field needs one.
     assert_has(
         &code,
-        "pub children: ::std::option::Option<::std::vec::Vec<RefsNode>>,",
+        "pub children: ::std::option::Option<::std::vec::Vec<Node>>,",
     );
     assert_has(
         &code,
-        "pub parent: ::std::option::Option<::std::boxed::Box<RefsNode>>,",
+        "pub parent: ::std::option::Option<::std::boxed::Box<Node>>,",
     );
-    assert_has(&code, "pub legacy: ::std::option::Option<RefsLegacy>,");
+    assert_has(&code, "pub legacy: ::std::option::Option<Legacy>,");
     // A reference to a property of the schema (zod's `$refStrategy: root`) is that type again.
-    assert_has(&code, "pub again: ::std::option::Option<RefsNode>,");
-    assert_eq!(code.matches("pub struct RefsNode").count(), 1);
+    assert_has(&code, "pub again: ::std::option::Option<Node>,");
+    assert_eq!(code.matches("pub struct Node").count(), 1);
 }
 
 #[test]
@@ -279,7 +280,7 @@ fn all_of_merges_objects_and_unwraps_wrappers() {
         code.as_str(),
         "pub struct AllOfInputPet {\npub name: ::std::string::String,\npub color: ::std::string::String,\n}",
     );
-    assert_has(&code, "pub base: ::std::option::Option<AllOfBase>,");
+    assert_has(&code, "pub base: ::std::option::Option<Base>,");
 }
 
 #[test]
@@ -319,7 +320,15 @@ fn type_names_do_not_collide_across_tools() {
     let roots: Vec<&str> = emitted.tools.iter().map(|t| t.root_type.as_str()).collect();
     assert_eq!(roots, ["GetPetInput", "GetPetInput2", "GetPetInput3"]);
     assert_has(&emitted.code, "pub struct GetPetInput2 {");
-    assert_has(&emitted.code, "pub enum GetPetInput2A {");
+    // The same anonymous enum in each tool is one type.
+    assert_eq!(emitted.code.matches("pub enum ").count(), 1);
+    assert_eq!(
+        emitted
+            .code
+            .matches("pub a: ::std::option::Option<GetPetInputA>,")
+            .count(),
+        3
+    );
     syn::parse_file(&emitted.code).unwrap();
 }
 
@@ -514,4 +523,108 @@ fn tokens_that_do_not_parse_fail_the_module_naming_the_tool() {
             .errors
             .is_empty()
     );
+}
+
+/// Two tools whose inputs refer to the same named schemas (`$defs`, as the OpenAPI reader copies
+/// a document's components into each operation's input).
+fn sharing(first: &str, second: &str, second_tag: &str) -> Vec<ToolDefinition> {
+    let tool = |name: &str, tag: &str| {
+        let schema = json!({
+            "type": "object",
+            "properties": { "pet": { "$ref": "#/$defs/Pet" } },
+            "required": ["pet"],
+            "$defs": {
+                "Pet": {
+                    "type": "object",
+                    "properties": {
+                        "tag": { "$ref": "#/$defs/Tag" },
+                        "status": { "enum": ["available", "sold"] },
+                        "bad": { "type": "frobnicate" }
+                    }
+                },
+                "Tag": { "type": tag }
+            }
+        });
+        ToolDefinition::new(name, schema.as_object().cloned().unwrap_or_default()).unwrap()
+    };
+    vec![tool(first, "string"), tool(second, second_tag)]
+}
+
+#[test]
+fn a_named_schema_is_one_type_across_the_module() {
+    let emitted = module(
+        "pets.json",
+        &sharing("add", "update", "string"),
+        &EmitOptions::default(),
+    );
+    let code = &emitted.code;
+    assert_eq!(code.matches("pub struct Pet ").count(), 1, "{code}");
+    assert_eq!(code.matches("pub enum PetStatus ").count(), 1, "{code}");
+    assert_has(code, "pub struct AddInput {\npub pet: Pet,\n}");
+    assert_has(code, "pub struct UpdateInput {\npub pet: Pet,\n}");
+    // The second tool met `Pet` converted already, and still reports its untyped place.
+    for tool in &emitted.tools {
+        assert_eq!(tool.untyped.len(), 1, "{}", tool.tool);
+        assert_eq!(tool.untyped[0].pointer, "#/$defs/Pet/properties/bad");
+    }
+    // The names of named schemas do not depend on the order of the tools.
+    let reversed = module(
+        "pets.json",
+        &sharing("update", "add", "string"),
+        &EmitOptions::default(),
+    );
+    assert_has(&reversed.code, "pub struct Pet {");
+    assert_has(&reversed.code, "pub struct AddInput {\npub pet: Pet,\n}");
+}
+
+#[test]
+fn a_named_schema_of_other_content_is_a_type_of_its_own() {
+    // Same `Pet`, but the `Tag` it reaches differs: not the same schema.
+    let emitted = module(
+        "pets.json",
+        &sharing("add", "update", "integer"),
+        &EmitOptions::default(),
+    );
+    let code = &emitted.code;
+    assert_has(code, "pub struct AddInput {\npub pet: Pet,\n}");
+    assert_has(code, "pub struct UpdateInput {\npub pet: Pet2,\n}");
+    assert_has(
+        code,
+        "pub tag: ::std::option::Option<::std::string::String>,",
+    );
+    assert_has(code, "pub tag: ::std::option::Option<i64>,");
+    assert!(emitted.errors.is_empty());
+}
+
+#[test]
+fn an_anonymous_type_of_the_same_body_is_one_type() {
+    let tool = |name: &str, doc: &str| {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "body": {
+                    "type": "object",
+                    "properties": { "name": { "type": "string", "description": doc } },
+                    "required": ["name"]
+                },
+                "empty": { "type": "object", "properties": {}, "additionalProperties": false }
+            }
+        });
+        ToolDefinition::new(name, schema.as_object().cloned().unwrap_or_default()).unwrap()
+    };
+    let same = [tool("create", "The name."), tool("rename", "The name.")];
+    let code = module("same.json", &same, &EmitOptions::default()).code;
+    assert_has(&code, "pub body: ::std::option::Option<CreateInputBody>,");
+    assert_eq!(
+        code.matches("pub body: ::std::option::Option<CreateInputBody>,")
+            .count(),
+        2
+    );
+    assert!(!code.contains("RenameInputBody"), "{code}");
+    // Empty structs stay the types of their places.
+    assert_has(&code, "pub struct RenameInputEmpty {}");
+    // Another description: another type.
+    let other = [tool("create", "The name."), tool("rename", "The new name.")];
+    let code = module("other.json", &other, &EmitOptions::default()).code;
+    assert_has(&code, "pub body: ::std::option::Option<RenameInputBody>,");
 }

@@ -150,18 +150,18 @@ fn maps_and_recursive_types_round_trip() {
     let value = serde_json::to_value(&input).unwrap();
     accepted("maps", &value);
     assert!(serde_json::from_value::<strict::MapsInput>(json!({ "nothing": { "a": 1 } })).is_err());
-    let leaf = strict::RefsNode {
+    let leaf = strict::Node {
         label: "leaf".to_owned(),
         children: None,
         parent: None,
     };
     let tree = strict::RefsInput {
-        tree: strict::RefsNode {
+        tree: strict::Node {
             label: "root".to_owned(),
             children: Some(vec![leaf.clone()]),
             parent: Some(Box::new(leaf)),
         },
-        legacy: Some(strict::RefsLegacy::New),
+        legacy: Some(strict::Legacy::New),
         again: None,
     };
     let value = serde_json::to_value(&tree).unwrap();
@@ -220,7 +220,7 @@ fn all_of_merges_round_trip() {
             name: "Rex".to_owned(),
             color: "brown".to_owned(),
         }),
-        base: Some(strict::AllOfBase {
+        base: Some(strict::Base {
             name: "b".to_owned(),
         }),
     };

@@ -298,6 +298,12 @@ async fn typed_methods_call_the_api() {
         .await
         .unwrap();
     assert_eq!(pets, json!([{ "id": 1, "name": "Rex", "tag": "dog" }]));
+    // An input whose properties are all optional has a `Default`.
+    let all = petstore
+        .list_pets(petstore::ListPetsInput::default())
+        .await
+        .unwrap();
+    assert_eq!(all.as_array().map(Vec::len), Some(2), "{all}");
     let pet = petstore
         .show_pet_by_id(petstore::ShowPetByIdInput {
             pet_id: "7".to_owned(),
@@ -307,7 +313,7 @@ async fn typed_methods_call_the_api() {
     assert_eq!(pet["id"], "7");
     let created = petstore
         .create_pets(petstore::CreatePetsInput {
-            body: petstore::CreatePetsPet {
+            body: petstore::Pet {
                 id: 3,
                 name: "Kit".to_owned(),
                 tag: None,
@@ -332,4 +338,25 @@ async fn typed_methods_call_the_api() {
     assert_eq!(definitions[0].name(), "listPets");
     assert!(definitions[0].annotations.hints().read_only);
     drop(subject);
+}
+
+#[test]
+fn the_embedded_catalog_is_compact_one_operation_a_line_and_methods_say_their_request() {
+    let code = petstore_module();
+    // The embedded operations parse back to what the reader read, one per line.
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(petstore::Petstore::OPERATIONS).unwrap(),
+        {
+            let text = std::fs::read_to_string(here("fixtures/petstore.yaml")).unwrap();
+            let read =
+                read_operations(&decode_document(&text).unwrap(), &ReadOptions::default()).unwrap();
+            serde_json::to_value(&read.operations).unwrap()
+        }
+    );
+    let lines: Vec<&str> = petstore::Petstore::OPERATIONS.lines().collect();
+    assert_eq!(lines.len(), 6 + 2, "{lines:?}");
+    assert!(lines[1].starts_with("{\"definition\":{\"name\":\"listPets\""));
+    assert!(code.contains("/// `GET /pets/{petId}`: calls the tool `showPetById`"));
+    assert!(code.contains("/// In the path, as `petId`."));
+    assert!(code.contains("/// The request's body."));
 }

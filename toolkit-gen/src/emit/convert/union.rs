@@ -267,6 +267,7 @@ impl Converter<'_> {
         pointer: &str,
         mut hint: Hint,
     ) -> Ty {
+        let anonymous = hint.fixed.is_none();
         let name = self.item_name(&mut hint);
         let slot = self.reserve(&name);
         let mut order: Vec<(Kind, Option<Kind>, usize, &Value)> = kinds
@@ -311,8 +312,7 @@ impl Converter<'_> {
                 },
             });
         }
-        self.fill(slot, None, ItemKind::Untagged(variants));
-        Ty::Named(name)
+        self.settle(slot, name, anonymous, None, ItemKind::Untagged(variants))
     }
 
     /// The property that tells object members apart, when one property of every member holds a
@@ -363,6 +363,7 @@ impl Converter<'_> {
         hint: &mut Hint,
     ) -> Ty {
         let Tagging { tag, views, values } = tagging;
+        let anonymous = hint.fixed.is_none();
         let name = self.item_name(hint);
         let slot = self.reserve(&name);
         let mut scope = Scope::default();
@@ -382,8 +383,13 @@ impl Converter<'_> {
                 doc: doc_of(member),
             });
         }
-        self.fill(slot, None, ItemKind::Tagged { tag, variants });
-        Ty::Named(name)
+        self.settle(
+            slot,
+            name,
+            anonymous,
+            None,
+            ItemKind::Tagged { tag, variants },
+        )
     }
 }
 

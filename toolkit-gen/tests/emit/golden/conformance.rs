@@ -14,7 +14,14 @@ pub struct EchoInput {
 /// The input of the tool `failing`.
 ///
 /// Reports that it failed.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct FailingInput {
@@ -24,7 +31,14 @@ pub struct FailingInput {
 /// The input of the tool `blocking`.
 ///
 /// Never answers.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct BlockingInput {
@@ -41,50 +55,9 @@ impl Conformance {
     pub const NAME: &'static str = "conformance";
     /// The tools of the snapshot `fixtures/conformance.json`, as definitions.
     pub const TOOLS: &'static str = r#"[
-  {
-    "name": "echo",
-    "description": "Answers with the text it is given.",
-    "inputSchema": {
-      "type": "object",
-      "properties": {
-        "text": {
-          "type": "string"
-        }
-      },
-      "required": [
-        "text"
-      ]
-    },
-    "annotations": {
-      "readOnly": true
-    }
-  },
-  {
-    "name": "failing",
-    "description": "Reports that it failed.",
-    "inputSchema": {
-      "type": "object",
-      "properties": {
-        "text": {
-          "type": "string"
-        }
-      }
-    },
-    "annotations": {}
-  },
-  {
-    "name": "blocking",
-    "description": "Never answers.",
-    "inputSchema": {
-      "type": "object",
-      "properties": {
-        "text": {
-          "type": "string"
-        }
-      }
-    },
-    "annotations": {}
-  }
+{"name":"echo","description":"Answers with the text it is given.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]},"annotations":{"readOnly":true}},
+{"name":"failing","description":"Reports that it failed.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}},"annotations":{}},
+{"name":"blocking","description":"Never answers.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}},"annotations":{}}
 ]"#;
     /// The Streamable HTTP server at `url`, reached with `client` (built by the
     /// host, with its credentials).

@@ -192,7 +192,14 @@ pub struct TuplesInput {
     pub pair: ::std::option::Option<(::std::string::String, i64)>,
 }
 /// The input of the tool `maps`.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MapsInput {
@@ -207,7 +214,14 @@ pub struct MapsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub nothing: ::std::option::Option<MapsInputNothing>,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MapsInputNothing {}
@@ -216,22 +230,22 @@ pub struct MapsInputNothing {}
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct RefsInput {
-    pub tree: RefsNode,
+    pub tree: Node,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub legacy: ::std::option::Option<RefsLegacy>,
+    pub legacy: ::std::option::Option<Legacy>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub again: ::std::option::Option<RefsNode>,
+    pub again: ::std::option::Option<Node>,
 }
 /// A node of a tree.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
-pub struct RefsNode {
+pub struct Node {
     pub label: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub children: ::std::option::Option<::std::vec::Vec<RefsNode>>,
+    pub children: ::std::option::Option<::std::vec::Vec<Node>>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub parent: ::std::option::Option<::std::boxed::Box<RefsNode>>,
+    pub parent: ::std::option::Option<::std::boxed::Box<Node>>,
 }
 #[derive(
     Debug,
@@ -246,7 +260,7 @@ pub struct RefsNode {
     __tk::serde::Deserialize
 )]
 #[serde(crate = "__tk::serde")]
-pub enum RefsLegacy {
+pub enum Legacy {
     #[serde(rename = "old")]
     Old,
     #[serde(rename = "new")]
@@ -326,7 +340,14 @@ pub enum UnionsInputMode {
     #[serde(rename = "slow")]
     Slow,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UnionsInputChoice {
@@ -334,7 +355,14 @@ pub struct UnionsInputChoice {
     pub a: ::std::option::Option<::std::string::String>,
 }
 /// The input of the tool `all_of`.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct AllOfInput {
@@ -342,7 +370,7 @@ pub struct AllOfInput {
     pub pet: ::std::option::Option<AllOfInputPet>,
     /// Just the base.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub base: ::std::option::Option<AllOfBase>,
+    pub base: ::std::option::Option<Base>,
 }
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -354,11 +382,18 @@ pub struct AllOfInputPet {
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
-pub struct AllOfBase {
+pub struct Base {
     pub name: ::std::string::String,
 }
 /// The input of the tool `open`.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct OpenInput {
@@ -367,14 +402,28 @@ pub struct OpenInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub open: ::std::option::Option<OpenInputOpen>,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct OpenInputClosed {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub x: ::std::option::Option<i64>,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct OpenInputOpen {
@@ -434,7 +483,14 @@ pub enum MixedUnionsInputToolChoiceObject {
 pub struct MixedUnionsInputToolChoiceObjectFunction {
     pub name: ::std::string::String,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MixedUnionsInputToolChoiceObjectFileSearch {}

@@ -202,7 +202,14 @@ pub struct TuplesInput {
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
 /// The input of the tool `maps`.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 pub struct MapsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -219,7 +226,14 @@ pub struct MapsInput {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MapsInputNothing {}
@@ -227,11 +241,11 @@ pub struct MapsInputNothing {}
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct RefsInput {
-    pub tree: RefsNode,
+    pub tree: Node,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub legacy: ::std::option::Option<RefsLegacy>,
+    pub legacy: ::std::option::Option<Legacy>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub again: ::std::option::Option<RefsNode>,
+    pub again: ::std::option::Option<Node>,
     /// The properties the schema does not name.
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
@@ -239,12 +253,12 @@ pub struct RefsInput {
 /// A node of a tree.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
-pub struct RefsNode {
+pub struct Node {
     pub label: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub children: ::std::option::Option<::std::vec::Vec<RefsNode>>,
+    pub children: ::std::option::Option<::std::vec::Vec<Node>>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub parent: ::std::option::Option<::std::boxed::Box<RefsNode>>,
+    pub parent: ::std::option::Option<::std::boxed::Box<Node>>,
     /// The properties the schema does not name.
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
@@ -262,7 +276,7 @@ pub struct RefsNode {
     __tk::serde::Deserialize
 )]
 #[serde(crate = "__tk::serde")]
-pub enum RefsLegacy {
+pub enum Legacy {
     #[serde(rename = "old")]
     Old,
     #[serde(rename = "new")]
@@ -350,7 +364,14 @@ pub enum UnionsInputMode {
     #[serde(rename = "slow")]
     Slow,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 pub struct UnionsInputChoice {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -360,14 +381,21 @@ pub struct UnionsInputChoice {
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
 /// The input of the tool `all_of`.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 pub struct AllOfInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub pet: ::std::option::Option<AllOfInputPet>,
     /// Just the base.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub base: ::std::option::Option<AllOfBase>,
+    pub base: ::std::option::Option<Base>,
     /// The properties the schema does not name.
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
@@ -383,14 +411,21 @@ pub struct AllOfInputPet {
 }
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
-pub struct AllOfBase {
+pub struct Base {
     pub name: ::std::string::String,
     /// The properties the schema does not name.
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
 /// The input of the tool `open`.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct OpenInput {
@@ -399,14 +434,28 @@ pub struct OpenInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub open: ::std::option::Option<OpenInputOpen>,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct OpenInputClosed {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub x: ::std::option::Option<i64>,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 pub struct OpenInputOpen {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -472,7 +521,14 @@ pub struct MixedUnionsInputToolChoiceObjectFunction {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 pub struct MixedUnionsInputToolChoiceObjectFileSearch {
     /// The properties the schema does not name.

@@ -5,11 +5,20 @@ use ::toolkit_runtime::codegen as __tk;
 /// The input of the tool `listPets`.
 ///
 /// List all pets
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct ListPetsInput {
     /// How many items to return at one time (max 100)
+    ///
+    /// In the query, as `limit`.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub limit: ::std::option::Option<i32>,
 }
@@ -20,12 +29,13 @@ pub struct ListPetsInput {
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct CreatePetsInput {
-    pub body: CreatePetsPet,
+    /// The request's body.
+    pub body: Pet,
 }
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
-pub struct CreatePetsPet {
+pub struct Pet {
     pub id: i64,
     pub name: ::std::string::String,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -39,6 +49,8 @@ pub struct CreatePetsPet {
 #[serde(deny_unknown_fields)]
 pub struct ShowPetByIdInput {
     /// The id of the pet to retrieve
+    ///
+    /// In the path, as `petId`.
     #[serde(rename = "petId")]
     pub pet_id: ::std::string::String,
 }
@@ -49,6 +61,7 @@ pub struct ShowPetByIdInput {
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct EchoInput {
+    /// In the query, as `text`.
     pub text: ::std::string::String,
 }
 /// The input of the tool `failing`.
@@ -58,6 +71,7 @@ pub struct EchoInput {
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct FailingInput {
+    /// In the query, as `text`.
     pub text: ::std::string::String,
 }
 /// The input of the tool `blocking`.
@@ -67,6 +81,7 @@ pub struct FailingInput {
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct BlockingInput {
+    /// In the query, as `text`.
     pub text: ::std::string::String,
 }
 /// The operations of `fixtures/petstore.yaml` as a tool source: an HTTP source that sends them to a base URL over a client the host builds (with its credentials).
@@ -79,225 +94,12 @@ impl Petstore {
     pub const NAME: &'static str = "petstore";
     /// The operations, as the runtime read them from `fixtures/petstore.yaml`.
     pub const OPERATIONS: &'static str = r##"[
-  {
-    "definition": {
-      "name": "listPets",
-      "description": "List all pets",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "limit": {
-            "type": "integer",
-            "maximum": 100,
-            "format": "int32",
-            "description": "How many items to return at one time (max 100)"
-          }
-        },
-        "additionalProperties": false
-      },
-      "annotations": {
-        "title": "List all pets",
-        "readOnly": true
-      }
-    },
-    "request": {
-      "method": "GET",
-      "path": "/pets",
-      "parameters": [
-        {
-          "property": "limit",
-          "in": "query",
-          "name": "limit"
-        }
-      ]
-    }
-  },
-  {
-    "definition": {
-      "name": "createPets",
-      "description": "Create a pet",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "body": {
-            "$ref": "#/$defs/Pet"
-          }
-        },
-        "required": [
-          "body"
-        ],
-        "additionalProperties": false,
-        "$defs": {
-          "Pet": {
-            "type": "object",
-            "required": [
-              "id",
-              "name"
-            ],
-            "properties": {
-              "id": {
-                "type": "integer",
-                "format": "int64"
-              },
-              "name": {
-                "type": "string"
-              },
-              "tag": {
-                "type": "string"
-              }
-            }
-          }
-        }
-      },
-      "annotations": {
-        "title": "Create a pet",
-        "readOnly": false,
-        "idempotent": false
-      }
-    },
-    "request": {
-      "method": "POST",
-      "path": "/pets",
-      "body": {
-        "property": "body",
-        "encoding": "json"
-      }
-    }
-  },
-  {
-    "definition": {
-      "name": "showPetById",
-      "description": "Info for a specific pet",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "petId": {
-            "type": "string",
-            "description": "The id of the pet to retrieve"
-          }
-        },
-        "required": [
-          "petId"
-        ],
-        "additionalProperties": false
-      },
-      "annotations": {
-        "title": "Info for a specific pet",
-        "readOnly": true
-      }
-    },
-    "request": {
-      "method": "GET",
-      "path": "/pets/{petId}",
-      "parameters": [
-        {
-          "property": "petId",
-          "in": "path",
-          "name": "petId"
-        }
-      ]
-    }
-  },
-  {
-    "definition": {
-      "name": "echo",
-      "description": "Answers with the text it is given.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "text": {
-            "type": "string"
-          }
-        },
-        "required": [
-          "text"
-        ],
-        "additionalProperties": false
-      },
-      "annotations": {
-        "title": "Answers with the text it is given.",
-        "readOnly": true
-      }
-    },
-    "request": {
-      "method": "GET",
-      "path": "/echo",
-      "parameters": [
-        {
-          "property": "text",
-          "in": "query",
-          "name": "text"
-        }
-      ]
-    }
-  },
-  {
-    "definition": {
-      "name": "failing",
-      "description": "Fails, as it does.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "text": {
-            "type": "string"
-          }
-        },
-        "required": [
-          "text"
-        ],
-        "additionalProperties": false
-      },
-      "annotations": {
-        "title": "Fails, as it does.",
-        "readOnly": false,
-        "idempotent": false
-      }
-    },
-    "request": {
-      "method": "POST",
-      "path": "/failing",
-      "parameters": [
-        {
-          "property": "text",
-          "in": "query",
-          "name": "text"
-        }
-      ]
-    }
-  },
-  {
-    "definition": {
-      "name": "blocking",
-      "description": "Never answers.",
-      "inputSchema": {
-        "type": "object",
-        "properties": {
-          "text": {
-            "type": "string"
-          }
-        },
-        "required": [
-          "text"
-        ],
-        "additionalProperties": false
-      },
-      "annotations": {
-        "title": "Never answers.",
-        "readOnly": true
-      }
-    },
-    "request": {
-      "method": "GET",
-      "path": "/blocking",
-      "parameters": [
-        {
-          "property": "text",
-          "in": "query",
-          "name": "text"
-        }
-      ]
-    }
-  }
+{"definition":{"name":"listPets","description":"List all pets","inputSchema":{"type":"object","properties":{"limit":{"type":"integer","maximum":100,"format":"int32","description":"How many items to return at one time (max 100)"}},"additionalProperties":false},"annotations":{"title":"List all pets","readOnly":true}},"request":{"method":"GET","path":"/pets","parameters":[{"property":"limit","in":"query","name":"limit"}]}},
+{"definition":{"name":"createPets","description":"Create a pet","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/Pet"}},"required":["body"],"additionalProperties":false,"$defs":{"Pet":{"type":"object","required":["id","name"],"properties":{"id":{"type":"integer","format":"int64"},"name":{"type":"string"},"tag":{"type":"string"}}}}},"annotations":{"title":"Create a pet","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/pets","body":{"property":"body","encoding":"json"}}},
+{"definition":{"name":"showPetById","description":"Info for a specific pet","inputSchema":{"type":"object","properties":{"petId":{"type":"string","description":"The id of the pet to retrieve"}},"required":["petId"],"additionalProperties":false},"annotations":{"title":"Info for a specific pet","readOnly":true}},"request":{"method":"GET","path":"/pets/{petId}","parameters":[{"property":"petId","in":"path","name":"petId"}]}},
+{"definition":{"name":"echo","description":"Answers with the text it is given.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false},"annotations":{"title":"Answers with the text it is given.","readOnly":true}},"request":{"method":"GET","path":"/echo","parameters":[{"property":"text","in":"query","name":"text"}]}},
+{"definition":{"name":"failing","description":"Fails, as it does.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false},"annotations":{"title":"Fails, as it does.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/failing","parameters":[{"property":"text","in":"query","name":"text"}]}},
+{"definition":{"name":"blocking","description":"Never answers.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false},"annotations":{"title":"Never answers.","readOnly":true}},"request":{"method":"GET","path":"/blocking","parameters":[{"property":"text","in":"query","name":"text"}]}}
 ]"##;
     /// The source sending to `base_url` (such as `https://api.example.com/v1`)
     /// over `client`.
@@ -332,7 +134,7 @@ impl Petstore {
     pub fn definitions(&self) -> ::std::vec::Vec<__tk::ToolDefinition> {
         self.0.definitions()
     }
-    /// Calls the tool `listPets` with `input`, as the source runs it.
+    /// `GET /pets`: calls the tool `listPets` with `input`, as the source runs it.
     ///
     /// List all pets
     ///
@@ -345,7 +147,7 @@ impl Petstore {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "listPets", &input).await
     }
-    /// Calls the tool `createPets` with `input`, as the source runs it.
+    /// `POST /pets`: calls the tool `createPets` with `input`, as the source runs it.
     ///
     /// Create a pet
     ///
@@ -358,7 +160,7 @@ impl Petstore {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "createPets", &input).await
     }
-    /// Calls the tool `showPetById` with `input`, as the source runs it.
+    /// `GET /pets/{petId}`: calls the tool `showPetById` with `input`, as the source runs it.
     ///
     /// Info for a specific pet
     ///
@@ -371,7 +173,7 @@ impl Petstore {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "showPetById", &input).await
     }
-    /// Calls the tool `echo` with `input`, as the source runs it.
+    /// `GET /echo`: calls the tool `echo` with `input`, as the source runs it.
     ///
     /// Answers with the text it is given.
     ///
@@ -384,7 +186,7 @@ impl Petstore {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "echo", &input).await
     }
-    /// Calls the tool `failing` with `input`, as the source runs it.
+    /// `POST /failing`: calls the tool `failing` with `input`, as the source runs it.
     ///
     /// Fails, as it does.
     ///
@@ -397,7 +199,7 @@ impl Petstore {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "failing", &input).await
     }
-    /// Calls the tool `blocking` with `input`, as the source runs it.
+    /// `GET /blocking`: calls the tool `blocking` with `input`, as the source runs it.
     ///
     /// Never answers.
     ///

@@ -1,0 +1,311 @@
+//! One Rust type per named schema across a module: the types of `$defs` (and `definitions`)
+//! entries, shared by every tool whose schema refers to them.
+//!
+//! The runtime's OpenAPI reader gives each operation an input schema that stands alone, with
+//! the document's schemas it reaches copied under its `$defs` (`#/components/schemas/Pet` as
+//! `#/$defs/Pet`). The emitter converts such an entry once for the whole module and names it
+//! after its key (`Pet`), whichever tool meets it first; a later tool whose entry of that name has
+//! the same content — the entry and every schema it reaches, compared by a 128-bit fingerprint —
+//! gets the same type. An entry of the same name but other content (two MCP tools' unrelated
+//! `$defs/Item`) gets a type of its own (`Item2`).
+//!
+//! Names do not depend on the order tools are read: every key of every tool's `$defs` is
+//! reserved, sorted, before any type is named ([`Shared::reserve`]), so adding an operation to a
+//! document never renames an existing named type.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::hash::{DefaultHasher, Hasher};
+use std::io;
+
+use serde_json::Value;
+use toolkit_runtime::ToolDefinition;
+
+use super::Untyped;
+use super::naming::{self, Scope};
+use super::schema::{ItemKind, Ty};
+
+/// A named schema's identity: its key and the fingerprint of its content (the entry and every
+/// schema it reaches).
+pub(crate) type Key = (String, u128);
+
+/// What converting a named schema made, kept for the next tool that meets it.
+#[derive(Debug)]
+struct Entry {
+    /// Its type.
+    ty: Ty,
+    /// The places typed as `Value` while converting it (its pointers are the same in every
+    /// tool: `#/$defs/<key>/…`).
+    untyped: Vec<Untyped>,
+    /// The named schemas it reached, whose places count as its own.
+    reached: Vec<Key>,
+}
+
+/// The named types of a module.
+#[derive(Debug, Default)]
+pub(crate) struct Shared {
+    /// The type name reserved for each key, before any other type was named.
+    reserved: HashMap<String, String>,
+    /// The keys whose reserved name is taken by content converted already.
+    used: HashSet<String>,
+    entries: HashMap<Key, Entry>,
+    /// The string enums made so far, by their values in order: an anonymous enum of the same
+    /// values is that type again (GitHub's `direction: asc | desc` on a hundred operations).
+    enums: HashMap<Vec<String>, String>,
+    /// The anonymous types made so far (an inline object or union, named after its place), by
+    /// their documentation and body: one of the same is that type again.
+    anonymous: HashMap<(Option<String>, ItemKind), String>,
+}
+
+/// The JSON pointers (without `#`) of the containers of named schemas.
+pub(crate) const CONTAINERS: [&str; 2] = ["$defs", "definitions"];
+
+impl Shared {
+    /// Reserves in `types` the names of every named schema of `definitions`' input schemas, in
+    /// sorted order.
+    pub(crate) fn reserve(&mut self, definitions: &[ToolDefinition], types: &mut Scope) {
+        let keys: BTreeSet<&str> = definitions
+            .iter()
+            .flat_map(|definition| {
+                CONTAINERS.iter().filter_map(|container| {
+                    definition
+                        .input_schema()
+                        .get(*container)
+                        .and_then(Value::as_object)
+                })
+            })
+            .flat_map(|defs| defs.keys().map(String::as_str))
+            .collect();
+        for key in keys {
+            let name = types.unique(&naming::type_name(key), "");
+            self.reserved.insert(key.to_owned(), name);
+        }
+    }
+
+    /// The type converted already for `key`, with its places typed as `Value` (those of the
+    /// named schemas it reached included).
+    pub(crate) fn get(&self, key: &Key) -> Option<(Ty, Vec<Untyped>)> {
+        let entry = self.entries.get(key)?;
+        let mut untyped = Vec::new();
+        let mut seen = HashSet::new();
+        let mut stack = vec![key];
+        while let Some(key) = stack.pop() {
+            if !seen.insert(key) {
+                continue;
+            }
+            if let Some(entry) = self.entries.get(key) {
+                untyped.extend(entry.untyped.iter().cloned());
+                stack.extend(entry.reached.iter());
+            }
+        }
+        let mut places = HashSet::new();
+        untyped.retain(|u| places.insert(u.pointer.clone()));
+        Some((entry.ty.clone(), untyped))
+    }
+
+    /// The name for the named schema `key` not converted yet: the one reserved for its key, or,
+    /// when content of that key took it already, a new one from it.
+    pub(crate) fn name(&mut self, key: &str, types: &mut Scope) -> String {
+        match self.reserved.get(key) {
+            Some(name) if self.used.insert(key.to_owned()) => name.clone(),
+            Some(name) => types.unique(name, ""),
+            None => types.unique(&naming::type_name(key), ""),
+        }
+    }
+
+    /// The string enum of exactly these values made already, if any.
+    pub(crate) fn string_enum(&self, values: &[String]) -> Option<&str> {
+        self.enums.get(values).map(String::as_str)
+    }
+
+    /// Records the string enum `name` of `values` (the first of the same values is kept).
+    pub(crate) fn add_string_enum(&mut self, values: Vec<String>, name: &str) {
+        self.enums.entry(values).or_insert_with(|| name.to_owned());
+    }
+
+    /// The name of the anonymous type of this documentation and body made already, if any;
+    /// otherwise records `name` as it.
+    pub(crate) fn anonymous(
+        &mut self,
+        doc: Option<String>,
+        kind: ItemKind,
+        name: &str,
+    ) -> Option<String> {
+        match self.anonymous.entry((doc, kind)) {
+            std::collections::hash_map::Entry::Occupied(found) => Some(found.get().clone()),
+            std::collections::hash_map::Entry::Vacant(slot) => {
+                slot.insert(name.to_owned());
+                None
+            }
+        }
+    }
+
+    /// Keeps what converting `key` made.
+    pub(crate) fn insert(&mut self, key: Key, ty: Ty, untyped: Vec<Untyped>, reached: Vec<Key>) {
+        self.entries.insert(
+            key,
+            Entry {
+                ty,
+                untyped,
+                reached,
+            },
+        );
+    }
+}
+
+/// The key of a named schema's container and name for the pointer (without `#`) of an entry
+/// (`/$defs/Pet` → `Pet`), if it is one.
+pub(crate) fn named(pointer: &str) -> Option<String> {
+    let mut tokens = pointer.split('/');
+    match (tokens.next(), tokens.next(), tokens.next(), tokens.next()) {
+        (Some(""), Some(container), Some(name), None) if CONTAINERS.contains(&container) => {
+            Some(name.replace("~1", "/").replace("~0", "~"))
+        }
+        _ => None,
+    }
+}
+
+/// Fingerprints of the schemas of one tool, each computed once.
+#[derive(Debug, Default)]
+pub(crate) struct Fingerprints {
+    /// The fingerprint of each place's own JSON and the local references in it.
+    own: HashMap<String, (u128, Vec<String>)>,
+}
+
+impl Fingerprints {
+    /// The fingerprint of the schema at `pointer` (without `#`) of `root` and every schema it
+    /// reaches by local references.
+    pub(crate) fn of(&mut self, root: &Value, pointer: &str) -> u128 {
+        let mut reached = BTreeSet::new();
+        let mut stack = vec![pointer.to_owned()];
+        while let Some(place) = stack.pop() {
+            if reached.contains(&place) {
+                continue;
+            }
+            let (_, refs) = self.own(root, &place);
+            stack.extend(refs.iter().cloned());
+            reached.insert(place);
+        }
+        let mut low = DefaultHasher::new();
+        let mut high = DefaultHasher::new();
+        high.write_u8(0x5a);
+        for place in &reached {
+            let (own, _) = self.own(root, place);
+            for hasher in [&mut low, &mut high] {
+                hasher.write(place.as_bytes());
+                hasher.write_u8(0xff);
+                hasher.write_u128(*own);
+            }
+        }
+        (u128::from(high.finish()) << 64) | u128::from(low.finish())
+    }
+
+    fn own(&mut self, root: &Value, place: &str) -> &(u128, Vec<String>) {
+        self.own.entry(place.to_owned()).or_insert_with(|| {
+            let Some(schema) = root.pointer(place) else {
+                return (0, Vec::new());
+            };
+            let mut writer = HashWriter::default();
+            // Writing into a hasher cannot fail.
+            let _ = serde_json::to_writer(&mut writer, schema);
+            (writer.finish(), references(schema))
+        })
+    }
+}
+
+/// The JSON pointers (without `#`) the local references inside `schema` lead to.
+fn references(schema: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![schema];
+    while let Some(value) = stack.pop() {
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map {
+                    match (key.as_str(), child) {
+                        ("$ref" | "$recursiveRef", Value::String(reference)) => {
+                            if let Some(pointer) = reference.strip_prefix('#') {
+                                out.push(pointer.to_owned());
+                            }
+                        }
+                        _ => stack.push(child),
+                    }
+                }
+            }
+            Value::Array(items) => stack.extend(items),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Two hashers fed the same bytes (one salted): a 128-bit fingerprint of what is written.
+struct HashWriter {
+    low: DefaultHasher,
+    high: DefaultHasher,
+}
+
+impl Default for HashWriter {
+    fn default() -> Self {
+        let mut high = DefaultHasher::new();
+        high.write_u8(0xa5);
+        Self {
+            low: DefaultHasher::new(),
+            high,
+        }
+    }
+}
+
+impl HashWriter {
+    fn finish(&self) -> u128 {
+        (u128::from(self.high.finish()) << 64) | u128::from(self.low.finish())
+    }
+}
+
+impl io::Write for HashWriter {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.low.write(bytes);
+        self.high.write(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn entries_are_named_by_key() {
+        assert_eq!(named("/$defs/Pet").as_deref(), Some("Pet"));
+        assert_eq!(named("/definitions/a~1b").as_deref(), Some("a/b"));
+        assert_eq!(named("/properties/pet"), None);
+        assert_eq!(named("/$defs/Pet/properties/tag"), None);
+    }
+
+    #[test]
+    fn a_fingerprint_covers_what_an_entry_reaches() {
+        let one = json!({"$defs": {
+            "Pet": {"properties": {"tag": {"$ref": "#/$defs/Tag"}}},
+            "Tag": {"type": "string"}
+        }});
+        let two = json!({"$defs": {
+            "Pet": {"properties": {"tag": {"$ref": "#/$defs/Tag"}}},
+            "Tag": {"type": "integer"}
+        }});
+        let same = json!({"$defs": {
+            "Other": {"type": "boolean"},
+            "Pet": {"properties": {"tag": {"$ref": "#/$defs/Tag"}}},
+            "Tag": {"type": "string"}
+        }});
+        let of = |root: &Value| Fingerprints::default().of(root, "/$defs/Pet");
+        assert_ne!(of(&one), of(&two));
+        assert_eq!(of(&one), of(&same));
+        // A cycle ends.
+        let cycle = json!({"$defs": {"Pet": {"items": {"$ref": "#/$defs/Pet"}}}});
+        assert_ne!(of(&cycle), 0);
+    }
+}
