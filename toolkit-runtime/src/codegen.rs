@@ -19,7 +19,9 @@ pub use crate::{
 };
 
 #[cfg(feature = "http")]
-pub use crate::http::{HttpClient, HttpSource, HttpSourceBuilder, HttpSourceError};
+pub use crate::http::{
+    CredentialProvider, HttpClient, HttpSource, HttpSourceBuilder, HttpSourceError,
+};
 
 #[cfg(feature = "mcp")]
 pub use crate::mcp::{Mcp, SnapshotDrift, SnapshotSource, StdioCommand};

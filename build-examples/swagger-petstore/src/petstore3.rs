@@ -499,6 +499,31 @@ impl Petstore3 {
             .operations_json(Self::OPERATIONS);
         configure(builder).build().map(Self)
     }
+    /// The document's security schemes and each operation's requirements, as
+    /// `HttpSourceBuilder::security_json` reads them (give them in [`Self::configured`]
+    /// with `builder.security_json(Self::SECURITY, credentials)`).
+    pub const SECURITY: &'static str = r#"{"schemes":{"api_key":{"type":"apiKey","name":"api_key","in":"header"},"petstore_auth":{"type":"oauth2","flows":{"implicit":{"authorizationUrl":"https://petstore3.swagger.io/oauth/authorize","scopes":["write:pets","read:pets"]}}}},"requirements":{"addPet":[{"petstore_auth":["write:pets","read:pets"]}],"deletePet":[{"petstore_auth":["write:pets","read:pets"]}],"findPetsByStatus":[{"petstore_auth":["write:pets","read:pets"]}],"findPetsByTags":[{"petstore_auth":["write:pets","read:pets"]}],"getInventory":[{"api_key":[]}],"getPetById":[{"api_key":[]},{"petstore_auth":["write:pets","read:pets"]}],"updatePet":[{"petstore_auth":["write:pets","read:pets"]}],"updatePetWithForm":[{"petstore_auth":["write:pets","read:pets"]}]}}"#;
+    /// [`Self::new`] with `credentials` for the document's security schemes:
+    /// `api_key`, `petstore_auth`.
+    ///
+    /// Each operation carries those of the first of its requirements they meet, where its
+    /// scheme says (`toolkit_runtime::http::Credentials` gives fixed ones, or providers
+    /// that fetch and refresh tokens).
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::new`].
+    pub fn with_credentials(
+        base_url: &str,
+        client: impl __tk::HttpClient,
+        credentials: impl __tk::CredentialProvider,
+    ) -> ::std::result::Result<Self, __tk::HttpSourceError> {
+        Self::configured(
+            base_url,
+            client,
+            |builder| { builder.security_json(Self::SECURITY, credentials) },
+        )
+    }
     /// The tools' definitions, in the document's order. Contacts nothing.
     pub fn definitions(&self) -> ::std::vec::Vec<__tk::ToolDefinition> {
         self.0.definitions()

@@ -509,12 +509,21 @@ pub fn openapi_source_observed(
         .iter()
         .map(|operation| &operation.request)
         .collect();
+    let security = (!read.security.schemes.is_empty()).then(|| source::Security {
+        json: serde_json::json!({
+            "schemes": read.security.schemes,
+            "requirements": read.security.requirements,
+        })
+        .to_string(),
+        schemes: read.security.schemes.keys().cloned().collect(),
+    });
     source_module(
         input,
         source::Kind::Http,
         &definitions,
         &requests,
         &data,
+        security.as_ref(),
         source,
         options,
         typed,
@@ -561,6 +570,7 @@ pub fn mcp_source_observed(
         definitions,
         &[],
         &data,
+        None,
         source,
         options,
         typed,
@@ -598,6 +608,7 @@ fn source_module(
     definitions: &[ToolDefinition],
     requests: &[&RequestTemplate],
     data: &str,
+    security: Option<&source::Security>,
     source: &SourceOptions,
     options: &EmitOptions,
     typed: &mut dyn FnMut(&str),
@@ -643,6 +654,7 @@ fn source_module(
         type_name: &type_name,
         data,
         methods: &methods,
+        security,
     });
     finish(input, typed, source_type)
 }

@@ -49,6 +49,17 @@ pub(crate) struct SourceType<'a> {
     pub(crate) data: &'a str,
     /// The typed methods, in the tools' order.
     pub(crate) methods: &'a [Method],
+    /// The document's security, for an HTTP source whose document declares schemes.
+    pub(crate) security: Option<&'a Security>,
+}
+
+/// A document's security as a module embeds it.
+#[derive(Debug)]
+pub(crate) struct Security {
+    /// `{"schemes": …, "requirements": …}`, as `HttpSourceBuilder::security_json` reads it.
+    pub(crate) json: String,
+    /// The schemes' names.
+    pub(crate) schemes: Vec<String>,
 }
 
 /// The names a typed method may not take: the type's own methods and `ToolSource`'s (an inherent
@@ -56,6 +67,7 @@ pub(crate) struct SourceType<'a> {
 pub(crate) const RESERVED_METHODS: &[&str] = &[
     "new",
     "configured",
+    "with_credentials",
     "http",
     "stdio",
     "over",
@@ -138,6 +150,41 @@ fn methods(methods: &[Method]) -> TokenStream {
     quote!(#(#methods)*)
 }
 
+/// The `SECURITY` constant and the `with_credentials` constructor of an HTTP source whose
+/// document declares security schemes.
+fn security_tokens(security: &Security) -> TokenStream {
+    let json = raw_string(&security.json);
+    let names = security
+        .schemes
+        .iter()
+        .map(|name| format!("`{name}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let doc = docs(Some(&format!(
+        "[`Self::new`] with `credentials` for the document's security schemes:\n{names}.\n\n\
+         Each operation carries those of the first of its requirements they meet, where its\n\
+         scheme says (`toolkit_runtime::http::Credentials` gives fixed ones, or providers\n\
+         that fetch and refresh tokens).\n\n# Errors\n\nAs [`Self::new`]."
+    )));
+    quote! {
+        /// The document's security schemes and each operation's requirements, as
+        /// `HttpSourceBuilder::security_json` reads them (give them in [`Self::configured`]
+        /// with `builder.security_json(Self::SECURITY, credentials)`).
+        pub const SECURITY: &'static str = #json;
+
+        #doc
+        pub fn with_credentials(
+            base_url: &str,
+            client: impl __tk::HttpClient,
+            credentials: impl __tk::CredentialProvider,
+        ) -> ::std::result::Result<Self, __tk::HttpSourceError> {
+            Self::configured(base_url, client, |builder| {
+                builder.security_json(Self::SECURITY, credentials)
+            })
+        }
+    }
+}
+
 /// The tokens of the source type.
 pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
     let type_name = ident(source.type_name);
@@ -163,6 +210,7 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
     let name_doc = format!(
         " The source's name, which an assembly puts before its tools' names (`{name}__<tool>`)."
     );
+    let security = source.security.map(security_tokens);
     match source.kind {
         Kind::Http => {
             let doc = docs(Some(&format!(
@@ -211,6 +259,8 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                             .operations_json(Self::OPERATIONS);
                         configure(builder).build().map(Self)
                     }
+
+                    #security
 
                     /// The tools' definitions, in the document's order. Contacts nothing.
                     pub fn definitions(&self) -> ::std::vec::Vec<__tk::ToolDefinition> {

@@ -15,7 +15,7 @@ use toolkit_gen::emit::{EmitOptions, SourceOptions, mcp_source, openapi_source};
 use toolkit_gen::inputs::read_snapshot;
 use toolkit_runtime::codegen::reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use toolkit_runtime::conformance::{self, ClosedPort, Fixture, State, Subject};
-use toolkit_runtime::http::client_builder;
+use toolkit_runtime::http::{Credential, Credentials, client_builder};
 use toolkit_runtime::openapi::{ReadOptions, decode_document, read_operations};
 use toolkit_runtime::{BoxFuture, Reason, ToolSource};
 
@@ -259,8 +259,16 @@ async fn petstore_over(
         .build()
         .map_err(|e| e.to_string())?;
     let base_url = format!("http://{address}/v1");
-    let source = petstore::Petstore::new(&base_url, client.clone()).map_err(|e| e.to_string())?;
-    let subject_source = petstore::Petstore::new(&base_url, client).map_err(|e| e.to_string())?;
+    let source = petstore::Petstore::new(&base_url, client).map_err(|e| e.to_string())?;
+    // The conformance suite runs over the credentials the document's scheme says, given to the
+    // generated constructor (the other source carries the token as a header of its client).
+    let credentials = Credentials::new().with("bearer", Credential::Token(SECRET.to_owned()));
+    let subject_source = petstore::Petstore::with_credentials(
+        &base_url,
+        client_builder().build().map_err(|e| e.to_string())?,
+        credentials,
+    )
+    .map_err(|e| e.to_string())?;
     let ended = Arc::clone(&blocking_ended);
     let subject = Subject {
         source: Arc::new(subject_source),

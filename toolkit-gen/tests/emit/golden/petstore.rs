@@ -130,6 +130,31 @@ impl Petstore {
             .operations_json(Self::OPERATIONS);
         configure(builder).build().map(Self)
     }
+    /// The document's security schemes and each operation's requirements, as
+    /// `HttpSourceBuilder::security_json` reads them (give them in [`Self::configured`]
+    /// with `builder.security_json(Self::SECURITY, credentials)`).
+    pub const SECURITY: &'static str = r#"{"schemes":{"bearer":{"type":"http","scheme":"bearer"}},"requirements":{"blocking":[{"bearer":[]}],"createPets":[{"bearer":[]}],"echo":[{"bearer":[]}],"failing":[{"bearer":[]}],"listPets":[{"bearer":[]}],"showPetById":[{"bearer":[]}]}}"#;
+    /// [`Self::new`] with `credentials` for the document's security schemes:
+    /// `bearer`.
+    ///
+    /// Each operation carries those of the first of its requirements they meet, where its
+    /// scheme says (`toolkit_runtime::http::Credentials` gives fixed ones, or providers
+    /// that fetch and refresh tokens).
+    ///
+    /// # Errors
+    ///
+    /// As [`Self::new`].
+    pub fn with_credentials(
+        base_url: &str,
+        client: impl __tk::HttpClient,
+        credentials: impl __tk::CredentialProvider,
+    ) -> ::std::result::Result<Self, __tk::HttpSourceError> {
+        Self::configured(
+            base_url,
+            client,
+            |builder| { builder.security_json(Self::SECURITY, credentials) },
+        )
+    }
     /// The tools' definitions, in the document's order. Contacts nothing.
     pub fn definitions(&self) -> ::std::vec::Vec<__tk::ToolDefinition> {
         self.0.definitions()
