@@ -5,6 +5,7 @@ mod audit;
 mod check_catalog;
 mod execute;
 mod gateway;
+mod gateway_replicas;
 mod gateway_team;
 mod krate;
 mod mcp;
