@@ -485,9 +485,12 @@ impl Key {
     }
 }
 
+/// The usable form of a JWKS: each key by its `kid`.
+type KeysById = HashMap<String, Arc<Key>>;
+
 /// The keys of a set by `kid` (the first of a `kid` named twice; a key without one cannot be
 /// named by a token).
-fn keys_by_id(set: &JwkSet) -> HashMap<String, Arc<Key>> {
+fn keys_by_id(set: &JwkSet) -> KeysById {
     let mut keys = HashMap::new();
     for jwk in &set.keys {
         if let Some(kid) = &jwk.common.key_id {
@@ -505,7 +508,7 @@ struct Jwks {
     client: reqwest::Client,
     max_bytes: usize,
     /// The keys by `kid` and when they were fetched (a lock held for no `await`).
-    keys: RwLock<Option<(HashMap<String, Arc<Key>>, Instant)>>,
+    keys: RwLock<Option<(KeysById, Instant)>>,
     /// When the last fetch started; held while fetching, so that one fetch runs at a time.
     fetching: Mutex<Option<Instant>>,
     /// How many times the keys were fetched.
