@@ -3,7 +3,8 @@
 //! stateless revision 2026-07-28, a stick table on `Mcp-Session-Id` for clients of the session
 //! revisions, and one replica stopped (SIGTERM) while the clients call.
 //!
-//! The HAProxy configuration is the one `docs/serving.md` shows.
+//! The HAProxy configuration is the one `docs/serving.md` shows, with a shorter health-check
+//! interval.
 #![allow(clippy::panic)]
 
 use std::collections::{BTreeMap, BTreeSet};
