@@ -1,5 +1,6 @@
-//! What authentication adds to a request: a JWT (ES256) checked with the issuer's JWKS cached,
-//! and an opaque token compared with ten.
+//! What authentication adds to a request: a JWT (ES256) checked with the issuer's JWKS cached —
+//! a token seen before (remembered), and tokens never seen (checked in full) — and an opaque
+//! token compared with ten.
 #![allow(clippy::unwrap_used)]
 
 use std::hint::black_box;
@@ -54,8 +55,28 @@ fn auth(c: &mut Criterion) {
     headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
     // The first check fetches the JWKS; the ones measured use the cache.
     runtime.block_on(jwt.check(&headers)).unwrap();
-    c.bench_function("jwt ES256, JWKS cached", |b| {
+    // A client sends the same token with each request: checked in full once, then remembered.
+    c.bench_function("jwt ES256, JWKS cached, token seen before", |b| {
         b.iter(|| runtime.block_on(jwt.check(black_box(&headers))).unwrap());
+    });
+    // Tokens never seen: more than the gateway remembers (10,000), each checked in full
+    // (header, key, ES256 signature, claims).
+    let fresh: Vec<HeaderMap> = (0..12_000)
+        .map(|i| {
+            let claims = serde_json::json!({"iss": origin, "aud": resource, "sub": "bench",
+                "exp": now + 3600, "scope": "tools", "jti": i});
+            let token = jsonwebtoken::encode(&header, &claims, &signing).unwrap();
+            let mut headers = HeaderMap::new();
+            headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
+            headers
+        })
+        .collect();
+    let mut next = fresh.iter().cycle();
+    c.bench_function("jwt ES256, JWKS cached, token never seen", |b| {
+        b.iter(|| {
+            let headers = next.next().unwrap();
+            runtime.block_on(jwt.check(black_box(headers))).unwrap()
+        });
     });
 
     // Ten tokens, all read from PATH (a variable that is set; setting one is unsafe): the

@@ -6,16 +6,19 @@
 //! logged by its kind: "expired", "wrong audience"), and never reaches a source: the HTTP guard
 //! removes the header before MCP sees the request.
 
-use std::time::{Duration, Instant};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, PoisonError, RwLock};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use axum::http::{HeaderMap, StatusCode, header::AUTHORIZATION};
 use jsonwebtoken::errors::ErrorKind;
-use jsonwebtoken::jwk::JwkSet;
+use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
-use tokio::sync::{Mutex, RwLock};
+use tokio::sync::Mutex;
 
 use crate::config::{AuthConfig, AuthMode, ConfigError, read_env};
 
@@ -34,6 +37,10 @@ const JWKS_MAX_AGE: Duration = Duration::from_secs(3_600);
 /// The least time between two fetches of the JWKS caused by an unknown `kid` (a flood of made-up
 /// key ids costs the issuer one request a second at most).
 const JWKS_MIN_REFETCH: Duration = Duration::from_secs(1);
+
+/// The most tokens remembered as verified (see [`Verified`]); when full, the expired ones are
+/// dropped, and all of them if none is.
+const MAX_VERIFIED: usize = 10_000;
 
 /// The signature algorithms accepted: asymmetric only (an HMAC "signed" with the public key is
 /// refused before any key is looked at).
@@ -76,11 +83,39 @@ enum Kind {
 }
 
 struct Jwt {
-    issuer: String,
-    audience: String,
     scopes: Vec<String>,
-    leeway: u64,
+    /// The checks of each algorithm allowed, made once: issuer, audience, `exp`/`nbf` with the
+    /// leeway.
+    validations: Vec<(Algorithm, Validation)>,
     jwks: Jwks,
+    /// The tokens whose signature and claims were checked, by SHA-256: a client sends the same
+    /// access token with every request, and checking an ES256 signature costs far more than the
+    /// rest of a request's authentication.
+    verified: std::sync::Mutex<HashMap<[u8; 32], Verified>>,
+}
+
+/// A token found valid: whose it is, and until when it may be taken without checking it again.
+struct Verified {
+    holder: String,
+    /// `exp` plus the leeway, in seconds since the epoch.
+    until: u64,
+    /// `nbf` less the leeway (0 without `nbf`).
+    from: u64,
+    /// The JWKS it was checked with ([`Jwks::generation`]): a token is checked again once the
+    /// keys are fetched again (a key may have been withdrawn).
+    generation: u64,
+    /// When it was checked: remembered no longer than the keys are kept.
+    at: Instant,
+}
+
+/// The claims read beyond those `jsonwebtoken` checks (the others are skipped unread).
+#[derive(serde::Deserialize)]
+struct Claims {
+    scope: Option<Value>,
+    scp: Option<Value>,
+    sub: Option<Value>,
+    exp: Option<Value>,
+    nbf: Option<Value>,
 }
 
 /// The protected resource metadata (RFC 9728) and its URL.
@@ -149,13 +184,25 @@ impl Authenticator {
                     .map_err(|_| ConfigError("serve.auth.jwks_url is no URL".to_owned()))?;
                 let metadata = metadata(&resource, &issuer, &config.scopes)?;
                 let jwks = Jwks::new(jwks_url, JWKS_TIMEOUT, MAX_JWKS_BYTES)?;
+                let validations = ALGORITHMS
+                    .iter()
+                    .map(|&algorithm| {
+                        let mut validation = Validation::new(algorithm);
+                        validation.algorithms = vec![algorithm];
+                        validation.set_issuer(&[&issuer]);
+                        validation.set_audience(&[&resource]);
+                        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+                        validation.validate_nbf = true;
+                        validation.leeway = config.leeway_seconds;
+                        (algorithm, validation)
+                    })
+                    .collect();
                 Ok(Self {
                     kind: Kind::Jwt(Box::new(Jwt {
-                        issuer,
-                        audience: resource,
                         scopes: config.scopes.clone(),
-                        leeway: config.leeway_seconds,
+                        validations,
                         jwks,
+                        verified: std::sync::Mutex::new(HashMap::new()),
                     })),
                     metadata: Some(metadata),
                 })
@@ -284,32 +331,90 @@ fn metadata(resource: &str, issuer: &str, scopes: &[String]) -> Result<Metadata,
 
 impl Jwt {
     async fn check(&self, token: &str) -> Result<String, (&'static str, &'static str)> {
+        let digest = digest(token.as_bytes());
+        if let Some(holder) = self.remembered(&digest) {
+            return Ok(holder);
+        }
+        let generation = self.jwks.generation();
+        let at = Instant::now();
+        let (holder, claims) = self.verify(token).await?;
+        let seconds = |claim: &Option<Value>| {
+            claim
+                .as_ref()
+                .and_then(Value::as_f64)
+                .map(|value| value.max(0.0) as u64)
+        };
+        // A token without a numeric `exp` cannot pass `verify`; it is never remembered anyway.
+        if let Some(exp) = seconds(&claims.exp) {
+            let leeway = self.leeway();
+            let verified = Verified {
+                holder: holder.clone(),
+                until: exp.saturating_add(leeway),
+                from: seconds(&claims.nbf).map_or(0, |nbf| nbf.saturating_sub(leeway)),
+                generation,
+                at,
+            };
+            let mut remembered = self.verified.lock().unwrap_or_else(PoisonError::into_inner);
+            if remembered.len() >= MAX_VERIFIED {
+                let now = unix_now();
+                remembered.retain(|_, known| known.until >= now);
+                if remembered.len() >= MAX_VERIFIED {
+                    remembered.clear();
+                }
+            }
+            remembered.insert(digest, verified);
+        }
+        Ok(holder)
+    }
+
+    /// The leeway on `exp` and `nbf` (the same for every algorithm).
+    fn leeway(&self) -> u64 {
+        self.validations
+            .first()
+            .map_or(0, |(_, validation)| validation.leeway)
+    }
+
+    /// The holder of the token with SHA-256 `digest`, if it was found valid and still is: not
+    /// expired (with the leeway), valid already, checked with the keys held now, within the
+    /// hour.
+    fn remembered(&self, digest: &[u8; 32]) -> Option<String> {
+        let mut remembered = self.verified.lock().unwrap_or_else(PoisonError::into_inner);
+        let known = remembered.get(digest)?;
+        let now = unix_now();
+        if known.from <= now
+            && now <= known.until
+            && known.generation == self.jwks.generation()
+            && known.at.elapsed() < JWKS_MAX_AGE
+        {
+            return Some(known.holder.clone());
+        }
+        remembered.remove(digest);
+        None
+    }
+
+    /// Checks `token` in full: its header, key, signature and claims.
+    async fn verify(&self, token: &str) -> Result<(String, Claims), (&'static str, &'static str)> {
         let invalid = |why| ("invalid_token", why);
         let header = jsonwebtoken::decode_header(token).map_err(|_| invalid("malformed"))?;
-        if !ALGORITHMS.contains(&header.alg) {
-            return Err(invalid("algorithm not allowed"));
-        }
+        let validation = self
+            .validations
+            .iter()
+            .find(|(algorithm, _)| *algorithm == header.alg)
+            .map(|(_, validation)| validation)
+            .ok_or(invalid("algorithm not allowed"))?;
         let kid = header.kid.as_deref().ok_or(invalid("no kid"))?;
-        let jwk = self.jwks.find(kid).await.ok_or(invalid("unknown kid"))?;
-        if jwk
-            .common
-            .key_algorithm
-            .is_some_and(|algorithm| format!("{algorithm:?}") != format!("{:?}", header.alg))
+        let key = self.jwks.find(kid).await.ok_or(invalid("unknown kid"))?;
+        if key
+            .algorithm
+            .is_some_and(|algorithm| algorithm != Some(header.alg))
         {
             return Err(invalid("the key is for another algorithm"));
         }
-        let key = DecodingKey::from_jwk(&jwk).map_err(|_| invalid("unusable key"))?;
-        let mut validation = Validation::new(header.alg);
-        validation.algorithms = vec![header.alg];
-        validation.set_issuer(&[&self.issuer]);
-        validation.set_audience(&[&self.audience]);
-        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
-        validation.validate_nbf = true;
-        validation.leeway = self.leeway;
-        let data = jsonwebtoken::decode::<serde_json::Map<String, Value>>(token, &key, &validation)
+        let decoding = key.decoding.as_ref().ok_or(invalid("unusable key"))?;
+        let data = jsonwebtoken::decode::<Claims>(token, decoding, validation)
             .map_err(|error| invalid(kind(error.kind())))?;
         let claims = data.claims;
-        let granted: Vec<&str> = match (claims.get("scope"), claims.get("scp")) {
+        let granted: Vec<&str> = match (&claims.scope, &claims.scp) {
             (Some(Value::String(scope)), _) => scope.split(' ').collect(),
             (_, Some(Value::Array(scp))) => scp.iter().filter_map(Value::as_str).collect(),
             (_, Some(Value::String(scp))) => scp.split(' ').collect(),
@@ -322,14 +427,23 @@ impl Jwt {
         {
             return Err(("insufficient_scope", "a scope missing"));
         }
-        Ok(claims
-            .get("sub")
+        let holder = claims
+            .sub
+            .as_ref()
             .and_then(Value::as_str)
             .unwrap_or("(no sub)")
             .chars()
             .take(128)
-            .collect())
+            .collect();
+        Ok((holder, claims))
     }
+}
+
+/// Seconds since the epoch.
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
 }
 
 /// A JWT failure's kind, for the log.
@@ -349,15 +463,56 @@ fn kind(kind: &ErrorKind) -> &'static str {
     }
 }
 
+/// One key of the issuer, made ready for checking signatures when the set is fetched (not at
+/// each request).
+struct Key {
+    /// The key, or `None` when the JWK cannot be used (a token naming it is refused).
+    decoding: Option<DecodingKey>,
+    /// The algorithm the JWK is for (`alg`), if it says: `Some(None)` for one no token may be
+    /// signed with (an encryption algorithm).
+    algorithm: Option<Option<Algorithm>>,
+}
+
+impl Key {
+    fn new(jwk: &Jwk) -> Self {
+        Self {
+            decoding: DecodingKey::from_jwk(jwk).ok(),
+            algorithm: jwk
+                .common
+                .key_algorithm
+                .map(|algorithm| format!("{algorithm:?}").parse::<Algorithm>().ok()),
+        }
+    }
+}
+
+/// The usable form of a JWKS: each key by its `kid`.
+type KeysById = HashMap<String, Arc<Key>>;
+
+/// The keys of a set by `kid` (the first of a `kid` named twice; a key without one cannot be
+/// named by a token).
+fn keys_by_id(set: &JwkSet) -> KeysById {
+    let mut keys = HashMap::new();
+    for jwk in &set.keys {
+        if let Some(kid) = &jwk.common.key_id {
+            keys.entry(kid.clone())
+                .or_insert_with(|| Arc::new(Key::new(jwk)));
+        }
+    }
+    keys
+}
+
 /// The issuer's keys: fetched when first needed, kept an hour, fetched again (at most once a
 /// second) when a token names a key they do not hold.
 struct Jwks {
     url: reqwest::Url,
     client: reqwest::Client,
     max_bytes: usize,
-    keys: RwLock<Option<(JwkSet, Instant)>>,
+    /// The keys by `kid` and when they were fetched (a lock held for no `await`).
+    keys: RwLock<Option<(KeysById, Instant)>>,
     /// When the last fetch started; held while fetching, so that one fetch runs at a time.
     fetching: Mutex<Option<Instant>>,
+    /// How many times the keys were fetched.
+    fetched: AtomicU64,
 }
 
 impl Jwks {
@@ -372,32 +527,38 @@ impl Jwks {
             max_bytes,
             keys: RwLock::new(None),
             fetching: Mutex::new(None),
+            fetched: AtomicU64::new(0),
         })
     }
 
-    async fn cached(&self, kid: &str) -> Option<jsonwebtoken::jwk::Jwk> {
-        let keys = self.keys.read().await;
-        let (set, fetched) = keys.as_ref()?;
+    /// Which fetch of the keys is held: a token checked with an earlier one is checked again.
+    fn generation(&self) -> u64 {
+        self.fetched.load(Ordering::SeqCst)
+    }
+
+    fn cached(&self, kid: &str) -> Option<Arc<Key>> {
+        let keys = self.keys.read().unwrap_or_else(PoisonError::into_inner);
+        let (keys, fetched) = keys.as_ref()?;
         if fetched.elapsed() > JWKS_MAX_AGE {
             return None;
         }
-        set.find(kid).cloned()
+        keys.get(kid).cloned()
     }
 
     /// The key `kid`, fetching the set again when it is not known.
-    async fn find(&self, kid: &str) -> Option<jsonwebtoken::jwk::Jwk> {
-        if let Some(jwk) = self.cached(kid).await {
-            return Some(jwk);
+    async fn find(&self, kid: &str) -> Option<Arc<Key>> {
+        if let Some(key) = self.cached(kid) {
+            return Some(key);
         }
         let mut last = self.fetching.lock().await;
         // Another request may have fetched the key while this one waited.
-        if let Some(jwk) = self.cached(kid).await {
-            return Some(jwk);
+        if let Some(key) = self.cached(kid) {
+            return Some(key);
         }
         let stale = self
             .keys
             .read()
-            .await
+            .unwrap_or_else(PoisonError::into_inner)
             .as_ref()
             .is_none_or(|(_, fetched)| fetched.elapsed() > JWKS_MAX_AGE);
         if !stale && last.is_some_and(|at| at.elapsed() < JWKS_MIN_REFETCH) {
@@ -406,8 +567,11 @@ impl Jwks {
         *last = Some(Instant::now());
         match self.fetch().await {
             Ok(set) => {
-                let found = set.find(kid).cloned();
-                *self.keys.write().await = Some((set, Instant::now()));
+                let keys = keys_by_id(&set);
+                let found = keys.get(kid).cloned();
+                *self.keys.write().unwrap_or_else(PoisonError::into_inner) =
+                    Some((keys, Instant::now()));
+                self.fetched.fetch_add(1, Ordering::SeqCst);
                 found
             }
             Err(problem) => {
@@ -510,6 +674,81 @@ mod tests {
             "https://gw.example:8443/team/mcp"
         );
         assert_eq!(metadata.document["scopes_supported"], json!(["tools"]));
+    }
+
+    /// A JWT authenticator of an issuer on 127.0.0.1 serving the keys in `keys`, with no leeway.
+    async fn jwt_issuer(
+        keys: Arc<std::sync::Mutex<Vec<Jwk>>>,
+    ) -> (Authenticator, jsonwebtoken::EncodingKey, String) {
+        use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair};
+        let pair = EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).unwrap();
+        let signing = jsonwebtoken::EncodingKey::from_ec_der(pair.to_pkcs8v1().unwrap().as_ref());
+        let mut jwk = Jwk::from_encoding_key(&signing, Algorithm::ES256).unwrap();
+        jwk.common.key_id = Some("k1".to_owned());
+        keys.lock().unwrap().push(jwk);
+        let app = axum::Router::new().route(
+            "/jwks",
+            axum::routing::get(move || {
+                let set = JwkSet {
+                    keys: keys.lock().unwrap().clone(),
+                };
+                async move { axum::Json(set) }
+            }),
+        );
+        let url = issuer(app).await;
+        let origin = url.origin().ascii_serialization();
+        let config = AuthConfig {
+            mode: AuthMode::Jwt,
+            resource: Some("http://127.0.0.1:1/mcp".to_owned()),
+            issuer: Some(origin.clone()),
+            jwks_url: Some(url.to_string()),
+            scopes: Vec::new(),
+            leeway_seconds: 0,
+            tokens: Vec::new(),
+        };
+        (Authenticator::new(&config).unwrap(), signing, origin)
+    }
+
+    fn bearer_of(
+        signing: &jsonwebtoken::EncodingKey,
+        kid: &str,
+        origin: &str,
+        exp: u64,
+    ) -> HeaderMap {
+        let mut header = jsonwebtoken::Header::new(Algorithm::ES256);
+        header.kid = Some(kid.to_owned());
+        let claims =
+            json!({"iss": origin, "aud": "http://127.0.0.1:1/mcp", "sub": "a", "exp": exp});
+        let token = jsonwebtoken::encode(&header, &claims, signing).unwrap();
+        let mut headers = HeaderMap::new();
+        headers.insert(AUTHORIZATION, format!("Bearer {token}").parse().unwrap());
+        headers
+    }
+
+    #[tokio::test]
+    async fn a_remembered_token_is_refused_once_expired() {
+        let keys = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (auth, signing, origin) = jwt_issuer(keys).await;
+        let headers = bearer_of(&signing, "k1", &origin, unix_now() + 1);
+        assert_eq!(auth.check(&headers).await.unwrap(), "a");
+        assert_eq!(auth.check(&headers).await.unwrap(), "a");
+        tokio::time::sleep(Duration::from_millis(2_100)).await;
+        let refusal = auth.check(&headers).await.unwrap_err();
+        assert_eq!((refusal.error, refusal.why), ("invalid_token", "expired"));
+    }
+
+    #[tokio::test]
+    async fn a_remembered_token_is_checked_again_once_the_keys_are_fetched_again() {
+        let keys = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (auth, signing, origin) = jwt_issuer(Arc::clone(&keys)).await;
+        let headers = bearer_of(&signing, "k1", &origin, unix_now() + 600);
+        assert!(auth.check(&headers).await.is_ok());
+        // The issuer withdraws k1; a token naming another key makes the gateway fetch the set.
+        keys.lock().unwrap().clear();
+        tokio::time::sleep(JWKS_MIN_REFETCH + Duration::from_millis(100)).await;
+        let other = bearer_of(&signing, "k2", &origin, unix_now() + 600);
+        assert_eq!(auth.check(&other).await.unwrap_err().why, "unknown kid");
+        assert_eq!(auth.check(&headers).await.unwrap_err().why, "unknown kid");
     }
 
     #[test]

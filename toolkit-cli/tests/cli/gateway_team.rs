@@ -79,7 +79,7 @@ async fn api(seen: Arc<Seen>) -> String {
     base
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -150,7 +150,7 @@ async fn start(dir: &Path, port: u16, env: &[(&str, &str)]) -> Child {
 }
 
 /// Sends SIGTERM to `child` and returns its exit code and stderr.
-async fn terminate(child: Child) -> (Option<i32>, String) {
+pub(crate) async fn terminate(child: Child) -> (Option<i32>, String) {
     let pid = child.id().unwrap().to_string();
     let status = std::process::Command::new("kill")
         .args(["-TERM", &pid])
