@@ -82,7 +82,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             bm25.search(query, 10)
         });
         for (label, index) in &indices {
-            report(label, &queries, &names, |query| index.search(query, 10).tools);
+            report(label, &queries, &names, |query| {
+                index.search(query, 10).tools
+            });
         }
     }
     let misses: usize = std::env::var("SEARCH_EVAL_MISSES")

@@ -244,7 +244,10 @@ async fn a_declared_output_type_is_what_the_code_gets_back() {
         Declarations::Search,
     );
     let found = toolkit
-        .call("search_tools", json!({ "names": ["count_notes", "find_notes"] }))
+        .call(
+            "search_tools",
+            json!({ "names": ["count_notes", "find_notes"] }),
+        )
         .await
         .unwrap();
     let declarations = found["declarations"].as_str().unwrap();
@@ -262,7 +265,8 @@ async fn a_declared_output_type_is_what_the_code_gets_back() {
     let reads = "async function f(): Promise<number> { const n = await tools.count_notes({}); \
                  return n.count + (n.latest?.title.length ?? 0); }";
     type_check(&format!("{declarations}\n{reads}")).unwrap();
-    let misreads = "async function f(): Promise<string> { return (await tools.count_notes({})).count; }";
+    let misreads =
+        "async function f(): Promise<string> { return (await tools.count_notes({})).count; }";
     assert!(type_check(&format!("{declarations}\n{misreads}")).is_err());
 }
 

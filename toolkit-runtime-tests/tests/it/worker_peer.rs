@@ -50,12 +50,9 @@ async fn main() -> ExitCode {
         inner: input,
         tail: Vec::new(),
     };
-    let served = toolkit_runtime::serve_worker_on(
-        toolkit_runtime::QuickJsOptions::default(),
-        input,
-        output,
-    )
-    .await;
+    let served =
+        toolkit_runtime::serve_worker_on(toolkit_runtime::QuickJsOptions::default(), input, output)
+            .await;
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

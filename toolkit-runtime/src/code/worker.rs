@@ -438,8 +438,8 @@ async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
     pending: &mut Vec<u8>,
     max: usize,
 ) -> Line {
-    let limit = u64::try_from(max.saturating_add(1).saturating_sub(pending.len()))
-        .unwrap_or(u64::MAX);
+    let limit =
+        u64::try_from(max.saturating_add(1).saturating_sub(pending.len())).unwrap_or(u64::MAX);
     let read = reader.take(limit).read_until(b'\n', pending).await;
     match read {
         Err(_) => Line::End,
