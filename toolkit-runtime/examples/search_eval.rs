@@ -4,9 +4,14 @@
 //! each tool's name and description, no stemming) as the baseline; with each one's median time
 //! per query.
 //!
+//! The queries are split in two by their row (even rows the development half, odd rows the test
+//! half), and every figure is given for each: whatever was tuned was tuned on the development
+//! half, and the test half says how well that holds.
+//!
 //! `cargo run --release -p toolkit-runtime --example search_eval [CORPUS_DIR]`
 //! (by default `../shared/corpus/search` beside the checkout). With `SEARCH_EVAL_MISSES=N` it also
-//! prints N queries the default ranking missed at 5, with what it found instead.
+//! prints N queries of the development half that the default ranking missed at 5, with what it
+//! found instead.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -45,15 +50,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         definitions.len(),
         queries.len()
     );
-    println!();
-    println!("| ranking | recall@1 | recall@5 | recall@10 | p50 per query |");
-    println!("| --- | ---: | ---: | ---: | ---: |");
     let names: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
     let bm25 = Bm25::new(&definitions);
-    report("plain BM25 (baseline)", &queries, &names, |query| {
-        bm25.search(query, 10)
-    });
-    for (label, ranking) in [
+    let indices: Vec<(&str, SearchIndex)> = [
         (
             "seed's plain match on words (`Ranking::Words`)",
             Ranking::Words,
@@ -62,21 +61,43 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "fielded BM25F (`Ranking::Relevance`, default)",
             Ranking::Relevance,
         ),
-    ] {
-        let index = SearchIndex::with_ranking(&definitions, ranking);
-        report(label, &queries, &names, |query| {
-            index.search(query, 10).tools
+    ]
+    .into_iter()
+    .map(|(label, ranking)| (label, SearchIndex::with_ranking(&definitions, ranking)))
+    .collect();
+    let default = SearchIndex::new(&definitions);
+    for (half, parity) in [("development", 0), ("test", 1)] {
+        let queries: Vec<(String, String)> = queries
+            .iter()
+            .enumerate()
+            .filter(|(row, _)| row % 2 == parity)
+            .map(|(_, labelled)| labelled.clone())
+            .collect();
+        println!();
+        println!("{half} half: {} queries", queries.len());
+        println!();
+        println!("| ranking | recall@1 | recall@5 | recall@10 | p50 per query |");
+        println!("| --- | ---: | ---: | ---: | ---: |");
+        report("plain BM25 (baseline)", &queries, &names, |query| {
+            bm25.search(query, 10)
         });
+        for (label, index) in &indices {
+            report(label, &queries, &names, |query| {
+                index.search(query, 10).tools
+            });
+        }
     }
     let misses: usize = std::env::var("SEARCH_EVAL_MISSES")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(0);
     if misses > 0 {
-        let index = SearchIndex::new(&definitions);
+        let index = &default;
         println!();
+        // From the development half only.
         for (query, tool) in queries
             .iter()
+            .step_by(2)
             .filter(|(query, tool)| {
                 !index
                     .search(query, 5)

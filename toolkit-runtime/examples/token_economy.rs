@@ -4,7 +4,7 @@
 //! the OpenAI-style `tools` array a request carries. Then what one search costs when the model
 //! runs it. Prints the Markdown of `docs/performance.md`'s token table.
 //!
-//! `cargo run --release -p toolkit-runtime --features openapi,code --example token_economy [DOC]`
+//! `cargo run --release -p toolkit-runtime --features openapi,code,http --example token_economy [DOC]`
 //! (by default GitHub's description as `scripts/install-test-peers` installs it).
 
 use std::path::PathBuf;

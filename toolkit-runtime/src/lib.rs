@@ -42,8 +42,9 @@ pub use assembly::{Assembly, AssemblyError, Clash, Decision, Member, NameClash, 
 #[cfg(feature = "code")]
 pub use code::{
     CodeFailure, CodeMode, CodeModeOptions, CodeRuntime, Declarations, EVERY_DECLARATION_LIMIT,
-    PoolOptions, QuickJs, QuickJsOptions, RunLimits, RunOutput, ToolCall, WorkerIsolate,
-    WorkerPool, declare_tools, serve_worker, serve_worker_on,
+    PoolOptions, QuickJs, QuickJsOptions, RunLimits, RunOutput, ToolCall, WorkerInput,
+    WorkerIsolate, WorkerOutput, WorkerPool, declare_tools, serve_worker, serve_worker_on,
+    worker_stdio,
 };
 pub use context::CallContext;
 pub use definition::{

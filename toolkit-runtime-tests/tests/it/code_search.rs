@@ -222,6 +222,54 @@ fn tsc_catches_what_it_should() {
     assert!(type_check(wrong).is_err());
 }
 
+#[tokio::test]
+async fn a_declared_output_type_is_what_the_code_gets_back() {
+    let output = json!({
+        "type": "object",
+        "properties": {
+            "count": { "type": "integer", "description": "How many notes." },
+            "latest": { "$ref": "#/$defs/Note" }
+        },
+        "required": ["count"],
+        "$defs": { "Note": { "type": "object", "properties": { "title": { "type": "string" } }, "required": ["title"] } }
+    });
+    let tools = vec![
+        definition("count_notes", json!({ "type": "object" }))
+            .with_description("Counts the notes.")
+            .with_output_schema(output.as_object().cloned().unwrap()),
+        definition("find_notes", json!({ "type": "object" })).with_description("Finds notes."),
+    ];
+    let toolkit = code_mode(
+        &Toolkit::from_source(Scripted::new("s"), tools, &ToolkitOptions::default()).unwrap(),
+        Declarations::Search,
+    );
+    let found = toolkit
+        .call(
+            "search_tools",
+            json!({ "names": ["count_notes", "find_notes"] }),
+        )
+        .await
+        .unwrap();
+    let declarations = found["declarations"].as_str().unwrap();
+    assert!(
+        declarations.contains(
+            "count_notes(input: Record<string, unknown>): Promise<{\n    /** How many notes. */\n    count: number;\n    latest?: {\n      title: string;\n    };\n  }>;"
+        ),
+        "{declarations}"
+    );
+    assert!(
+        declarations.contains("find_notes(input: Record<string, unknown>): Promise<unknown>;"),
+        "{declarations}"
+    );
+    // Code may read the declared answer as its type, and tsc refuses a misreading.
+    let reads = "async function f(): Promise<number> { const n = await tools.count_notes({}); \
+                 return n.count + (n.latest?.title.length ?? 0); }";
+    type_check(&format!("{declarations}\n{reads}")).unwrap();
+    let misreads =
+        "async function f(): Promise<string> { return (await tools.count_notes({})).count; }";
+    assert!(type_check(&format!("{declarations}\n{misreads}")).is_err());
+}
+
 /// What the GitHub stand-in on 127.0.0.1 saw, a line per request.
 type Seen = Arc<Mutex<Vec<String>>>;
 

@@ -1,7 +1,7 @@
 //! `toolkit-code-worker`: a worker program for `WorkerIsolate` and `WorkerPool`, for this crate's
 //! own tests and benchmarks. Built only with the feature `code-test-worker`.
 //!
-//! It serves one run with `serve_worker_on`, as a real worker does; a run whose code contains
+//! It serves one run with `serve_worker_on` over `worker_stdio`, as a real worker does; a run whose code contains
 //! `CRASH_THE_WORKER` makes it exit at once with status 101, as a worker whose engine crashed.
 #![allow(missing_docs)]
 
@@ -45,16 +45,14 @@ impl<R: AsyncRead + Unpin> AsyncRead for CrashOnMarker<R> {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
+    let (input, output) = toolkit_runtime::worker_stdio();
     let input = CrashOnMarker {
-        inner: tokio::io::stdin(),
+        inner: input,
         tail: Vec::new(),
     };
-    let served = toolkit_runtime::serve_worker_on(
-        toolkit_runtime::QuickJsOptions::default(),
-        input,
-        tokio::io::stdout(),
-    )
-    .await;
+    let served =
+        toolkit_runtime::serve_worker_on(toolkit_runtime::QuickJsOptions::default(), input, output)
+            .await;
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

@@ -7,6 +7,9 @@
 //! and `oneOf` as unions, `allOf` as an intersection; `prefixItems` as a tuple; local `$ref`s
 //! resolved; a union inside an array parenthesised; a name that is no identifier quoted; and
 //! `unknown` where a type cannot say: a cyclic schema, or one nested deeper than six levels.
+//!
+//! A tool that declares an `outputSchema` promises its structured answer, so its declaration
+//! returns `Promise<` that type `>`; any other tool returns `Promise<unknown>`.
 
 use std::fmt::Write as _;
 
@@ -26,8 +29,15 @@ const MAX_DEPTH: usize = 6;
 ///     /** The word to look for. */
 ///     word: string;
 ///   }): Promise<unknown>;
+///   /** Counts the notes. */
+///   notes__count(input: Record<string, unknown>): Promise<{
+///     count: number;
+///   }>;
 /// };
 /// ```
+///
+/// A tool's output type is written from its `outputSchema` when it has one (the schema's own
+/// `$ref`s resolved against it), else it is `unknown`.
 pub fn declare_tools<'a>(tools: impl IntoIterator<Item = &'a Tool>) -> String {
     let mut out = String::from("declare const tools: {\n");
     for tool in tools {
@@ -37,9 +47,16 @@ pub fn declare_tools<'a>(tools: impl IntoIterator<Item = &'a Tool>) -> String {
         }
         let root = Value::Object(definition.input_schema().clone());
         let input = Writer { root: &root }.write(&root, 1, &mut Vec::new());
+        let output = match definition.output_schema() {
+            Some(schema) => {
+                let root = Value::Object(schema.clone());
+                Writer { root: &root }.write(&root, 1, &mut Vec::new())
+            }
+            None => "unknown".to_owned(),
+        };
         let _ = writeln!(
             out,
-            "  {}(input: {input}): Promise<unknown>;",
+            "  {}(input: {input}): Promise<{output}>;",
             property_name(definition.name())
         );
     }

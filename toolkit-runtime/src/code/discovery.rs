@@ -173,8 +173,9 @@ pub(super) fn search_definition() -> ToolDefinition {
         "search_tools",
         "Finds the tools that execute's code can call. Give a `query` (what the tools should do), \
          `names` (tools you know), or both; returns `declarations`, TypeScript that declares each \
-         tool found as `tools.<name>(input)` with its description and input type, best match \
-         first, with `matched` and `available` (how many tools match and exist).",
+         tool found as `tools.<name>(input)` with its description, input type and (where \
+         known) output type, best match first, with `matched` and `available` (how many tools \
+         match and exist).",
         schema,
     );
     definition.annotations.read_only = Some(true);

@@ -60,7 +60,7 @@ pub use discovery::{Declarations, EVERY_DECLARATION_LIMIT};
 pub use pool::{PoolOptions, WorkerPool};
 pub use quickjs::{QuickJs, QuickJsOptions};
 pub use runtime::{CodeFailure, CodeRuntime, RunLimits, RunOutput, ToolCall};
-pub use serve_worker::{serve_worker, serve_worker_on};
+pub use serve_worker::{WorkerInput, WorkerOutput, serve_worker, serve_worker_on, worker_stdio};
 pub use worker::WorkerIsolate;
 
 use tracing::Instrument as _;

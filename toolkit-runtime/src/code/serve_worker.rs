@@ -41,7 +41,41 @@ type Waiting = HashMap<u64, oneshot::Sender<Result<Value, Failure>>>;
 ///
 /// When standard input holds no run or standard output cannot be written.
 pub async fn serve_worker(options: QuickJsOptions) -> std::io::Result<()> {
-    serve_worker_on(options, tokio::io::stdin(), tokio::io::stdout()).await
+    let (input, output) = worker_stdio();
+    serve_worker_on(options, input, output).await
+}
+
+/// The worker's standard input, as [`serve_worker_on`] reads it.
+pub type WorkerInput = Box<dyn AsyncRead + Unpin + Send>;
+/// The worker's standard output, as [`serve_worker_on`] writes it.
+pub type WorkerOutput = Box<dyn AsyncWrite + Unpin + Send>;
+
+/// The worker's standard input and output, as [`serve_worker`] uses them: on Unix, when they
+/// are pipes (as [`WorkerIsolate`](super::WorkerIsolate) starts a worker) and the runtime has
+/// its I/O driver, pipes the runtime polls; else Tokio's `stdin` and `stdout`, which read and
+/// write on its blocking threads — a hand-off on every line of a run, and a thread started for
+/// the first write while a read waits. For a worker program that wraps them before calling
+/// [`serve_worker_on`]; call it inside the worker's Tokio runtime.
+pub fn worker_stdio() -> (WorkerInput, WorkerOutput) {
+    #[cfg(unix)]
+    if let Some((input, output)) = pipes() {
+        return (Box::new(input), Box::new(output));
+    }
+    (Box::new(tokio::io::stdin()), Box::new(tokio::io::stdout()))
+}
+
+/// Standard input and output as pipes the runtime polls, when they are pipes.
+#[cfg(unix)]
+fn pipes() -> Option<(
+    tokio::net::unix::pipe::Receiver,
+    tokio::net::unix::pipe::Sender,
+)> {
+    use std::os::fd::AsFd as _;
+    let input = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
+    let output = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
+    let input = tokio::net::unix::pipe::Receiver::from_file(std::fs::File::from(input)).ok()?;
+    let output = tokio::net::unix::pipe::Sender::from_file(std::fs::File::from(output)).ok()?;
+    Some((input, output))
 }
 
 /// [`serve_worker`] over any pipe: the run and the host's answers are read from `input`, the

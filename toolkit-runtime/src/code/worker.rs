@@ -10,8 +10,9 @@
 //!
 //! A worker starts with an empty environment (the host's credentials stay in the host), plus the
 //! variables given with [`WorkerIsolate::env`]. Its lines are read at most 64 MiB at a time (a
-//! longer one kills it), by a task of their own, and the host's answers are written by another,
-//! so a worker that stops reading never holds the run past its deadline.
+//! longer one kills it). The run is written to it under the deadline, and the host's answers to
+//! its calls by a task of their own, so a worker that stops reading never holds the run past
+//! its deadline.
 //!
 //! [`WorkerPool`](super::WorkerPool) starts workers ahead of the runs that need them.
 //!
@@ -348,42 +349,35 @@ async fn drive(
         max_result_length: limits.max_result_length,
         max_log_length: limits.max_log_length,
     });
-    // Lines to the worker go through a task of their own: a worker that stops reading fills
-    // its pipe and blocks that task, never this loop, which keeps watching the deadline.
-    let (outbox, mut to_write) = mpsc::unbounded_channel::<Vec<u8>>();
-    let _writer = AbortOnDrop(tokio::spawn(async move {
-        while let Some(line) = to_write.recv().await {
-            if stdin.write_all(&line).await.is_err() {
-                break;
-            }
-        }
-    }));
-    let (lines_in, mut lines) = mpsc::channel::<Line>(16);
-    let _reader = AbortOnDrop(tokio::spawn(async move {
-        let mut reader = BufReader::new(stdout);
-        loop {
-            let line = read_line(&mut reader, MAX_LINE).await;
-            let last = !matches!(line, Line::Read(_));
-            if lines_in.send(line).await.is_err() || last {
-                break;
-            }
-        }
-    }));
-    // A worker that is gone already is seen on its output, below, as one that ended.
-    let _ = outbox.send(encode(&job));
-    let mut calls = FuturesUnordered::new();
     let deadline = tokio::time::Instant::from_std(limits.deadline + GRACE);
+    // The run is written here, not handed to a task: a worker that said it is ready reads it
+    // at once, and one that does not is cut off at the deadline. (A worker that is gone
+    // already is seen on its output, below, as one that ended.)
+    let written = tokio::time::timeout_at(deadline, stdin.write_all(&encode(&job))).await;
+    if written.is_err() {
+        return Err(CodeFailure::Timeout { logs: Vec::new() });
+    }
+    let mut stdin = Some(stdin);
+    // Answers to the worker's calls go through a task of their own, started at the first: a
+    // worker that stops reading fills its pipe and blocks that task, never this loop, which
+    // keeps watching the deadline.
+    let mut outbox: Option<(mpsc::UnboundedSender<Vec<u8>>, AbortOnDrop)> = None;
+    // The worker's lines are read here, a line at a time into `pending`, which keeps a line
+    // read in part when another branch wins.
+    let mut reader = BufReader::new(stdout);
+    let mut pending = Vec::new();
+    let mut calls = FuturesUnordered::new();
     loop {
         tokio::select! {
-            line = lines.recv() => {
+            line = read_line(&mut reader, &mut pending, MAX_LINE) => {
                 let line = match line {
-                    Some(Line::Read(line)) => line,
-                    Some(Line::TooLong) => {
+                    Line::Read(line) => line,
+                    Line::TooLong => {
                         return Err(crashed(format!(
                             "The isolate's process wrote a line of more than {MAX_LINE} bytes."
                         )));
                     }
-                    Some(Line::End) | None => {
+                    Line::End => {
                         let status = tokio::time::timeout(GRACE, child.wait())
                             .await
                             .ok()
@@ -413,6 +407,19 @@ async fn drive(
                     Ok(value) => Answer { id, ok: Some(value), failure: None },
                     Err(failure) => Answer { id, ok: None, failure: Some(failure) },
                 };
+                let (outbox, _) = outbox.get_or_insert_with(|| {
+                    let (outbox, mut to_write) = mpsc::unbounded_channel::<Vec<u8>>();
+                    let mut stdin = stdin.take();
+                    let writer = tokio::spawn(async move {
+                        while let Some(line) = to_write.recv().await {
+                            let Some(stdin) = stdin.as_mut() else { break };
+                            if stdin.write_all(&line).await.is_err() {
+                                break;
+                            }
+                        }
+                    });
+                    (outbox, AbortOnDrop(writer))
+                });
                 // A worker that is gone is seen on its output.
                 let _ = outbox.send(encode(&ToWorker::Answer(answer)));
             }
@@ -423,19 +430,27 @@ async fn drive(
     }
 }
 
-/// Reads one line of at most `max` bytes (its newline not counted).
-async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(reader: &mut R, max: usize) -> Line {
-    let mut line = Vec::new();
-    let limit = u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1);
-    match reader.take(limit).read_until(b'\n', &mut line).await {
-        Ok(0) | Err(_) => Line::End,
-        Ok(_) if line.last() == Some(&b'\n') => {
-            line.pop();
-            Line::Read(line)
+/// Reads one line of at most `max` bytes (its newline not counted), into `pending` first:
+/// a read cancelled part way (another branch of the run's loop won) keeps what it read there,
+/// and the next call goes on from it.
+async fn read_line<R: tokio::io::AsyncBufRead + Unpin>(
+    reader: &mut R,
+    pending: &mut Vec<u8>,
+    max: usize,
+) -> Line {
+    let limit =
+        u64::try_from(max.saturating_add(1).saturating_sub(pending.len())).unwrap_or(u64::MAX);
+    let read = reader.take(limit).read_until(b'\n', pending).await;
+    match read {
+        Err(_) => Line::End,
+        Ok(_) if pending.last() == Some(&b'\n') => {
+            pending.pop();
+            Line::Read(std::mem::take(pending))
         }
-        Ok(_) if line.len() > max => Line::TooLong,
+        Ok(_) if pending.len() > max => Line::TooLong,
+        Ok(0) if pending.is_empty() => Line::End,
         // The last line, with no newline: the worker ended after it.
-        Ok(_) => Line::Read(line),
+        Ok(_) => Line::Read(std::mem::take(pending)),
     }
 }
 
