@@ -320,6 +320,9 @@ impl Mcp {
         let mut listed_again = false;
         // Progress is asked for only when the host of the call wants it.
         let progress = crate::progress::Registration::for_current_call();
+        // A server serving this call passes the result on as written.
+        #[cfg(feature = "serve")]
+        let written = crate::serve::Written::in_scope();
         loop {
             let mut params = Map::new();
             params.insert("name".into(), json!(tool));
@@ -373,7 +376,22 @@ impl Mcp {
                 }
                 Err(error) => return Err(self.error(call_error(&error))),
             };
-            match results::called(result) {
+            #[cfg(feature = "serve")]
+            let as_written = written.as_ref().map(|_| result.clone());
+            let called = results::called(result);
+            #[cfg(feature = "serve")]
+            if let (Some(written), Some(as_written)) = (&written, as_written) {
+                match &called {
+                    Called::Answer(answer) => written.leave(as_written, Ok(answer.clone())),
+                    Called::Failed(Reason::CallFailed { description })
+                        if as_written.get("isError") == Some(&Value::Bool(true)) =>
+                    {
+                        written.leave(as_written, Err(description.clone()));
+                    }
+                    _ => {}
+                }
+            }
+            match called {
                 Called::Answer(answer) => return Ok(answer),
                 Called::Retry {
                     request_state: state,
