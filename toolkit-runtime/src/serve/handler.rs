@@ -6,13 +6,13 @@ use std::borrow::Cow;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-#[allow(deprecated)] // logging: deprecated by SEP-2577, still spoken by the session revisions
-use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, SetLevelRequestParams};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
     ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool as McpTool,
 };
+#[allow(deprecated)] // logging: deprecated by SEP-2577, still spoken by the session revisions
+use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, SetLevelRequestParams};
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
@@ -272,8 +272,15 @@ fn severity(level: LoggingLevel) -> u8 {
 /// The progress told so far of one call: how many events, and the last value sent.
 #[derive(Debug, Default)]
 struct Told {
-    count: u32,
-    last: f64,
+    /// The last progress value sent, if any was.
+    last: Option<f64>,
+}
+
+impl Told {
+    /// One more than the last value sent (1 for the first).
+    fn next(&self) -> f64 {
+        self.last.map_or(1.0, |last| last + 1.0)
+    }
 }
 
 /// Tells the client of one piece of a call's progress. A source's own report is passed on as it
@@ -285,21 +292,20 @@ async fn notify(
     told: &mut Told,
     event: &Progress,
 ) {
-    told.count += 1;
     let (value, total, message) = match event {
         Progress::Reported {
             progress,
             total,
             message,
             ..
-        } if *progress > told.last => (*progress, *total, message.clone()),
+        } if told.last.is_none_or(|last| *progress > last) => (*progress, *total, message.clone()),
         Progress::Reported {
             progress,
             total,
             message,
             ..
         } => (
-            told.last + 1.0,
+            told.next(),
             None,
             Some(message.clone().unwrap_or_else(|| match total {
                 Some(total) => format!("{progress} of {total}"),
@@ -307,21 +313,21 @@ async fn notify(
             })),
         ),
         Progress::CallStarted { called, .. } => {
-            (told.last + 1.0, None, Some(format!("calls {called}")))
+            (told.next(), None, Some(format!("calls {called}")))
         }
         Progress::CallEnded {
             called, failure, ..
         } => (
-            told.last + 1.0,
+            told.next(),
             None,
             Some(match failure {
                 None => format!("{called} answered"),
                 Some(code) => format!("{called} failed ({code})"),
             }),
         ),
-        _ => (told.last + 1.0, None, None),
+        _ => (told.next(), None, None),
     };
-    told.last = value;
+    told.last = Some(value);
     let mut note = ProgressNotificationParam::new(token.clone(), value);
     note.total = total;
     note.message = message;

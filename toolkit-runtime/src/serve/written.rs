@@ -53,7 +53,9 @@ impl Written {
             .take()?;
         let same = match (outcome, &left.made) {
             (Ok(answer), Ok(made)) => answer == made,
-            (Err(failure), Err(words)) => failure.code == "CallFailedError" && failure.message == *words,
+            (Err(failure), Err(words)) => {
+                failure.code == "CallFailedError" && failure.message == *words
+            }
             _ => false,
         };
         same.then_some(left.result)
