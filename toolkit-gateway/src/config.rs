@@ -283,7 +283,7 @@ fn any() -> String {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceConfig {
-    /// The source's name: the prefix of its tools' names (`name__tool`).
+    /// The source's name: the prefix of its tools' names (`name__tool`) unless `prefix = false`.
     pub name: String,
     /// An OpenAPI 3.0/3.1 document (JSON or YAML), relative to the configuration's directory.
     pub openapi: Option<PathBuf>,
@@ -303,6 +303,15 @@ pub struct SourceConfig {
     pub env: BTreeMap<String, String>,
     /// How long a call may take, in seconds (30 by default; 1 to 3,600).
     pub timeout_seconds: Option<u64>,
+    /// Whether the source's tools are named `name__tool` (the default); `false` serves them under
+    /// their own names, as a gateway fronting one server does (a name two tools would share
+    /// still fails the toolkit).
+    #[serde(default = "yes")]
+    pub prefix: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// A value read from the host's environment, with a text put before it (`Bearer `).

@@ -193,7 +193,8 @@ impl Gateway {
     ///
     /// # Errors
     ///
-    /// Two tools would share a name once named `source__tool` (every clash is listed).
+    /// Two tools would share a name once named `source__tool` (or by their own names, for a
+    /// source with `prefix = false`); every clash is listed.
     pub fn toolkit(&self) -> Result<Toolkit, String> {
         let members: Vec<Member> = self
             .sources
@@ -203,7 +204,15 @@ impl Gateway {
                 Some(Member::new(Arc::clone(source), definitions.to_vec()))
             })
             .collect();
-        let assembled = Assembly::new()
+        let assembly = self
+            .config
+            .sources
+            .iter()
+            .filter(|source| !source.prefix)
+            .fold(Assembly::new(), |assembly, source| {
+                assembly.unprefixed(source.name.clone())
+            });
+        let assembled = assembly
             .toolkit(&members, |source, definition| {
                 self.policy.decide(source, definition)
             })

@@ -178,6 +178,28 @@ async fn serves_the_configured_sources_under_the_policy_to_an_mcp_client() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_source_with_prefix_false_is_served_under_its_own_names() {
+    let base_url = pet_store().await;
+    let dir = workspace("unprefixed", "");
+    std::fs::write(
+        dir.join("toolkit.toml"),
+        config(&base_url, &dir, "prefix = false"),
+    )
+    .unwrap();
+    let served = Arc::new(gateway(&dir));
+    let definitions = served.discover().await.unwrap();
+    let names: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
+    assert_eq!(names, ["pets__list_pets", "pets__create_pet", "echo"]);
+    let echoed = served
+        .call("echo", json!({"text": "hi"}).as_object().cloned().unwrap())
+        .await
+        .unwrap();
+    assert!(echoed.to_string().contains("hi"), "{echoed}");
+    drop(served);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_source_that_is_down_is_served_from_the_catalog_file() {
     let base_url = pet_store().await;
     let dir = workspace("down", "");

@@ -28,6 +28,7 @@ const tools = [
   { name: "test_tool_with_logging", description: "Tests tool that emits log messages during execution", inputSchema: empty },
   { name: "test_tool_with_progress", description: "Tests tool that reports progress notifications", inputSchema: empty },
   { name: "test_error_handling", description: "Tests error response handling", inputSchema: empty },
+  { name: "test_reconnection", description: "Tests SSE stream disconnection and client reconnection (SEP-1699)", inputSchema: empty },
   {
     name: "test_structured_content",
     title: "Structured weather",
@@ -110,6 +111,12 @@ async function call(name, extra) {
         structuredContent: { temperature: 22.5, conditions: "Sunny" },
         _meta: { "example.com/source": "content_peer" },
       };
+    case "test_reconnection":
+      // The call's stream is closed before the answer, which the client gets by resuming it.
+      await sleep(100);
+      if (extra.closeSSEStream) extra.closeSSEStream();
+      await sleep(100);
+      return { content: [{ type: "text", text: "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure." }] };
     case "json_schema_2020_12_tool":
       return { content: [{ type: "text", text: "ok" }] };
     default:
