@@ -264,9 +264,7 @@ struct Script(std::process::Child);
 
 impl Drop for Script {
     fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .arg(self.0.id().to_string())
-            .status();
+        let _ = Command::new("kill").arg(self.0.id().to_string()).status();
         let _ = self.0.wait();
     }
 }
@@ -274,11 +272,11 @@ impl Drop for Script {
 #[test]
 fn the_official_conformance_suite_passes_through_the_gateway() {
     let suite = suite();
-    let gen = workspace().join("target/debug/toolkit-gen");
+    let generator = workspace().join("target/debug/toolkit-gen");
     assert!(
-        gen.exists(),
+        generator.exists(),
         "{} is missing: cargo build -p toolkit-cli",
-        gen.display()
+        generator.display()
     );
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -288,7 +286,7 @@ fn the_official_conformance_suite_passes_through_the_gateway() {
     let _script = Script(
         Command::new(workspace().join("scripts/mcp-conformance-server"))
             .arg(port.to_string())
-            .env("TOOLKIT_GEN", &gen)
+            .env("TOOLKIT_GEN", &generator)
             .env("RUST_LOG", "error")
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -302,10 +300,8 @@ fn the_official_conformance_suite_passes_through_the_gateway() {
         std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
     });
     assert!(ready, "the gateway did not listen on {port}");
-    let out = std::env::temp_dir().join(format!(
-        "toolkit-conformance-server-{}",
-        std::process::id()
-    ));
+    let out =
+        std::env::temp_dir().join(format!("toolkit-conformance-server-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&out);
     let status = Command::new("node")
         .arg(&suite)
