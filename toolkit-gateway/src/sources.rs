@@ -8,7 +8,7 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use toolkit_runtime::ToolSource;
 use toolkit_runtime::http::{HeaderClient, HttpSource, client_builder};
-use toolkit_runtime::mcp::{Mcp, McpOptions, StdioCommand};
+use toolkit_runtime::mcp::{Mcp, McpOptions, StdioCommand, ToolsChanged};
 
 use super::config::{ConfigError, SourceConfig, SourceKind, read_env};
 
@@ -36,6 +36,41 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// A credential's variable is not set, a header or URL is malformed, or the document cannot be
 /// read; the message names the source.
 pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
+    made(config).map(|made| made.source)
+}
+
+/// A source made, with what tells when its tools changed (an MCP server's
+/// `notifications/tools/list_changed`, where its transport hears it).
+pub struct Made {
+    /// The source.
+    pub source: Arc<dyn ToolSource>,
+    /// Wakes when the source says its tools changed.
+    pub changes: Option<ToolsChanged>,
+}
+
+impl std::fmt::Debug for Made {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Made")
+            .field("source", &self.source.name())
+            .field("changes", &self.changes.is_some())
+            .finish()
+    }
+}
+
+/// [`make`], with what tells when the source's tools changed.
+///
+/// # Errors
+///
+/// As [`make`].
+pub fn made(config: &SourceConfig) -> Result<Made, ConfigError> {
+    let plain = |source: Arc<dyn ToolSource>| Made {
+        source,
+        changes: None,
+    };
+    let mcp = |source: Mcp| Made {
+        changes: source.tools_changed(),
+        source: Arc::new(source),
+    };
     let name = config.name.as_str();
     let fail = |problem: String| ConfigError(format!("source {name:?}: {problem}"));
     let timeout = timeout(config);
@@ -65,7 +100,7 @@ pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
                     .timeout(timeout)
                     .build()
                     .map_err(|error| fail(error.to_string()))?;
-            Ok(Arc::new(source))
+            Ok(plain(Arc::new(source)))
         }
         SourceKind::McpUrl(url) => {
             let url = url
@@ -79,7 +114,7 @@ pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
                 timeout,
                 ..McpOptions::default()
             };
-            Ok(Arc::new(Mcp::http_with_options(name, url, client, options)))
+            Ok(mcp(Mcp::http_with_options(name, url, client, options)))
         }
         SourceKind::McpCommand(words) => {
             let (program, args) = words
@@ -98,7 +133,7 @@ pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
                 timeout,
                 ..McpOptions::default()
             };
-            Ok(Arc::new(Mcp::stdio_with_options(name, command, options)))
+            Ok(mcp(Mcp::stdio_with_options(name, command, options)))
         }
     }
 }

@@ -353,6 +353,48 @@ async fn serves_over_http_on(ip: &str) {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_source_that_says_its_tools_changed_is_refreshed_at_once() {
+    // No refresh interval: only the upstream's notifications/tools/list_changed refreshes.
+    let dir = workspace("announced", "");
+    let text = format!(
+        r#"
+[catalog]
+refresh_seconds = 0
+
+[policy]
+default = "allow"
+
+[[sources]]
+name = "scripted"
+command = {}
+"#,
+        scripted_mcp_in(&dir, "announcing")
+    );
+    std::fs::write(dir.join("toolkit.toml"), text).unwrap();
+    let served = gateway(&dir);
+    let first = served.discover().await.unwrap();
+    let names: Vec<&str> = first.iter().map(ToolDefinition::name).collect();
+    assert_eq!(names, ["scripted__echo", "scripted__grown_1"]);
+    let mut heard = served.tools_changed().expect("heard over stdio");
+    served
+        .call(
+            "scripted__echo",
+            json!({"text": "change"}).as_object().cloned().unwrap(),
+        )
+        .await
+        .unwrap();
+    // The gateway refreshes and tells its own client.
+    tokio::time::timeout(std::time::Duration::from_secs(10), heard.changed())
+        .await
+        .expect("the gateway said its tools changed");
+    let later = served.discover().await.unwrap();
+    let names: Vec<&str> = later.iter().map(ToolDefinition::name).collect();
+    assert!(names.contains(&"scripted__grown_2"), "{names:?}");
+    drop(served);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refresh_serves_new_tools_under_the_same_rules() {
     let dir = workspace("refresh", "");
     let text = format!(

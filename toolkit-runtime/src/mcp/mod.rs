@@ -37,6 +37,7 @@
 //! source and its transports are feature `mcp`.
 
 #[cfg(feature = "mcp")]
+mod changes;
 mod client;
 #[cfg(feature = "mcp")]
 mod command;
@@ -62,6 +63,7 @@ mod source;
 pub(crate) mod transport;
 
 #[cfg(feature = "mcp")]
+pub use changes::ToolsChanged;
 pub use client::McpHttpClient;
 #[cfg(feature = "mcp")]
 pub use command::StdioCommand;

@@ -126,6 +126,14 @@ impl Mcp {
         Self::over(name, Box::new(transport), options, "stdio")
     }
 
+    /// Wakes each time the server says its tools changed (`notifications/tools/list_changed`),
+    /// for a host that lists them again at once. Heard over stdio and the old HTTP+SSE transport;
+    /// over Streamable HTTP the source opens no stream for the server to say it on (see
+    /// [`ToolsChanged`](super::ToolsChanged)).
+    pub fn tools_changed(&self) -> Option<super::ToolsChanged> {
+        self.transport.tools_changed()
+    }
+
     fn over(
         name: String,
         transport: Box<dyn Transport>,
