@@ -38,6 +38,7 @@
 
 #[cfg(feature = "mcp")]
 mod changes;
+#[cfg(feature = "mcp")]
 mod client;
 #[cfg(feature = "mcp")]
 mod command;
@@ -64,6 +65,7 @@ pub(crate) mod transport;
 
 #[cfg(feature = "mcp")]
 pub use changes::ToolsChanged;
+#[cfg(feature = "mcp")]
 pub use client::McpHttpClient;
 #[cfg(feature = "mcp")]
 pub use command::StdioCommand;
