@@ -337,9 +337,14 @@ async fn notify(
 }
 
 /// An upstream's result as written, as rmcp's result; `None` when rmcp cannot read it (a block
-/// of a kind it does not know), and the call is answered as any other.
+/// of a kind it does not know), and the call is answered as any other. An upstream of a session
+/// revision writes no `resultType`: it is `complete` (rmcp strips it again for such a client).
 fn as_written(result: JsonObject) -> Option<CallToolResult> {
-    serde_json::from_value(Value::Object(result)).ok()
+    let mut result: CallToolResult = serde_json::from_value(Value::Object(result)).ok()?;
+    result
+        .result_type
+        .get_or_insert(rmcp::model::ResultType::COMPLETE);
+    Some(result)
 }
 
 /// A tool's answer as a result: the JSON as text (a string as itself), and as structured

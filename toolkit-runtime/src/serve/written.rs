@@ -61,3 +61,45 @@ impl Written {
         same.then_some(left.result)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::json;
+
+    use super::*;
+
+    fn result() -> JsonObject {
+        json!({"content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]})
+            .as_object()
+            .cloned()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_result_is_passed_on_only_for_the_outcome_made_of_it() {
+        let written = Written::default();
+        assert_eq!(written.take_for(&Ok(json!(1))), None);
+        written.leave(result(), Ok(json!([1])));
+        // A code-mode run's answer is not what the source made: the result stays unused.
+        assert_eq!(written.take_for(&Ok(json!({"result": [1]}))), None);
+        written.leave(result(), Ok(json!([1])));
+        assert_eq!(written.take_for(&Ok(json!([1]))), Some(result()));
+        // Taken once.
+        assert_eq!(written.take_for(&Ok(json!([1]))), None);
+    }
+
+    #[test]
+    fn a_failure_is_passed_on_when_it_is_the_tools_own() {
+        let written = Written::default();
+        written.leave(result(), Err("no such city".into()));
+        let other = Failure::new("CallFailedError", "another failure", false);
+        assert_eq!(written.take_for(&Err(other)), None);
+        written.leave(result(), Err("no such city".into()));
+        let timeout = Failure::new("Timeout", "no such city", true);
+        assert_eq!(written.take_for(&Err(timeout)), None);
+        written.leave(result(), Err("no such city".into()));
+        let own = Failure::new("CallFailedError", "no such city", false);
+        assert_eq!(written.take_for(&Err(own)), Some(result()));
+    }
+}
