@@ -288,7 +288,7 @@ fn any() -> String {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceConfig {
-    /// The source's name: the prefix of its tools' names (`name__tool`).
+    /// The source's name: the prefix of its tools' names (`name__tool`) unless `prefix = false`.
     pub name: String,
     /// An OpenAPI 3.0/3.1 document (JSON or YAML), relative to the configuration's directory.
     pub openapi: Option<PathBuf>,
@@ -317,6 +317,15 @@ pub struct SourceConfig {
     pub credentials: BTreeMap<String, String>,
     /// OAuth for an MCP server over HTTP (with `url`) that asks for it.
     pub oauth: Option<SourceOAuth>,
+    /// Whether the source's tools are named `name__tool` (the default); `false` serves them under
+    /// their own names, as a gateway fronting one server does (a name two tools would share
+    /// still fails the toolkit).
+    #[serde(default = "yes")]
+    pub prefix: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// `oauth = { … }` of an MCP server over HTTP, one of two ways:

@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use toolkit_runtime::mcp::ToolsChanged;
 use toolkit_runtime::{
     Assembly, CodeMode, CodeModeOptions, Member, QuickJs, SearchOptions, ToolSearch, ToolSource,
     Toolkit,
@@ -34,6 +35,8 @@ pub struct Gateway {
     catalog: Catalog,
     metrics: Arc<Metrics>,
     readiness: Readiness,
+    /// What wakes when a source says its tools changed, taken once by whoever refreshes.
+    changes: Arc<Mutex<Vec<ToolsChanged>>>,
 }
 
 /// Whether the gateway is ready to serve, as `/readyz` says: its catalog loaded (the start's
@@ -112,12 +115,14 @@ impl Gateway {
         let metrics = Arc::new(Metrics::default());
         let policy = Policy::new(&config.policy).map_err(|error| problems.push(error.0));
         let mut sources = Vec::new();
+        let mut changes = Vec::new();
         for source in &config.sources {
-            match sources::make(source) {
+            match sources::made(source) {
                 Ok(made) => {
                     let metered: Arc<dyn ToolSource> =
-                        Arc::new(Metered::new(made, Arc::clone(&metrics)));
+                        Arc::new(Metered::new(made.source, Arc::clone(&metrics)));
                     sources.push((metered, sources::timeout(source)));
+                    changes.extend(made.changes);
                 }
                 Err(error) => problems.push(error.0),
             }
@@ -131,6 +136,7 @@ impl Gateway {
                 catalog,
                 metrics,
                 readiness: Readiness::default(),
+                changes: Arc::new(Mutex::new(changes)),
             }),
             _ => Err(ConfigError(problems.join("\n"))),
         }
@@ -193,7 +199,8 @@ impl Gateway {
     ///
     /// # Errors
     ///
-    /// Two tools would share a name once named `source__tool` (every clash is listed).
+    /// Two tools would share a name once named `source__tool` (or by their own names, for a
+    /// source with `prefix = false`); every clash is listed.
     pub fn toolkit(&self) -> Result<Toolkit, String> {
         let members: Vec<Member> = self
             .sources
@@ -203,7 +210,15 @@ impl Gateway {
                 Some(Member::new(Arc::clone(source), definitions.to_vec()))
             })
             .collect();
-        let assembled = Assembly::new()
+        let assembly = self
+            .config
+            .sources
+            .iter()
+            .filter(|source| !source.prefix)
+            .fold(Assembly::new(), |assembly, source| {
+                assembly.unprefixed(source.name.clone())
+            });
+        let assembled = assembly
             .toolkit(&members, |source, definition| {
                 self.policy.decide(source, definition)
             })
@@ -225,6 +240,18 @@ impl Gateway {
             0 => None,
             seconds => Some(Duration::from_secs(seconds)),
         }
+    }
+
+    /// What wakes when a source says its tools changed (an MCP server's
+    /// `notifications/tools/list_changed`, heard over stdio and the old HTTP+SSE transport), one
+    /// for each source that can say it. Taken: the first caller (the refresh loop) gets them.
+    pub fn take_tools_changed(&self) -> Vec<ToolsChanged> {
+        std::mem::take(
+            &mut *self
+                .changes
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
     }
 
     /// The configuration file's catalog path (for messages).

@@ -4,6 +4,7 @@
 use std::path::Path;
 use std::time::Duration;
 
+use toolkit_runtime::mcp::ToolsChanged;
 use toolkit_runtime::serve::{HttpOptions, McpServer, ServedToolkit};
 
 use super::Gateway;
@@ -62,8 +63,15 @@ pub async fn serve(path: &Path) -> Result<(), String> {
         readiness: gateway.readiness().clone(),
         grace: Duration::from_secs(serve.shutdown_grace_seconds),
     };
-    if let Some(interval) = gateway.refresh_interval() {
-        tokio::spawn(refresh_every(gateway, server.toolkit_handle(), interval));
+    let changes = gateway.take_tools_changed();
+    let interval = gateway.refresh_interval();
+    if interval.is_some() || !changes.is_empty() {
+        tokio::spawn(keep_refreshed(
+            gateway,
+            server.toolkit_handle(),
+            interval,
+            changes,
+        ));
     }
     match serve.transport {
         Transport::Stdio => server
@@ -133,13 +141,54 @@ async fn stop_signal() {
     interrupt.await;
 }
 
-/// Refreshes the catalog every `interval` and serves the new toolkit when it changed. Whatever
-/// fails here is logged, and the last good toolkit goes on being served.
-async fn refresh_every(mut gateway: Gateway, served: ServedToolkit, interval: Duration) {
-    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
-    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+/// Refreshes the catalog every `interval` (if any) and at once when a source says its tools
+/// changed, and serves the new toolkit when it changed (its clients hear
+/// `notifications/tools/list_changed`). Whatever fails here is logged, and the last good toolkit
+/// goes on being served.
+async fn keep_refreshed(
+    mut gateway: Gateway,
+    served: ServedToolkit,
+    interval: Option<Duration>,
+    changes: Vec<ToolsChanged>,
+) {
+    // One refresh waits at most: changes heard while one waits are served by it.
+    let (told, mut heard) = tokio::sync::mpsc::channel::<()>(1);
+    for mut waiter in changes {
+        let told = told.clone();
+        tokio::spawn(async move {
+            while waiter.changed().await {
+                if let Err(tokio::sync::mpsc::error::TrySendError::Closed(())) = told.try_send(()) {
+                    return;
+                }
+            }
+        });
+    }
+    drop(told);
+    let mut ticks = interval.map(|interval| {
+        let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        ticks
+    });
+    let mut listening = true;
     loop {
-        ticks.tick().await;
+        let tick = async {
+            match ticks.as_mut() {
+                Some(ticks) => {
+                    ticks.tick().await;
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = tick => {}
+            told = heard.recv(), if listening => match told {
+                Some(()) => tracing::info!("a source's tools changed, refreshing"),
+                None => {
+                    listening = false;
+                    continue;
+                }
+            },
+        }
         let refresh = gateway.refresh().await;
         for failure in &refresh.failures {
             tracing::warn!(source = %failure.source, "refresh failed, keeping the last known tools: {}", failure.problem);

@@ -11,7 +11,7 @@ use toolkit_runtime::auth::{
     RegisteredClient, Secret,
 };
 use toolkit_runtime::http::{Credentials, HeaderClient, HttpSource, client_builder};
-use toolkit_runtime::mcp::{Mcp, McpOptions, StdioCommand};
+use toolkit_runtime::mcp::{Mcp, McpOptions, StdioCommand, ToolsChanged};
 use toolkit_runtime::{BoxFuture, ToolSource};
 
 use super::config::{ConfigError, SourceConfig, SourceKind, SourceOAuth, read_env};
@@ -40,6 +40,41 @@ const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 /// A credential's variable is not set, a header or URL is malformed, or the document cannot be
 /// read; the message names the source.
 pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
+    made(config).map(|made| made.source)
+}
+
+/// A source made, with what tells when its tools changed (an MCP server's
+/// `notifications/tools/list_changed`, where its transport hears it).
+pub struct Made {
+    /// The source.
+    pub source: Arc<dyn ToolSource>,
+    /// Wakes when the source says its tools changed.
+    pub changes: Option<ToolsChanged>,
+}
+
+impl std::fmt::Debug for Made {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Made")
+            .field("source", &self.source.name())
+            .field("changes", &self.changes.is_some())
+            .finish()
+    }
+}
+
+/// [`make`], with what tells when the source's tools changed.
+///
+/// # Errors
+///
+/// As [`make`].
+pub fn made(config: &SourceConfig) -> Result<Made, ConfigError> {
+    let plain = |source: Arc<dyn ToolSource>| Made {
+        source,
+        changes: None,
+    };
+    let mcp = |source: Mcp| Made {
+        changes: source.tools_changed(),
+        source: Arc::new(source),
+    };
     let name = config.name.as_str();
     let fail = |problem: String| ConfigError(format!("source {name:?}: {problem}"));
     let timeout = timeout(config);
@@ -85,7 +120,7 @@ pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
                     .timeout(timeout)
                     .build()
                     .map_err(|error| fail(error.to_string()))?;
-            Ok(Arc::new(source))
+            Ok(plain(Arc::new(source)))
         }
         SourceKind::McpUrl(url) => {
             let url = url
@@ -100,10 +135,10 @@ pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
                 ..McpOptions::default()
             };
             match &config.oauth {
-                None => Ok(Arc::new(Mcp::http_with_options(name, url, client, options))),
+                None => Ok(mcp(Mcp::http_with_options(name, url, client, options))),
                 Some(oauth) => {
                     let client = oauth_client(name, &url, client, oauth)?;
-                    Ok(Arc::new(Mcp::http_with_options(name, url, client, options)))
+                    Ok(mcp(Mcp::http_with_options(name, url, client, options)))
                 }
             }
         }
@@ -124,7 +159,7 @@ pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
                 timeout,
                 ..McpOptions::default()
             };
-            Ok(Arc::new(Mcp::stdio_with_options(name, command, options)))
+            Ok(mcp(Mcp::stdio_with_options(name, command, options)))
         }
     }
 }

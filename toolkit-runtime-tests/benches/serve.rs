@@ -8,7 +8,10 @@
 //! the ratio printed is the median, over all of criterion's samples, of our server's time over
 //! the bare server's. Pairing the calls in time keeps other work on the machine out of the ratio.
 //!
-//! Run with `cargo bench -p toolkit-runtime-tests --features serve-test-peer,testing --bench serve`.
+//! A gateway's call is measured the same way: through our server serving an MCP source of the
+//! bare rmcp server, beside a call to that server directly.
+//!
+//! Run with `cargo bench -p toolkit-runtime-tests --features serve-test-peer,testing,mcp --bench serve`.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
 use std::hint::black_box;
@@ -122,17 +125,7 @@ fn served_call_http(c: &mut Criterion) {
         let ours = format!("http://{}/mcp", listener.local_addr().unwrap());
         tokio::spawn(McpServer::new(toolkit()).serve_http(listener));
 
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let bare = format!("http://{}/mcp", listener.local_addr().unwrap());
-        // The same configuration as `McpServer`'s defaults.
-        let config = StreamableHttpServerConfig::default()
-            .with_sse_keep_alive(None)
-            .with_cancellation_token(CancellationToken::new());
-        let handler = Bare::new();
-        let service: StreamableHttpService<Bare, LocalSessionManager> =
-            StreamableHttpService::new(move || Ok(handler.clone()), Arc::default(), config);
-        let router = axum::Router::new().nest_service("/mcp", service);
-        tokio::spawn(async move { axum::serve(listener, router).await });
+        let bare = bare_server().await;
         (ours, bare)
     });
     let (ours, bare) = runtime.block_on(async {
@@ -140,7 +133,36 @@ fn served_call_http(c: &mut Criterion) {
         let bare = ().serve(StreamableHttpClientTransport::from_uri(bare)).await.unwrap();
         (ours, bare)
     });
-    let call = |client: &rmcp::service::RunningService<rmcp::RoleClient, ()>| {
+    let median = paired(
+        c,
+        &runtime,
+        "serve_call_http",
+        ("toolkit_server", &ours),
+        ("bare_rmcp_server", &bare),
+    );
+    println!(
+        "served tools/call over HTTP, our server / bare rmcp server = {:.3} (median of {} paired samples)",
+        median.0, median.1
+    );
+    runtime.block_on(async move {
+        let _ = ours.cancel().await;
+        let _ = bare.cancel().await;
+    });
+}
+
+type Client = rmcp::service::RunningService<rmcp::RoleClient, ()>;
+
+/// Benches `ours` and `bare` in pairs (every iteration calls both, the first alternating, each
+/// timed) in the group `group`; gives the median of ours / bare over criterion's samples, and
+/// their number.
+fn paired(
+    c: &mut Criterion,
+    runtime: &tokio::runtime::Runtime,
+    group: &str,
+    (ours_name, ours): (&str, &Client),
+    (bare_name, bare): (&str, &Client),
+) -> (f64, usize) {
+    let call = |client: &Client| {
         let request = CallToolRequestParams::new("echo").with_arguments(arguments());
         black_box(runtime.block_on(client.call_tool(request)).unwrap());
     };
@@ -150,9 +172,9 @@ fn served_call_http(c: &mut Criterion) {
         let (mut ours_time, mut bare_time) = (Duration::ZERO, Duration::ZERO);
         for iteration in 0..iterations {
             let (first, second) = if iteration % 2 == 0 {
-                (&ours, &bare)
+                (ours, bare)
             } else {
-                (&bare, &ours)
+                (bare, ours)
             };
             let started = Instant::now();
             call(first);
@@ -175,20 +197,76 @@ fn served_call_http(c: &mut Criterion) {
         }
         (ours_time, bare_time)
     };
-    let mut group = c.benchmark_group("serve_call_http");
-    group.bench_function("toolkit_server", |b| b.iter_custom(|n| both(n).0));
-    group.bench_function("bare_rmcp_server", |b| b.iter_custom(|n| both(n).1));
-    group.finish();
+    let mut benches = c.benchmark_group(group);
+    benches.bench_function(ours_name, |b| b.iter_custom(|n| both(n).0));
+    benches.bench_function(bare_name, |b| b.iter_custom(|n| both(n).1));
+    benches.finish();
     let mut ratios = ratios.into_inner().unwrap();
     ratios.sort_by(f64::total_cmp);
-    let median = ratios.get(ratios.len() / 2).copied().unwrap_or(0.0);
+    (
+        ratios.get(ratios.len() / 2).copied().unwrap_or(0.0),
+        ratios.len(),
+    )
+}
+
+/// A bare rmcp server on loopback, serving until the runtime ends; its URL.
+async fn bare_server() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let bare = format!("http://{}/mcp", listener.local_addr().unwrap());
+    // The same configuration as `McpServer`'s defaults.
+    let config = StreamableHttpServerConfig::default()
+        .with_sse_keep_alive(None)
+        .with_cancellation_token(CancellationToken::new());
+    let handler = Bare::new();
+    let service: StreamableHttpService<Bare, LocalSessionManager> =
+        StreamableHttpService::new(move || Ok(handler.clone()), Arc::default(), config);
+    let router = axum::Router::new().nest_service("/mcp", service);
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    bare
+}
+
+/// What a gateway adds: a call through our server in front of the bare rmcp server (an MCP
+/// source of it, the upstream's result passed on as written) beside a call to that server
+/// directly, paired.
+fn gateway_call_http(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (through, direct) = runtime.block_on(async {
+        let bare = bare_server().await;
+        let source = Arc::new(toolkit_runtime::mcp::Mcp::http(
+            "up",
+            bare.parse().unwrap(),
+            reqwest::Client::new(),
+        ));
+        let definitions = toolkit_runtime::ToolSource::discover(source.as_ref())
+            .await
+            .unwrap();
+        let toolkit =
+            Toolkit::from_source(source, definitions, &ToolkitOptions::default()).unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let gateway = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(McpServer::new(toolkit).serve_http(listener));
+        let through = ().serve(StreamableHttpClientTransport::from_uri(gateway)).await.unwrap();
+        let direct = ().serve(StreamableHttpClientTransport::from_uri(bare)).await.unwrap();
+        (through, direct)
+    });
+    let median = paired(
+        c,
+        &runtime,
+        "gateway_call_http",
+        ("through_our_server", &through),
+        ("direct", &direct),
+    );
     println!(
-        "served tools/call over HTTP, our server / bare rmcp server = {median:.3} (median of {} paired samples)",
-        ratios.len()
+        "tools/call through our server in front of an rmcp server / to that server directly = {:.3} (median of {} paired samples)",
+        median.0, median.1
     );
     runtime.block_on(async move {
-        let _ = ours.cancel().await;
-        let _ = bare.cancel().await;
+        let _ = through.cancel().await;
+        let _ = direct.cancel().await;
     });
 }
 
@@ -288,6 +366,7 @@ fn stdin_guard_throughput(c: &mut Criterion) {
 criterion_group!(
     benches,
     served_call_http,
+    gateway_call_http,
     served_call_stdio,
     stdin_guard_throughput
 );

@@ -36,7 +36,9 @@ use std::sync::Arc;
 use indexmap::IndexMap;
 use serde::{Deserialize, Serialize};
 
-use crate::naming::{DEFAULT_MAX_NAME_LENGTH, MIN_MAX_NAME_LENGTH, tool_name};
+use crate::naming::{
+    DEFAULT_MAX_NAME_LENGTH, MIN_MAX_NAME_LENGTH, tool_name, unprefixed_tool_name,
+};
 use crate::toolkit::source_handler;
 use crate::{Approval, Tool, ToolDefinition, ToolSource, Toolkit};
 
@@ -85,12 +87,15 @@ impl fmt::Debug for Member {
 #[derive(Clone, Debug)]
 pub struct Assembly {
     max_name_length: usize,
+    /// The sources whose tools keep their own names (no `source__`).
+    unprefixed: std::collections::BTreeSet<String>,
 }
 
 impl Default for Assembly {
     fn default() -> Self {
         Self {
             max_name_length: DEFAULT_MAX_NAME_LENGTH,
+            unprefixed: std::collections::BTreeSet::new(),
         }
     }
 }
@@ -115,8 +120,23 @@ impl Assembly {
         self
     }
 
+    /// Names the tools of the source `source` by their own names, without `source__` (as a
+    /// gateway that fronts one server serves them); the other naming rules still apply, and a
+    /// name two tools would share fails [`Assembly::toolkit`] as any clash does.
+    ///
+    /// ```
+    /// use toolkit_runtime::Assembly;
+    /// let assembly = Assembly::new().unprefixed("github");
+    /// ```
+    #[must_use]
+    pub fn unprefixed(mut self, source: impl Into<String>) -> Self {
+        self.unprefixed.insert(source.into());
+        self
+    }
+
     /// The toolkit of `members`' tools as `decide` allows them: blocked tools left out, approved
-    /// ones needing approval, every tool named `source__tool`.
+    /// ones needing approval, every tool named `source__tool` (or by its own name, for a source
+    /// named in [`Assembly::unprefixed`]).
     ///
     /// # Errors
     ///
@@ -141,7 +161,11 @@ impl Assembly {
                 if decision == Decision::Block {
                     continue;
                 }
-                let name = tool_name(source, definition.name(), self.max_name_length);
+                let name = if self.unprefixed.contains(source) {
+                    unprefixed_tool_name(definition.name(), self.max_name_length)
+                } else {
+                    tool_name(source, definition.name(), self.max_name_length)
+                };
                 named
                     .entry(name)
                     .or_default()

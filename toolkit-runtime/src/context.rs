@@ -42,6 +42,9 @@ pub struct CallContext {
     approver: Option<Arc<dyn Approver>>,
     progress: Option<ProgressSink>,
     call_id: Option<String>,
+    /// Where an MCP source leaves its server's result as written (a server passing it on).
+    #[cfg(feature = "serve")]
+    pub(crate) written: Option<Arc<crate::serve::Written>>,
 }
 
 impl CallContext {
@@ -98,7 +101,7 @@ impl fmt::Debug for CallContext {
             .field("approver", &self.approver.is_some())
             .field("progress", &self.progress.is_some())
             .field("call_id", &self.call_id)
-            .finish()
+            .finish_non_exhaustive()
     }
 }
 
@@ -107,6 +110,24 @@ pub(crate) struct Scope {
     pub(crate) context: CallContext,
     #[cfg_attr(not(any(feature = "mcp", feature = "code")), allow(dead_code))]
     pub(crate) tool: Arc<str>,
+}
+
+impl Scope {
+    /// The same scope, where no source leaves its server's result: the tools a code-mode run
+    /// calls answer the code, not the client of a server.
+    #[cfg(feature = "code")]
+    fn without_written(&self) -> Self {
+        #[allow(unused_mut)]
+        let mut context = self.context.clone();
+        #[cfg(feature = "serve")]
+        {
+            context.written = None;
+        }
+        Self {
+            context,
+            tool: Arc::clone(&self.tool),
+        }
+    }
 }
 
 thread_local! {
@@ -170,7 +191,7 @@ impl Carried {
     /// The scope and span of the run being polled.
     pub(crate) fn current() -> Self {
         Self {
-            scope: current(),
+            scope: current().map(|scope| Arc::new(scope.without_written())),
             span: tracing::Span::current(),
             dispatch: tracing::dispatcher::get_default(tracing::Dispatch::clone),
             calls: Arc::default(),

@@ -38,9 +38,32 @@ const FINGERPRINT_LENGTH: usize = 9;
 /// The name a model calls the tool `tool` of the source `source` by, at most `max_length`
 /// characters long (raised to [`MIN_MAX_NAME_LENGTH`] if it is less).
 pub fn tool_name(source: &str, tool: &str, max_length: usize) -> String {
+    model_safe(Some(source), tool, max_length)
+}
+
+/// The name a model calls the tool `tool` by when its source's tools are served under their own
+/// names (a gateway that fronts one server): rules 2 to 4 above, without the source's name (the
+/// fingerprint of a cut name is over an empty source name).
+///
+/// ```
+/// use toolkit_runtime::naming::unprefixed_tool_name;
+///
+/// assert_eq!(unprefixed_tool_name("create_issue", 64), "create_issue");
+/// assert_eq!(unprefixed_tool_name("pets/{id}", 64), "pets__id_");
+/// assert_eq!(unprefixed_tool_name("2fa", 64), "_2fa");
+/// ```
+pub fn unprefixed_tool_name(tool: &str, max_length: usize) -> String {
+    model_safe(None, tool, max_length)
+}
+
+fn model_safe(source: Option<&str>, tool: &str, max_length: usize) -> String {
     let max_length = max_length.max(MIN_MAX_NAME_LENGTH);
-    let mut name = String::with_capacity(source.len() + tool.len() + 3);
-    let joined = source.chars().chain("__".chars()).chain(tool.chars());
+    let prefix = source.map_or(0, |source| source.len() + 2);
+    let mut name = String::with_capacity(prefix + tool.len() + 1);
+    let joined = source
+        .into_iter()
+        .flat_map(|source| source.chars().chain("__".chars()))
+        .chain(tool.chars());
     for character in joined {
         name.push(
             if character.is_ascii_alphanumeric() || character == '_' || character == '-' {
@@ -57,7 +80,7 @@ pub fn tool_name(source: &str, tool: &str, max_length: usize) -> String {
         // Only ASCII is left, so any byte index is a character boundary.
         name.truncate(max_length - FINGERPRINT_LENGTH);
         name.push('_');
-        name.push_str(&fingerprint(source, tool));
+        name.push_str(&fingerprint(source.unwrap_or(""), tool));
     }
     name
 }

@@ -53,6 +53,18 @@ pub enum Progress {
         /// What the source said, for a person (cut to 1,000 characters).
         message: Option<String>,
     },
+    /// A source logged a message while it ran the tool (an MCP server's `notifications/message`
+    /// on the call's own stream).
+    Logged {
+        /// The tool being run, by the name the model knows it.
+        tool: String,
+        /// The message's severity, as the source named it (`debug`, `info`… `emergency`).
+        level: String,
+        /// The logger that wrote it, when the source named one.
+        logger: Option<String>,
+        /// What was logged, as the source wrote it.
+        data: Value,
+    },
     /// Code of a code-mode run called one of its tools.
     CallStarted {
         /// The tool that runs the code (`execute`).
@@ -74,7 +86,6 @@ pub enum Progress {
 }
 
 /// Tells the host of the call in scope, if it asked for progress.
-#[cfg_attr(not(feature = "code"), allow(dead_code))] // code mode's runs report their tool calls
 pub(crate) fn report(progress: impl FnOnce(&str) -> Progress) {
     if let Some(scope) = context::current()
         && let Some(sink) = scope.context.progress_sink()
@@ -133,6 +144,30 @@ impl Drop for Registration {
 
 fn routes() -> std::sync::MutexGuard<'static, HashMap<String, Route>> {
     ROUTES.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Passes on the params of a `notifications/message` (a log) to the host of the call in scope,
+/// when it asked for progress; params that are no log message are let go.
+pub(crate) fn logged(params: Option<&Value>) {
+    let Some(params) = params.and_then(Value::as_object) else {
+        return;
+    };
+    let Some(level) = params.get("level").and_then(Value::as_str) else {
+        return;
+    };
+    let Some(data) = params.get("data") else {
+        return;
+    };
+    let logger = params
+        .get("logger")
+        .and_then(Value::as_str)
+        .map(|logger| cut_utf16(logger, MAX_MESSAGE_LENGTH));
+    report(|tool| Progress::Logged {
+        tool: tool.to_owned(),
+        level: cut_utf16(level, 32),
+        logger,
+        data: data.clone(),
+    });
 }
 
 /// Passes on the params of a `notifications/progress` to the call whose token they name; a

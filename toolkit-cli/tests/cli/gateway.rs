@@ -178,6 +178,28 @@ async fn serves_the_configured_sources_under_the_policy_to_an_mcp_client() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_source_with_prefix_false_is_served_under_its_own_names() {
+    let base_url = pet_store().await;
+    let dir = workspace("unprefixed", "");
+    std::fs::write(
+        dir.join("toolkit.toml"),
+        config(&base_url, &dir, "prefix = false"),
+    )
+    .unwrap();
+    let served = Arc::new(gateway(&dir));
+    let definitions = served.discover().await.unwrap();
+    let names: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
+    assert_eq!(names, ["pets__list_pets", "pets__create_pet", "echo"]);
+    let echoed = served
+        .call("echo", json!({"text": "hi"}).as_object().cloned().unwrap())
+        .await
+        .unwrap();
+    assert!(echoed.to_string().contains("hi"), "{echoed}");
+    drop(served);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_source_that_is_down_is_served_from_the_catalog_file() {
     let base_url = pet_store().await;
     let dir = workspace("down", "");
@@ -327,6 +349,48 @@ async fn serves_over_http_on(ip: &str) {
         .unwrap();
     assert!(found.to_string().contains("pets__list_pets"), "{found}");
     child.kill().await.unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_source_that_says_its_tools_changed_is_refreshed_at_once() {
+    // No refresh interval: only the upstream's notifications/tools/list_changed refreshes.
+    let dir = workspace("announced", "");
+    let text = format!(
+        r#"
+[catalog]
+refresh_seconds = 0
+
+[policy]
+default = "allow"
+
+[[sources]]
+name = "scripted"
+command = {}
+"#,
+        scripted_mcp_in(&dir, "announcing")
+    );
+    std::fs::write(dir.join("toolkit.toml"), text).unwrap();
+    let served = gateway(&dir);
+    let first = served.discover().await.unwrap();
+    let names: Vec<&str> = first.iter().map(ToolDefinition::name).collect();
+    assert_eq!(names, ["scripted__echo", "scripted__grown_1"]);
+    let mut heard = served.tools_changed().expect("heard over stdio");
+    served
+        .call(
+            "scripted__echo",
+            json!({"text": "change"}).as_object().cloned().unwrap(),
+        )
+        .await
+        .unwrap();
+    // The gateway refreshes and tells its own client.
+    tokio::time::timeout(std::time::Duration::from_secs(10), heard.changed())
+        .await
+        .expect("the gateway said its tools changed");
+    let later = served.discover().await.unwrap();
+    let names: Vec<&str> = later.iter().map(ToolDefinition::name).collect();
+    assert!(names.contains(&"scripted__grown_2"), "{names:?}");
+    drop(served);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -11,6 +11,8 @@ mod http;
 mod in_process;
 #[cfg(all(feature = "serve-test-peer", feature = "mcp"))]
 mod interop;
+#[cfg(feature = "mcp")]
+mod pass_through;
 #[cfg(all(feature = "serve-test-peer", feature = "testing"))]
 mod process;
 

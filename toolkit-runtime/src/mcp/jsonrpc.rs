@@ -56,9 +56,9 @@ pub(crate) enum Incoming {
     Response { id: Value, outcome: Outcome },
     /// A request the server makes of us (only `ping` is answered).
     Request { id: Value, method: String },
-    /// A notification (progress, logs, list changes): read and let go (progress is passed on to
-    /// the host of its call when read).
-    Notification,
+    /// A notification (progress, logs, list changes), by its method: progress and logs are
+    /// passed on to the host of their call when read.
+    Notification { method: String },
 }
 
 impl Incoming {
@@ -78,10 +78,14 @@ impl Incoming {
             (Some(method), _) => {
                 // Progress goes to the host of the call whose token it names, whichever
                 // transport read it.
-                if method == "notifications/progress" {
-                    crate::progress::deliver(object.get("params"));
+                // A log goes to the host of the call being read, when the stream read is the
+                // call's own (a reader of its own, as stdio's, has no call in scope).
+                match method.as_str() {
+                    "notifications/progress" => crate::progress::deliver(object.get("params")),
+                    "notifications/message" => crate::progress::logged(object.get("params")),
+                    _ => {}
                 }
-                Some(Self::Notification)
+                Some(Self::Notification { method })
             }
             (None, Some(id)) => {
                 if let Some(error) = object.get("error") {
@@ -172,7 +176,7 @@ mod tests {
         let ping = Incoming::from_value(json!({"jsonrpc":"2.0","id":"p","method":"ping"}));
         assert!(matches!(ping, Some(Incoming::Request { .. })));
         let note = Incoming::from_value(json!({"jsonrpc":"2.0","method":"notifications/progress"}));
-        assert!(matches!(note, Some(Incoming::Notification)));
+        assert!(matches!(note, Some(Incoming::Notification { .. })));
     }
 
     #[test]

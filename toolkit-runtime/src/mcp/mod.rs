@@ -37,6 +37,8 @@
 //! source and its transports are feature `mcp`.
 
 #[cfg(feature = "mcp")]
+mod changes;
+#[cfg(feature = "mcp")]
 mod client;
 #[cfg(feature = "mcp")]
 mod command;
@@ -61,6 +63,8 @@ mod source;
 #[cfg(feature = "mcp")]
 pub(crate) mod transport;
 
+#[cfg(feature = "mcp")]
+pub use changes::ToolsChanged;
 #[cfg(feature = "mcp")]
 pub use client::McpHttpClient;
 #[cfg(feature = "mcp")]

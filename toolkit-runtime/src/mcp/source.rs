@@ -126,6 +126,14 @@ impl Mcp {
         Self::over(name, Box::new(transport), options, "stdio")
     }
 
+    /// Wakes each time the server says its tools changed (`notifications/tools/list_changed`),
+    /// for a host that lists them again at once. Heard over stdio and the old HTTP+SSE transport;
+    /// over Streamable HTTP the source opens no stream for the server to say it on (see
+    /// [`ToolsChanged`](super::ToolsChanged)).
+    pub fn tools_changed(&self) -> Option<super::ToolsChanged> {
+        self.transport.tools_changed()
+    }
+
     fn over(
         name: String,
         transport: Box<dyn Transport>,
@@ -320,6 +328,9 @@ impl Mcp {
         let mut listed_again = false;
         // Progress is asked for only when the host of the call wants it.
         let progress = crate::progress::Registration::for_current_call();
+        // A server serving this call passes the result on as written.
+        #[cfg(feature = "serve")]
+        let written = crate::serve::Written::in_scope();
         loop {
             let mut params = Map::new();
             params.insert("name".into(), json!(tool));
@@ -373,7 +384,22 @@ impl Mcp {
                 }
                 Err(error) => return Err(self.error(call_error(&error))),
             };
-            match results::called(result) {
+            #[cfg(feature = "serve")]
+            let as_written = written.as_ref().map(|_| result.clone());
+            let called = results::called(result);
+            #[cfg(feature = "serve")]
+            if let (Some(written), Some(as_written)) = (&written, as_written) {
+                match &called {
+                    Called::Answer(answer) => written.leave(as_written, Ok(answer.clone())),
+                    Called::Failed(Reason::CallFailed { description })
+                        if as_written.get("isError") == Some(&Value::Bool(true)) =>
+                    {
+                        written.leave(as_written, Err(description.clone()));
+                    }
+                    _ => {}
+                }
+            }
+            match called {
                 Called::Answer(answer) => return Ok(answer),
                 Called::Retry {
                     request_state: state,

@@ -1,20 +1,26 @@
-//! rmcp's [`ServerHandler`] over a [`ServedToolkit`]: `tools/list`, `tools/call`, and the
-//! notifications of a replaced toolkit.
+//! rmcp's [`ServerHandler`] over a [`ServedToolkit`]: `tools/list`, `tools/call` (an MCP
+//! source's result passed on as its server wrote it, its progress and logs relayed),
+//! `logging/setLevel`, and the notifications of a replaced toolkit.
 
 use std::borrow::Cow;
+
+use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
     ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool as McpTool,
 };
+#[allow(deprecated)] // logging: deprecated by SEP-2577, still spoken by the session revisions
+use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, SetLevelRequestParams};
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use super::failure::{Remediation, echo, message};
 use super::served::ServedToolkit;
-use crate::{ApprovalRequest, CallContext, Failure, Progress, Verdict};
+use super::written::Written;
+use crate::{ApprovalRequest, CallContext, Failure, JsonObject, Progress, Verdict};
 
 /// What a server says of itself.
 #[derive(Clone, Debug)]
@@ -26,20 +32,27 @@ pub(crate) struct Identity {
     pub(crate) versions: Option<Vec<ProtocolVersion>>,
 }
 
-/// One server's handler; cloned for each HTTP session (clones share the served toolkit).
+/// One server's handler; one for each session ([`Handler::for_session`]: they share the served
+/// toolkit).
 #[derive(Clone, Debug)]
 pub(crate) struct Handler {
     pub(crate) toolkit: ServedToolkit,
-    pub(crate) identity: std::sync::Arc<Identity>,
+    pub(crate) identity: Arc<Identity>,
     /// The host's own approver, when it asks its person itself (else the client asked).
     pub(crate) approval: Option<CallContext>,
+    /// The least severe log the session's client wants (`logging/setLevel`); every log until it
+    /// sets one.
+    #[allow(deprecated)]
+    pub(crate) level: Arc<Mutex<Option<LoggingLevel>>>,
 }
 
 impl ServerHandler for Handler {
+    #[allow(deprecated)] // logging: see the import
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
+            .enable_logging()
             .build();
         let info = ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.identity.name.clone(),
@@ -91,28 +104,22 @@ impl ServerHandler for Handler {
         };
         let input = Value::Object(request.arguments.unwrap_or_default());
         // A client that gave a progress token is told the call's progress (an upstream server's,
-        // the tools a code-mode run calls) as `notifications/progress`.
+        // the tools a code-mode run calls) as `notifications/progress`; every client is told the
+        // logs an upstream server writes on the call's stream, from the level it set.
         let token = context.meta.get_progress_token();
         let (sender, mut progress) = tokio::sync::mpsc::unbounded_channel::<Progress>();
-        let call_context = self.call_context(token.is_some().then_some(sender));
+        let written = Arc::new(Written::default());
+        let call_context = self.call_context(sender, Arc::clone(&written));
         // A call the client cancels (`notifications/cancelled`, or an HTTP request it dropped)
         // stops: its future is dropped, which stops the tool's work.
-        let call = async {
-            match &call_context {
-                Some(call_context) => tool.call_with(input, call_context).await,
-                None => tool.call(input).await,
-            }
-        };
+        let call = tool.call_with(input, &call_context);
         tokio::pin!(call);
-        let mut told = 0u32;
+        let mut told = Told::default();
         let outcome = loop {
             tokio::select! {
                 outcome = &mut call => break outcome,
-                Some(event) = progress.recv(), if token.is_some() => {
-                    if let Some(token) = &token {
-                        told += 1;
-                        notify(&context, token, told, &event).await;
-                    }
+                Some(event) = progress.recv() => {
+                    self.tell(&context, token.as_ref(), &mut told, &event).await;
                 }
                 () = context.ct.cancelled() => {
                     return Err(ErrorData::internal_error("The call was cancelled.", None));
@@ -120,17 +127,27 @@ impl ServerHandler for Handler {
             }
         };
         // What was told while the answer was being made goes before it.
-        if let Some(token) = &token {
-            while let Ok(event) = progress.try_recv() {
-                told += 1;
-                notify(&context, token, told, &event).await;
-            }
+        while let Ok(event) = progress.try_recv() {
+            self.tell(&context, token.as_ref(), &mut told, &event).await;
+        }
+        if let Some(result) = written.take_for(&outcome).and_then(as_written) {
+            return Ok(result.into());
         }
         let result = match outcome {
             Ok(value) => success(value, any_structure),
             Err(failure) => CallToolResult::error(vec![ContentBlock::text(shaped(&failure))]),
         };
         Ok(result.into())
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        *self.level.lock().unwrap_or_else(PoisonError::into_inner) = Some(request.level);
+        Ok(())
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -165,58 +182,169 @@ impl ServerHandler for Handler {
 }
 
 impl Handler {
+    /// A handler for one more session: the same served toolkit, a log level of its own.
+    pub(crate) fn for_session(&self) -> Self {
+        Self {
+            level: Arc::default(),
+            ..self.clone()
+        }
+    }
+
     /// What a call runs with: the host's own approver (else every call approved: the client
-    /// asked its person), and a progress callback when the client asked for progress.
+    /// asked its person), the progress callback, and the slot for an upstream's result.
     fn call_context(
         &self,
-        progress: Option<tokio::sync::mpsc::UnboundedSender<Progress>>,
-    ) -> Option<CallContext> {
-        let context = match (&self.approval, &progress) {
-            (Some(approval), _) => approval.clone(),
-            (None, Some(_)) => {
-                CallContext::new().approver(|_: ApprovalRequest| async { Verdict::Approve })
-            }
-            (None, None) => return None,
+        progress: tokio::sync::mpsc::UnboundedSender<Progress>,
+        written: Arc<Written>,
+    ) -> CallContext {
+        let mut context = match &self.approval {
+            Some(approval) => approval.clone(),
+            None => CallContext::new().approver(|_: ApprovalRequest| async { Verdict::Approve }),
         };
-        Some(match progress {
-            Some(sender) => context.progress(move |event| {
-                let _ = sender.send(event);
-            }),
-            None => context,
+        context.written = Some(written);
+        context.progress(move |event| {
+            let _ = progress.send(event);
         })
+    }
+
+    /// Tells the client of one event of a call: progress when it gave a token, a log when its
+    /// level lets it through.
+    async fn tell(
+        &self,
+        context: &RequestContext<RoleServer>,
+        token: Option<&ProgressToken>,
+        told: &mut Told,
+        event: &Progress,
+    ) {
+        if let Progress::Logged {
+            level,
+            logger,
+            data,
+            ..
+        } = event
+        {
+            self.log(context, level, logger.as_deref(), data).await;
+        } else if let Some(token) = token {
+            notify(context, token, told, event).await;
+        }
+    }
+
+    /// Passes on an upstream's log, unless it is less severe than the client's level.
+    #[allow(deprecated)]
+    async fn log(
+        &self,
+        context: &RequestContext<RoleServer>,
+        level: &str,
+        logger: Option<&str>,
+        data: &Value,
+    ) {
+        let Ok(level) = serde_json::from_value::<LoggingLevel>(Value::String(level.to_owned()))
+        else {
+            return;
+        };
+        let least = *self.level.lock().unwrap_or_else(PoisonError::into_inner);
+        if least.is_some_and(|least| severity(level) < severity(least)) {
+            return;
+        }
+        let mut note = LoggingMessageNotificationParam::new(level, data.clone());
+        note.logger = logger.map(str::to_owned);
+        if let Err(error) = context.peer.notify_logging_message(note).await {
+            tracing::debug!(%error, "the client could not be told of a log");
+        }
     }
 }
 
-/// Tells the client of one piece of a call's progress: the count so far, and what happened.
+/// How severe a log level is: `debug` 0 to `emergency` 7.
+#[allow(deprecated)]
+fn severity(level: LoggingLevel) -> u8 {
+    match level {
+        LoggingLevel::Debug => 0,
+        LoggingLevel::Info => 1,
+        LoggingLevel::Notice => 2,
+        LoggingLevel::Warning => 3,
+        LoggingLevel::Error => 4,
+        LoggingLevel::Critical => 5,
+        LoggingLevel::Alert => 6,
+        LoggingLevel::Emergency => 7,
+    }
+}
+
+/// The progress told so far of one call: how many events, and the last value sent.
+#[derive(Debug, Default)]
+struct Told {
+    /// The last progress value sent, if any was.
+    last: Option<f64>,
+}
+
+impl Told {
+    /// One more than the last value sent (1 for the first).
+    fn next(&self) -> f64 {
+        self.last.map_or(1.0, |last| last + 1.0)
+    }
+}
+
+/// Tells the client of one piece of a call's progress. A source's own report is passed on as it
+/// said it (progress, total, message) while its progress grows; anything else (a code-mode
+/// run's tool calls) counts one more than the last value sent.
 async fn notify(
     context: &RequestContext<RoleServer>,
     token: &ProgressToken,
-    told: u32,
+    told: &mut Told,
     event: &Progress,
 ) {
-    let message = match event {
+    let (value, total, message) = match event {
         Progress::Reported {
             progress,
             total,
             message,
             ..
-        } => message.clone().unwrap_or_else(|| match total {
-            Some(total) => format!("{progress} of {total}"),
-            None => format!("{progress}"),
-        }),
-        Progress::CallStarted { called, .. } => format!("calls {called}"),
+        } if told.last.is_none_or(|last| *progress > last) => (*progress, *total, message.clone()),
+        Progress::Reported {
+            progress,
+            total,
+            message,
+            ..
+        } => (
+            told.next(),
+            None,
+            Some(message.clone().unwrap_or_else(|| match total {
+                Some(total) => format!("{progress} of {total}"),
+                None => format!("{progress}"),
+            })),
+        ),
+        Progress::CallStarted { called, .. } => {
+            (told.next(), None, Some(format!("calls {called}")))
+        }
         Progress::CallEnded {
             called, failure, ..
-        } => match failure {
-            None => format!("{called} answered"),
-            Some(code) => format!("{called} failed ({code})"),
-        },
+        } => (
+            told.next(),
+            None,
+            Some(match failure {
+                None => format!("{called} answered"),
+                Some(code) => format!("{called} failed ({code})"),
+            }),
+        ),
+        _ => (told.next(), None, None),
     };
-    let mut note = ProgressNotificationParam::new(token.clone(), f64::from(told));
-    note.message = Some(message);
+    told.last = Some(value);
+    let mut note = ProgressNotificationParam::new(token.clone(), value);
+    note.total = total;
+    note.message = message;
     if let Err(error) = context.peer.notify_progress(note).await {
         tracing::debug!(%error, "the client could not be told of progress");
     }
+}
+
+/// An upstream's result as written, as rmcp's result; `None` when rmcp cannot read it (a block
+/// of a kind it does not know), and the call is answered as any other. An upstream of a session
+/// revision writes no `resultType`: it is `complete` (rmcp strips it again for such a client).
+fn as_written(result: JsonObject) -> Option<CallToolResult> {
+    let mut result: CallToolResult = serde_json::from_value(Value::Object(result)).ok()?;
+    result
+        .result_type
+        .get_or_insert(rmcp::model::ResultType::COMPLETE);
+    Some(result)
 }
 
 /// A tool's answer as a result: the JSON as text (a string as itself), and as structured

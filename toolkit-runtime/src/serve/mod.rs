@@ -54,6 +54,7 @@ pub mod stdin_guard;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod transport;
+mod written;
 
 pub use error::ServeError;
 pub use guard::run_guarded;
@@ -61,3 +62,4 @@ pub use served::ServedToolkit;
 pub use server::{HttpOptions, MCP_PATH, McpServer, bind_loopback};
 /// Cancels a server's HTTP sessions ([`McpServer::router`]); re-exported from `tokio-util`.
 pub use tokio_util::sync::CancellationToken;
+pub(crate) use written::Written;

@@ -213,6 +213,7 @@ impl McpServer {
             toolkit: self.toolkit.clone(),
             identity: Arc::new(self.identity.clone()),
             approval: self.approval.clone(),
+            level: Arc::default(),
         }
     }
 
@@ -252,7 +253,7 @@ impl McpServer {
         let (output, writer) = spawn_writer(writer);
         loop {
             let transport = GuardedTransport::new(Arc::clone(&input), output.clone());
-            match rmcp::serve_server(handler.clone(), transport).await {
+            match rmcp::serve_server(handler.for_session(), transport).await {
                 Ok(running) => {
                     if let Err(error) = running.waiting().await {
                         tracing::error!(%error, "the server's task failed");
@@ -301,7 +302,7 @@ impl McpServer {
             .with_sse_keep_alive(None)
             .with_cancellation_token(shutdown);
         let service: StreamableHttpService<Handler, LocalSessionManager> =
-            StreamableHttpService::new(move || Ok(handler.clone()), Arc::default(), config);
+            StreamableHttpService::new(move || Ok(handler.for_session()), Arc::default(), config);
         axum::Router::new().nest_service(path, service)
     }
 

@@ -9,6 +9,8 @@ Usage: stdio_peer.py MODE PIDFILE
   noisy           as normal, and first writes a stderr line of 100 KiB
   growing         as normal, and each tools/list also lists the tools grown_1 .. grown_N, N
                   the number of lists so far (a server whose tools change while it runs)
+  announcing      as growing, and a tools/call for the text "change" first says
+                  notifications/tools/list_changed
   flood           as normal, but a tools/call for the text "flood" is answered after 20,000 pings
                   written without reading stdin; one for "count" answers how many answers to
                   pings had come by then
@@ -57,7 +59,7 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": "srv-1", "method": "ping"})
     elif method == "tools/list":
         tools = [{"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}}}]
-        if mode == "growing":
+        if mode in ("growing", "announcing"):
             lists = globals().get("lists", 0) + 1
             globals()["lists"] = lists
             tools += [{"name": f"grown_{n}", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}}
@@ -70,6 +72,8 @@ for line in sys.stdin:
             send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "x" * (3 * 1024 * 1024)}]}})
             continue
         text = message["params"]["arguments"].get("text", "")
+        if mode == "announcing" and text == "change":
+            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         if mode == "flood" and text == "flood":
             for n in range(20000):
                 sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": f"flood-{n}", "method": "ping"}) + "\n")

@@ -45,7 +45,7 @@ async fn serve_initialize_advertises_tools_that_change() {
     let result = &initialized["result"];
     assert_eq!(
         result["capabilities"],
-        json!({"tools": {"listChanged": true}})
+        json!({"tools": {"listChanged": true}, "logging": {}})
     );
     assert_eq!(
         result["serverInfo"],

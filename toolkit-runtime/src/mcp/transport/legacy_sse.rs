@@ -17,6 +17,7 @@ use super::status;
 use super::streamable_http::{Shared, spawn_bounded};
 use super::{Fault, Request, Settled};
 use crate::Reason;
+use crate::mcp::changes::TOOLS_LIST_CHANGED;
 use crate::mcp::jsonrpc::{self, Incoming, Outcome};
 use crate::mcp::negotiation;
 use crate::mcp::revision::{self, Era};
@@ -238,7 +239,10 @@ async fn read_stream(
                         let _ = sender.send(builder).await;
                     });
                 }
-                Incoming::Notification => {}
+                Incoming::Notification { method } if method == TOOLS_LIST_CHANGED => {
+                    shared.changes.tell();
+                }
+                Incoming::Notification { .. } => {}
             }
         }
     }

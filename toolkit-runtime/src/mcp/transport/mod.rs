@@ -97,4 +97,10 @@ pub(crate) trait Transport: Send + Sync + 'static {
 
     /// Ends the connection now (the session, the process), and waits until it has ended.
     fn close(&self) -> BoxFuture<'_, ()>;
+
+    /// A waiter told when the server says its tools changed, where this transport hears the
+    /// server unasked (`None` where it does not).
+    fn tools_changed(&self) -> Option<crate::mcp::ToolsChanged> {
+        None
+    }
 }

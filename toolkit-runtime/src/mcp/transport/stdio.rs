@@ -23,6 +23,7 @@ use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
 use super::channel::{Pending, Waiting, received};
 use super::streamable_http::spawn_bounded;
 use super::{Fault, Reply, Request, Settled, Transport};
+use crate::mcp::changes::{Changes, TOOLS_LIST_CHANGED};
 use crate::mcp::jsonrpc::{self, Incoming, Outcome};
 use crate::mcp::negotiation::{self, Next};
 use crate::mcp::revision::{self, Era};
@@ -44,6 +45,8 @@ pub(crate) struct Stdio {
     options: McpOptions,
     next_id: Arc<AtomicU64>,
     process: tokio::sync::Mutex<Option<Arc<Process>>>,
+    /// Told of each `notifications/tools/list_changed`, whichever process wrote it.
+    changes: Arc<Changes>,
 }
 
 impl std::fmt::Debug for Stdio {
@@ -112,6 +115,7 @@ impl Stdio {
             options,
             next_id: Arc::new(AtomicU64::new(1)),
             process: tokio::sync::Mutex::new(None),
+            changes: Arc::default(),
         }
     }
 
@@ -181,7 +185,7 @@ impl Stdio {
                 LinesCodec::new_with_max_length(self.options.max_response_bytes),
             ),
             pending.clone(),
-            (sender.downgrade(), modern.clone()),
+            (sender.downgrade(), modern.clone(), self.changes.clone()),
             (child.clone(), self.options.shutdown_wait),
         ));
         let name = self.name.clone();
@@ -348,6 +352,10 @@ impl Transport for Stdio {
         false
     }
 
+    fn tools_changed(&self) -> Option<crate::mcp::ToolsChanged> {
+        Some(self.changes.subscribe())
+    }
+
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(Stdio::close(self))
     }
@@ -367,7 +375,7 @@ async fn write_lines(mut stdin: ChildStdin, mut lines: mpsc::Receiver<String>) {
 async fn read_stdout(
     mut lines: FramedRead<tokio::process::ChildStdout, LinesCodec>,
     pending: Arc<Pending>,
-    (outgoing, modern): (mpsc::WeakSender<String>, Arc<AtomicBool>),
+    (outgoing, modern, changes): (mpsc::WeakSender<String>, Arc<AtomicBool>, Arc<Changes>),
     (child, wait): (Arc<tokio::sync::Mutex<Option<Child>>>, Duration),
 ) {
     while let Some(line) = lines.next().await {
@@ -414,7 +422,8 @@ async fn read_stdout(
                         );
                     }
                 }
-                Incoming::Notification => {}
+                Incoming::Notification { method } if method == TOOLS_LIST_CHANGED => changes.tell(),
+                Incoming::Notification { .. } => {}
             }
         }
     }

@@ -74,6 +74,8 @@ pub(crate) struct Shared {
     pub next_id: AtomicU64,
     /// Room for answers to the server's requests in flight ([`MAX_ANSWERS_IN_FLIGHT`]).
     pub answering: Arc<tokio::sync::Semaphore>,
+    /// Told of each `notifications/tools/list_changed` heard on the old transport's stream.
+    pub changes: crate::mcp::changes::Changes,
 }
 
 impl std::fmt::Debug for StreamableHttp {
@@ -116,6 +118,7 @@ impl StreamableHttp {
                 options,
                 next_id: AtomicU64::new(1),
                 answering: Arc::new(tokio::sync::Semaphore::new(MAX_ANSWERS_IN_FLIGHT)),
+                changes: crate::mcp::changes::Changes::default(),
             }),
             settling: tokio::sync::Mutex::new(()),
             link: Mutex::new(None),
@@ -692,6 +695,10 @@ impl Transport for StreamableHttp {
 
     fn marks_apply(&self, era: &Era) -> bool {
         *era == Era::Modern
+    }
+
+    fn tools_changed(&self) -> Option<crate::mcp::ToolsChanged> {
+        Some(self.shared.changes.subscribe())
     }
 
     fn close(&self) -> BoxFuture<'_, ()> {

@@ -1,0 +1,167 @@
+// An upstream of the TypeScript MCP SDK (@modelcontextprotocol/sdk on npm, its low-level Server,
+// so that every result and schema is written as raw JSON): Streamable HTTP with sessions, answers
+// as SSE. Its tools are those the official conformance suite's server scenarios call (named and
+// answering as the suite's reference everything-server does), so that a gateway in front of it
+// can be run against the suite; the runtime's tests use them to check what a served call passes
+// on. Run with NODE_PATH at the installed node_modules.
+// Usage: node content_peer.cjs PORT
+const http = require("node:http");
+const { randomUUID } = require("node:crypto");
+const { Server } = require("@modelcontextprotocol/sdk/server/index.js");
+const { StreamableHTTPServerTransport } = require("@modelcontextprotocol/sdk/server/streamableHttp.js");
+const { InMemoryEventStore } = require("@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js");
+const { isInitializeRequest, ListToolsRequestSchema, CallToolRequestSchema, SetLevelRequestSchema } = require("@modelcontextprotocol/sdk/types.js");
+
+// A 1x1 PNG and a minimal WAV, as the reference server's.
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+const WAV = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQAAAAA=";
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const empty = { type: "object", properties: {} };
+
+const tools = [
+  { name: "test_simple_text", description: "Tests simple text content response", inputSchema: empty },
+  { name: "test_image_content", description: "Tests image content response", inputSchema: empty },
+  { name: "test_audio_content", description: "Tests audio content response", inputSchema: empty },
+  { name: "test_embedded_resource", description: "Tests embedded resource content response", inputSchema: empty },
+  { name: "test_resource_link", description: "Tests a resource link content response", inputSchema: empty },
+  { name: "test_multiple_content_types", description: "Tests response with multiple content types (text, image, resource)", inputSchema: empty },
+  { name: "test_tool_with_logging", description: "Tests tool that emits log messages during execution", inputSchema: empty },
+  { name: "test_tool_with_progress", description: "Tests tool that reports progress notifications", inputSchema: empty },
+  { name: "test_error_handling", description: "Tests error response handling", inputSchema: empty },
+  { name: "test_reconnection", description: "Tests SSE stream disconnection and client reconnection (SEP-1699)", inputSchema: empty },
+  {
+    name: "test_structured_content",
+    title: "Structured weather",
+    description: "Tests structured content with an output schema",
+    inputSchema: empty,
+    outputSchema: {
+      type: "object",
+      properties: { temperature: { type: "number" }, conditions: { type: "string" } },
+      required: ["temperature", "conditions"],
+    },
+    annotations: { readOnlyHint: true },
+  },
+  {
+    name: "json_schema_2020_12_tool",
+    description: "Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)",
+    inputSchema: {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      $defs: { address: { type: "object", properties: { street: { type: "string" }, city: { type: "string" } } } },
+      properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+      additionalProperties: false,
+    },
+  },
+];
+
+async function call(name, extra) {
+  const token = extra._meta?.progressToken;
+  switch (name) {
+    case "test_simple_text":
+      return { content: [{ type: "text", text: "This is a simple text response for testing." }] };
+    case "test_image_content":
+      return { content: [{ type: "image", data: PNG, mimeType: "image/png" }] };
+    case "test_audio_content":
+      return { content: [{ type: "audio", data: WAV, mimeType: "audio/wav" }] };
+    case "test_embedded_resource":
+      return {
+        content: [
+          {
+            type: "resource",
+            resource: { uri: "test://embedded-resource", mimeType: "text/plain", text: "This is an embedded resource content." },
+            annotations: { audience: ["user"], priority: 0.5 },
+          },
+        ],
+      };
+    case "test_resource_link":
+      return {
+        content: [{ type: "resource_link", uri: "test://linked", name: "Linked", mimeType: "text/plain", _meta: { "example.com/kept": 1 } }],
+      };
+    case "test_multiple_content_types":
+      return {
+        content: [
+          { type: "text", text: "Multiple content types test:" },
+          { type: "image", data: PNG, mimeType: "image/png" },
+          { type: "resource", resource: { uri: "test://mixed-content-resource", mimeType: "application/json", text: '{"test":"data","value":123}' } },
+        ],
+      };
+    case "test_tool_with_logging":
+      for (const data of ["Tool execution started", "Tool processing data", "Tool execution completed"]) {
+        await extra.sendNotification({ method: "notifications/message", params: { level: "info", data } });
+        await sleep(50);
+      }
+      await extra.sendNotification({ method: "notifications/message", params: { level: "debug", logger: "peer", data: "A debug line" } });
+      return { content: [{ type: "text", text: "Tool with logging executed successfully" }] };
+    case "test_tool_with_progress":
+      for (const progress of [0, 50, 100]) {
+        if (token !== undefined) {
+          await extra.sendNotification({
+            method: "notifications/progress",
+            params: { progressToken: token, progress, total: 100, message: `Completed step ${progress} of 100` },
+          });
+        }
+        await sleep(50);
+      }
+      return { content: [{ type: "text", text: String(token) }] };
+    case "test_error_handling":
+      return { isError: true, content: [{ type: "text", text: "This tool intentionally returns an error for testing" }] };
+    case "test_structured_content":
+      return {
+        content: [{ type: "text", text: '{"temperature":22.5,"conditions":"Sunny"}' }],
+        structuredContent: { temperature: 22.5, conditions: "Sunny" },
+        _meta: { "example.com/source": "content_peer" },
+      };
+    case "test_reconnection":
+      // The call's stream is closed before the answer, which the client gets by resuming it.
+      await sleep(100);
+      if (extra.closeSSEStream) extra.closeSSEStream();
+      await sleep(100);
+      return { content: [{ type: "text", text: "Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure." }] };
+    case "json_schema_2020_12_tool":
+      return { content: [{ type: "text", text: "ok" }] };
+    default:
+      throw new Error(`Unknown tool: ${name}`);
+  }
+}
+
+function makeServer() {
+  const server = new Server(
+    { name: "content-peer", version: "1.32.2" },
+    { capabilities: { tools: {}, logging: {} } },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => call(request.params.name, extra));
+  server.setRequestHandler(SetLevelRequestSchema, async () => ({}));
+  return server;
+}
+
+const transports = {};
+
+http
+  .createServer(async (req, res) => {
+    let body = "";
+    for await (const chunk of req) body += chunk;
+    const parsed = body ? JSON.parse(body) : undefined;
+    const id = req.headers["mcp-session-id"];
+    let transport = id ? transports[id] : undefined;
+    if (!transport) {
+      if (req.method !== "POST" || !isInitializeRequest(parsed)) {
+        res.writeHead(id ? 404 : 400, { "content-type": "application/json" });
+        res.end(JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "No valid session" }, id: null }));
+        return;
+      }
+      transport = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        eventStore: new InMemoryEventStore(),
+        onsessioninitialized: (sid) => {
+          transports[sid] = transport;
+        },
+      });
+      transport.onclose = () => {
+        if (transport.sessionId) delete transports[transport.sessionId];
+      };
+      await makeServer().connect(transport);
+    }
+    await transport.handleRequest(req, res, parsed);
+  })
+  .listen(Number(process.argv[2]), "127.0.0.1");

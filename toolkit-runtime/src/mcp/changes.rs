@@ -1,0 +1,47 @@
+//! When an MCP server says its tools changed (`notifications/tools/list_changed`):
+//! [`ToolsChanged`].
+
+use tokio::sync::watch;
+
+/// Wakes each time the server of an [`Mcp`](super::Mcp) source says its tools changed, so that a
+/// host lists them again at once instead of at its next refresh.
+///
+/// A transport hears the notification only where the server can send it unasked: on stdio, and
+/// on the old HTTP+SSE transport's event stream. Over Streamable HTTP the source opens no
+/// standalone stream, so a server of that transport is not heard (a host refreshes on its
+/// interval).
+#[derive(Clone, Debug)]
+pub struct ToolsChanged(watch::Receiver<u64>);
+
+impl ToolsChanged {
+    /// Waits until the server says its tools changed (since the last wait, or since this was
+    /// made); `false` once the source is gone and nothing can change any more.
+    pub async fn changed(&mut self) -> bool {
+        self.0.changed().await.is_ok()
+    }
+}
+
+/// The sending half a transport keeps, and how a source's users subscribe.
+#[derive(Debug)]
+pub(crate) struct Changes(watch::Sender<u64>);
+
+impl Default for Changes {
+    fn default() -> Self {
+        Self(watch::channel(0).0)
+    }
+}
+
+impl Changes {
+    /// The server said its tools changed.
+    pub(crate) fn tell(&self) {
+        self.0.send_modify(|count| *count = count.wrapping_add(1));
+    }
+
+    /// A waiter that wakes at the next change.
+    pub(crate) fn subscribe(&self) -> ToolsChanged {
+        ToolsChanged(self.0.subscribe())
+    }
+}
+
+/// The method of the notification.
+pub(crate) const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
