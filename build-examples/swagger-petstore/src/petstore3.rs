@@ -84,6 +84,34 @@ pub enum PetStatus {
     #[serde(rename = "sold")]
     Sold,
 }
+impl PetStatus {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["available", "pending", "sold"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Available => "available",
+            Self::Pending => "pending",
+            Self::Sold => "sold",
+        }
+    }
+}
+impl ::std::fmt::Display for PetStatus {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for PetStatus {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "available" => ::std::result::Result::Ok(Self::Available),
+            "pending" => ::std::result::Result::Ok(Self::Pending),
+            "sold" => ::std::result::Result::Ok(Self::Sold),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
+}
 /// The input of the tool `addPet`.
 ///
 /// Add a new pet to the store.
@@ -264,6 +292,34 @@ pub enum OrderStatus {
     Approved,
     #[serde(rename = "delivered")]
     Delivered,
+}
+impl OrderStatus {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["placed", "approved", "delivered"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Placed => "placed",
+            Self::Approved => "approved",
+            Self::Delivered => "delivered",
+        }
+    }
+}
+impl ::std::fmt::Display for OrderStatus {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for OrderStatus {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "placed" => ::std::result::Result::Ok(Self::Placed),
+            "approved" => ::std::result::Result::Ok(Self::Approved),
+            "delivered" => ::std::result::Result::Ok(Self::Delivered),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
 }
 /// The input of the tool `getOrderById`.
 ///

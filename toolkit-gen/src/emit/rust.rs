@@ -213,9 +213,9 @@ fn item(item: &Item, attributes: &Attributes, matched: &mut Matched) -> TokenStr
             }
         }
         ItemKind::StringEnum(variants) => {
-            let variants = variants.iter().map(|variant| {
-                let variant_name = ident(&variant.name);
-                let value = &variant.value;
+            let names: Vec<TokenStream> = variants.iter().map(|v| ident(&v.name)).collect();
+            let values: Vec<&str> = variants.iter().map(|v| v.value.as_str()).collect();
+            let declared = names.iter().zip(&values).map(|(variant_name, value)| {
                 quote! {
                     #[serde(rename = #value)]
                     #variant_name,
@@ -227,7 +227,36 @@ fn item(item: &Item, attributes: &Attributes, matched: &mut Matched) -> TokenStr
                 #[serde(crate = "__tk::serde")]
                 #user_attributes
                 pub enum #name {
-                    #(#variants)*
+                    #(#declared)*
+                }
+
+                impl #name {
+                    /// Every value, in the schema's order.
+                    pub const VALUES: &'static [&'static str] = &[#(#values),*];
+
+                    /// The value as the JSON string it is.
+                    pub fn as_str(&self) -> &'static str {
+                        match self {
+                            #(Self::#names => #values,)*
+                        }
+                    }
+                }
+
+                impl ::std::fmt::Display for #name {
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        f.write_str(self.as_str())
+                    }
+                }
+
+                impl ::std::str::FromStr for #name {
+                    type Err = __tk::UnknownValue;
+
+                    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+                        match value {
+                            #(#values => ::std::result::Result::Ok(Self::#names),)*
+                            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+                        }
+                    }
                 }
             }
         }

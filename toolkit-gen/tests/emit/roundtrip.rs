@@ -113,6 +113,25 @@ fn enum_values_that_differ_only_in_case_stay_apart() {
 }
 
 #[test]
+fn string_enums_read_and_write_their_json_strings() {
+    use strict::{EnumsInputOrder, EnumsInputReaction};
+    assert_eq!(EnumsInputOrder::Asc2.as_str(), "asc");
+    assert_eq!(EnumsInputReaction::Minus1.to_string(), "-1");
+    assert_eq!(EnumsInputOrder::VALUES, ["ASC", "asc", "DESC", "desc"]);
+    for value in EnumsInputOrder::VALUES {
+        let parsed: EnumsInputOrder = value.parse().unwrap();
+        assert_eq!(parsed.as_str(), *value);
+        assert_eq!(serde_json::to_value(parsed).unwrap(), json!(value));
+    }
+    let error = "Asc".parse::<EnumsInputOrder>().unwrap_err();
+    assert_eq!(error.value(), "Asc");
+    assert_eq!(
+        error.to_string(),
+        r#""Asc" is not one of "ASC", "asc", "DESC", "desc""#
+    );
+}
+
+#[test]
 fn consts_nullables_and_tuples_round_trip() {
     let input = strict::ConstsAndNullsInput {
         kind: strict::ConstsAndNullsInputKind::Fixed,

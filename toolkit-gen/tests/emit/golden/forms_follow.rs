@@ -94,6 +94,36 @@ pub enum EnumsInputOrder {
     #[serde(rename = "desc")]
     Desc2,
 }
+impl EnumsInputOrder {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["ASC", "asc", "DESC", "desc"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Asc => "ASC",
+            Self::Asc2 => "asc",
+            Self::Desc => "DESC",
+            Self::Desc2 => "desc",
+        }
+    }
+}
+impl ::std::fmt::Display for EnumsInputOrder {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for EnumsInputOrder {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "ASC" => ::std::result::Result::Ok(Self::Asc),
+            "asc" => ::std::result::Result::Ok(Self::Asc2),
+            "DESC" => ::std::result::Result::Ok(Self::Desc),
+            "desc" => ::std::result::Result::Ok(Self::Desc2),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
+}
 #[derive(
     Debug,
     Clone,
@@ -114,6 +144,34 @@ pub enum EnumsInputReaction {
     Minus1,
     #[serde(rename = "laugh")]
     Laugh,
+}
+impl EnumsInputReaction {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["+1", "-1", "laugh"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Plus1 => "+1",
+            Self::Minus1 => "-1",
+            Self::Laugh => "laugh",
+        }
+    }
+}
+impl ::std::fmt::Display for EnumsInputReaction {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for EnumsInputReaction {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "+1" => ::std::result::Result::Ok(Self::Plus1),
+            "-1" => ::std::result::Result::Ok(Self::Minus1),
+            "laugh" => ::std::result::Result::Ok(Self::Laugh),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
 }
 #[derive(
     Debug,
@@ -138,6 +196,36 @@ pub enum EnumsInputSize {
     #[serde(rename = "self")]
     SelfValue,
 }
+impl EnumsInputSize {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["1024x1024", "", "/", "self"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::V1024x1024 => "1024x1024",
+            Self::Empty => "",
+            Self::Empty2 => "/",
+            Self::SelfValue => "self",
+        }
+    }
+}
+impl ::std::fmt::Display for EnumsInputSize {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for EnumsInputSize {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "1024x1024" => ::std::result::Result::Ok(Self::V1024x1024),
+            "" => ::std::result::Result::Ok(Self::Empty),
+            "/" => ::std::result::Result::Ok(Self::Empty2),
+            "self" => ::std::result::Result::Ok(Self::SelfValue),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
+}
 #[derive(
     Debug,
     Clone,
@@ -156,6 +244,32 @@ pub enum EnumsInputMaybe {
     On,
     #[serde(rename = "off")]
     Off,
+}
+impl EnumsInputMaybe {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["on", "off"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::On => "on",
+            Self::Off => "off",
+        }
+    }
+}
+impl ::std::fmt::Display for EnumsInputMaybe {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for EnumsInputMaybe {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "on" => ::std::result::Result::Ok(Self::On),
+            "off" => ::std::result::Result::Ok(Self::Off),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
 }
 /// The input of the tool `consts_and_nulls`.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
@@ -189,6 +303,30 @@ pub struct ConstsAndNullsInput {
 pub enum ConstsAndNullsInputKind {
     #[serde(rename = "fixed")]
     Fixed,
+}
+impl ConstsAndNullsInputKind {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["fixed"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Fixed => "fixed",
+        }
+    }
+}
+impl ::std::fmt::Display for ConstsAndNullsInputKind {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for ConstsAndNullsInputKind {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "fixed" => ::std::result::Result::Ok(Self::Fixed),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
 }
 /// The input of the tool `tuples`.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
@@ -282,6 +420,32 @@ pub enum Legacy {
     #[serde(rename = "new")]
     New,
 }
+impl Legacy {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["old", "new"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Old => "old",
+            Self::New => "new",
+        }
+    }
+}
+impl ::std::fmt::Display for Legacy {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for Legacy {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "old" => ::std::result::Result::Ok(Self::Old),
+            "new" => ::std::result::Result::Ok(Self::New),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
+}
 /// The input of the tool `unions`.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -363,6 +527,32 @@ pub enum UnionsInputMode {
     Fast,
     #[serde(rename = "slow")]
     Slow,
+}
+impl UnionsInputMode {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["fast", "slow"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Fast => "fast",
+            Self::Slow => "slow",
+        }
+    }
+}
+impl ::std::fmt::Display for UnionsInputMode {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for UnionsInputMode {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "fast" => ::std::result::Result::Ok(Self::Fast),
+            "slow" => ::std::result::Result::Ok(Self::Slow),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
 }
 #[derive(
     Debug,
@@ -502,6 +692,32 @@ pub enum MixedUnionsInputToolChoiceString {
     Auto,
     #[serde(rename = "none")]
     None,
+}
+impl MixedUnionsInputToolChoiceString {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["auto", "none"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::None => "none",
+        }
+    }
+}
+impl ::std::fmt::Display for MixedUnionsInputToolChoiceString {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for MixedUnionsInputToolChoiceString {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "auto" => ::std::result::Result::Ok(Self::Auto),
+            "none" => ::std::result::Result::Ok(Self::None),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
 }
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]

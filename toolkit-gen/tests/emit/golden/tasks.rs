@@ -41,6 +41,32 @@ pub enum ListTasksInputStatus {
     #[serde(rename = "done")]
     Done,
 }
+impl ListTasksInputStatus {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["open", "done"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Open => "open",
+            Self::Done => "done",
+        }
+    }
+}
+impl ::std::fmt::Display for ListTasksInputStatus {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for ListTasksInputStatus {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "open" => ::std::result::Result::Ok(Self::Open),
+            "done" => ::std::result::Result::Ok(Self::Done),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
+}
 /// The input of the tool `add_task`.
 ///
 /// Adds a task.
