@@ -140,6 +140,8 @@ pub struct AddPetInput {
 pub struct FindPetsByStatusInput {
     /// Status values that need to be considered for filter
     ///
+    /// Default: `"available"`.
+    ///
     /// In the query, as `status`.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub status: ::std::option::Option<PetStatus>,

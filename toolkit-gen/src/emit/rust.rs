@@ -169,8 +169,10 @@ fn item(item: &Item, attributes: &Attributes, matched: &mut Matched) -> TokenStr
                     quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")])
                 });
                 let user_attributes = attributes.of_field(&item.name, &field.name, matched);
+                let deprecated = field.deprecated.then(|| quote!(#[deprecated]));
                 quote! {
                     #field_doc
+                    #deprecated
                     #rename
                     #skip
                     #user_attributes
@@ -312,6 +314,15 @@ fn item(item: &Item, attributes: &Attributes, matched: &mut Matched) -> TokenStr
                 #[serde(transparent)]
                 #user_attributes
                 pub struct #name(pub #inner);
+            }
+        }
+        ItemKind::Tuple(items) => {
+            let items = items.iter().map(ty);
+            quote! {
+                #doc
+                #derive
+                #user_attributes
+                pub struct #name(#(pub #items),*);
             }
         }
         ItemKind::Alias(inner) => {

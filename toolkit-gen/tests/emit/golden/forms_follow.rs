@@ -27,12 +27,15 @@ pub struct ObjectBasicsInput {
     #[serde(rename = "StartTime>")]
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub start_time_after: ::std::option::Option<::std::string::String>,
+    /// Default: `10`. At least 1, at most 100.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub count: ::std::option::Option<u32>,
+    /// More than 0, less than 1.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub ratio: ::std::option::Option<f64>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub enabled: ::std::option::Option<bool>,
+    /// At least 1 item, at most 5 items.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -40,6 +43,12 @@ pub struct ObjectBasicsInput {
     /// Who owns it.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub owner: ::std::option::Option<ObjectBasicsInputOwner>,
+    /// Use `name` instead.
+    ///
+    /// At least 1 character, at most 20 characters, matching `^[a-z]+$`.
+    #[deprecated]
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub nickname: ::std::option::Option<::std::string::String>,
     pub ghost: __tk::serde_json::Value,
     /// The properties the schema does not name.
     #[serde(flatten)]
@@ -335,10 +344,31 @@ pub struct TuplesInput {
     pub point: (f64, f64),
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub pair: ::std::option::Option<(::std::string::String, i64)>,
+    /// Thirteen items: more than std's tuples implement `Debug` for.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub wide: ::std::option::Option<TuplesInputWide>,
     /// The properties the schema does not name.
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+/// Thirteen items: more than std's tuples implement `Debug` for.
+#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[serde(crate = "__tk::serde")]
+pub struct TuplesInputWide(
+    pub i64,
+    pub i64,
+    pub i64,
+    pub i64,
+    pub i64,
+    pub i64,
+    pub ::std::string::String,
+    pub ::std::string::String,
+    pub ::std::string::String,
+    pub ::std::string::String,
+    pub ::std::string::String,
+    pub ::std::string::String,
+    pub ::std::string::String,
+);
 /// The input of the tool `maps`.
 #[derive(
     Debug,
@@ -360,6 +390,10 @@ pub struct MapsInput {
     >,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub nothing: ::std::option::Option<MapsInputNothing>,
+    /// Default: `0`.
+    #[deprecated]
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub old_counts: ::std::option::Option<i64>,
     /// The properties the schema does not name.
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
@@ -384,6 +418,8 @@ pub struct RefsInput {
     pub legacy: ::std::option::Option<Legacy>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub again: ::std::option::Option<Node>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub r#loop: ::std::option::Option<__tk::serde_json::Value>,
     /// The properties the schema does not name.
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,

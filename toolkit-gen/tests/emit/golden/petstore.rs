@@ -18,6 +18,8 @@ use ::toolkit_runtime::codegen as __tk;
 pub struct ListPetsInput {
     /// How many items to return at one time (max 100)
     ///
+    /// At most 100.
+    ///
     /// In the query, as `limit`.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub limit: ::std::option::Option<i32>,

@@ -19,6 +19,7 @@ pub struct ListTasksInput {
     /// Only tasks in this status.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub status: ::std::option::Option<ListTasksInputStatus>,
+    /// At least 1, at most 100.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub limit: ::std::option::Option<i64>,
 }
