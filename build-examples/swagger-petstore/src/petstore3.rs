@@ -14,6 +14,7 @@ pub struct UpdatePetInput {
     /// The request's body.
     pub body: Pet,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -31,6 +32,7 @@ pub struct Pet {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub status: ::std::option::Option<PetStatus>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -47,6 +49,7 @@ pub struct Category {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -63,6 +66,7 @@ pub struct Tag {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -247,6 +251,7 @@ pub struct PlaceOrderInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub body: ::std::option::Option<Order>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -274,6 +279,7 @@ pub struct Order {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub complete: ::std::option::Option<bool>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -323,6 +329,7 @@ impl ::std::str::FromStr for OrderStatus {
         }
     }
 }
+#[allow(rustdoc::invalid_html_tags)]
 /// The input of the tool `getOrderById`.
 ///
 /// For valid response try integer IDs with value <= 5 or > 10. Other values will generate exceptions.
@@ -336,6 +343,7 @@ pub struct GetOrderByIdInput {
     #[serde(rename = "orderId")]
     pub order_id: i64,
 }
+#[allow(rustdoc::invalid_html_tags)]
 /// The input of the tool `deleteOrder`.
 ///
 /// For valid response try integer IDs with value < 1000. Anything above 1000 or non-integers will generate API errors.
@@ -369,6 +377,7 @@ pub struct CreateUserInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub body: ::std::option::Option<User>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -678,6 +687,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "placeOrder", &input).await
     }
+    #[allow(rustdoc::invalid_html_tags)]
     /// `GET /store/order/{orderId}`: calls the tool `getOrderById` with `input`, as the source runs it.
     ///
     /// For valid response try integer IDs with value <= 5 or > 10. Other values will generate exceptions.
@@ -691,6 +701,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "getOrderById", &input).await
     }
+    #[allow(rustdoc::invalid_html_tags)]
     /// `DELETE /store/order/{orderId}`: calls the tool `deleteOrder` with `input`, as the source runs it.
     ///
     /// For valid response try integer IDs with value < 1000. Anything above 1000 or non-integers will generate API errors.

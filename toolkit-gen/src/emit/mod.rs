@@ -65,6 +65,7 @@
 
 mod convert;
 mod customize;
+mod lints;
 mod naming;
 mod rust;
 mod schema;

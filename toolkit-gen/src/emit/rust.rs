@@ -155,6 +155,52 @@ fn item(item: &Item, attributes: &Attributes, matched: &mut Matched) -> TokenStr
         #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
         #[serde(crate = "__tk::serde")]
     };
+    let tokens = item_tokens(
+        item,
+        &name,
+        &doc,
+        &user_attributes,
+        derive,
+        attributes,
+        matched,
+    );
+    let allows = super::lints::allows(documented(item));
+    quote! {
+        #allows
+        #tokens
+    }
+}
+
+/// The documentation of each place of `item` that rustdoc documents: itself, and its fields or
+/// variants (`None` where there is none).
+fn documented(item: &Item) -> Vec<Option<&str>> {
+    let mut docs = vec![item.doc.as_deref()];
+    match &item.kind {
+        ItemKind::Struct(structure) => {
+            docs.extend(structure.fields.iter().map(|field| field.doc.as_deref()));
+        }
+        ItemKind::StringEnum(_) => docs.push(None),
+        ItemKind::Untagged(variants) => {
+            docs.extend(variants.iter().map(|variant| variant.doc.as_deref()));
+        }
+        ItemKind::Tagged { variants, .. } => {
+            docs.extend(variants.iter().map(|variant| variant.doc.as_deref()));
+        }
+        ItemKind::Newtype(_) | ItemKind::Tuple(_) | ItemKind::Alias(_) => {}
+    }
+    docs
+}
+
+/// The tokens of `item`, without the lint allows its documentation needs.
+fn item_tokens(
+    item: &Item,
+    name: &TokenStream,
+    doc: &TokenStream,
+    user_attributes: &TokenStream,
+    derive: TokenStream,
+    attributes: &Attributes,
+    matched: &mut Matched,
+) -> TokenStream {
     match &item.kind {
         ItemKind::Struct(structure) => {
             let fields = structure.fields.iter().map(|field| {

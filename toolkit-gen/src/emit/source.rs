@@ -120,11 +120,14 @@ fn method_doc(method: &Method) -> String {
 
 fn methods(methods: &[Method]) -> TokenStream {
     let methods = methods.iter().map(|method| {
-        let doc = docs(Some(&method_doc(method)));
+        let text = method_doc(method);
+        let allows = super::lints::allows([Some(text.as_str())]);
+        let doc = docs(Some(&text));
         let name = ident(&method.name);
         let input = ident(&method.input);
         let tool = &method.tool;
         quote! {
+            #allows
             #doc
             ///
             /// # Errors

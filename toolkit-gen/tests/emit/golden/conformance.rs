@@ -2,6 +2,7 @@
 
 #[allow(unused_imports)]
 use ::toolkit_runtime::codegen as __tk;
+#[allow(missing_docs)]
 /// The input of the tool `echo`.
 ///
 /// Answers with the text it is given.
@@ -11,6 +12,7 @@ use ::toolkit_runtime::codegen as __tk;
 pub struct EchoInput {
     pub text: ::std::string::String,
 }
+#[allow(missing_docs)]
 /// The input of the tool `failing`.
 ///
 /// Reports that it failed.
@@ -28,6 +30,7 @@ pub struct FailingInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub text: ::std::option::Option<::std::string::String>,
 }
+#[allow(missing_docs)]
 /// The input of the tool `blocking`.
 ///
 /// Never answers.

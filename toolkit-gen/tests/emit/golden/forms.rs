@@ -2,6 +2,7 @@
 
 #[allow(unused_imports)]
 use ::toolkit_runtime::codegen as __tk;
+#[allow(missing_docs, rustdoc::broken_intra_doc_links)]
 /// The input of the tool `object_basics`.
 ///
 /// Every plain form of a property.
@@ -52,6 +53,7 @@ pub struct ObjectBasicsInput {
     pub nickname: ::std::option::Option<::std::string::String>,
     pub ghost: __tk::serde_json::Value,
 }
+#[allow(missing_docs)]
 /// Who owns it.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -59,6 +61,7 @@ pub struct ObjectBasicsInput {
 pub struct ObjectBasicsInputOwner {
     pub name: ::std::string::String,
 }
+#[allow(missing_docs)]
 /// The input of the tool `enums`.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -74,6 +77,7 @@ pub struct EnumsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub level: ::std::option::Option<i64>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -127,6 +131,7 @@ impl ::std::str::FromStr for EnumsInputOrder {
         }
     }
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -176,6 +181,7 @@ impl ::std::str::FromStr for EnumsInputReaction {
         }
     }
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -229,6 +235,7 @@ impl ::std::str::FromStr for EnumsInputSize {
         }
     }
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -274,6 +281,7 @@ impl ::std::str::FromStr for EnumsInputMaybe {
         }
     }
 }
+#[allow(missing_docs)]
 /// The input of the tool `consts_and_nulls`.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -288,6 +296,7 @@ pub struct ConstsAndNullsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub gone: ::std::option::Option<::std::string::String>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -329,6 +338,7 @@ impl ::std::str::FromStr for ConstsAndNullsInputKind {
         }
     }
 }
+#[allow(missing_docs)]
 /// The input of the tool `tuples`.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -359,6 +369,7 @@ pub struct TuplesInputWide(
     pub ::std::string::String,
     pub ::std::string::String,
 );
+#[allow(missing_docs)]
 /// The input of the tool `maps`.
 #[derive(
     Debug,
@@ -386,6 +397,7 @@ pub struct MapsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub old_counts: ::std::option::Option<i64>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -397,6 +409,7 @@ pub struct MapsInput {
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MapsInputNothing {}
+#[allow(missing_docs)]
 /// The input of the tool `refs`.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -410,6 +423,7 @@ pub struct RefsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub r#loop: ::std::option::Option<__tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 /// A node of a tree.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -421,6 +435,7 @@ pub struct Node {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub parent: ::std::option::Option<::std::boxed::Box<Node>>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -466,6 +481,7 @@ impl ::std::str::FromStr for Legacy {
         }
     }
 }
+#[allow(missing_docs)]
 /// The input of the tool `unions`.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -483,6 +499,7 @@ pub struct UnionsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub choice: ::std::option::Option<UnionsInputChoice>,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(untagged)]
@@ -493,12 +510,14 @@ pub enum UnionsInputTarget {
     Array(::std::vec::Vec<::std::string::String>),
     Object(UnionsInputTargetObject),
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UnionsInputTargetObject {
     pub id: ::std::string::String,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(tag = "kind")]
@@ -509,18 +528,21 @@ pub enum UnionsInputShape {
     #[serde(rename = "square")]
     Square(UnionsInputShapeSquare),
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UnionsInputShapeCircle {
     pub radius: f64,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UnionsInputShapeSquare {
     pub side: f64,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -566,6 +588,7 @@ impl ::std::str::FromStr for UnionsInputMode {
         }
     }
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -580,6 +603,7 @@ pub struct UnionsInputChoice {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub a: ::std::option::Option<::std::string::String>,
 }
+#[allow(missing_docs)]
 /// The input of the tool `all_of`.
 #[derive(
     Debug,
@@ -598,6 +622,7 @@ pub struct AllOfInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub base: ::std::option::Option<Base>,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -605,12 +630,14 @@ pub struct AllOfInputPet {
     pub name: ::std::string::String,
     pub color: ::std::string::String,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct Base {
     pub name: ::std::string::String,
 }
+#[allow(missing_docs)]
 /// The input of the tool `open`.
 #[derive(
     Debug,
@@ -628,6 +655,7 @@ pub struct OpenInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub open: ::std::option::Option<OpenInputOpen>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -642,6 +670,7 @@ pub struct OpenInputClosed {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub x: ::std::option::Option<i64>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -656,6 +685,7 @@ pub struct OpenInputOpen {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub y: ::std::option::Option<i64>,
 }
+#[allow(missing_docs)]
 /// The input of the tool `mixed_unions`.
 ///
 /// Unions of kinds, one of them tagged objects, and of arrays.
@@ -666,6 +696,7 @@ pub struct MixedUnionsInput {
     pub tool_choice: MixedUnionsInputToolChoice,
     pub prompt: MixedUnionsInputPrompt,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(untagged)]
@@ -674,6 +705,7 @@ pub enum MixedUnionsInputToolChoice {
     String(MixedUnionsInputToolChoiceString),
     Object(MixedUnionsInputToolChoiceObject),
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -719,6 +751,7 @@ impl ::std::str::FromStr for MixedUnionsInputToolChoiceString {
         }
     }
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(tag = "type")]
@@ -729,12 +762,14 @@ pub enum MixedUnionsInputToolChoiceObject {
     #[serde(rename = "file_search")]
     FileSearch(MixedUnionsInputToolChoiceObjectFileSearch),
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MixedUnionsInputToolChoiceObjectFunction {
     pub name: ::std::string::String,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -746,6 +781,7 @@ pub struct MixedUnionsInputToolChoiceObjectFunction {
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MixedUnionsInputToolChoiceObjectFileSearch {}
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(untagged)]

@@ -2,6 +2,7 @@
 
 #[allow(unused_imports)]
 use ::toolkit_runtime::codegen as __tk;
+#[allow(missing_docs, rustdoc::broken_intra_doc_links)]
 /// The input of the tool `object_basics`.
 ///
 /// Every plain form of a property.
@@ -54,6 +55,7 @@ pub struct ObjectBasicsInput {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 /// Who owns it.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -63,6 +65,7 @@ pub struct ObjectBasicsInputOwner {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 /// The input of the tool `enums`.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -80,6 +83,7 @@ pub struct EnumsInput {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -133,6 +137,7 @@ impl ::std::str::FromStr for EnumsInputOrder {
         }
     }
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -182,6 +187,7 @@ impl ::std::str::FromStr for EnumsInputReaction {
         }
     }
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -235,6 +241,7 @@ impl ::std::str::FromStr for EnumsInputSize {
         }
     }
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -280,6 +287,7 @@ impl ::std::str::FromStr for EnumsInputMaybe {
         }
     }
 }
+#[allow(missing_docs)]
 /// The input of the tool `consts_and_nulls`.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -296,6 +304,7 @@ pub struct ConstsAndNullsInput {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -337,6 +346,7 @@ impl ::std::str::FromStr for ConstsAndNullsInputKind {
         }
     }
 }
+#[allow(missing_docs)]
 /// The input of the tool `tuples`.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -369,6 +379,7 @@ pub struct TuplesInputWide(
     pub ::std::string::String,
     pub ::std::string::String,
 );
+#[allow(missing_docs)]
 /// The input of the tool `maps`.
 #[derive(
     Debug,
@@ -398,6 +409,7 @@ pub struct MapsInput {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -409,6 +421,7 @@ pub struct MapsInput {
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MapsInputNothing {}
+#[allow(missing_docs)]
 /// The input of the tool `refs`.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -424,6 +437,7 @@ pub struct RefsInput {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 /// A node of a tree.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -437,6 +451,7 @@ pub struct Node {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -482,6 +497,7 @@ impl ::std::str::FromStr for Legacy {
         }
     }
 }
+#[allow(missing_docs)]
 /// The input of the tool `unions`.
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -501,6 +517,7 @@ pub struct UnionsInput {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(untagged)]
@@ -511,6 +528,7 @@ pub enum UnionsInputTarget {
     Array(::std::vec::Vec<::std::string::String>),
     Object(UnionsInputTargetObject),
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct UnionsInputTargetObject {
@@ -519,6 +537,7 @@ pub struct UnionsInputTargetObject {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(tag = "kind")]
@@ -529,6 +548,7 @@ pub enum UnionsInputShape {
     #[serde(rename = "square")]
     Square(UnionsInputShapeSquare),
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct UnionsInputShapeCircle {
@@ -537,6 +557,7 @@ pub struct UnionsInputShapeCircle {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct UnionsInputShapeSquare {
@@ -545,6 +566,7 @@ pub struct UnionsInputShapeSquare {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -590,6 +612,7 @@ impl ::std::str::FromStr for UnionsInputMode {
         }
     }
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -606,6 +629,7 @@ pub struct UnionsInputChoice {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 /// The input of the tool `all_of`.
 #[derive(
     Debug,
@@ -626,6 +650,7 @@ pub struct AllOfInput {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct AllOfInputPet {
@@ -635,6 +660,7 @@ pub struct AllOfInputPet {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct Base {
@@ -643,6 +669,7 @@ pub struct Base {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 /// The input of the tool `open`.
 #[derive(
     Debug,
@@ -660,6 +687,7 @@ pub struct OpenInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub open: ::std::option::Option<OpenInputOpen>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -674,6 +702,7 @@ pub struct OpenInputClosed {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub x: ::std::option::Option<i64>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -690,6 +719,7 @@ pub struct OpenInputOpen {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 /// The input of the tool `mixed_unions`.
 ///
 /// Unions of kinds, one of them tagged objects, and of arrays.
@@ -702,6 +732,7 @@ pub struct MixedUnionsInput {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(untagged)]
@@ -710,6 +741,7 @@ pub enum MixedUnionsInputToolChoice {
     String(MixedUnionsInputToolChoiceString),
     Object(MixedUnionsInputToolChoiceObject),
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -755,6 +787,7 @@ impl ::std::str::FromStr for MixedUnionsInputToolChoiceString {
         }
     }
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(tag = "type")]
@@ -765,6 +798,7 @@ pub enum MixedUnionsInputToolChoiceObject {
     #[serde(rename = "file_search")]
     FileSearch(MixedUnionsInputToolChoiceObjectFileSearch),
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct MixedUnionsInputToolChoiceObjectFunction {
@@ -773,6 +807,7 @@ pub struct MixedUnionsInputToolChoiceObjectFunction {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -787,6 +822,7 @@ pub struct MixedUnionsInputToolChoiceObjectFileSearch {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(untagged)]

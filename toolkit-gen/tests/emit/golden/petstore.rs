@@ -34,6 +34,7 @@ pub struct CreatePetsInput {
     /// The request's body.
     pub body: Pet,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]

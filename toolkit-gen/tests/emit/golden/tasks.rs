@@ -23,6 +23,7 @@ pub struct ListTasksInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub limit: ::std::option::Option<i64>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -68,6 +69,7 @@ impl ::std::str::FromStr for ListTasksInputStatus {
         }
     }
 }
+#[allow(missing_docs)]
 /// The input of the tool `add_task`.
 ///
 /// Adds a task.
@@ -81,6 +83,7 @@ pub struct AddTaskInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
 }
+#[allow(missing_docs)]
 /// The input of the tool `delete-task`.
 ///
 /// Deletes a task for good.
