@@ -196,6 +196,7 @@ impl Petstore {
     /// # Errors
     ///
     /// The tool's failure, as the source reports it.
+    #[deprecated]
     pub async fn failing(
         &self,
         input: FailingInput,
