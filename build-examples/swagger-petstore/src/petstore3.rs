@@ -329,10 +329,10 @@ impl ::std::str::FromStr for OrderStatus {
         }
     }
 }
-#[allow(rustdoc::invalid_html_tags)]
 /// The input of the tool `getOrderById`.
 ///
 /// For valid response try integer IDs with value <= 5 or > 10. Other values will generate exceptions.
+#[allow(rustdoc::invalid_html_tags)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -343,10 +343,10 @@ pub struct GetOrderByIdInput {
     #[serde(rename = "orderId")]
     pub order_id: i64,
 }
-#[allow(rustdoc::invalid_html_tags)]
 /// The input of the tool `deleteOrder`.
 ///
 /// For valid response try integer IDs with value < 1000. Anything above 1000 or non-integers will generate API errors.
+#[allow(rustdoc::invalid_html_tags)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]

@@ -155,7 +155,13 @@ fn item(item: &Item, attributes: &Attributes, matched: &mut Matched) -> TokenStr
         #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
         #[serde(crate = "__tk::serde")]
     };
-    let tokens = item_tokens(
+    // The allows after the documentation: every kind of item starts with it.
+    let allows = super::lints::allows(documented(item));
+    let doc = quote! {
+        #doc
+        #allows
+    };
+    item_tokens(
         item,
         &name,
         &doc,
@@ -163,12 +169,7 @@ fn item(item: &Item, attributes: &Attributes, matched: &mut Matched) -> TokenStr
         derive,
         attributes,
         matched,
-    );
-    let allows = super::lints::allows(documented(item));
-    quote! {
-        #allows
-        #tokens
-    }
+    )
 }
 
 /// The documentation of each place of `item` that rustdoc documents: itself, and its fields or

@@ -74,7 +74,7 @@ fn objects_are_strict_structs_with_renames_options_and_docs() {
     assert_has(
         &code,
         "/// The input of the tool `object_basics`.\n///\n/// Every plain form of a property.\n\
-         #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
+         #[allow(missing_docs, rustdoc::broken_intra_doc_links)]\n#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
          #[serde(deny_unknown_fields)]\npub struct ObjectBasicsInput {",
     );
     assert_has(
@@ -104,7 +104,7 @@ fn objects_are_strict_structs_with_renames_options_and_docs() {
     );
     assert_has(
         &code,
-        "/// Who owns it.\n#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
+        "/// Who owns it.\n#[allow(missing_docs)]\n#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
          #[serde(deny_unknown_fields)]\npub struct ObjectBasicsInputOwner {\npub name: ::std::string::String,\n}",
     );
 }
@@ -180,7 +180,7 @@ fn references_are_named_once_and_recursion_is_boxed_only_where_needed() {
     assert_has(&code, "pub tree: Node,");
     assert_has(
         &code,
-        "/// A node of a tree.\n#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
+        "/// A node of a tree.\n#[allow(missing_docs)]\n#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
          #[serde(deny_unknown_fields)]\npub struct Node {",
     );
     // Through a `Vec` no box is needed; a direct field needs one.

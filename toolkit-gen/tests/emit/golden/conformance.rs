@@ -2,20 +2,20 @@
 
 #[allow(unused_imports)]
 use ::toolkit_runtime::codegen as __tk;
-#[allow(missing_docs)]
 /// The input of the tool `echo`.
 ///
 /// Answers with the text it is given.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct EchoInput {
     pub text: ::std::string::String,
 }
-#[allow(missing_docs)]
 /// The input of the tool `failing`.
 ///
 /// Reports that it failed.
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -30,10 +30,10 @@ pub struct FailingInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub text: ::std::option::Option<::std::string::String>,
 }
-#[allow(missing_docs)]
 /// The input of the tool `blocking`.
 ///
 /// Never answers.
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,

@@ -2,10 +2,10 @@
 
 #[allow(unused_imports)]
 use ::toolkit_runtime::codegen as __tk;
-#[allow(missing_docs, rustdoc::broken_intra_doc_links)]
 /// The input of the tool `object_basics`.
 ///
 /// Every plain form of a property.
+#[allow(missing_docs, rustdoc::broken_intra_doc_links)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -53,16 +53,16 @@ pub struct ObjectBasicsInput {
     pub nickname: ::std::option::Option<::std::string::String>,
     pub ghost: __tk::serde_json::Value,
 }
-#[allow(missing_docs)]
 /// Who owns it.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct ObjectBasicsInputOwner {
     pub name: ::std::string::String,
 }
-#[allow(missing_docs)]
 /// The input of the tool `enums`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -281,8 +281,8 @@ impl ::std::str::FromStr for EnumsInputMaybe {
         }
     }
 }
-#[allow(missing_docs)]
 /// The input of the tool `consts_and_nulls`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -338,8 +338,8 @@ impl ::std::str::FromStr for ConstsAndNullsInputKind {
         }
     }
 }
-#[allow(missing_docs)]
 /// The input of the tool `tuples`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -369,8 +369,8 @@ pub struct TuplesInputWide(
     pub ::std::string::String,
     pub ::std::string::String,
 );
-#[allow(missing_docs)]
 /// The input of the tool `maps`.
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -409,8 +409,8 @@ pub struct MapsInput {
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MapsInputNothing {}
-#[allow(missing_docs)]
 /// The input of the tool `refs`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -423,8 +423,8 @@ pub struct RefsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub r#loop: ::std::option::Option<__tk::serde_json::Value>,
 }
-#[allow(missing_docs)]
 /// A node of a tree.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -481,8 +481,8 @@ impl ::std::str::FromStr for Legacy {
         }
     }
 }
-#[allow(missing_docs)]
 /// The input of the tool `unions`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -603,8 +603,8 @@ pub struct UnionsInputChoice {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub a: ::std::option::Option<::std::string::String>,
 }
-#[allow(missing_docs)]
 /// The input of the tool `all_of`.
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -637,8 +637,8 @@ pub struct AllOfInputPet {
 pub struct Base {
     pub name: ::std::string::String,
 }
-#[allow(missing_docs)]
 /// The input of the tool `open`.
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -685,10 +685,10 @@ pub struct OpenInputOpen {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub y: ::std::option::Option<i64>,
 }
-#[allow(missing_docs)]
 /// The input of the tool `mixed_unions`.
 ///
 /// Unions of kinds, one of them tagged objects, and of arrays.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]

@@ -2,10 +2,10 @@
 
 #[allow(unused_imports)]
 use ::toolkit_runtime::codegen as __tk;
-#[allow(missing_docs, rustdoc::broken_intra_doc_links)]
 /// The input of the tool `object_basics`.
 ///
 /// Every plain form of a property.
+#[allow(missing_docs, rustdoc::broken_intra_doc_links)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct ObjectBasicsInput {
@@ -55,8 +55,8 @@ pub struct ObjectBasicsInput {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
-#[allow(missing_docs)]
 /// Who owns it.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct ObjectBasicsInputOwner {
@@ -65,8 +65,8 @@ pub struct ObjectBasicsInputOwner {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
-#[allow(missing_docs)]
 /// The input of the tool `enums`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct EnumsInput {
@@ -287,8 +287,8 @@ impl ::std::str::FromStr for EnumsInputMaybe {
         }
     }
 }
-#[allow(missing_docs)]
 /// The input of the tool `consts_and_nulls`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct ConstsAndNullsInput {
@@ -346,8 +346,8 @@ impl ::std::str::FromStr for ConstsAndNullsInputKind {
         }
     }
 }
-#[allow(missing_docs)]
 /// The input of the tool `tuples`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct TuplesInput {
@@ -379,8 +379,8 @@ pub struct TuplesInputWide(
     pub ::std::string::String,
     pub ::std::string::String,
 );
-#[allow(missing_docs)]
 /// The input of the tool `maps`.
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -421,8 +421,8 @@ pub struct MapsInput {
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MapsInputNothing {}
-#[allow(missing_docs)]
 /// The input of the tool `refs`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct RefsInput {
@@ -437,8 +437,8 @@ pub struct RefsInput {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
-#[allow(missing_docs)]
 /// A node of a tree.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct Node {
@@ -497,8 +497,8 @@ impl ::std::str::FromStr for Legacy {
         }
     }
 }
-#[allow(missing_docs)]
 /// The input of the tool `unions`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct UnionsInput {
@@ -629,8 +629,8 @@ pub struct UnionsInputChoice {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
-#[allow(missing_docs)]
 /// The input of the tool `all_of`.
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -669,8 +669,8 @@ pub struct Base {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
-#[allow(missing_docs)]
 /// The input of the tool `open`.
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -719,10 +719,10 @@ pub struct OpenInputOpen {
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
-#[allow(missing_docs)]
 /// The input of the tool `mixed_unions`.
 ///
 /// Unions of kinds, one of them tagged objects, and of arrays.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct MixedUnionsInput {

@@ -69,10 +69,10 @@ impl ::std::str::FromStr for ListTasksInputStatus {
         }
     }
 }
-#[allow(missing_docs)]
 /// The input of the tool `add_task`.
 ///
 /// Adds a task.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -83,10 +83,10 @@ pub struct AddTaskInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
 }
-#[allow(missing_docs)]
 /// The input of the tool `delete-task`.
 ///
 /// Deletes a task for good.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
