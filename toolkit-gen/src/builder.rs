@@ -573,6 +573,8 @@ impl Builder {
                         })
                         .collect();
                     self.filter_operations(&document, &mut read, &mut used);
+                    let mut source = source.clone();
+                    source.deprecated = crate::inputs::deprecated_tools(&document, &read);
                     openapi_source(&label, &read, &source, &options)
                 }),
                 InputKind::McpSnapshot => read_snapshot(&input.path).map(|mut definitions| {

@@ -2,6 +2,7 @@
 //! runtime reads them, every problem located by file and JSON pointer. The builder, the command
 //! line and the gateway all read through here.
 
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_json::Value;
@@ -23,6 +24,25 @@ pub fn read_openapi(path: &Path) -> Result<(Value, ReadOperations), Vec<Problem>
     let read = read_operations(&document, &ReadOptions::default())
         .map_err(|error| vec![Problem::new(path, "#", error.to_string())])?;
     Ok((document, read))
+}
+
+/// The tools of `read` whose operations `document` marks `deprecated`, by tool name: what
+/// [`SourceOptions::deprecated`](crate::emit::SourceOptions::deprecated) takes.
+pub fn deprecated_tools(document: &Value, read: &ReadOperations) -> BTreeSet<String> {
+    read.operations
+        .iter()
+        .filter(|operation| {
+            let request = &operation.request;
+            let path = request.path.split('?').next().unwrap_or_default();
+            document
+                .get("paths")
+                .and_then(|paths| paths.get(path))
+                .and_then(|item| item.get(request.method.to_ascii_lowercase()))
+                .and_then(|operation| operation.get("deprecated"))
+                == Some(&Value::Bool(true))
+        })
+        .map(|operation| operation.name().to_owned())
+        .collect()
 }
 
 /// Reads the tools of a snapshot: `{"tools": [...]}` (with or without `server`), or an array;
@@ -114,7 +134,11 @@ pub fn source_name(file: &Path) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
+    use serde_json::json;
+    use toolkit_runtime::openapi::{ReadOptions, read_operations};
+
     use super::*;
 
     #[test]
@@ -130,5 +154,27 @@ mod tests {
         ] {
             assert_eq!(source_name(Path::new(file)), name, "{file}");
         }
+    }
+
+    #[test]
+    fn the_operations_a_document_marks_deprecated_are_named() {
+        let document = json!({
+            "openapi": "3.0.3",
+            "info": { "title": "t", "version": "1" },
+            "paths": {
+                "/old": {
+                    "get": { "operationId": "old", "deprecated": true, "responses": { "200": { "description": "ok" } } },
+                    "post": { "operationId": "kept", "responses": { "200": { "description": "ok" } } }
+                }
+            }
+        });
+        let read = read_operations(&document, &ReadOptions::default()).unwrap();
+        assert_eq!(read.operations.len(), 2);
+        assert_eq!(
+            deprecated_tools(&document, &read)
+                .into_iter()
+                .collect::<Vec<_>>(),
+            ["old"]
+        );
     }
 }

@@ -14,6 +14,10 @@
 pub use serde;
 pub use serde_json;
 
+mod unknown_value;
+
+pub use unknown_value::UnknownValue;
+
 pub use crate::{
     BoxFuture, CatalogError, JsonObject, ToolDefinition, ToolSource, ToolSourceError, call_typed,
 };

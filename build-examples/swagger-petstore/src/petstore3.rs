@@ -14,6 +14,7 @@ pub struct UpdatePetInput {
     /// The request's body.
     pub body: Pet,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -31,6 +32,7 @@ pub struct Pet {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub status: ::std::option::Option<PetStatus>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -47,6 +49,7 @@ pub struct Category {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -63,6 +66,7 @@ pub struct Tag {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub name: ::std::option::Option<::std::string::String>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -83,6 +87,34 @@ pub enum PetStatus {
     Pending,
     #[serde(rename = "sold")]
     Sold,
+}
+impl PetStatus {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["available", "pending", "sold"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Available => "available",
+            Self::Pending => "pending",
+            Self::Sold => "sold",
+        }
+    }
+}
+impl ::std::fmt::Display for PetStatus {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for PetStatus {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "available" => ::std::result::Result::Ok(Self::Available),
+            "pending" => ::std::result::Result::Ok(Self::Pending),
+            "sold" => ::std::result::Result::Ok(Self::Sold),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
 }
 /// The input of the tool `addPet`.
 ///
@@ -111,6 +143,8 @@ pub struct AddPetInput {
 #[serde(deny_unknown_fields)]
 pub struct FindPetsByStatusInput {
     /// Status values that need to be considered for filter
+    ///
+    /// Default: `"available"`.
     ///
     /// In the query, as `status`.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -217,6 +251,7 @@ pub struct PlaceOrderInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub body: ::std::option::Option<Order>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -244,6 +279,7 @@ pub struct Order {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub complete: ::std::option::Option<bool>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -265,9 +301,38 @@ pub enum OrderStatus {
     #[serde(rename = "delivered")]
     Delivered,
 }
+impl OrderStatus {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["placed", "approved", "delivered"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Placed => "placed",
+            Self::Approved => "approved",
+            Self::Delivered => "delivered",
+        }
+    }
+}
+impl ::std::fmt::Display for OrderStatus {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for OrderStatus {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "placed" => ::std::result::Result::Ok(Self::Placed),
+            "approved" => ::std::result::Result::Ok(Self::Approved),
+            "delivered" => ::std::result::Result::Ok(Self::Delivered),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
+}
 /// The input of the tool `getOrderById`.
 ///
 /// For valid response try integer IDs with value <= 5 or > 10. Other values will generate exceptions.
+#[allow(rustdoc::invalid_html_tags)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -281,6 +346,7 @@ pub struct GetOrderByIdInput {
 /// The input of the tool `deleteOrder`.
 ///
 /// For valid response try integer IDs with value < 1000. Anything above 1000 or non-integers will generate API errors.
+#[allow(rustdoc::invalid_html_tags)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -311,6 +377,7 @@ pub struct CreateUserInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub body: ::std::option::Option<User>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -645,6 +712,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "placeOrder", &input).await
     }
+    #[allow(rustdoc::invalid_html_tags)]
     /// `GET /store/order/{orderId}`: calls the tool `getOrderById` with `input`, as the source runs it.
     ///
     /// For valid response try integer IDs with value <= 5 or > 10. Other values will generate exceptions.
@@ -658,6 +726,7 @@ impl Petstore3 {
     ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
         __tk::call_typed(&self.0, "getOrderById", &input).await
     }
+    #[allow(rustdoc::invalid_html_tags)]
     /// `DELETE /store/order/{orderId}`: calls the tool `deleteOrder` with `input`, as the source runs it.
     ///
     /// For valid response try integer IDs with value < 1000. Anything above 1000 or non-integers will generate API errors.

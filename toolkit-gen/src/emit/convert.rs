@@ -21,6 +21,7 @@ use super::schema::{Field, Item, ItemKind, StringVariant, Struct, Ty};
 use super::shared::{self, Fingerprints, Key, Shared};
 use super::{EmitOptions, Strictness, Untyped};
 
+mod constraints;
 mod union;
 
 /// How deep schemas may nest (objects in arrays in objects …) before the rest is a `Value`:
@@ -41,6 +42,10 @@ const ANNOTATIONS: &[&str] = &[
     "$comment",
     "$schema",
 ];
+
+/// The most items an array becomes a tuple for: std implements `Debug` and `PartialEq` for
+/// tuples of up to 12 items; an array of more is a tuple struct.
+const LONGEST_TUPLE: usize = 12;
 
 /// The name an item is to get: one reserved already (`fixed`, for a `$ref` target or the root),
 /// or made unique from `base`.
@@ -555,8 +560,37 @@ impl<'a> Converter<'a> {
         }
     }
 
+    /// Whether `target` (at `pointer`) is only a reference that, through references alone,
+    /// leads back to itself: a schema with no shape, whose type would contain only itself
+    /// (`struct Loop(Box<Loop>)` has no value, and reading one would recurse without end).
+    fn leads_back(&self, pointer: &str, target: &Value) -> bool {
+        let mut target = target;
+        for _ in 0..16 {
+            let reference = target
+                .get("$ref")
+                .and_then(Value::as_str)
+                .or_else(|| target.get("$recursiveRef").and_then(Value::as_str));
+            let Some((next, next_pointer)) = reference.and_then(|r| self.resolve(r)) else {
+                return false;
+            };
+            if next_pointer == pointer {
+                return true;
+            }
+            target = next;
+        }
+        false
+    }
+
     /// Converts a reference target once, under the name `reserved`, and records its type.
     fn target(&mut self, pointer: &str, target: &Value, reserved: String) -> Ty {
+        if self.leads_back(pointer, target) {
+            let ty = self.untyped(
+                &format!("#{pointer}"),
+                "a `$ref` that leads back to itself, through references alone",
+            );
+            self.done.insert(pointer.to_owned(), ty.clone());
+            return ty;
+        }
         self.in_progress
             .insert(pointer.to_owned(), (reserved.clone(), false));
         let ty = self.convert(
@@ -829,6 +863,9 @@ impl<'a> Converter<'a> {
             if items.is_empty() {
                 return Ty::Vec(Box::new(Ty::Value));
             }
+            if items.len() > LONGEST_TUPLE {
+                return self.tuple_struct(map, items, &format!("{pointer}/{key}"), hint);
+            }
             let types = items
                 .iter()
                 .enumerate()
@@ -852,6 +889,39 @@ impl<'a> Converter<'a> {
             ))),
             None => Ty::Vec(Box::new(Ty::Value)),
         }
+    }
+
+    /// A tuple struct for an array of more items than std's tuples implement `Debug` and
+    /// `PartialEq` for (serde reads and writes it as the same JSON array).
+    fn tuple_struct(
+        &mut self,
+        map: &Map<String, Value>,
+        items: &[Value],
+        pointer: &str,
+        mut hint: Hint,
+    ) -> Ty {
+        let anonymous = hint.fixed.is_none();
+        let name = self.item_name(&mut hint);
+        let slot = self.reserve(&name);
+        let types = items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| {
+                self.convert(
+                    item,
+                    &format!("{pointer}/{index}"),
+                    Hint::new(format!("{name}Item{index}")),
+                    false,
+                )
+            })
+            .collect();
+        self.settle(
+            slot,
+            name,
+            anonymous,
+            doc_of(&Value::Object(map.clone())),
+            ItemKind::Tuple(types),
+        )
     }
 
     fn object(&mut self, map: &Map<String, Value>, pointer: &str, hint: Hint) -> Ty {
@@ -909,12 +979,20 @@ impl<'a> Converter<'a> {
                     false,
                 );
                 let optional = !required.contains(json_name.as_str());
+                let doc = match (
+                    doc_of(property),
+                    constraints::describe(property, self.follow(property)),
+                ) {
+                    (Some(doc), Some(bounds)) => Some(format!("{doc}\n\n{bounds}")),
+                    (doc, bounds) => doc.or(bounds),
+                };
                 fields.push(Field {
                     json_name: json_name.clone(),
                     name: scope.unique(&naming::field_name(json_name), "_"),
                     ty: if optional { ty.optional() } else { ty },
                     optional,
-                    doc: doc_of(property),
+                    doc,
+                    deprecated: property.get("deprecated") == Some(&Value::Bool(true)),
                 });
             }
         }
@@ -935,6 +1013,7 @@ impl<'a> Converter<'a> {
                 ty: Ty::Value,
                 optional: false,
                 doc: None,
+                deprecated: false,
             });
         }
         let closed = match self.options.strictness {

@@ -65,13 +65,14 @@
 
 mod convert;
 mod customize;
+mod lints;
 mod naming;
 mod rust;
 mod schema;
 mod shared;
 mod source;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use proc_macro2::TokenStream;
@@ -438,6 +439,9 @@ pub struct SourceOptions {
     /// The most characters of a tool's name its Rust names are made from (a method, an input
     /// type), for documents with very long operation ids; no limit when `None`.
     pub max_name_length: Option<usize>,
+    /// The tools whose typed methods are `#[deprecated]`, by tool name (the operations a
+    /// document marks `deprecated`: see [`crate::inputs::deprecated_tools`]).
+    pub deprecated: BTreeSet<String>,
 }
 
 impl SourceOptions {
@@ -447,6 +451,7 @@ impl SourceOptions {
             name: name.into(),
             renames: BTreeMap::new(),
             max_name_length: None,
+            deprecated: BTreeSet::new(),
         }
     }
 
@@ -645,6 +650,7 @@ fn source_module(
             name: method_names.unique(&naming::field_name(base), "_"),
             input: types.root_type.clone(),
             description: definition.description.clone(),
+            deprecated: source.deprecated.contains(definition.name()),
         })
         .collect();
     let source_type = source::tokens(&source::SourceType {

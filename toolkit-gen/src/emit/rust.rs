@@ -155,6 +155,53 @@ fn item(item: &Item, attributes: &Attributes, matched: &mut Matched) -> TokenStr
         #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
         #[serde(crate = "__tk::serde")]
     };
+    // The allows after the documentation: every kind of item starts with it.
+    let allows = super::lints::allows(documented(item));
+    let doc = quote! {
+        #doc
+        #allows
+    };
+    item_tokens(
+        item,
+        &name,
+        &doc,
+        &user_attributes,
+        derive,
+        attributes,
+        matched,
+    )
+}
+
+/// The documentation of each place of `item` that rustdoc documents: itself, and its fields or
+/// variants (`None` where there is none).
+fn documented(item: &Item) -> Vec<Option<&str>> {
+    let mut docs = vec![item.doc.as_deref()];
+    match &item.kind {
+        ItemKind::Struct(structure) => {
+            docs.extend(structure.fields.iter().map(|field| field.doc.as_deref()));
+        }
+        ItemKind::StringEnum(_) => docs.push(None),
+        ItemKind::Untagged(variants) => {
+            docs.extend(variants.iter().map(|variant| variant.doc.as_deref()));
+        }
+        ItemKind::Tagged { variants, .. } => {
+            docs.extend(variants.iter().map(|variant| variant.doc.as_deref()));
+        }
+        ItemKind::Newtype(_) | ItemKind::Tuple(_) | ItemKind::Alias(_) => {}
+    }
+    docs
+}
+
+/// The tokens of `item`, without the lint allows its documentation needs.
+fn item_tokens(
+    item: &Item,
+    name: &TokenStream,
+    doc: &TokenStream,
+    user_attributes: &TokenStream,
+    derive: TokenStream,
+    attributes: &Attributes,
+    matched: &mut Matched,
+) -> TokenStream {
     match &item.kind {
         ItemKind::Struct(structure) => {
             let fields = structure.fields.iter().map(|field| {
@@ -169,8 +216,10 @@ fn item(item: &Item, attributes: &Attributes, matched: &mut Matched) -> TokenStr
                     quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")])
                 });
                 let user_attributes = attributes.of_field(&item.name, &field.name, matched);
+                let deprecated = field.deprecated.then(|| quote!(#[deprecated]));
                 quote! {
                     #field_doc
+                    #deprecated
                     #rename
                     #skip
                     #user_attributes
@@ -213,9 +262,9 @@ fn item(item: &Item, attributes: &Attributes, matched: &mut Matched) -> TokenStr
             }
         }
         ItemKind::StringEnum(variants) => {
-            let variants = variants.iter().map(|variant| {
-                let variant_name = ident(&variant.name);
-                let value = &variant.value;
+            let names: Vec<TokenStream> = variants.iter().map(|v| ident(&v.name)).collect();
+            let values: Vec<&str> = variants.iter().map(|v| v.value.as_str()).collect();
+            let declared = names.iter().zip(&values).map(|(variant_name, value)| {
                 quote! {
                     #[serde(rename = #value)]
                     #variant_name,
@@ -227,7 +276,36 @@ fn item(item: &Item, attributes: &Attributes, matched: &mut Matched) -> TokenStr
                 #[serde(crate = "__tk::serde")]
                 #user_attributes
                 pub enum #name {
-                    #(#variants)*
+                    #(#declared)*
+                }
+
+                impl #name {
+                    /// Every value, in the schema's order.
+                    pub const VALUES: &'static [&'static str] = &[#(#values),*];
+
+                    /// The value as the JSON string it is.
+                    pub fn as_str(&self) -> &'static str {
+                        match self {
+                            #(Self::#names => #values,)*
+                        }
+                    }
+                }
+
+                impl ::std::fmt::Display for #name {
+                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                        f.write_str(self.as_str())
+                    }
+                }
+
+                impl ::std::str::FromStr for #name {
+                    type Err = __tk::UnknownValue;
+
+                    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+                        match value {
+                            #(#values => ::std::result::Result::Ok(Self::#names),)*
+                            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+                        }
+                    }
                 }
             }
         }
@@ -283,6 +361,15 @@ fn item(item: &Item, attributes: &Attributes, matched: &mut Matched) -> TokenStr
                 #[serde(transparent)]
                 #user_attributes
                 pub struct #name(pub #inner);
+            }
+        }
+        ItemKind::Tuple(items) => {
+            let items = items.iter().map(ty);
+            quote! {
+                #doc
+                #derive
+                #user_attributes
+                pub struct #name(#(pub #items),*);
             }
         }
         ItemKind::Alias(inner) => {

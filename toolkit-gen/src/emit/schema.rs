@@ -77,6 +77,9 @@ pub(crate) enum ItemKind {
     /// A transparent newtype (`pub struct T(pub U);`): a named type for a schema that is no
     /// struct or enum but that something refers to by name (a recursive `$ref`).
     Newtype(Ty),
+    /// A tuple struct (`pub struct T(pub A, pub B, …);`): an array whose items each have their
+    /// own type, too many of them for a tuple (std's traits stop at 12).
+    Tuple(Vec<Ty>),
     /// A type alias (`pub type T = U;`): the root type of an input that is no struct.
     Alias(Ty),
 }
@@ -106,6 +109,8 @@ pub(crate) struct Field {
     pub(crate) optional: bool,
     /// Its documentation.
     pub(crate) doc: Option<String>,
+    /// Whether the property is `deprecated` (the field is `#[deprecated]`).
+    pub(crate) deprecated: bool,
 }
 
 /// A variant of a string enum.

@@ -32,6 +32,8 @@ pub(crate) struct Method {
     pub(crate) input: String,
     /// The tool's description.
     pub(crate) description: Option<String>,
+    /// Whether the operation is deprecated (the method is `#[deprecated]`).
+    pub(crate) deprecated: bool,
 }
 
 /// The source type of a module.
@@ -132,16 +134,21 @@ fn method_doc(method: &Method) -> String {
 
 fn methods(methods: &[Method]) -> TokenStream {
     let methods = methods.iter().map(|method| {
-        let doc = docs(Some(&method_doc(method)));
+        let text = method_doc(method);
+        let allows = super::lints::allows([Some(text.as_str())]);
+        let doc = docs(Some(&text));
         let name = ident(&method.name);
         let input = ident(&method.input);
         let tool = &method.tool;
+        let deprecated = method.deprecated.then(|| quote!(#[deprecated]));
         quote! {
+            #allows
             #doc
             ///
             /// # Errors
             ///
             /// The tool's failure, as the source reports it.
+            #deprecated
             pub async fn #name(&self, input: #input) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
                 __tk::call_typed(&self.0, #tool, &input).await
             }

@@ -2,15 +2,17 @@
 //! library includes the modules — input types and source type — of every MCP tool of the corpus
 //! and of OpenAPI documents with unions, merges, recursion and renames, checked (`cargo check`:
 //! every type and lint, without code generation, which only costs time here) with
-//! `#![deny(warnings)]`.
+//! `#![deny(warnings, missing_docs)]`; and a smaller crate, of modules whose descriptions trip
+//! rustdoc's and clippy's documentation lints, checked by `cargo clippy -- -D warnings` and
+//! `cargo doc` with `RUSTDOCFLAGS=-D warnings`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use toolkit_gen::emit::{EmitOptions, SourceOptions, Strictness, mcp_source, openapi_source};
 use toolkit_runtime::openapi::{ReadOptions, decode_document, read_operations};
 
-use crate::common::{corpus, mcp_servers};
+use crate::common::{corpus, forms, mcp_servers};
 
 /// The documents whose modules are compiled (the others are parsed by `corpus.rs`): compiling
 /// costs minutes on a small machine, so a few that between them hold every form.
@@ -25,9 +27,11 @@ fn write(path: &Path, text: &str) {
     std::fs::write(path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
 }
 
-#[test]
-fn generated_modules_of_real_documents_compile_without_warnings() {
-    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("emit-compile");
+/// Writes under the target directory a crate `dir` whose library, headed by `head` (its inner
+/// attributes), includes each of `modules` (a name and its code) as a public module, and returns
+/// its root. The crates share one target directory, so the runtime is built once for them all.
+fn write_crate(dir: &str, head: &str, modules: &[(String, String)]) -> PathBuf {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir);
     let src = root.join("src");
     std::fs::create_dir_all(&src).unwrap();
     let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../toolkit-runtime");
@@ -45,10 +49,86 @@ fn generated_modules_of_real_documents_compile_without_warnings() {
     // The workspace's lock file, so that the crate builds offline with the versions already here.
     let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
     std::fs::copy(&lock, root.join("Cargo.lock")).unwrap();
+    let mut lib =
+        format!("//! Generated modules, compiled as a user's crate compiles them.\n{head}\n");
+    for (stem, code) in modules {
+        write(&src.join(format!("{stem}.rs")), code);
+        lib.push_str(&format!(
+            "/// Generated.\npub mod {stem} {{\n    include!(\"{stem}.rs\");\n}}\n"
+        ));
+    }
+    write(&src.join("lib.rs"), &lib);
+    root
+}
 
-    let mut lib = String::from(
-        "//! Generated modules, compiled as a user's crate compiles them.\n#![deny(warnings)]\n\n",
+/// Runs `cargo` with `args` on the crate at `root` (offline, quiet, in the shared target
+/// directory), with the environment `env`, and asserts that it succeeds without a warning.
+fn cargo_clean(root: &Path, args: &[&str], env: &[(&str, &str)]) {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("emit-compile/target");
+    let output = Command::new(cargo)
+        .arg(args[0])
+        .args(["--offline", "--quiet", "--manifest-path"])
+        .arg(root.join("Cargo.toml"))
+        .args(&args[1..])
+        .env("CARGO_TARGET_DIR", target)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && !stderr.contains("warning"),
+        "`cargo {}` of the generated crate in {} is not clean:\n{stderr}",
+        args.join(" "),
+        root.display()
     );
+}
+
+#[test]
+fn generated_code_lints_clean_under_clippy_and_rustdoc() {
+    // Servers whose descriptions hold bare URLs, `[brackets]`, `<tags>` and lists whose next
+    // line is not indented, a document with `<tags>` and undocumented properties, and the
+    // fixture of every form (deprecated fields, string enums, a tuple struct): small, so that
+    // clippy and rustdoc take seconds, and between them every lint a description trips.
+    const SERVERS: &[&str] = &["basic-memory", "biomcp", "playwright"];
+    let mut modules = Vec::new();
+    for (server, definitions) in mcp_servers() {
+        if SERVERS.contains(&server.as_str()) {
+            let stem = server.replace('-', "_");
+            let emitted = mcp_source(
+                &format!("{server}.json"),
+                &definitions,
+                &SourceOptions::new(stem.clone()),
+                &EmitOptions::default(),
+            );
+            modules.push((stem, emitted.code));
+        }
+    }
+    assert_eq!(modules.len(), SERVERS.len());
+    let name = "petstore3-swagger-3.0.4.yaml";
+    let text = std::fs::read_to_string(corpus(&format!("openapi/{name}"))).unwrap();
+    let read = read_operations(&decode_document(&text).unwrap(), &ReadOptions::default()).unwrap();
+    let petstore = openapi_source(
+        name,
+        &read,
+        &SourceOptions::new("petstore"),
+        &EmitOptions::default(),
+    );
+    modules.push(("petstore".to_owned(), petstore.code));
+    let forms = toolkit_gen::emit::module("forms.json", &forms(), &EmitOptions::default());
+    modules.push(("forms".to_owned(), forms.code));
+    // `missing_docs` denied: a user's crate that documents everything may include the modules.
+    let root = write_crate("emit-lint", "#![deny(warnings, missing_docs)]\n", &modules);
+    cargo_clean(&root, &["clippy", "--", "-D", "warnings"], &[]);
+    cargo_clean(
+        &root,
+        &["doc", "--no-deps"],
+        &[("RUSTDOCFLAGS", "-D warnings")],
+    );
+}
+
+#[test]
+fn generated_modules_of_real_documents_compile_without_warnings() {
     let mcp: Vec<_> = mcp_servers()
         .into_iter()
         .flat_map(|(_, definitions)| definitions)
@@ -90,25 +170,14 @@ fn generated_modules_of_real_documents_compile_without_warnings() {
             ));
         }
     }
-    for (stem, emitted) in &modules {
-        write(&src.join(format!("{stem}.rs")), &emitted.code);
-        lib.push_str(&format!(
-            "/// Generated.\n#[allow(missing_docs)]\npub mod {stem} {{\n    include!(\"{stem}.rs\");\n}}\n"
-        ));
-    }
-    write(&src.join("lib.rs"), &lib);
-
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let output = Command::new(cargo)
-        .args(["check", "--offline", "--quiet", "--manifest-path"])
-        .arg(root.join("Cargo.toml"))
-        .env("CARGO_TARGET_DIR", root.join("target"))
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success() && !stderr.contains("warning"),
-        "the generated crate in {} does not build cleanly:\n{stderr}",
-        root.display()
+    let modules: Vec<(String, String)> = modules
+        .into_iter()
+        .map(|(stem, emitted)| (stem, emitted.code))
+        .collect();
+    let root = write_crate(
+        "emit-compile",
+        "#![deny(warnings, missing_docs)]\n",
+        &modules,
     );
+    cargo_clean(&root, &["check"], &[]);
 }

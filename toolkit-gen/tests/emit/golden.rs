@@ -74,7 +74,7 @@ fn objects_are_strict_structs_with_renames_options_and_docs() {
     assert_has(
         &code,
         "/// The input of the tool `object_basics`.\n///\n/// Every plain form of a property.\n\
-         #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
+         #[allow(missing_docs, rustdoc::broken_intra_doc_links)]\n#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
          #[serde(deny_unknown_fields)]\npub struct ObjectBasicsInput {",
     );
     assert_has(
@@ -104,7 +104,7 @@ fn objects_are_strict_structs_with_renames_options_and_docs() {
     );
     assert_has(
         &code,
-        "/// Who owns it.\n#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
+        "/// Who owns it.\n#[allow(missing_docs)]\n#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
          #[serde(deny_unknown_fields)]\npub struct ObjectBasicsInputOwner {\npub name: ::std::string::String,\n}",
     );
 }
@@ -180,7 +180,7 @@ fn references_are_named_once_and_recursion_is_boxed_only_where_needed() {
     assert_has(&code, "pub tree: Node,");
     assert_has(
         &code,
-        "/// A node of a tree.\n#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
+        "/// A node of a tree.\n#[allow(missing_docs)]\n#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
          #[serde(deny_unknown_fields)]\npub struct Node {",
     );
     // Through a `Vec` no box is needed; a direct field needs one.
@@ -247,7 +247,43 @@ fn unions_become_enums_when_they_can_be_told_apart() {
         .filter(|t| t.is_typed())
         .map(|t| t.tool.as_str())
         .collect();
-    assert_eq!(typed.len(), emitted.tools.len() - 1, "{typed:?}");
+    // `unions`' address, and `refs`' schema that is only a reference to itself.
+    assert_eq!(typed.len(), emitted.tools.len() - 2, "{typed:?}");
+}
+
+#[test]
+fn a_schema_that_refers_only_to_itself_is_any_value_reported() {
+    let emitted = module("fixtures/forms.json", &forms(), &EmitOptions::default());
+    assert_has(
+        &emitted.code,
+        "pub r#loop: ::std::option::Option<__tk::serde_json::Value>,",
+    );
+    assert!(!emitted.code.contains("pub struct Loop"));
+    let refs = emitted.tools.iter().find(|t| t.tool == "refs").unwrap();
+    assert_eq!(refs.untyped.len(), 1, "{:?}", refs.untyped);
+    assert_eq!(refs.untyped[0].pointer, "#/$defs/Loop");
+    assert!(refs.untyped[0].reason.contains("leads back to itself"));
+}
+
+#[test]
+fn more_than_twelve_tuple_items_are_a_tuple_struct() {
+    let code = strict();
+    assert_has(&code, "pub wide: ::std::option::Option<TuplesInputWide>,");
+    assert_has(&code, "pub struct TuplesInputWide(\npub i64,");
+}
+
+#[test]
+fn field_docs_say_defaults_bounds_and_deprecation() {
+    let code = strict();
+    assert_has(
+        &code,
+        "/// Default: `10`. At least 1, at most 100.\n#[serde(default, skip_serializing_if = \"::std::option::Option::is_none\")]\npub count:",
+    );
+    assert_has(&code, "/// More than 0, less than 1.\n");
+    assert_has(
+        &code,
+        "/// Use `name` instead.\n///\n/// At least 1 character, at most 20 characters, matching `^[a-z]+$`.\n#[deprecated]\n",
+    );
 }
 
 #[test]

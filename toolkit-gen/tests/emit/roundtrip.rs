@@ -33,6 +33,8 @@ fn accepted(tool: &str, value: &Value) {
     }
 }
 
+// `nickname` is a deprecated property: naming it is a user's use of a deprecated field.
+#[allow(deprecated)]
 fn basics() -> strict::ObjectBasicsInput {
     strict::ObjectBasicsInput {
         pet_id: 7,
@@ -52,6 +54,7 @@ fn basics() -> strict::ObjectBasicsInput {
         }),
         // Required but not described: any value, which must be there.
         ghost: json!("boo"),
+        nickname: None,
     }
 }
 
@@ -113,6 +116,25 @@ fn enum_values_that_differ_only_in_case_stay_apart() {
 }
 
 #[test]
+fn string_enums_read_and_write_their_json_strings() {
+    use strict::{EnumsInputOrder, EnumsInputReaction};
+    assert_eq!(EnumsInputOrder::Asc2.as_str(), "asc");
+    assert_eq!(EnumsInputReaction::Minus1.to_string(), "-1");
+    assert_eq!(EnumsInputOrder::VALUES, ["ASC", "asc", "DESC", "desc"]);
+    for value in EnumsInputOrder::VALUES {
+        let parsed: EnumsInputOrder = value.parse().unwrap();
+        assert_eq!(parsed.as_str(), *value);
+        assert_eq!(serde_json::to_value(parsed).unwrap(), json!(value));
+    }
+    let error = "Asc".parse::<EnumsInputOrder>().unwrap_err();
+    assert_eq!(error.value(), "Asc");
+    assert_eq!(
+        error.to_string(),
+        r#""Asc" is not one of "ASC", "asc", "DESC", "desc""#
+    );
+}
+
+#[test]
 fn consts_nullables_and_tuples_round_trip() {
     let input = strict::ConstsAndNullsInput {
         kind: strict::ConstsAndNullsInputKind::Fixed,
@@ -131,6 +153,7 @@ fn consts_nullables_and_tuples_round_trip() {
     let tuples = strict::TuplesInput {
         point: (1.5, -2.0),
         pair: Some(("a".to_owned(), 3)),
+        wide: None,
     };
     let value = serde_json::to_value(&tuples).unwrap();
     assert_eq!(value, json!({ "point": [1.5, -2.0], "pair": ["a", 3] }));
@@ -138,6 +161,17 @@ fn consts_nullables_and_tuples_round_trip() {
     assert!(
         serde_json::from_value::<strict::TuplesInput>(json!({ "point": [1.0, 2.0, 3.0] })).is_err()
     );
+    // Thirteen items: a tuple struct, the same JSON array.
+    let wide = json!([1, 2, 3, 4, 5, 6, "a", "b", "c", "d", "e", "f", "g"]);
+    let input = json!({ "point": [0.0, 0.0], "wide": wide });
+    let tuples: strict::TuplesInput = serde_json::from_value(input.clone()).unwrap();
+    let strict::TuplesInputWide(first, ..) = tuples.wide.clone().unwrap();
+    assert_eq!(first, 1);
+    assert_eq!(tuples.clone(), tuples);
+    assert_eq!(serde_json::to_value(&tuples).unwrap(), input);
+    accepted("tuples", &input);
+    let short = json!({ "point": [0.0, 0.0], "wide": [1, 2, 3] });
+    assert!(serde_json::from_value::<strict::TuplesInput>(short).is_err());
 }
 
 #[test]
@@ -146,6 +180,7 @@ fn maps_and_recursive_types_round_trip() {
         counts: Some([("a".to_owned(), 1)].into_iter().collect()),
         free: Some(json!({ "x": [true] }).as_object().unwrap().clone()),
         nothing: Some(strict::MapsInputNothing {}),
+        ..Default::default()
     };
     let value = serde_json::to_value(&input).unwrap();
     accepted("maps", &value);
@@ -163,6 +198,8 @@ fn maps_and_recursive_types_round_trip() {
         },
         legacy: Some(strict::Legacy::New),
         again: None,
+        // A schema that is only a reference to itself: any value.
+        r#loop: Some(json!({ "any": "thing" })),
     };
     let value = serde_json::to_value(&tree).unwrap();
     accepted("refs", &value);

@@ -36,15 +36,26 @@ mod tasks {
 
 fn petstore_module() -> String {
     let text = std::fs::read_to_string(here("fixtures/petstore.yaml")).unwrap();
-    let read = read_operations(&decode_document(&text).unwrap(), &ReadOptions::default()).unwrap();
+    let document = decode_document(&text).unwrap();
+    let read = read_operations(&document, &ReadOptions::default()).unwrap();
     assert!(read.skipped.is_empty(), "{:?}", read.skipped);
+    // As the builder does: the operations the document marks deprecated.
+    let mut source = SourceOptions::new("petstore");
+    source.deprecated = toolkit_gen::inputs::deprecated_tools(&document, &read);
     openapi_source(
         "fixtures/petstore.yaml",
         &read,
-        &SourceOptions::new("petstore"),
+        &source,
         &EmitOptions::default(),
     )
     .code
+}
+
+#[test]
+fn a_deprecated_operation_s_method_is_deprecated() {
+    let code = flat(&petstore_module());
+    assert!(code.contains("#[deprecated]pubasyncfnfailing("), "{code}");
+    assert_eq!(code.matches("#[deprecated]").count(), 1);
 }
 
 fn tasks_module() -> String {
@@ -330,6 +341,8 @@ async fn typed_methods_call_the_api() {
         .await
         .unwrap();
     assert_eq!(created, json!({ "created": { "id": 3, "name": "Kit" } }));
+    // A deprecated operation: its method is `#[deprecated]`.
+    #[allow(deprecated)]
     let failed = petstore
         .failing(petstore::FailingInput {
             text: "x".to_owned(),

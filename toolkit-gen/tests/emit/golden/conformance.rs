@@ -5,6 +5,7 @@ use ::toolkit_runtime::codegen as __tk;
 /// The input of the tool `echo`.
 ///
 /// Answers with the text it is given.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -14,6 +15,7 @@ pub struct EchoInput {
 /// The input of the tool `failing`.
 ///
 /// Reports that it failed.
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -31,6 +33,7 @@ pub struct FailingInput {
 /// The input of the tool `blocking`.
 ///
 /// Never answers.
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,

@@ -5,6 +5,7 @@ use ::toolkit_runtime::codegen as __tk;
 /// The input of the tool `object_basics`.
 ///
 /// Every plain form of a property.
+#[allow(missing_docs, rustdoc::broken_intra_doc_links)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -28,12 +29,15 @@ pub struct ObjectBasicsInput {
     #[serde(rename = "StartTime>")]
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub start_time_after: ::std::option::Option<::std::string::String>,
+    /// Default: `10`. At least 1, at most 100.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub count: ::std::option::Option<u32>,
+    /// More than 0, less than 1.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub ratio: ::std::option::Option<f64>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub enabled: ::std::option::Option<bool>,
+    /// At least 1 item, at most 5 items.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -41,9 +45,16 @@ pub struct ObjectBasicsInput {
     /// Who owns it.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub owner: ::std::option::Option<ObjectBasicsInputOwner>,
+    /// Use `name` instead.
+    ///
+    /// At least 1 character, at most 20 characters, matching `^[a-z]+$`.
+    #[deprecated]
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub nickname: ::std::option::Option<::std::string::String>,
     pub ghost: __tk::serde_json::Value,
 }
 /// Who owns it.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -51,6 +62,7 @@ pub struct ObjectBasicsInputOwner {
     pub name: ::std::string::String,
 }
 /// The input of the tool `enums`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -65,6 +77,7 @@ pub struct EnumsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub level: ::std::option::Option<i64>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -88,6 +101,37 @@ pub enum EnumsInputOrder {
     #[serde(rename = "desc")]
     Desc2,
 }
+impl EnumsInputOrder {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["ASC", "asc", "DESC", "desc"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Asc => "ASC",
+            Self::Asc2 => "asc",
+            Self::Desc => "DESC",
+            Self::Desc2 => "desc",
+        }
+    }
+}
+impl ::std::fmt::Display for EnumsInputOrder {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for EnumsInputOrder {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "ASC" => ::std::result::Result::Ok(Self::Asc),
+            "asc" => ::std::result::Result::Ok(Self::Asc2),
+            "DESC" => ::std::result::Result::Ok(Self::Desc),
+            "desc" => ::std::result::Result::Ok(Self::Desc2),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
+}
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -109,6 +153,35 @@ pub enum EnumsInputReaction {
     #[serde(rename = "laugh")]
     Laugh,
 }
+impl EnumsInputReaction {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["+1", "-1", "laugh"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Plus1 => "+1",
+            Self::Minus1 => "-1",
+            Self::Laugh => "laugh",
+        }
+    }
+}
+impl ::std::fmt::Display for EnumsInputReaction {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for EnumsInputReaction {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "+1" => ::std::result::Result::Ok(Self::Plus1),
+            "-1" => ::std::result::Result::Ok(Self::Minus1),
+            "laugh" => ::std::result::Result::Ok(Self::Laugh),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
+}
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -132,6 +205,37 @@ pub enum EnumsInputSize {
     #[serde(rename = "self")]
     SelfValue,
 }
+impl EnumsInputSize {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["1024x1024", "", "/", "self"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::V1024x1024 => "1024x1024",
+            Self::Empty => "",
+            Self::Empty2 => "/",
+            Self::SelfValue => "self",
+        }
+    }
+}
+impl ::std::fmt::Display for EnumsInputSize {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for EnumsInputSize {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "1024x1024" => ::std::result::Result::Ok(Self::V1024x1024),
+            "" => ::std::result::Result::Ok(Self::Empty),
+            "/" => ::std::result::Result::Ok(Self::Empty2),
+            "self" => ::std::result::Result::Ok(Self::SelfValue),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
+}
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -151,7 +255,34 @@ pub enum EnumsInputMaybe {
     #[serde(rename = "off")]
     Off,
 }
+impl EnumsInputMaybe {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["on", "off"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::On => "on",
+            Self::Off => "off",
+        }
+    }
+}
+impl ::std::fmt::Display for EnumsInputMaybe {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for EnumsInputMaybe {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "on" => ::std::result::Result::Ok(Self::On),
+            "off" => ::std::result::Result::Ok(Self::Off),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
+}
 /// The input of the tool `consts_and_nulls`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -165,6 +296,7 @@ pub struct ConstsAndNullsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub gone: ::std::option::Option<::std::string::String>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -182,7 +314,32 @@ pub enum ConstsAndNullsInputKind {
     #[serde(rename = "fixed")]
     Fixed,
 }
+impl ConstsAndNullsInputKind {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["fixed"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Fixed => "fixed",
+        }
+    }
+}
+impl ::std::fmt::Display for ConstsAndNullsInputKind {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for ConstsAndNullsInputKind {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "fixed" => ::std::result::Result::Ok(Self::Fixed),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
+}
 /// The input of the tool `tuples`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -190,8 +347,30 @@ pub struct TuplesInput {
     pub point: (f64, f64),
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub pair: ::std::option::Option<(::std::string::String, i64)>,
+    /// Thirteen items: more than std's tuples implement `Debug` for.
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub wide: ::std::option::Option<TuplesInputWide>,
 }
+/// Thirteen items: more than std's tuples implement `Debug` for.
+#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[serde(crate = "__tk::serde")]
+pub struct TuplesInputWide(
+    pub i64,
+    pub i64,
+    pub i64,
+    pub i64,
+    pub i64,
+    pub i64,
+    pub ::std::string::String,
+    pub ::std::string::String,
+    pub ::std::string::String,
+    pub ::std::string::String,
+    pub ::std::string::String,
+    pub ::std::string::String,
+    pub ::std::string::String,
+);
 /// The input of the tool `maps`.
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -213,7 +392,12 @@ pub struct MapsInput {
     >,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub nothing: ::std::option::Option<MapsInputNothing>,
+    /// Default: `0`.
+    #[deprecated]
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub old_counts: ::std::option::Option<i64>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -226,6 +410,7 @@ pub struct MapsInput {
 #[serde(deny_unknown_fields)]
 pub struct MapsInputNothing {}
 /// The input of the tool `refs`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -235,8 +420,11 @@ pub struct RefsInput {
     pub legacy: ::std::option::Option<Legacy>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub again: ::std::option::Option<Node>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub r#loop: ::std::option::Option<__tk::serde_json::Value>,
 }
 /// A node of a tree.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -247,6 +435,7 @@ pub struct Node {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub parent: ::std::option::Option<::std::boxed::Box<Node>>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -266,7 +455,34 @@ pub enum Legacy {
     #[serde(rename = "new")]
     New,
 }
+impl Legacy {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["old", "new"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Old => "old",
+            Self::New => "new",
+        }
+    }
+}
+impl ::std::fmt::Display for Legacy {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for Legacy {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "old" => ::std::result::Result::Ok(Self::Old),
+            "new" => ::std::result::Result::Ok(Self::New),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
+}
 /// The input of the tool `unions`.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -283,6 +499,7 @@ pub struct UnionsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub choice: ::std::option::Option<UnionsInputChoice>,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(untagged)]
@@ -293,12 +510,14 @@ pub enum UnionsInputTarget {
     Array(::std::vec::Vec<::std::string::String>),
     Object(UnionsInputTargetObject),
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UnionsInputTargetObject {
     pub id: ::std::string::String,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(tag = "kind")]
@@ -309,18 +528,21 @@ pub enum UnionsInputShape {
     #[serde(rename = "square")]
     Square(UnionsInputShapeSquare),
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UnionsInputShapeCircle {
     pub radius: f64,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct UnionsInputShapeSquare {
     pub side: f64,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -340,6 +562,33 @@ pub enum UnionsInputMode {
     #[serde(rename = "slow")]
     Slow,
 }
+impl UnionsInputMode {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["fast", "slow"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Fast => "fast",
+            Self::Slow => "slow",
+        }
+    }
+}
+impl ::std::fmt::Display for UnionsInputMode {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for UnionsInputMode {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "fast" => ::std::result::Result::Ok(Self::Fast),
+            "slow" => ::std::result::Result::Ok(Self::Slow),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
+}
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -355,6 +604,7 @@ pub struct UnionsInputChoice {
     pub a: ::std::option::Option<::std::string::String>,
 }
 /// The input of the tool `all_of`.
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -372,6 +622,7 @@ pub struct AllOfInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub base: ::std::option::Option<Base>,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -379,6 +630,7 @@ pub struct AllOfInputPet {
     pub name: ::std::string::String,
     pub color: ::std::string::String,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -386,6 +638,7 @@ pub struct Base {
     pub name: ::std::string::String,
 }
 /// The input of the tool `open`.
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -402,6 +655,7 @@ pub struct OpenInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub open: ::std::option::Option<OpenInputOpen>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -416,6 +670,7 @@ pub struct OpenInputClosed {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub x: ::std::option::Option<i64>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -433,6 +688,7 @@ pub struct OpenInputOpen {
 /// The input of the tool `mixed_unions`.
 ///
 /// Unions of kinds, one of them tagged objects, and of arrays.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -440,6 +696,7 @@ pub struct MixedUnionsInput {
     pub tool_choice: MixedUnionsInputToolChoice,
     pub prompt: MixedUnionsInputPrompt,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(untagged)]
@@ -448,6 +705,7 @@ pub enum MixedUnionsInputToolChoice {
     String(MixedUnionsInputToolChoiceString),
     Object(MixedUnionsInputToolChoiceObject),
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -467,6 +725,33 @@ pub enum MixedUnionsInputToolChoiceString {
     #[serde(rename = "none")]
     None,
 }
+impl MixedUnionsInputToolChoiceString {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["auto", "none"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::None => "none",
+        }
+    }
+}
+impl ::std::fmt::Display for MixedUnionsInputToolChoiceString {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for MixedUnionsInputToolChoiceString {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "auto" => ::std::result::Result::Ok(Self::Auto),
+            "none" => ::std::result::Result::Ok(Self::None),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
+}
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(tag = "type")]
@@ -477,12 +762,14 @@ pub enum MixedUnionsInputToolChoiceObject {
     #[serde(rename = "file_search")]
     FileSearch(MixedUnionsInputToolChoiceObjectFileSearch),
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MixedUnionsInputToolChoiceObjectFunction {
     pub name: ::std::string::String,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -494,6 +781,7 @@ pub struct MixedUnionsInputToolChoiceObjectFunction {
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct MixedUnionsInputToolChoiceObjectFileSearch {}
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(untagged)]

@@ -18,6 +18,8 @@ use ::toolkit_runtime::codegen as __tk;
 pub struct ListPetsInput {
     /// How many items to return at one time (max 100)
     ///
+    /// At most 100.
+    ///
     /// In the query, as `limit`.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub limit: ::std::option::Option<i32>,
@@ -32,6 +34,7 @@ pub struct CreatePetsInput {
     /// The request's body.
     pub body: Pet,
 }
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -218,6 +221,7 @@ impl Petstore {
     /// # Errors
     ///
     /// The tool's failure, as the source reports it.
+    #[deprecated]
     pub async fn failing(
         &self,
         input: FailingInput,

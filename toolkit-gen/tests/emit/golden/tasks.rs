@@ -19,9 +19,11 @@ pub struct ListTasksInput {
     /// Only tasks in this status.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub status: ::std::option::Option<ListTasksInputStatus>,
+    /// At least 1, at most 100.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub limit: ::std::option::Option<i64>,
 }
+#[allow(missing_docs)]
 #[derive(
     Debug,
     Clone,
@@ -41,9 +43,36 @@ pub enum ListTasksInputStatus {
     #[serde(rename = "done")]
     Done,
 }
+impl ListTasksInputStatus {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["open", "done"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Open => "open",
+            Self::Done => "done",
+        }
+    }
+}
+impl ::std::fmt::Display for ListTasksInputStatus {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for ListTasksInputStatus {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "open" => ::std::result::Result::Ok(Self::Open),
+            "done" => ::std::result::Result::Ok(Self::Done),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
+}
 /// The input of the tool `add_task`.
 ///
 /// Adds a task.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
@@ -57,6 +86,7 @@ pub struct AddTaskInput {
 /// The input of the tool `delete-task`.
 ///
 /// Deletes a task for good.
+#[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]

@@ -1,0 +1,86 @@
+//! The lint allows a generated item carries: descriptions are written for models and people,
+//! not for rustdoc and clippy, and real ones trip their lints (a bare URL, `[optional]`, a
+//! `<tag>`, a list whose next line is not indented) or leave a field without documentation.
+//!
+//! The allows go on the items whose documentation needs them — a module that is `include!`d may
+//! hold no inner attribute, and allows on every item would grow each diff — so a crate compiles
+//! under `-D warnings`, `cargo clippy -- -D warnings` and `RUSTDOCFLAGS=-D warnings cargo doc`.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+/// Whether a line of documentation starts a list item or a quote, after which clippy's
+/// `doc_lazy_continuation` wants the next line indented.
+fn starts_block(line: &str) -> bool {
+    let line = line.trim_start();
+    if line.starts_with(['-', '*', '+', '>']) {
+        return true;
+    }
+    let digits = line.chars().take_while(char::is_ascii_digit).count();
+    digits > 0 && line[digits..].starts_with(['.', ')'])
+}
+
+/// `#[allow(…)]` of the lints that `docs` (one entry per documented place of an item: itself,
+/// its fields or variants; `None` for a place without documentation) can trigger; nothing when
+/// none can.
+pub(crate) fn allows<'d>(docs: impl IntoIterator<Item = Option<&'d str>>) -> TokenStream {
+    let (mut missing, mut lazy, mut urls, mut links, mut html) =
+        (false, false, false, false, false);
+    for doc in docs {
+        let Some(doc) = doc else {
+            missing = true;
+            continue;
+        };
+        lazy = lazy || (doc.contains('\n') && doc.lines().any(starts_block));
+        urls = urls || doc.contains("://") || doc.contains("www.");
+        links = links || doc.contains('[') || doc.contains(']');
+        html = html || doc.contains('<');
+    }
+    let mut lints = Vec::new();
+    if missing {
+        lints.push(quote!(missing_docs));
+    }
+    if lazy {
+        lints.push(quote!(clippy::doc_lazy_continuation));
+    }
+    if urls {
+        lints.push(quote!(rustdoc::bare_urls));
+    }
+    if links {
+        lints.push(quote!(rustdoc::broken_intra_doc_links));
+    }
+    if html {
+        lints.push(quote!(rustdoc::invalid_html_tags));
+    }
+    if lints.is_empty() {
+        return TokenStream::new();
+    }
+    quote!(#[allow(#(#lints),*)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::allows;
+
+    fn text(docs: &[Option<&str>]) -> String {
+        allows(docs.iter().copied()).to_string()
+    }
+
+    #[test]
+    fn only_the_lints_a_description_can_trigger_are_allowed() {
+        assert_eq!(text(&[Some("A pet.")]), "");
+        assert_eq!(text(&[Some("A pet."), None]), "# [allow (missing_docs)]");
+        assert_eq!(
+            text(&[Some("See https://example.com.")]),
+            "# [allow (rustdoc :: bare_urls)]"
+        );
+        assert_eq!(
+            text(&[Some("Options:\n- one\nmore"), Some("[optional] a <b>")]),
+            "# [allow (clippy :: doc_lazy_continuation , rustdoc :: broken_intra_doc_links , rustdoc :: invalid_html_tags)]"
+        );
+        assert_eq!(
+            text(&[Some("Steps:\n1. one\ntwo")]),
+            "# [allow (clippy :: doc_lazy_continuation)]"
+        );
+    }
+}
