@@ -93,15 +93,18 @@ impl GenerateArgs {
 
 /// `toolkit-gen openapi DOC [-o FILE]`.
 pub fn openapi(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
-    let read = match super::openapi::read_document(&args.input) {
+    let (document, read) = match toolkit_gen::inputs::read_openapi(&args.input) {
         Ok(read) => read,
-        Err(problem) => {
+        Err(problems) => {
+            let problem = toolkit_gen::inputs::describe(&args.input, &problems);
             let _ = writeln!(err, "toolkit-gen: {problem}");
             return ExitCode::from(USAGE);
         }
     };
+    let mut source = args.source();
+    source.deprecated = toolkit_gen::inputs::deprecated_tools(&document, &read);
     let emitted = with_progress(read.operations.len(), |typed| {
-        openapi_source_observed(&args.label(), &read, &args.source(), &args.options(), typed)
+        openapi_source_observed(&args.label(), &read, &source, &args.options(), typed)
     });
     finish(args, &emitted, out, err)
 }

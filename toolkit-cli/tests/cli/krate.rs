@@ -181,6 +181,9 @@ fn openapi_and_mcp_write_the_source_type() {
     assert_eq!(code, 0, "{stderr}");
     assert!(module.contains("pub struct Pets(__tk::HttpSource);"));
     assert!(module.contains("pub const NAME: &'static str = \"pets\";"));
+    // The document marks `failing` deprecated: so is its method.
+    let flat: String = module.split_whitespace().collect();
+    assert!(flat.contains("#[deprecated]pubasyncfnfailing("), "{module}");
     let (code, module, stderr) = run(&["mcp", &fixture("tasks.json")]);
     assert_eq!(code, 0, "{stderr}");
     assert!(module.contains("pub struct Tasks(__tk::SnapshotSource);"));
