@@ -334,27 +334,7 @@ struct Converter<'a> {
 
 /// The JSON pointers (without `#`) that the local references of `root` lead to.
 fn reference_targets(root: &Value) -> HashSet<String> {
-    let mut targets = HashSet::new();
-    let mut stack = vec![root];
-    while let Some(value) = stack.pop() {
-        match value {
-            Value::Object(map) => {
-                for (key, child) in map {
-                    match (key.as_str(), child) {
-                        ("$ref" | "$recursiveRef", Value::String(reference)) => {
-                            if let Some(pointer) = reference.strip_prefix('#') {
-                                targets.insert(pointer.to_owned());
-                            }
-                        }
-                        _ => stack.push(child),
-                    }
-                }
-            }
-            Value::Array(items) => stack.extend(items),
-            _ => {}
-        }
-    }
-    targets
+    super::shared::references(root).into_iter().collect()
 }
 
 impl<'a> Converter<'a> {

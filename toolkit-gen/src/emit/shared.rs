@@ -212,8 +212,9 @@ impl Fingerprints {
     }
 }
 
-/// The JSON pointers (without `#`) the local references inside `schema` lead to.
-fn references(schema: &Value) -> Vec<String> {
+/// The JSON pointers (without `#`) the local references inside `schema` lead to, in the order
+/// they are met.
+pub(super) fn references(schema: &Value) -> Vec<String> {
     let mut out = Vec::new();
     let mut stack = vec![schema];
     while let Some(value) = stack.pop() {
