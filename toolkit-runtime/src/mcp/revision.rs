@@ -77,13 +77,13 @@ pub(crate) fn with_modern_meta(mut params: JsonObject) -> JsonObject {
     params
 }
 
-/// The params of `initialize` for `version`, declaring the `elicitation` capability when the
-/// host answers elicitations.
+/// The params of `initialize` for `version`, declaring the `elicitation` capability (forms) when
+/// the host answers elicitations.
 pub(crate) fn initialize_params(version: &str, elicitation: bool) -> JsonObject {
     let mut params = Map::new();
     params.insert("protocolVersion".into(), json!(version));
     let capabilities = if elicitation {
-        json!({ "elicitation": {} })
+        json!({ "elicitation": { "form": {} } })
     } else {
         json!({})
     };

@@ -7,6 +7,8 @@ mod bounds;
 mod conformance;
 mod corpus;
 mod definitions;
+#[cfg(feature = "serve")]
+mod elicitation;
 mod everything;
 mod legacy;
 mod peer_handler;
