@@ -11,6 +11,8 @@ mod definitions;
 mod elicitation;
 mod everything;
 mod legacy;
+#[cfg(feature = "serve")]
+mod list_changed;
 mod peer_handler;
 pub mod processes;
 mod progress;

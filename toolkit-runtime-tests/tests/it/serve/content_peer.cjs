@@ -100,6 +100,7 @@ const tools = [
   },
   { name: "test_elicitation_sep1034_defaults", description: "Tests elicitation with default values per SEP-1034", inputSchema: empty },
   { name: "test_elicitation_sep1330_enums", description: "Tests elicitation with enum schema improvements per SEP-1330", inputSchema: empty },
+  { name: "test_tools_changed", description: "Says on the session's standalone stream that its tools changed", inputSchema: empty },
   {
     name: "test_client_elicitation_defaults",
     description: "Asks the client on the session's standalone stream, unrelated to the call, to accept a form with defaults",
@@ -176,6 +177,9 @@ async function call(server, name, args, extra) {
       }, true);
       return { content: [{ type: "text", text: `Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}` }] };
     }
+    case "test_tools_changed":
+      await server.sendToolListChanged();
+      return { content: [{ type: "text", text: "said" }] };
     case "test_client_elicitation_defaults": {
       const result = await ask(server, extra, "elicitation/create", {
         message: "Test client default value handling - please accept with defaults",
@@ -253,7 +257,7 @@ async function call(server, name, args, extra) {
 function makeServer() {
   const server = new Server(
     { name: "content-peer", version: "1.32.2" },
-    { capabilities: { tools: {}, logging: {} } },
+    { capabilities: { tools: { listChanged: true }, logging: {} } },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
