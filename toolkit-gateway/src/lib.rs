@@ -243,7 +243,7 @@ impl Gateway {
     }
 
     /// What wakes when a source says its tools changed (an MCP server's
-    /// `notifications/tools/list_changed`, heard over stdio and the old HTTP+SSE transport), one
+    /// `notifications/tools/list_changed`, heard over stdio, the old HTTP+SSE transport and a Streamable HTTP session), one
     /// for each source that can say it. Taken: the first caller (the refresh loop) gets them.
     pub fn take_tools_changed(&self) -> Vec<ToolsChanged> {
         std::mem::take(

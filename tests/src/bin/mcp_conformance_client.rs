@@ -1,7 +1,7 @@
 //! The client the official MCP conformance suite runs (`scripts/mcp-conformance-client`): it
 //! uses the library as a host would — an `Mcp` source over Streamable HTTP, and for the `auth/*`
-//! scenarios an `OAuthClient` with a headless authorization callback — and does what each
-//! scenario asks.
+//! scenarios an `OAuthClient` with a headless authorization callback, for the elicitation one an
+//! `Elicitation` callback that accepts the schema's defaults — and does what each scenario asks.
 //!
 //! The suite appends the server's URL as the last argument and names the scenario in
 //! `MCP_CONFORMANCE_SCENARIO` (with its data, for pre-registration, in
@@ -15,7 +15,7 @@ use serde_json::{Map, Value, json};
 use toolkit_runtime::auth::{
     AuthError, AuthorizationCallback, MachineCredentials, OAuthClient, RegisteredClient, Secret,
 };
-use toolkit_runtime::mcp::{Mcp, McpOptions};
+use toolkit_runtime::mcp::{Elicitation, ElicitationAnswer, ElicitationRequest, Mcp, McpOptions};
 use toolkit_runtime::{BoxFuture, ToolSource, ToolSourceError};
 
 /// The time limit of a run, under the suite's 30 s.
@@ -105,11 +105,17 @@ async fn run(scenario: &str, url: reqwest::Url) -> Result<ExitCode, String> {
         }
         "sse-retry" => list_and_call(plain(), Some(("test_reconnection", json!({})))).await,
         "elicitation-sep1034-client-defaults" => {
-            // FIXME: the MCP source answers a server's requests other than `ping` with -32601
-            // and opens no standalone GET stream, so the elicitation never comes and the call
-            // waits for the time limit.
+            // A host with nobody to ask: it accepts the form as its schema's defaults fill it.
+            let options = McpOptions {
+                elicitation: Some(Elicitation::new(|request: ElicitationRequest| async move {
+                    ElicitationAnswer::Accept(request.defaults())
+                })),
+                ..options()
+            };
+            let source =
+                Mcp::http_with_options("conformance", url.clone(), reqwest::Client::new(), options);
             list_and_call(
-                plain(),
+                source,
                 Some(("test_client_elicitation_defaults", json!({}))),
             )
             .await

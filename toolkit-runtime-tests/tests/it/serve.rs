@@ -12,7 +12,7 @@ mod in_process;
 #[cfg(all(feature = "serve-test-peer", feature = "mcp"))]
 mod interop;
 #[cfg(feature = "mcp")]
-mod pass_through;
+pub(crate) mod pass_through;
 #[cfg(all(feature = "serve-test-peer", feature = "testing"))]
 mod process;
 

@@ -6,10 +6,11 @@ use tokio::sync::watch;
 /// Wakes each time the server of an [`Mcp`](super::Mcp) source says its tools changed, so that a
 /// host lists them again at once instead of at its next refresh.
 ///
-/// A transport hears the notification only where the server can send it unasked: on stdio, and
-/// on the old HTTP+SSE transport's event stream. Over Streamable HTTP the source opens no
-/// standalone stream, so a server of that transport is not heard (a host refreshes on its
-/// interval).
+/// A transport hears the notification where the server can send it unasked: on stdio, on the old
+/// HTTP+SSE transport's event stream, and on a Streamable HTTP session's standalone stream (and
+/// on any response stream). A server of the stateless revision (2026-07-28) says it on
+/// `subscriptions/listen`, which the source does not open yet: a host refreshes such a server on
+/// its interval.
 #[derive(Clone, Debug)]
 pub struct ToolsChanged(watch::Receiver<u64>);
 

@@ -49,13 +49,24 @@ impl RpcError {
 /// The answer to a request: its result object, or the error the server gave.
 pub(crate) type Outcome = Result<JsonObject, RpcError>;
 
+/// A request a server made of the client.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ServerRequest {
+    /// Its id, as the server wrote it (a number or a string).
+    pub id: Value,
+    /// Its method.
+    pub method: String,
+    /// Its params, when it had any.
+    pub params: Option<Value>,
+}
+
 /// One message read from a server.
 #[derive(Debug)]
 pub(crate) enum Incoming {
     /// A response to one of our requests.
     Response { id: Value, outcome: Outcome },
-    /// A request the server makes of us (only `ping` is answered).
-    Request { id: Value, method: String },
+    /// A request the server makes of us (see `transport::requests` for how it is answered).
+    Request(ServerRequest),
     /// A notification (progress, logs, list changes), by its method: progress and logs are
     /// passed on to the host of their call when read.
     Notification { method: String },
@@ -74,7 +85,11 @@ impl Incoming {
         };
         let id = object.remove("id");
         match (method, id) {
-            (Some(method), Some(id)) if !id.is_null() => Some(Self::Request { id, method }),
+            (Some(method), Some(id)) if !id.is_null() => Some(Self::Request(ServerRequest {
+                id,
+                method,
+                params: object.remove("params"),
+            })),
             (Some(method), _) => {
                 // Progress goes to the host of the call whose token it names, whichever
                 // transport read it.
@@ -127,20 +142,6 @@ pub(crate) fn notification(method: &str, params: JsonObject) -> Value {
     json!({ "jsonrpc": "2.0", "method": method, "params": params })
 }
 
-/// Our answer to a server's request: `{}` to `ping`, `-32601` to anything else (a tools-only
-/// client declares no capability that a server may ask of it).
-pub(crate) fn answer_server_request(id: Value, method: &str) -> Value {
-    if method == "ping" {
-        json!({ "jsonrpc": "2.0", "id": id, "result": {} })
-    } else {
-        json!({
-            "jsonrpc": "2.0",
-            "id": id,
-            "error": { "code": METHOD_NOT_FOUND, "message": "Method not found" },
-        })
-    }
-}
-
 /// `notifications/cancelled` for the request `id`.
 pub(crate) fn cancelled(id: u64) -> Value {
     let mut params = Map::new();
@@ -174,7 +175,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         let ping = Incoming::from_value(json!({"jsonrpc":"2.0","id":"p","method":"ping"}));
-        assert!(matches!(ping, Some(Incoming::Request { .. })));
+        assert!(matches!(ping, Some(Incoming::Request(_))));
         let note = Incoming::from_value(json!({"jsonrpc":"2.0","method":"notifications/progress"}));
         assert!(matches!(note, Some(Incoming::Notification { .. })));
     }
@@ -192,15 +193,6 @@ mod tests {
         assert_eq!(
             Incoming::from_json(json!([{"id":1,"result":{}}, 7])).len(),
             1
-        );
-    }
-
-    #[test]
-    fn only_ping_is_answered() {
-        assert_eq!(answer_server_request(json!(1), "ping")["result"], json!({}));
-        assert_eq!(
-            answer_server_request(json!(1), "sampling/createMessage")["error"]["code"],
-            json!(METHOD_NOT_FOUND)
         );
     }
 }

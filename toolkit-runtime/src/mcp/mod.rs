@@ -13,6 +13,7 @@
 //!   `stdio.rs`), and how answers are read (`body.rs`, `status.rs`, `channel.rs`).
 //! - `revision.rs`: the revisions spoken; `negotiation.rs`: how one is settled from a server's
 //!   answers; `jsonrpc.rs`: the messages.
+//! - `elicitation.rs`: [`Elicitation`], the host's answer to a server's `elicitation/create`.
 //! - `headers.rs`: the `x-mcp-header` rules and the base64 sentinel; `results.rs`: what
 //!   listings and call results become.
 //!
@@ -42,6 +43,8 @@ mod changes;
 mod client;
 #[cfg(feature = "mcp")]
 mod command;
+#[cfg(feature = "mcp")]
+mod elicitation;
 // Listings and their headers are read without a transport; what only the source uses of them
 // is unused with `mcp-tools` alone.
 #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
@@ -69,6 +72,8 @@ pub use changes::ToolsChanged;
 pub use client::McpHttpClient;
 #[cfg(feature = "mcp")]
 pub use command::StdioCommand;
+#[cfg(feature = "mcp")]
+pub use elicitation::{Elicitation, ElicitationAnswer, ElicitationRequest};
 pub use headers::{MarkProblem, mark_problems};
 #[cfg(feature = "mcp")]
 pub use options::McpOptions;

@@ -1,8 +1,11 @@
-//! The limits of an MCP source: [`McpOptions`].
+//! The limits of an MCP source, and what it asks the host: [`McpOptions`].
 
 use std::time::Duration;
 
-/// The limits of an MCP source. Every one is a bound on what a server can make the source do.
+use super::Elicitation;
+
+/// The limits of an MCP source (every one a bound on what a server can make the source do), and
+/// the host's answer to what a server asks of its person.
 ///
 /// ```
 /// use std::time::Duration;
@@ -37,6 +40,10 @@ pub struct McpOptions {
     /// stdio: how long each step of stopping a server may take: after its stdin closes, and after
     /// SIGTERM; then it is killed. 2 seconds by default.
     pub shutdown_wait: Duration,
+    /// What answers a server's `elicitation/create` (see [`Elicitation`]): given, the source
+    /// declares the `elicitation` capability and asks it; `None` (the default), every elicitation
+    /// is declined at once. Never asked in the stateless revision, which has no such requests.
+    pub elicitation: Option<Elicitation>,
 }
 
 impl Default for McpOptions {
@@ -49,6 +56,7 @@ impl Default for McpOptions {
             input_required_rounds: 3,
             discover_wait: Duration::from_secs(3),
             shutdown_wait: Duration::from_secs(2),
+            elicitation: None,
         }
     }
 }

@@ -77,11 +77,17 @@ pub(crate) fn with_modern_meta(mut params: JsonObject) -> JsonObject {
     params
 }
 
-/// The params of `initialize` for `version`.
-pub(crate) fn initialize_params(version: &str) -> JsonObject {
+/// The params of `initialize` for `version`, declaring the `elicitation` capability (forms) when
+/// the host answers elicitations.
+pub(crate) fn initialize_params(version: &str, elicitation: bool) -> JsonObject {
     let mut params = Map::new();
     params.insert("protocolVersion".into(), json!(version));
-    params.insert("capabilities".into(), json!({}));
+    let capabilities = if elicitation {
+        json!({ "elicitation": { "form": {} } })
+    } else {
+        json!({})
+    };
+    params.insert("capabilities".into(), capabilities);
     params.insert("clientInfo".into(), client_info());
     params
 }

@@ -127,9 +127,8 @@ impl Mcp {
     }
 
     /// Wakes each time the server says its tools changed (`notifications/tools/list_changed`),
-    /// for a host that lists them again at once. Heard over stdio and the old HTTP+SSE transport;
-    /// over Streamable HTTP the source opens no stream for the server to say it on (see
-    /// [`ToolsChanged`](super::ToolsChanged)).
+    /// for a host that lists them again at once. Heard over stdio, the old HTTP+SSE transport and
+    /// a Streamable HTTP session (see [`ToolsChanged`](super::ToolsChanged)).
     pub fn tools_changed(&self) -> Option<super::ToolsChanged> {
         self.transport.tools_changed()
     }

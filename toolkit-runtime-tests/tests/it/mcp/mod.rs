@@ -7,8 +7,12 @@ mod bounds;
 mod conformance;
 mod corpus;
 mod definitions;
+#[cfg(feature = "serve")]
+mod elicitation;
 mod everything;
 mod legacy;
+#[cfg(feature = "serve")]
+mod list_changed;
 mod peer_handler;
 pub mod processes;
 mod progress;

@@ -102,7 +102,17 @@ async fn mcp_resumption_a_stream_closed_before_its_answer_is_resumed_by_get() {
     );
     let seen = server.seen();
     let call = seen.iter().find(|r| r.method() == "tools/call").unwrap();
-    let gets: Vec<_> = seen.iter().filter(|r| r.http_method == "GET").collect();
+    // The session's standalone stream, opened once before the call.
+    let standalone: Vec<_> = seen
+        .iter()
+        .filter(|r| r.http_method == "GET" && r.header("last-event-id").is_none())
+        .collect();
+    assert_eq!(standalone.len(), 1);
+    assert!(standalone[0].at <= call.at);
+    let gets: Vec<_> = seen
+        .iter()
+        .filter(|r| r.http_method == "GET" && r.header("last-event-id").is_some())
+        .collect();
     assert_eq!(gets.len(), 1, "one GET, no POST again");
     assert_eq!(
         seen.iter().filter(|r| r.method() == "tools/call").count(),
@@ -138,7 +148,8 @@ async fn mcp_resumption_a_refused_get_is_unavailable() {
             .iter()
             .filter(|r| r.http_method == "GET")
             .count(),
-        1
+        // The standalone stream (refused: not opened again), and the resumption.
+        2
     );
 }
 
@@ -156,14 +167,18 @@ async fn mcp_resumption_the_stateless_revision_resumes_nothing() {
     assert!(server.seen().iter().all(|r| r.http_method != "GET"));
 }
 
-/// A session server whose every stream (the call's, and each GET) gives an event id and `retry`
-/// (when `retry` is some) and ends without the answer.
+/// A session server whose every stream (the call's, and each GET that resumes one) gives an
+/// event id and `retry` (when `retry` is some) and ends without the answer; it has no standalone
+/// stream (405 to a GET without `Last-Event-ID`).
 async fn never_answering(retry: Option<u64>) -> Scripted {
     serve(move |r: Recorded| {
         let retry = retry.map(|ms| format!("retry: {ms}\n")).unwrap_or_default();
         let response = match (r.http_method.as_str(), r.method()) {
             (_, "server/discover") => result(&r, json!({})),
             (_, "initialize") => initialized(&r, "2025-11-25", Some("s1")),
+            ("GET", _) if r.header("last-event-id").is_none() => {
+                status(405, "text/plain", "Method Not Allowed")
+            }
             ("GET", _) | (_, "tools/call") => ending_after(
                 vec![format!(
                     "id: e-{}\n{retry}data: \n\n",
@@ -192,7 +207,7 @@ async fn mcp_resumption_a_stream_is_resumed_five_times_at_most() {
     let gets: Vec<_> = server
         .seen()
         .into_iter()
-        .filter(|r| r.http_method == "GET")
+        .filter(|r| r.http_method == "GET" && r.header("last-event-id").is_some())
         .collect();
     assert_eq!(gets.len(), 5);
     // Each GET resumes from the id the stream before it gave.
@@ -216,7 +231,10 @@ async fn mcp_resumption_without_retry_waits_a_second() {
     let _ = tokio::time::timeout(Duration::from_millis(1500), call).await;
     let seen = server.seen();
     let call = seen.iter().find(|r| r.method() == "tools/call").unwrap();
-    let get = seen.iter().find(|r| r.http_method == "GET").unwrap();
+    let get = seen
+        .iter()
+        .find(|r| r.http_method == "GET" && r.header("last-event-id").is_some())
+        .unwrap();
     let waited = get.at.duration_since(call.at);
     assert!(
         waited >= Duration::from_millis(1000),

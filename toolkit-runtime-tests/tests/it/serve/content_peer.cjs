@@ -10,7 +10,14 @@ const { randomUUID } = require("node:crypto");
 const { Server } = require("@modelcontextprotocol/sdk/server/index.js");
 const { StreamableHTTPServerTransport } = require("@modelcontextprotocol/sdk/server/streamableHttp.js");
 const { InMemoryEventStore } = require("@modelcontextprotocol/sdk/examples/shared/inMemoryEventStore.js");
-const { isInitializeRequest, ListToolsRequestSchema, CallToolRequestSchema, SetLevelRequestSchema } = require("@modelcontextprotocol/sdk/types.js");
+const {
+  isInitializeRequest,
+  ListToolsRequestSchema,
+  CallToolRequestSchema,
+  SetLevelRequestSchema,
+  ElicitResultSchema,
+  CreateMessageResultSchema,
+} = require("@modelcontextprotocol/sdk/types.js");
 
 // A 1x1 PNG and a minimal WAV, as the reference server's.
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
@@ -18,7 +25,87 @@ const WAV = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQAAAAA=";
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const empty = { type: "object", properties: {} };
 
+// The forms of the suite's elicitation scenarios (SEP-1034 defaults, SEP-1330 enums).
+const DEFAULTS_FORM = {
+  type: "object",
+  properties: {
+    name: { type: "string", description: "User name", default: "John Doe" },
+    age: { type: "integer", description: "User age", default: 30 },
+    score: { type: "number", description: "User score", default: 95.5 },
+    status: { type: "string", description: "User status", enum: ["active", "inactive", "pending"], default: "active" },
+    verified: { type: "boolean", description: "Verification status", default: true },
+  },
+  required: [],
+};
+const ENUMS_FORM = {
+  type: "object",
+  properties: {
+    untitledSingle: { type: "string", description: "Select one option", enum: ["option1", "option2", "option3"] },
+    titledSingle: {
+      type: "string",
+      description: "Select one option with titles",
+      oneOf: [
+        { const: "value1", title: "First Option" },
+        { const: "value2", title: "Second Option" },
+        { const: "value3", title: "Third Option" },
+      ],
+    },
+    legacyEnum: {
+      type: "string",
+      description: "Select one option (legacy)",
+      enum: ["opt1", "opt2", "opt3"],
+      enumNames: ["Option One", "Option Two", "Option Three"],
+    },
+    untitledMulti: {
+      type: "array",
+      description: "Select multiple options",
+      minItems: 1,
+      maxItems: 3,
+      items: { type: "string", enum: ["option1", "option2", "option3"] },
+    },
+    titledMulti: {
+      type: "array",
+      description: "Select multiple options with titles",
+      minItems: 1,
+      maxItems: 3,
+      items: {
+        anyOf: [
+          { const: "value1", title: "First Choice" },
+          { const: "value2", title: "Second Choice" },
+          { const: "value3", title: "Third Choice" },
+        ],
+      },
+    },
+  },
+  required: [],
+};
+
+// Asks the client on the call's own stream (`related`) or on the session's standalone stream.
+async function ask(server, extra, method, params, related) {
+  const schema = method === "sampling/createMessage" ? CreateMessageResultSchema : ElicitResultSchema;
+  const options = related ? { relatedRequestId: extra.requestId } : {};
+  return server.request({ method, params }, schema, options);
+}
+
 const tools = [
+  {
+    name: "test_sampling",
+    description: "Tests server-initiated sampling (LLM completion request)",
+    inputSchema: { type: "object", properties: { prompt: { type: "string", description: "The prompt to send to the LLM" } }, required: ["prompt"] },
+  },
+  {
+    name: "test_elicitation",
+    description: "Tests server-initiated elicitation (user input request)",
+    inputSchema: { type: "object", properties: { message: { type: "string", description: "The message to show the user" } }, required: ["message"] },
+  },
+  { name: "test_elicitation_sep1034_defaults", description: "Tests elicitation with default values per SEP-1034", inputSchema: empty },
+  { name: "test_elicitation_sep1330_enums", description: "Tests elicitation with enum schema improvements per SEP-1330", inputSchema: empty },
+  { name: "test_tools_changed", description: "Says on the session's standalone stream that its tools changed", inputSchema: empty },
+  {
+    name: "test_client_elicitation_defaults",
+    description: "Asks the client on the session's standalone stream, unrelated to the call, to accept a form with defaults",
+    inputSchema: empty,
+  },
   { name: "test_simple_text", description: "Tests simple text content response", inputSchema: empty },
   { name: "test_image_content", description: "Tests image content response", inputSchema: empty },
   { name: "test_audio_content", description: "Tests audio content response", inputSchema: empty },
@@ -54,9 +141,52 @@ const tools = [
   },
 ];
 
-async function call(name, extra) {
+async function call(server, name, args, extra) {
   const token = extra._meta?.progressToken;
   switch (name) {
+    case "test_sampling": {
+      const result = await ask(server, extra, "sampling/createMessage", {
+        messages: [{ role: "user", content: { type: "text", text: args.prompt } }],
+        maxTokens: 100,
+      }, true);
+      const text = result.content?.type === "text" ? result.content.text : "No text response";
+      return { content: [{ type: "text", text: `LLM response: ${text}` }] };
+    }
+    case "test_elicitation": {
+      const result = await ask(server, extra, "elicitation/create", {
+        message: args.message,
+        requestedSchema: {
+          type: "object",
+          properties: { response: { type: "string", description: "User's response" } },
+          required: ["response"],
+        },
+      }, true);
+      return { content: [{ type: "text", text: `User response: action=${result.action}, content=${JSON.stringify(result.content ?? {})}` }] };
+    }
+    case "test_elicitation_sep1034_defaults": {
+      const result = await ask(server, extra, "elicitation/create", {
+        message: "Please review and update the form fields with defaults",
+        requestedSchema: DEFAULTS_FORM,
+      }, true);
+      return { content: [{ type: "text", text: `Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}` }] };
+    }
+    case "test_elicitation_sep1330_enums": {
+      const result = await ask(server, extra, "elicitation/create", {
+        message: "Please select options from the enum fields",
+        requestedSchema: ENUMS_FORM,
+      }, true);
+      return { content: [{ type: "text", text: `Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}` }] };
+    }
+    case "test_tools_changed":
+      await server.sendToolListChanged();
+      return { content: [{ type: "text", text: "said" }] };
+    case "test_client_elicitation_defaults": {
+      const result = await ask(server, extra, "elicitation/create", {
+        message: "Test client default value handling - please accept with defaults",
+        requestedSchema: DEFAULTS_FORM,
+      }, false);
+      return { content: [{ type: "text", text: `Elicitation completed: action=${result.action}, content=${JSON.stringify(result.content ?? {})}` }] };
+    }
     case "test_simple_text":
       return { content: [{ type: "text", text: "This is a simple text response for testing." }] };
     case "test_image_content":
@@ -127,10 +257,12 @@ async function call(name, extra) {
 function makeServer() {
   const server = new Server(
     { name: "content-peer", version: "1.32.2" },
-    { capabilities: { tools: {}, logging: {} } },
+    { capabilities: { tools: { listChanged: true }, logging: {} } },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => call(request.params.name, extra));
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
+    call(server, request.params.name, request.params.arguments ?? {}, extra),
+  );
   server.setRequestHandler(SetLevelRequestSchema, async () => ({}));
   return server;
 }

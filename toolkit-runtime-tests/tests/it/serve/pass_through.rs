@@ -55,7 +55,7 @@ impl ClientHandler for Hearing {
     }
 }
 
-async fn upstream() -> Listening {
+pub(crate) async fn upstream() -> Listening {
     let port = free_port();
     let mut command = Command::new("node");
     command

@@ -14,7 +14,7 @@ use serde_json::Value;
 use super::Fault;
 use super::status::transport_failure;
 use crate::Reason;
-use crate::mcp::jsonrpc::{Incoming, Outcome};
+use crate::mcp::jsonrpc::{Incoming, Outcome, ServerRequest};
 
 /// How a body is written, by its `Content-Type`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -337,7 +337,7 @@ pub(crate) async fn answer(
     response: Response,
     id: u64,
     limit: usize,
-    mut on_request: impl FnMut(Value, String),
+    mut on_request: impl FnMut(ServerRequest),
 ) -> Result<Answered, Fault> {
     let id = Value::from(id);
     match kind(&response) {
@@ -350,7 +350,7 @@ pub(crate) async fn answer(
             for message in Incoming::from_json(value) {
                 match message {
                     Incoming::Response { id: got, outcome } if got == id => found = Some(outcome),
-                    Incoming::Request { id, method } => on_request(id, method),
+                    Incoming::Request(request) => on_request(request),
                     _ => {}
                 }
             }
@@ -387,7 +387,7 @@ pub(crate) async fn answer(
                         Incoming::Response { id: got, outcome } if got == id => {
                             return Ok(Answered::Outcome(outcome));
                         }
-                        Incoming::Request { id, method } => on_request(id, method),
+                        Incoming::Request(request) => on_request(request),
                         _ => {}
                     }
                 }

@@ -13,6 +13,7 @@ use tokio::task::JoinHandle;
 
 use super::body::{self, Kind};
 use super::channel::{Pending, Waiting, received};
+use super::requests;
 use super::status;
 use super::streamable_http::{Shared, spawn_bounded};
 use super::{Fault, Request, Settled};
@@ -101,7 +102,10 @@ impl LegacySse {
             era: Era::Session { version },
             server_info: None,
         };
-        let initialize = Request::new("initialize", revision::initialize_params(version));
+        let initialize = Request::new(
+            "initialize",
+            revision::initialize_params(version, legacy.shared.options.elicitation.is_some()),
+        );
         let settled =
             negotiation::after_initialize(legacy.request(&initialize, &provisional).await?)?;
         legacy
@@ -223,19 +227,22 @@ async fn read_stream(
         for message in messages {
             match message {
                 Incoming::Response { id, outcome } => pending.answer(&id, Ok(outcome)),
-                Incoming::Request { id, method } => {
+                Incoming::Request(request) => {
                     let Ok(permit) = shared.answering.clone().try_acquire_owned() else {
-                        tracing::debug!(%method, "too many answers to the server in flight; one is dropped");
+                        tracing::debug!(method = %request.method, "too many answers to the server in flight; one is dropped");
                         continue;
                     };
-                    let builder = shared
-                        .client
-                        .post(endpoint.clone())
-                        .header(CONTENT_TYPE, "application/json")
-                        .json(&jsonrpc::answer_server_request(id, &method));
                     let sender = shared.clone();
+                    let endpoint = endpoint.clone();
                     spawn_bounded(shared.options.timeout, async move {
                         let _permit = permit;
+                        let elicitation = sender.options.elicitation.clone();
+                        let answer = requests::answer(request, elicitation).await;
+                        let builder = sender
+                            .client
+                            .post(endpoint)
+                            .header(CONTENT_TYPE, "application/json")
+                            .json(&answer);
                         let _ = sender.send(builder).await;
                     });
                 }

@@ -5,6 +5,8 @@
 pub(crate) mod body;
 pub(crate) mod channel;
 pub(crate) mod legacy_sse;
+pub(crate) mod requests;
+pub(crate) mod standalone;
 pub(crate) mod status;
 pub(crate) mod stdio;
 pub(crate) mod streamable_http;

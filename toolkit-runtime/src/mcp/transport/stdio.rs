@@ -12,7 +12,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use futures_util::StreamExt as _;
+use futures_util::{FutureExt as _, StreamExt as _};
 use serde_json::{Map, Value};
 use tokio::io::AsyncWriteExt as _;
 use tokio::process::{Child, ChildStdin};
@@ -21,13 +21,14 @@ use tokio::task::JoinHandle;
 use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
 
 use super::channel::{Pending, Waiting, received};
-use super::streamable_http::spawn_bounded;
+use super::requests::{self, ELICITATION_CREATE};
+use super::streamable_http::{MAX_ANSWERS_IN_FLIGHT, spawn_bounded};
 use super::{Fault, Reply, Request, Settled, Transport};
 use crate::mcp::changes::{Changes, TOOLS_LIST_CHANGED};
 use crate::mcp::jsonrpc::{self, Incoming, Outcome};
 use crate::mcp::negotiation::{self, Next};
 use crate::mcp::revision::{self, Era};
-use crate::mcp::{McpOptions, StdioCommand};
+use crate::mcp::{Elicitation, McpOptions, StdioCommand};
 use crate::{BoxFuture, Reason};
 
 /// The longest line of the server's stderr that is logged whole.
@@ -187,6 +188,7 @@ impl Stdio {
             pending.clone(),
             (sender.downgrade(), modern.clone(), self.changes.clone()),
             (child.clone(), self.options.shutdown_wait),
+            (self.options.elicitation.clone(), self.options.timeout),
         ));
         let name = self.name.clone();
         // stderr is read to its end whatever it holds: a server whose stderr is no longer read
@@ -271,7 +273,7 @@ impl Stdio {
                 process,
                 &era,
                 "initialize",
-                revision::initialize_params(version),
+                revision::initialize_params(version, self.options.elicitation.is_some()),
             )
             .await?;
         // A server that was only slow to start (its discover answer came after the wait) and
@@ -377,7 +379,10 @@ async fn read_stdout(
     pending: Arc<Pending>,
     (outgoing, modern, changes): (mpsc::WeakSender<String>, Arc<AtomicBool>, Arc<Changes>),
     (child, wait): (Arc<tokio::sync::Mutex<Option<Child>>>, Duration),
+    (elicitation, timeout): (Option<Elicitation>, Duration),
 ) {
+    // Room for the host's answers in flight; pings and refusals are answered at once.
+    let answering = Arc::new(tokio::sync::Semaphore::new(MAX_ANSWERS_IN_FLIGHT));
     while let Some(line) = lines.next().await {
         let line = match line {
             Ok(line) => line,
@@ -411,15 +416,37 @@ async fn read_stdout(
                         "the stdio server sent a request, which the stateless revision has none of; left unanswered"
                     );
                 }
-                Incoming::Request { id, method } => {
-                    if let Some(sender) = outgoing.upgrade()
-                        && sender
-                            .try_send(jsonrpc::answer_server_request(id, &method).to_string())
-                            .is_err()
-                    {
-                        tracing::debug!(
-                            "the stdio server's stdin is full; an answer to its request is dropped"
-                        );
+                Incoming::Request(request) => {
+                    let send = move |outgoing: &mpsc::WeakSender<String>, answer: Value| {
+                        if let Some(sender) = outgoing.upgrade()
+                            && sender.try_send(answer.to_string()).is_err()
+                        {
+                            tracing::debug!(
+                                "the stdio server's stdin is full; an answer to its request is dropped"
+                            );
+                        }
+                    };
+                    match &elicitation {
+                        Some(host) if request.method == ELICITATION_CREATE => {
+                            let Ok(permit) = answering.clone().try_acquire_owned() else {
+                                tracing::debug!(
+                                    "too many answers to the server in flight; one is dropped"
+                                );
+                                continue;
+                            };
+                            let host = host.clone();
+                            let outgoing = outgoing.clone();
+                            spawn_bounded(timeout, async move {
+                                let _permit = permit;
+                                send(&outgoing, requests::answer(request, Some(host)).await);
+                            });
+                        }
+                        // Nothing to wait for: answered now.
+                        _ => {
+                            if let Some(answer) = requests::answer(request, None).now_or_never() {
+                                send(&outgoing, answer);
+                            }
+                        }
                     }
                 }
                 Incoming::Notification { method } if method == TOOLS_LIST_CHANGED => changes.tell(),

@@ -8,14 +8,16 @@ use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
 use reqwest::{Client, Response, StatusCode, Url};
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use super::body::{self, Answered, Kind, Resumption};
 use super::legacy_sse::LegacySse;
+use super::requests;
+use super::standalone::Standalone;
 use super::status::{self, Refusal, transport_failure};
 use super::{Fault, Reply, Request, Settled, Transport};
 use crate::mcp::headers::encode_value;
-use crate::mcp::jsonrpc::{self, Outcome, RpcError};
+use crate::mcp::jsonrpc::{self, Outcome, RpcError, ServerRequest};
 use crate::mcp::negotiation::{self, Next};
 use crate::mcp::revision::{self, Era};
 use crate::mcp::{McpHttpClient, McpOptions};
@@ -61,6 +63,8 @@ pub(crate) struct StreamableHttp {
     link: Mutex<Option<(u64, Link)>>,
     /// The generation of the last link stored.
     generation: AtomicU64,
+    /// The reader of the session's standalone stream, while one is open.
+    standalone: Mutex<Option<Standalone>>,
 }
 
 /// What the transport's spawned tasks (ping answers, cancellations) share with it.
@@ -123,6 +127,7 @@ impl StreamableHttp {
             settling: tokio::sync::Mutex::new(()),
             link: Mutex::new(None),
             generation: AtomicU64::new(0),
+            standalone: Mutex::new(None),
         }
     }
 
@@ -203,7 +208,16 @@ impl StreamableHttp {
             Next::Initialize(version) => version,
         };
         match self.initialize(version).await {
-            Ok((settled, session)) => Ok(Link::Streamable { settled, session }),
+            Ok((settled, session)) => {
+                let standalone =
+                    Standalone::open(self.shared.clone(), settled.clone(), session.clone()).await;
+                // The stream of a session before it (if any) is closed.
+                *self
+                    .standalone
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = standalone;
+                Ok(Link::Streamable { settled, session })
+            }
             Err(Fault::Failed(Reason::InvalidResponse { description })) => {
                 tracing::debug!(%description, "initialize over Streamable HTTP failed; trying the old HTTP+SSE transport");
                 match LegacySse::connect(self.shared.clone()).await {
@@ -225,7 +239,11 @@ impl StreamableHttp {
     /// Begins a session with `initialize` in `version`, and says `notifications/initialized`.
     async fn initialize(&self, version: &'static str) -> Result<(Settled, Option<String>), Fault> {
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
-        let message = jsonrpc::request(id, "initialize", revision::initialize_params(version));
+        let message = jsonrpc::request(
+            id,
+            "initialize",
+            revision::initialize_params(version, self.shared.options.elicitation.is_some()),
+        );
         let response = self
             .shared
             .send(
@@ -385,8 +403,8 @@ impl StreamableHttp {
             let shared = self.shared.clone();
             let settled = settled.clone();
             let session = session.map(str::to_owned);
-            move |request_id, method: String| {
-                answer_server_request(&shared, &settled, session.clone(), request_id, &method);
+            move |request: ServerRequest| {
+                answer_server_request(&shared, &settled, session.clone(), request);
             }
         };
         let mut resumption = match body::answer(response, id, limit, &mut on_request).await? {
@@ -552,16 +570,16 @@ impl Shared {
     }
 }
 
-/// Answers a request the server made on a response stream, as a new POST in the background —
-/// unless the revision has the server send none (the stateless one), or as many answers as may
-/// be are in flight.
-fn answer_server_request(
+/// Answers a request the server made on a response stream (or the standalone one), as a new
+/// POST in the background — unless the revision has the server send none (the stateless one),
+/// or as many answers as may be are in flight.
+pub(crate) fn answer_server_request(
     shared: &Arc<Shared>,
     settled: &Settled,
     session: Option<String>,
-    id: Value,
-    method: &str,
+    request: ServerRequest,
 ) {
+    let method = request.method.clone();
     if settled.era == Era::Modern {
         tracing::debug!(
             method,
@@ -576,22 +594,21 @@ fn answer_server_request(
         );
         return;
     };
-    let answer = jsonrpc::answer_server_request(id, method);
-    if method != "ping" {
-        tracing::debug!(method, "refused a request of the server");
-    }
-    let builder = headers_for(
-        shared.client.post(shared.url.clone()),
-        settled,
-        session.as_deref(),
-        method,
-        None,
-    )
-    .json(&answer);
+    let elicitation = shared.options.elicitation.clone();
+    let settled = settled.clone();
     let wait = shared.options.timeout;
     let shared = shared.clone();
     spawn_bounded(wait, async move {
         let _permit = permit;
+        let answer = requests::answer(request, elicitation).await;
+        let builder = headers_for(
+            shared.client.post(shared.url.clone()),
+            &settled,
+            session.as_deref(),
+            &method,
+            None,
+        )
+        .json(&answer);
         let _ = shared.send(builder).await;
     });
 }
@@ -704,6 +721,10 @@ impl Transport for StreamableHttp {
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(async {
             let _settling = self.settling.lock().await;
+            self.standalone
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
             let link = self
                 .link
                 .lock()
