@@ -969,7 +969,7 @@ impl<'a> Converter<'a> {
                 fields.push(Field {
                     json_name: json_name.clone(),
                     name: scope.unique(&naming::field_name(json_name), "_"),
-                    ty: if optional { ty.optional() } else { ty },
+                    ty: if optional { ty.omissible() } else { ty },
                     optional,
                     doc,
                     deprecated: property.get("deprecated") == Some(&Value::Bool(true)),

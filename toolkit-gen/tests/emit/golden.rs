@@ -126,8 +126,9 @@ fn string_enums_never_collide_and_always_rename() {
         "#[serde(rename = \"1024x1024\")]\nV1024x1024,\n#[serde(rename = \"\")]\nEmpty,\n\
          #[serde(rename = \"/\")]\nEmpty2,\n#[serde(rename = \"self\")]\nSelfValue,",
     );
-    // A null among the values makes the property an `Option` of the enum of the others.
-    assert_has(&code, "pub maybe: ::std::option::Option<EnumsInputMaybe>,");
+    // A null among the values makes the (optional) property a `Nullable` of the enum of the
+    // others.
+    assert_has(&code, "pub maybe: __tk::Nullable<EnumsInputMaybe>,");
     assert_has(&code, "pub level: ::std::option::Option<i64>,");
 }
 
@@ -140,11 +141,16 @@ fn consts_nulls_and_never_members_are_typed() {
         "pub enum ConstsAndNullsInputKind {\n#[serde(rename = \"fixed\")]\nFixed,\n}",
     );
     assert_has(&code, "pub version: ::std::option::Option<i64>,");
-    // Required and nullable: an `Option` that is always written.
-    assert_has(&code, "pub limit: ::std::option::Option<i64>,");
+    // Required and nullable: an `Option` that is always written, and must be there when read.
     assert_has(
         &code,
-        "pub cursor: ::std::option::Option<::std::string::String>,",
+        "#[serde(deserialize_with = \"__tk::present\")]\npub limit: ::std::option::Option<i64>,",
+    );
+    // Optional and nullable (`anyOf [string, null]`): left out, `null` or a value.
+    assert_has(
+        &code,
+        "#[serde(default, skip_serializing_if = \"__tk::Nullable::is_absent\")]\n\
+         pub cursor: __tk::Nullable<::std::string::String>,",
     );
     assert_has(
         &code,
@@ -228,10 +234,7 @@ fn unions_become_enums_when_they_can_be_told_apart() {
         code,
         "pub enum UnionsInputMode {\n#[serde(rename = \"fast\")]\nFast,\n#[serde(rename = \"slow\")]\nSlow,\n}",
     );
-    assert_has(
-        code,
-        "pub choice: ::std::option::Option<UnionsInputChoice>,",
-    );
+    assert_has(code, "pub choice: __tk::Nullable<UnionsInputChoice>,");
     // Two objects with nothing to tell them apart: a `Value`, reported with its place.
     assert_has(
         code,

@@ -101,7 +101,7 @@ fn enum_values_that_differ_only_in_case_stay_apart() {
         order: EnumsInputOrder::Asc2,
         reaction: Some(EnumsInputReaction::Minus1),
         size: Some(EnumsInputSize::Empty2),
-        maybe: Some(EnumsInputMaybe::Off),
+        maybe: EnumsInputMaybe::Off.into(),
         level: Some(2),
     };
     let value = serde_json::to_value(&input).unwrap();
@@ -136,11 +136,12 @@ fn string_enums_read_and_write_their_json_strings() {
 
 #[test]
 fn consts_nullables_and_tuples_round_trip() {
+    use toolkit_runtime::codegen::Nullable;
     let input = strict::ConstsAndNullsInput {
         kind: strict::ConstsAndNullsInputKind::Fixed,
         version: Some(2),
         limit: None,
-        cursor: Some("c".to_owned()),
+        cursor: Nullable::Value("c".to_owned()),
         gone: None,
     };
     let value = serde_json::to_value(&input).unwrap();
@@ -150,6 +151,39 @@ fn consts_nullables_and_tuples_round_trip() {
         json!({ "kind": "fixed", "version": 2, "limit": null, "cursor": "c" })
     );
     accepted("consts_and_nulls", &value);
+    // An optional, nullable property has three states, each read back as itself.
+    for (cursor, json_cursor) in [
+        (Nullable::Absent, None),
+        (Nullable::Null, Some(Value::Null)),
+        (Nullable::Value("c".to_owned()), Some(json!("c"))),
+    ] {
+        let input = strict::ConstsAndNullsInput {
+            cursor: cursor.clone(),
+            ..input.clone()
+        };
+        let value = serde_json::to_value(&input).unwrap();
+        assert_eq!(value.get("cursor"), json_cursor.as_ref());
+        accepted("consts_and_nulls", &value);
+        let back: strict::ConstsAndNullsInput = serde_json::from_value(value).unwrap();
+        assert_eq!(back.cursor, cursor);
+    }
+    // A required, nullable property must be there: `null` is read, a missing one refused.
+    let read = |value: Value| serde_json::from_value::<strict::ConstsAndNullsInput>(value);
+    assert_eq!(
+        read(json!({ "kind": "fixed", "limit": null }))
+            .unwrap()
+            .limit,
+        None
+    );
+    assert_eq!(
+        read(json!({ "kind": "fixed", "limit": 5 })).unwrap().limit,
+        Some(5)
+    );
+    let missing = read(json!({ "kind": "fixed" })).unwrap_err();
+    assert!(
+        missing.to_string().contains("missing field `limit`"),
+        "{missing}"
+    );
     let tuples = strict::TuplesInput {
         point: (1.5, -2.0),
         pair: Some(("a".to_owned(), 3)),
@@ -223,7 +257,7 @@ fn unions_round_trip_and_tagged_variants_stay_strict() {
             model: Some("o3".to_owned()),
             mode: Some(strict::UnionsInputMode::Slow),
             address: None,
-            choice: None,
+            choice: toolkit_runtime::codegen::Nullable::Absent,
         };
         let value = serde_json::to_value(&input).unwrap();
         assert_eq!(value["target"], json_target);

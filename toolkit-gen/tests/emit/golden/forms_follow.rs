@@ -75,8 +75,8 @@ pub struct EnumsInput {
     pub reaction: ::std::option::Option<EnumsInputReaction>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub size: ::std::option::Option<EnumsInputSize>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub maybe: ::std::option::Option<EnumsInputMaybe>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub maybe: __tk::Nullable<EnumsInputMaybe>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub level: ::std::option::Option<i64>,
     /// The properties the schema does not name.
@@ -295,9 +295,10 @@ pub struct ConstsAndNullsInput {
     pub kind: ConstsAndNullsInputKind,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub version: ::std::option::Option<i64>,
+    #[serde(deserialize_with = "__tk::present")]
     pub limit: ::std::option::Option<i64>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub cursor: ::std::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub cursor: __tk::Nullable<::std::string::String>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub gone: ::std::option::Option<::std::string::String>,
     /// The properties the schema does not name.
@@ -511,8 +512,8 @@ pub struct UnionsInput {
     pub mode: ::std::option::Option<UnionsInputMode>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub address: ::std::option::Option<__tk::serde_json::Value>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub choice: ::std::option::Option<UnionsInputChoice>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub choice: __tk::Nullable<UnionsInputChoice>,
     /// The properties the schema does not name.
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
