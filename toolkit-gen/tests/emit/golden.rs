@@ -250,8 +250,96 @@ fn unions_become_enums_when_they_can_be_told_apart() {
         .filter(|t| t.is_typed())
         .map(|t| t.tool.as_str())
         .collect();
-    // `unions`' address, and `refs`' schema that is only a reference to itself.
-    assert_eq!(typed.len(), emitted.tools.len() - 2, "{typed:?}");
+    // `unions`' and `more_unions`' address, and `refs`' schema that is only a reference to
+    // itself.
+    assert_eq!(typed.len(), emitted.tools.len() - 3, "{typed:?}");
+}
+
+#[test]
+fn unions_told_apart_by_properties_nulls_and_kinds_are_typed() {
+    let emitted = module("fixtures/forms.json", &forms(), &EmitOptions::default());
+    let code = &emitted.code;
+    // A reference next to a bare nullable object, or next to `{}`: the reference, nullable.
+    assert_has(code, "pub owner: __tk::Nullable<Identity>,");
+    assert_has(code, "pub editor: __tk::Nullable<Identity>,");
+    // Objects told apart by a property only one of them requires (strict structs).
+    assert_has(
+        code,
+        "pub enum MoreUnionsInputDigests {\nSubjectDigests(MoreUnionsInputDigestsSubjectDigests),\n\
+         AttestationIds(MoreUnionsInputDigestsAttestationIds),\n}",
+    );
+    // Referenced members are named after their schemas.
+    assert_has(
+        code,
+        "pub enum MoreUnionsInputReview {\nCommentRequired(CommentRequired),\n\
+         StateRequired(StateRequired),\n}",
+    );
+    // Disjoint enum values of one required property.
+    assert_has(
+        code,
+        "pub enum MoreUnionsInputField {\nText(MoreUnionsInputFieldText),\n\
+         Options(MoreUnionsInputFieldOptions),\n}",
+    );
+    // The same properties, arrays whose items differ in kind.
+    assert_has(
+        code,
+        "pub enum MoreUnionsInputLabels {\nLabelsOfString(MoreUnionsInputLabelsLabelsOfString),\n\
+         LabelsOfObject(MoreUnionsInputLabelsLabelsOfObject),\n}",
+    );
+    // Two strings (date, date-time) and an object: one `String` variant and the object.
+    assert_has(
+        code,
+        "pub enum MoreUnionsInputWhen {\nString(::std::string::String),\n\
+         Object(MoreUnionsInputWhenObject),\n}",
+    );
+    // `type: [integer, string]`.
+    assert_has(
+        code,
+        "pub enum MoreUnionsInputSize {\nInteger(i64),\nString(::std::string::String),\n}",
+    );
+    // Members that only narrow the object's own properties: the object.
+    assert_has(
+        code,
+        "pub check: ::std::option::Option<MoreUnionsInputCheck>,",
+    );
+    // Open members with nothing required apart: still a `Value`.
+    let more = emitted
+        .tools
+        .iter()
+        .find(|t| t.tool == "more_unions")
+        .unwrap();
+    let pointers: Vec<&str> = more.untyped.iter().map(|u| u.pointer.as_str()).collect();
+    assert_eq!(pointers, ["#/properties/address/oneOf"]);
+}
+
+#[test]
+fn open_structs_are_not_told_apart_by_what_they_do_not_declare() {
+    // As the schema says, `digests`' members are open: each would take the other's property
+    // into its `extra` map, so nothing tells them apart.
+    let options = EmitOptions {
+        strictness: Strictness::FollowSchema,
+        ..EmitOptions::default()
+    };
+    let emitted = module("fixtures/forms.json", &forms(), &options);
+    let more = emitted
+        .tools
+        .iter()
+        .find(|t| t.tool == "more_unions")
+        .unwrap();
+    let pointers: Vec<&str> = more.untyped.iter().map(|u| u.pointer.as_str()).collect();
+    assert!(
+        pointers.contains(&"#/properties/digests/oneOf"),
+        "{pointers:?}"
+    );
+    assert!(
+        pointers.contains(&"#/properties/review/anyOf"),
+        "{pointers:?}"
+    );
+    // Closed by the schema (`additionalProperties: false`): told apart either way.
+    assert!(
+        !pointers.contains(&"#/properties/field/oneOf"),
+        "{pointers:?}"
+    );
 }
 
 #[test]

@@ -361,3 +361,83 @@ fn unions_of_kinds_round_trip() {
         .is_err()
     );
 }
+
+#[test]
+fn unions_told_apart_read_back_as_the_member_they_are() {
+    use strict::{
+        MoreUnionsInput, MoreUnionsInputDigests, MoreUnionsInputField, MoreUnionsInputLabels,
+        MoreUnionsInputReview, MoreUnionsInputSize, MoreUnionsInputWhen,
+    };
+    use toolkit_runtime::codegen::Nullable;
+    let read = |value: Value| -> MoreUnionsInput {
+        accepted("more_unions", &value);
+        let input: MoreUnionsInput = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&input).unwrap(), value);
+        input
+    };
+    // Each value reads as its own member and is written back as the same JSON.
+    let input = read(json!({
+        "owner": null,
+        "editor": { "id": "e" },
+        "digests": { "attestation_ids": [1, 2] },
+        "review": { "environment": "prod", "state": "approved" },
+        "field": { "name": "f", "data_type": "single_select", "options": ["a"] },
+        "labels": { "labels": [{ "name": "bug" }] },
+        "when": "2024-01-01",
+        "size": 3,
+        "check": { "status": "completed", "conclusion": "ok" }
+    }));
+    assert_eq!(input.owner, Nullable::Null);
+    assert!(matches!(input.editor, Nullable::Value(ref identity) if identity.id == "e"));
+    assert!(matches!(
+        input.digests,
+        Some(MoreUnionsInputDigests::AttestationIds(_))
+    ));
+    assert!(matches!(
+        input.review,
+        Some(MoreUnionsInputReview::StateRequired(_))
+    ));
+    assert!(matches!(
+        input.field,
+        Some(MoreUnionsInputField::Options(_))
+    ));
+    assert!(matches!(
+        input.labels,
+        Some(MoreUnionsInputLabels::LabelsOfObject(_))
+    ));
+    assert!(matches!(input.when, Some(MoreUnionsInputWhen::String(_))));
+    assert_eq!(input.size, Some(MoreUnionsInputSize::Integer(3)));
+    let input = read(json!({
+        "digests": { "subject_digests": ["sha256:x"] },
+        "review": { "environment": "prod", "comment": "fine" },
+        "field": { "name": "f", "data_type": "date" },
+        "labels": { "labels": ["bug"] },
+        "when": { "from": "now" },
+        "size": "large"
+    }));
+    assert!(input.owner.is_absent());
+    assert!(matches!(
+        input.digests,
+        Some(MoreUnionsInputDigests::SubjectDigests(_))
+    ));
+    assert!(matches!(
+        input.review,
+        Some(MoreUnionsInputReview::CommentRequired(_))
+    ));
+    assert!(matches!(input.field, Some(MoreUnionsInputField::Text(_))));
+    assert!(matches!(
+        input.labels,
+        Some(MoreUnionsInputLabels::LabelsOfString(_))
+    ));
+    assert!(matches!(input.when, Some(MoreUnionsInputWhen::Object(_))));
+    assert_eq!(
+        input.size,
+        Some(MoreUnionsInputSize::String("large".to_owned()))
+    );
+    // A value of both members at once fits neither.
+    let both = json!({ "digests": { "subject_digests": [], "attestation_ids": [] } });
+    assert!(serde_json::from_value::<MoreUnionsInput>(both).is_err());
+    // A data type of neither member fits neither.
+    let neither = json!({ "field": { "name": "f", "data_type": "iteration" } });
+    assert!(serde_json::from_value::<MoreUnionsInput>(neither).is_err());
+}
