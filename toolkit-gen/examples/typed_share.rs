@@ -94,7 +94,7 @@ fn main() {
         paths.len()
     );
     let mut reasons: Vec<(String, (usize, String))> = reasons.into_iter().collect();
-    reasons.sort_by(|a, b| b.1.0.cmp(&a.1.0));
+    reasons.sort_by_key(|(_, (count, _))| std::cmp::Reverse(*count));
     for (reason, (count, example)) in reasons.into_iter().take(shown) {
         println!("{count:>7}  {reason}\n         e.g. {example}");
     }
