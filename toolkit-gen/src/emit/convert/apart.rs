@@ -65,11 +65,15 @@ impl Converter<'_> {
                 .unwrap_or_default();
             let mut declared: BTreeSet<String> = properties.keys().cloned().collect();
             declared.extend(required.iter().cloned());
+            // Only a struct refuses what it does not name: an object with no properties is a
+            // map (`additionalProperties: {…}`) or any object, whatever the strictness.
+            let is_struct = !properties.is_empty()
+                || view.get("additionalProperties") == Some(&Value::Bool(false));
             shapes.push(Shape {
                 declared,
                 required,
                 properties,
-                closed: self.closes(&view),
+                closed: is_struct && self.closes(&view),
             });
         }
         for (index, a) in shapes.iter().enumerate() {

@@ -828,6 +828,8 @@ pub struct MoreUnionsInput {
     pub check: ::std::option::Option<MoreUnionsInputCheck>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub address: ::std::option::Option<__tk::serde_json::Value>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<__tk::serde_json::Value>,
 }
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]

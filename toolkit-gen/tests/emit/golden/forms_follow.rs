@@ -868,6 +868,8 @@ pub struct MoreUnionsInput {
     pub check: ::std::option::Option<MoreUnionsInputCheck>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub address: ::std::option::Option<__tk::serde_json::Value>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub meta: ::std::option::Option<__tk::serde_json::Value>,
     /// The properties the schema does not name.
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
