@@ -49,11 +49,13 @@ impl Ty {
         }
     }
 
-    /// The type of a property that may be left out: `Option<T>`, or `Nullable<T>` when `T` is
-    /// already an `Option` (the value may be `null`).
+    /// The type of a property that may be left out: `Option<T>`, or `Nullable<T>` when the
+    /// value may be `null` (`T` is an `Option`, a `Value` or `()`), which an `Option` would
+    /// read as left out and not write back.
     pub(crate) fn omissible(self) -> Ty {
         match self {
             Ty::Option(inner) => Ty::Nullable(inner),
+            Ty::Value | Ty::Unit => Ty::Nullable(Box::new(self)),
             other => Ty::Option(Box::new(other)),
         }
     }

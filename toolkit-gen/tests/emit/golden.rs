@@ -100,7 +100,7 @@ fn objects_are_strict_structs_with_renames_options_and_docs() {
     );
     assert_has(
         &code,
-        "pub anything: ::std::option::Option<__tk::serde_json::Value>,",
+        "pub anything: __tk::Nullable<__tk::serde_json::Value>,",
     );
     assert_has(
         &code,
@@ -238,7 +238,7 @@ fn unions_become_enums_when_they_can_be_told_apart() {
     // Two objects with nothing to tell them apart: a `Value`, reported with its place.
     assert_has(
         code,
-        "pub address: ::std::option::Option<__tk::serde_json::Value>,",
+        "pub address: __tk::Nullable<__tk::serde_json::Value>,",
     );
     let unions = emitted.tools.iter().find(|t| t.tool == "unions").unwrap();
     assert_eq!(unions.untyped.len(), 1, "{:?}", unions.untyped);
@@ -351,7 +351,7 @@ fn a_schema_that_refers_only_to_itself_is_any_value_reported() {
     let emitted = module("fixtures/forms.json", &forms(), &EmitOptions::default());
     assert_has(
         &emitted.code,
-        "pub r#loop: ::std::option::Option<__tk::serde_json::Value>,",
+        "pub r#loop: __tk::Nullable<__tk::serde_json::Value>,",
     );
     assert!(!emitted.code.contains("pub struct Loop"));
     let refs = emitted.tools.iter().find(|t| t.tool == "refs").unwrap();

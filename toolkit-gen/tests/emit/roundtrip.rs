@@ -48,7 +48,7 @@ fn basics() -> strict::ObjectBasicsInput {
         ratio: Some(0.5),
         enabled: Some(true),
         tags: Some(vec!["a".to_owned()]),
-        anything: Some(json!({ "free": [1, 2] })),
+        anything: json!({ "free": [1, 2] }).into(),
         owner: Some(strict::ObjectBasicsInputOwner {
             name: "Ada".to_owned(),
         }),
@@ -233,7 +233,7 @@ fn maps_and_recursive_types_round_trip() {
         legacy: Some(strict::Legacy::New),
         again: None,
         // A schema that is only a reference to itself: any value.
-        r#loop: Some(json!({ "any": "thing" })),
+        r#loop: json!({ "any": "thing" }).into(),
     };
     let value = serde_json::to_value(&tree).unwrap();
     accepted("refs", &value);
@@ -256,7 +256,7 @@ fn unions_round_trip_and_tagged_variants_stay_strict() {
             })),
             model: Some("o3".to_owned()),
             mode: Some(strict::UnionsInputMode::Slow),
-            address: None,
+            address: toolkit_runtime::codegen::Nullable::Absent,
             choice: toolkit_runtime::codegen::Nullable::Absent,
         };
         let value = serde_json::to_value(&input).unwrap();

@@ -40,8 +40,8 @@ pub struct ObjectBasicsInput {
     /// At least 1 item, at most 5 items.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub anything: ::std::option::Option<__tk::serde_json::Value>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub anything: __tk::Nullable<__tk::serde_json::Value>,
     /// Who owns it.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub owner: ::std::option::Option<ObjectBasicsInputOwner>,
@@ -421,8 +421,8 @@ pub struct RefsInput {
     pub legacy: ::std::option::Option<Legacy>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub again: ::std::option::Option<Node>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub r#loop: ::std::option::Option<__tk::serde_json::Value>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub r#loop: __tk::Nullable<__tk::serde_json::Value>,
 }
 /// A node of a tree.
 #[allow(missing_docs)]
@@ -495,8 +495,8 @@ pub struct UnionsInput {
     pub model: ::std::option::Option<::std::string::String>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub mode: ::std::option::Option<UnionsInputMode>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub address: ::std::option::Option<__tk::serde_json::Value>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub address: __tk::Nullable<__tk::serde_json::Value>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub choice: __tk::Nullable<UnionsInputChoice>,
 }
@@ -826,10 +826,10 @@ pub struct MoreUnionsInput {
     pub size: ::std::option::Option<MoreUnionsInputSize>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub check: ::std::option::Option<MoreUnionsInputCheck>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub address: ::std::option::Option<__tk::serde_json::Value>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub meta: ::std::option::Option<__tk::serde_json::Value>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub address: __tk::Nullable<__tk::serde_json::Value>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub meta: __tk::Nullable<__tk::serde_json::Value>,
 }
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]

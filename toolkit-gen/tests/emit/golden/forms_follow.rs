@@ -39,8 +39,8 @@ pub struct ObjectBasicsInput {
     /// At least 1 item, at most 5 items.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub anything: ::std::option::Option<__tk::serde_json::Value>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub anything: __tk::Nullable<__tk::serde_json::Value>,
     /// Who owns it.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub owner: ::std::option::Option<ObjectBasicsInputOwner>,
@@ -432,8 +432,8 @@ pub struct RefsInput {
     pub legacy: ::std::option::Option<Legacy>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub again: ::std::option::Option<Node>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub r#loop: ::std::option::Option<__tk::serde_json::Value>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub r#loop: __tk::Nullable<__tk::serde_json::Value>,
     /// The properties the schema does not name.
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
@@ -510,8 +510,8 @@ pub struct UnionsInput {
     pub model: ::std::option::Option<::std::string::String>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub mode: ::std::option::Option<UnionsInputMode>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub address: ::std::option::Option<__tk::serde_json::Value>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub address: __tk::Nullable<__tk::serde_json::Value>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub choice: __tk::Nullable<UnionsInputChoice>,
     /// The properties the schema does not name.
@@ -852,10 +852,10 @@ pub struct MoreUnionsInput {
     pub owner: __tk::Nullable<Identity>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub editor: __tk::Nullable<Identity>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub digests: ::std::option::Option<__tk::serde_json::Value>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub review: ::std::option::Option<__tk::serde_json::Value>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub digests: __tk::Nullable<__tk::serde_json::Value>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub review: __tk::Nullable<__tk::serde_json::Value>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub field: ::std::option::Option<MoreUnionsInputField>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
@@ -866,10 +866,10 @@ pub struct MoreUnionsInput {
     pub size: ::std::option::Option<MoreUnionsInputSize>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub check: ::std::option::Option<MoreUnionsInputCheck>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub address: ::std::option::Option<__tk::serde_json::Value>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub meta: ::std::option::Option<__tk::serde_json::Value>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub address: __tk::Nullable<__tk::serde_json::Value>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub meta: __tk::Nullable<__tk::serde_json::Value>,
     /// The properties the schema does not name.
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
