@@ -14,8 +14,10 @@
 pub use serde;
 pub use serde_json;
 
+mod nullable;
 mod unknown_value;
 
+pub use nullable::{Nullable, present};
 pub use unknown_value::UnknownValue;
 
 pub use crate::{

@@ -87,7 +87,7 @@ async fn run(out: &mut dyn Write) -> Result<(), Box<dyn std::error::Error>> {
     let added = tasks
         .add_task(AddTaskInput {
             title: "Buy a filter for the fish tank".to_owned(),
-            due: None,
+            due: toolkit_runtime::codegen::Nullable::Absent,
             tags: Some(vec!["home".to_owned()]),
         })
         .await?;

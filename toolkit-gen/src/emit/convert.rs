@@ -6,7 +6,8 @@
 //! `serde_json::Value` where it stands and is listed with its JSON pointer and reason: a tool is
 //! never dropped and nothing panics, whatever the schema.
 //!
-//! Unions (`oneOf` / `anyOf`) have a file of their own: [`union`].
+//! Unions (`oneOf` / `anyOf`) have a file of their own: [`union`], and object members told
+//! apart by their properties another: [`apart`].
 //!
 //! Recursion: a reference to a schema still being converted (a back-edge) names its type, and is
 //! boxed unless a `Vec` or a map already stands between the type and itself.
@@ -21,6 +22,7 @@ use super::schema::{Field, Item, ItemKind, StringVariant, Struct, Ty};
 use super::shared::{self, Fingerprints, Key, Shared};
 use super::{EmitOptions, Strictness, Untyped};
 
+mod apart;
 mod constraints;
 mod union;
 
@@ -302,6 +304,28 @@ fn is_constraint_only(schema: &Value) -> bool {
         .is_some_and(|map| map.keys().all(|k| !SHAPING.contains(&k.as_str())))
 }
 
+/// Whether a union member only narrows properties its parent object declares: an object
+/// schema of `properties` (each one the parent has), `required` names the parent declares,
+/// `additionalProperties: true` and annotations.
+fn refines(member: &Value, parent: &Map<String, Value>) -> bool {
+    let Some(map) = member.as_object() else {
+        return false;
+    };
+    map.iter().all(|(key, value)| match key.as_str() {
+        "type" => value == "object",
+        "properties" => value
+            .as_object()
+            .is_some_and(|properties| properties.keys().all(|name| parent.contains_key(name))),
+        "required" => value.as_array().is_some_and(|names| {
+            names
+                .iter()
+                .all(|name| name.as_str().is_some_and(|name| parent.contains_key(name)))
+        }),
+        "additionalProperties" => value == &Value::Bool(true),
+        key => ANNOTATIONS.contains(&key),
+    })
+}
+
 /// Walks one tool's input schema.
 struct Converter<'a> {
     root: &'a Value,
@@ -481,6 +505,14 @@ impl<'a> Converter<'a> {
                 if own_shape && members.iter().all(is_constraint_only) {
                     continue;
                 }
+                // Members that only narrow the object's own properties (GitHub's `checks/update`:
+                // `status: completed` requires `conclusion`): the object's struct holds every
+                // value they allow.
+                if let Some(Value::Object(properties)) = map.get("properties")
+                    && members.iter().all(|m| refines(m, properties))
+                {
+                    continue;
+                }
                 return self.union(members, &format!("{pointer}/{key}"), hint);
             }
         }
@@ -515,7 +547,18 @@ impl<'a> Converter<'a> {
                 }
                 [] => Ty::Value,
                 [single] => self.single(single, map, pointer, hint),
-                _ => self.untyped(pointer, "a value of several types"),
+                // `type: [a, b]`: the union of one schema per type.
+                several => {
+                    let members: Vec<Value> = several
+                        .iter()
+                        .map(|t| {
+                            let mut member = map.clone();
+                            member.insert("type".to_owned(), Value::String((*t).to_owned()));
+                            Value::Object(member)
+                        })
+                        .collect();
+                    self.union(&members, &format!("{pointer}/type"), hint)
+                }
             }
         };
         if nullable { ty.optional() } else { ty }
@@ -927,6 +970,16 @@ impl<'a> Converter<'a> {
         self.structure(map, pointer, hint, None)
     }
 
+    /// Whether the struct of the object schema `map` refuses properties it does not name.
+    fn closes(&self, map: &Map<String, Value>) -> bool {
+        match self.options.strictness {
+            Strictness::Strict => true,
+            Strictness::FollowSchema => {
+                map.get("additionalProperties") == Some(&Value::Bool(false))
+            }
+        }
+    }
+
     /// A struct for an object schema, leaving out the property `skip` (a tag).
     fn structure(
         &mut self,
@@ -969,7 +1022,7 @@ impl<'a> Converter<'a> {
                 fields.push(Field {
                     json_name: json_name.clone(),
                     name: scope.unique(&naming::field_name(json_name), "_"),
-                    ty: if optional { ty.optional() } else { ty },
+                    ty: if optional { ty.omissible() } else { ty },
                     optional,
                     doc,
                     deprecated: property.get("deprecated") == Some(&Value::Bool(true)),
@@ -996,12 +1049,7 @@ impl<'a> Converter<'a> {
                 deprecated: false,
             });
         }
-        let closed = match self.options.strictness {
-            Strictness::Strict => true,
-            Strictness::FollowSchema => {
-                map.get("additionalProperties") == Some(&Value::Bool(false))
-            }
-        };
+        let closed = self.closes(map);
         let extra_name = scope.unique("extra", "_");
         self.settle(
             slot,

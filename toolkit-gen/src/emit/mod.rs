@@ -216,7 +216,7 @@ fn root_doc(tool: &str, description: Option<&str>) -> String {
 /// let emitted = input_types("search", &schema, &EmitOptions::default());
 /// assert!(emitted.code.contains("pub struct SearchInput"));
 /// // Two objects with nothing to tell them apart: a `Value`, reported.
-/// assert!(emitted.code.contains("pub r#where: ::std::option::Option<__tk::serde_json::Value>,"));
+/// assert!(emitted.code.contains("pub r#where: __tk::Nullable<__tk::serde_json::Value>,"));
 /// assert_eq!(emitted.untyped[0].pointer, "#/properties/where/oneOf");
 /// ```
 pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Emitted {

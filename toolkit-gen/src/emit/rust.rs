@@ -97,6 +97,10 @@ fn ty(ty: &Ty) -> TokenStream {
             let inner = self::ty(inner);
             quote!(::std::option::Option<#inner>)
         }
+        Ty::Nullable(inner) => {
+            let inner = self::ty(inner);
+            quote!(__tk::Nullable<#inner>)
+        }
         Ty::Vec(inner) => {
             let inner = self::ty(inner);
             quote!(::std::vec::Vec<#inner>)
@@ -212,9 +216,18 @@ fn item_tokens(
                     let json = &field.json_name;
                     quote!(#[serde(rename = #json)])
                 });
-                let skip = field.optional.then(|| {
-                    quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")])
-                });
+                // Left out when absent; a required `Option` (required and nullable) must be there
+                // when read: serde's derive would read a missing `Option` as `None`.
+                let skip = match (&field.ty, field.optional) {
+                    (Ty::Nullable(_), true) => Some(
+                        quote!(#[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]),
+                    ),
+                    (_, true) => Some(
+                        quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")]),
+                    ),
+                    (Ty::Option(_), false) => Some(quote!(#[serde(deserialize_with = "__tk::present")])),
+                    (_, false) => None,
+                };
                 let user_attributes = attributes.of_field(&item.name, &field.name, matched);
                 let deprecated = field.deprecated.then(|| quote!(#[deprecated]));
                 quote! {

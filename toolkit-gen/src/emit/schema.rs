@@ -21,8 +21,11 @@ pub(crate) enum Ty {
     Value,
     /// `serde_json::Map<String, Value>`: any object.
     Object,
-    /// `Option<T>`.
+    /// `Option<T>`: a property that may be left out, or (required) may be `null`.
     Option(Box<Ty>),
+    /// `Nullable<T>` (the runtime's `codegen::Nullable`): a property that may be left out *and*
+    /// may be `null`, three states an `Option` cannot tell apart.
+    Nullable(Box<Ty>),
     /// `Vec<T>`.
     Vec(Box<Ty>),
     /// `BTreeMap<String, T>`: an object whose properties are all `T`.
@@ -42,6 +45,17 @@ impl Ty {
     pub(crate) fn optional(self) -> Ty {
         match self {
             Ty::Option(_) => self,
+            other => Ty::Option(Box::new(other)),
+        }
+    }
+
+    /// The type of a property that may be left out: `Option<T>`, or `Nullable<T>` when the
+    /// value may be `null` (`T` is an `Option`, a `Value` or `()`), which an `Option` would
+    /// read as left out and not write back.
+    pub(crate) fn omissible(self) -> Ty {
+        match self {
+            Ty::Option(inner) => Ty::Nullable(inner),
+            Ty::Value | Ty::Unit => Ty::Nullable(Box::new(self)),
             other => Ty::Option(Box::new(other)),
         }
     }
@@ -103,9 +117,11 @@ pub(crate) struct Field {
     pub(crate) json_name: String,
     /// The Rust name (a keyword is written raw).
     pub(crate) name: String,
-    /// Its type; `Option` for a property that is not required.
+    /// Its type: `Option` for a property that is not required, `Nullable` for one that is not
+    /// required and may be `null`; a required `Option` is a property that may be `null` but must
+    /// be there.
     pub(crate) ty: Ty,
-    /// Whether the property may be left out (then `None` is not written).
+    /// Whether the property may be left out (then `None` or `Absent` is not written).
     pub(crate) optional: bool,
     /// Its documentation.
     pub(crate) doc: Option<String>,

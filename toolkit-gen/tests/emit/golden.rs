@@ -100,7 +100,7 @@ fn objects_are_strict_structs_with_renames_options_and_docs() {
     );
     assert_has(
         &code,
-        "pub anything: ::std::option::Option<__tk::serde_json::Value>,",
+        "pub anything: __tk::Nullable<__tk::serde_json::Value>,",
     );
     assert_has(
         &code,
@@ -126,8 +126,9 @@ fn string_enums_never_collide_and_always_rename() {
         "#[serde(rename = \"1024x1024\")]\nV1024x1024,\n#[serde(rename = \"\")]\nEmpty,\n\
          #[serde(rename = \"/\")]\nEmpty2,\n#[serde(rename = \"self\")]\nSelfValue,",
     );
-    // A null among the values makes the property an `Option` of the enum of the others.
-    assert_has(&code, "pub maybe: ::std::option::Option<EnumsInputMaybe>,");
+    // A null among the values makes the (optional) property a `Nullable` of the enum of the
+    // others.
+    assert_has(&code, "pub maybe: __tk::Nullable<EnumsInputMaybe>,");
     assert_has(&code, "pub level: ::std::option::Option<i64>,");
 }
 
@@ -140,11 +141,16 @@ fn consts_nulls_and_never_members_are_typed() {
         "pub enum ConstsAndNullsInputKind {\n#[serde(rename = \"fixed\")]\nFixed,\n}",
     );
     assert_has(&code, "pub version: ::std::option::Option<i64>,");
-    // Required and nullable: an `Option` that is always written.
-    assert_has(&code, "pub limit: ::std::option::Option<i64>,");
+    // Required and nullable: an `Option` that is always written, and must be there when read.
     assert_has(
         &code,
-        "pub cursor: ::std::option::Option<::std::string::String>,",
+        "#[serde(deserialize_with = \"__tk::present\")]\npub limit: ::std::option::Option<i64>,",
+    );
+    // Optional and nullable (`anyOf [string, null]`): left out, `null` or a value.
+    assert_has(
+        &code,
+        "#[serde(default, skip_serializing_if = \"__tk::Nullable::is_absent\")]\n\
+         pub cursor: __tk::Nullable<::std::string::String>,",
     );
     assert_has(
         &code,
@@ -228,14 +234,11 @@ fn unions_become_enums_when_they_can_be_told_apart() {
         code,
         "pub enum UnionsInputMode {\n#[serde(rename = \"fast\")]\nFast,\n#[serde(rename = \"slow\")]\nSlow,\n}",
     );
-    assert_has(
-        code,
-        "pub choice: ::std::option::Option<UnionsInputChoice>,",
-    );
+    assert_has(code, "pub choice: __tk::Nullable<UnionsInputChoice>,");
     // Two objects with nothing to tell them apart: a `Value`, reported with its place.
     assert_has(
         code,
-        "pub address: ::std::option::Option<__tk::serde_json::Value>,",
+        "pub address: __tk::Nullable<__tk::serde_json::Value>,",
     );
     let unions = emitted.tools.iter().find(|t| t.tool == "unions").unwrap();
     assert_eq!(unions.untyped.len(), 1, "{:?}", unions.untyped);
@@ -247,8 +250,100 @@ fn unions_become_enums_when_they_can_be_told_apart() {
         .filter(|t| t.is_typed())
         .map(|t| t.tool.as_str())
         .collect();
-    // `unions`' address, and `refs`' schema that is only a reference to itself.
-    assert_eq!(typed.len(), emitted.tools.len() - 2, "{typed:?}");
+    // `unions`' and `more_unions`' address, and `refs`' schema that is only a reference to
+    // itself.
+    assert_eq!(typed.len(), emitted.tools.len() - 3, "{typed:?}");
+}
+
+#[test]
+fn unions_told_apart_by_properties_nulls_and_kinds_are_typed() {
+    let emitted = module("fixtures/forms.json", &forms(), &EmitOptions::default());
+    let code = &emitted.code;
+    // A reference next to a bare nullable object, or next to `{}`: the reference, nullable.
+    assert_has(code, "pub owner: __tk::Nullable<Identity>,");
+    assert_has(code, "pub editor: __tk::Nullable<Identity>,");
+    // Objects told apart by a property only one of them requires (strict structs).
+    assert_has(
+        code,
+        "pub enum MoreUnionsInputDigests {\nSubjectDigests(MoreUnionsInputDigestsSubjectDigests),\n\
+         AttestationIds(MoreUnionsInputDigestsAttestationIds),\n}",
+    );
+    // Referenced members are named after their schemas.
+    assert_has(
+        code,
+        "pub enum MoreUnionsInputReview {\nCommentRequired(CommentRequired),\n\
+         StateRequired(StateRequired),\n}",
+    );
+    // Disjoint enum values of one required property.
+    assert_has(
+        code,
+        "pub enum MoreUnionsInputField {\nText(MoreUnionsInputFieldText),\n\
+         Options(MoreUnionsInputFieldOptions),\n}",
+    );
+    // The same properties, arrays whose items differ in kind.
+    assert_has(
+        code,
+        "pub enum MoreUnionsInputLabels {\nLabelsOfString(MoreUnionsInputLabelsLabelsOfString),\n\
+         LabelsOfObject(MoreUnionsInputLabelsLabelsOfObject),\n}",
+    );
+    // Two strings (date, date-time) and an object: one `String` variant and the object.
+    assert_has(
+        code,
+        "pub enum MoreUnionsInputWhen {\nString(::std::string::String),\n\
+         Object(MoreUnionsInputWhenObject),\n}",
+    );
+    // `type: [integer, string]`.
+    assert_has(
+        code,
+        "pub enum MoreUnionsInputSize {\nInteger(i64),\nString(::std::string::String),\n}",
+    );
+    // Members that only narrow the object's own properties: the object.
+    assert_has(
+        code,
+        "pub check: ::std::option::Option<MoreUnionsInputCheck>,",
+    );
+    // Open members with nothing required apart, and a struct beside a map (which takes any
+    // property): still a `Value`.
+    let more = emitted
+        .tools
+        .iter()
+        .find(|t| t.tool == "more_unions")
+        .unwrap();
+    let pointers: Vec<&str> = more.untyped.iter().map(|u| u.pointer.as_str()).collect();
+    assert_eq!(
+        pointers,
+        ["#/properties/address/oneOf", "#/properties/meta/oneOf"]
+    );
+}
+
+#[test]
+fn open_structs_are_not_told_apart_by_what_they_do_not_declare() {
+    // As the schema says, `digests`' members are open: each would take the other's property
+    // into its `extra` map, so nothing tells them apart.
+    let options = EmitOptions {
+        strictness: Strictness::FollowSchema,
+        ..EmitOptions::default()
+    };
+    let emitted = module("fixtures/forms.json", &forms(), &options);
+    let more = emitted
+        .tools
+        .iter()
+        .find(|t| t.tool == "more_unions")
+        .unwrap();
+    let pointers: Vec<&str> = more.untyped.iter().map(|u| u.pointer.as_str()).collect();
+    assert!(
+        pointers.contains(&"#/properties/digests/oneOf"),
+        "{pointers:?}"
+    );
+    assert!(
+        pointers.contains(&"#/properties/review/anyOf"),
+        "{pointers:?}"
+    );
+    // Closed by the schema (`additionalProperties: false`): told apart either way.
+    assert!(
+        !pointers.contains(&"#/properties/field/oneOf"),
+        "{pointers:?}"
+    );
 }
 
 #[test]
@@ -256,7 +351,7 @@ fn a_schema_that_refers_only_to_itself_is_any_value_reported() {
     let emitted = module("fixtures/forms.json", &forms(), &EmitOptions::default());
     assert_has(
         &emitted.code,
-        "pub r#loop: ::std::option::Option<__tk::serde_json::Value>,",
+        "pub r#loop: __tk::Nullable<__tk::serde_json::Value>,",
     );
     assert!(!emitted.code.contains("pub struct Loop"));
     let refs = emitted.tools.iter().find(|t| t.tool == "refs").unwrap();

@@ -7,6 +7,7 @@ mod arbitrary;
 mod common;
 mod compile;
 mod corpus;
+mod drawn;
 mod fuzzed;
 mod golden;
 mod roundtrip;

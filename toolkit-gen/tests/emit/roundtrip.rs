@@ -48,7 +48,7 @@ fn basics() -> strict::ObjectBasicsInput {
         ratio: Some(0.5),
         enabled: Some(true),
         tags: Some(vec!["a".to_owned()]),
-        anything: Some(json!({ "free": [1, 2] })),
+        anything: json!({ "free": [1, 2] }).into(),
         owner: Some(strict::ObjectBasicsInputOwner {
             name: "Ada".to_owned(),
         }),
@@ -101,7 +101,7 @@ fn enum_values_that_differ_only_in_case_stay_apart() {
         order: EnumsInputOrder::Asc2,
         reaction: Some(EnumsInputReaction::Minus1),
         size: Some(EnumsInputSize::Empty2),
-        maybe: Some(EnumsInputMaybe::Off),
+        maybe: EnumsInputMaybe::Off.into(),
         level: Some(2),
     };
     let value = serde_json::to_value(&input).unwrap();
@@ -136,11 +136,12 @@ fn string_enums_read_and_write_their_json_strings() {
 
 #[test]
 fn consts_nullables_and_tuples_round_trip() {
+    use toolkit_runtime::codegen::Nullable;
     let input = strict::ConstsAndNullsInput {
         kind: strict::ConstsAndNullsInputKind::Fixed,
         version: Some(2),
         limit: None,
-        cursor: Some("c".to_owned()),
+        cursor: Nullable::Value("c".to_owned()),
         gone: None,
     };
     let value = serde_json::to_value(&input).unwrap();
@@ -150,6 +151,39 @@ fn consts_nullables_and_tuples_round_trip() {
         json!({ "kind": "fixed", "version": 2, "limit": null, "cursor": "c" })
     );
     accepted("consts_and_nulls", &value);
+    // An optional, nullable property has three states, each read back as itself.
+    for (cursor, json_cursor) in [
+        (Nullable::Absent, None),
+        (Nullable::Null, Some(Value::Null)),
+        (Nullable::Value("c".to_owned()), Some(json!("c"))),
+    ] {
+        let input = strict::ConstsAndNullsInput {
+            cursor: cursor.clone(),
+            ..input.clone()
+        };
+        let value = serde_json::to_value(&input).unwrap();
+        assert_eq!(value.get("cursor"), json_cursor.as_ref());
+        accepted("consts_and_nulls", &value);
+        let back: strict::ConstsAndNullsInput = serde_json::from_value(value).unwrap();
+        assert_eq!(back.cursor, cursor);
+    }
+    // A required, nullable property must be there: `null` is read, a missing one refused.
+    let read = |value: Value| serde_json::from_value::<strict::ConstsAndNullsInput>(value);
+    assert_eq!(
+        read(json!({ "kind": "fixed", "limit": null }))
+            .unwrap()
+            .limit,
+        None
+    );
+    assert_eq!(
+        read(json!({ "kind": "fixed", "limit": 5 })).unwrap().limit,
+        Some(5)
+    );
+    let missing = read(json!({ "kind": "fixed" })).unwrap_err();
+    assert!(
+        missing.to_string().contains("missing field `limit`"),
+        "{missing}"
+    );
     let tuples = strict::TuplesInput {
         point: (1.5, -2.0),
         pair: Some(("a".to_owned(), 3)),
@@ -199,7 +233,7 @@ fn maps_and_recursive_types_round_trip() {
         legacy: Some(strict::Legacy::New),
         again: None,
         // A schema that is only a reference to itself: any value.
-        r#loop: Some(json!({ "any": "thing" })),
+        r#loop: json!({ "any": "thing" }).into(),
     };
     let value = serde_json::to_value(&tree).unwrap();
     accepted("refs", &value);
@@ -222,8 +256,8 @@ fn unions_round_trip_and_tagged_variants_stay_strict() {
             })),
             model: Some("o3".to_owned()),
             mode: Some(strict::UnionsInputMode::Slow),
-            address: None,
-            choice: None,
+            address: toolkit_runtime::codegen::Nullable::Absent,
+            choice: toolkit_runtime::codegen::Nullable::Absent,
         };
         let value = serde_json::to_value(&input).unwrap();
         assert_eq!(value["target"], json_target);
@@ -326,4 +360,84 @@ fn unions_of_kinds_round_trip() {
         )
         .is_err()
     );
+}
+
+#[test]
+fn unions_told_apart_read_back_as_the_member_they_are() {
+    use strict::{
+        MoreUnionsInput, MoreUnionsInputDigests, MoreUnionsInputField, MoreUnionsInputLabels,
+        MoreUnionsInputReview, MoreUnionsInputSize, MoreUnionsInputWhen,
+    };
+    use toolkit_runtime::codegen::Nullable;
+    let read = |value: Value| -> MoreUnionsInput {
+        accepted("more_unions", &value);
+        let input: MoreUnionsInput = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&input).unwrap(), value);
+        input
+    };
+    // Each value reads as its own member and is written back as the same JSON.
+    let input = read(json!({
+        "owner": null,
+        "editor": { "id": "e" },
+        "digests": { "attestation_ids": [1, 2] },
+        "review": { "environment": "prod", "state": "approved" },
+        "field": { "name": "f", "data_type": "single_select", "options": ["a"] },
+        "labels": { "labels": [{ "name": "bug" }] },
+        "when": "2024-01-01",
+        "size": 3,
+        "check": { "status": "completed", "conclusion": "ok" }
+    }));
+    assert_eq!(input.owner, Nullable::Null);
+    assert!(matches!(input.editor, Nullable::Value(ref identity) if identity.id == "e"));
+    assert!(matches!(
+        input.digests,
+        Some(MoreUnionsInputDigests::AttestationIds(_))
+    ));
+    assert!(matches!(
+        input.review,
+        Some(MoreUnionsInputReview::StateRequired(_))
+    ));
+    assert!(matches!(
+        input.field,
+        Some(MoreUnionsInputField::Options(_))
+    ));
+    assert!(matches!(
+        input.labels,
+        Some(MoreUnionsInputLabels::LabelsOfObject(_))
+    ));
+    assert!(matches!(input.when, Some(MoreUnionsInputWhen::String(_))));
+    assert_eq!(input.size, Some(MoreUnionsInputSize::Integer(3)));
+    let input = read(json!({
+        "digests": { "subject_digests": ["sha256:x"] },
+        "review": { "environment": "prod", "comment": "fine" },
+        "field": { "name": "f", "data_type": "date" },
+        "labels": { "labels": ["bug"] },
+        "when": { "from": "now" },
+        "size": "large"
+    }));
+    assert!(input.owner.is_absent());
+    assert!(matches!(
+        input.digests,
+        Some(MoreUnionsInputDigests::SubjectDigests(_))
+    ));
+    assert!(matches!(
+        input.review,
+        Some(MoreUnionsInputReview::CommentRequired(_))
+    ));
+    assert!(matches!(input.field, Some(MoreUnionsInputField::Text(_))));
+    assert!(matches!(
+        input.labels,
+        Some(MoreUnionsInputLabels::LabelsOfString(_))
+    ));
+    assert!(matches!(input.when, Some(MoreUnionsInputWhen::Object(_))));
+    assert_eq!(
+        input.size,
+        Some(MoreUnionsInputSize::String("large".to_owned()))
+    );
+    // A value of both members at once fits neither.
+    let both = json!({ "digests": { "subject_digests": [], "attestation_ids": [] } });
+    assert!(serde_json::from_value::<MoreUnionsInput>(both).is_err());
+    // A data type of neither member fits neither.
+    let neither = json!({ "field": { "name": "f", "data_type": "iteration" } });
+    assert!(serde_json::from_value::<MoreUnionsInput>(neither).is_err());
 }

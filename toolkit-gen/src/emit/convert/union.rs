@@ -3,24 +3,30 @@
 //! - members that are `null` (or accept nothing) make the type an `Option`;
 //! - members that are all strings of an `enum`/`const`: one string enum;
 //! - members of one primitive kind (`string(ipv4) | string(ipv6)`, `string | enum`): that type;
+//! - a member next to bare nullable objects or empty schemas (`anyOf: [{$ref: X}, {type:
+//!   object, nullable: true}]`, Microsoft Graph's spelling of a nullable reference, or the
+//!   same with `{}`): an optional `X`, the reading Microsoft's own generators give it;
 //! - objects whose one property holds a different constant in each: an internally tagged enum;
-//! - members of different JSON kinds (several objects told apart by a tag, several arrays by
-//!   their items' kinds): an untagged enum, tried in the order integer, number, string, array,
-//!   object;
+//! - objects told apart by their properties ([`apart`](super::apart)): an untagged enum of
+//!   their structs;
+//! - members of different JSON kinds (several objects told apart by a tag or by their
+//!   properties, several arrays by their items' kinds, several primitives of one kind as that
+//!   primitive): an untagged enum, tried in the order integer, number, string, array, object —
+//!   exact, since serde's reading of one kind refuses every other;
 //! - anything else: `serde_json::Value`, reported.
 
 use std::collections::HashSet;
 
 use serde_json::{Map, Value};
 
-use super::{Converter, Hint, doc_of, is_never_schema, is_null_schema};
+use super::{ANNOTATIONS, Converter, Hint, doc_of, is_never_schema, is_null_schema};
 use crate::emit::naming::{self, Scope};
 use crate::emit::schema::{ItemKind, TaggedVariant, Ty, Variant};
 
 /// The JSON kinds a union's members are told apart by, in the order an untagged enum tries them
 /// (an integer before a number, so that `1` stays an integer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-enum Kind {
+pub(super) enum Kind {
     Bool,
     Integer,
     Number,
@@ -30,7 +36,7 @@ enum Kind {
 }
 
 impl Kind {
-    fn of_type(name: &str) -> Option<Kind> {
+    pub(super) fn of_type(name: &str) -> Option<Kind> {
         Some(match name {
             "boolean" => Kind::Bool,
             "integer" => Kind::Integer,
@@ -54,7 +60,7 @@ impl Kind {
         })
     }
 
-    fn variant_name(self) -> &'static str {
+    pub(super) fn variant_name(self) -> &'static str {
         match self {
             Kind::Bool => "Bool",
             Kind::Integer => "Integer",
@@ -77,6 +83,19 @@ impl Converter<'_> {
             } else if !is_never_schema(shape) {
                 kept.push((index, member));
             }
+        }
+        // One member next to bare nullable objects or empty schemas: that member, optional.
+        let shaped: Vec<(usize, &Value)> = kept
+            .iter()
+            .copied()
+            .filter(|(_, member)| !is_loose(member))
+            .collect();
+        if kept.len() > 1
+            && let [(_, member)] = shaped.as_slice()
+            && (member.get("$ref").is_some() || self.kind(member, 0) == Some(Kind::Object))
+        {
+            nullable = true;
+            kept = shaped;
         }
         let wrap = |ty: Ty| if nullable { ty.optional() } else { ty };
         match kept.as_slice() {
@@ -138,10 +157,21 @@ impl Converter<'_> {
             if let Some(primitive) = primitive {
                 return wrap(primitive);
             }
-            if kinds.first() == Some(&Kind::Object)
-                && let Some(tagging) = self.find_tag(&kept)
-            {
-                return wrap(self.tagged(&kept, tagging, pointer, &mut hint));
+            if kinds.first() == Some(&Kind::Object) {
+                if let Some(tagging) = self.find_tag(&kept) {
+                    return wrap(self.tagged(&kept, tagging, pointer, &mut hint));
+                }
+                if let Some(names) = self.told_apart(&kept) {
+                    let ty = self.untagged(
+                        &kept,
+                        &kinds,
+                        &vec![None; kinds.len()],
+                        Objects::Apart(names),
+                        pointer,
+                        hint,
+                    );
+                    return wrap(ty);
+                }
             }
             return wrap(self.untyped(pointer, "a union whose members can't be told apart"));
         }
@@ -169,40 +199,32 @@ impl Converter<'_> {
         let arrays = kinds.iter().filter(|k| **k == Kind::Array).count();
         let array_kinds: HashSet<Kind> = item_kinds.iter().flatten().copied().collect();
         let arrays_distinct = arrays <= 1 || array_kinds.len() == arrays;
-        let others = kinds
-            .iter()
-            .filter(|k| !matches!(k, Kind::Object | Kind::Array))
-            .count();
-        let other_kinds = distinct
-            .iter()
-            .filter(|k| !matches!(k, Kind::Object | Kind::Array))
-            .count();
-        if others != other_kinds || !arrays_distinct {
+        if !arrays_distinct {
             return wrap(self.untyped(pointer, "a union whose members can't be told apart"));
         }
-        let tagging = if objects.len() > 1 {
-            match self.find_tag(&objects) {
-                Some(tagging) => Some(tagging),
-                None => {
-                    return wrap(
-                        self.untyped(pointer, "a union whose members can't be told apart"),
-                    );
-                }
+        // Several objects: told apart by a tag, else by their properties.
+        let objects = if objects.len() > 1 {
+            if let Some(tagging) = self.find_tag(&objects) {
+                Objects::Tagged(tagging)
+            } else if let Some(names) = self.told_apart(&objects) {
+                Objects::Apart(names)
+            } else {
+                return wrap(self.untyped(pointer, "a union whose members can't be told apart"));
             }
         } else {
-            None
+            Objects::One
         };
         let item_kinds = if arrays > 1 {
             item_kinds
         } else {
             vec![None; kinds.len()]
         };
-        let ty = self.untagged(&kept, &kinds, &item_kinds, tagging, pointer, hint);
+        let ty = self.untagged(&kept, &kinds, &item_kinds, objects, pointer, hint);
         wrap(ty)
     }
 
     /// The JSON kind a member's values have, when it has one.
-    fn kind(&self, member: &Value, depth: usize) -> Option<Kind> {
+    pub(super) fn kind(&self, member: &Value, depth: usize) -> Option<Kind> {
         let shape = self.follow(member);
         let map = shape.as_object()?;
         if let Some(constant) = map.get("const") {
@@ -258,12 +280,15 @@ impl Converter<'_> {
         }
     }
 
+    /// An untagged enum of members of different kinds (several primitives of one kind are one
+    /// variant of that primitive: `string(date) | string(date-time)` is a `String`), whose
+    /// object members are one variant, a tagged enum, or one variant each (`objects`).
     fn untagged(
         &mut self,
         kept: &[(usize, &Value)],
         kinds: &[Kind],
         item_kinds: &[Option<Kind>],
-        tagging: Option<Tagging>,
+        objects: Objects,
         pointer: &str,
         mut hint: Hint,
     ) -> Ty {
@@ -277,39 +302,71 @@ impl Converter<'_> {
             .map(|((kind, items), (index, member))| (*kind, *items, *index, *member))
             .collect();
         order.sort_by_key(|(kind, items, _, _)| (*kind, *items));
-        let mut variants = Vec::new();
-        let mut tagging = tagging;
-        let objects: Vec<(usize, &Value)> = order
+        let object_members: Vec<(usize, &Value)> = order
             .iter()
             .filter(|(kind, _, _, _)| *kind == Kind::Object)
             .map(|(_, _, index, member)| (*index, *member))
             .collect();
+        let shared_kinds: HashSet<Kind> = kinds
+            .iter()
+            .filter(|kind| {
+                !matches!(kind, Kind::Object | Kind::Array)
+                    && kinds.iter().filter(|k| k == kind).count() > 1
+            })
+            .copied()
+            .collect();
+        let (mut tagging, apart) = match objects {
+            Objects::One => (None, None),
+            Objects::Tagged(tagging) => (Some(tagging), None),
+            Objects::Apart(names) => (None, Some(names)),
+        };
+        let mut variants = Vec::new();
+        let mut done_kinds = HashSet::new();
+        let mut object_index = 0;
         for (kind, items, index, member) in order {
-            let variant = match items {
+            let mut variant = match items {
                 Some(items) => format!("ArrayOf{}", items.variant_name()),
                 None => kind.variant_name().to_owned(),
             };
-            let mut variant_hint = Hint::new(format!("{name}{variant}"));
-            let tagging = if kind == Kind::Object {
-                tagging.take()
-            } else {
-                None
-            };
-            let ty = match (kind, tagging) {
-                (Kind::Object, Some(tagging)) => {
-                    self.tagged(&objects, tagging, pointer, &mut variant_hint)
+            if shared_kinds.contains(&kind) {
+                // Several members of one primitive kind (`string | string(date)`): that
+                // primitive, once.
+                if !done_kinds.insert(kind) {
+                    continue;
                 }
-                (Kind::Object, None) if objects.len() > 1 => continue,
+                variants.push(Variant {
+                    name: variant,
+                    ty: match kind {
+                        Kind::Bool => Ty::Bool,
+                        Kind::Integer => Ty::Int("i64"),
+                        Kind::Number => Ty::F64,
+                        _ => Ty::String,
+                    },
+                    doc: None,
+                });
+                continue;
+            }
+            if kind == Kind::Object
+                && let Some(names) = &apart
+            {
+                variant = names.get(object_index).cloned().unwrap_or(variant);
+                object_index += 1;
+            }
+            let variant_hint = Hint::new(format!("{name}{variant}"));
+            let ty = match (kind, tagging.take_if(|_| kind == Kind::Object)) {
+                (Kind::Object, Some(tagging)) => {
+                    let mut variant_hint = variant_hint;
+                    self.tagged(&object_members, tagging, pointer, &mut variant_hint)
+                }
+                (Kind::Object, None) if object_members.len() > 1 && apart.is_none() => continue,
                 _ => self.convert(member, &format!("{pointer}/{index}"), variant_hint, false),
             };
+            let tagged_objects =
+                kind == Kind::Object && object_members.len() > 1 && apart.is_none();
             variants.push(Variant {
                 name: variant,
                 ty,
-                doc: if kind == Kind::Object && objects.len() > 1 {
-                    None
-                } else {
-                    doc_of(member)
-                },
+                doc: if tagged_objects { None } else { doc_of(member) },
             });
         }
         self.settle(slot, name, anonymous, None, ItemKind::Untagged(variants))
@@ -391,6 +448,35 @@ impl Converter<'_> {
             ItemKind::Tagged { tag, variants },
         )
     }
+}
+
+/// What a union's object members become: one variant (a single object), one tagged enum, or one
+/// variant each, named (told apart by their properties).
+enum Objects {
+    One,
+    Tagged(Tagging),
+    Apart(Vec<String>),
+}
+
+/// Whether a union member says nothing of the value's shape but "an object, or null" or
+/// "anything" (`{type: object, nullable: true}`, `{}`): written next to a reference, the
+/// document's way of saying that the reference may be `null`.
+fn is_loose(member: &Value) -> bool {
+    let Some(map) = member.as_object() else {
+        return member == &Value::Bool(true);
+    };
+    let nullable_object = match map.get("type") {
+        None => true,
+        Some(Value::Array(types)) => {
+            types.iter().any(|t| t == "null") && types.iter().all(|t| t == "object" || t == "null")
+        }
+        Some(Value::String(t)) => t == "object" && map.get("nullable") == Some(&Value::Bool(true)),
+        Some(_) => false,
+    };
+    nullable_object
+        && map
+            .keys()
+            .all(|k| k == "type" || ANNOTATIONS.contains(&k.as_str()))
 }
 
 /// How a union's object members are told apart: the tag property, each member's object (merged

@@ -40,8 +40,8 @@ pub struct ObjectBasicsInput {
     /// At least 1 item, at most 5 items.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub anything: ::std::option::Option<__tk::serde_json::Value>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub anything: __tk::Nullable<__tk::serde_json::Value>,
     /// Who owns it.
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub owner: ::std::option::Option<ObjectBasicsInputOwner>,
@@ -72,8 +72,8 @@ pub struct EnumsInput {
     pub reaction: ::std::option::Option<EnumsInputReaction>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub size: ::std::option::Option<EnumsInputSize>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub maybe: ::std::option::Option<EnumsInputMaybe>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub maybe: __tk::Nullable<EnumsInputMaybe>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub level: ::std::option::Option<i64>,
 }
@@ -290,9 +290,10 @@ pub struct ConstsAndNullsInput {
     pub kind: ConstsAndNullsInputKind,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub version: ::std::option::Option<i64>,
+    #[serde(deserialize_with = "__tk::present")]
     pub limit: ::std::option::Option<i64>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub cursor: ::std::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub cursor: __tk::Nullable<::std::string::String>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub gone: ::std::option::Option<::std::string::String>,
 }
@@ -420,8 +421,8 @@ pub struct RefsInput {
     pub legacy: ::std::option::Option<Legacy>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub again: ::std::option::Option<Node>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub r#loop: ::std::option::Option<__tk::serde_json::Value>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub r#loop: __tk::Nullable<__tk::serde_json::Value>,
 }
 /// A node of a tree.
 #[allow(missing_docs)]
@@ -494,10 +495,10 @@ pub struct UnionsInput {
     pub model: ::std::option::Option<::std::string::String>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub mode: ::std::option::Option<UnionsInputMode>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub address: ::std::option::Option<__tk::serde_json::Value>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub choice: ::std::option::Option<UnionsInputChoice>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub address: __tk::Nullable<__tk::serde_json::Value>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub choice: __tk::Nullable<UnionsInputChoice>,
 }
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
@@ -791,4 +792,392 @@ pub enum MixedUnionsInputPrompt {
     ArrayOfInteger(::std::vec::Vec<i64>),
     ArrayOfString(::std::vec::Vec<::std::string::String>),
     ArrayOfArray(::std::vec::Vec<::std::vec::Vec<i64>>),
+}
+/// The input of the tool `more_unions`.
+///
+/// Unions told apart by properties, nullable references, merged primitives, type lists.
+#[allow(missing_docs)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
+#[serde(crate = "__tk::serde")]
+#[serde(deny_unknown_fields)]
+pub struct MoreUnionsInput {
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub owner: __tk::Nullable<Identity>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub editor: __tk::Nullable<Identity>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub digests: ::std::option::Option<MoreUnionsInputDigests>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub review: ::std::option::Option<MoreUnionsInputReview>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub field: ::std::option::Option<MoreUnionsInputField>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub labels: ::std::option::Option<MoreUnionsInputLabels>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub when: ::std::option::Option<MoreUnionsInputWhen>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub size: ::std::option::Option<MoreUnionsInputSize>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub check: ::std::option::Option<MoreUnionsInputCheck>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub address: __tk::Nullable<__tk::serde_json::Value>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub meta: __tk::Nullable<__tk::serde_json::Value>,
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[serde(crate = "__tk::serde")]
+#[serde(deny_unknown_fields)]
+pub struct Identity {
+    pub id: ::std::string::String,
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[serde(crate = "__tk::serde")]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum MoreUnionsInputDigests {
+    SubjectDigests(MoreUnionsInputDigestsSubjectDigests),
+    AttestationIds(MoreUnionsInputDigestsAttestationIds),
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[serde(crate = "__tk::serde")]
+#[serde(deny_unknown_fields)]
+pub struct MoreUnionsInputDigestsSubjectDigests {
+    pub subject_digests: ::std::vec::Vec<::std::string::String>,
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[serde(crate = "__tk::serde")]
+#[serde(deny_unknown_fields)]
+pub struct MoreUnionsInputDigestsAttestationIds {
+    pub attestation_ids: ::std::vec::Vec<i64>,
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[serde(crate = "__tk::serde")]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum MoreUnionsInputReview {
+    CommentRequired(CommentRequired),
+    StateRequired(StateRequired),
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[serde(crate = "__tk::serde")]
+#[serde(deny_unknown_fields)]
+pub struct CommentRequired {
+    pub environment: ::std::string::String,
+    pub comment: ::std::string::String,
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[serde(crate = "__tk::serde")]
+#[serde(deny_unknown_fields)]
+pub struct StateRequired {
+    pub environment: ::std::string::String,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub comment: ::std::option::Option<::std::string::String>,
+    pub state: StateRequiredState,
+}
+#[allow(missing_docs)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
+#[serde(crate = "__tk::serde")]
+pub enum StateRequiredState {
+    #[serde(rename = "approved")]
+    Approved,
+    #[serde(rename = "rejected")]
+    Rejected,
+}
+impl StateRequiredState {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["approved", "rejected"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Approved => "approved",
+            Self::Rejected => "rejected",
+        }
+    }
+}
+impl ::std::fmt::Display for StateRequiredState {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for StateRequiredState {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "approved" => ::std::result::Result::Ok(Self::Approved),
+            "rejected" => ::std::result::Result::Ok(Self::Rejected),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[serde(crate = "__tk::serde")]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum MoreUnionsInputField {
+    Text(MoreUnionsInputFieldText),
+    Options(MoreUnionsInputFieldOptions),
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[serde(crate = "__tk::serde")]
+#[serde(deny_unknown_fields)]
+pub struct MoreUnionsInputFieldText {
+    pub name: ::std::string::String,
+    pub data_type: MoreUnionsInputFieldTextDataType,
+}
+#[allow(missing_docs)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
+#[serde(crate = "__tk::serde")]
+pub enum MoreUnionsInputFieldTextDataType {
+    #[serde(rename = "text")]
+    Text,
+    #[serde(rename = "number")]
+    Number,
+    #[serde(rename = "date")]
+    Date,
+}
+impl MoreUnionsInputFieldTextDataType {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["text", "number", "date"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Text => "text",
+            Self::Number => "number",
+            Self::Date => "date",
+        }
+    }
+}
+impl ::std::fmt::Display for MoreUnionsInputFieldTextDataType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for MoreUnionsInputFieldTextDataType {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "text" => ::std::result::Result::Ok(Self::Text),
+            "number" => ::std::result::Result::Ok(Self::Number),
+            "date" => ::std::result::Result::Ok(Self::Date),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[serde(crate = "__tk::serde")]
+#[serde(deny_unknown_fields)]
+pub struct MoreUnionsInputFieldOptions {
+    pub name: ::std::string::String,
+    pub data_type: MoreUnionsInputFieldOptionsDataType,
+    pub options: ::std::vec::Vec<::std::string::String>,
+}
+#[allow(missing_docs)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
+#[serde(crate = "__tk::serde")]
+pub enum MoreUnionsInputFieldOptionsDataType {
+    #[serde(rename = "single_select")]
+    SingleSelect,
+}
+impl MoreUnionsInputFieldOptionsDataType {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["single_select"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::SingleSelect => "single_select",
+        }
+    }
+}
+impl ::std::fmt::Display for MoreUnionsInputFieldOptionsDataType {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for MoreUnionsInputFieldOptionsDataType {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "single_select" => ::std::result::Result::Ok(Self::SingleSelect),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[serde(crate = "__tk::serde")]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum MoreUnionsInputLabels {
+    LabelsOfString(MoreUnionsInputLabelsLabelsOfString),
+    LabelsOfObject(MoreUnionsInputLabelsLabelsOfObject),
+}
+#[allow(missing_docs)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
+#[serde(crate = "__tk::serde")]
+#[serde(deny_unknown_fields)]
+pub struct MoreUnionsInputLabelsLabelsOfString {
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub labels: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+}
+#[allow(missing_docs)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
+#[serde(crate = "__tk::serde")]
+#[serde(deny_unknown_fields)]
+pub struct MoreUnionsInputLabelsLabelsOfObject {
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub labels: ::std::option::Option<
+        ::std::vec::Vec<MixedUnionsInputToolChoiceObjectFunction>,
+    >,
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[serde(crate = "__tk::serde")]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum MoreUnionsInputWhen {
+    String(::std::string::String),
+    Object(MoreUnionsInputWhenObject),
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[serde(crate = "__tk::serde")]
+#[serde(deny_unknown_fields)]
+pub struct MoreUnionsInputWhenObject {
+    pub from: ::std::string::String,
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[serde(crate = "__tk::serde")]
+#[serde(untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum MoreUnionsInputSize {
+    Integer(i64),
+    String(::std::string::String),
+}
+#[allow(missing_docs)]
+#[derive(
+    Debug,
+    Clone,
+    Default,
+    PartialEq,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
+#[serde(crate = "__tk::serde")]
+#[serde(deny_unknown_fields)]
+pub struct MoreUnionsInputCheck {
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub status: ::std::option::Option<MoreUnionsInputCheckStatus>,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub conclusion: ::std::option::Option<::std::string::String>,
+}
+#[allow(missing_docs)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    __tk::serde::Serialize,
+    __tk::serde::Deserialize
+)]
+#[serde(crate = "__tk::serde")]
+pub enum MoreUnionsInputCheckStatus {
+    #[serde(rename = "queued")]
+    Queued,
+    #[serde(rename = "completed")]
+    Completed,
+}
+impl MoreUnionsInputCheckStatus {
+    /// Every value, in the schema's order.
+    pub const VALUES: &'static [&'static str] = &["queued", "completed"];
+    /// The value as the JSON string it is.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Self::Queued => "queued",
+            Self::Completed => "completed",
+        }
+    }
+}
+impl ::std::fmt::Display for MoreUnionsInputCheckStatus {
+    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+impl ::std::str::FromStr for MoreUnionsInputCheckStatus {
+    type Err = __tk::UnknownValue;
+    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
+        match value {
+            "queued" => ::std::result::Result::Ok(Self::Queued),
+            "completed" => ::std::result::Result::Ok(Self::Completed),
+            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
+        }
+    }
 }

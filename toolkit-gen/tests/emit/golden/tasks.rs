@@ -78,8 +78,8 @@ impl ::std::str::FromStr for ListTasksInputStatus {
 #[serde(deny_unknown_fields)]
 pub struct AddTaskInput {
     pub title: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub due: ::std::option::Option<::std::string::String>,
+    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
+    pub due: __tk::Nullable<::std::string::String>,
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
 }
