@@ -1,6 +1,10 @@
 //! Tool search over 1,000 and 10,000 tools: building the index, and one search.
 //!
 //! `cargo bench -p toolkit-runtime --bench search`
+//!
+//! With `--features search-embeddings`, the hybrid index too (all-MiniLM-L6-v2 where
+//! `scripts/install-test-peers` puts it): embedding one query, one hybrid search at 1,000 and
+//! 10,000 tools, and building the hybrid index of 1,000 tools (every tool embedded).
 
 use std::hint::black_box;
 
@@ -76,5 +80,35 @@ fn search(c: &mut Criterion) {
     }
 }
 
+#[cfg(feature = "search-embeddings")]
+fn hybrid(c: &mut Criterion) {
+    use std::sync::Arc;
+    let directory =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/peers/all-minilm-l6-v2");
+    let embedder =
+        Arc::new(toolkit_runtime::Embedder::load(directory).expect("scripts/install-test-peers"));
+    let query = "create an invoice for a customer";
+    c.bench_function("embed_query", |b| {
+        b.iter(|| embedder.embed(black_box(query)))
+    });
+    let definitions = tools(10_000);
+    for count in [1_000, 10_000] {
+        let index = SearchIndex::hybrid(&definitions[..count], Arc::clone(&embedder))
+            .expect("the tools embed");
+        c.bench_function(&format!("hybrid_tool_search_{count}_tools"), |b| {
+            b.iter(|| index.search(black_box(query), 5))
+        });
+    }
+    let mut group = c.benchmark_group("hybrid_index_build");
+    group.sample_size(10);
+    group.bench_function("1000_tools", |b| {
+        b.iter(|| SearchIndex::hybrid(black_box(&definitions[..1_000]), Arc::clone(&embedder)))
+    });
+    group.finish();
+}
+
+#[cfg(not(feature = "search-embeddings"))]
 criterion_group!(benches, search);
+#[cfg(feature = "search-embeddings")]
+criterion_group!(benches, search, hybrid);
 criterion_main!(benches);
