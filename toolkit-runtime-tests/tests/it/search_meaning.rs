@@ -53,7 +53,7 @@ fn catalog() -> Vec<ToolDefinition> {
 #[test]
 fn the_hybrid_finds_a_tool_that_shares_no_word_with_the_query() {
     let definitions = catalog();
-    let query = "will it rain tomorrow in Paris";
+    let query = "will it rain tomorrow around Paris";
     // On words alone, nothing matches: the query has no word of any tool.
     assert_eq!(SearchIndex::new(&definitions).search(query, 5).matched, 0);
     let hybrid = SearchIndex::hybrid(&definitions, model()).unwrap();
@@ -70,10 +70,11 @@ fn the_hybrid_finds_a_tool_that_shares_no_word_with_the_query() {
 #[test]
 fn a_tool_far_from_the_query_in_meaning_and_words_does_not_match() {
     let hybrid = SearchIndex::hybrid(&catalog(), model()).unwrap();
-    let found = hybrid.search("write a message to my colleague", 20);
-    assert_eq!(found.tools.first(), Some(&4), "{found:?}");
-    assert!(found.matched < 6, "{found:?}");
+    let found = hybrid.search("zebras grazing savanna grass", 20);
+    assert_eq!(found.matched, 0, "{found:?}");
     assert_eq!(found.available, 6);
+    let found = hybrid.search("email my colleague", 20);
+    assert_eq!(found.tools.first(), Some(&4), "{found:?}");
 }
 
 #[tokio::test]
@@ -92,7 +93,7 @@ async fn tool_search_ranks_by_meaning_with_a_model_in_its_options() {
     let found = toolkit
         .call(
             "tool_search",
-            json!({ "query": "is an umbrella needed today", "limit": 1 }),
+            json!({ "query": "umbrella needed tomorrow", "limit": 1 }),
         )
         .await
         .unwrap();
