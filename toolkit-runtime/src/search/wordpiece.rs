@@ -54,7 +54,7 @@ impl WordPiece {
         let mut ids = vec![self.classify];
         'words: for word in normalize(text).split(char::is_whitespace) {
             for piece in split_punctuation(word) {
-                if ids.len() - 1 >= room {
+                if ids.len() > room {
                     break 'words;
                 }
                 self.pieces(piece, &mut ids);
