@@ -18,10 +18,20 @@ const MEANING_WEIGHT: f32 = 2.0;
 pub(crate) const MIN_SIMILARITY: f32 = 0.2;
 
 /// Every tool's vector, one after another, and the model that made them.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub(crate) struct Semantic {
     embedder: Arc<Embedder>,
     vectors: Vec<f32>,
+}
+
+impl std::fmt::Debug for Semantic {
+    /// The model and how many floats, not the floats (a few million at 10,000 tools).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Semantic")
+            .field("embedder", &self.embedder)
+            .field("floats", &self.vectors.len())
+            .finish()
+    }
 }
 
 impl Semantic {
