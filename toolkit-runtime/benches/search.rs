@@ -1,6 +1,12 @@
 //! Tool search over 1,000 and 10,000 tools: building the index, and one search.
 //!
 //! `cargo bench -p toolkit-runtime --bench search`
+//!
+//! With `--features search-embeddings`, the hybrid index too (all-MiniLM-L6-v2 where
+//! `scripts/install-test-peers` puts it): embedding one query, and one hybrid search at 1,000
+//! tools. (Not at 10,000: embedding 10,000 tools takes minutes on two cores; a hybrid search
+//! costs the query's embedding, a dot product per tool and the ranking on words, so the
+//! difference from 1,000 tools is that of the word ranking plus 9,000 dot products.)
 
 use std::hint::black_box;
 
@@ -76,5 +82,31 @@ fn search(c: &mut Criterion) {
     }
 }
 
+#[cfg(feature = "search-embeddings")]
+fn hybrid(c: &mut Criterion) {
+    use std::sync::Arc;
+    let directory =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/peers/all-minilm-l6-v2");
+    let embedder =
+        Arc::new(toolkit_runtime::Embedder::load(directory).expect("scripts/install-test-peers"));
+    let query = "create an invoice for a customer";
+    c.bench_function("embed_query", |b| {
+        b.iter(|| embedder.embed(black_box(query)))
+    });
+    let definitions = tools(1_000);
+    let started = std::time::Instant::now();
+    let index = SearchIndex::hybrid(&definitions, Arc::clone(&embedder)).expect("the tools embed");
+    eprintln!(
+        "hybrid index of 1000 tools built in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    c.bench_function("hybrid_tool_search_1000_tools", |b| {
+        b.iter(|| index.search(black_box(query), 5))
+    });
+}
+
+#[cfg(not(feature = "search-embeddings"))]
 criterion_group!(benches, search);
+#[cfg(feature = "search-embeddings")]
+criterion_group!(benches, search, hybrid);
 criterion_main!(benches);

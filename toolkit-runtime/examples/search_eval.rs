@@ -12,6 +12,10 @@
 //! (by default `../shared/corpus/search` beside the checkout). With `SEARCH_EVAL_MISSES=N` it also
 //! prints N queries of the development half that the default ranking missed at 5, with what it
 //! found instead.
+//!
+//! With `--features search-embeddings` it also ranks with the hybrid index
+//! (`SearchIndex::hybrid`) over the model in `SEARCH_EVAL_MODEL` (by default all-MiniLM-L6-v2
+//! where `scripts/install-test-peers` puts it), and says how long embedding the tools took.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -65,6 +69,28 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     .into_iter()
     .map(|(label, ranking)| (label, SearchIndex::with_ranking(&definitions, ranking)))
     .collect();
+    #[cfg(feature = "search-embeddings")]
+    let indices = {
+        let mut indices = indices;
+        let directory = std::env::var_os("SEARCH_EVAL_MODEL")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| {
+                PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/peers/all-minilm-l6-v2")
+            });
+        let embedder = std::sync::Arc::new(toolkit_runtime::Embedder::load(&directory)?);
+        let started = Instant::now();
+        let hybrid = SearchIndex::hybrid(&definitions, std::sync::Arc::clone(&embedder))?;
+        println!(
+            "hybrid index of {} tools built in {:.0} ms (every tool embedded once)",
+            definitions.len(),
+            started.elapsed().as_secs_f64() * 1e3
+        );
+        indices.push((
+            "hybrid: BM25F + all-MiniLM-L6-v2 (`SearchIndex::hybrid`)",
+            hybrid,
+        ));
+        indices
+    };
     let default = SearchIndex::new(&definitions);
     for (half, parity) in [("development", 0), ("test", 1)] {
         let queries: Vec<(String, String)> = queries

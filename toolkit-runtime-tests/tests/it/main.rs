@@ -31,6 +31,8 @@ mod progress;
 #[cfg(feature = "rig")]
 mod rig;
 mod search;
+#[cfg(feature = "search-embeddings")]
+mod search_meaning;
 #[cfg(feature = "serve")]
 mod serve;
 mod source;

@@ -19,6 +19,10 @@ type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::FixedState>;
 
 use serde_json::Value;
 
+#[cfg(feature = "search-embeddings")]
+use super::embedder::{Embedder, EmbedderError};
+#[cfg(feature = "search-embeddings")]
+use super::semantic::{Semantic, fuse};
 use super::words::{name_words, stemmer, text_words};
 use crate::ToolDefinition;
 
@@ -106,6 +110,9 @@ pub struct SearchIndex {
     lengths: Vec<[u16; FIELDS]>,
     average_length: [f32; FIELDS],
     plain: Vec<PlainWords>,
+    /// Each tool's meaning, for a hybrid index.
+    #[cfg(feature = "search-embeddings")]
+    semantic: Option<Semantic>,
 }
 
 /// The tools a search found, best first, as indices into the definitions the index was built
@@ -140,6 +147,8 @@ impl SearchIndex {
             lengths: Vec::new(),
             average_length: [0.0; FIELDS],
             plain: Vec::new(),
+            #[cfg(feature = "search-embeddings")]
+            semantic: None,
         };
         let stemmer = stemmer();
         let mut word_terms: HashMap<String, u32> = HashMap::default();
@@ -214,6 +223,23 @@ impl SearchIndex {
         index
     }
 
+    /// A hybrid index of these definitions (feature `search-embeddings`): ranked by
+    /// [`Ranking::Relevance`] fused with the similarity of meaning between the query and each
+    /// tool's name and description, as `embedder` reads them. Every tool is embedded here, once;
+    /// each search embeds its query. A tool that shares no word with the query matches when it
+    /// comes near it in meaning. A query the model fails to embed is ranked on words alone.
+    #[cfg(feature = "search-embeddings")]
+    pub fn hybrid<'a>(
+        definitions: impl IntoIterator<Item = &'a ToolDefinition>,
+        embedder: std::sync::Arc<Embedder>,
+    ) -> Result<Self, EmbedderError> {
+        let definitions: Vec<&ToolDefinition> = definitions.into_iter().collect();
+        let texts: Vec<String> = definitions.iter().map(|d| meaning_text(d)).collect();
+        let mut index = Self::with_ranking(definitions, Ranking::Relevance);
+        index.semantic = Some(Semantic::new(embedder, &texts)?);
+        Ok(index)
+    }
+
     /// How many tools the index holds.
     pub fn len(&self) -> usize {
         self.tools
@@ -226,6 +252,8 @@ impl SearchIndex {
 
     /// The tools that match `query`, best first (ties in the tools' order), at most `limit`.
     pub fn search(&self, query: &str, limit: usize) -> Found {
+        #[cfg(feature = "search-embeddings")]
+        let text = query;
         let query: Vec<String> = text_words(query).collect();
         if query.is_empty() {
             return Found {
@@ -238,6 +266,8 @@ impl SearchIndex {
             Ranking::Relevance => self.relevance(&query),
             Ranking::Words => self.plain_scores(&query),
         };
+        #[cfg(feature = "search-embeddings")]
+        let scores = self.with_meaning(text, scores);
         let mut matched: Vec<(usize, f32)> = scores
             .into_iter()
             .enumerate()
@@ -254,6 +284,21 @@ impl SearchIndex {
             tools: matched.into_iter().map(|(tool, _)| tool).collect(),
             matched: count,
             available: self.tools,
+        }
+    }
+
+    /// The scores on words fused with the similarity of meaning, in a hybrid index.
+    #[cfg(feature = "search-embeddings")]
+    fn with_meaning(&self, query: &str, scores: Vec<f32>) -> Vec<f32> {
+        let Some(semantic) = &self.semantic else {
+            return scores;
+        };
+        match semantic.similarities(query) {
+            Ok(similarities) => fuse(&scores, &similarities),
+            Err(error) => {
+                tracing::warn!(%error, "tool search ranks this query on words alone");
+                scores
+            }
         }
     }
 
@@ -356,6 +401,16 @@ impl SearchIndex {
                 score
             })
             .collect()
+    }
+}
+
+/// What the model reads of a tool: the words of its name, then its description.
+#[cfg(feature = "search-embeddings")]
+fn meaning_text(definition: &ToolDefinition) -> String {
+    let name = name_words(definition.name()).join(" ");
+    match definition.description.as_deref() {
+        Some(description) if !description.is_empty() => format!("{name}: {description}"),
+        _ => name,
     }
 }
 

@@ -20,13 +20,21 @@
 //! assert_eq!(names, ["tool_search", "tool_call"]);
 //! ```
 
+#[cfg(feature = "search-embeddings")]
+mod embedder;
 mod index;
+#[cfg(feature = "search-embeddings")]
+mod semantic;
+#[cfg(feature = "search-embeddings")]
+mod wordpiece;
 mod words;
 
 use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+#[cfg(feature = "search-embeddings")]
+pub use embedder::{Embedder, EmbedderError, MAX_EMBEDDED_TOKENS};
 pub use index::{Found, Ranking, SearchIndex};
 
 use crate::context;
@@ -42,6 +50,11 @@ pub struct SearchOptions {
     pub limit: usize,
     /// How the tools that match are ranked.
     pub ranking: Ranking,
+    /// A sentence-embedding model (feature `search-embeddings`): with one, the index is
+    /// [`SearchIndex::hybrid`] (words and meaning; `ranking` is then `Relevance`'s); with none
+    /// (the default), words alone.
+    #[cfg(feature = "search-embeddings")]
+    pub embedder: Option<Arc<Embedder>>,
 }
 
 impl Default for SearchOptions {
@@ -49,6 +62,8 @@ impl Default for SearchOptions {
         Self {
             limit: 5,
             ranking: Ranking::default(),
+            #[cfg(feature = "search-embeddings")]
+            embedder: None,
         }
     }
 }
@@ -62,10 +77,7 @@ impl ToolSearch {
     /// here, once.
     pub fn toolkit(presented: &Toolkit, options: &SearchOptions) -> Toolkit {
         let presented = Arc::new(presented.clone());
-        let index = Arc::new(SearchIndex::with_ranking(
-            presented.definitions(),
-            options.ranking,
-        ));
+        let index = Arc::new(index(&presented, options));
         let default_limit = options.limit.clamp(1, MAX_SEARCH_LIMIT);
         let search = {
             let presented = Arc::clone(&presented);
@@ -117,6 +129,19 @@ impl ToolSearch {
         // The two names differ.
         Toolkit::from_tools([search, call]).unwrap_or_default()
     }
+}
+
+/// The index a search presentation ranks with: hybrid when the options carry a model (on words
+/// alone, with a warning, if the model fails on the tools' text).
+fn index(presented: &Toolkit, options: &SearchOptions) -> SearchIndex {
+    #[cfg(feature = "search-embeddings")]
+    if let Some(embedder) = &options.embedder {
+        match SearchIndex::hybrid(presented.definitions(), Arc::clone(embedder)) {
+            Ok(index) => return index,
+            Err(error) => tracing::warn!(%error, "tool search ranks on words alone"),
+        }
+    }
+    SearchIndex::with_ranking(presented.definitions(), options.ranking)
 }
 
 fn search(

