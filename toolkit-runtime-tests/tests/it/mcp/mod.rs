@@ -25,6 +25,7 @@ mod rmcp_peer;
 mod rmcp_stdio;
 mod scripted;
 mod sdks;
+mod standalone;
 mod stdio;
 mod wire;
 
