@@ -95,6 +95,8 @@ impl InFlight {
     }
 
     /// The relay of the one served call in flight, if exactly one is.
+    // Without serving, the relay is a `Copy` nothing.
+    #[cfg_attr(not(feature = "serve"), allow(clippy::clone_on_copy))]
     pub(crate) fn only(&self) -> Relay {
         match self
             .calls
