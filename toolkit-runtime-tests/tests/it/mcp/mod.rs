@@ -14,6 +14,7 @@ mod legacy;
 #[cfg(feature = "serve")]
 mod list_changed;
 mod peer_handler;
+mod pool;
 pub mod processes;
 mod progress;
 mod redirects;
