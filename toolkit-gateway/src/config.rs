@@ -252,6 +252,8 @@ const MAX_REFRESH_SECONDS: u64 = 7 * 24 * 60 * 60;
 
 /// The longest a call may be given, in seconds: an hour.
 const MAX_TIMEOUT_SECONDS: u64 = 3_600;
+/// The longest `max_call_seconds`: a day.
+const MAX_CALL_SECONDS: u64 = 86_400;
 
 /// The `[policy]` table.
 #[derive(Clone, Debug, Deserialize)]
@@ -308,6 +310,10 @@ pub struct SourceConfig {
     pub env: BTreeMap<String, String>,
     /// How long a call may take, in seconds (30 by default; 1 to 3,600).
     pub timeout_seconds: Option<u64>,
+    /// An MCP server's call that keeps reporting progress lives on past `timeout_seconds` (each
+    /// report starts that anew), but never longer than this, in seconds (600 by default; 1 to
+    /// 86,400; no more than `timeout_seconds` turns it off).
+    pub max_call_seconds: Option<u64>,
     /// The credentials of the document's security schemes (with `openapi`): a scheme's name =
     /// the environment variable that holds its credential, read as the scheme's kind wants it
     /// (an API key or token as it is, HTTP basic as `user:password`, OAuth 2 client credentials
@@ -636,6 +642,18 @@ impl SourceConfig {
                 "source {name:?}: `timeout_seconds` is 1 to {MAX_TIMEOUT_SECONDS}"
             ));
         }
+        if let Some(max) = self.max_call_seconds
+            && !(1..=MAX_CALL_SECONDS).contains(&max)
+        {
+            return Err(format!(
+                "source {name:?}: `max_call_seconds` is 1 to {MAX_CALL_SECONDS}"
+            ));
+        }
+        if self.max_call_seconds.is_some() && self.openapi.is_some() {
+            return Err(format!(
+                "source {name:?}: `max_call_seconds` is for MCP servers (`url` or `command`)"
+            ));
+        }
         for (field, url) in [("url", &self.url), ("base_url", &self.base_url)] {
             if let Some(url) = url
                 && holds_credentials(url)
@@ -891,6 +909,18 @@ mod tests {
             "{error}"
         );
         assert!(error.contains("`timeout_seconds` is 1 to 3600"), "{error}");
+        let text = "[policy]\ndefault = \"allow\"\n\
+                    [[sources]]\nname = \"a\"\nurl = \"http://127.0.0.1:1/mcp\"\nmax_call_seconds = 86401\n\
+                    [[sources]]\nname = \"b\"\nopenapi = \"api.json\"\nbase_url = \"http://127.0.0.1:1\"\nmax_call_seconds = 60\n";
+        let error = Config::parse(text).unwrap_err().0;
+        assert!(
+            error.contains("`max_call_seconds` is 1 to 86400"),
+            "{error}"
+        );
+        assert!(
+            error.contains("`max_call_seconds` is for MCP servers"),
+            "{error}"
+        );
     }
 
     #[test]

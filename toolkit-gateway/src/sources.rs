@@ -130,8 +130,11 @@ pub fn made(config: &SourceConfig) -> Result<Made, ConfigError> {
                 .default_headers(headers(config)?)
                 .build()
                 .map_err(|error| fail(format!("cannot build an HTTP client: {error}")))?;
+            // What the server asks while a served call runs goes to the client of that call.
             let options = McpOptions {
                 timeout,
+                max_call_time: max_call_time(config),
+                relay: true,
                 ..McpOptions::default()
             };
             match &config.oauth {
@@ -155,8 +158,11 @@ pub fn made(config: &SourceConfig) -> Result<Made, ConfigError> {
             for (variable, host_variable) in &config.env {
                 command = command.env(variable, read_env(name, host_variable)?);
             }
+            // What the server asks while a served call runs goes to the client of that call.
             let options = McpOptions {
                 timeout,
+                max_call_time: max_call_time(config),
+                relay: true,
                 ..McpOptions::default()
             };
             Ok(mcp(Mcp::stdio_with_options(name, command, options)))
@@ -249,6 +255,14 @@ pub fn timeout(config: &SourceConfig) -> Duration {
     config
         .timeout_seconds
         .map_or(DEFAULT_TIMEOUT, Duration::from_secs)
+}
+
+/// How long an MCP server's call that keeps reporting progress may live: its
+/// `max_call_seconds`, the runtime's default (10 minutes) when it does not say.
+pub fn max_call_time(config: &SourceConfig) -> Duration {
+    config
+        .max_call_seconds
+        .map_or(McpOptions::default().max_call_time, Duration::from_secs)
 }
 
 /// The source's headers, each value read from its variable and marked sensitive so that no log

@@ -9,7 +9,9 @@
 //! the bare server's. Pairing the calls in time keeps other work on the machine out of the ratio.
 //!
 //! A gateway's call is measured the same way: through our server serving an MCP source of the
-//! bare rmcp server, beside a call to that server directly.
+//! bare rmcp server, beside a call to that server directly; and through our server serving an
+//! MCP source of a TypeScript SDK server (`tests/it/serve/content_peer.cjs`, installed by
+//! `scripts/install-test-peers`), beside a call to that server directly.
 //!
 //! Run with `cargo bench -p toolkit-runtime-tests --features serve-test-peer,testing,mcp --bench serve`.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
@@ -162,8 +164,27 @@ fn paired(
     (ours_name, ours): (&str, &Client),
     (bare_name, bare): (&str, &Client),
 ) -> (f64, usize) {
+    paired_calls(
+        c,
+        runtime,
+        group,
+        ("echo", &arguments()),
+        (ours_name, ours),
+        (bare_name, bare),
+    )
+}
+
+/// [`paired`], each call of `tool` with `arguments`.
+fn paired_calls(
+    c: &mut Criterion,
+    runtime: &tokio::runtime::Runtime,
+    group: &str,
+    (tool, arguments): (&'static str, &serde_json::Map<String, Value>),
+    (ours_name, ours): (&str, &Client),
+    (bare_name, bare): (&str, &Client),
+) -> (f64, usize) {
     let call = |client: &Client| {
-        let request = CallToolRequestParams::new("echo").with_arguments(arguments());
+        let request = CallToolRequestParams::new(tool).with_arguments(arguments.clone());
         black_box(runtime.block_on(client.call_tool(request)).unwrap());
     };
     let ratios = Mutex::new(Vec::new());
@@ -270,6 +291,114 @@ fn gateway_call_http(c: &mut Criterion) {
     });
 }
 
+/// A TypeScript SDK server (`content_peer.cjs`: sessions, answers as SSE) on loopback, killed
+/// when dropped; needs `scripts/install-test-peers`.
+struct TypeScriptUpstream {
+    child: std::process::Child,
+    url: String,
+}
+
+impl Drop for TypeScriptUpstream {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl TypeScriptUpstream {
+    async fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let modules = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../target/peers/mcp-npm/node_modules"
+        );
+        assert!(
+            std::path::Path::new(modules).exists(),
+            "run scripts/install-test-peers"
+        );
+        let child = std::process::Command::new("node")
+            .env("NODE_PATH", modules)
+            .arg(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/tests/it/serve/content_peer.cjs"
+            ))
+            .arg(port.to_string())
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        for _ in 0..300 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        Self {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        }
+    }
+}
+
+/// A gateway's call in front of a real TypeScript SDK server (`test_simple_text`), beside a call
+/// to that server directly, paired.
+fn gateway_call_http_typescript(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (upstream, through, direct) = runtime.block_on(async {
+        let upstream = TypeScriptUpstream::start().await;
+        let source = Arc::new(toolkit_runtime::mcp::Mcp::http(
+            "up",
+            upstream.url.parse().unwrap(),
+            reqwest::Client::new(),
+        ));
+        let definitions = toolkit_runtime::ToolSource::discover(source.as_ref())
+            .await
+            .unwrap();
+        let toolkit =
+            Toolkit::from_source(source, definitions, &ToolkitOptions::default()).unwrap();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let gateway = format!("http://{}/mcp", listener.local_addr().unwrap());
+        tokio::spawn(McpServer::new(toolkit).serve_http(listener));
+        let through = ().serve(StreamableHttpClientTransport::from_uri(gateway)).await.unwrap();
+        let direct = ()
+            .serve(StreamableHttpClientTransport::from_uri(
+                upstream.url.clone(),
+            ))
+            .await
+            .unwrap();
+        (upstream, through, direct)
+    });
+    let median = paired_calls(
+        c,
+        &runtime,
+        "gateway_call_http_typescript",
+        ("test_simple_text", &serde_json::Map::new()),
+        ("through_our_server", &through),
+        ("direct", &direct),
+    );
+    println!(
+        "tools/call through our server in front of a TypeScript SDK server / to that server directly = {:.3} (median of {} paired samples)",
+        median.0, median.1
+    );
+    runtime.block_on(async move {
+        let _ = through.cancel().await;
+        let _ = direct.cancel().await;
+    });
+    drop(upstream);
+}
+
 fn served_call_stdio(c: &mut Criterion) {
     let fixture = env!("CARGO_BIN_EXE_toolkit-serve-fixture");
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -367,6 +496,7 @@ criterion_group!(
     benches,
     served_call_http,
     gateway_call_http,
+    gateway_call_http_typescript,
     served_call_stdio,
     stdin_guard_throughput
 );

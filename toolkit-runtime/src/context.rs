@@ -45,6 +45,10 @@ pub struct CallContext {
     /// Where an MCP source leaves its server's result as written (a server passing it on).
     #[cfg(feature = "serve")]
     pub(crate) written: Option<Arc<crate::serve::Written>>,
+    /// Where an MCP source sends what its server asks of the call's client (a server relaying
+    /// it to the client of the call it serves).
+    #[cfg(feature = "serve")]
+    pub(crate) relay: Option<Arc<crate::serve::Relay>>,
 }
 
 impl CallContext {

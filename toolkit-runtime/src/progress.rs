@@ -4,7 +4,8 @@
 //! ([`CallContext::progress`](crate::CallContext::progress)). It is told:
 //!
 //! - what an MCP server reports with `notifications/progress` while it runs a tool (the call asks
-//!   for it with a `progressToken` only when the host gave a callback);
+//!   for it with a `progressToken` when the host gave a callback, or when progress may keep the
+//!   call alive past its timeout: `McpOptions::max_call_time`);
 //! - each tool that the code of a code-mode run calls, when the call starts and when it ends.
 //!
 //! Progress is for the host and its person, never for the model: nothing here reaches a result.
@@ -94,10 +95,16 @@ pub(crate) fn report(progress: impl FnOnce(&str) -> Progress) {
     }
 }
 
-/// Where the progress of a call with a token goes: the host's callback, and the tool's name.
+/// What is told of each report on a call's progress, whoever else is (an MCP source that lets
+/// a call live on while its server reports).
+pub(crate) type Heard = Arc<dyn Fn() + Send + Sync>;
+
+/// Where the progress of a call with a token goes: the host's callback (if it asked), the tool's
+/// name, and what is told of each report.
 struct Route {
-    sink: ProgressSink,
+    sink: Option<ProgressSink>,
     tool: String,
+    heard: Option<Heard>,
 }
 
 /// The calls waiting for progress, by token. A token is unguessable (a random key of this
@@ -113,10 +120,16 @@ pub(crate) struct Registration {
 }
 
 impl Registration {
-    /// A token for the call in scope, when its host asked for progress.
-    pub(crate) fn for_current_call() -> Option<Self> {
-        let scope = context::current()?;
-        let sink = scope.context.progress_sink()?.clone();
+    /// A token for the call in scope, when its host asked for progress or `heard` wants to be
+    /// told of each report.
+    pub(crate) fn for_current_call(heard: Option<Heard>) -> Option<Self> {
+        let scope = context::current();
+        let sink = scope
+            .as_ref()
+            .and_then(|scope| scope.context.progress_sink().cloned());
+        if sink.is_none() && heard.is_none() {
+            return None;
+        }
         let token = format!(
             "toolkit-{:016x}-{}",
             *KEY,
@@ -124,7 +137,10 @@ impl Registration {
         );
         let route = Route {
             sink,
-            tool: scope.tool.to_string(),
+            tool: scope
+                .map(|scope| scope.tool.to_string())
+                .unwrap_or_default(),
+            heard,
         };
         routes().insert(token.clone(), route);
         Some(Self { token })
@@ -194,11 +210,17 @@ pub(crate) fn deliver(params: Option<&Value>) {
         .get("message")
         .and_then(Value::as_str)
         .map(|message| cut_utf16(message, MAX_MESSAGE_LENGTH));
-    // The callback runs outside the lock: it may start another call.
-    let route = routes()
+    // The callbacks run outside the lock: one may start another call.
+    let Some((sink, tool, heard)) = routes()
         .get(token)
-        .map(|route| (Arc::clone(&route.sink), route.tool.clone()));
-    if let Some((sink, tool)) = route {
+        .map(|route| (route.sink.clone(), route.tool.clone(), route.heard.clone()))
+    else {
+        return;
+    };
+    if let Some(heard) = heard {
+        heard();
+    }
+    if let Some(sink) = sink {
         sink(Progress::Reported {
             tool,
             progress,

@@ -6,7 +6,7 @@ mod approval;
 #[allow(dead_code)]
 pub mod demo;
 #[cfg(feature = "mcp")]
-mod http;
+pub(crate) mod http;
 #[cfg(feature = "testing")]
 mod in_process;
 #[cfg(all(feature = "serve-test-peer", feature = "mcp"))]
@@ -15,6 +15,8 @@ mod interop;
 pub(crate) mod pass_through;
 #[cfg(all(feature = "serve-test-peer", feature = "testing"))]
 mod process;
+#[cfg(feature = "mcp")]
+mod relay;
 
 use std::pin::Pin;
 use std::task::{Context, Poll};

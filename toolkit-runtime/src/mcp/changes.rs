@@ -9,8 +9,8 @@ use tokio::sync::watch;
 /// A transport hears the notification where the server can send it unasked: on stdio, on the old
 /// HTTP+SSE transport's event stream, and on a Streamable HTTP session's standalone stream (and
 /// on any response stream). A server of the stateless revision (2026-07-28) says it on
-/// `subscriptions/listen`, which the source does not open yet: a host refreshes such a server on
-/// its interval.
+/// `subscriptions/listen`, which the source opens once it has settled on that revision if a
+/// `ToolsChanged` of it lives then (so take one before the first discovery).
 #[derive(Clone, Debug)]
 pub struct ToolsChanged(watch::Receiver<u64>);
 
@@ -36,6 +36,11 @@ impl Changes {
     /// The server said its tools changed.
     pub(crate) fn tell(&self) {
         self.0.send_modify(|count| *count = count.wrapping_add(1));
+    }
+
+    /// Whether anyone waits for changes (a [`ToolsChanged`] lives).
+    pub(crate) fn watched(&self) -> bool {
+        self.0.receiver_count() > 0
     }
 
     /// A waiter that wakes at the next change.

@@ -29,7 +29,7 @@
 //! | -32602 otherwise | [`InvalidInput`](crate::Reason::InvalidInput) with the server's words |
 //! | -32022 (a server redeployed in another revision), or a refusal that answers no request (a session ended) | the link negotiated again once, the request sent again |
 //! | HTTP 401 / 403 | [`Authentication`](crate::Reason::Authentication) |
-//! | refused, reset, 408, 429, 5xx, no answer within the timeout | [`Unavailable`](crate::Reason::Unavailable) (`Retry-After` kept) |
+//! | refused, reset, 408, 429, 5xx, no answer within the timeout (which each progress report of the call starts anew, up to `max_call_time`) | [`Unavailable`](crate::Reason::Unavailable) (`Retry-After` kept) |
 //! | an answer larger than the cap | [`CallFailed`](crate::Reason::CallFailed), telling the model to ask for less |
 //! | anything that is not MCP | [`InvalidResponse`](crate::Reason::InvalidResponse) |
 //!

@@ -13,6 +13,7 @@ use super::Elicitation;
 ///
 /// let options = McpOptions { timeout: Duration::from_secs(20), ..McpOptions::default() };
 /// assert_eq!(options.max_pages, 1_000);
+/// assert_eq!(options.max_call_time, Duration::from_secs(600));
 /// assert_eq!(options.max_listing_bytes, 32 * 1024 * 1024);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -20,6 +21,12 @@ pub struct McpOptions {
     /// How long a call or a discovery may take in all, retries and the first contact with the
     /// server included; past it the source fails as unavailable. One minute by default.
     pub timeout: Duration,
+    /// The longest a call may live when its server keeps reporting progress: each
+    /// `notifications/progress` for the call starts [`timeout`](Self::timeout) anew (the spec
+    /// allows it), but never past this. The call asks for progress (a `progressToken`) for it.
+    /// 10 minutes by default; no longer than `timeout` turns it off (and a call then asks for
+    /// progress only when its host wants it).
+    pub max_call_time: Duration,
     /// The most bytes of one answer (an HTTP body, an event, a stdio line); a longer one fails a
     /// call as [`CallFailed`](crate::Reason::CallFailed) (the model is told to ask for less) and
     /// a listing as [`InvalidResponse`](crate::Reason::InvalidResponse). 16 MiB by default.
@@ -44,12 +51,22 @@ pub struct McpOptions {
     /// declares the `elicitation` capability and asks it; `None` (the default), every elicitation
     /// is declined at once. Never asked in the stateless revision, which has no such requests.
     pub elicitation: Option<Elicitation>,
+    /// For a server that serves this source's tools (a gateway, feature `serve`): the source
+    /// declares the `sampling` and `elicitation` capabilities, and each `sampling/createMessage`
+    /// or `elicitation/create` its server sends on the stream of a served call is passed to the
+    /// client of that call, and the client's answer back (one sent on a stream of no call, to the
+    /// client of the one served call in flight, if only one is). A client that did not declare the
+    /// capability is not asked: an elicitation goes to [`elicitation`](Self::elicitation) (or is
+    /// declined), a sampling request is refused (`-32601`), as for a client without it. Off by
+    /// default.
+    pub relay: bool,
 }
 
 impl Default for McpOptions {
     fn default() -> Self {
         Self {
             timeout: Duration::from_secs(60),
+            max_call_time: Duration::from_secs(600),
             max_response_bytes: 16 * 1024 * 1024,
             max_pages: 1_000,
             max_listing_bytes: 32 * 1024 * 1024,
@@ -57,6 +74,7 @@ impl Default for McpOptions {
             discover_wait: Duration::from_secs(3),
             shutdown_wait: Duration::from_secs(2),
             elicitation: None,
+            relay: false,
         }
     }
 }

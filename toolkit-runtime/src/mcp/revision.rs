@@ -6,6 +6,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::McpOptions;
 use crate::JsonObject;
 
 /// The stateless revision.
@@ -78,15 +79,19 @@ pub(crate) fn with_modern_meta(mut params: JsonObject) -> JsonObject {
 }
 
 /// The params of `initialize` for `version`, declaring the `elicitation` capability (forms) when
-/// the host answers elicitations.
-pub(crate) fn initialize_params(version: &str, elicitation: bool) -> JsonObject {
+/// the host answers elicitations, and `sampling` too when the source relays them to a served
+/// call's client.
+pub(crate) fn initialize_params(version: &str, options: &McpOptions) -> JsonObject {
     let mut params = Map::new();
     params.insert("protocolVersion".into(), json!(version));
-    let capabilities = if elicitation {
-        json!({ "elicitation": { "form": {} } })
-    } else {
-        json!({})
-    };
+    let mut capabilities = Map::new();
+    if options.elicitation.is_some() || options.relay {
+        capabilities.insert("elicitation".into(), json!({ "form": {} }));
+    }
+    if options.relay {
+        capabilities.insert("sampling".into(), json!({}));
+    }
+    let capabilities = Value::Object(capabilities);
     params.insert("capabilities".into(), capabilities);
     params.insert("clientInfo".into(), client_info());
     params

@@ -2,7 +2,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
-use std::sync::{PoisonError, RwLock};
+use std::sync::{Arc, PoisonError, RwLock};
 
 use reqwest::Url;
 use serde_json::{Map, Value, json};
@@ -127,8 +127,10 @@ impl Mcp {
     }
 
     /// Wakes each time the server says its tools changed (`notifications/tools/list_changed`),
-    /// for a host that lists them again at once. Heard over stdio, the old HTTP+SSE transport and
-    /// a Streamable HTTP session (see [`ToolsChanged`](super::ToolsChanged)).
+    /// for a host that lists them again at once. Heard over stdio, the old HTTP+SSE transport, a
+    /// Streamable HTTP session, and the stateless revision's `subscriptions/listen` (opened only
+    /// when a waiter lives as the server is first spoken to: take one before the first
+    /// discovery; see [`ToolsChanged`](super::ToolsChanged)).
     pub fn tools_changed(&self) -> Option<super::ToolsChanged> {
         self.transport.tools_changed()
     }
@@ -320,13 +322,53 @@ impl Mcp {
         known(self)
     }
 
-    async fn call_now(&self, tool: &str, input: JsonObject) -> Result<Value, ToolSourceError> {
+    /// Runs a call within the timeout, which each report of progress from the server starts
+    /// anew, up to [`McpOptions::max_call_time`].
+    async fn call_bounded(&self, tool: &str, input: JsonObject) -> Result<Value, ToolSourceError> {
+        let timeout = self.options.timeout;
+        let extends = self.options.max_call_time > timeout;
+        let heard = Arc::new(tokio::sync::Notify::new());
+        let told: Option<crate::progress::Heard> = extends.then(|| {
+            let heard = Arc::clone(&heard);
+            Arc::new(move || heard.notify_one()) as crate::progress::Heard
+        });
+        // Progress is asked for when the host of the call wants it, or to keep the call alive.
+        let progress = crate::progress::Registration::for_current_call(told);
+        let work = self.call_now(tool, input, progress.as_ref());
+        tokio::pin!(work);
+        let started = tokio::time::Instant::now();
+        let hard = started + self.options.max_call_time.max(timeout);
+        let mut deadline = started + timeout;
+        loop {
+            tokio::select! {
+                outcome = &mut work => return outcome,
+                () = tokio::time::sleep_until(deadline) => {
+                    return Err(self.error(Reason::unavailable(if !extends || deadline < hard {
+                        format!("the server did not answer within {timeout:?}")
+                    } else {
+                        format!(
+                            "the server kept reporting progress but did not answer within {:?}",
+                            self.options.max_call_time
+                        )
+                    })));
+                }
+                () = heard.notified(), if extends => {
+                    deadline = (tokio::time::Instant::now() + timeout).min(hard);
+                }
+            }
+        }
+    }
+
+    async fn call_now(
+        &self,
+        tool: &str,
+        input: JsonObject,
+        progress: Option<&crate::progress::Registration>,
+    ) -> Result<Value, ToolSourceError> {
         let mut param_headers = headers::param_headers(&self.marks_of(tool), &input);
         let mut request_state: Option<Value> = None;
         let mut rounds = 0;
         let mut listed_again = false;
-        // Progress is asked for only when the host of the call wants it.
-        let progress = crate::progress::Registration::for_current_call();
         // A server serving this call passes the result on as written.
         #[cfg(feature = "serve")]
         let written = crate::serve::Written::in_scope();
@@ -522,6 +564,6 @@ impl ToolSource for Mcp {
         tool: &'a str,
         input: JsonObject,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
-        Box::pin(self.bounded(self.call_now(tool, input)))
+        Box::pin(self.call_bounded(tool, input))
     }
 }

@@ -1,5 +1,6 @@
 //! rmcp's [`ServerHandler`] over a [`ServedToolkit`]: `tools/list`, `tools/call` (an MCP
-//! source's result passed on as its server wrote it, its progress and logs relayed),
+//! source's result passed on as its server wrote it, its progress and logs relayed, what its
+//! server asks the client relayed),
 //! `logging/setLevel`, and the notifications of a replaced toolkit.
 
 use std::borrow::Cow;
@@ -18,6 +19,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use super::failure::{Remediation, echo, message};
+use super::relay::Relay;
 use super::served::ServedToolkit;
 use super::written::Written;
 use crate::{ApprovalRequest, CallContext, Failure, JsonObject, Progress, Verdict};
@@ -109,7 +111,11 @@ impl ServerHandler for Handler {
         let token = context.meta.get_progress_token();
         let (sender, mut progress) = tokio::sync::mpsc::unbounded_channel::<Progress>();
         let written = Arc::new(Written::default());
-        let call_context = self.call_context(sender, Arc::clone(&written));
+        // What an upstream asks while the call runs goes to this client, until the call ends.
+        let stop = context.ct.child_token();
+        let _stop_when_done = stop.clone().drop_guard();
+        let relay = Arc::new(Relay::new(context.peer.clone(), context.id.clone(), stop));
+        let call_context = self.call_context(sender, Arc::clone(&written), relay);
         // A call the client cancels (`notifications/cancelled`, or an HTTP request it dropped)
         // stops: its future is dropped, which stops the tool's work.
         let call = tool.call_with(input, &call_context);
@@ -191,17 +197,20 @@ impl Handler {
     }
 
     /// What a call runs with: the host's own approver (else every call approved: the client
-    /// asked its person), the progress callback, and the slot for an upstream's result.
+    /// asked its person), the progress callback, the slot for an upstream's result, and the
+    /// relay of what an upstream asks the client.
     fn call_context(
         &self,
         progress: tokio::sync::mpsc::UnboundedSender<Progress>,
         written: Arc<Written>,
+        relay: Arc<Relay>,
     ) -> CallContext {
         let mut context = match &self.approval {
             Some(approval) => approval.clone(),
             None => CallContext::new().approver(|_: ApprovalRequest| async { Verdict::Approve }),
         };
         context.written = Some(written);
+        context.relay = Some(relay);
         context.progress(move |event| {
             let _ = progress.send(event);
         })

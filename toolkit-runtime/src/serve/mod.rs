@@ -48,6 +48,7 @@ mod error;
 pub mod failure;
 mod guard;
 mod handler;
+mod relay;
 mod served;
 mod server;
 pub mod stdin_guard;
@@ -58,6 +59,8 @@ mod written;
 
 pub use error::ServeError;
 pub use guard::run_guarded;
+#[cfg_attr(not(feature = "mcp"), allow(unused_imports))]
+pub(crate) use relay::{Relay, Relayed};
 pub use served::ServedToolkit;
 pub use server::{HttpOptions, MCP_PATH, McpServer, bind_loopback};
 /// Cancels a server's HTTP sessions ([`McpServer::router`]); re-exported from `tokio-util`.

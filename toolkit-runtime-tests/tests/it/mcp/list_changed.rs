@@ -1,14 +1,17 @@
-//! A server of the session revisions over Streamable HTTP that says its tools changed, on the
-//! session's standalone stream, wakes `Mcp::tools_changed` (TypeScript SDK upstream,
-//! `serve/content_peer.cjs`).
+//! A server over Streamable HTTP that says its tools changed wakes `Mcp::tools_changed`: one of
+//! the session revisions on the session's standalone stream (TypeScript SDK upstream,
+//! `serve/content_peer.cjs`), one of the stateless revision on `subscriptions/listen` (the
+//! project's own server).
 
 use std::time::Duration;
 
 use serde_json::json;
 use toolkit_runtime::ToolSource;
 use toolkit_runtime::mcp::Mcp;
+use toolkit_runtime::serve::McpServer;
 
 use super::quick;
+use crate::serve::http::Serving;
 use crate::serve::pass_through::upstream;
 use crate::support::object;
 
@@ -34,4 +37,33 @@ async fn mcp_streamable_http_hears_tools_list_changed() {
         .expect("the server's notifications/tools/list_changed was heard");
     assert!(woke);
     source.close().await;
+}
+
+#[tokio::test]
+async fn mcp_stateless_subscription_hears_tools_list_changed() {
+    // The project's own server (rmcp's, behind `McpServer`) speaks 2026-07-28, where a change of
+    // tools is said on `subscriptions/listen`.
+    let server = McpServer::new(crate::serve::demo::toolkit());
+    let served = server.toolkit_handle();
+    let serving = Serving::start(server).await;
+    let source = Mcp::http_with_options("up", serving.url.clone(), reqwest::Client::new(), quick());
+    let mut heard = source.tools_changed().expect("heard over Streamable HTTP");
+    let snapshot = source.snapshot().await.unwrap();
+    assert_eq!(snapshot["protocolVersion"], "2026-07-28");
+    let before = source.discover().await.unwrap().len();
+    // Nothing said yet: no wake-up.
+    assert!(
+        tokio::time::timeout(Duration::from_millis(300), heard.changed())
+            .await
+            .is_err()
+    );
+    let fewer = crate::serve::demo::toolkit().restrict(|tool| tool.name() != "echo");
+    served.replace(fewer);
+    let woke = tokio::time::timeout(Duration::from_secs(10), heard.changed())
+        .await
+        .expect("the subscription's notifications/tools/list_changed was heard");
+    assert!(woke);
+    assert_eq!(source.discover().await.unwrap().len(), before - 1);
+    source.close().await;
+    serving.stop().await.unwrap();
 }

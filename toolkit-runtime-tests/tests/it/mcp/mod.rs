@@ -14,6 +14,7 @@ mod legacy;
 #[cfg(feature = "serve")]
 mod list_changed;
 mod peer_handler;
+mod pool;
 pub mod processes;
 mod progress;
 mod redirects;
@@ -25,6 +26,7 @@ mod rmcp_peer;
 mod rmcp_stdio;
 mod scripted;
 mod sdks;
+mod standalone;
 mod stdio;
 mod wire;
 

@@ -153,6 +153,24 @@ impl ServerHandler for Peer {
                 CallToolResult::structured(json!({"answer": 42, "arguments": arguments}))
             }
             "region" => CallToolResult::structured(json!({"arguments": arguments})),
+            // Takes `steps` × `every_ms` milliseconds, reporting progress after each step when the
+            // call asked for it (`_meta.progressToken`).
+            "slow" => {
+                let token = context.meta.get_progress_token();
+                let every = Duration::from_millis(arguments["every_ms"].as_u64().unwrap_or(100));
+                let steps = u32::try_from(arguments["steps"].as_u64().unwrap_or(1)).unwrap_or(1);
+                for step in 1..=steps {
+                    tokio::time::sleep(every).await;
+                    if let Some(token) = &token {
+                        let note = rmcp::model::ProgressNotificationParam::new(
+                            token.clone(),
+                            f64::from(step),
+                        );
+                        let _ = context.peer.notify_progress(note).await;
+                    }
+                }
+                CallToolResult::success(vec![Content::text("done")])
+            }
             // Reports progress twice when the call asked for it (`_meta.progressToken`), and
             // says whether it did.
             "progressing" => {

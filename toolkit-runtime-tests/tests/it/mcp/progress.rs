@@ -2,10 +2,11 @@
 //! MCP source (discovery, each request, the call) with the transport and revision.
 
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
-use toolkit_runtime::mcp::Mcp;
+use toolkit_runtime::mcp::{Mcp, McpOptions};
 use toolkit_runtime::{CallContext, Progress, ToolSource, Toolkit, ToolkitOptions};
 
 use super::quick;
@@ -73,9 +74,25 @@ async fn mcp_progress_reaches_the_host_that_asked_for_it() {
             "sessions: {sessions}"
         );
 
-        // With no callback, no progress is asked for.
+        // With no callback, progress is asked for all the same (it keeps the call alive past
+        // its timeout), and told to no one.
         let answer = toolkit
             .call_with("progressing", json!({}), &CallContext::new())
+            .await
+            .unwrap();
+        assert_eq!(
+            answer,
+            json!([{ "type": "text", "text": "asked for progress: true" }])
+        );
+        // Unless progress may not keep it alive: then it is not asked for.
+        let options = McpOptions {
+            max_call_time: quick().timeout,
+            ..quick()
+        };
+        let unextended =
+            Mcp::http_with_options("peer", server.url.clone(), reqwest::Client::new(), options);
+        let answer = unextended
+            .call("progressing", serde_json::Map::new())
             .await
             .unwrap();
         assert_eq!(
@@ -140,4 +157,113 @@ fn mcp_spans_name_the_transport_and_revision_and_nothing_secret() {
     assert_eq!(calls[0].field("mcp.protocol.version"), Some("2026-07-28"));
     assert_eq!(calls[0].field("toolkit.outcome"), Some("ok"));
     assert_nothing_secret(&spans, &[SECRET, "s3cret", "/mcp"]);
+}
+
+/// A source whose calls time out after `timeout` without progress, and live at most `max`.
+fn slow_source(url: &reqwest::Url, timeout: Duration, max: Duration) -> Mcp {
+    let options = McpOptions {
+        timeout,
+        max_call_time: max,
+        ..quick()
+    };
+    Mcp::http_with_options("peer", url.clone(), reqwest::Client::new(), options)
+}
+
+fn slow_peer() -> Peer {
+    Peer::new(vec![json!({
+        "name": "slow",
+        "description": "Takes a while, reporting progress after each step.",
+        "inputSchema": { "type": "object" }
+    })])
+}
+
+#[tokio::test]
+async fn mcp_progress_keeps_a_call_alive_past_its_timeout() {
+    for sessions in [false, true] {
+        let server = serve(slow_peer(), sessions, false).await;
+        let source = slow_source(
+            &server.url,
+            Duration::from_millis(400),
+            Duration::from_secs(30),
+        );
+        // Ten steps of 100 ms: 1 s in all, more than twice the timeout, with progress after each.
+        let started = Instant::now();
+        let answer = source
+            .call(
+                "slow",
+                json!({"every_ms": 100, "steps": 10})
+                    .as_object()
+                    .cloned()
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(answer, json!([{ "type": "text", "text": "done" }]));
+        assert!(
+            started.elapsed() >= Duration::from_millis(900),
+            "sessions: {sessions}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn mcp_without_progress_a_call_times_out() {
+    let server = serve(slow_peer(), false, false).await;
+    let source = slow_source(
+        &server.url,
+        Duration::from_millis(400),
+        Duration::from_secs(30),
+    );
+    source.discover().await.unwrap();
+    // One step of 3 s: no progress before the 400 ms are up.
+    let started = Instant::now();
+    let error = source
+        .call(
+            "slow",
+            json!({"every_ms": 3000, "steps": 1})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(error.reason.code(), "UnavailableError", "{error}");
+    assert!(
+        error.to_string().contains("did not answer within 400ms"),
+        "{error}"
+    );
+    assert!(started.elapsed() < Duration::from_millis(2_500));
+}
+
+#[tokio::test]
+async fn mcp_progress_keeps_a_call_alive_up_to_the_hard_maximum() {
+    let server = serve(slow_peer(), false, false).await;
+    let source = slow_source(
+        &server.url,
+        Duration::from_millis(400),
+        Duration::from_millis(1_000),
+    );
+    source.discover().await.unwrap();
+    // Progress every 100 ms for 4 s: alive past the timeout, ended at the hard maximum.
+    let started = Instant::now();
+    let error = source
+        .call(
+            "slow",
+            json!({"every_ms": 100, "steps": 40})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        )
+        .await
+        .unwrap_err();
+    let took = started.elapsed();
+    assert_eq!(error.reason.code(), "UnavailableError", "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("kept reporting progress but did not answer within 1s"),
+        "{error}"
+    );
+    assert!(took >= Duration::from_millis(950), "{took:?}");
+    assert!(took < Duration::from_millis(3_000), "{took:?}");
 }

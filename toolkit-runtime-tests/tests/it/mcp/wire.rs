@@ -670,7 +670,9 @@ async fn mcp_wire_a_session_ended_mid_use_is_begun_again_once() {
     assert_eq!(call_t(&source).await.unwrap()[0]["text"], "s2");
     let call = &server.seen_method("tools/call")[1];
     assert_eq!(call.header("mcp-protocol-version"), Some("2025-11-25"));
-    assert_eq!(call.body["params"].get("_meta"), None);
+    // No stateless `_meta` in a session: only the progress token (progress keeps a call alive).
+    let meta = call.body["params"]["_meta"].as_object().unwrap();
+    assert_eq!(meta.keys().collect::<Vec<_>>(), ["progressToken"]);
 
     // 400 naming the session, as server-everything answers.
     let server = sessions(|_| status(400, "application/json", ""), |session| {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use eventsource_stream::{Event, EventStreamError, Eventsource as _};
-use futures_util::{Stream, StreamExt as _};
+use futures_util::{FutureExt as _, Stream, StreamExt as _};
 use reqwest::Response;
 use reqwest::header::CONTENT_TYPE;
 use serde_json::Value;
@@ -331,6 +331,33 @@ pub(crate) enum Answered {
     Ended(Resumption),
 }
 
+/// How long the rest of a stream whose answer came is read in the background.
+const FINISH_WAIT: Duration = Duration::from_secs(2);
+
+/// Reads what is left of an event stream whose answer came — its end, which a server sends right
+/// after the answer — so that the connection goes back to the client's pool for the next request
+/// instead of being closed (a new connection per call otherwise). At once when the end is already
+/// there, else in the background for at most [`FINISH_WAIT`] (and the answer's byte cap).
+fn finish<S>(mut rest: S)
+where
+    S: Stream + Send + Unpin + 'static,
+{
+    loop {
+        match rest.next().now_or_never() {
+            Some(Some(_)) => {}
+            Some(None) => return,
+            None => break,
+        }
+    }
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        runtime.spawn(async move {
+            let _ =
+                tokio::time::timeout(FINISH_WAIT, async { while rest.next().await.is_some() {} })
+                    .await;
+        });
+    }
+}
+
 /// Reads the answer to the request `id` from `response` (JSON or SSE), passing each request the
 /// server makes on the way to `on_request`.
 pub(crate) async fn answer(
@@ -385,6 +412,7 @@ pub(crate) async fn answer(
                 for message in messages_of(&event.data)? {
                     match message {
                         Incoming::Response { id: got, outcome } if got == id => {
+                            finish(events);
                             return Ok(Answered::Outcome(outcome));
                         }
                         Incoming::Request(request) => on_request(request),

@@ -104,7 +104,7 @@ impl LegacySse {
         };
         let initialize = Request::new(
             "initialize",
-            revision::initialize_params(version, legacy.shared.options.elicitation.is_some()),
+            revision::initialize_params(version, &legacy.shared.options),
         );
         let settled =
             negotiation::after_initialize(legacy.request(&initialize, &provisional).await?)?;
@@ -234,10 +234,15 @@ async fn read_stream(
                     };
                     let sender = shared.clone();
                     let endpoint = endpoint.clone();
+                    // Asked of no call: the client of the one served call in flight, if any.
+                    let relay = shared.in_flight.only();
                     spawn_bounded(shared.options.timeout, async move {
                         let _permit = permit;
                         let elicitation = sender.options.elicitation.clone();
-                        let answer = requests::answer(request, elicitation).await;
+                        let Some(answer) = requests::answer(request, elicitation, relay).await
+                        else {
+                            return;
+                        };
                         let builder = sender
                             .client
                             .post(endpoint)

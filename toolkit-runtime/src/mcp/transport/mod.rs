@@ -5,6 +5,7 @@
 pub(crate) mod body;
 pub(crate) mod channel;
 pub(crate) mod legacy_sse;
+pub(crate) mod listen;
 pub(crate) mod requests;
 pub(crate) mod standalone;
 pub(crate) mod status;

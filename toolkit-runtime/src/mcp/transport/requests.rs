@@ -1,17 +1,138 @@
 //! What a server asks of the client (a request on one of its streams) and how it is answered:
-//! `ping` with `{}`, `elicitation/create` by the host's callback (or declined at once when the
-//! host gave none), anything else refused with `-32601`.
+//! `ping` with `{}`; `sampling/createMessage` and `elicitation/create` by the client of the
+//! served call that the server runs (see [`McpOptions::relay`](crate::mcp::McpOptions::relay)),
+//! when it declared the capability; else an elicitation by the host's callback (or declined at
+//! once when the host gave none); anything else refused with `-32601`.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use serde_json::{Value, json};
 
+use crate::mcp::McpOptions;
 use crate::mcp::elicitation::{Elicitation, ElicitationAnswer, ElicitationRequest};
 use crate::mcp::jsonrpc::{INVALID_PARAMS, METHOD_NOT_FOUND, ServerRequest};
 
 /// The method of an elicitation.
 pub(crate) const ELICITATION_CREATE: &str = "elicitation/create";
 
-/// The answer to `request` (a whole JSON-RPC response), asking the host where it must.
-pub(crate) async fn answer(request: ServerRequest, elicitation: Option<Elicitation>) -> Value {
+/// The client of the served call a request came on, when the source relays to it.
+#[cfg(feature = "serve")]
+pub(crate) type Relay = Option<std::sync::Arc<crate::serve::Relay>>;
+/// Without serving, there is no client to relay to.
+#[cfg(not(feature = "serve"))]
+pub(crate) type Relay = Option<std::convert::Infallible>;
+
+/// Whether `relay` takes `method` (its client declared the capability): the request then waits
+/// for the client, and is answered from a task of its own.
+pub(crate) fn relays(relay: &Relay, method: &str) -> bool {
+    #[cfg(feature = "serve")]
+    {
+        relay.as_ref().is_some_and(|relay| relay.takes(method))
+    }
+    #[cfg(not(feature = "serve"))]
+    {
+        let _ = (relay, method);
+        false
+    }
+}
+
+/// The relay of the call in scope, when the source relays (`options.relay`) and a server serves
+/// the call.
+pub(crate) fn relay_in_scope(options: &McpOptions) -> Relay {
+    if !options.relay {
+        return None;
+    }
+    #[cfg(feature = "serve")]
+    {
+        crate::serve::Relay::in_scope()
+    }
+    #[cfg(not(feature = "serve"))]
+    {
+        None
+    }
+}
+
+/// The relays of the served calls in flight on one transport, for what a server asks on a stream
+/// of no call (a session's standalone stream, stdio, the old transport's stream): it goes to the
+/// call's client when exactly one such call is in flight — whose else could it be — and is
+/// answered as without a client when there are several (it cannot be told whose it is).
+#[derive(Debug, Default)]
+pub(crate) struct InFlight {
+    calls: Mutex<Vec<(u64, Relay)>>,
+    next: AtomicU64,
+}
+
+/// A call in flight, until dropped.
+pub(crate) struct Entered<'a> {
+    in_flight: &'a InFlight,
+    key: u64,
+}
+
+impl Drop for Entered<'_> {
+    fn drop(&mut self) {
+        self.in_flight
+            .calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|(key, _)| *key != self.key);
+    }
+}
+
+impl InFlight {
+    /// A call with `relay` is in flight while the guard lives (nothing when it has none).
+    pub(crate) fn enter(&self, relay: Relay) -> Option<Entered<'_>> {
+        relay.as_ref()?;
+        let key = self.next.fetch_add(1, Ordering::Relaxed);
+        self.calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((key, relay));
+        Some(Entered {
+            in_flight: self,
+            key,
+        })
+    }
+
+    /// The relay of the one served call in flight, if exactly one is.
+    // Without serving, the relay is a `Copy` nothing.
+    #[cfg_attr(not(feature = "serve"), allow(clippy::clone_on_copy))]
+    pub(crate) fn only(&self) -> Relay {
+        match self
+            .calls
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_slice()
+        {
+            [(_, relay)] => relay.clone(),
+            _ => None,
+        }
+    }
+}
+
+/// The answer to `request` (a whole JSON-RPC response), asking the served call's client or the
+/// host where it must; `None` when it is left unanswered (the served call ended before its
+/// client answered: the server's call is cancelled too).
+pub(crate) async fn answer(
+    request: ServerRequest,
+    elicitation: Option<Elicitation>,
+    relay: Relay,
+) -> Option<Value> {
+    #[cfg(feature = "serve")]
+    if let Some(relay) = relay.filter(|relay| relay.takes(&request.method)) {
+        let ServerRequest { id, method, params } = request;
+        return match relay.ask(&method, params).await {
+            crate::serve::Relayed::Answer(result) => {
+                Some(json!({ "jsonrpc": "2.0", "id": id, "result": result }))
+            }
+            crate::serve::Relayed::Refused(error) => {
+                Some(json!({ "jsonrpc": "2.0", "id": id, "error": error }))
+            }
+            crate::serve::Relayed::Stopped => None,
+        };
+    }
+    #[cfg(not(feature = "serve"))]
+    let _ = relay;
     let ServerRequest { id, method, params } = request;
     let result = match method.as_str() {
         "ping" => json!({}),
@@ -19,11 +140,11 @@ pub(crate) async fn answer(request: ServerRequest, elicitation: Option<Elicitati
             let params = match params {
                 Some(Value::Object(params)) => params,
                 _ => {
-                    return json!({
+                    return Some(json!({
                         "jsonrpc": "2.0",
                         "id": id,
                         "error": { "code": INVALID_PARAMS, "message": "elicitation/create needs params" },
-                    });
+                    }));
                 }
             };
             let answer = match elicitation {
@@ -35,14 +156,14 @@ pub(crate) async fn answer(request: ServerRequest, elicitation: Option<Elicitati
         }
         _ => {
             tracing::debug!(method, "refused a request of the server");
-            return json!({
+            return Some(json!({
                 "jsonrpc": "2.0",
                 "id": id,
                 "error": { "code": METHOD_NOT_FOUND, "message": "Method not found" },
-            });
+            }));
         }
     };
-    json!({ "jsonrpc": "2.0", "id": id, "result": result })
+    Some(json!({ "jsonrpc": "2.0", "id": id, "result": result }))
 }
 
 #[cfg(test)]
@@ -61,10 +182,16 @@ mod tests {
     #[tokio::test]
     async fn ping_is_answered_and_other_methods_refused() {
         assert_eq!(
-            answer(request("ping", None), None).await,
-            json!({"jsonrpc": "2.0", "id": 7, "result": {}})
+            answer(request("ping", None), None, None).await,
+            Some(json!({"jsonrpc": "2.0", "id": 7, "result": {}}))
         );
-        let refused = answer(request("sampling/createMessage", Some(json!({}))), None).await;
+        let refused = answer(
+            request("sampling/createMessage", Some(json!({}))),
+            None,
+            None,
+        )
+        .await
+        .unwrap();
         assert_eq!(refused["error"]["code"], json!(METHOD_NOT_FOUND));
     }
 
@@ -72,17 +199,27 @@ mod tests {
     async fn an_elicitation_goes_to_the_host_or_is_declined() {
         let params = json!({"message": "m", "requestedSchema": {"type": "object", "properties": {
             "name": {"type": "string", "default": "Ada"}}}});
-        let declined = answer(request(ELICITATION_CREATE, Some(params.clone())), None).await;
+        let declined = answer(
+            request(ELICITATION_CREATE, Some(params.clone())),
+            None,
+            None,
+        )
+        .await
+        .unwrap();
         assert_eq!(declined["result"], json!({"action": "decline"}));
         let host = Elicitation::new(|request: ElicitationRequest| async move {
             ElicitationAnswer::Accept(request.defaults())
         });
-        let accepted = answer(request(ELICITATION_CREATE, Some(params)), Some(host)).await;
+        let accepted = answer(request(ELICITATION_CREATE, Some(params)), Some(host), None)
+            .await
+            .unwrap();
         assert_eq!(
             accepted["result"],
             json!({"action": "accept", "content": {"name": "Ada"}})
         );
-        let bad = answer(request(ELICITATION_CREATE, None), None).await;
+        let bad = answer(request(ELICITATION_CREATE, None), None, None)
+            .await
+            .unwrap();
         assert_eq!(bad["error"]["code"], json!(INVALID_PARAMS));
     }
 }

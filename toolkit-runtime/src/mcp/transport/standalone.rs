@@ -45,6 +45,11 @@ impl Drop for Standalone {
 }
 
 impl Standalone {
+    /// The reader `reader` (another stream read in the background: a subscription).
+    pub(crate) fn of(reader: AbortHandle) -> Self {
+        Self { reader }
+    }
+
     /// Opens the session's stream and reads it in the background; waits up to [`OPEN_WAIT`]
     /// for the server to answer the GET. `None` outside a runtime.
     pub(crate) async fn open(
@@ -113,7 +118,9 @@ async fn read(
             for message in messages {
                 match message {
                     Incoming::Request(request) => {
-                        answer_server_request(&shared, &settled, session.clone(), request);
+                        // Asked of no call: the client of the one served call in flight, if any.
+                        let relay = shared.in_flight.only();
+                        answer_server_request(&shared, &settled, session.clone(), request, relay);
                     }
                     Incoming::Notification { method } if method == TOOLS_LIST_CHANGED => {
                         shared.changes.tell();

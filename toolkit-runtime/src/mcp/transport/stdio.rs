@@ -48,6 +48,8 @@ pub(crate) struct Stdio {
     process: tokio::sync::Mutex<Option<Arc<Process>>>,
     /// Told of each `notifications/tools/list_changed`, whichever process wrote it.
     changes: Arc<Changes>,
+    /// The served calls in flight, whose client is asked what the server asks.
+    in_flight: Arc<requests::InFlight>,
 }
 
 impl std::fmt::Debug for Stdio {
@@ -117,6 +119,7 @@ impl Stdio {
             next_id: Arc::new(AtomicU64::new(1)),
             process: tokio::sync::Mutex::new(None),
             changes: Arc::default(),
+            in_flight: Arc::default(),
         }
     }
 
@@ -188,7 +191,11 @@ impl Stdio {
             pending.clone(),
             (sender.downgrade(), modern.clone(), self.changes.clone()),
             (child.clone(), self.options.shutdown_wait),
-            (self.options.elicitation.clone(), self.options.timeout),
+            (
+                self.options.elicitation.clone(),
+                self.options.timeout,
+                self.in_flight.clone(),
+            ),
         ));
         let name = self.name.clone();
         // stderr is read to its end whatever it holds: a server whose stderr is no longer read
@@ -273,7 +280,7 @@ impl Stdio {
                 process,
                 &era,
                 "initialize",
-                revision::initialize_params(version, self.options.elicitation.is_some()),
+                revision::initialize_params(version, &self.options),
             )
             .await?;
         // A server that was only slow to start (its discover answer came after the wait) and
@@ -302,6 +309,14 @@ impl Stdio {
     }
 
     async fn send(&self, request: Request) -> Result<Reply, Fault> {
+        // stdio ties no request of the server to a call: the client of the one served call in
+        // flight is asked.
+        let _in_flight = if request.method == "tools/call" {
+            self.in_flight
+                .enter(requests::relay_in_scope(&self.options))
+        } else {
+            None
+        };
         let process = self.process().await?;
         let era = process
             .settled()
@@ -379,7 +394,7 @@ async fn read_stdout(
     pending: Arc<Pending>,
     (outgoing, modern, changes): (mpsc::WeakSender<String>, Arc<AtomicBool>, Arc<Changes>),
     (child, wait): (Arc<tokio::sync::Mutex<Option<Child>>>, Duration),
-    (elicitation, timeout): (Option<Elicitation>, Duration),
+    (elicitation, timeout, in_flight): (Option<Elicitation>, Duration, Arc<requests::InFlight>),
 ) {
     // Room for the host's answers in flight; pings and refusals are answered at once.
     let answering = Arc::new(tokio::sync::Semaphore::new(MAX_ANSWERS_IN_FLIGHT));
@@ -426,27 +441,29 @@ async fn read_stdout(
                             );
                         }
                     };
-                    match &elicitation {
-                        Some(host) if request.method == ELICITATION_CREATE => {
-                            let Ok(permit) = answering.clone().try_acquire_owned() else {
-                                tracing::debug!(
-                                    "too many answers to the server in flight; one is dropped"
-                                );
-                                continue;
-                            };
-                            let host = host.clone();
-                            let outgoing = outgoing.clone();
-                            spawn_bounded(timeout, async move {
-                                let _permit = permit;
-                                send(&outgoing, requests::answer(request, Some(host)).await);
-                            });
-                        }
-                        // Nothing to wait for: answered now.
-                        _ => {
-                            if let Some(answer) = requests::answer(request, None).now_or_never() {
+                    let relay = in_flight.only();
+                    let waits = requests::relays(&relay, &request.method)
+                        || (elicitation.is_some() && request.method == ELICITATION_CREATE);
+                    if waits {
+                        let Ok(permit) = answering.clone().try_acquire_owned() else {
+                            tracing::debug!(
+                                "too many answers to the server in flight; one is dropped"
+                            );
+                            continue;
+                        };
+                        let host = elicitation.clone();
+                        let outgoing = outgoing.clone();
+                        spawn_bounded(timeout, async move {
+                            let _permit = permit;
+                            if let Some(answer) = requests::answer(request, host, relay).await {
                                 send(&outgoing, answer);
                             }
-                        }
+                        });
+                    } else if let Some(Some(answer)) =
+                        // Nothing to wait for: answered now.
+                        requests::answer(request, None, None).now_or_never()
+                    {
+                        send(&outgoing, answer);
                     }
                 }
                 Incoming::Notification { method } if method == TOOLS_LIST_CHANGED => changes.tell(),

@@ -63,7 +63,8 @@ pub(crate) struct StreamableHttp {
     link: Mutex<Option<(u64, Link)>>,
     /// The generation of the last link stored.
     generation: AtomicU64,
-    /// The reader of the session's standalone stream, while one is open.
+    /// The reader of the session's standalone stream (or of the stateless revision's
+    /// subscription), while one is open.
     standalone: Mutex<Option<Standalone>>,
 }
 
@@ -80,6 +81,8 @@ pub(crate) struct Shared {
     pub answering: Arc<tokio::sync::Semaphore>,
     /// Told of each `notifications/tools/list_changed` heard on the old transport's stream.
     pub changes: crate::mcp::changes::Changes,
+    /// The served calls in flight, for what the server asks on a stream of no call.
+    pub in_flight: requests::InFlight,
 }
 
 impl std::fmt::Debug for StreamableHttp {
@@ -123,6 +126,7 @@ impl StreamableHttp {
                 next_id: AtomicU64::new(1),
                 answering: Arc::new(tokio::sync::Semaphore::new(MAX_ANSWERS_IN_FLIGHT)),
                 changes: crate::mcp::changes::Changes::default(),
+                in_flight: requests::InFlight::default(),
             }),
             settling: tokio::sync::Mutex::new(()),
             link: Mutex::new(None),
@@ -200,6 +204,12 @@ impl StreamableHttp {
         };
         let version = match next {
             Next::Modern(settled) => {
+                // The revision's change notifications come on a subscription of their own.
+                let listening = super::listen::listen(self.shared.clone(), settled.clone());
+                *self
+                    .standalone
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = listening;
                 return Ok(Link::Streamable {
                     settled,
                     session: None,
@@ -242,7 +252,7 @@ impl StreamableHttp {
         let message = jsonrpc::request(
             id,
             "initialize",
-            revision::initialize_params(version, self.shared.options.elicitation.is_some()),
+            revision::initialize_params(version, &self.shared.options),
         );
         let response = self
             .shared
@@ -404,7 +414,9 @@ impl StreamableHttp {
             let settled = settled.clone();
             let session = session.map(str::to_owned);
             move |request: ServerRequest| {
-                answer_server_request(&shared, &settled, session.clone(), request);
+                // Read while the call is polled: what its server asks goes to its client.
+                let relay = requests::relay_in_scope(&shared.options);
+                answer_server_request(&shared, &settled, session.clone(), request, relay);
             }
         };
         let mut resumption = match body::answer(response, id, limit, &mut on_request).await? {
@@ -473,6 +485,15 @@ impl StreamableHttp {
     /// ended, a revision it no longer speaks since it was redeployed) is dropped, negotiated
     /// again from the start once, and the request sent once more.
     async fn send(&self, request: Request) -> Result<Reply, Fault> {
+        // A served call's client is asked what the server asks on a stream of no call, while
+        // it is the one in flight.
+        let _in_flight = if request.method == "tools/call" {
+            self.shared
+                .in_flight
+                .enter(requests::relay_in_scope(&self.shared.options))
+        } else {
+            None
+        };
         let (generation, link) = self.link().await?;
         match self.send_on(link, &request).await? {
             Sent::Done(reply) => Ok(reply),
@@ -534,7 +555,7 @@ fn without_error(status: StatusCode) -> Reason {
 }
 
 /// `builder` with the headers every POST of `settled`'s era carries.
-fn headers_for(
+pub(crate) fn headers_for(
     builder: reqwest::RequestBuilder,
     settled: &Settled,
     session: Option<&str>,
@@ -572,12 +593,14 @@ impl Shared {
 
 /// Answers a request the server made on a response stream (or the standalone one), as a new
 /// POST in the background — unless the revision has the server send none (the stateless one),
-/// or as many answers as may be are in flight.
+/// or as many answers as may be are in flight. `relay` is the client of the served call whose
+/// stream carried it, if any.
 pub(crate) fn answer_server_request(
     shared: &Arc<Shared>,
     settled: &Settled,
     session: Option<String>,
     request: ServerRequest,
+    relay: requests::Relay,
 ) {
     let method = request.method.clone();
     if settled.era == Era::Modern {
@@ -600,7 +623,9 @@ pub(crate) fn answer_server_request(
     let shared = shared.clone();
     spawn_bounded(wait, async move {
         let _permit = permit;
-        let answer = requests::answer(request, elicitation).await;
+        let Some(answer) = requests::answer(request, elicitation, relay).await else {
+            return;
+        };
         let builder = headers_for(
             shared.client.post(shared.url.clone()),
             &settled,
