@@ -22,8 +22,8 @@ mod unknown_value;
 pub use unknown_value::UnknownValue;
 
 pub use crate::{
-    BoxFuture, CatalogError, JsonObject, ToolDefinition, ToolSource, ToolSourceError, call_answered,
-    call_typed,
+    BoxFuture, CatalogError, JsonObject, ToolDefinition, ToolSource, ToolSourceError,
+    call_answered, call_typed,
 };
 
 #[cfg(feature = "http")]

@@ -92,11 +92,7 @@ where
 /// assert!(error.to_string().contains("at name: invalid type: integer `7`, expected a string"), "{error}");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub async fn call_answered<S, I, A>(
-    source: &S,
-    tool: &str,
-    input: &I,
-) -> Result<A, ToolSourceError>
+pub async fn call_answered<S, I, A>(source: &S, tool: &str, input: &I) -> Result<A, ToolSourceError>
 where
     S: ToolSource + ?Sized,
     I: Serialize + ?Sized,
@@ -105,7 +101,11 @@ where
     let answer = call_typed(source, tool, input).await?;
     serde_path_to_error::deserialize(answer).map_err(|error| {
         let path = error.path().to_string();
-        let at = if path == "." { "the root".to_owned() } else { path };
+        let at = if path == "." {
+            "the root".to_owned()
+        } else {
+            path
+        };
         ToolSourceError::new(
             source.name(),
             Reason::invalid_response(format!(

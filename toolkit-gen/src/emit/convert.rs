@@ -106,6 +106,33 @@ pub(crate) fn convert_tool(
 ) -> Converted {
     let prefix = naming::type_name(tool_name);
     let root_type = module.types.unique(&format!("{prefix}Input"), "");
+    convert_root(root_type, root, doc, options, module, false)
+}
+
+/// Converts the answer schema `root` of the tool `tool_name` (the root type
+/// `{Tool}Answer`), naming its types in `module`. Answer types are lenient: their structs
+/// accept properties they do not name (no `deny_unknown_fields`).
+pub(crate) fn convert_answer(
+    tool_name: &str,
+    root: &Value,
+    doc: Option<String>,
+    options: &EmitOptions,
+    module: ModuleTypes<'_>,
+) -> Converted {
+    let prefix = naming::type_name(tool_name);
+    let root_type = module.types.unique(&format!("{prefix}Answer"), "");
+    convert_root(root_type, root, doc, options, module, true)
+}
+
+/// Converts `root` as the type `root_type`; `answer` for an answer's (lenient) types.
+fn convert_root(
+    root_type: String,
+    root: &Value,
+    doc: Option<String>,
+    options: &EmitOptions,
+    module: ModuleTypes<'_>,
+    answer: bool,
+) -> Converted {
     let mut converter = Converter {
         root,
         options,
@@ -121,6 +148,7 @@ pub(crate) fn convert_tool(
         in_progress: HashMap::new(),
         targets: reference_targets(root),
         depth: 0,
+        lenient: usize::from(answer),
         matched: Matched::default(),
     };
     let doc = doc.as_deref().map(line_breaks);
@@ -328,6 +356,8 @@ struct Converter<'a> {
     /// refers into its own properties (zod's `$refStrategy: root`) gets one type, not two.
     targets: HashSet<String>,
     depth: usize,
+    /// Above 0 while converting what an answer reaches: structs accept unknown properties.
+    lenient: usize,
     /// The type replacements used.
     matched: Matched,
 }
@@ -645,7 +675,12 @@ impl<'a> Converter<'a> {
         self.keys.insert(target_pointer.clone(), key.clone());
         let reserved = self.shared.name(&name, self.types);
         let (untyped_from, reached_from) = (self.untyped.len(), self.reached.len());
+        // A named schema some answer reaches is lenient wherever it is met, so that inputs and
+        // answers share its one type.
+        let lenient = self.shared.lenient.contains(&name);
+        self.lenient += usize::from(lenient);
         let ty = self.target(&target_pointer, target, reserved);
+        self.lenient -= usize::from(lenient);
         let untyped = self
             .untyped
             .get(untyped_from..)
@@ -996,12 +1031,14 @@ impl<'a> Converter<'a> {
                 deprecated: false,
             });
         }
-        let closed = match self.options.strictness {
-            Strictness::Strict => true,
-            Strictness::FollowSchema => {
-                map.get("additionalProperties") == Some(&Value::Bool(false))
-            }
-        };
+        let lenient = self.lenient > 0;
+        let closed = !lenient
+            && match self.options.strictness {
+                Strictness::Strict => true,
+                Strictness::FollowSchema => {
+                    map.get("additionalProperties") == Some(&Value::Bool(false))
+                }
+            };
         let extra_name = scope.unique("extra", "_");
         self.settle(
             slot,
@@ -1012,6 +1049,7 @@ impl<'a> Converter<'a> {
                 fields,
                 closed,
                 extra_name,
+                lenient,
             }),
         )
     }

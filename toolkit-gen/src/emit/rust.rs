@@ -229,6 +229,8 @@ fn item_tokens(
             // `deny_unknown_fields` after the derive: before it, rustc 1.95 refuses the code.
             let (deny, extra) = if structure.closed {
                 (quote!(#[serde(deny_unknown_fields)]), TokenStream::new())
+            } else if structure.lenient {
+                (TokenStream::new(), TokenStream::new())
             } else {
                 let extra_name = ident(&structure.extra_name);
                 (
@@ -270,23 +272,29 @@ fn item_tokens(
                     #variant_name,
                 }
             });
+            let other = ident(&string_enum_other(variants));
             quote! {
                 #doc
-                #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, __tk::serde::Serialize, __tk::serde::Deserialize)]
+                #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, __tk::serde::Serialize, __tk::serde::Deserialize)]
                 #[serde(crate = "__tk::serde")]
                 #user_attributes
                 pub enum #name {
                     #(#declared)*
+                    /// A value the schema does not list, kept as it came (an API adds values):
+                    /// an answer still reads; a tool's input check refuses it.
+                    #[serde(untagged)]
+                    #other(::std::string::String),
                 }
 
                 impl #name {
-                    /// Every value, in the schema's order.
+                    /// Every value the schema lists, in its order.
                     pub const VALUES: &'static [&'static str] = &[#(#values),*];
 
                     /// The value as the JSON string it is.
-                    pub fn as_str(&self) -> &'static str {
+                    pub fn as_str(&self) -> &str {
                         match self {
                             #(Self::#names => #values,)*
+                            Self::#other(value) => value,
                         }
                     }
                 }
@@ -300,6 +308,7 @@ fn item_tokens(
                 impl ::std::str::FromStr for #name {
                     type Err = __tk::UnknownValue;
 
+                    /// One of the listed values; any other is refused.
                     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
                         match value {
                             #(#values => ::std::result::Result::Ok(Self::#names),)*
@@ -428,4 +437,16 @@ mod tests {
             ["one", "two", "three", "four"]
         );
     }
+}
+
+/// The name of a string enum's catch-all variant: `Other`, or `Other2`, … when a listed value
+/// is named so already.
+fn string_enum_other(variants: &[super::schema::StringVariant]) -> String {
+    let mut name = "Other".to_owned();
+    let mut count = 1;
+    while variants.iter().any(|variant| variant.name == name) {
+        count += 1;
+        name = format!("Other{count}");
+    }
+    name
 }

@@ -94,6 +94,10 @@ pub(crate) struct Struct {
     pub(crate) closed: bool,
     /// The Rust name of the flattened map of extra properties, when the struct is open.
     pub(crate) extra_name: String,
+    /// An answer's struct (or one an answer reaches): properties it does not name are
+    /// accepted and ignored — neither refused nor kept in an `extra` map, whose flattening
+    /// would hide the JSON path of an answer that does not fit.
+    pub(crate) lenient: bool,
 }
 
 /// A field of a struct.

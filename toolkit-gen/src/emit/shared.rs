@@ -18,7 +18,7 @@ use std::hash::{DefaultHasher, Hasher};
 use std::io;
 
 use serde_json::Value;
-use toolkit_runtime::ToolDefinition;
+use toolkit_runtime::JsonObject;
 
 use super::Untyped;
 use super::naming::{self, Scope};
@@ -54,24 +54,23 @@ pub(crate) struct Shared {
     /// The anonymous types made so far (an inline object or union, named after its place), by
     /// their documentation and body: one of the same is that type again.
     anonymous: HashMap<(Option<String>, ItemKind), String>,
+    /// The keys of the named schemas some answer reaches: their types are lenient.
+    pub(crate) lenient: HashSet<String>,
 }
 
 /// The JSON pointers (without `#`) of the containers of named schemas.
 pub(crate) const CONTAINERS: [&str; 2] = ["$defs", "definitions"];
 
 impl Shared {
-    /// Reserves in `types` the names of every named schema of `definitions`' input schemas, in
-    /// sorted order.
-    pub(crate) fn reserve(&mut self, definitions: &[ToolDefinition], types: &mut Scope) {
-        let keys: BTreeSet<&str> = definitions
+    /// Reserves in `types` the names of every named schema of `schemas` (the tools' inputs
+    /// and answers), in sorted order.
+    pub(crate) fn reserve_schemas(&mut self, schemas: &[&JsonObject], types: &mut Scope) {
+        let keys: BTreeSet<&str> = schemas
             .iter()
-            .flat_map(|definition| {
-                CONTAINERS.iter().filter_map(|container| {
-                    definition
-                        .input_schema()
-                        .get(*container)
-                        .and_then(Value::as_object)
-                })
+            .flat_map(|schema| {
+                CONTAINERS
+                    .iter()
+                    .filter_map(|container| schema.get(*container).and_then(Value::as_object))
             })
             .flat_map(|defs| defs.keys().map(String::as_str))
             .collect();
