@@ -217,8 +217,11 @@ async fn serve(Axum(system): Axum<System>, request: Request) -> Response {
             (StatusCode::CREATED, axum::Json(json!({ "created": pet }))).into_response()
         }
         ("GET", pet) if pet.starts_with("/v1/pets/") => {
+            // A number as the document says; any other id answers with it as a string, which
+            // does not fit the answer's type.
             let id = pet.trim_start_matches("/v1/pets/");
-            axum::Json(json!({ "id": id, "name": "Rex" })).into_response()
+            let id = id.parse::<i64>().map_or_else(|_| json!(id), |number| json!(number));
+            axum::Json(json!({ "id": id, "name": "Rex", "born": "2020" })).into_response()
         }
         _ => StatusCode::NOT_FOUND.into_response(),
     }
@@ -316,20 +319,41 @@ async fn typed_methods_call_the_api() {
         .list_pets(petstore::ListPetsInput { limit: Some(1) })
         .await
         .unwrap();
-    assert_eq!(pets, json!([{ "id": 1, "name": "Rex", "tag": "dog" }]));
+    // The answer is typed: `Vec<Pet>`.
+    assert_eq!(
+        pets,
+        [petstore::Pet {
+            id: 1,
+            name: "Rex".to_owned(),
+            tag: Some("dog".to_owned()),
+        }]
+    );
     // An input whose properties are all optional has a `Default`.
     let all = petstore
         .list_pets(petstore::ListPetsInput::default())
         .await
         .unwrap();
-    assert_eq!(all.as_array().map(Vec::len), Some(2), "{all}");
-    let pet = petstore
+    assert_eq!(all.len(), 2, "{all:?}");
+    // A property the document does not name (`born`) is accepted.
+    let pet: petstore::Pet = petstore
         .show_pet_by_id(petstore::ShowPetByIdInput {
             pet_id: "7".to_owned(),
         })
         .await
         .unwrap();
-    assert_eq!(pet["id"], "7");
+    assert_eq!((pet.id, pet.name.as_str()), (7, "Rex"));
+    // An answer that does not fit its type: an error naming the JSON path, never a panic.
+    let unfit = petstore
+        .show_pet_by_id(petstore::ShowPetByIdInput {
+            pet_id: "seven".to_owned(),
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&unfit.reason, Reason::InvalidResponse { description }
+            if description.contains("does not fit its type at id: invalid type: string \"seven\", expected i64")),
+        "{unfit:?}"
+    );
     let created = petstore
         .create_pets(petstore::CreatePetsInput {
             body: petstore::Pet {
