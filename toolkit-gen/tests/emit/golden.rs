@@ -115,7 +115,7 @@ fn string_enums_never_collide_and_always_rename() {
     assert_has(
         &code,
         "pub enum EnumsInputOrder {\n#[serde(rename = \"ASC\")]\nAsc,\n#[serde(rename = \"asc\")]\nAsc2,\n\
-         #[serde(rename = \"DESC\")]\nDesc,\n#[serde(rename = \"desc\")]\nDesc2,\n}",
+         #[serde(rename = \"DESC\")]\nDesc,\n#[serde(rename = \"desc\")]\nDesc2,\n/// A value the schema does not list, kept as it came (an API adds values):\n/// an answer still reads; a tool's input check refuses it.\n#[serde(untagged)]\nOther(::std::string::String),\n}",
     );
     assert_has(
         &code,
@@ -137,7 +137,7 @@ fn consts_nulls_and_never_members_are_typed() {
     assert_has(&code, "pub kind: ConstsAndNullsInputKind,");
     assert_has(
         &code,
-        "pub enum ConstsAndNullsInputKind {\n#[serde(rename = \"fixed\")]\nFixed,\n}",
+        "pub enum ConstsAndNullsInputKind {\n#[serde(rename = \"fixed\")]\nFixed,\n/// A value the schema does not list, kept as it came (an API adds values):\n/// an answer still reads; a tool's input check refuses it.\n#[serde(untagged)]\nOther(::std::string::String),\n}",
     );
     assert_has(&code, "pub version: ::std::option::Option<i64>,");
     // Required and nullable: an `Option` that is always written.
@@ -226,7 +226,7 @@ fn unions_become_enums_when_they_can_be_told_apart() {
     );
     assert_has(
         code,
-        "pub enum UnionsInputMode {\n#[serde(rename = \"fast\")]\nFast,\n#[serde(rename = \"slow\")]\nSlow,\n}",
+        "pub enum UnionsInputMode {\n#[serde(rename = \"fast\")]\nFast,\n#[serde(rename = \"slow\")]\nSlow,\n/// A value the schema does not list, kept as it came (an API adds values):\n/// an answer still reads; a tool's input check refuses it.\n#[serde(untagged)]\nOther(::std::string::String),\n}",
     );
     assert_has(
         code,
