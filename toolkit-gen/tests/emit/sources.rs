@@ -220,7 +220,9 @@ async fn serve(Axum(system): Axum<System>, request: Request) -> Response {
             // A number as the document says; any other id answers with it as a string, which
             // does not fit the answer's type.
             let id = pet.trim_start_matches("/v1/pets/");
-            let id = id.parse::<i64>().map_or_else(|_| json!(id), |number| json!(number));
+            let id = id
+                .parse::<i64>()
+                .map_or_else(|_| json!(id), |number| json!(number));
             axum::Json(json!({ "id": id, "name": "Rex", "born": "2020" })).into_response()
         }
         _ => StatusCode::NOT_FOUND.into_response(),
