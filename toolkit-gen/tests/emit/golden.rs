@@ -664,3 +664,53 @@ fn an_anonymous_type_of_the_same_body_is_one_type() {
     let code = module("other.json", &other, &EmitOptions::default()).code;
     assert_has(&code, "pub body: ::std::option::Option<RenameInputBody>,");
 }
+
+#[test]
+fn an_mcp_tool_with_an_output_schema_returns_its_typed_structured_content() {
+    let input =
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]});
+    let output = json!({
+        "type": "object",
+        "properties": {
+            "temperature": {"type": "number"},
+            "sky": {"type": "string", "enum": ["clear", "cloudy"]}
+        },
+        "required": ["temperature"]
+    });
+    let weather = ToolDefinition::new("get_weather", input.as_object().cloned().unwrap())
+        .unwrap()
+        .with_output_schema(output.as_object().cloned().unwrap());
+    let plain = ToolDefinition::new(
+        "ping",
+        json!({"type": "object"}).as_object().cloned().unwrap(),
+    )
+    .unwrap();
+    let emitted = toolkit_gen::emit::mcp_source(
+        "weather.json",
+        &[weather, plain],
+        &toolkit_gen::emit::SourceOptions::new("weather"),
+        &EmitOptions::default(),
+    );
+    let code = emitted
+        .code
+        .lines()
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join("\n");
+    // The answer's struct is lenient (no `deny_unknown_fields`); its enum keeps unlisted values.
+    assert_has(
+        &code,
+        "#[serde(crate = \"__tk::serde\")]\npub struct GetWeatherAnswer {\npub temperature: f64,",
+    );
+    assert_has(&code, "#[serde(untagged)]\nOther(::std::string::String),");
+    assert_has(
+        &code,
+        ") -> ::std::result::Result<GetWeatherAnswer, __tk::ToolSourceError> {\n__tk::call_answered(&self.0, \"get_weather\", &input).await",
+    );
+    // No output schema: the method returns the JSON as before.
+    assert_has(&code, "__tk::call_typed(&self.0, \"ping\", &input).await");
+    let answer = &emitted.answers["get_weather"];
+    assert_eq!(answer.root_type.as_deref(), Some("GetWeatherAnswer"));
+    assert!(!emitted.answers.contains_key("ping"));
+    syn::parse_file(&emitted.code).unwrap();
+}
