@@ -400,6 +400,18 @@ pub(crate) fn format(header: &str, tokens: TokenStream) -> (String, Option<Strin
     }
 }
 
+/// The name of a string enum's catch-all variant: `Other`, or `Other2`, … when a listed value
+/// is named so already.
+fn string_enum_other(variants: &[super::schema::StringVariant]) -> String {
+    let mut name = "Other".to_owned();
+    let mut count = 1;
+    while variants.iter().any(|variant| variant.name == name) {
+        count += 1;
+        name = format!("Other{count}");
+    }
+    name
+}
+
 #[cfg(test)]
 mod tests {
     use super::doc_lines;
@@ -437,16 +449,4 @@ mod tests {
             ["one", "two", "three", "four"]
         );
     }
-}
-
-/// The name of a string enum's catch-all variant: `Other`, or `Other2`, … when a listed value
-/// is named so already.
-fn string_enum_other(variants: &[super::schema::StringVariant]) -> String {
-    let mut name = "Other".to_owned();
-    let mut count = 1;
-    while variants.iter().any(|variant| variant.name == name) {
-        count += 1;
-        name = format!("Other{count}");
-    }
-    name
 }

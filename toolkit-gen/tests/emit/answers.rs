@@ -174,7 +174,7 @@ fn github_answers_are_typed_and_its_answer_examples_fit_their_types() {
         checked += 1;
     }
     main.push_str("}\n");
-    std::fs::write(root.join("src/bin/examples.rs"), main).unwrap();
+    std::fs::write(root.join("src/bin/fit.rs"), main).unwrap();
 
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
     let output = Command::new(cargo)
