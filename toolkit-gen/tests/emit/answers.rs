@@ -11,10 +11,6 @@ use serde_json::Value;
 use toolkit_gen::emit::{EmitOptions, SourceOptions, openapi_source};
 use toolkit_runtime::openapi::{ReadOptions, read_operations};
 
-/// The examples whose values do not fit their documented schema: errors of the description
-/// (each checked by hand against the schema), by operation.
-const DOCUMENT_ERRORS: &[&str] = &[];
-
 fn github() -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../target/peers/node_modules/@octokit/openapi/generated/api.github.com.json");
@@ -148,11 +144,11 @@ fn github_answers_are_typed_and_its_answer_examples_fit_their_types() {
     let examples = examples(&document);
     let mut main = String::from(
         "use toolkit_runtime::codegen::{serde, serde_json, serde_path_to_error};\n\
-         fn check<T: serde::de::DeserializeOwned>(operation: &str, text: &str) {\n\
+         fn check<T: serde::de::DeserializeOwned>(index: usize, text: &str) {\n\
          \x20   let value: serde_json::Value = serde_json::from_str(text).unwrap();\n\
          \x20   match serde_path_to_error::deserialize::<_, T>(value) {\n\
-         \x20       Ok(_) => println!(\"fits {operation}\"),\n\
-         \x20       Err(error) => println!(\"unfit {operation} at {}: {}\", error.path(), error.inner()),\n\
+         \x20       Ok(_) => println!(\"fits {index}\"),\n\
+         \x20       Err(error) => println!(\"unfit {index} at {}: {}\", error.path(), error.inner()),\n\
          \x20   }\n}\nfn main() {\n",
     );
     let mut checked = 0;
@@ -167,7 +163,7 @@ fn github_answers_are_typed_and_its_answer_examples_fit_their_types() {
         std::fs::write(&file, example.to_string()).unwrap();
         writeln!(
             main,
-            "    check::<emitted_answers::github::{root_type}>({operation:?}, include_str!({:?}));",
+            "    check::<emitted_answers::github::{root_type}>({index}, include_str!({:?}));",
             file.display().to_string()
         )
         .unwrap();
@@ -183,7 +179,7 @@ fn github_answers_are_typed_and_its_answer_examples_fit_their_types() {
             "--offline",
             "--quiet",
             "--bin",
-            "examples",
+            "fit",
             "--manifest-path",
         ])
         .arg(root.join("Cargo.toml"))
@@ -203,28 +199,44 @@ fn github_answers_are_typed_and_its_answer_examples_fit_their_types() {
         .lines()
         .filter(|line| line.starts_with("fits "))
         .count();
-    let unfit: Vec<&str> = stdout
-        .lines()
-        .filter(|line| line.starts_with("unfit "))
-        .filter(|line| {
-            !DOCUMENT_ERRORS
-                .iter()
-                .any(|operation| line.starts_with(&format!("unfit {operation} ")))
-        })
-        .collect();
+    // An example that does not fit its type is checked against its answer's JSON Schema: one
+    // the schema refuses too is an error of the description (an example missing a required
+    // property, `null` where the schema has an object, a number written as a string); one the
+    // schema accepts would be a bug of the generator.
+    let mut document_errors = Vec::new();
+    let mut generator_bugs = Vec::new();
+    for line in stdout.lines().filter(|line| line.starts_with("unfit ")) {
+        let rest = &line["unfit ".len()..];
+        let (index, at) = rest.split_once(' ').unwrap();
+        let (operation, example) = &examples[index.parse::<usize>().unwrap()];
+        let schema = Value::Object(read.answers[operation].clone());
+        let validator = jsonschema::options()
+            .should_validate_formats(false)
+            .build(&schema)
+            .unwrap();
+        let told = format!("{operation} {at}");
+        if validator.is_valid(example) {
+            generator_bugs.push(told);
+        } else {
+            document_errors.push(told);
+        }
+    }
     println!(
-        "github: {} answer examples, {checked} of typed answers: {fits} fit",
-        examples.len()
+        "github: {} answer examples, {checked} of typed answers: {fits} fit; {} do not, each \
+         refused by its own schema too (errors of the description):\n{}",
+        examples.len(),
+        document_errors.len(),
+        document_errors.join("\n")
     );
-    let all_unfit = stdout
-        .lines()
-        .filter(|line| line.starts_with("unfit "))
-        .count();
-    assert_eq!(fits + all_unfit, checked, "{stdout}");
+    assert_eq!(
+        fits + document_errors.len() + generator_bugs.len(),
+        checked,
+        "{stdout}"
+    );
     assert!(
-        unfit.is_empty(),
-        "{} do not fit:\n{}",
-        unfit.len(),
-        unfit.join("\n")
+        generator_bugs.is_empty(),
+        "{} examples fit their schema but not their type:\n{}",
+        generator_bugs.len(),
+        generator_bugs.join("\n")
     );
 }
