@@ -77,7 +77,7 @@ where
 /// #[derive(Serialize, serde::Deserialize, schemars::JsonSchema)]
 /// struct Find { id: u32 }
 ///
-/// #[derive(serde::Deserialize)]
+/// #[derive(Debug, serde::Deserialize)]
 /// struct Pet { name: String }
 ///
 /// let source = FnSource::builder("pets")
