@@ -18,8 +18,10 @@
 //! ]}
 //! ```
 //!
-//! A schema's `$defs` object becomes the list of its entries' names, in their order; reading the
-//! catalog puts each entry back, so the definitions read are the ones written, key order
+//! A schema's `$defs` object becomes the list of its entries' names, in their order, and a
+//! schema that is one of its entries (an answer that is a document schema, written out at the
+//! root by the reader) is `{"$root": name, "$defs": [...]}`; reading the catalog puts each entry
+//! back, so the definitions read are the ones written, key order
 //! included: what a model or an MCP client sees does not change. A schema whose entries differ
 //! from the catalog's of the same name (two documents merged by hand) keeps its `$defs` as it is.
 //! One entry and one operation a line: a document's change is a readable diff.
@@ -38,6 +40,9 @@ use crate::JsonObject;
 
 /// The key of a schema's named subschemas, and of the catalog's shared ones.
 const DEFS: &str = "$defs";
+
+/// The key of a catalog schema that is its `$defs` entry of this name.
+const ROOT: &str = "$root";
 
 /// Why a catalog of operations did not read.
 #[derive(Debug)]
@@ -133,7 +138,9 @@ pub fn encode_operations(operations: &[Operation]) -> String {
 }
 
 /// Moves the entries of `schema`'s `$defs` into `shared`, leaving their names, when each is new
-/// to `shared` or equal to its entry of that name; otherwise leaves `schema` as it is.
+/// to `shared` or equal to its entry of that name; otherwise leaves `schema` as it is. A schema
+/// that is one of its entries with `$defs` after it (an answer whose schema is a document
+/// schema, which the reader writes out at the root) becomes `{"$defs": [...], "$root": name}`.
 fn share(schema: &mut JsonObject, shared: &mut Map<String, Value>) {
     let Some(Value::Object(defs)) = schema.get(DEFS) else {
         return;
@@ -145,6 +152,10 @@ fn share(schema: &mut JsonObject, shared: &mut Map<String, Value>) {
     {
         return;
     }
+    let root = defs
+        .iter()
+        .find(|(_, entry)| same_text(entry, schema))
+        .map(|(name, _)| name.clone());
     let Some(Value::Object(defs)) = schema.remove(DEFS) else {
         return;
     };
@@ -152,7 +163,26 @@ fn share(schema: &mut JsonObject, shared: &mut Map<String, Value>) {
     for (name, entry) in defs {
         shared.entry(name).or_insert(entry);
     }
+    if let Some(root) = root {
+        schema.clear();
+        schema.insert(ROOT.to_owned(), Value::String(root));
+    }
     schema.insert(DEFS.to_owned(), Value::Array(names));
+}
+
+/// Whether `entry` is an object of the same keys, in the same order, and values as `schema`
+/// without its `$defs` (its last key): what reading the catalog writes back is the same text.
+fn same_text(entry: &Value, schema: &JsonObject) -> bool {
+    let Some(entry) = entry.as_object() else {
+        return false;
+    };
+    if schema.keys().last().map(String::as_str) != Some(DEFS) || entry.len() + 1 != schema.len() {
+        return false;
+    }
+    entry
+        .iter()
+        .zip(schema.iter())
+        .all(|((key, value), (other_key, other))| key == other_key && value == other)
 }
 
 /// The catalog object: the shared entries, then the operations.
@@ -192,6 +222,10 @@ fn resolve(
         let Some(Value::Array(names)) = schema.get(DEFS) else {
             continue;
         };
+        let root = match schema.get(ROOT) {
+            Some(Value::String(root)) if schema.len() == 2 => Some(root.clone()),
+            _ => None,
+        };
         let mut entries = Map::new();
         for entry in names {
             let found = entry
@@ -206,6 +240,15 @@ fn resolve(
                 });
             };
             entries.insert(entry.to_owned(), schema.clone());
+        }
+        if let Some(root) = root {
+            let Some(Value::Object(entry)) = entries.get(&root) else {
+                return Err(OperationsError::MissingDefinition {
+                    operation: name,
+                    name: root,
+                });
+            };
+            *schema = entry.clone();
         }
         schema.insert(DEFS.to_owned(), Value::Object(entries));
     }
@@ -246,10 +289,24 @@ mod tests {
                 None,
             ),
             operation("c", json!({ "type": "object" }), None),
+            // An answer that is `Pet`, written out at its root.
+            operation(
+                "d",
+                json!({ "type": "object" }),
+                Some(json!({
+                    "type": "object",
+                    "properties": { "tag": { "$ref": "#/$defs/Tag" } },
+                    "$defs": { "Pet": pet, "Tag": tag }
+                })),
+            ),
         ];
         let text = encode_operations(&operations);
         assert_eq!(text.matches("\"Pet\":{").count(), 1, "{text}");
-        assert_eq!(text.lines().count(), 1 + 2 + 2 + 3 + 1, "{text}");
+        assert_eq!(text.lines().count(), 1 + 2 + 2 + 4 + 1, "{text}");
+        assert!(
+            text.contains(r#""outputSchema":{"$root":"Pet","$defs":["Pet","Tag"]}"#),
+            "{text}"
+        );
         let back = decode_operations(&text).unwrap();
         assert_eq!(back, operations);
         // Key order too: what a client is shown is the same text.
