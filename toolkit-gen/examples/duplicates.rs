@@ -7,47 +7,58 @@
 //! cargo run --release -p toolkit-gen --example duplicates -- DOCUMENT [--list]
 //! ```
 //!
-//! Prints the module's size, its types (tool inputs, one per tool, apart), how many of the
-//! others have a body equal to an earlier type's, and with `--list` each group of equal bodies.
+//! Prints the module's size, its types — structs and enums; aliases (`pub type`), which name a
+//! type and make none, apart; tool inputs (one per tool) apart — how many of the others have a
+//! body equal to an earlier type's (derives and serde attributes included: a strict struct and
+//! a lenient one of the same fields differ), and with `--list` each group of equal bodies.
 //! Issue #13's goal on GitHub's description: at most 1 %.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::collections::{BTreeMap, HashSet};
 
+use quote::ToTokens as _;
+
 use toolkit_gen::emit::{EmitOptions, SourceOptions, openapi_source};
 use toolkit_runtime::openapi::{ReadOptions, decode_document, read_operations};
 
-/// Each type of `code` (a formatted module) not named in `skip`: its name and body.
-fn types<'c>(code: &'c str, skip: &HashSet<&str>) -> Vec<(&'c str, String)> {
-    let mut found = Vec::new();
-    let mut lines = code.lines();
-    while let Some(line) = lines.next() {
-        let Some((kind, rest)) = ["pub struct ", "pub enum ", "pub type "]
-            .iter()
-            .find_map(|start| line.strip_prefix(start).map(|rest| (*start, rest)))
-        else {
-            continue;
-        };
-        let name_end = rest
-            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .unwrap_or(rest.len());
-        let name = &rest[..name_end];
-        let mut body = format!("{kind}{}", &rest[name_end..]);
-        if !(line.ends_with(';') || line.ends_with("{}")) {
-            for inner in lines.by_ref() {
-                body.push('\n');
-                body.push_str(inner);
-                if inner == "}" {
-                    break;
-                }
+/// What a module declares: its types (structs and enums) not named in `skip`, each with its
+/// body — the item with its name, its documentation and its lint allows taken out (its derives,
+/// serde attributes, fields and their documentation kept) — and its aliases (`pub type`).
+fn declared(code: &str, skip: &HashSet<&str>) -> (Vec<(String, String)>, usize) {
+    let Ok(file) = syn::parse_file(code) else {
+        eprintln!("the module does not parse");
+        std::process::exit(1);
+    };
+    let own = |attrs: &mut Vec<syn::Attribute>| {
+        attrs.retain(|a| !a.path().is_ident("doc") && !a.path().is_ident("allow"));
+    };
+    let placeholder = syn::Ident::new("T", proc_macro2::Span::call_site());
+    let (mut types, mut aliases) = (Vec::new(), 0);
+    for item in file.items {
+        let (name, body) = match item {
+            syn::Item::Struct(mut item) => {
+                let name = item.ident.to_string();
+                own(&mut item.attrs);
+                item.ident = placeholder.clone();
+                (name, item.to_token_stream().to_string())
             }
+            syn::Item::Enum(mut item) => {
+                let name = item.ident.to_string();
+                own(&mut item.attrs);
+                item.ident = placeholder.clone();
+                (name, item.to_token_stream().to_string())
+            }
+            syn::Item::Type(_) => {
+                aliases += 1;
+                continue;
+            }
+            _ => continue,
+        };
+        if !skip.contains(name.as_str()) && !body.contains("__tk :: HttpSource") {
+            types.push((name, body));
         }
-        if line.contains("(__tk::HttpSource)") || skip.contains(name) {
-            continue;
-        }
-        found.push((name, body));
     }
-    found
+    (types, aliases)
 }
 
 fn main() {
@@ -76,35 +87,38 @@ fn main() {
         &EmitOptions::default(),
     );
     let inputs: HashSet<&str> = module.tools.iter().map(|t| t.root_type.as_str()).collect();
-    let all = types(&module.code, &HashSet::new());
-    let others = types(&module.code, &inputs);
-    let mut groups: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for (name, body) in &others {
-        groups.entry(body.as_str()).or_default().push(name);
-    }
-    let repeated: usize = groups.values().map(|names| names.len() - 1).sum();
-    let mut all_groups: BTreeMap<&str, usize> = BTreeMap::new();
-    for (_, body) in &all {
-        *all_groups.entry(body.as_str()).or_default() += 1;
-    }
-    let all_repeated: usize = all_groups.values().map(|count| count - 1).sum();
+    let (all, aliases) = declared(&module.code, &HashSet::new());
+    let (others, _) = declared(&module.code, &inputs);
+    let repeats = |types: &[(String, String)]| -> (BTreeMap<String, Vec<String>>, usize) {
+        let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for (name, body) in types {
+            groups.entry(body.clone()).or_default().push(name.clone());
+        }
+        let repeated = groups.values().map(|names| names.len() - 1).sum();
+        (groups, repeated)
+    };
+    let (groups, repeated) = repeats(&others);
+    let (_, all_repeated) = repeats(&all);
     #[allow(clippy::cast_precision_loss)]
     let share = |part: usize, whole: usize| part as f64 * 100.0 / whole.max(1) as f64;
+    let operations = module
+        .code
+        .find("pub const OPERATIONS")
+        .and_then(|start| Some(module.code.get(start..)?.find("]}\"")?))
+        .unwrap_or(0);
     println!(
-        "module: {} bytes, {} lines; of which the embedded operations {} bytes",
+        "module: {} bytes, {} lines; the embedded operations {} bytes",
         module.code.len(),
         module.code.lines().count(),
-        module
-            .code
-            .find("pub const OPERATIONS")
-            .and_then(|start| module.code.get(start..)?.find("\"#;"))
-            .unwrap_or(0)
+        operations
     );
     println!(
-        "types: {} ({} tool inputs); of the {} others, {} have a body equal to another's \
-         ({:.2} %); counting the tool inputs, {} of {} ({:.2} %)",
+        "types (structs and enums): {} ({} tool inputs), and {} aliases (`pub type`); of the {} \
+         types other than inputs, {} have a body equal to another's ({:.2} %); counting the tool \
+         inputs, {} of {} ({:.2} %)",
         all.len(),
         all.len() - others.len(),
+        aliases,
         others.len(),
         repeated,
         share(repeated, others.len()),
@@ -114,8 +128,8 @@ fn main() {
     );
     if list {
         for (body, names) in groups.iter().filter(|(_, names)| names.len() > 1) {
-            let first = body.lines().next().unwrap_or_default();
-            println!("{}: {first} …", names.join(", "));
+            let shown: String = body.chars().take(160).collect();
+            println!("{}: {shown} …", names.join(", "));
         }
     }
 }

@@ -65,6 +65,7 @@
 
 mod convert;
 mod customize;
+mod dedup;
 mod lints;
 mod naming;
 mod rust;
@@ -445,10 +446,15 @@ fn tool_types(
         typed(definition.name());
     }
     // Written once every tool is converted: a union met late may take the catch-all off an
-    // enum made early.
-    let mut tokens = rust::prelude();
+    // enum made early, and a type made late may have the body of one made early.
     for tool_items in &mut items {
         shared.close_deciding(tool_items);
+    }
+    let inputs: std::collections::HashSet<String> =
+        tools.iter().map(|tool| tool.root_type.clone()).collect();
+    dedup::alias_equal_types(&mut items, &inputs, &shared.named_types(), &attributes);
+    let mut tokens = rust::prelude();
+    for tool_items in &items {
         tokens.extend(rust::items(tool_items, &attributes, &mut matched));
     }
     Typed {

@@ -126,6 +126,17 @@ impl Shared {
         self.enums.entry(values).or_insert_with(|| name.to_owned());
     }
 
+    /// The names of the types of named schemas (`$defs` entries).
+    pub(crate) fn named_types(&self) -> HashSet<String> {
+        self.entries
+            .values()
+            .filter_map(|entry| match &entry.ty {
+                Ty::Named(name) => Some(name.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Takes the catch-all variant off the string enums of `items` whose values tell a union's
     /// members apart ([`Shared::deciding`]); run once every tool is converted, since a union
     /// met later may be told apart by an enum made earlier.

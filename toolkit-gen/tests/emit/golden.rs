@@ -113,10 +113,16 @@ fn objects_are_strict_structs_with_renames_options_and_docs() {
         &code,
         "pub anything: __tk::Nullable<__tk::serde_json::Value>,",
     );
+    // The owner's object has the body of the named schema `Base` (of `all_of`): its alias,
+    // documented as the owner.
     assert_has(
         &code,
-        "/// Who owns it.\n#[allow(missing_docs)]\n#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
-         #[serde(deny_unknown_fields)]\npub struct ObjectBasicsInputOwner {\npub name: ::std::string::String,\n}",
+        "/// Who owns it.\npub type ObjectBasicsInputOwner = Base;",
+    );
+    assert_has(
+        &code,
+        "#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
+         #[serde(deny_unknown_fields)]\npub struct Base {\npub name: ::std::string::String,\n}",
     );
 }
 
@@ -763,12 +769,39 @@ fn an_anonymous_type_of_the_same_body_is_one_type() {
         2
     );
     assert!(!code.contains("RenameInputBody"), "{code}");
-    // Empty structs stay the types of their places.
-    assert_has(&code, "pub struct RenameInputEmpty {}");
-    // Another description: another type.
+    // Empty structs keep the names of their places, as aliases of the first: one type.
+    assert_has(&code, "pub struct CreateInputEmpty {}");
+    assert_has(&code, "pub type RenameInputEmpty = CreateInputEmpty;");
+    // Another description of a field: another body, another type.
     let other = [tool("create", "The name."), tool("rename", "The new name.")];
     let code = module("other.json", &other, &EmitOptions::default()).code;
     assert_has(&code, "pub body: ::std::option::Option<RenameInputBody>,");
+    assert_has(&code, "pub struct RenameInputBody {");
+}
+
+#[test]
+fn named_schemas_of_the_same_body_are_aliases_of_one_type() {
+    // GitHub's `simple-user` and `nullable-simple-user`: two schemas, one shape.
+    let user = json!({ "type": "object", "properties": { "login": { "type": "string" } } });
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "owner": { "$ref": "#/$defs/SimpleUser" },
+            "editor": { "$ref": "#/$defs/NullableSimpleUser" }
+        },
+        "$defs": { "SimpleUser": user, "NullableSimpleUser": user }
+    });
+    let tool = ToolDefinition::new("edit", schema.as_object().cloned().unwrap()).unwrap();
+    let code = module("users.json", &[tool], &EmitOptions::default()).code;
+    // Fields keep the names the schema gave; both name one type.
+    assert_has(
+        &code,
+        "pub editor: ::std::option::Option<NullableSimpleUser>,",
+    );
+    assert_has(&code, "pub owner: ::std::option::Option<SimpleUser>,");
+    assert_eq!(code.matches("pub struct ").count(), 2, "{code}");
+    // The plainest name (the shortest) is the type's.
+    assert_has(&code, "pub type NullableSimpleUser = SimpleUser;");
 }
 
 #[test]

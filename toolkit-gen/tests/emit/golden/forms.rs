@@ -54,13 +54,7 @@ pub struct ObjectBasicsInput {
     pub ghost: __tk::serde_json::Value,
 }
 /// Who owns it.
-#[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
-pub struct ObjectBasicsInputOwner {
-    pub name: ::std::string::String,
-}
+pub type ObjectBasicsInputOwner = Base;
 /// The input of the tool `enums`.
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
@@ -542,12 +536,7 @@ pub enum UnionsInputTarget {
     Object(UnionsInputTargetObject),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
-pub struct UnionsInputTargetObject {
-    pub id: ::std::string::String,
-}
+pub type UnionsInputTargetObject = Identity;
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -804,24 +793,9 @@ pub enum MixedUnionsInputToolChoiceObject {
     FileSearch(MixedUnionsInputToolChoiceObjectFileSearch),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
-pub struct MixedUnionsInputToolChoiceObjectFunction {
-    pub name: ::std::string::String,
-}
+pub type MixedUnionsInputToolChoiceObjectFunction = Base;
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
-pub struct MixedUnionsInputToolChoiceObjectFileSearch {}
+pub type MixedUnionsInputToolChoiceObjectFileSearch = MapsInputNothing;
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]

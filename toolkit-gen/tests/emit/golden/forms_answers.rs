@@ -56,12 +56,7 @@ pub struct ObjectBasicsAnswer {
     pub ghost: __tk::serde_json::Value,
 }
 /// Who owns it.
-#[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-pub struct ObjectBasicsAnswerOwner {
-    pub name: ::std::string::String,
-}
+pub type ObjectBasicsAnswerOwner = Base;
 /// The input of the tool `enums`.
 pub type EnumsInput = __tk::serde_json::Map<
     ::std::string::String,
@@ -565,11 +560,7 @@ pub enum UnionsAnswerTarget {
     Object(UnionsAnswerTargetObject),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-pub struct UnionsAnswerTargetObject {
-    pub id: ::std::string::String,
-}
+pub type UnionsAnswerTargetObject = Identity;
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -829,22 +820,9 @@ pub enum MixedUnionsAnswerToolChoiceObject {
     FileSearch(MixedUnionsAnswerToolChoiceObjectFileSearch),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-pub struct MixedUnionsAnswerToolChoiceObjectFunction {
-    pub name: ::std::string::String,
-}
+pub type MixedUnionsAnswerToolChoiceObjectFunction = Base;
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-pub struct MixedUnionsAnswerToolChoiceObjectFileSearch {}
+pub type MixedUnionsAnswerToolChoiceObjectFileSearch = MapsAnswerNothing;
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]

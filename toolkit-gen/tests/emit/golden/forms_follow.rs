@@ -56,15 +56,7 @@ pub struct ObjectBasicsInput {
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
 /// Who owns it.
-#[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-pub struct ObjectBasicsInputOwner {
-    pub name: ::std::string::String,
-    /// The properties the schema does not name.
-    #[serde(flatten)]
-    pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
-}
+pub type ObjectBasicsInputOwner = Base;
 /// The input of the tool `enums`.
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
@@ -560,14 +552,7 @@ pub enum UnionsInputTarget {
     Object(UnionsInputTargetObject),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-pub struct UnionsInputTargetObject {
-    pub id: ::std::string::String,
-    /// The properties the schema does not name.
-    #[serde(flatten)]
-    pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
-}
+pub type UnionsInputTargetObject = Identity;
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -840,14 +825,7 @@ pub enum MixedUnionsInputToolChoiceObject {
     FileSearch(MixedUnionsInputToolChoiceObjectFileSearch),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-pub struct MixedUnionsInputToolChoiceObjectFunction {
-    pub name: ::std::string::String,
-    /// The properties the schema does not name.
-    #[serde(flatten)]
-    pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
-}
+pub type MixedUnionsInputToolChoiceObjectFunction = Base;
 #[allow(missing_docs)]
 #[derive(
     Debug,
