@@ -7,7 +7,7 @@
 //! cargo run --release -p toolkit-gen --example duplicates -- DOCUMENT [--list]
 //! ```
 //!
-//! Prints the module's size, its types — structs and enums; aliases (`pub type`), which name a
+//! Prints the module's size, the share of answer schemas typed, its types — structs and enums; aliases (`pub type`), which name a
 //! type and make none, apart; tool inputs (one per tool) apart — how many of the others have a
 //! body equal to an earlier type's (derives and serde attributes included: a strict struct and
 //! a lenient one of the same fields differ), and with `--list` each group of equal bodies.
@@ -125,6 +125,13 @@ fn main() {
         all_repeated,
         all.len(),
         share(all_repeated, all.len())
+    );
+    let typed_answers = module.answers.values().filter(|a| a.is_typed()).count();
+    println!(
+        "answers: {typed_answers} of {} operations with a JSON answer schema return a type \
+         ({:.2} %)",
+        module.answers.len(),
+        share(typed_answers, module.answers.len())
     );
     if list {
         for (body, names) in groups.iter().filter(|(_, names)| names.len() > 1) {

@@ -28,6 +28,8 @@
 //!   by every tool whose entry of that key has the same content (`shared.rs`); anonymous string
 //!   enums of the same values, and anonymous structs and unions of the same documentation and
 //!   body, are one type too;
+//! - a type whose body equals another's (GitHub's `simple-user` and `nullable-simple-user`) is
+//!   an alias of it (`dedup.rs`), tool inputs aside;
 //! - a struct whose fields are all optional derives `Default`;
 //! - `allOf`: its one member, or the objects merged into one struct;
 //! - `oneOf`/`anyOf`: one primitive (`string(ipv4) | string(ipv6)`), an enum of all strings, an
