@@ -104,7 +104,7 @@ fn main() {
     let operations = module
         .code
         .find("pub const OPERATIONS")
-        .and_then(|start| Some(module.code.get(start..)?.find("]}\"")?))
+        .and_then(|start| module.code.get(start..)?.find("]}\""))
         .unwrap_or(0);
     println!(
         "module: {} bytes, {} lines; the embedded operations {} bytes",

@@ -176,7 +176,9 @@ fn same_text(entry: &Value, schema: &JsonObject) -> bool {
     let Some(entry) = entry.as_object() else {
         return false;
     };
-    if schema.keys().last().map(String::as_str) != Some(DEFS) || entry.len() + 1 != schema.len() {
+    if schema.keys().next_back().map(String::as_str) != Some(DEFS)
+        || entry.len() + 1 != schema.len()
+    {
         return false;
     }
     entry
