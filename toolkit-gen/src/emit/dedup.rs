@@ -9,8 +9,9 @@
 //! decided with the aliases made so far (a struct of `NullableSimpleUser` fields equals one of
 //! `SimpleUser` fields), until nothing changes.
 //!
-//! Kept apart: the tools' input types (one per tool, by design), and types the user gives
-//! attributes (an alias takes none).
+//! Kept apart: the tools' input types (one per tool, by design), types the user gives
+//! attributes (an alias takes none), and two named schemas not documented as one thing
+//! (Petstore's `Category` and `Tag`, both `{id, name}`, stay two types).
 
 use std::collections::{HashMap, HashSet};
 
@@ -19,7 +20,9 @@ use super::schema::{Item, ItemKind, Ty};
 
 /// Makes the types of `items` of one body aliases of one of them: a named schema's type
 /// (`named`) when there is one — the shortest name, then the first in alphabetical order —
-/// else the first made. `keep` are the names never made aliases (the tools' inputs).
+/// else the first made. A named schema's type becomes an alias only of another named schema's
+/// of the same (non-empty) documentation. `keep` are the names never made aliases (the tools'
+/// inputs).
 pub(crate) fn alias_equal_types(
     items: &mut [Vec<Item>],
     keep: &HashSet<String>,
@@ -43,6 +46,11 @@ pub(crate) fn alias_equal_types(
             _ => true,
         }
     };
+    let docs: HashMap<String, Option<String>> = items
+        .iter()
+        .flatten()
+        .map(|item| (item.name.clone(), item.doc.clone()))
+        .collect();
     let mut aliases: HashMap<String, String> = HashMap::new();
     // Each round makes the aliases that the last round's make visible; a few rounds suffice
     // (nesting depth), and each round only ever adds.
@@ -78,6 +86,18 @@ pub(crate) fn alias_equal_types(
                 continue;
             };
             for name in names.iter().filter(|name| **name != canonical) {
+                // Two named schemas are one type only when documented as one thing (GitHub's
+                // `simple-user` and `nullable-simple-user`: "A GitHub user."); Petstore's
+                // undocumented `Category` and `Tag` stay two types of one shape.
+                let same_thing = || {
+                    named.contains(canonical)
+                        && docs
+                            .get(*name)
+                            .is_some_and(|doc| doc.is_some() && docs.get(canonical) == Some(doc))
+                };
+                if named.contains(*name) && !same_thing() {
+                    continue;
+                }
                 added.push(((*name).to_owned(), canonical.to_owned()));
             }
         }

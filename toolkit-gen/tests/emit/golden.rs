@@ -781,8 +781,13 @@ fn an_anonymous_type_of_the_same_body_is_one_type() {
 
 #[test]
 fn named_schemas_of_the_same_body_are_aliases_of_one_type() {
-    // GitHub's `simple-user` and `nullable-simple-user`: two schemas, one shape.
-    let user = json!({ "type": "object", "properties": { "login": { "type": "string" } } });
+    // GitHub's `simple-user` and `nullable-simple-user`: two schemas, one shape, one
+    // description.
+    let user = json!({
+        "description": "A GitHub user.",
+        "type": "object",
+        "properties": { "login": { "type": "string" } }
+    });
     let schema = json!({
         "type": "object",
         "properties": {
@@ -802,6 +807,20 @@ fn named_schemas_of_the_same_body_are_aliases_of_one_type() {
     assert_eq!(code.matches("pub struct ").count(), 2, "{code}");
     // The plainest name (the shortest) is the type's.
     assert_has(&code, "pub type NullableSimpleUser = SimpleUser;");
+    // Petstore's `Category` and `Tag`: one shape, nothing says they are one thing.
+    let pair = json!({ "type": "object", "properties": { "id": { "type": "integer" } } });
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "category": { "$ref": "#/$defs/Category" },
+            "tag": { "$ref": "#/$defs/Tag" }
+        },
+        "$defs": { "Category": pair, "Tag": pair }
+    });
+    let tool = ToolDefinition::new("add", schema.as_object().cloned().unwrap()).unwrap();
+    let code = module("pets.json", &[tool], &EmitOptions::default()).code;
+    assert_has(&code, "pub struct Category {");
+    assert_has(&code, "pub struct Tag {");
 }
 
 #[test]
