@@ -13,6 +13,9 @@
 
 pub use serde;
 pub use serde_json;
+/// Deserializing with the JSON path of what did not fit: what [`call_answered`] reads typed
+/// answers with.
+pub use serde_path_to_error;
 
 mod nullable;
 mod unknown_value;
@@ -21,7 +24,8 @@ pub use nullable::{Nullable, present};
 pub use unknown_value::UnknownValue;
 
 pub use crate::{
-    BoxFuture, CatalogError, JsonObject, ToolDefinition, ToolSource, ToolSourceError, call_typed,
+    BoxFuture, CatalogError, JsonObject, ToolDefinition, ToolSource, ToolSourceError,
+    call_answered, call_typed,
 };
 
 #[cfg(feature = "http")]

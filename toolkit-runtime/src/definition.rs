@@ -142,6 +142,15 @@ impl ToolDefinition {
         self.output_schema.as_ref()
     }
 
+    /// The input schema and the output schema, to change (each copied first if shared).
+    #[cfg(feature = "operations")]
+    pub(crate) fn schemas_mut(&mut self) -> (&mut JsonObject, Option<&mut JsonObject>) {
+        (
+            Arc::make_mut(&mut self.input_schema),
+            self.output_schema.as_mut().map(Arc::make_mut),
+        )
+    }
+
     /// A definition of one of the runtime's own tools (whose names are literals, never empty).
     pub(crate) fn builtin(name: &'static str, description: &str, input_schema: JsonObject) -> Self {
         debug_assert!(!name.is_empty());

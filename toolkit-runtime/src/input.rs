@@ -261,7 +261,8 @@ impl fmt::Display for InvalidInput {
 
 impl std::error::Error for InvalidInput {}
 
-fn compile(schema: &Value) -> Result<Validator, ValidationError<'static>> {
+/// A schema compiled as tools' schemas are: formats and patterns not checked.
+pub(crate) fn compile(schema: &Value) -> Result<Validator, ValidationError<'static>> {
     jsonschema::options()
         .should_validate_formats(false)
         .with_keyword("pattern", |_, _, _| Ok(Box::new(Unchecked)))

@@ -61,7 +61,7 @@ pub use search::{Found, MAX_SEARCH_LIMIT, Ranking, SearchIndex, SearchOptions, T
 pub use source::{BoxFuture, ToolSource};
 pub use text::ECHO_LIMIT;
 pub use toolkit::{Approval, DuplicateName, Handler, Tool, Toolkit, ToolkitOptions};
-pub use typed::call_typed;
+pub use typed::{call_answered, call_typed};
 
 /// The README's examples, compiled and run as doc tests (with the features they use).
 #[doc = include_str!("../../README.md")]

@@ -70,7 +70,9 @@ async fn run(out: &mut dyn Write) -> Result<(), Box<dyn std::error::Error>> {
     )?;
     let petstore = Petstore::new(&petstore_url, http)?;
     let tasks = Tasks::http(tasks_url, mcp.clone())?;
+    // Typed answers (`Vec<Pet>`, `Pet`), written back as the JSON they came as.
     let pets = petstore.list_pets(ListPetsInput { limit: Some(2) }).await?;
+    let pets = toolkit_runtime::codegen::serde_json::to_string(&pets)?;
     writeln!(
         out,
         "   petstore.list_pets(ListPetsInput {{ limit: Some(2) }})\n     -> {pets}"
@@ -80,6 +82,7 @@ async fn run(out: &mut dyn Write) -> Result<(), Box<dyn std::error::Error>> {
             pet_id: "3".to_owned(),
         })
         .await?;
+    let pet = toolkit_runtime::codegen::serde_json::to_string(&pet)?;
     writeln!(
         out,
         "   petstore.show_pet_by_id(ShowPetByIdInput {{ pet_id: \"3\" }})\n     -> {pet}"

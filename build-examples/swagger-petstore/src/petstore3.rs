@@ -17,7 +17,6 @@ pub struct UpdatePetInput {
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
 pub struct Pet {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
@@ -42,7 +41,6 @@ pub struct Pet {
     __tk::serde::Deserialize
 )]
 #[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
 pub struct Category {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
@@ -59,7 +57,6 @@ pub struct Category {
     __tk::serde::Deserialize
 )]
 #[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
 pub struct Tag {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
@@ -70,7 +67,6 @@ pub struct Tag {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -87,16 +83,21 @@ pub enum PetStatus {
     Pending,
     #[serde(rename = "sold")]
     Sold,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl PetStatus {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["available", "pending", "sold"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Available => "available",
             Self::Pending => "pending",
             Self::Sold => "sold",
+            Self::Other(value) => value,
         }
     }
 }
@@ -107,6 +108,7 @@ impl ::std::fmt::Display for PetStatus {
 }
 impl ::std::str::FromStr for PetStatus {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "available" => ::std::result::Result::Ok(Self::Available),
@@ -150,6 +152,8 @@ pub struct FindPetsByStatusInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub status: ::std::option::Option<PetStatus>,
 }
+/// The answer of the tool `findPetsByStatus`.
+pub type FindPetsByStatusAnswer = ::std::vec::Vec<Pet>;
 /// The input of the tool `findPetsByTags`.
 ///
 /// Multiple tags can be provided with comma separated strings. Use tag1, tag2, tag3 for testing.
@@ -170,6 +174,8 @@ pub struct FindPetsByTagsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
 }
+/// The answer of the tool `findPetsByTags`.
+pub type FindPetsByTagsAnswer = ::std::vec::Vec<Pet>;
 /// The input of the tool `getPetById`.
 ///
 /// Returns a single pet.
@@ -233,6 +239,8 @@ pub struct DeletePetInput {
 #[serde(crate = "__tk::serde")]
 #[serde(deny_unknown_fields)]
 pub struct GetInventoryInput {}
+/// The answer of the tool `getInventory`.
+pub type GetInventoryAnswer = ::std::collections::BTreeMap<::std::string::String, i32>;
 /// The input of the tool `placeOrder`.
 ///
 /// Place a new order in the store.
@@ -261,7 +269,6 @@ pub struct PlaceOrderInput {
     __tk::serde::Deserialize
 )]
 #[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
 pub struct Order {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
@@ -283,7 +290,6 @@ pub struct Order {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -300,16 +306,21 @@ pub enum OrderStatus {
     Approved,
     #[serde(rename = "delivered")]
     Delivered,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl OrderStatus {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["placed", "approved", "delivered"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Placed => "placed",
             Self::Approved => "approved",
             Self::Delivered => "delivered",
+            Self::Other(value) => value,
         }
     }
 }
@@ -320,6 +331,7 @@ impl ::std::fmt::Display for OrderStatus {
 }
 impl ::std::str::FromStr for OrderStatus {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "placed" => ::std::result::Result::Ok(Self::Placed),
@@ -387,7 +399,6 @@ pub struct CreateUserInput {
     __tk::serde::Deserialize
 )]
 #[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
 pub struct User {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub id: ::std::option::Option<i64>,
@@ -453,6 +464,8 @@ pub struct LoginUserInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub password: ::std::option::Option<::std::string::String>,
 }
+/// The answer of the tool `loginUser`.
+pub type LoginUserAnswer = ::std::string::String;
 /// The input of the tool `logoutUser`.
 ///
 /// Log user out of the system.
@@ -517,26 +530,33 @@ impl Petstore3 {
     /// The source's name, which an assembly puts before its tools' names (`petstore3__<tool>`).
     pub const NAME: &'static str = "petstore3";
     /// The operations, as the runtime read them from `petstore3.yaml`.
-    pub const OPERATIONS: &'static str = r##"[
-{"definition":{"name":"updatePet","description":"Update an existing pet by Id.","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/Pet","description":"Update an existent pet in the store"}},"required":["body"],"additionalProperties":false,"$defs":{"Pet":{"x-swagger-router-model":"io.swagger.petstore.model.Pet","required":["name","photoUrls"],"type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[10]},"name":{"type":"string","examples":["doggie"]},"category":{"$ref":"#/$defs/Category"},"photoUrls":{"type":"array","items":{"type":"string"}},"tags":{"type":"array","items":{"$ref":"#/$defs/Tag"}},"status":{"type":"string","description":"pet status in the store","enum":["available","pending","sold"]}}},"Tag":{"x-swagger-router-model":"io.swagger.petstore.model.Tag","type":"object","properties":{"id":{"type":"integer","format":"int64"},"name":{"type":"string"}}},"Category":{"x-swagger-router-model":"io.swagger.petstore.model.Category","type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[1]},"name":{"type":"string","examples":["Dogs"]}}}}},"annotations":{"title":"Update an existing pet.","readOnly":false,"idempotent":true}},"request":{"method":"PUT","path":"/pet","body":{"property":"body","encoding":"json"}}},
-{"definition":{"name":"addPet","description":"Add a new pet to the store.","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/Pet","description":"Create a new pet in the store"}},"required":["body"],"additionalProperties":false,"$defs":{"Pet":{"x-swagger-router-model":"io.swagger.petstore.model.Pet","required":["name","photoUrls"],"type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[10]},"name":{"type":"string","examples":["doggie"]},"category":{"$ref":"#/$defs/Category"},"photoUrls":{"type":"array","items":{"type":"string"}},"tags":{"type":"array","items":{"$ref":"#/$defs/Tag"}},"status":{"type":"string","description":"pet status in the store","enum":["available","pending","sold"]}}},"Tag":{"x-swagger-router-model":"io.swagger.petstore.model.Tag","type":"object","properties":{"id":{"type":"integer","format":"int64"},"name":{"type":"string"}}},"Category":{"x-swagger-router-model":"io.swagger.petstore.model.Category","type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[1]},"name":{"type":"string","examples":["Dogs"]}}}}},"annotations":{"title":"Add a new pet to the store.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/pet","body":{"property":"body","encoding":"json"}}},
+    pub const OPERATIONS: &'static str = r##"{"$defs":{
+"Pet":{"x-swagger-router-model":"io.swagger.petstore.model.Pet","required":["name","photoUrls"],"type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[10]},"name":{"type":"string","examples":["doggie"]},"category":{"$ref":"#/$defs/Category"},"photoUrls":{"type":"array","items":{"type":"string"}},"tags":{"type":"array","items":{"$ref":"#/$defs/Tag"}},"status":{"type":"string","description":"pet status in the store","enum":["available","pending","sold"]}}},
+"Tag":{"x-swagger-router-model":"io.swagger.petstore.model.Tag","type":"object","properties":{"id":{"type":"integer","format":"int64"},"name":{"type":"string"}}},
+"Category":{"x-swagger-router-model":"io.swagger.petstore.model.Category","type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[1]},"name":{"type":"string","examples":["Dogs"]}}},
+"Order":{"x-swagger-router-model":"io.swagger.petstore.model.Order","type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[10]},"petId":{"type":"integer","format":"int64","examples":[198772]},"quantity":{"type":"integer","format":"int32","examples":[7]},"shipDate":{"type":"string","format":"date-time"},"status":{"type":"string","description":"Order Status","enum":["placed","approved","delivered"],"examples":["approved"]},"complete":{"type":"boolean"}}},
+"User":{"x-swagger-router-model":"io.swagger.petstore.model.User","type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[10]},"username":{"type":"string","examples":["theUser"]},"firstName":{"type":"string","examples":["John"]},"lastName":{"type":"string","examples":["James"]},"email":{"type":"string","examples":["john@email.com"]},"password":{"type":"string","examples":["12345"]},"phone":{"type":"string","examples":["12345"]},"userStatus":{"type":"integer","description":"User Status","format":"int32","examples":[1]}}}
+},
+"operations":[
+{"definition":{"name":"updatePet","description":"Update an existing pet by Id.","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/Pet","description":"Update an existent pet in the store"}},"required":["body"],"additionalProperties":false,"$defs":["Pet","Tag","Category"]},"outputSchema":{"$root":"Pet","$defs":["Pet","Tag","Category"]},"annotations":{"title":"Update an existing pet.","readOnly":false,"idempotent":true}},"request":{"method":"PUT","path":"/pet","body":{"property":"body","encoding":"json"}}},
+{"definition":{"name":"addPet","description":"Add a new pet to the store.","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/Pet","description":"Create a new pet in the store"}},"required":["body"],"additionalProperties":false,"$defs":["Pet","Tag","Category"]},"outputSchema":{"$root":"Pet","$defs":["Pet","Tag","Category"]},"annotations":{"title":"Add a new pet to the store.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/pet","body":{"property":"body","encoding":"json"}}},
 {"definition":{"name":"findPetsByStatus","description":"Multiple status values can be provided with comma separated strings.","inputSchema":{"type":"object","properties":{"status":{"type":"string","default":"available","enum":["available","pending","sold"],"description":"Status values that need to be considered for filter"}},"additionalProperties":false},"annotations":{"title":"Finds Pets by status.","readOnly":true}},"request":{"method":"GET","path":"/pet/findByStatus","parameters":[{"property":"status","in":"query","name":"status"}]}},
 {"definition":{"name":"findPetsByTags","description":"Multiple tags can be provided with comma separated strings. Use tag1, tag2, tag3 for testing.","inputSchema":{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"description":"Tags to filter by"}},"additionalProperties":false},"annotations":{"title":"Finds Pets by tags.","readOnly":true}},"request":{"method":"GET","path":"/pet/findByTags","parameters":[{"property":"tags","in":"query","name":"tags"}]}},
-{"definition":{"name":"getPetById","description":"Returns a single pet.","inputSchema":{"type":"object","properties":{"petId":{"type":"integer","format":"int64","description":"ID of pet to return"}},"required":["petId"],"additionalProperties":false},"annotations":{"title":"Find pet by ID.","readOnly":true}},"request":{"method":"GET","path":"/pet/{petId}","parameters":[{"property":"petId","in":"path","name":"petId"}]}},
-{"definition":{"name":"updatePetWithForm","description":"Updates a pet resource based on the form data.","inputSchema":{"type":"object","properties":{"petId":{"type":"integer","format":"int64","description":"ID of pet that needs to be updated"},"name":{"type":"string","description":"Name of pet that needs to be updated"},"status":{"type":"string","description":"Status of pet that needs to be updated"}},"required":["petId"],"additionalProperties":false},"annotations":{"title":"Updates a pet in the store with form data.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/pet/{petId}","parameters":[{"property":"petId","in":"path","name":"petId"},{"property":"name","in":"query","name":"name"},{"property":"status","in":"query","name":"status"}]}},
+{"definition":{"name":"getPetById","description":"Returns a single pet.","inputSchema":{"type":"object","properties":{"petId":{"type":"integer","format":"int64","description":"ID of pet to return"}},"required":["petId"],"additionalProperties":false},"outputSchema":{"$root":"Pet","$defs":["Pet","Tag","Category"]},"annotations":{"title":"Find pet by ID.","readOnly":true}},"request":{"method":"GET","path":"/pet/{petId}","parameters":[{"property":"petId","in":"path","name":"petId"}]}},
+{"definition":{"name":"updatePetWithForm","description":"Updates a pet resource based on the form data.","inputSchema":{"type":"object","properties":{"petId":{"type":"integer","format":"int64","description":"ID of pet that needs to be updated"},"name":{"type":"string","description":"Name of pet that needs to be updated"},"status":{"type":"string","description":"Status of pet that needs to be updated"}},"required":["petId"],"additionalProperties":false},"outputSchema":{"$root":"Pet","$defs":["Pet","Tag","Category"]},"annotations":{"title":"Updates a pet in the store with form data.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/pet/{petId}","parameters":[{"property":"petId","in":"path","name":"petId"},{"property":"name","in":"query","name":"name"},{"property":"status","in":"query","name":"status"}]}},
 {"definition":{"name":"deletePet","description":"Delete a pet.","inputSchema":{"type":"object","properties":{"petId":{"type":"integer","format":"int64","description":"Pet id to delete"}},"required":["petId"],"additionalProperties":false},"annotations":{"title":"Deletes a pet.","readOnly":false,"destructive":true,"idempotent":true}},"request":{"method":"DELETE","path":"/pet/{petId}","parameters":[{"property":"petId","in":"path","name":"petId"}]}},
-{"definition":{"name":"getInventory","description":"Returns a map of status codes to quantities.","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"annotations":{"title":"Returns pet inventories by status.","readOnly":true}},"request":{"method":"GET","path":"/store/inventory"}},
-{"definition":{"name":"placeOrder","description":"Place a new order in the store.","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/Order"}},"additionalProperties":false,"$defs":{"Order":{"x-swagger-router-model":"io.swagger.petstore.model.Order","type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[10]},"petId":{"type":"integer","format":"int64","examples":[198772]},"quantity":{"type":"integer","format":"int32","examples":[7]},"shipDate":{"type":"string","format":"date-time"},"status":{"type":"string","description":"Order Status","enum":["placed","approved","delivered"],"examples":["approved"]},"complete":{"type":"boolean"}}}}},"annotations":{"title":"Place an order for a pet.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/store/order","body":{"property":"body","encoding":"json"}}},
-{"definition":{"name":"getOrderById","description":"For valid response try integer IDs with value <= 5 or > 10. Other values will generate exceptions.","inputSchema":{"type":"object","properties":{"orderId":{"type":"integer","format":"int64","description":"ID of order that needs to be fetched"}},"required":["orderId"],"additionalProperties":false},"annotations":{"title":"Find purchase order by ID.","readOnly":true}},"request":{"method":"GET","path":"/store/order/{orderId}","parameters":[{"property":"orderId","in":"path","name":"orderId"}]}},
+{"definition":{"name":"getInventory","description":"Returns a map of status codes to quantities.","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","additionalProperties":{"type":"integer","format":"int32"}},"annotations":{"title":"Returns pet inventories by status.","readOnly":true}},"request":{"method":"GET","path":"/store/inventory"}},
+{"definition":{"name":"placeOrder","description":"Place a new order in the store.","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/Order"}},"additionalProperties":false,"$defs":["Order"]},"outputSchema":{"$root":"Order","$defs":["Order"]},"annotations":{"title":"Place an order for a pet.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/store/order","body":{"property":"body","encoding":"json"}}},
+{"definition":{"name":"getOrderById","description":"For valid response try integer IDs with value <= 5 or > 10. Other values will generate exceptions.","inputSchema":{"type":"object","properties":{"orderId":{"type":"integer","format":"int64","description":"ID of order that needs to be fetched"}},"required":["orderId"],"additionalProperties":false},"outputSchema":{"$root":"Order","$defs":["Order"]},"annotations":{"title":"Find purchase order by ID.","readOnly":true}},"request":{"method":"GET","path":"/store/order/{orderId}","parameters":[{"property":"orderId","in":"path","name":"orderId"}]}},
 {"definition":{"name":"deleteOrder","description":"For valid response try integer IDs with value < 1000. Anything above 1000 or non-integers will generate API errors.","inputSchema":{"type":"object","properties":{"orderId":{"type":"integer","format":"int64","description":"ID of the order that needs to be deleted"}},"required":["orderId"],"additionalProperties":false},"annotations":{"title":"Delete purchase order by identifier.","readOnly":false,"destructive":true,"idempotent":true}},"request":{"method":"DELETE","path":"/store/order/{orderId}","parameters":[{"property":"orderId","in":"path","name":"orderId"}]}},
-{"definition":{"name":"createUser","description":"This can only be done by the logged in user.","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/User","description":"Created user object"}},"additionalProperties":false,"$defs":{"User":{"x-swagger-router-model":"io.swagger.petstore.model.User","type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[10]},"username":{"type":"string","examples":["theUser"]},"firstName":{"type":"string","examples":["John"]},"lastName":{"type":"string","examples":["James"]},"email":{"type":"string","examples":["john@email.com"]},"password":{"type":"string","examples":["12345"]},"phone":{"type":"string","examples":["12345"]},"userStatus":{"type":"integer","description":"User Status","format":"int32","examples":[1]}}}}},"annotations":{"title":"Create user.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/user","body":{"property":"body","encoding":"json"}}},
-{"definition":{"name":"createUsersWithListInput","description":"Creates list of users with given input array.","inputSchema":{"type":"object","properties":{"body":{"type":"array","items":{"$ref":"#/$defs/User"}}},"additionalProperties":false,"$defs":{"User":{"x-swagger-router-model":"io.swagger.petstore.model.User","type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[10]},"username":{"type":"string","examples":["theUser"]},"firstName":{"type":"string","examples":["John"]},"lastName":{"type":"string","examples":["James"]},"email":{"type":"string","examples":["john@email.com"]},"password":{"type":"string","examples":["12345"]},"phone":{"type":"string","examples":["12345"]},"userStatus":{"type":"integer","description":"User Status","format":"int32","examples":[1]}}}}},"annotations":{"title":"Creates list of users with given input array.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/user/createWithList","body":{"property":"body","encoding":"json"}}},
+{"definition":{"name":"createUser","description":"This can only be done by the logged in user.","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/User","description":"Created user object"}},"additionalProperties":false,"$defs":["User"]},"outputSchema":{"$root":"User","$defs":["User"]},"annotations":{"title":"Create user.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/user","body":{"property":"body","encoding":"json"}}},
+{"definition":{"name":"createUsersWithListInput","description":"Creates list of users with given input array.","inputSchema":{"type":"object","properties":{"body":{"type":"array","items":{"$ref":"#/$defs/User"}}},"additionalProperties":false,"$defs":["User"]},"outputSchema":{"$root":"User","$defs":["User"]},"annotations":{"title":"Creates list of users with given input array.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/user/createWithList","body":{"property":"body","encoding":"json"}}},
 {"definition":{"name":"loginUser","description":"Log into the system.","inputSchema":{"type":"object","properties":{"username":{"type":"string","description":"The user name for login"},"password":{"type":"string","description":"The password for login in clear text"}},"additionalProperties":false},"annotations":{"title":"Logs user into the system.","readOnly":true}},"request":{"method":"GET","path":"/user/login","parameters":[{"property":"username","in":"query","name":"username"},{"property":"password","in":"query","name":"password"}]}},
 {"definition":{"name":"logoutUser","description":"Log user out of the system.","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"annotations":{"title":"Logs out current logged in user session.","readOnly":true}},"request":{"method":"GET","path":"/user/logout"}},
-{"definition":{"name":"getUserByName","description":"Get user detail based on username.","inputSchema":{"type":"object","properties":{"username":{"type":"string","description":"The name that needs to be fetched. Use user1 for testing"}},"required":["username"],"additionalProperties":false},"annotations":{"title":"Get user by user name.","readOnly":true}},"request":{"method":"GET","path":"/user/{username}","parameters":[{"property":"username","in":"path","name":"username"}]}},
-{"definition":{"name":"updateUser","description":"This can only be done by the logged in user.","inputSchema":{"type":"object","properties":{"username":{"type":"string","description":"name that need to be deleted"},"body":{"$ref":"#/$defs/User","description":"Update an existent user in the store"}},"required":["username"],"additionalProperties":false,"$defs":{"User":{"x-swagger-router-model":"io.swagger.petstore.model.User","type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[10]},"username":{"type":"string","examples":["theUser"]},"firstName":{"type":"string","examples":["John"]},"lastName":{"type":"string","examples":["James"]},"email":{"type":"string","examples":["john@email.com"]},"password":{"type":"string","examples":["12345"]},"phone":{"type":"string","examples":["12345"]},"userStatus":{"type":"integer","description":"User Status","format":"int32","examples":[1]}}}}},"annotations":{"title":"Update user resource.","readOnly":false,"idempotent":true}},"request":{"method":"PUT","path":"/user/{username}","parameters":[{"property":"username","in":"path","name":"username"}],"body":{"property":"body","encoding":"json"}}},
+{"definition":{"name":"getUserByName","description":"Get user detail based on username.","inputSchema":{"type":"object","properties":{"username":{"type":"string","description":"The name that needs to be fetched. Use user1 for testing"}},"required":["username"],"additionalProperties":false},"outputSchema":{"$root":"User","$defs":["User"]},"annotations":{"title":"Get user by user name.","readOnly":true}},"request":{"method":"GET","path":"/user/{username}","parameters":[{"property":"username","in":"path","name":"username"}]}},
+{"definition":{"name":"updateUser","description":"This can only be done by the logged in user.","inputSchema":{"type":"object","properties":{"username":{"type":"string","description":"name that need to be deleted"},"body":{"$ref":"#/$defs/User","description":"Update an existent user in the store"}},"required":["username"],"additionalProperties":false,"$defs":["User"]},"annotations":{"title":"Update user resource.","readOnly":false,"idempotent":true}},"request":{"method":"PUT","path":"/user/{username}","parameters":[{"property":"username","in":"path","name":"username"}],"body":{"property":"body","encoding":"json"}}},
 {"definition":{"name":"deleteUser","description":"This can only be done by the logged in user.","inputSchema":{"type":"object","properties":{"username":{"type":"string","description":"The name that needs to be deleted"}},"required":["username"],"additionalProperties":false},"annotations":{"title":"Delete user resource.","readOnly":false,"destructive":true,"idempotent":true}},"request":{"method":"DELETE","path":"/user/{username}","parameters":[{"property":"username","in":"path","name":"username"}]}}
-]"##;
+]}"##;
     /// The source sending to `base_url` (such as `https://api.example.com/v1`)
     /// over `client`.
     ///
@@ -601,12 +621,13 @@ impl Petstore3 {
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure, as the source reports it; an answer that does not
+    /// fit its type, naming the JSON path where it does not.
     pub async fn update_pet(
         &self,
         input: UpdatePetInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
-        __tk::call_typed(&self.0, "updatePet", &input).await
+    ) -> ::std::result::Result<Pet, __tk::ToolSourceError> {
+        __tk::call_answered(&self.0, "updatePet", &input).await
     }
     /// `POST /pet`: calls the tool `addPet` with `input`, as the source runs it.
     ///
@@ -614,12 +635,13 @@ impl Petstore3 {
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure, as the source reports it; an answer that does not
+    /// fit its type, naming the JSON path where it does not.
     pub async fn add_pet(
         &self,
         input: AddPetInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
-        __tk::call_typed(&self.0, "addPet", &input).await
+    ) -> ::std::result::Result<Pet, __tk::ToolSourceError> {
+        __tk::call_answered(&self.0, "addPet", &input).await
     }
     /// `GET /pet/findByStatus`: calls the tool `findPetsByStatus` with `input`, as the source runs it.
     ///
@@ -627,12 +649,13 @@ impl Petstore3 {
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure, as the source reports it; an answer that does not
+    /// fit its type, naming the JSON path where it does not.
     pub async fn find_pets_by_status(
         &self,
         input: FindPetsByStatusInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
-        __tk::call_typed(&self.0, "findPetsByStatus", &input).await
+    ) -> ::std::result::Result<FindPetsByStatusAnswer, __tk::ToolSourceError> {
+        __tk::call_answered(&self.0, "findPetsByStatus", &input).await
     }
     /// `GET /pet/findByTags`: calls the tool `findPetsByTags` with `input`, as the source runs it.
     ///
@@ -640,12 +663,13 @@ impl Petstore3 {
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure, as the source reports it; an answer that does not
+    /// fit its type, naming the JSON path where it does not.
     pub async fn find_pets_by_tags(
         &self,
         input: FindPetsByTagsInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
-        __tk::call_typed(&self.0, "findPetsByTags", &input).await
+    ) -> ::std::result::Result<FindPetsByTagsAnswer, __tk::ToolSourceError> {
+        __tk::call_answered(&self.0, "findPetsByTags", &input).await
     }
     /// `GET /pet/{petId}`: calls the tool `getPetById` with `input`, as the source runs it.
     ///
@@ -653,12 +677,13 @@ impl Petstore3 {
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure, as the source reports it; an answer that does not
+    /// fit its type, naming the JSON path where it does not.
     pub async fn get_pet_by_id(
         &self,
         input: GetPetByIdInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
-        __tk::call_typed(&self.0, "getPetById", &input).await
+    ) -> ::std::result::Result<Pet, __tk::ToolSourceError> {
+        __tk::call_answered(&self.0, "getPetById", &input).await
     }
     /// `POST /pet/{petId}`: calls the tool `updatePetWithForm` with `input`, as the source runs it.
     ///
@@ -666,12 +691,13 @@ impl Petstore3 {
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure, as the source reports it; an answer that does not
+    /// fit its type, naming the JSON path where it does not.
     pub async fn update_pet_with_form(
         &self,
         input: UpdatePetWithFormInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
-        __tk::call_typed(&self.0, "updatePetWithForm", &input).await
+    ) -> ::std::result::Result<Pet, __tk::ToolSourceError> {
+        __tk::call_answered(&self.0, "updatePetWithForm", &input).await
     }
     /// `DELETE /pet/{petId}`: calls the tool `deletePet` with `input`, as the source runs it.
     ///
@@ -692,12 +718,13 @@ impl Petstore3 {
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure, as the source reports it; an answer that does not
+    /// fit its type, naming the JSON path where it does not.
     pub async fn get_inventory(
         &self,
         input: GetInventoryInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
-        __tk::call_typed(&self.0, "getInventory", &input).await
+    ) -> ::std::result::Result<GetInventoryAnswer, __tk::ToolSourceError> {
+        __tk::call_answered(&self.0, "getInventory", &input).await
     }
     /// `POST /store/order`: calls the tool `placeOrder` with `input`, as the source runs it.
     ///
@@ -705,12 +732,13 @@ impl Petstore3 {
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure, as the source reports it; an answer that does not
+    /// fit its type, naming the JSON path where it does not.
     pub async fn place_order(
         &self,
         input: PlaceOrderInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
-        __tk::call_typed(&self.0, "placeOrder", &input).await
+    ) -> ::std::result::Result<Order, __tk::ToolSourceError> {
+        __tk::call_answered(&self.0, "placeOrder", &input).await
     }
     #[allow(rustdoc::invalid_html_tags)]
     /// `GET /store/order/{orderId}`: calls the tool `getOrderById` with `input`, as the source runs it.
@@ -719,12 +747,13 @@ impl Petstore3 {
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure, as the source reports it; an answer that does not
+    /// fit its type, naming the JSON path where it does not.
     pub async fn get_order_by_id(
         &self,
         input: GetOrderByIdInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
-        __tk::call_typed(&self.0, "getOrderById", &input).await
+    ) -> ::std::result::Result<Order, __tk::ToolSourceError> {
+        __tk::call_answered(&self.0, "getOrderById", &input).await
     }
     #[allow(rustdoc::invalid_html_tags)]
     /// `DELETE /store/order/{orderId}`: calls the tool `deleteOrder` with `input`, as the source runs it.
@@ -746,12 +775,13 @@ impl Petstore3 {
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure, as the source reports it; an answer that does not
+    /// fit its type, naming the JSON path where it does not.
     pub async fn create_user(
         &self,
         input: CreateUserInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
-        __tk::call_typed(&self.0, "createUser", &input).await
+    ) -> ::std::result::Result<User, __tk::ToolSourceError> {
+        __tk::call_answered(&self.0, "createUser", &input).await
     }
     /// `POST /user/createWithList`: calls the tool `createUsersWithListInput` with `input`, as the source runs it.
     ///
@@ -759,12 +789,13 @@ impl Petstore3 {
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure, as the source reports it; an answer that does not
+    /// fit its type, naming the JSON path where it does not.
     pub async fn create_users_with_list_input(
         &self,
         input: CreateUsersWithListInputInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
-        __tk::call_typed(&self.0, "createUsersWithListInput", &input).await
+    ) -> ::std::result::Result<User, __tk::ToolSourceError> {
+        __tk::call_answered(&self.0, "createUsersWithListInput", &input).await
     }
     /// `GET /user/login`: calls the tool `loginUser` with `input`, as the source runs it.
     ///
@@ -772,12 +803,13 @@ impl Petstore3 {
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure, as the source reports it; an answer that does not
+    /// fit its type, naming the JSON path where it does not.
     pub async fn login_user(
         &self,
         input: LoginUserInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
-        __tk::call_typed(&self.0, "loginUser", &input).await
+    ) -> ::std::result::Result<LoginUserAnswer, __tk::ToolSourceError> {
+        __tk::call_answered(&self.0, "loginUser", &input).await
     }
     /// `GET /user/logout`: calls the tool `logoutUser` with `input`, as the source runs it.
     ///
@@ -798,12 +830,13 @@ impl Petstore3 {
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure, as the source reports it; an answer that does not
+    /// fit its type, naming the JSON path where it does not.
     pub async fn get_user_by_name(
         &self,
         input: GetUserByNameInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
-        __tk::call_typed(&self.0, "getUserByName", &input).await
+    ) -> ::std::result::Result<User, __tk::ToolSourceError> {
+        __tk::call_answered(&self.0, "getUserByName", &input).await
     }
     /// `PUT /user/{username}`: calls the tool `updateUser` with `input`, as the source runs it.
     ///

@@ -108,6 +108,33 @@ pub(crate) fn convert_tool(
 ) -> Converted {
     let prefix = naming::type_name(tool_name);
     let root_type = module.types.unique(&format!("{prefix}Input"), "");
+    convert_root(root_type, root, doc, options, module, false)
+}
+
+/// Converts the answer schema `root` of the tool `tool_name` (the root type
+/// `{Tool}Answer`), naming its types in `module`. Answer types are lenient: their structs
+/// accept properties they do not name (no `deny_unknown_fields`).
+pub(crate) fn convert_answer(
+    tool_name: &str,
+    root: &Value,
+    doc: Option<String>,
+    options: &EmitOptions,
+    module: ModuleTypes<'_>,
+) -> Converted {
+    let prefix = naming::type_name(tool_name);
+    let root_type = module.types.unique(&format!("{prefix}Answer"), "");
+    convert_root(root_type, root, doc, options, module, true)
+}
+
+/// Converts `root` as the type `root_type`; `answer` for an answer's (lenient) types.
+fn convert_root(
+    root_type: String,
+    root: &Value,
+    doc: Option<String>,
+    options: &EmitOptions,
+    module: ModuleTypes<'_>,
+    answer: bool,
+) -> Converted {
     let mut converter = Converter {
         root,
         options,
@@ -123,6 +150,7 @@ pub(crate) fn convert_tool(
         in_progress: HashMap::new(),
         targets: reference_targets(root),
         depth: 0,
+        lenient: usize::from(answer),
         matched: Matched::default(),
     };
     let doc = doc.as_deref().map(line_breaks);
@@ -352,6 +380,8 @@ struct Converter<'a> {
     /// refers into its own properties (zod's `$refStrategy: root`) gets one type, not two.
     targets: HashSet<String>,
     depth: usize,
+    /// Above 0 while converting what an answer reaches: structs accept unknown properties.
+    lenient: usize,
     /// The type replacements used.
     matched: Matched,
 }
@@ -688,7 +718,12 @@ impl<'a> Converter<'a> {
         self.keys.insert(target_pointer.clone(), key.clone());
         let reserved = self.shared.name(&name, self.types);
         let (untyped_from, reached_from) = (self.untyped.len(), self.reached.len());
+        // A named schema some answer reaches is lenient wherever it is met, so that inputs and
+        // answers share its one type.
+        let lenient = self.shared.lenient.contains(&name);
+        self.lenient += usize::from(lenient);
         let ty = self.target(&target_pointer, target, reserved);
+        self.lenient -= usize::from(lenient);
         let untyped = self
             .untyped
             .get(untyped_from..)
@@ -871,7 +906,14 @@ impl<'a> Converter<'a> {
                 value: value.clone(),
             })
             .collect();
-        self.fill(slot, None, ItemKind::StringEnum(variants));
+        self.fill(
+            slot,
+            None,
+            ItemKind::StringEnum {
+                variants,
+                catch_all: true,
+            },
+        );
         self.shared.add_string_enum(values, &name);
         Ty::Named(name)
     }
@@ -970,7 +1012,8 @@ impl<'a> Converter<'a> {
         self.structure(map, pointer, hint, None)
     }
 
-    /// Whether the struct of the object schema `map` refuses properties it does not name.
+    /// Whether the struct of the object schema `map` refuses properties it does not name, as the
+    /// strictness says (a lenient struct, an answer's, never does: see [`Self::lenient_at`]).
     fn closes(&self, map: &Map<String, Value>) -> bool {
         match self.options.strictness {
             Strictness::Strict => true,
@@ -978,6 +1021,32 @@ impl<'a> Converter<'a> {
                 map.get("additionalProperties") == Some(&Value::Bool(false))
             }
         }
+    }
+
+    /// Whether the struct `member` becomes is lenient (accepts properties it does not name): a
+    /// named schema's is when some answer reaches it, wherever it is met; an inline one's when
+    /// it is converted for an answer. References (and `allOf` wrappers) are followed to the
+    /// last named schema, whose type the member's is.
+    fn lenient_at(&self, member: &Value) -> bool {
+        let mut schema = member;
+        let mut named = None;
+        for _ in 0..16 {
+            let reference = schema
+                .get("$ref")
+                .and_then(Value::as_str)
+                .or_else(|| schema.get("$recursiveRef").and_then(Value::as_str));
+            if let Some((target, pointer)) = reference.and_then(|r| self.resolve(r)) {
+                if let Some(name) = shared::named(&pointer) {
+                    named = Some(self.shared.lenient.contains(&name));
+                }
+                schema = target;
+            } else if let Some(inner) = wrapped(schema) {
+                schema = inner;
+            } else {
+                break;
+            }
+        }
+        named.unwrap_or(self.lenient > 0)
     }
 
     /// A struct for an object schema, leaving out the property `skip` (a tag).
@@ -1049,7 +1118,8 @@ impl<'a> Converter<'a> {
                 deprecated: false,
             });
         }
-        let closed = self.closes(map);
+        let lenient = self.lenient > 0;
+        let closed = !lenient && self.closes(map);
         let extra_name = scope.unique("extra", "_");
         self.settle(
             slot,
@@ -1060,6 +1130,7 @@ impl<'a> Converter<'a> {
                 fields,
                 closed,
                 extra_name,
+                lenient,
             }),
         )
     }

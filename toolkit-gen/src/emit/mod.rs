@@ -28,6 +28,8 @@
 //!   by every tool whose entry of that key has the same content (`shared.rs`); anonymous string
 //!   enums of the same values, and anonymous structs and unions of the same documentation and
 //!   body, are one type too;
+//! - a type whose body equals another's (GitHub's `simple-user` and `nullable-simple-user`) is
+//!   an alias of it (`dedup.rs`), tool inputs aside;
 //! - a struct whose fields are all optional derives `Default`;
 //! - `allOf`: its one member, or the objects merged into one struct;
 //! - `oneOf`/`anyOf`: one primitive (`string(ipv4) | string(ipv6)`), an enum of all strings, an
@@ -65,6 +67,7 @@
 
 mod convert;
 mod customize;
+mod dedup;
 mod lints;
 mod naming;
 mod rust;
@@ -151,6 +154,23 @@ impl ToolTypes {
     }
 }
 
+/// What a tool's answer schema became: the type its typed method returns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AnswerType {
+    /// The answer's type (`Pet`, `ListPetsAnswer`), or `None` when the whole answer is a
+    /// `serde_json::Value` (the method returns that).
+    pub root_type: Option<String>,
+    /// The places of the answer typed as `serde_json::Value` for want of a better type.
+    pub untyped: Vec<Untyped>,
+}
+
+impl AnswerType {
+    /// Whether the answer has a type (its typed method returns more than a `Value`).
+    pub fn is_typed(&self) -> bool {
+        self.root_type.is_some()
+    }
+}
+
 /// The input types of many tools, as one source file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Module {
@@ -158,6 +178,9 @@ pub struct Module {
     pub code: String,
     /// What each tool's input became, in the order of the tools.
     pub tools: Vec<ToolTypes>,
+    /// What each tool's answer became, by tool name, for the tools that declare an answer
+    /// schema (an OpenAPI operation's success answer, an MCP tool's `outputSchema`).
+    pub answers: BTreeMap<String, AnswerType>,
     /// Which of the [`Customizations`] the module used.
     pub matched: Matched,
     /// Why the code must not be written, each naming the tool whose schema caused it: emitted
@@ -233,12 +256,10 @@ pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Em
         },
     );
     let attributes = customize::Attributes::new(&options.customizations);
+    let mut items = converted.items;
+    shared.close_deciding(&mut items);
     let mut tokens = rust::prelude();
-    tokens.extend(rust::items(
-        &converted.items,
-        &attributes,
-        &mut Matched::default(),
-    ));
+    tokens.extend(rust::items(&items, &attributes, &mut Matched::default()));
     let (code, problem) = rust::format(&header(&format!("the tool `{tool_name}`")), tokens);
     let mut untyped = converted.untyped;
     if let Some(problem) = problem {
@@ -273,7 +294,15 @@ pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Em
 pub fn module(input: &str, definitions: &[ToolDefinition], options: &EmitOptions) -> Module {
     let mut types = Scope::default();
     let bases: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
-    let types = tool_types(definitions, &[], &bases, options, &mut types, &mut |_| {});
+    let types = tool_types(
+        definitions,
+        &[],
+        &[],
+        &bases,
+        options,
+        &mut types,
+        &mut |_| {},
+    );
     finish(input, types, TokenStream::new())
 }
 
@@ -286,7 +315,60 @@ struct Typed {
     items: Vec<Vec<schema::Item>>,
     attributes: customize::Attributes,
     tools: Vec<ToolTypes>,
+    answers: BTreeMap<String, AnswerType>,
     matched: Matched,
+}
+
+/// The schemas of each tool's answer, by tool name: an OpenAPI document's (the reader's
+/// `answers`), or an MCP tool's `outputSchema`.
+fn mcp_answers(definitions: &[ToolDefinition]) -> BTreeMap<String, &toolkit_runtime::JsonObject> {
+    definitions
+        .iter()
+        .filter_map(|definition| Some((definition.name().to_owned(), definition.output_schema()?)))
+        .collect()
+}
+
+/// The type of `answer` (the answer schema of the tool `tool`, its Rust names made from
+/// `base`), its items added to `items`.
+fn answer_type(
+    tool: &str,
+    base: &str,
+    answer: &toolkit_runtime::JsonObject,
+    options: &EmitOptions,
+    module: convert::ModuleTypes<'_>,
+    matched: &mut Matched,
+    items: &mut Vec<schema::Item>,
+) -> AnswerType {
+    let converted = convert::convert_answer(
+        base,
+        &Value::Object(answer.clone()),
+        Some(format!("The answer of the tool `{tool}`.")),
+        options,
+        module,
+    );
+    let mut converted = converted;
+    let mut root_type = Some(converted.root_type.clone());
+    // A root that only names another type (`$ref: Pet`) is that type; a root that is all
+    // `Value` is no type.
+    if let Some(first) = converted.items.first()
+        && first.name == converted.root_type
+        && let schema::ItemKind::Alias(ty) = &first.kind
+    {
+        match ty {
+            schema::Ty::Named(name) => root_type = Some(name.clone()),
+            schema::Ty::Value => root_type = None,
+            _ => {}
+        }
+        if root_type.as_deref() != Some(converted.root_type.as_str()) {
+            converted.items.remove(0);
+        }
+    }
+    matched.merge(&converted.matched);
+    items.extend(converted.items);
+    AnswerType {
+        root_type,
+        untyped: converted.untyped,
+    }
 }
 
 /// The types of each of `definitions`, named after `bases` (one per definition), in `types`;
@@ -295,6 +377,7 @@ struct Typed {
 fn tool_types(
     definitions: &[ToolDefinition],
     requests: &[&RequestTemplate],
+    answers: &[Option<&toolkit_runtime::JsonObject>],
     bases: &[&str],
     options: &EmitOptions,
     types: &mut Scope,
@@ -302,11 +385,26 @@ fn tool_types(
 ) -> Typed {
     let attributes = customize::Attributes::new(&options.customizations);
     let mut matched = Matched::default();
-    let mut tokens = rust::prelude();
     let mut items = Vec::with_capacity(definitions.len());
     let mut shared = Shared::default();
-    shared.reserve(definitions, types);
+    let mut schemas: Vec<&toolkit_runtime::JsonObject> = definitions
+        .iter()
+        .map(ToolDefinition::input_schema)
+        .collect();
+    schemas.extend(answers.iter().flatten().copied());
+    shared.reserve_schemas(&schemas, types);
+    shared.lenient = answers
+        .iter()
+        .flatten()
+        .flat_map(|answer| {
+            shared::CONTAINERS
+                .iter()
+                .filter_map(|container| answer.get(*container).and_then(Value::as_object))
+        })
+        .flat_map(|defs| defs.keys().cloned())
+        .collect();
     let mut tools = Vec::with_capacity(definitions.len());
+    let mut answer_types = BTreeMap::new();
     for (index, (definition, base)) in definitions.iter().zip(bases).enumerate() {
         let schema = Value::Object(definition.input_schema().clone());
         let doc = root_doc(definition.name(), definition.description.as_deref());
@@ -325,8 +423,23 @@ fn tool_types(
             locate(&mut converted.items, &converted.root_type, request);
         }
         matched.merge(&converted.matched);
-        tokens.extend(rust::items(&converted.items, &attributes, &mut matched));
-        items.push(converted.items);
+        let mut tool_items = converted.items;
+        if let Some(Some(answer)) = answers.get(index) {
+            let answer = answer_type(
+                definition.name(),
+                base,
+                answer,
+                options,
+                convert::ModuleTypes {
+                    types,
+                    shared: &mut shared,
+                },
+                &mut matched,
+                &mut tool_items,
+            );
+            answer_types.insert(definition.name().to_owned(), answer);
+        }
+        items.push(tool_items);
         tools.push(ToolTypes {
             tool: definition.name().to_owned(),
             root_type: converted.root_type,
@@ -334,11 +447,24 @@ fn tool_types(
         });
         typed(definition.name());
     }
+    // Written once every tool is converted: a union met late may take the catch-all off an
+    // enum made early, and a type made late may have the body of one made early.
+    for tool_items in &mut items {
+        shared.close_deciding(tool_items);
+    }
+    let inputs: std::collections::HashSet<String> =
+        tools.iter().map(|tool| tool.root_type.clone()).collect();
+    dedup::alias_equal_types(&mut items, &inputs, &shared.named_types(), &attributes);
+    let mut tokens = rust::prelude();
+    for tool_items in &items {
+        tokens.extend(rust::items(tool_items, &attributes, &mut matched));
+    }
     Typed {
         tokens,
         items,
         attributes,
         tools,
+        answers: answer_types,
         matched,
     }
 }
@@ -410,6 +536,7 @@ fn finish(input: &str, typed: Typed, rest: TokenStream) -> Module {
     Module {
         code,
         tools: typed.tools,
+        answers: typed.answers,
         matched: typed.matched,
         errors,
     }
@@ -508,7 +635,8 @@ pub fn openapi_source_observed(
         .iter()
         .map(|operation| operation.definition.clone())
         .collect();
-    let data = catalog(read.operations.iter().map(serde_json::to_string));
+    // Each `$defs` entry once, however many operations reach it (the runtime puts them back).
+    let data = toolkit_runtime::http::encode_operations(&read.operations);
     let requests: Vec<&RequestTemplate> = read
         .operations
         .iter()
@@ -522,11 +650,16 @@ pub fn openapi_source_observed(
         .to_string(),
         schemes: read.security.schemes.keys().cloned().collect(),
     });
+    let answers: Vec<Option<&toolkit_runtime::JsonObject>> = definitions
+        .iter()
+        .map(|definition| read.answers.get(definition.name()))
+        .collect();
     source_module(
         input,
         source::Kind::Http,
         &definitions,
         &requests,
+        &answers,
         &data,
         security.as_ref(),
         source,
@@ -569,11 +702,17 @@ pub fn mcp_source_observed(
     typed: &mut dyn FnMut(&str),
 ) -> Module {
     let data = catalog(definitions.iter().map(serde_json::to_string));
+    let by_name = mcp_answers(definitions);
+    let answers: Vec<Option<&toolkit_runtime::JsonObject>> = definitions
+        .iter()
+        .map(|definition| by_name.get(definition.name()).copied())
+        .collect();
     source_module(
         input,
         source::Kind::Mcp,
         definitions,
         &[],
+        &answers,
         &data,
         None,
         source,
@@ -582,8 +721,8 @@ pub fn mcp_source_observed(
     )
 }
 
-/// The JSON array a module embeds (its operations or tools): compact, one element a line, so
-/// that the module stays small and a diff shows which operation changed.
+/// The JSON array an MCP module embeds (its tools): compact, one element a line, so that the
+/// module stays small and a diff shows which tool changed.
 fn catalog(elements: impl Iterator<Item = serde_json::Result<String>>) -> String {
     let mut out = String::from("[");
     // Operations and definitions are maps of strings: they always serialize.
@@ -612,6 +751,7 @@ fn source_module(
     kind: source::Kind,
     definitions: &[ToolDefinition],
     requests: &[&RequestTemplate],
+    answers: &[Option<&toolkit_runtime::JsonObject>],
     data: &str,
     security: Option<&source::Security>,
     source: &SourceOptions,
@@ -628,6 +768,7 @@ fn source_module(
     let typed = tool_types(
         definitions,
         requests,
+        answers,
         &base_refs,
         options,
         &mut types,
@@ -649,6 +790,10 @@ fn source_module(
                 .map(|request| format!("{} {}", request.method, request.path)),
             name: method_names.unique(&naming::field_name(base), "_"),
             input: types.root_type.clone(),
+            answer: typed
+                .answers
+                .get(definition.name())
+                .and_then(|answer| answer.root_type.clone()),
             description: definition.description.clone(),
             deprecated: source.deprecated.contains(definition.name()),
         })

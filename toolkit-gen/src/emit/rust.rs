@@ -184,7 +184,7 @@ fn documented(item: &Item) -> Vec<Option<&str>> {
         ItemKind::Struct(structure) => {
             docs.extend(structure.fields.iter().map(|field| field.doc.as_deref()));
         }
-        ItemKind::StringEnum(_) => docs.push(None),
+        ItemKind::StringEnum { .. } => docs.push(None),
         ItemKind::Untagged(variants) => {
             docs.extend(variants.iter().map(|variant| variant.doc.as_deref()));
         }
@@ -242,6 +242,8 @@ fn item_tokens(
             // `deny_unknown_fields` after the derive: before it, rustc 1.95 refuses the code.
             let (deny, extra) = if structure.closed {
                 (quote!(#[serde(deny_unknown_fields)]), TokenStream::new())
+            } else if structure.lenient {
+                (TokenStream::new(), TokenStream::new())
             } else {
                 let extra_name = ident(&structure.extra_name);
                 (
@@ -274,7 +276,10 @@ fn item_tokens(
                 }
             }
         }
-        ItemKind::StringEnum(variants) => {
+        ItemKind::StringEnum {
+            variants,
+            catch_all,
+        } => {
             let names: Vec<TokenStream> = variants.iter().map(|v| ident(&v.name)).collect();
             let values: Vec<&str> = variants.iter().map(|v| v.value.as_str()).collect();
             let declared = names.iter().zip(&values).map(|(variant_name, value)| {
@@ -283,23 +288,46 @@ fn item_tokens(
                     #variant_name,
                 }
             });
+            // The catch-all, or (an enum that tells a union's members apart) `Copy` instead.
+            let text = if *catch_all {
+                quote!(&str)
+            } else {
+                quote!(&'static str)
+            };
+            let (copy, other_variant, other_arm) = if *catch_all {
+                let other = ident(&string_enum_other(variants));
+                (
+                    TokenStream::new(),
+                    quote! {
+                        /// A value the schema does not list, kept as it came (an API adds values):
+                        /// an answer still reads; a tool's input check refuses it.
+                        #[serde(untagged)]
+                        #other(::std::string::String),
+                    },
+                    quote!(Self::#other(value) => value,),
+                )
+            } else {
+                (quote!(Copy,), TokenStream::new(), TokenStream::new())
+            };
             quote! {
                 #doc
-                #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, __tk::serde::Serialize, __tk::serde::Deserialize)]
+                #[derive(Debug, Clone, #copy PartialEq, Eq, Hash, PartialOrd, Ord, __tk::serde::Serialize, __tk::serde::Deserialize)]
                 #[serde(crate = "__tk::serde")]
                 #user_attributes
                 pub enum #name {
                     #(#declared)*
+                    #other_variant
                 }
 
                 impl #name {
-                    /// Every value, in the schema's order.
+                    /// Every value the schema lists, in its order.
                     pub const VALUES: &'static [&'static str] = &[#(#values),*];
 
                     /// The value as the JSON string it is.
-                    pub fn as_str(&self) -> &'static str {
+                    pub fn as_str(&self) -> #text {
                         match self {
                             #(Self::#names => #values,)*
+                            #other_arm
                         }
                     }
                 }
@@ -313,6 +341,7 @@ fn item_tokens(
                 impl ::std::str::FromStr for #name {
                     type Err = __tk::UnknownValue;
 
+                    /// One of the listed values; any other is refused.
                     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
                         match value {
                             #(#values => ::std::result::Result::Ok(Self::#names),)*
@@ -402,6 +431,18 @@ pub(crate) fn format(header: &str, tokens: TokenStream) -> (String, Option<Strin
         Ok(file) => (format!("{header}\n{}", prettyplease::unparse(&file)), None),
         Err(error) => (format!("{header}\n{tokens}\n"), Some(error.to_string())),
     }
+}
+
+/// The name of a string enum's catch-all variant: `Other`, or `Other2`, … when a listed value
+/// is named so already.
+fn string_enum_other(variants: &[super::schema::StringVariant]) -> String {
+    let mut name = "Other".to_owned();
+    let mut count = 1;
+    while variants.iter().any(|variant| variant.name == name) {
+        count += 1;
+        name = format!("Other{count}");
+    }
+    name
 }
 
 #[cfg(test)]

@@ -78,7 +78,14 @@ pub(crate) enum ItemKind {
     /// A struct for an object schema.
     Struct(Struct),
     /// A unit-variant enum for a string `enum` or `const`.
-    StringEnum(Vec<StringVariant>),
+    StringEnum {
+        /// The listed values.
+        variants: Vec<StringVariant>,
+        /// Whether a value the schema does not list reads into an `Other(String)` variant: every
+        /// enum's but one whose values tell a union's members apart (see
+        /// [`Shared::deciding`](super::shared::Shared::deciding)).
+        catch_all: bool,
+    },
     /// An untagged enum whose variants hold different JSON kinds (`String`, `Vec<…>`, a struct).
     Untagged(Vec<Variant>),
     /// An internally tagged enum: objects told apart by the constant value of one property.
@@ -108,6 +115,10 @@ pub(crate) struct Struct {
     pub(crate) closed: bool,
     /// The Rust name of the flattened map of extra properties, when the struct is open.
     pub(crate) extra_name: String,
+    /// An answer's struct (or one an answer reaches): properties it does not name are
+    /// accepted and ignored — neither refused nor kept in an `extra` map, whose flattening
+    /// would hide the JSON path of an answer that does not fit.
+    pub(crate) lenient: bool,
 }
 
 /// A field of a struct.

@@ -18,11 +18,11 @@ use std::hash::{DefaultHasher, Hasher};
 use std::io;
 
 use serde_json::Value;
-use toolkit_runtime::ToolDefinition;
+use toolkit_runtime::JsonObject;
 
 use super::Untyped;
 use super::naming::{self, Scope};
-use super::schema::{ItemKind, Ty};
+use super::schema::{Item, ItemKind, Ty};
 
 /// A named schema's identity: its key and the fingerprint of its content (the entry and every
 /// schema it reaches).
@@ -54,24 +54,28 @@ pub(crate) struct Shared {
     /// The anonymous types made so far (an inline object or union, named after its place), by
     /// their documentation and body: one of the same is that type again.
     anonymous: HashMap<(Option<String>, ItemKind), String>,
+    /// The keys of the named schemas some answer reaches: their types are lenient.
+    pub(crate) lenient: HashSet<String>,
+    /// The value sets of the string properties that tell a union's object members apart
+    /// (`data_type: text | number | date` against `single_select`). An enum of such values has
+    /// no catch-all variant, wherever it is used: with one, the first member would read every
+    /// other member's value.
+    pub(crate) deciding: HashSet<BTreeSet<String>>,
 }
 
 /// The JSON pointers (without `#`) of the containers of named schemas.
 pub(crate) const CONTAINERS: [&str; 2] = ["$defs", "definitions"];
 
 impl Shared {
-    /// Reserves in `types` the names of every named schema of `definitions`' input schemas, in
-    /// sorted order.
-    pub(crate) fn reserve(&mut self, definitions: &[ToolDefinition], types: &mut Scope) {
-        let keys: BTreeSet<&str> = definitions
+    /// Reserves in `types` the names of every named schema of `schemas` (the tools' inputs
+    /// and answers), in sorted order.
+    pub(crate) fn reserve_schemas(&mut self, schemas: &[&JsonObject], types: &mut Scope) {
+        let keys: BTreeSet<&str> = schemas
             .iter()
-            .flat_map(|definition| {
-                CONTAINERS.iter().filter_map(|container| {
-                    definition
-                        .input_schema()
-                        .get(*container)
-                        .and_then(Value::as_object)
-                })
+            .flat_map(|schema| {
+                CONTAINERS
+                    .iter()
+                    .filter_map(|container| schema.get(*container).and_then(Value::as_object))
             })
             .flat_map(|defs| defs.keys().map(String::as_str))
             .collect();
@@ -120,6 +124,38 @@ impl Shared {
     /// Records the string enum `name` of `values` (the first of the same values is kept).
     pub(crate) fn add_string_enum(&mut self, values: Vec<String>, name: &str) {
         self.enums.entry(values).or_insert_with(|| name.to_owned());
+    }
+
+    /// The names of the types of named schemas (`$defs` entries).
+    pub(crate) fn named_types(&self) -> HashSet<String> {
+        self.entries
+            .values()
+            .filter_map(|entry| match &entry.ty {
+                Ty::Named(name) => Some(name.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Takes the catch-all variant off the string enums of `items` whose values tell a union's
+    /// members apart ([`Shared::deciding`]); run once every tool is converted, since a union
+    /// met later may be told apart by an enum made earlier.
+    pub(crate) fn close_deciding(&self, items: &mut [Item]) {
+        if self.deciding.is_empty() {
+            return;
+        }
+        for item in items {
+            if let ItemKind::StringEnum {
+                variants,
+                catch_all,
+            } = &mut item.kind
+            {
+                let values: BTreeSet<String> = variants.iter().map(|v| v.value.clone()).collect();
+                if self.deciding.contains(&values) {
+                    *catch_all = false;
+                }
+            }
+        }
     }
 
     /// The name of the anonymous type of this documentation and body made already, if any;

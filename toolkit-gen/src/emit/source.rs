@@ -30,6 +30,9 @@ pub(crate) struct Method {
     pub(crate) name: String,
     /// The input's type.
     pub(crate) input: String,
+    /// The answer's type, when the tool declares an answer schema that has one (else the
+    /// method returns `serde_json::Value`).
+    pub(crate) answer: Option<String>,
     /// The tool's description.
     pub(crate) description: Option<String>,
     /// Whether the operation is deprecated (the method is `#[deprecated]`).
@@ -141,17 +144,35 @@ fn methods(methods: &[Method]) -> TokenStream {
         let input = ident(&method.input);
         let tool = &method.tool;
         let deprecated = method.deprecated.then(|| quote!(#[deprecated]));
-        quote! {
-            #allows
-            #doc
-            ///
-            /// # Errors
-            ///
-            /// The tool's failure, as the source reports it.
-            #deprecated
-            pub async fn #name(&self, input: #input) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
-                __tk::call_typed(&self.0, #tool, &input).await
+        match &method.answer {
+            Some(answer) => {
+                let answer = ident(answer);
+                quote! {
+                    #allows
+                    #doc
+                    ///
+                    /// # Errors
+                    ///
+                    /// The tool's failure, as the source reports it; an answer that does not
+                    /// fit its type, naming the JSON path where it does not.
+                    #deprecated
+                    pub async fn #name(&self, input: #input) -> ::std::result::Result<#answer, __tk::ToolSourceError> {
+                        __tk::call_answered(&self.0, #tool, &input).await
+                    }
+                }
             }
+            None => quote! {
+                #allows
+                #doc
+                ///
+                /// # Errors
+                ///
+                /// The tool's failure, as the source reports it.
+                #deprecated
+                pub async fn #name(&self, input: #input) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
+                    __tk::call_typed(&self.0, #tool, &input).await
+                }
+            },
         }
     });
     quote!(#(#methods)*)

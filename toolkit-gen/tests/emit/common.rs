@@ -26,6 +26,20 @@ pub fn forms() -> Vec<ToolDefinition> {
     toolkit_runtime::decode_catalog(&text).unwrap()
 }
 
+/// The fixture tools with each one's input schema as its `outputSchema` (and no input): every
+/// schema form as an answer's type.
+pub fn forms_as_answers() -> Vec<ToolDefinition> {
+    forms()
+        .into_iter()
+        .map(|definition| {
+            let input = serde_json::json!({ "type": "object" });
+            ToolDefinition::new(definition.name(), input.as_object().cloned().unwrap())
+                .unwrap()
+                .with_output_schema(definition.input_schema().clone())
+        })
+        .collect()
+}
+
 /// The tools of every server of `livemcpbench-tools.json`, by server.
 pub fn mcp_servers() -> Vec<(String, Vec<ToolDefinition>)> {
     let path = corpus("mcp/livemcpbench-tools.json");

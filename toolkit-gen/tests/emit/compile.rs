@@ -88,8 +88,9 @@ fn cargo_clean(root: &Path, args: &[&str], env: &[(&str, &str)]) {
 fn generated_code_lints_clean_under_clippy_and_rustdoc() {
     // Servers whose descriptions hold bare URLs, `[brackets]`, `<tags>` and lists whose next
     // line is not indented, a document with `<tags>` and undocumented properties, and the
-    // fixture of every form (deprecated fields, string enums, a tuple struct): small, so that
-    // clippy and rustdoc take seconds, and between them every lint a description trips.
+    // fixture of every form, as inputs and as answers (deprecated fields, string enums, a tuple
+    // struct): small, so that clippy and rustdoc take seconds, and between them every lint a
+    // description trips.
     const SERVERS: &[&str] = &["basic-memory", "biomcp", "playwright"];
     let mut modules = Vec::new();
     for (server, definitions) in mcp_servers() {
@@ -117,6 +118,14 @@ fn generated_code_lints_clean_under_clippy_and_rustdoc() {
     modules.push(("petstore".to_owned(), petstore.code));
     let forms = toolkit_gen::emit::module("forms.json", &forms(), &EmitOptions::default());
     modules.push(("forms".to_owned(), forms.code));
+    // Every form as an answer's type (lenient structs, catch-all enums, aliases).
+    let answers = mcp_source(
+        "forms.json",
+        &crate::common::forms_as_answers(),
+        &SourceOptions::new("forms_answers"),
+        &EmitOptions::default(),
+    );
+    modules.push(("forms_answers".to_owned(), answers.code));
     // `missing_docs` denied: a user's crate that documents everything may include the modules.
     let root = write_crate("emit-lint", "#![deny(warnings, missing_docs)]\n", &modules);
     cargo_clean(&root, &["clippy", "--", "-D", "warnings"], &[]);

@@ -1,6 +1,7 @@
-//! A property test over the compiled strict golden: values drawn from each fixture tool's own
-//! schema that the runtime's input check accepts deserialize into the tool's generated input
-//! type and serialize back to the same JSON (numbers compared as numbers).
+//! Property tests over the compiled goldens: values drawn from each fixture tool's own schema
+//! that the runtime's input check accepts deserialize into the tool's generated input type — and
+//! into its answer type, where the same schema is a tool's `outputSchema` (lenient structs,
+//! enums with a catch-all) — and serialize back to the same JSON (numbers compared as numbers).
 
 use proptest::prelude::*;
 use proptest::strategy::Union;
@@ -13,6 +14,12 @@ use crate::common::forms;
 #[allow(dead_code, deprecated)]
 mod strict {
     include!("golden/forms.rs");
+}
+
+/// The answers golden (each fixture schema as an answer's), compiled here.
+#[allow(dead_code, deprecated)]
+mod answers {
+    include!("golden/forms_answers.rs");
 }
 
 /// Values of `schema` (references resolved in `root`), `depth` levels at most.
@@ -185,6 +192,30 @@ fn round_trip(tool: &str, value: &Value) -> Option<Result<Value, String>> {
     })
 }
 
+/// Reads `value` as the tool's answer type and writes it back.
+fn answer_round_trip(tool: &str, value: &Value) -> Option<Result<Value, String>> {
+    fn through<T: serde::de::DeserializeOwned + serde::Serialize>(
+        value: &Value,
+    ) -> Result<Value, String> {
+        let typed: T = serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+        serde_json::to_value(&typed).map_err(|e| e.to_string())
+    }
+    Some(match tool {
+        "object_basics" => through::<answers::ObjectBasicsAnswer>(value),
+        "enums" => through::<answers::EnumsAnswer>(value),
+        "consts_and_nulls" => through::<answers::ConstsAndNullsAnswer>(value),
+        "tuples" => through::<answers::TuplesAnswer>(value),
+        "maps" => through::<answers::MapsAnswer>(value),
+        "refs" => through::<answers::RefsAnswer>(value),
+        "unions" => through::<answers::UnionsAnswer>(value),
+        "all_of" => through::<answers::AllOfAnswer>(value),
+        "open" => through::<answers::OpenAnswer>(value),
+        "mixed_unions" => through::<answers::MixedUnionsAnswer>(value),
+        "more_unions" => through::<answers::MoreUnionsAnswer>(value),
+        _ => return None,
+    })
+}
+
 /// A fixture tool's name and a value drawn from its schema.
 fn drawn() -> impl Strategy<Value = (String, Value)> {
     let tools: Vec<BoxedStrategy<(String, Value)>> = forms()
@@ -210,6 +241,20 @@ proptest! {
         // Only what the schema accepts (a drawn value may miss a bound or a `oneOf`).
         prop_assume!(InputCheck::new(definition.input_schema()).check(&value).is_ok());
         let back = round_trip(&tool, &value).unwrap();
+        let back = back.map_err(|e| TestCaseError::fail(format!("{tool}: {e}: {value}")))?;
+        prop_assert!(same(&back, &value), "{tool}: {value} came back as {back}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn values_of_each_schema_round_trip_through_its_answer_type((tool, value) in drawn()) {
+        let definitions = forms();
+        let definition = definitions.iter().find(|d| d.name() == tool).unwrap();
+        prop_assume!(InputCheck::new(definition.input_schema()).check(&value).is_ok());
+        let back = answer_round_trip(&tool, &value).unwrap();
         let back = back.map_err(|e| TestCaseError::fail(format!("{tool}: {e}: {value}")))?;
         prop_assert!(same(&back, &value), "{tool}: {value} came back as {back}");
     }

@@ -6,7 +6,7 @@ use serde_json::json;
 use toolkit_gen::emit::{EmitOptions, Strictness, input_types, module};
 use toolkit_runtime::ToolDefinition;
 
-use crate::common::{forms, here};
+use crate::common::{forms, forms_as_answers, here};
 
 pub(crate) fn check_golden(name: &str, code: &str) {
     let path = here(&format!("golden/{name}.rs"));
@@ -42,6 +42,17 @@ fn the_schema_following_module_matches_its_golden() {
         "forms_follow",
         &module("fixtures/forms.json", &forms(), &options).code,
     );
+}
+
+#[test]
+fn the_answers_module_matches_its_golden() {
+    let emitted = toolkit_gen::emit::mcp_source(
+        "fixtures/forms.json (as answers)",
+        &forms_as_answers(),
+        &toolkit_gen::emit::SourceOptions::new("forms"),
+        &EmitOptions::default(),
+    );
+    check_golden("forms_answers", &emitted.code);
 }
 
 #[test]
@@ -102,10 +113,16 @@ fn objects_are_strict_structs_with_renames_options_and_docs() {
         &code,
         "pub anything: __tk::Nullable<__tk::serde_json::Value>,",
     );
+    // The owner's object has the body of the named schema `Base` (of `all_of`): its alias,
+    // documented as the owner.
     assert_has(
         &code,
-        "/// Who owns it.\n#[allow(missing_docs)]\n#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
-         #[serde(deny_unknown_fields)]\npub struct ObjectBasicsInputOwner {\npub name: ::std::string::String,\n}",
+        "/// Who owns it.\npub type ObjectBasicsInputOwner = Base;",
+    );
+    assert_has(
+        &code,
+        "#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]\n#[serde(crate = \"__tk::serde\")]\n\
+         #[serde(deny_unknown_fields)]\npub struct Base {\npub name: ::std::string::String,\n}",
     );
 }
 
@@ -115,7 +132,7 @@ fn string_enums_never_collide_and_always_rename() {
     assert_has(
         &code,
         "pub enum EnumsInputOrder {\n#[serde(rename = \"ASC\")]\nAsc,\n#[serde(rename = \"asc\")]\nAsc2,\n\
-         #[serde(rename = \"DESC\")]\nDesc,\n#[serde(rename = \"desc\")]\nDesc2,\n}",
+         #[serde(rename = \"DESC\")]\nDesc,\n#[serde(rename = \"desc\")]\nDesc2,\n/// A value the schema does not list, kept as it came (an API adds values):\n/// an answer still reads; a tool's input check refuses it.\n#[serde(untagged)]\nOther(::std::string::String),\n}",
     );
     assert_has(
         &code,
@@ -138,7 +155,7 @@ fn consts_nulls_and_never_members_are_typed() {
     assert_has(&code, "pub kind: ConstsAndNullsInputKind,");
     assert_has(
         &code,
-        "pub enum ConstsAndNullsInputKind {\n#[serde(rename = \"fixed\")]\nFixed,\n}",
+        "pub enum ConstsAndNullsInputKind {\n#[serde(rename = \"fixed\")]\nFixed,\n/// A value the schema does not list, kept as it came (an API adds values):\n/// an answer still reads; a tool's input check refuses it.\n#[serde(untagged)]\nOther(::std::string::String),\n}",
     );
     assert_has(&code, "pub version: ::std::option::Option<i64>,");
     // Required and nullable: an `Option` that is always written, and must be there when read.
@@ -232,7 +249,7 @@ fn unions_become_enums_when_they_can_be_told_apart() {
     );
     assert_has(
         code,
-        "pub enum UnionsInputMode {\n#[serde(rename = \"fast\")]\nFast,\n#[serde(rename = \"slow\")]\nSlow,\n}",
+        "pub enum UnionsInputMode {\n#[serde(rename = \"fast\")]\nFast,\n#[serde(rename = \"slow\")]\nSlow,\n/// A value the schema does not list, kept as it came (an API adds values):\n/// an answer still reads; a tool's input check refuses it.\n#[serde(untagged)]\nOther(::std::string::String),\n}",
     );
     assert_has(code, "pub choice: __tk::Nullable<UnionsInputChoice>,");
     // Two objects with nothing to tell them apart: a `Value`, reported with its place.
@@ -752,10 +769,106 @@ fn an_anonymous_type_of_the_same_body_is_one_type() {
         2
     );
     assert!(!code.contains("RenameInputBody"), "{code}");
-    // Empty structs stay the types of their places.
-    assert_has(&code, "pub struct RenameInputEmpty {}");
-    // Another description: another type.
+    // Empty structs keep the names of their places, as aliases of the first: one type.
+    assert_has(&code, "pub struct CreateInputEmpty {}");
+    assert_has(&code, "pub type RenameInputEmpty = CreateInputEmpty;");
+    // Another description of a field: another body, another type.
     let other = [tool("create", "The name."), tool("rename", "The new name.")];
     let code = module("other.json", &other, &EmitOptions::default()).code;
     assert_has(&code, "pub body: ::std::option::Option<RenameInputBody>,");
+    assert_has(&code, "pub struct RenameInputBody {");
+}
+
+#[test]
+fn named_schemas_of_the_same_body_are_aliases_of_one_type() {
+    // GitHub's `simple-user` and `nullable-simple-user`: two schemas, one shape, one
+    // description.
+    let user = json!({
+        "description": "A GitHub user.",
+        "type": "object",
+        "properties": { "login": { "type": "string" } }
+    });
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "owner": { "$ref": "#/$defs/SimpleUser" },
+            "editor": { "$ref": "#/$defs/NullableSimpleUser" }
+        },
+        "$defs": { "SimpleUser": user, "NullableSimpleUser": user }
+    });
+    let tool = ToolDefinition::new("edit", schema.as_object().cloned().unwrap()).unwrap();
+    let code = module("users.json", &[tool], &EmitOptions::default()).code;
+    // Fields keep the names the schema gave; both name one type.
+    assert_has(
+        &code,
+        "pub editor: ::std::option::Option<NullableSimpleUser>,",
+    );
+    assert_has(&code, "pub owner: ::std::option::Option<SimpleUser>,");
+    assert_eq!(code.matches("pub struct ").count(), 2, "{code}");
+    // The plainest name (the shortest) is the type's.
+    assert_has(&code, "pub type NullableSimpleUser = SimpleUser;");
+    // Petstore's `Category` and `Tag`: one shape, nothing says they are one thing.
+    let pair = json!({ "type": "object", "properties": { "id": { "type": "integer" } } });
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "category": { "$ref": "#/$defs/Category" },
+            "tag": { "$ref": "#/$defs/Tag" }
+        },
+        "$defs": { "Category": pair, "Tag": pair }
+    });
+    let tool = ToolDefinition::new("add", schema.as_object().cloned().unwrap()).unwrap();
+    let code = module("pets.json", &[tool], &EmitOptions::default()).code;
+    assert_has(&code, "pub struct Category {");
+    assert_has(&code, "pub struct Tag {");
+}
+
+#[test]
+fn an_mcp_tool_with_an_output_schema_returns_its_typed_structured_content() {
+    let input =
+        json!({"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]});
+    let output = json!({
+        "type": "object",
+        "properties": {
+            "temperature": {"type": "number"},
+            "sky": {"type": "string", "enum": ["clear", "cloudy"]}
+        },
+        "required": ["temperature"]
+    });
+    let weather = ToolDefinition::new("get_weather", input.as_object().cloned().unwrap())
+        .unwrap()
+        .with_output_schema(output.as_object().cloned().unwrap());
+    let plain = ToolDefinition::new(
+        "ping",
+        json!({"type": "object"}).as_object().cloned().unwrap(),
+    )
+    .unwrap();
+    let emitted = toolkit_gen::emit::mcp_source(
+        "weather.json",
+        &[weather, plain],
+        &toolkit_gen::emit::SourceOptions::new("weather"),
+        &EmitOptions::default(),
+    );
+    let code = emitted
+        .code
+        .lines()
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join("\n");
+    // The answer's struct is lenient (no `deny_unknown_fields`); its enum keeps unlisted values.
+    assert_has(
+        &code,
+        "#[serde(crate = \"__tk::serde\")]\npub struct GetWeatherAnswer {\npub temperature: f64,",
+    );
+    assert_has(&code, "#[serde(untagged)]\nOther(::std::string::String),");
+    assert_has(
+        &code,
+        ") -> ::std::result::Result<GetWeatherAnswer, __tk::ToolSourceError> {\n__tk::call_answered(&self.0, \"get_weather\", &input).await",
+    );
+    // No output schema: the method returns the JSON as before.
+    assert_has(&code, "__tk::call_typed(&self.0, \"ping\", &input).await");
+    let answer = &emitted.answers["get_weather"];
+    assert_eq!(answer.root_type.as_deref(), Some("GetWeatherAnswer"));
+    assert!(!emitted.answers.contains_key("ping"));
+    syn::parse_file(&emitted.code).unwrap();
 }

@@ -3,6 +3,7 @@
 //! and OpenAPI operation emits code that parses, and real documents' modules compile.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
+mod answers;
 mod arbitrary;
 mod common;
 mod compile;

@@ -112,7 +112,16 @@ fn enum_values_that_differ_only_in_case_stay_apart() {
     accepted("enums", &value);
     let upper: EnumsInput = serde_json::from_value(json!({ "order": "ASC" })).unwrap();
     assert_eq!(upper.order, EnumsInputOrder::Asc);
-    assert!(serde_json::from_value::<EnumsInput>(json!({ "order": "Asc" })).is_err());
+    // A value the schema does not list reads into the catch-all (so that an answer still reads
+    // when a server adds a value) and is written back as it came; the tool's input check still
+    // refuses it.
+    let unlisted: EnumsInput = serde_json::from_value(json!({ "order": "Asc" })).unwrap();
+    assert_eq!(unlisted.order, EnumsInputOrder::Other("Asc".to_owned()));
+    assert_eq!(unlisted.order.as_str(), "Asc");
+    let back = serde_json::to_value(&unlisted).unwrap();
+    assert_eq!(back, json!({ "order": "Asc" }));
+    assert!(check("enums").check(&back).is_err());
+    assert!("Asc".parse::<EnumsInputOrder>().is_err());
 }
 
 #[test]
@@ -440,4 +449,90 @@ fn unions_told_apart_read_back_as_the_member_they_are() {
     // A data type of neither member fits neither.
     let neither = json!({ "field": { "name": "f", "data_type": "iteration" } });
     assert!(serde_json::from_value::<MoreUnionsInput>(neither).is_err());
+}
+
+/// The answers golden: each fixture schema as a tool's `outputSchema`.
+#[allow(dead_code, deprecated)]
+mod answers {
+    include!("golden/forms_answers.rs");
+}
+
+#[test]
+fn answers_accept_unknown_properties_and_unlisted_enum_values() {
+    use answers::{EnumsAnswer, EnumsAnswerOrder, ObjectBasicsAnswer};
+    // A property the schema does not name, at the root and deeper, is ignored (never refused).
+    let basics: ObjectBasicsAnswer = serde_json::from_value(json!({
+        "petId": 7, "type": "dog", "ghost": 1, "added_later": true,
+        "owner": { "name": "Ada", "since": 2020 }
+    }))
+    .unwrap();
+    assert_eq!(basics.pet_id, 7);
+    assert_eq!(basics.owner.unwrap().name, "Ada");
+    // A value the schema does not list keeps the answer readable, and is written back as it
+    // came.
+    let enums: EnumsAnswer = serde_json::from_value(json!({ "order": "sideways" })).unwrap();
+    assert_eq!(enums.order, EnumsAnswerOrder::Other("sideways".to_owned()));
+    assert_eq!(
+        serde_json::to_value(&enums).unwrap(),
+        json!({ "order": "sideways" })
+    );
+    // A value of the wrong kind still fails, naming where.
+    let error =
+        toolkit_runtime::codegen::serde_path_to_error::deserialize::<_, ObjectBasicsAnswer>(
+            json!({ "petId": "seven", "type": "dog", "ghost": 1 }),
+        )
+        .unwrap_err();
+    assert_eq!(error.path().to_string(), "petId");
+}
+
+#[test]
+fn answer_unions_are_told_apart_and_their_deciding_enums_have_no_catch_all() {
+    use answers::{
+        MoreUnionsAnswer, MoreUnionsAnswerDigests, MoreUnionsAnswerField,
+        MoreUnionsAnswerFieldOptionsDataType,
+    };
+    let read = |value: Value| -> MoreUnionsAnswer {
+        let answer: MoreUnionsAnswer = serde_json::from_value(value.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&answer).unwrap(), value);
+        answer
+    };
+    // Each member's value reads as that member, whichever comes first in the enum.
+    let answer = read(json!({
+        "field": { "name": "f", "data_type": "single_select", "options": ["a"] },
+        "digests": { "attestation_ids": [1] }
+    }));
+    assert!(matches!(
+        answer.field,
+        Some(MoreUnionsAnswerField::Options(ref options))
+            if options.data_type == MoreUnionsAnswerFieldOptionsDataType::SingleSelect
+    ));
+    assert!(matches!(
+        answer.digests,
+        Some(MoreUnionsAnswerDigests::AttestationIds(_))
+    ));
+    let answer = read(json!({
+        "field": { "name": "f", "data_type": "date" },
+        "digests": { "subject_digests": ["sha256:x"] }
+    }));
+    assert!(matches!(answer.field, Some(MoreUnionsAnswerField::Text(_))));
+    assert!(matches!(
+        answer.digests,
+        Some(MoreUnionsAnswerDigests::SubjectDigests(_))
+    ));
+    // The enums that tell the members apart have no catch-all: a value of neither member (or a
+    // member's value missing what else tells it apart) is no value of the first.
+    for field in [
+        json!({ "name": "f", "data_type": "iteration" }),
+        json!({ "name": "f", "data_type": "single_select" }),
+    ] {
+        let value = json!({ "field": field });
+        assert!(
+            serde_json::from_value::<MoreUnionsAnswer>(value.clone()).is_err(),
+            "{value}"
+        );
+    }
+    assert!(
+        MoreUnionsAnswerFieldOptionsDataType::VALUES == ["single_select"]
+            && MoreUnionsAnswerFieldOptionsDataType::SingleSelect.as_str() == "single_select"
+    );
 }

@@ -217,8 +217,13 @@ async fn serve(Axum(system): Axum<System>, request: Request) -> Response {
             (StatusCode::CREATED, axum::Json(json!({ "created": pet }))).into_response()
         }
         ("GET", pet) if pet.starts_with("/v1/pets/") => {
+            // A number as the document says; any other id answers with it as a string, which
+            // does not fit the answer's type.
             let id = pet.trim_start_matches("/v1/pets/");
-            axum::Json(json!({ "id": id, "name": "Rex" })).into_response()
+            let id = id
+                .parse::<i64>()
+                .map_or_else(|_| json!(id), |number| json!(number));
+            axum::Json(json!({ "id": id, "name": "Rex", "born": "2020" })).into_response()
         }
         _ => StatusCode::NOT_FOUND.into_response(),
     }
@@ -316,20 +321,41 @@ async fn typed_methods_call_the_api() {
         .list_pets(petstore::ListPetsInput { limit: Some(1) })
         .await
         .unwrap();
-    assert_eq!(pets, json!([{ "id": 1, "name": "Rex", "tag": "dog" }]));
+    // The answer is typed: `Vec<Pet>`.
+    assert_eq!(
+        pets,
+        [petstore::Pet {
+            id: 1,
+            name: "Rex".to_owned(),
+            tag: Some("dog".to_owned()),
+        }]
+    );
     // An input whose properties are all optional has a `Default`.
     let all = petstore
         .list_pets(petstore::ListPetsInput::default())
         .await
         .unwrap();
-    assert_eq!(all.as_array().map(Vec::len), Some(2), "{all}");
-    let pet = petstore
+    assert_eq!(all.len(), 2, "{all:?}");
+    // A property the document does not name (`born`) is accepted.
+    let pet: petstore::Pet = petstore
         .show_pet_by_id(petstore::ShowPetByIdInput {
             pet_id: "7".to_owned(),
         })
         .await
         .unwrap();
-    assert_eq!(pet["id"], "7");
+    assert_eq!((pet.id, pet.name.as_str()), (7, "Rex"));
+    // An answer that does not fit its type: an error naming the JSON path, never a panic.
+    let unfit = petstore
+        .show_pet_by_id(petstore::ShowPetByIdInput {
+            pet_id: "seven".to_owned(),
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&unfit.reason, Reason::InvalidResponse { description }
+            if description.contains("does not fit its type at id: invalid type: string \"seven\", expected i64")),
+        "{unfit:?}"
+    );
     let created = petstore
         .create_pets(petstore::CreatePetsInput {
             body: petstore::Pet {
@@ -364,19 +390,39 @@ async fn typed_methods_call_the_api() {
 #[test]
 fn the_embedded_catalog_is_compact_one_operation_a_line_and_methods_say_their_request() {
     let code = petstore_module();
-    // The embedded operations parse back to what the reader read, one per line.
+    // The embedded operations read back as what the reader read, each `$defs` entry once.
+    let text = std::fs::read_to_string(here("fixtures/petstore.yaml")).unwrap();
+    let read = read_operations(&decode_document(&text).unwrap(), &ReadOptions::default()).unwrap();
+    let embedded = petstore::Petstore::OPERATIONS;
     assert_eq!(
-        serde_json::from_str::<serde_json::Value>(petstore::Petstore::OPERATIONS).unwrap(),
-        {
-            let text = std::fs::read_to_string(here("fixtures/petstore.yaml")).unwrap();
-            let read =
-                read_operations(&decode_document(&text).unwrap(), &ReadOptions::default()).unwrap();
-            serde_json::to_value(&read.operations).unwrap()
-        }
+        toolkit_runtime::http::decode_operations(embedded).unwrap(),
+        read.operations
     );
-    let lines: Vec<&str> = petstore::Petstore::OPERATIONS.lines().collect();
-    assert_eq!(lines.len(), 6 + 2, "{lines:?}");
-    assert!(lines[1].starts_with("{\"definition\":{\"name\":\"listPets\""));
+    let reached: Vec<&String> = read
+        .operations
+        .iter()
+        .flat_map(|operation| {
+            let definition = &operation.definition;
+            std::iter::once(definition.input_schema())
+                .chain(definition.output_schema())
+                .filter_map(|schema| schema.get("$defs")?.as_object())
+                .flat_map(serde_json::Map::keys)
+        })
+        .collect();
+    let names: std::collections::BTreeSet<&String> = reached.iter().copied().collect();
+    // `Pet` is reached by several schemas (inputs and answers), and held once.
+    assert!(reached.len() > names.len(), "{reached:?}");
+    for name in &names {
+        assert_eq!(
+            embedded.matches(&format!("\n\"{name}\":{{")).count(),
+            1,
+            "{name}"
+        );
+    }
+    // One entry a line, then one operation a line.
+    let lines: Vec<&str> = embedded.lines().collect();
+    assert_eq!(lines.len(), 1 + names.len() + 2 + 6 + 1, "{lines:?}");
+    assert!(lines[names.len() + 3].starts_with("{\"definition\":{\"name\":\"listPets\""));
     assert!(code.contains("/// `GET /pets/{petId}`: calls the tool `showPetById`"));
     assert!(code.contains("/// In the path, as `petId`."));
     assert!(code.contains("/// The request's body."));

@@ -11,6 +11,8 @@ pub(crate) mod http;
 mod in_process;
 #[cfg(all(feature = "serve-test-peer", feature = "mcp"))]
 mod interop;
+#[cfg(all(feature = "testing", feature = "openapi", feature = "http"))]
+mod output_schema;
 #[cfg(feature = "mcp")]
 pub(crate) mod pass_through;
 #[cfg(all(feature = "serve-test-peer", feature = "testing"))]

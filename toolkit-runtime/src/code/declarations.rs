@@ -219,11 +219,14 @@ impl<'s> Writer<'s> {
             let _ = writeln!(out, "{indent}{}{optional}: {kind};", property_name(name));
         }
         if let Some(extra) = extra {
-            let _ = writeln!(
-                out,
-                "{indent}[key: string]: {};",
+            // TypeScript wants every named property (an optional one is `T | undefined`)
+            // assignable to the index type: beside named properties it is `unknown`.
+            let kind = if properties.is_some_and(|properties| !properties.is_empty()) {
+                "unknown".to_owned()
+            } else {
                 self.write(extra, depth + 1, visiting)
-            );
+            };
+            let _ = writeln!(out, "{indent}[key: string]: {kind};");
         }
         let _ = write!(out, "{}}}", "  ".repeat(depth));
         out

@@ -17,6 +17,7 @@
 
 #[cfg(feature = "http")]
 mod answer;
+mod catalog;
 #[cfg(feature = "http")]
 pub mod client;
 #[cfg(feature = "http")]
@@ -36,6 +37,7 @@ pub(crate) mod template;
 
 #[cfg(feature = "http")]
 pub use answer::MAX_ERROR_WORDS;
+pub use catalog::{OperationsError, decode_operations, encode_operations};
 #[cfg(feature = "http")]
 pub use client::{HeaderClient, HttpClient, MAX_REDIRECTS, client_builder, same_origin_redirects};
 #[cfg(feature = "http")]

@@ -251,9 +251,10 @@ impl HttpSourceBuilder {
         self
     }
 
-    /// Adds the operations of `json`, a JSON array of [`Operation`]s as they serialise (what
-    /// `toolkit-gen` embeds in a generated source), in order. Operations that do not decode fail
-    /// [`HttpSourceBuilder::build`].
+    /// Adds the operations of `json`, in order: a JSON array of [`Operation`]s as they
+    /// serialise, or a catalog that holds each `$defs` entry once (what `toolkit-gen` embeds in
+    /// a generated source: see [`encode_operations`](super::encode_operations)). Operations that
+    /// do not decode fail [`HttpSourceBuilder::build`].
     ///
     /// ```
     /// use toolkit_runtime::http::{HttpSource, client_builder};
@@ -270,7 +271,7 @@ impl HttpSourceBuilder {
     /// ```
     #[must_use]
     pub fn operations_json(mut self, json: &str) -> Self {
-        match serde_json::from_str::<Vec<Operation>>(json) {
+        match super::decode_operations(json) {
             Ok(operations) => self.operations.extend(operations),
             Err(error) => self
                 .problems

@@ -16,6 +16,9 @@
 //! - whose input is one JSON Schema 2020-12 that stands alone: the document's schemas it refers
 //!   to are under `$defs`, references rewritten, cycles kept as references; 3.0 schemas are made
 //!   as 3.1 has them (`nullable`, boolean exclusive bounds, `example`);
+//! - whose success answer's JSON Schema, when the document gives one (the first 2xx response
+//!   with a JSON media type and a schema), is kept in [`ReadOperations::answers`], and is the
+//!   definition's `outputSchema` when its root is an object;
 //! - with the hints HTTP gives its method, and nothing guessed beyond: GET, HEAD, OPTIONS and
 //!   TRACE are read-only, PUT and DELETE idempotent, POST and PATCH not, DELETE destructive.
 //!
@@ -77,6 +80,7 @@
 //! # Ok::<(), toolkit_runtime::openapi::NotOpenApi>(())
 //! ```
 
+mod answer;
 mod defs;
 mod document;
 mod naming;
@@ -110,6 +114,13 @@ pub struct ReadOperations {
     /// out of inputs because they carry a credential.
     #[serde(default, skip_serializing_if = "Security::is_empty")]
     pub security: Security,
+    /// The JSON Schema of each operation's success answer, by operation name, standing alone
+    /// with its `$defs` (as an input schema does): the first 2xx response, by status and `2XX`
+    /// last, `default` never, whose content has a JSON media type with a schema. An operation
+    /// with none is not here. When the root is an object the operation's definition also
+    /// carries it as its `outputSchema`.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub answers: std::collections::BTreeMap<String, crate::JsonObject>,
 }
 
 impl ReadOperations {

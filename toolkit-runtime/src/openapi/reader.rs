@@ -4,6 +4,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use serde_json::{Map, Value, json};
 
+use super::answer;
 use super::defs::Defs;
 use super::naming::{self, BODY};
 use super::pointer::{self, location};
@@ -304,14 +305,39 @@ impl<'d> Reader<'d> {
                 .map(str::trim)
                 .filter(|text| !text.is_empty())
         };
-        let mut definition = ToolDefinition::new(name, input)
+        let mut definition = ToolDefinition::new(name.clone(), input)
             .map_err(|error| SkipReason::malformed(error.to_string()))?
             .with_annotations(hints(method, text("summary")));
         if let Some(description) = text("description").or_else(|| text("summary")) {
             definition = definition.with_description(description);
         }
+        if let Some(answer) = self.answer(operation.get("responses")) {
+            if let Some(output) = output_schema(&answer) {
+                definition = definition.with_output_schema(output);
+            }
+            self.read.answers.insert(name, answer);
+        }
         self.names.insert(read_name, at.to_owned());
         Ok(Operation::new(definition, template))
+    }
+
+    /// The schema of the operation's success answer (see [`answer`](super::answer)), standing
+    /// alone with its `$defs`; `None` when there is none or it cannot be read (an external
+    /// reference): the operation is a tool all the same.
+    fn answer(&mut self, responses: Option<&'d Value>) -> Option<Map<String, Value>> {
+        let schema = answer::success_schema(self.document, responses)?;
+        let mut refs = Vec::new();
+        let converted = self.defs.convert(schema, &mut refs).ok()?;
+        let defs = self.defs.gather(refs).ok()?;
+        let mut answer = match converted {
+            Value::Object(object) => object,
+            Value::Bool(true) => Map::new(),
+            _ => return None,
+        };
+        if !defs.is_empty() {
+            answer.insert("$defs".to_owned(), Value::Object(defs));
+        }
+        Some(answer)
     }
 
     /// The parameters of the path item and the operation (the operation's win over the path
@@ -612,6 +638,35 @@ fn describe(schema: &mut Value, parameter: &Parameter, property: &str) {
     if parameter.deprecated {
         object.insert("deprecated".to_owned(), Value::Bool(true));
     }
+}
+
+/// The answer schema as a tool's `outputSchema`, when its root is an object (MCP wants
+/// `type: "object"` there): the root as written, or the `$defs` entry a root `$ref` names,
+/// copied to the root. `None` for any other answer (a list, a string, a union).
+fn output_schema(answer: &Map<String, Value>) -> Option<Map<String, Value>> {
+    let is_object = |schema: &Map<String, Value>| schema.get("type") == Some(&json!("object"));
+    if is_object(answer) {
+        return Some(answer.clone());
+    }
+    let target = answer
+        .get("$ref")?
+        .as_str()?
+        .strip_prefix("#/$defs/")
+        .filter(|name| !name.contains('/'))?;
+    let defs = answer.get("$defs")?.as_object()?;
+    let Value::Object(root) = defs.get(target)? else {
+        return None;
+    };
+    if !is_object(root) {
+        return None;
+    }
+    let mut output = root.clone();
+    for (keyword, value) in answer {
+        if keyword != "$ref" {
+            output.insert(keyword.clone(), value.clone());
+        }
+    }
+    Some(output)
 }
 
 /// What HTTP says of a method: a safe method is read-only; PUT and DELETE are idempotent, POST

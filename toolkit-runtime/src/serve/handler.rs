@@ -140,7 +140,14 @@ impl ServerHandler for Handler {
             return Ok(result.into());
         }
         let result = match outcome {
-            Ok(value) => success(value, any_structure),
+            Ok(value) => match served
+                .outputs
+                .get(request.name.as_ref())
+                .map(|check| check.check(&value))
+            {
+                Some(Err(text)) => CallToolResult::error(vec![ContentBlock::text(text)]),
+                Some(Ok(())) | None => success(value, any_structure),
+            },
             Err(failure) => CallToolResult::error(vec![ContentBlock::text(shaped(&failure))]),
         };
         Ok(result.into())

@@ -48,6 +48,7 @@ mod error;
 pub mod failure;
 mod guard;
 mod handler;
+mod output_check;
 mod relay;
 mod served;
 mod server;

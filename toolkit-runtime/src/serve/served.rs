@@ -6,6 +6,7 @@
 //! stateless revision that listen (`subscriptions/listen` with `toolsListChanged`) hear it on
 //! their subscription.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -15,6 +16,7 @@ use rmcp::model::{Tool as McpTool, ToolAnnotations};
 use rmcp::service::Peer;
 use tokio::sync::watch;
 
+use super::output_check::OutputCheck;
 use crate::{Tool, ToolDefinition, Toolkit};
 
 /// A toolkit as served: the tools, and their MCP form computed once.
@@ -23,6 +25,8 @@ pub(crate) struct Served {
     pub(crate) toolkit: Toolkit,
     /// The `tools/list` entries, in the toolkit's order, by name.
     pub(crate) listing: IndexMap<String, McpTool>,
+    /// The check of each answer of a tool that declares an `outputSchema`, by name.
+    pub(crate) outputs: HashMap<String, OutputCheck>,
 }
 
 impl Served {
@@ -31,7 +35,18 @@ impl Served {
             .tools()
             .map(|tool| (tool.name().to_owned(), served_tool(tool)))
             .collect();
-        Self { toolkit, listing }
+        let outputs = toolkit
+            .tools()
+            .filter_map(|tool| {
+                let schema = tool.definition().shared_output_schema()?;
+                Some((tool.name().to_owned(), OutputCheck::new(Arc::clone(schema))))
+            })
+            .collect();
+        Self {
+            toolkit,
+            listing,
+            outputs,
+        }
     }
 }
 

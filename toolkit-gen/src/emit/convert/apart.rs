@@ -6,6 +6,10 @@
 //! - one requires a property the other does not declare, and the other's struct is closed
 //!   (`deny_unknown_fields`): every value of the one carries the property, which the other
 //!   refuses (GitHub's `delete-attestations-bulk`: `subject_digests` | `attestation_ids`);
+//! - both are an answer's (lenient) structs, and each requires a property the other does not
+//!   declare: a value as documented fits only its own member (a lenient struct ignores what it
+//!   does not name anyway; an open input struct, which would keep the other's property in its
+//!   `extra` map, is not told apart so);
 //! - both require a property whose values cannot be the same: of different JSON kinds
 //!   (`integer` against `string`), or strings of disjoint `enum`/`const` sets (GitHub's
 //!   `projects/add-field`: `data_type` is `text | number | date`, `single_select` or
@@ -35,13 +39,17 @@ struct Shape {
     required: BTreeSet<String>,
     properties: Map<String, Value>,
     closed: bool,
+    /// An answer's struct: ignores what it does not name.
+    lenient: bool,
 }
 
 impl Converter<'_> {
     /// Variant names for the object members `objects` of a union, when every member is told
     /// apart from every other by its properties (see the module's documentation); `None`
-    /// otherwise.
-    pub(super) fn told_apart(&self, objects: &[(usize, &Value)]) -> Option<Vec<String>> {
+    /// otherwise. The string values that tell members apart are recorded in
+    /// [`Shared::deciding`](crate::emit::shared::Shared::deciding): their enums get no
+    /// catch-all variant.
+    pub(super) fn told_apart(&mut self, objects: &[(usize, &Value)]) -> Option<Vec<String>> {
         let mut shapes = Vec::new();
         for (_, member) in objects {
             let mut view = Map::new();
@@ -66,23 +74,28 @@ impl Converter<'_> {
             let mut declared: BTreeSet<String> = properties.keys().cloned().collect();
             declared.extend(required.iter().cloned());
             // Only a struct refuses what it does not name: an object with no properties is a
-            // map (`additionalProperties: {…}`) or any object, whatever the strictness.
+            // map (`additionalProperties: {…}`) or any object, whatever the strictness; and a
+            // lenient struct (an answer's) refuses nothing.
             let is_struct = !properties.is_empty()
                 || view.get("additionalProperties") == Some(&Value::Bool(false));
+            let lenient = self.lenient_at(member);
             shapes.push(Shape {
                 declared,
                 required,
                 properties,
-                closed: is_struct && self.closes(&view),
+                closed: is_struct && !lenient && self.closes(&view),
+                lenient,
             });
         }
+        let mut deciding = Vec::new();
         for (index, a) in shapes.iter().enumerate() {
             for b in shapes.iter().skip(index + 1) {
-                if !self.decides(a, b) {
+                if !self.decides(a, b, &mut deciding) {
                     return None;
                 }
             }
         }
+        self.shared.deciding.extend(deciding);
         let mut scope = Scope::default();
         Some(
             objects
@@ -99,37 +112,51 @@ impl Converter<'_> {
         )
     }
 
-    /// Whether serde tells the members `a` and `b` apart.
-    fn decides(&self, a: &Shape, b: &Shape) -> bool {
-        let requires_foreign = |x: &Shape, y: &Shape| {
-            y.closed && x.required.iter().any(|name| !y.declared.contains(name))
-        };
-        if requires_foreign(a, b) || requires_foreign(b, a) {
-            return true;
-        }
+    /// Whether serde tells the members `a` and `b` apart. When it does, the value sets of every
+    /// string property both declare with values apart (`data_type: text | number | date`
+    /// against `single_select`) are added to `deciding`, whichever rule decided: with a
+    /// catch-all on such an enum, a value of one member that misses what the rule looks at
+    /// (`options`) would read as the other.
+    fn decides(&self, a: &Shape, b: &Shape, deciding: &mut Vec<BTreeSet<String>>) -> bool {
         let differ = |name: &String| match (a.properties.get(name), b.properties.get(name)) {
-            (Some(x), Some(y)) => self.disjoint(x, y),
-            _ => false,
+            (Some(x), Some(y)) => self.apart_by(x, y),
+            _ => None,
         };
-        if a.required
-            .iter()
-            .filter(|name| b.required.contains(*name))
-            .any(differ)
-        {
-            return true;
+        let requires_foreign =
+            |x: &Shape, y: &Shape| x.required.iter().any(|name| !y.declared.contains(name));
+        let (a_foreign, b_foreign) = (requires_foreign(a, b), requires_foreign(b, a));
+        let lenient = a.lenient && b.lenient;
+        let decided = (a_foreign && b.closed)
+            || (b_foreign && a.closed)
+            || (a_foreign && b_foreign && lenient)
+            || a.required
+                .iter()
+                .filter(|name| b.required.contains(*name))
+                .any(|name| differ(name).is_some())
+            || (a.declared == b.declared && a.declared.iter().any(|name| differ(name).is_some()));
+        if decided {
+            for name in a.declared.intersection(&b.declared) {
+                deciding.extend(differ(name).into_iter().flatten());
+            }
         }
-        a.declared == b.declared && a.declared.iter().any(differ)
+        decided
     }
 
     /// Whether no JSON value fits both property schemas as serde reads them.
     fn disjoint(&self, a: &Value, b: &Value) -> bool {
+        self.apart_by(a, b).is_some()
+    }
+
+    /// When no JSON value fits both property schemas as serde reads them: the string value
+    /// sets that make it so (two enums or constants), or none (two kinds).
+    fn apart_by(&self, a: &Value, b: &Value) -> Option<Vec<BTreeSet<String>>> {
         if self.accepts_null(a) || self.accepts_null(b) {
-            return false;
+            return None;
         }
         if let (Some(x), Some(y)) = (self.string_values(a), self.string_values(b)) {
-            return x.is_disjoint(&y);
+            return x.is_disjoint(&y).then(|| vec![x, y]);
         }
-        match (self.kind(a, 0), self.kind(b, 0)) {
+        let differ = match (self.kind(a, 0), self.kind(b, 0)) {
             (Some(Kind::Array), Some(Kind::Array)) => {
                 match (self.item_kind(a), self.item_kind(b)) {
                     (Some(x), Some(y)) => kinds_differ(x, y),
@@ -138,7 +165,8 @@ impl Converter<'_> {
             }
             (Some(x), Some(y)) => kinds_differ(x, y),
             _ => false,
-        }
+        };
+        differ.then(Vec::new)
     }
 
     /// The kind of an array schema's items.

@@ -54,13 +54,7 @@ pub struct ObjectBasicsInput {
     pub ghost: __tk::serde_json::Value,
 }
 /// Who owns it.
-#[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
-pub struct ObjectBasicsInputOwner {
-    pub name: ::std::string::String,
-}
+pub type ObjectBasicsInputOwner = Base;
 /// The input of the tool `enums`.
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
@@ -81,7 +75,6 @@ pub struct EnumsInput {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -100,17 +93,22 @@ pub enum EnumsInputOrder {
     Desc,
     #[serde(rename = "desc")]
     Desc2,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl EnumsInputOrder {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["ASC", "asc", "DESC", "desc"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Asc => "ASC",
             Self::Asc2 => "asc",
             Self::Desc => "DESC",
             Self::Desc2 => "desc",
+            Self::Other(value) => value,
         }
     }
 }
@@ -121,6 +119,7 @@ impl ::std::fmt::Display for EnumsInputOrder {
 }
 impl ::std::str::FromStr for EnumsInputOrder {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "ASC" => ::std::result::Result::Ok(Self::Asc),
@@ -135,7 +134,6 @@ impl ::std::str::FromStr for EnumsInputOrder {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -152,16 +150,21 @@ pub enum EnumsInputReaction {
     Minus1,
     #[serde(rename = "laugh")]
     Laugh,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl EnumsInputReaction {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["+1", "-1", "laugh"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Plus1 => "+1",
             Self::Minus1 => "-1",
             Self::Laugh => "laugh",
+            Self::Other(value) => value,
         }
     }
 }
@@ -172,6 +175,7 @@ impl ::std::fmt::Display for EnumsInputReaction {
 }
 impl ::std::str::FromStr for EnumsInputReaction {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "+1" => ::std::result::Result::Ok(Self::Plus1),
@@ -185,7 +189,6 @@ impl ::std::str::FromStr for EnumsInputReaction {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -204,17 +207,22 @@ pub enum EnumsInputSize {
     Empty2,
     #[serde(rename = "self")]
     SelfValue,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl EnumsInputSize {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["1024x1024", "", "/", "self"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::V1024x1024 => "1024x1024",
             Self::Empty => "",
             Self::Empty2 => "/",
             Self::SelfValue => "self",
+            Self::Other(value) => value,
         }
     }
 }
@@ -225,6 +233,7 @@ impl ::std::fmt::Display for EnumsInputSize {
 }
 impl ::std::str::FromStr for EnumsInputSize {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "1024x1024" => ::std::result::Result::Ok(Self::V1024x1024),
@@ -239,7 +248,6 @@ impl ::std::str::FromStr for EnumsInputSize {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -254,15 +262,20 @@ pub enum EnumsInputMaybe {
     On,
     #[serde(rename = "off")]
     Off,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl EnumsInputMaybe {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["on", "off"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::On => "on",
             Self::Off => "off",
+            Self::Other(value) => value,
         }
     }
 }
@@ -273,6 +286,7 @@ impl ::std::fmt::Display for EnumsInputMaybe {
 }
 impl ::std::str::FromStr for EnumsInputMaybe {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "on" => ::std::result::Result::Ok(Self::On),
@@ -301,7 +315,6 @@ pub struct ConstsAndNullsInput {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -314,14 +327,19 @@ pub struct ConstsAndNullsInput {
 pub enum ConstsAndNullsInputKind {
     #[serde(rename = "fixed")]
     Fixed,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl ConstsAndNullsInputKind {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["fixed"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Fixed => "fixed",
+            Self::Other(value) => value,
         }
     }
 }
@@ -332,6 +350,7 @@ impl ::std::fmt::Display for ConstsAndNullsInputKind {
 }
 impl ::std::str::FromStr for ConstsAndNullsInputKind {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "fixed" => ::std::result::Result::Ok(Self::Fixed),
@@ -440,7 +459,6 @@ pub struct Node {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -455,15 +473,20 @@ pub enum Legacy {
     Old,
     #[serde(rename = "new")]
     New,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl Legacy {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["old", "new"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Old => "old",
             Self::New => "new",
+            Self::Other(value) => value,
         }
     }
 }
@@ -474,6 +497,7 @@ impl ::std::fmt::Display for Legacy {
 }
 impl ::std::str::FromStr for Legacy {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "old" => ::std::result::Result::Ok(Self::Old),
@@ -512,12 +536,7 @@ pub enum UnionsInputTarget {
     Object(UnionsInputTargetObject),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
-pub struct UnionsInputTargetObject {
-    pub id: ::std::string::String,
-}
+pub type UnionsInputTargetObject = Identity;
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -547,7 +566,6 @@ pub struct UnionsInputShapeSquare {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -562,15 +580,20 @@ pub enum UnionsInputMode {
     Fast,
     #[serde(rename = "slow")]
     Slow,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl UnionsInputMode {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["fast", "slow"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Fast => "fast",
             Self::Slow => "slow",
+            Self::Other(value) => value,
         }
     }
 }
@@ -581,6 +604,7 @@ impl ::std::fmt::Display for UnionsInputMode {
 }
 impl ::std::str::FromStr for UnionsInputMode {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "fast" => ::std::result::Result::Ok(Self::Fast),
@@ -710,7 +734,6 @@ pub enum MixedUnionsInputToolChoice {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -725,15 +748,20 @@ pub enum MixedUnionsInputToolChoiceString {
     Auto,
     #[serde(rename = "none")]
     None,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl MixedUnionsInputToolChoiceString {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["auto", "none"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Auto => "auto",
             Self::None => "none",
+            Self::Other(value) => value,
         }
     }
 }
@@ -744,6 +772,7 @@ impl ::std::fmt::Display for MixedUnionsInputToolChoiceString {
 }
 impl ::std::str::FromStr for MixedUnionsInputToolChoiceString {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "auto" => ::std::result::Result::Ok(Self::Auto),
@@ -764,24 +793,9 @@ pub enum MixedUnionsInputToolChoiceObject {
     FileSearch(MixedUnionsInputToolChoiceObjectFileSearch),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
-pub struct MixedUnionsInputToolChoiceObjectFunction {
-    pub name: ::std::string::String,
-}
+pub type MixedUnionsInputToolChoiceObjectFunction = Base;
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
-pub struct MixedUnionsInputToolChoiceObjectFileSearch {}
+pub type MixedUnionsInputToolChoiceObjectFileSearch = MapsInputNothing;
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -892,7 +906,6 @@ pub struct StateRequired {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -907,15 +920,20 @@ pub enum StateRequiredState {
     Approved,
     #[serde(rename = "rejected")]
     Rejected,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl StateRequiredState {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["approved", "rejected"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Approved => "approved",
             Self::Rejected => "rejected",
+            Self::Other(value) => value,
         }
     }
 }
@@ -926,6 +944,7 @@ impl ::std::fmt::Display for StateRequiredState {
 }
 impl ::std::str::FromStr for StateRequiredState {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "approved" => ::std::result::Result::Ok(Self::Approved),
@@ -974,7 +993,7 @@ pub enum MoreUnionsInputFieldTextDataType {
     Date,
 }
 impl MoreUnionsInputFieldTextDataType {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["text", "number", "date"];
     /// The value as the JSON string it is.
     pub fn as_str(&self) -> &'static str {
@@ -992,6 +1011,7 @@ impl ::std::fmt::Display for MoreUnionsInputFieldTextDataType {
 }
 impl ::std::str::FromStr for MoreUnionsInputFieldTextDataType {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "text" => ::std::result::Result::Ok(Self::Text),
@@ -1029,7 +1049,7 @@ pub enum MoreUnionsInputFieldOptionsDataType {
     SingleSelect,
 }
 impl MoreUnionsInputFieldOptionsDataType {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["single_select"];
     /// The value as the JSON string it is.
     pub fn as_str(&self) -> &'static str {
@@ -1045,6 +1065,7 @@ impl ::std::fmt::Display for MoreUnionsInputFieldOptionsDataType {
 }
 impl ::std::str::FromStr for MoreUnionsInputFieldOptionsDataType {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "single_select" => ::std::result::Result::Ok(Self::SingleSelect),
@@ -1139,7 +1160,6 @@ pub struct MoreUnionsInputCheck {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -1154,15 +1174,20 @@ pub enum MoreUnionsInputCheckStatus {
     Queued,
     #[serde(rename = "completed")]
     Completed,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl MoreUnionsInputCheckStatus {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["queued", "completed"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Queued => "queued",
             Self::Completed => "completed",
+            Self::Other(value) => value,
         }
     }
 }
@@ -1173,6 +1198,7 @@ impl ::std::fmt::Display for MoreUnionsInputCheckStatus {
 }
 impl ::std::str::FromStr for MoreUnionsInputCheckStatus {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "queued" => ::std::result::Result::Ok(Self::Queued),

@@ -56,15 +56,7 @@ pub struct ObjectBasicsInput {
     pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
 }
 /// Who owns it.
-#[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-pub struct ObjectBasicsInputOwner {
-    pub name: ::std::string::String,
-    /// The properties the schema does not name.
-    #[serde(flatten)]
-    pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
-}
+pub type ObjectBasicsInputOwner = Base;
 /// The input of the tool `enums`.
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
@@ -87,7 +79,6 @@ pub struct EnumsInput {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -106,17 +97,22 @@ pub enum EnumsInputOrder {
     Desc,
     #[serde(rename = "desc")]
     Desc2,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl EnumsInputOrder {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["ASC", "asc", "DESC", "desc"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Asc => "ASC",
             Self::Asc2 => "asc",
             Self::Desc => "DESC",
             Self::Desc2 => "desc",
+            Self::Other(value) => value,
         }
     }
 }
@@ -127,6 +123,7 @@ impl ::std::fmt::Display for EnumsInputOrder {
 }
 impl ::std::str::FromStr for EnumsInputOrder {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "ASC" => ::std::result::Result::Ok(Self::Asc),
@@ -141,7 +138,6 @@ impl ::std::str::FromStr for EnumsInputOrder {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -158,16 +154,21 @@ pub enum EnumsInputReaction {
     Minus1,
     #[serde(rename = "laugh")]
     Laugh,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl EnumsInputReaction {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["+1", "-1", "laugh"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Plus1 => "+1",
             Self::Minus1 => "-1",
             Self::Laugh => "laugh",
+            Self::Other(value) => value,
         }
     }
 }
@@ -178,6 +179,7 @@ impl ::std::fmt::Display for EnumsInputReaction {
 }
 impl ::std::str::FromStr for EnumsInputReaction {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "+1" => ::std::result::Result::Ok(Self::Plus1),
@@ -191,7 +193,6 @@ impl ::std::str::FromStr for EnumsInputReaction {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -210,17 +211,22 @@ pub enum EnumsInputSize {
     Empty2,
     #[serde(rename = "self")]
     SelfValue,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl EnumsInputSize {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["1024x1024", "", "/", "self"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::V1024x1024 => "1024x1024",
             Self::Empty => "",
             Self::Empty2 => "/",
             Self::SelfValue => "self",
+            Self::Other(value) => value,
         }
     }
 }
@@ -231,6 +237,7 @@ impl ::std::fmt::Display for EnumsInputSize {
 }
 impl ::std::str::FromStr for EnumsInputSize {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "1024x1024" => ::std::result::Result::Ok(Self::V1024x1024),
@@ -245,7 +252,6 @@ impl ::std::str::FromStr for EnumsInputSize {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -260,15 +266,20 @@ pub enum EnumsInputMaybe {
     On,
     #[serde(rename = "off")]
     Off,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl EnumsInputMaybe {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["on", "off"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::On => "on",
             Self::Off => "off",
+            Self::Other(value) => value,
         }
     }
 }
@@ -279,6 +290,7 @@ impl ::std::fmt::Display for EnumsInputMaybe {
 }
 impl ::std::str::FromStr for EnumsInputMaybe {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "on" => ::std::result::Result::Ok(Self::On),
@@ -309,7 +321,6 @@ pub struct ConstsAndNullsInput {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -322,14 +333,19 @@ pub struct ConstsAndNullsInput {
 pub enum ConstsAndNullsInputKind {
     #[serde(rename = "fixed")]
     Fixed,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl ConstsAndNullsInputKind {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["fixed"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Fixed => "fixed",
+            Self::Other(value) => value,
         }
     }
 }
@@ -340,6 +356,7 @@ impl ::std::fmt::Display for ConstsAndNullsInputKind {
 }
 impl ::std::str::FromStr for ConstsAndNullsInputKind {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "fixed" => ::std::result::Result::Ok(Self::Fixed),
@@ -456,7 +473,6 @@ pub struct Node {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -471,15 +487,20 @@ pub enum Legacy {
     Old,
     #[serde(rename = "new")]
     New,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl Legacy {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["old", "new"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Old => "old",
             Self::New => "new",
+            Self::Other(value) => value,
         }
     }
 }
@@ -490,6 +511,7 @@ impl ::std::fmt::Display for Legacy {
 }
 impl ::std::str::FromStr for Legacy {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "old" => ::std::result::Result::Ok(Self::Old),
@@ -530,14 +552,7 @@ pub enum UnionsInputTarget {
     Object(UnionsInputTargetObject),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-pub struct UnionsInputTargetObject {
-    pub id: ::std::string::String,
-    /// The properties the schema does not name.
-    #[serde(flatten)]
-    pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
-}
+pub type UnionsInputTargetObject = Identity;
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -571,7 +586,6 @@ pub struct UnionsInputShapeSquare {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -586,15 +600,20 @@ pub enum UnionsInputMode {
     Fast,
     #[serde(rename = "slow")]
     Slow,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl UnionsInputMode {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["fast", "slow"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Fast => "fast",
             Self::Slow => "slow",
+            Self::Other(value) => value,
         }
     }
 }
@@ -605,6 +624,7 @@ impl ::std::fmt::Display for UnionsInputMode {
 }
 impl ::std::str::FromStr for UnionsInputMode {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "fast" => ::std::result::Result::Ok(Self::Fast),
@@ -746,7 +766,6 @@ pub enum MixedUnionsInputToolChoice {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -761,15 +780,20 @@ pub enum MixedUnionsInputToolChoiceString {
     Auto,
     #[serde(rename = "none")]
     None,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl MixedUnionsInputToolChoiceString {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["auto", "none"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Auto => "auto",
             Self::None => "none",
+            Self::Other(value) => value,
         }
     }
 }
@@ -780,6 +804,7 @@ impl ::std::fmt::Display for MixedUnionsInputToolChoiceString {
 }
 impl ::std::str::FromStr for MixedUnionsInputToolChoiceString {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "auto" => ::std::result::Result::Ok(Self::Auto),
@@ -800,14 +825,7 @@ pub enum MixedUnionsInputToolChoiceObject {
     FileSearch(MixedUnionsInputToolChoiceObjectFileSearch),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-pub struct MixedUnionsInputToolChoiceObjectFunction {
-    pub name: ::std::string::String,
-    /// The properties the schema does not name.
-    #[serde(flatten)]
-    pub extra: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
-}
+pub type MixedUnionsInputToolChoiceObjectFunction = Base;
 #[allow(missing_docs)]
 #[derive(
     Debug,
@@ -923,7 +941,7 @@ pub enum MoreUnionsInputFieldTextDataType {
     Date,
 }
 impl MoreUnionsInputFieldTextDataType {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["text", "number", "date"];
     /// The value as the JSON string it is.
     pub fn as_str(&self) -> &'static str {
@@ -941,6 +959,7 @@ impl ::std::fmt::Display for MoreUnionsInputFieldTextDataType {
 }
 impl ::std::str::FromStr for MoreUnionsInputFieldTextDataType {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "text" => ::std::result::Result::Ok(Self::Text),
@@ -978,7 +997,7 @@ pub enum MoreUnionsInputFieldOptionsDataType {
     SingleSelect,
 }
 impl MoreUnionsInputFieldOptionsDataType {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["single_select"];
     /// The value as the JSON string it is.
     pub fn as_str(&self) -> &'static str {
@@ -994,6 +1013,7 @@ impl ::std::fmt::Display for MoreUnionsInputFieldOptionsDataType {
 }
 impl ::std::str::FromStr for MoreUnionsInputFieldOptionsDataType {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "single_select" => ::std::result::Result::Ok(Self::SingleSelect),
@@ -1096,7 +1116,6 @@ pub struct MoreUnionsInputCheck {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -1111,15 +1130,20 @@ pub enum MoreUnionsInputCheckStatus {
     Queued,
     #[serde(rename = "completed")]
     Completed,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl MoreUnionsInputCheckStatus {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["queued", "completed"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Queued => "queued",
             Self::Completed => "completed",
+            Self::Other(value) => value,
         }
     }
 }
@@ -1130,6 +1154,7 @@ impl ::std::fmt::Display for MoreUnionsInputCheckStatus {
 }
 impl ::std::str::FromStr for MoreUnionsInputCheckStatus {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "queued" => ::std::result::Result::Ok(Self::Queued),

@@ -24,6 +24,17 @@ pub struct ListPetsInput {
     #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
     pub limit: ::std::option::Option<i32>,
 }
+/// The answer of the tool `listPets`.
+pub type ListPetsAnswer = ::std::vec::Vec<Pet>;
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[serde(crate = "__tk::serde")]
+pub struct Pet {
+    pub id: i64,
+    pub name: ::std::string::String,
+    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
+    pub tag: ::std::option::Option<::std::string::String>,
+}
 /// The input of the tool `createPets`.
 ///
 /// Create a pet
@@ -33,16 +44,6 @@ pub struct ListPetsInput {
 pub struct CreatePetsInput {
     /// The request's body.
     pub body: Pet,
-}
-#[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
-pub struct Pet {
-    pub id: i64,
-    pub name: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub tag: ::std::option::Option<::std::string::String>,
 }
 /// The input of the tool `showPetById`.
 ///
@@ -96,14 +97,17 @@ impl Petstore {
     /// The source's name, which an assembly puts before its tools' names (`petstore__<tool>`).
     pub const NAME: &'static str = "petstore";
     /// The operations, as the runtime read them from `fixtures/petstore.yaml`.
-    pub const OPERATIONS: &'static str = r##"[
+    pub const OPERATIONS: &'static str = r##"{"$defs":{
+"Pet":{"type":"object","required":["id","name"],"properties":{"id":{"type":"integer","format":"int64"},"name":{"type":"string"},"tag":{"type":"string"}}}
+},
+"operations":[
 {"definition":{"name":"listPets","description":"List all pets","inputSchema":{"type":"object","properties":{"limit":{"type":"integer","maximum":100,"format":"int32","description":"How many items to return at one time (max 100)"}},"additionalProperties":false},"annotations":{"title":"List all pets","readOnly":true}},"request":{"method":"GET","path":"/pets","parameters":[{"property":"limit","in":"query","name":"limit"}]}},
-{"definition":{"name":"createPets","description":"Create a pet","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/Pet"}},"required":["body"],"additionalProperties":false,"$defs":{"Pet":{"type":"object","required":["id","name"],"properties":{"id":{"type":"integer","format":"int64"},"name":{"type":"string"},"tag":{"type":"string"}}}}},"annotations":{"title":"Create a pet","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/pets","body":{"property":"body","encoding":"json"}}},
-{"definition":{"name":"showPetById","description":"Info for a specific pet","inputSchema":{"type":"object","properties":{"petId":{"type":"string","description":"The id of the pet to retrieve"}},"required":["petId"],"additionalProperties":false},"annotations":{"title":"Info for a specific pet","readOnly":true}},"request":{"method":"GET","path":"/pets/{petId}","parameters":[{"property":"petId","in":"path","name":"petId"}]}},
+{"definition":{"name":"createPets","description":"Create a pet","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/Pet"}},"required":["body"],"additionalProperties":false,"$defs":["Pet"]},"annotations":{"title":"Create a pet","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/pets","body":{"property":"body","encoding":"json"}}},
+{"definition":{"name":"showPetById","description":"Info for a specific pet","inputSchema":{"type":"object","properties":{"petId":{"type":"string","description":"The id of the pet to retrieve"}},"required":["petId"],"additionalProperties":false},"outputSchema":{"$root":"Pet","$defs":["Pet"]},"annotations":{"title":"Info for a specific pet","readOnly":true}},"request":{"method":"GET","path":"/pets/{petId}","parameters":[{"property":"petId","in":"path","name":"petId"}]}},
 {"definition":{"name":"echo","description":"Answers with the text it is given.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false},"annotations":{"title":"Answers with the text it is given.","readOnly":true}},"request":{"method":"GET","path":"/echo","parameters":[{"property":"text","in":"query","name":"text"}]}},
 {"definition":{"name":"failing","description":"Fails, as it does.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false},"annotations":{"title":"Fails, as it does.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/failing","parameters":[{"property":"text","in":"query","name":"text"}]}},
 {"definition":{"name":"blocking","description":"Never answers.","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false},"annotations":{"title":"Never answers.","readOnly":true}},"request":{"method":"GET","path":"/blocking","parameters":[{"property":"text","in":"query","name":"text"}]}}
-]"##;
+]}"##;
     /// The source sending to `base_url` (such as `https://api.example.com/v1`)
     /// over `client`.
     ///
@@ -168,12 +172,13 @@ impl Petstore {
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure, as the source reports it; an answer that does not
+    /// fit its type, naming the JSON path where it does not.
     pub async fn list_pets(
         &self,
         input: ListPetsInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
-        __tk::call_typed(&self.0, "listPets", &input).await
+    ) -> ::std::result::Result<ListPetsAnswer, __tk::ToolSourceError> {
+        __tk::call_answered(&self.0, "listPets", &input).await
     }
     /// `POST /pets`: calls the tool `createPets` with `input`, as the source runs it.
     ///
@@ -194,12 +199,13 @@ impl Petstore {
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure, as the source reports it; an answer that does not
+    /// fit its type, naming the JSON path where it does not.
     pub async fn show_pet_by_id(
         &self,
         input: ShowPetByIdInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
-        __tk::call_typed(&self.0, "showPetById", &input).await
+    ) -> ::std::result::Result<Pet, __tk::ToolSourceError> {
+        __tk::call_answered(&self.0, "showPetById", &input).await
     }
     /// `GET /echo`: calls the tool `echo` with `input`, as the source runs it.
     ///

@@ -27,7 +27,6 @@ pub struct ListTasksInput {
 #[derive(
     Debug,
     Clone,
-    Copy,
     PartialEq,
     Eq,
     Hash,
@@ -42,15 +41,20 @@ pub enum ListTasksInputStatus {
     Open,
     #[serde(rename = "done")]
     Done,
+    /// A value the schema does not list, kept as it came (an API adds values):
+    /// an answer still reads; a tool's input check refuses it.
+    #[serde(untagged)]
+    Other(::std::string::String),
 }
 impl ListTasksInputStatus {
-    /// Every value, in the schema's order.
+    /// Every value the schema lists, in its order.
     pub const VALUES: &'static [&'static str] = &["open", "done"];
     /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             Self::Open => "open",
             Self::Done => "done",
+            Self::Other(value) => value,
         }
     }
 }
@@ -61,6 +65,7 @@ impl ::std::fmt::Display for ListTasksInputStatus {
 }
 impl ::std::str::FromStr for ListTasksInputStatus {
     type Err = __tk::UnknownValue;
+    /// One of the listed values; any other is refused.
     fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
         match value {
             "open" => ::std::result::Result::Ok(Self::Open),
