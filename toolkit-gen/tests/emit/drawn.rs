@@ -168,14 +168,16 @@ fn same(a: &Value, b: &Value) -> bool {
     }
 }
 
+/// Reads `value` as a `T` and writes it back.
+fn through<T: serde::de::DeserializeOwned + serde::Serialize>(
+    value: &Value,
+) -> Result<Value, String> {
+    let typed: T = serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+    serde_json::to_value(&typed).map_err(|e| e.to_string())
+}
+
 /// Reads `value` as the tool's input type and writes it back.
 fn round_trip(tool: &str, value: &Value) -> Option<Result<Value, String>> {
-    fn through<T: serde::de::DeserializeOwned + serde::Serialize>(
-        value: &Value,
-    ) -> Result<Value, String> {
-        let typed: T = serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
-        serde_json::to_value(&typed).map_err(|e| e.to_string())
-    }
     Some(match tool {
         "object_basics" => through::<strict::ObjectBasicsInput>(value),
         "enums" => through::<strict::EnumsInput>(value),
@@ -194,12 +196,6 @@ fn round_trip(tool: &str, value: &Value) -> Option<Result<Value, String>> {
 
 /// Reads `value` as the tool's answer type and writes it back.
 fn answer_round_trip(tool: &str, value: &Value) -> Option<Result<Value, String>> {
-    fn through<T: serde::de::DeserializeOwned + serde::Serialize>(
-        value: &Value,
-    ) -> Result<Value, String> {
-        let typed: T = serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
-        serde_json::to_value(&typed).map_err(|e| e.to_string())
-    }
     Some(match tool {
         "object_basics" => through::<answers::ObjectBasicsAnswer>(value),
         "enums" => through::<answers::EnumsAnswer>(value),
