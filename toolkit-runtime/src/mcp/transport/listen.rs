@@ -12,13 +12,11 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
-use reqwest::StatusCode;
 use serde_json::json;
 
 use super::Settled;
-use super::body::{self, Kind};
+use super::body;
 use super::standalone::Standalone;
-use super::status;
 use super::streamable_http::{Shared, headers_for};
 use crate::mcp::changes::TOOLS_LIST_CHANGED;
 use crate::mcp::jsonrpc::{self, Incoming};
@@ -108,17 +106,7 @@ async fn open(shared: &Shared, settled: &Settled) -> Option<reqwest::Response> {
         None,
     )
     .json(&message);
-    let response = shared.send(builder).await.ok()?;
-    if !status::same_origin(response.url(), &shared.url) {
-        tracing::debug!("the subscription was redirected to another origin; not read");
-        return None;
-    }
-    if response.status() != StatusCode::OK || body::kind(&response) != Kind::EventStream {
-        tracing::debug!(
-            status = response.status().as_u16(),
-            "the server takes no subscriptions/listen"
-        );
-        return None;
-    }
-    Some(response)
+    shared
+        .open_event_stream(builder, "subscriptions/listen")
+        .await
 }

@@ -11,14 +11,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
-use reqwest::StatusCode;
 use reqwest::header::{ACCEPT, HeaderValue};
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
 use super::Settled;
-use super::body::{self, Kind};
-use super::status;
+use super::body;
 use super::streamable_http::{Shared, answer_server_request};
 use crate::mcp::changes::TOOLS_LIST_CHANGED;
 use crate::mcp::jsonrpc::Incoming;
@@ -158,17 +156,5 @@ async fn get(
     if let Some(id) = last_event_id.and_then(|id| HeaderValue::from_str(id).ok()) {
         builder = builder.header("last-event-id", id);
     }
-    let response = shared.send(builder).await.ok()?;
-    if !status::same_origin(response.url(), &shared.url) {
-        tracing::debug!("the standalone stream was redirected to another origin; not read");
-        return None;
-    }
-    if response.status() != StatusCode::OK || body::kind(&response) != Kind::EventStream {
-        tracing::debug!(
-            status = response.status().as_u16(),
-            "the server opens no standalone stream"
-        );
-        return None;
-    }
-    Some(response)
+    shared.open_event_stream(builder, "standalone").await
 }

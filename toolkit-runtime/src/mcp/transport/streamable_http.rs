@@ -589,6 +589,30 @@ impl Shared {
         let request = builder.build().map_err(transport_failure)?;
         self.sender.send(request).await
     }
+
+    /// Sends `builder`, a request that opens a long-lived event stream (the standalone GET, the
+    /// `subscriptions/listen` POST), and gives the response if it is one: from the server's own
+    /// origin, `200` and `text/event-stream`. `None` otherwise; `stream` names it in the log.
+    pub(crate) async fn open_event_stream(
+        &self,
+        builder: reqwest::RequestBuilder,
+        stream: &'static str,
+    ) -> Option<Response> {
+        let response = self.send(builder).await.ok()?;
+        if !status::same_origin(response.url(), &self.url) {
+            tracing::debug!(stream, "redirected to another origin; not read");
+            return None;
+        }
+        if response.status() != StatusCode::OK || body::kind(&response) != Kind::EventStream {
+            tracing::debug!(
+                stream,
+                status = response.status().as_u16(),
+                "the server opens no such stream"
+            );
+            return None;
+        }
+        Some(response)
+    }
 }
 
 /// Answers a request the server made on a response stream (or the standalone one), as a new
