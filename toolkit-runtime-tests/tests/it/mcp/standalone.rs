@@ -1,7 +1,7 @@
 //! The caps of a session's standalone stream (the GET), against a scripted server on 127.0.0.1:
 //! setting up a session waits for the server to answer the GET at most 2 seconds (`OPEN_WAIT`),
 //! and a stream the server keeps ending without an event is opened again at most 5 times in a
-//! row (`MAX_REOPENS`).
+//! row (`MAX_REOPENS`). The same cap holds for the stateless revision's `subscriptions/listen`.
 
 use std::time::{Duration, Instant};
 
@@ -11,7 +11,8 @@ use toolkit_runtime::ToolSource;
 
 use super::http;
 use super::scripted::{
-    Recorded, Scripted, accepted, initialized, rpc_error, serve, sse_body, status, tools_page,
+    Recorded, Scripted, accepted, discovered, initialized, rpc_error, serve, sse_body, status,
+    tools_page,
 };
 
 /// A server of sessions whose GET is answered by `get`.
@@ -87,4 +88,40 @@ async fn mcp_standalone_stream_ending_empty_is_opened_again_five_times_at_most()
         .skip(1)
         .all(|r| r.header("last-event-id") == Some("e1"));
     assert!(resumed);
+}
+
+#[tokio::test]
+async fn mcp_subscription_ending_empty_is_opened_again_five_times_at_most() {
+    // A stateless server whose every `subscriptions/listen` is a stream that ends without a
+    // notification (only a priming `retry`).
+    let server = serve(|r: Recorded| async move {
+        match r.method() {
+            "server/discover" => discovered(&r),
+            "tools/list" => tools_page(&r, json!([{"name": "t", "inputSchema": {}}]), None),
+            "subscriptions/listen" => sse_body("retry: 20\n\n"),
+            _ => accepted(),
+        }
+    })
+    .await;
+    let source = http(&server.url);
+    // Someone waits for changes: the source listens.
+    let _heard = source.tools_changed().expect("heard over Streamable HTTP");
+    source.discover().await.unwrap();
+    let listens = |seen: &[Recorded]| {
+        seen.iter()
+            .filter(|r| r.method() == "subscriptions/listen")
+            .count()
+    };
+    // Reopened a second apart: up to about four seconds for the fifth.
+    let mut five = false;
+    for _ in 0..3 {
+        five = server.wait_until(|seen| listens(seen) >= 5).await;
+        if five {
+            break;
+        }
+    }
+    assert!(five, "opened {} times", listens(&server.seen()));
+    // Past the next reopening's wait: no sixth.
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    assert_eq!(listens(&server.seen()), 5);
 }
