@@ -68,7 +68,7 @@ async fn a_worker_spinning_in_heavy_builtins_is_killed_at_the_deadline() {
 
 #[tokio::test]
 async fn a_worker_that_dies_is_a_code_error_and_the_host_goes_on() {
-    // `true` exits at once without an answer, as a worker that crashed does.
+    // `true` exits at once, before it reads the run, as a worker that crashed does.
     let toolkit = code_mode(Duration::from_secs(5), WorkerIsolate::new("true"));
     let failure = toolkit
         .call("execute", json!({ "code": "return 1;" }))
@@ -76,7 +76,7 @@ async fn a_worker_that_dies_is_a_code_error_and_the_host_goes_on() {
         .unwrap_err();
     assert_eq!(failure.code, "CodeError");
     assert!(
-        failure.message.contains("ended without an answer"),
+        failure.message.contains("ended before it read the run"),
         "{}",
         failure.message
     );

@@ -93,15 +93,15 @@ async fn a_worker_runs_code_that_calls_the_host_s_tools() {
 
 #[tokio::test]
 async fn a_worker_gets_none_of_the_host_s_environment() {
-    // `env` prints its environment and exits: with none, it prints nothing, and the run ends
-    // without an answer; with a variable given, it prints a line that is no JSON.
+    // `env` prints its environment and exits: with none, it prints nothing, and it ends
+    // before it reads the run; with a variable given, it prints a line that is no JSON.
     assert!(std::env::var_os("PATH").is_some());
     let clean = WorkerIsolate::new("/usr/bin/env")
         .run("return 1;", &[], tools(), limits(Duration::from_secs(5)))
         .await
         .unwrap_err();
     assert!(
-        matches!(&clean, CodeFailure::Error { message, .. } if message.contains("ended without an answer")),
+        matches!(&clean, CodeFailure::Error { message, .. } if message.contains("ended before it read the run")),
         "{clean:?}"
     );
     let given = WorkerIsolate::new("/usr/bin/env")
@@ -267,6 +267,36 @@ async fn a_waiting_worker_that_died_is_replaced_without_failing_the_next_run() {
         .await
         .unwrap();
     assert_eq!(output.result, json!(7));
+}
+
+/// A worker can die after the pool checked it and before it read the run (a killed process
+/// lingers a moment as a thread group that waiting does not see yet): the run goes to another
+/// worker, since none of its code ran. The first worker started here says it is ready and ends
+/// without reading; every later one is the real worker.
+#[tokio::test]
+async fn a_worker_that_ends_before_it_reads_the_run_hands_the_run_to_another() {
+    let marker = std::env::temp_dir().join(format!("toolkit-untaken-{}", std::process::id()));
+    let script = r#"if mkdir "$MARKER" 2>/dev/null; then echo '{"ready":{}}'; sleep 0.3; exit 0; fi; exec "$WORKER""#;
+    let isolate = WorkerIsolate::new("/bin/sh")
+        .arg("-c")
+        .arg(script)
+        .env("PATH", "/usr/bin:/bin")
+        .env("MARKER", &marker)
+        .env("WORKER", WORKER);
+    let pool = WorkerPool::new(isolate, PoolOptions { size: 2, idle: 1 });
+    settle(|| pool.waiting() == 1).await;
+    let output = pool
+        .run(
+            "return 7;",
+            &names(),
+            tools(),
+            limits(Duration::from_secs(10)),
+        )
+        .await;
+    let first_was_the_one_that_ends = marker.is_dir();
+    let _ = std::fs::remove_dir(&marker);
+    assert!(first_was_the_one_that_ends);
+    assert_eq!(output.unwrap().result, json!(7));
 }
 
 #[tokio::test]

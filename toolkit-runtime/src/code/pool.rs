@@ -6,8 +6,9 @@
 //! in its place, in the background, once that run is over. At most `size` worker processes exist at once (waiting,
 //! running, or being killed): a run that finds none waiting and the pool full waits for one.
 //!
-//! A worker that died while it waited (killed from outside, say) is seen when it is taken and
-//! replaced, so the run that takes it does not fail; a worker killed at a run's deadline, or
+//! A worker that died while it waited (killed from outside, say) is seen when it is taken, or
+//! when it ends before it says it read the run, and replaced, so the run that takes it does not
+//! fail; a worker killed at a run's deadline, or
 //! crashed by its code, fails only that run.
 
 use std::collections::VecDeque;
@@ -17,7 +18,7 @@ use std::time::Duration;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::runtime::{CodeFailure, CodeRuntime, RunLimits, RunOutput, ToolCall};
-use super::worker::{Worker, WorkerIsolate, reap};
+use super::worker::{Failed, Worker, WorkerIsolate, reap};
 use crate::BoxFuture;
 
 /// How long a worker started ahead may take to say it is ready.
@@ -207,14 +208,29 @@ impl CodeRuntime for WorkerPool {
         limits: RunLimits,
     ) -> BoxFuture<'a, Result<RunOutput, CodeFailure>> {
         Box::pin(async move {
-            let (worker, slot) = self.take().await?;
-            let shared = Arc::clone(&self.shared);
-            // Once the worker is killed and reaped, its place goes to a new one.
-            let reaped = move || {
-                drop(slot);
-                refill(&shared);
-            };
-            worker.run(code, tools, call, limits, reaped).await
+            let mut untaken = None;
+            for _ in 0..MAX_DEAD_TAKEN {
+                let (worker, slot) = self.take().await?;
+                let shared = Arc::clone(&self.shared);
+                // Once the worker is killed and reaped, its place goes to a new one.
+                let reaped = move || {
+                    drop(slot);
+                    refill(&shared);
+                };
+                match worker
+                    .run(code, tools, Arc::clone(&call), limits, reaped)
+                    .await
+                {
+                    // Dead before it read the run (killed as it was taken): nothing ran, and
+                    // another worker takes the run.
+                    Err(Failed::Untaken(failure)) => untaken = Some(failure),
+                    outcome => return outcome.map_err(CodeFailure::from),
+                }
+            }
+            Err(untaken.unwrap_or_else(|| CodeFailure::Error {
+                message: "The isolate's processes end as soon as they start.".to_owned(),
+                logs: Vec::new(),
+            }))
         })
     }
 }

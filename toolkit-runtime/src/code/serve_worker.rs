@@ -105,6 +105,8 @@ where
     let Ok(ToWorker::Run(job)) = serde_json::from_str::<ToWorker>(&first) else {
         return Err(std::io::Error::other("the first line is no run"));
     };
+    output.write_all(&encode(&FromWorker::Started {})).await?;
+    output.flush().await?;
     let output = Arc::new(tokio::sync::Mutex::new(output));
     let waiting: Arc<Mutex<Waiting>> = Arc::default();
     let next = Arc::new(AtomicU64::new(0));

@@ -21,8 +21,9 @@
 //! - host → worker: `{"run": {"code", "tools", "timeoutMs", "maxResultLength", "maxLogLength"}}`,
 //!   then `{"answer": {"id", "ok": value}}` or `{"answer": {"id", "failure": {code, message,
 //!   retryable}}}` for each call;
-//! - worker → host: `{"ready": {}}` once it can run, `{"call": {"id", "name", "input"}}` for
-//!   each tool call, then one
+//! - worker → host: `{"ready": {}}` once it can run, `{"started": {}}` once it has read the run
+//!   (before any of its code runs), `{"call": {"id", "name", "input"}}` for each tool call, then
+//!   one
 //!   `{"done": {"ok": {"result", "logs"}}}` or `{"done": {"error": {"kind", "message", "logs",
 //!   "length"}}}`.
 
@@ -160,7 +161,7 @@ impl Worker {
         call: ToolCall,
         limits: RunLimits,
         reaped: impl FnOnce() + Send + 'static,
-    ) -> Result<RunOutput, CodeFailure> {
+    ) -> Result<RunOutput, Failed> {
         let Worker {
             mut child,
             stdin,
@@ -257,6 +258,8 @@ pub(super) struct Answer {
 pub(super) enum FromWorker {
     /// Said once the worker's isolate is made, before its run is given.
     Ready {},
+    /// Said once the run is read, before any of its code runs.
+    Started {},
     Call {
         id: u64,
         name: String,
@@ -298,7 +301,30 @@ impl CodeRuntime for WorkerIsolate {
         call: ToolCall,
         limits: RunLimits,
     ) -> BoxFuture<'a, Result<RunOutput, CodeFailure>> {
-        Box::pin(async move { self.start()?.run(code, tools, call, limits, || ()).await })
+        Box::pin(async move {
+            self.start()?
+                .run(code, tools, call, limits, || ())
+                .await
+                .map_err(CodeFailure::from)
+        })
+    }
+}
+
+/// How a run on one worker failed.
+#[derive(Debug)]
+pub(super) enum Failed {
+    /// The worker ended before it read the run: none of the code ran, so another worker may
+    /// take the run (a worker can die while it waits, however it was checked when taken).
+    Untaken(CodeFailure),
+    /// The run failed once the worker had it.
+    Run(CodeFailure),
+}
+
+impl From<Failed> for CodeFailure {
+    fn from(failed: Failed) -> Self {
+        match failed {
+            Failed::Untaken(failure) | Failed::Run(failure) => failure,
+        }
     }
 }
 
@@ -333,7 +359,7 @@ async fn drive(
     mut stdin: ChildStdin,
     stdout: ChildStdout,
     run: Run<'_>,
-) -> Result<RunOutput, CodeFailure> {
+) -> Result<RunOutput, Failed> {
     let Run {
         code,
         tools,
@@ -355,8 +381,10 @@ async fn drive(
     // already is seen on its output, below, as one that ended.)
     let written = tokio::time::timeout_at(deadline, stdin.write_all(&encode(&job))).await;
     if written.is_err() {
-        return Err(CodeFailure::Timeout { logs: Vec::new() });
+        return Err(Failed::Run(CodeFailure::Timeout { logs: Vec::new() }));
     }
+    // Whether the worker has read the run: until it says so, none of the code has run.
+    let mut started = false;
     let mut stdin = Some(stdin);
     // Answers to the worker's calls go through a task of their own, started at the first: a
     // worker that stops reading fills its pipe and blocks that task, never this loop, which
@@ -373,9 +401,9 @@ async fn drive(
                 let line = match line {
                     Line::Read(line) => line,
                     Line::TooLong => {
-                        return Err(crashed(format!(
+                        return Err(Failed::Run(crashed(format!(
                             "The isolate's process wrote a line of more than {MAX_LINE} bytes."
-                        )));
+                        ))));
                     }
                     Line::End => {
                         let status = tokio::time::timeout(GRACE, child.wait())
@@ -384,9 +412,14 @@ async fn drive(
                             .and_then(Result::ok)
                             .map(|status| format!(" ({status})"))
                             .unwrap_or_default();
-                        return Err(crashed(format!(
+                        if !started {
+                            return Err(Failed::Untaken(crashed(format!(
+                                "The isolate's process ended before it read the run{status}."
+                            ))));
+                        }
+                        return Err(Failed::Run(crashed(format!(
                             "The isolate's process ended without an answer{status}; the code may have crashed it."
-                        )));
+                        ))));
                     }
                 };
                 match serde_json::from_slice::<FromWorker>(&line) {
@@ -394,9 +427,10 @@ async fn drive(
                         let answer = call(name, input);
                         calls.push(async move { (id, answer.await) });
                     }
-                    Ok(FromWorker::Done(done)) => return finish(done),
+                    Ok(FromWorker::Done(done)) => return finish(done).map_err(Failed::Run),
                     Ok(FromWorker::Ready {}) => {}
-                    Err(_) => return Err(crashed("The isolate's process said something unreadable.".to_owned())),
+                    Ok(FromWorker::Started {}) => started = true,
+                    Err(_) => return Err(Failed::Run(crashed("The isolate's process said something unreadable.".to_owned()))),
                 }
             }
             Some((id, answer)) = calls.next(), if !calls.is_empty() => {
@@ -424,7 +458,7 @@ async fn drive(
                 let _ = outbox.send(encode(&ToWorker::Answer(answer)));
             }
             () = tokio::time::sleep_until(deadline) => {
-                return Err(CodeFailure::Timeout { logs: Vec::new() });
+                return Err(Failed::Run(CodeFailure::Timeout { logs: Vec::new() }));
             }
         }
     }
