@@ -8,7 +8,7 @@ use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use toolkit_runtime::{
     CodeFailure, CodeMode, CodeModeOptions, CodeRuntime, FnSource, FnTool, PoolOptions, RunLimits,
-    ToolCall, Toolkit, ToolkitOptions, WorkerIsolate, WorkerPool,
+    RunOutput, ToolCall, Toolkit, ToolkitOptions, WorkerIsolate, WorkerPool,
 };
 
 const WORKER: &str = env!("CARGO_BIN_EXE_toolkit-code-worker");
@@ -75,18 +75,22 @@ async fn settle(until: impl Fn() -> bool) {
     }
 }
 
+/// Runs `code` on `runtime` with the tools above and ten seconds.
+async fn run_ten_seconds(runtime: &impl CodeRuntime, code: &str) -> Result<RunOutput, CodeFailure> {
+    runtime
+        .run(code, &names(), tools(), limits(Duration::from_secs(10)))
+        .await
+}
+
 #[tokio::test]
 async fn a_worker_runs_code_that_calls_the_host_s_tools() {
     let isolate = WorkerIsolate::new(WORKER);
-    let output = isolate
-        .run(
-            "const a = await tools.echo({text: 'hi'}); console.log('done'); return a;",
-            &names(),
-            tools(),
-            limits(Duration::from_secs(10)),
-        )
-        .await
-        .unwrap();
+    let output = run_ten_seconds(
+        &isolate,
+        "const a = await tools.echo({text: 'hi'}); console.log('done'); return a;",
+    )
+    .await
+    .unwrap();
     assert_eq!(output.result, json!({ "text": "hi" }));
     assert_eq!(output.logs, ["done"]);
 }
@@ -218,23 +222,11 @@ async fn a_pool_starts_its_idle_workers_ahead_and_replaces_each_after_one_run() 
     let before: Vec<u32> = children().into_iter().map(|(pid, _)| pid).collect();
     assert_eq!(before.len(), 3, "{before:?}");
     // A run sets a global; the next run, on another worker, does not see it.
-    let first = pool
-        .run(
-            "globalThis.mark = 1; return 1;",
-            &names(),
-            tools(),
-            limits(Duration::from_secs(10)),
-        )
+    let first = run_ten_seconds(&pool, "globalThis.mark = 1; return 1;")
         .await
         .unwrap();
     assert_eq!(first.result, json!(1));
-    let second = pool
-        .run(
-            "return typeof globalThis.mark;",
-            &names(),
-            tools(),
-            limits(Duration::from_secs(10)),
-        )
+    let second = run_ten_seconds(&pool, "return typeof globalThis.mark;")
         .await
         .unwrap();
     assert_eq!(second.result, json!("undefined"));
@@ -257,15 +249,7 @@ async fn a_waiting_worker_that_died_is_replaced_without_failing_the_next_run() {
         assert!(killed.success());
     }
     settle(|| children().iter().all(|(_, state)| *state == 'Z')).await;
-    let output = pool
-        .run(
-            "return 7;",
-            &names(),
-            tools(),
-            limits(Duration::from_secs(10)),
-        )
-        .await
-        .unwrap();
+    let output = run_ten_seconds(&pool, "return 7;").await.unwrap();
     assert_eq!(output.result, json!(7));
 }
 
@@ -285,14 +269,7 @@ async fn a_worker_that_ends_before_it_reads_the_run_hands_the_run_to_another() {
         .env("WORKER", WORKER);
     let pool = WorkerPool::new(isolate, PoolOptions { size: 2, idle: 1 });
     settle(|| pool.waiting() == 1).await;
-    let output = pool
-        .run(
-            "return 7;",
-            &names(),
-            tools(),
-            limits(Duration::from_secs(10)),
-        )
-        .await;
+    let output = run_ten_seconds(&pool, "return 7;").await;
     let first_was_the_one_that_ends = marker.is_dir();
     let _ = std::fs::remove_dir(&marker);
     assert!(first_was_the_one_that_ends);
