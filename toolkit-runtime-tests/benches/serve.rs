@@ -257,19 +257,7 @@ fn gateway_call_http(c: &mut Criterion) {
         .unwrap();
     let (through, direct) = runtime.block_on(async {
         let bare = bare_server().await;
-        let source = Arc::new(toolkit_runtime::mcp::Mcp::http(
-            "up",
-            bare.parse().unwrap(),
-            reqwest::Client::new(),
-        ));
-        let definitions = toolkit_runtime::ToolSource::discover(source.as_ref())
-            .await
-            .unwrap();
-        let toolkit =
-            Toolkit::from_source(source, definitions, &ToolkitOptions::default()).unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let gateway = format!("http://{}/mcp", listener.local_addr().unwrap());
-        tokio::spawn(McpServer::new(toolkit).serve_http(listener));
+        let gateway = gateway_in_front_of(&bare).await;
         let through = ().serve(StreamableHttpClientTransport::from_uri(gateway)).await.unwrap();
         let direct = ().serve(StreamableHttpClientTransport::from_uri(bare)).await.unwrap();
         (through, direct)
@@ -348,6 +336,23 @@ impl TypeScriptUpstream {
     }
 }
 
+/// A gateway (an `Mcp` source of `upstream` served by `McpServer` on 127.0.0.1): its URL.
+async fn gateway_in_front_of(upstream: &str) -> String {
+    let source = Arc::new(toolkit_runtime::mcp::Mcp::http(
+        "up",
+        upstream.parse().unwrap(),
+        reqwest::Client::new(),
+    ));
+    let definitions = toolkit_runtime::ToolSource::discover(source.as_ref())
+        .await
+        .unwrap();
+    let toolkit = Toolkit::from_source(source, definitions, &ToolkitOptions::default()).unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let gateway = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(McpServer::new(toolkit).serve_http(listener));
+    gateway
+}
+
 /// A gateway's call in front of a real TypeScript SDK server (`test_simple_text`), beside a call
 /// to that server directly, paired.
 fn gateway_call_http_typescript(c: &mut Criterion) {
@@ -358,19 +363,7 @@ fn gateway_call_http_typescript(c: &mut Criterion) {
         .unwrap();
     let (upstream, through, direct) = runtime.block_on(async {
         let upstream = TypeScriptUpstream::start().await;
-        let source = Arc::new(toolkit_runtime::mcp::Mcp::http(
-            "up",
-            upstream.url.parse().unwrap(),
-            reqwest::Client::new(),
-        ));
-        let definitions = toolkit_runtime::ToolSource::discover(source.as_ref())
-            .await
-            .unwrap();
-        let toolkit =
-            Toolkit::from_source(source, definitions, &ToolkitOptions::default()).unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let gateway = format!("http://{}/mcp", listener.local_addr().unwrap());
-        tokio::spawn(McpServer::new(toolkit).serve_http(listener));
+        let gateway = gateway_in_front_of(&upstream.url).await;
         let through = ().serve(StreamableHttpClientTransport::from_uri(gateway)).await.unwrap();
         let direct = ()
             .serve(StreamableHttpClientTransport::from_uri(
