@@ -561,6 +561,7 @@ impl Builder {
             let mut source = SourceOptions::new(name.clone());
             source.renames.clone_from(&self.renames);
             source.max_name_length = self.max_name_length;
+            source.catalog_file = Some(catalog_file(&name));
             let label = label(&input.path);
             let mut skipped = Vec::new();
             let generated = match input.kind {
@@ -734,13 +735,18 @@ impl Builder {
             for skipped in &module.skipped {
                 println!("cargo:warning={}", skipped.to_string().replace('\n', " "));
             }
-            let path = dir.join(&module.file);
-            // Unchanged files are left alone, so that cargo does not rebuild for nothing.
-            if std::fs::read_to_string(&path).is_ok_and(|old| old == module.module.code) {
-                continue;
-            }
-            if let Err(error) = std::fs::write(&path, &module.module.code) {
-                problems.push(Problem::new(&path, "#", format!("cannot write: {error}")));
+            let catalog = module.module.catalog.as_ref();
+            let files = std::iter::once((&module.file, &module.module.code))
+                .chain(catalog.map(|catalog| (&catalog.file, &catalog.json)));
+            for (file, text) in files {
+                let path = dir.join(file);
+                // Unchanged files are left alone, so that cargo does not rebuild for nothing.
+                if std::fs::read_to_string(&path).is_ok_and(|old| old == *text) {
+                    continue;
+                }
+                if let Err(error) = std::fs::write(&path, text) {
+                    problems.push(Problem::new(&path, "#", format!("cannot write: {error}")));
+                }
             }
         }
         if problems.is_empty() {
@@ -818,6 +824,11 @@ impl Builder {
     }
 }
 
+/// The file beside the module `name` that holds its source's catalog (`petstore.tools.json`).
+pub fn catalog_file(name: &str) -> String {
+    format!("{name}.tools.json")
+}
+
 /// The module generated from one input.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GeneratedModule {
@@ -829,7 +840,8 @@ pub struct GeneratedModule {
     pub source_type: String,
     /// The input it was generated from.
     pub input: PathBuf,
-    /// The code, and what each tool's input became.
+    /// The code, what each tool's input became, and the catalog to write beside it
+    /// ([`catalog_file`]).
     pub module: Module,
     /// The operations of an OpenAPI document that are no tools (a body neither JSON nor a form,
     /// a cookie parameter, …), each located, as the runtime's reader skipped them; empty for a

@@ -2,524 +2,265 @@
 
 #[allow(unused_imports)]
 use ::toolkit_runtime::codegen as __tk;
-/// The input of the tool `updatePet`.
-///
-/// Update an existing pet by Id.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Petstore3::update_pet`.
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct UpdatePetInput {
-    /// Update an existent pet in the store
-    ///
-    /// The request's body.
+    /// Update an existent pet in the store. The request's body.
     pub body: Pet,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct Pet {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub id: ::std::option::Option<i64>,
-    pub name: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub category: ::std::option::Option<Category>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<i64>,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub category: Option<Category>,
     #[serde(rename = "photoUrls")]
-    pub photo_urls: ::std::vec::Vec<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub tags: ::std::option::Option<::std::vec::Vec<Tag>>,
+    pub photo_urls: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<Tag>>,
     /// pet status in the store
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub status: ::std::option::Option<PetStatus>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<PetStatus>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct Category {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub id: ::std::option::Option<i64>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct Tag {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub id: ::std::option::Option<i64>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PetStatus {
-    #[serde(rename = "available")]
     Available,
-    #[serde(rename = "pending")]
     Pending,
-    #[serde(rename = "sold")]
     Sold,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl PetStatus {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["available", "pending", "sold"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Available => "available",
-            Self::Pending => "pending",
-            Self::Sold => "sold",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for PetStatus {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for PetStatus {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "available" => ::std::result::Result::Ok(Self::Available),
-            "pending" => ::std::result::Result::Ok(Self::Pending),
-            "sold" => ::std::result::Result::Ok(Self::Sold),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
-/// The input of the tool `addPet`.
-///
-/// Add a new pet to the store.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+__tk::string_enum!(
+    PetStatus { Available = "available", Pending = "pending", Sold = "sold", ..Other }
+);
+/// The input of `Petstore3::add_pet`.
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct AddPetInput {
-    /// Create a new pet in the store
-    ///
-    /// The request's body.
+    /// Create a new pet in the store. The request's body.
     pub body: Pet,
 }
-/// The input of the tool `findPetsByStatus`.
-///
-/// Multiple status values can be provided with comma separated strings.
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Petstore3::find_pets_by_status`.
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct FindPetsByStatusInput {
     /// Status values that need to be considered for filter
     ///
     /// Default: `"available"`.
     ///
-    /// In the query, as `status`.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub status: ::std::option::Option<PetStatus>,
+    /// In the query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<PetStatus>,
 }
 /// The answer of the tool `findPetsByStatus`.
-pub type FindPetsByStatusAnswer = ::std::vec::Vec<Pet>;
-/// The input of the tool `findPetsByTags`.
-///
-/// Multiple tags can be provided with comma separated strings. Use tag1, tag2, tag3 for testing.
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+pub type FindPetsByStatusAnswer = Vec<Pet>;
+/// The input of `Petstore3::find_pets_by_tags`.
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct FindPetsByTagsInput {
-    /// Tags to filter by
-    ///
-    /// In the query, as `tags`.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    /// Tags to filter by. In the query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
 }
 /// The answer of the tool `findPetsByTags`.
-pub type FindPetsByTagsAnswer = ::std::vec::Vec<Pet>;
-/// The input of the tool `getPetById`.
-///
-/// Returns a single pet.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+pub type FindPetsByTagsAnswer = Vec<Pet>;
+/// The input of `Petstore3::get_pet_by_id`.
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct GetPetByIdInput {
-    /// ID of pet to return
-    ///
-    /// In the path, as `petId`.
+    /// ID of pet to return. In the path.
     #[serde(rename = "petId")]
     pub pet_id: i64,
 }
-/// The input of the tool `updatePetWithForm`.
-///
-/// Updates a pet resource based on the form data.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Petstore3::update_pet_with_form`.
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct UpdatePetWithFormInput {
-    /// ID of pet that needs to be updated
-    ///
-    /// In the path, as `petId`.
+    /// ID of pet that needs to be updated. In the path.
     #[serde(rename = "petId")]
     pub pet_id: i64,
-    /// Name of pet that needs to be updated
-    ///
-    /// In the query, as `name`.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub name: ::std::option::Option<::std::string::String>,
-    /// Status of pet that needs to be updated
-    ///
-    /// In the query, as `status`.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub status: ::std::option::Option<::std::string::String>,
+    /// Name of pet that needs to be updated. In the query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Status of pet that needs to be updated. In the query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<String>,
 }
-/// The input of the tool `deletePet`.
-///
-/// Delete a pet.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Petstore3::delete_pet`.
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct DeletePetInput {
-    /// Pet id to delete
-    ///
-    /// In the path, as `petId`.
+    /// Pet id to delete. In the path.
     #[serde(rename = "petId")]
     pub pet_id: i64,
 }
-/// The input of the tool `getInventory`.
-///
-/// Returns a map of status codes to quantities.
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Petstore3::get_inventory`.
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct GetInventoryInput {}
 /// The answer of the tool `getInventory`.
-pub type GetInventoryAnswer = ::std::collections::BTreeMap<::std::string::String, i32>;
-/// The input of the tool `placeOrder`.
-///
-/// Place a new order in the store.
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+pub type GetInventoryAnswer = ::std::collections::BTreeMap<String, i32>;
+/// The input of `Petstore3::place_order`.
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct PlaceOrderInput {
     /// The request's body.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub body: ::std::option::Option<Order>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<Order>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct Order {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub id: ::std::option::Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<i64>,
     #[serde(rename = "petId")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub pet_id: ::std::option::Option<i64>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub quantity: ::std::option::Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pet_id: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quantity: Option<i32>,
     #[serde(rename = "shipDate")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub ship_date: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ship_date: Option<String>,
     /// Order Status
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub status: ::std::option::Option<OrderStatus>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub complete: ::std::option::Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<OrderStatus>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub complete: Option<bool>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum OrderStatus {
-    #[serde(rename = "placed")]
     Placed,
-    #[serde(rename = "approved")]
     Approved,
-    #[serde(rename = "delivered")]
     Delivered,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl OrderStatus {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["placed", "approved", "delivered"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Placed => "placed",
-            Self::Approved => "approved",
-            Self::Delivered => "delivered",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for OrderStatus {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for OrderStatus {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "placed" => ::std::result::Result::Ok(Self::Placed),
-            "approved" => ::std::result::Result::Ok(Self::Approved),
-            "delivered" => ::std::result::Result::Ok(Self::Delivered),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
-/// The input of the tool `getOrderById`.
-///
-/// For valid response try integer IDs with value <= 5 or > 10. Other values will generate exceptions.
-#[allow(rustdoc::invalid_html_tags)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+__tk::string_enum!(
+    OrderStatus { Placed = "placed", Approved = "approved", Delivered = "delivered",
+    ..Other }
+);
+/// The input of `Petstore3::get_order_by_id`.
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct GetOrderByIdInput {
-    /// ID of order that needs to be fetched
-    ///
-    /// In the path, as `orderId`.
+    /// ID of order that needs to be fetched. In the path.
     #[serde(rename = "orderId")]
     pub order_id: i64,
 }
-/// The input of the tool `deleteOrder`.
-///
-/// For valid response try integer IDs with value < 1000. Anything above 1000 or non-integers will generate API errors.
-#[allow(rustdoc::invalid_html_tags)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Petstore3::delete_order`.
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct DeleteOrderInput {
-    /// ID of the order that needs to be deleted
-    ///
-    /// In the path, as `orderId`.
+    /// ID of the order that needs to be deleted. In the path.
     #[serde(rename = "orderId")]
     pub order_id: i64,
 }
-/// The input of the tool `createUser`.
-///
-/// This can only be done by the logged in user.
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Petstore3::create_user`.
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct CreateUserInput {
-    /// Created user object
-    ///
-    /// The request's body.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub body: ::std::option::Option<User>,
+    /// Created user object. The request's body.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<User>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct User {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub id: ::std::option::Option<i64>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub username: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
     #[serde(rename = "firstName")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub first_name: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_name: Option<String>,
     #[serde(rename = "lastName")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub last_name: ::std::option::Option<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub email: ::std::option::Option<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub password: ::std::option::Option<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub phone: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phone: Option<String>,
     /// User Status
     #[serde(rename = "userStatus")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub user_status: ::std::option::Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub user_status: Option<i32>,
 }
-/// The input of the tool `createUsersWithListInput`.
-///
-/// Creates list of users with given input array.
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Petstore3::create_users_with_list_input`.
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct CreateUsersWithListInputInput {
     /// The request's body.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub body: ::std::option::Option<::std::vec::Vec<User>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<Vec<User>>,
 }
-/// The input of the tool `loginUser`.
-///
-/// Log into the system.
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Petstore3::login_user`.
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct LoginUserInput {
-    /// The user name for login
-    ///
-    /// In the query, as `username`.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub username: ::std::option::Option<::std::string::String>,
-    /// The password for login in clear text
-    ///
-    /// In the query, as `password`.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub password: ::std::option::Option<::std::string::String>,
+    /// The user name for login. In the query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub username: Option<String>,
+    /// The password for login in clear text. In the query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub password: Option<String>,
 }
 /// The answer of the tool `loginUser`.
-pub type LoginUserAnswer = ::std::string::String;
-/// The input of the tool `logoutUser`.
-///
-/// Log user out of the system.
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+pub type LoginUserAnswer = String;
+/// The input of `Petstore3::logout_user`.
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct LogoutUserInput {}
-/// The input of the tool `getUserByName`.
-///
-/// Get user detail based on username.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Petstore3::get_user_by_name`.
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct GetUserByNameInput {
-    /// The name that needs to be fetched. Use user1 for testing
-    ///
-    /// In the path, as `username`.
-    pub username: ::std::string::String,
+    /// The name that needs to be fetched. Use user1 for testing. In the path.
+    pub username: String,
 }
-/// The input of the tool `updateUser`.
-///
-/// This can only be done by the logged in user.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Petstore3::update_user`.
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct UpdateUserInput {
-    /// name that need to be deleted
-    ///
-    /// In the path, as `username`.
-    pub username: ::std::string::String,
-    /// Update an existent user in the store
-    ///
-    /// The request's body.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub body: ::std::option::Option<User>,
+    /// name that need to be deleted. In the path.
+    pub username: String,
+    /// Update an existent user in the store. The request's body.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<User>,
 }
-/// The input of the tool `deleteUser`.
-///
-/// This can only be done by the logged in user.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Petstore3::delete_user`.
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct DeleteUserInput {
-    /// The name that needs to be deleted
-    ///
-    /// In the path, as `username`.
-    pub username: ::std::string::String,
+    /// The name that needs to be deleted. In the path.
+    pub username: String,
 }
 /// The operations of `petstore3.yaml` as a tool source: an HTTP source that sends them to a base URL over a client the host builds (with its credentials).
 ///
@@ -530,33 +271,7 @@ impl Petstore3 {
     /// The source's name, which an assembly puts before its tools' names (`petstore3__<tool>`).
     pub const NAME: &'static str = "petstore3";
     /// The operations, as the runtime read them from `petstore3.yaml`.
-    pub const OPERATIONS: &'static str = r##"{"$defs":{
-"Pet":{"x-swagger-router-model":"io.swagger.petstore.model.Pet","required":["name","photoUrls"],"type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[10]},"name":{"type":"string","examples":["doggie"]},"category":{"$ref":"#/$defs/Category"},"photoUrls":{"type":"array","items":{"type":"string"}},"tags":{"type":"array","items":{"$ref":"#/$defs/Tag"}},"status":{"type":"string","description":"pet status in the store","enum":["available","pending","sold"]}}},
-"Tag":{"x-swagger-router-model":"io.swagger.petstore.model.Tag","type":"object","properties":{"id":{"type":"integer","format":"int64"},"name":{"type":"string"}}},
-"Category":{"x-swagger-router-model":"io.swagger.petstore.model.Category","type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[1]},"name":{"type":"string","examples":["Dogs"]}}},
-"Order":{"x-swagger-router-model":"io.swagger.petstore.model.Order","type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[10]},"petId":{"type":"integer","format":"int64","examples":[198772]},"quantity":{"type":"integer","format":"int32","examples":[7]},"shipDate":{"type":"string","format":"date-time"},"status":{"type":"string","description":"Order Status","enum":["placed","approved","delivered"],"examples":["approved"]},"complete":{"type":"boolean"}}},
-"User":{"x-swagger-router-model":"io.swagger.petstore.model.User","type":"object","properties":{"id":{"type":"integer","format":"int64","examples":[10]},"username":{"type":"string","examples":["theUser"]},"firstName":{"type":"string","examples":["John"]},"lastName":{"type":"string","examples":["James"]},"email":{"type":"string","examples":["john@email.com"]},"password":{"type":"string","examples":["12345"]},"phone":{"type":"string","examples":["12345"]},"userStatus":{"type":"integer","description":"User Status","format":"int32","examples":[1]}}}
-},
-"operations":[
-{"definition":{"name":"updatePet","description":"Update an existing pet by Id.","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/Pet","description":"Update an existent pet in the store"}},"required":["body"],"additionalProperties":false,"$defs":["Pet","Tag","Category"]},"outputSchema":{"$root":"Pet","$defs":["Pet","Tag","Category"]},"annotations":{"title":"Update an existing pet.","readOnly":false,"idempotent":true}},"request":{"method":"PUT","path":"/pet","body":{"property":"body","encoding":"json"}}},
-{"definition":{"name":"addPet","description":"Add a new pet to the store.","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/Pet","description":"Create a new pet in the store"}},"required":["body"],"additionalProperties":false,"$defs":["Pet","Tag","Category"]},"outputSchema":{"$root":"Pet","$defs":["Pet","Tag","Category"]},"annotations":{"title":"Add a new pet to the store.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/pet","body":{"property":"body","encoding":"json"}}},
-{"definition":{"name":"findPetsByStatus","description":"Multiple status values can be provided with comma separated strings.","inputSchema":{"type":"object","properties":{"status":{"type":"string","default":"available","enum":["available","pending","sold"],"description":"Status values that need to be considered for filter"}},"additionalProperties":false},"annotations":{"title":"Finds Pets by status.","readOnly":true}},"request":{"method":"GET","path":"/pet/findByStatus","parameters":[{"property":"status","in":"query","name":"status"}]}},
-{"definition":{"name":"findPetsByTags","description":"Multiple tags can be provided with comma separated strings. Use tag1, tag2, tag3 for testing.","inputSchema":{"type":"object","properties":{"tags":{"type":"array","items":{"type":"string"},"description":"Tags to filter by"}},"additionalProperties":false},"annotations":{"title":"Finds Pets by tags.","readOnly":true}},"request":{"method":"GET","path":"/pet/findByTags","parameters":[{"property":"tags","in":"query","name":"tags"}]}},
-{"definition":{"name":"getPetById","description":"Returns a single pet.","inputSchema":{"type":"object","properties":{"petId":{"type":"integer","format":"int64","description":"ID of pet to return"}},"required":["petId"],"additionalProperties":false},"outputSchema":{"$root":"Pet","$defs":["Pet","Tag","Category"]},"annotations":{"title":"Find pet by ID.","readOnly":true}},"request":{"method":"GET","path":"/pet/{petId}","parameters":[{"property":"petId","in":"path","name":"petId"}]}},
-{"definition":{"name":"updatePetWithForm","description":"Updates a pet resource based on the form data.","inputSchema":{"type":"object","properties":{"petId":{"type":"integer","format":"int64","description":"ID of pet that needs to be updated"},"name":{"type":"string","description":"Name of pet that needs to be updated"},"status":{"type":"string","description":"Status of pet that needs to be updated"}},"required":["petId"],"additionalProperties":false},"outputSchema":{"$root":"Pet","$defs":["Pet","Tag","Category"]},"annotations":{"title":"Updates a pet in the store with form data.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/pet/{petId}","parameters":[{"property":"petId","in":"path","name":"petId"},{"property":"name","in":"query","name":"name"},{"property":"status","in":"query","name":"status"}]}},
-{"definition":{"name":"deletePet","description":"Delete a pet.","inputSchema":{"type":"object","properties":{"petId":{"type":"integer","format":"int64","description":"Pet id to delete"}},"required":["petId"],"additionalProperties":false},"annotations":{"title":"Deletes a pet.","readOnly":false,"destructive":true,"idempotent":true}},"request":{"method":"DELETE","path":"/pet/{petId}","parameters":[{"property":"petId","in":"path","name":"petId"}]}},
-{"definition":{"name":"getInventory","description":"Returns a map of status codes to quantities.","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"outputSchema":{"type":"object","additionalProperties":{"type":"integer","format":"int32"}},"annotations":{"title":"Returns pet inventories by status.","readOnly":true}},"request":{"method":"GET","path":"/store/inventory"}},
-{"definition":{"name":"placeOrder","description":"Place a new order in the store.","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/Order"}},"additionalProperties":false,"$defs":["Order"]},"outputSchema":{"$root":"Order","$defs":["Order"]},"annotations":{"title":"Place an order for a pet.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/store/order","body":{"property":"body","encoding":"json"}}},
-{"definition":{"name":"getOrderById","description":"For valid response try integer IDs with value <= 5 or > 10. Other values will generate exceptions.","inputSchema":{"type":"object","properties":{"orderId":{"type":"integer","format":"int64","description":"ID of order that needs to be fetched"}},"required":["orderId"],"additionalProperties":false},"outputSchema":{"$root":"Order","$defs":["Order"]},"annotations":{"title":"Find purchase order by ID.","readOnly":true}},"request":{"method":"GET","path":"/store/order/{orderId}","parameters":[{"property":"orderId","in":"path","name":"orderId"}]}},
-{"definition":{"name":"deleteOrder","description":"For valid response try integer IDs with value < 1000. Anything above 1000 or non-integers will generate API errors.","inputSchema":{"type":"object","properties":{"orderId":{"type":"integer","format":"int64","description":"ID of the order that needs to be deleted"}},"required":["orderId"],"additionalProperties":false},"annotations":{"title":"Delete purchase order by identifier.","readOnly":false,"destructive":true,"idempotent":true}},"request":{"method":"DELETE","path":"/store/order/{orderId}","parameters":[{"property":"orderId","in":"path","name":"orderId"}]}},
-{"definition":{"name":"createUser","description":"This can only be done by the logged in user.","inputSchema":{"type":"object","properties":{"body":{"$ref":"#/$defs/User","description":"Created user object"}},"additionalProperties":false,"$defs":["User"]},"outputSchema":{"$root":"User","$defs":["User"]},"annotations":{"title":"Create user.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/user","body":{"property":"body","encoding":"json"}}},
-{"definition":{"name":"createUsersWithListInput","description":"Creates list of users with given input array.","inputSchema":{"type":"object","properties":{"body":{"type":"array","items":{"$ref":"#/$defs/User"}}},"additionalProperties":false,"$defs":["User"]},"outputSchema":{"$root":"User","$defs":["User"]},"annotations":{"title":"Creates list of users with given input array.","readOnly":false,"idempotent":false}},"request":{"method":"POST","path":"/user/createWithList","body":{"property":"body","encoding":"json"}}},
-{"definition":{"name":"loginUser","description":"Log into the system.","inputSchema":{"type":"object","properties":{"username":{"type":"string","description":"The user name for login"},"password":{"type":"string","description":"The password for login in clear text"}},"additionalProperties":false},"annotations":{"title":"Logs user into the system.","readOnly":true}},"request":{"method":"GET","path":"/user/login","parameters":[{"property":"username","in":"query","name":"username"},{"property":"password","in":"query","name":"password"}]}},
-{"definition":{"name":"logoutUser","description":"Log user out of the system.","inputSchema":{"type":"object","properties":{},"additionalProperties":false},"annotations":{"title":"Logs out current logged in user session.","readOnly":true}},"request":{"method":"GET","path":"/user/logout"}},
-{"definition":{"name":"getUserByName","description":"Get user detail based on username.","inputSchema":{"type":"object","properties":{"username":{"type":"string","description":"The name that needs to be fetched. Use user1 for testing"}},"required":["username"],"additionalProperties":false},"outputSchema":{"$root":"User","$defs":["User"]},"annotations":{"title":"Get user by user name.","readOnly":true}},"request":{"method":"GET","path":"/user/{username}","parameters":[{"property":"username","in":"path","name":"username"}]}},
-{"definition":{"name":"updateUser","description":"This can only be done by the logged in user.","inputSchema":{"type":"object","properties":{"username":{"type":"string","description":"name that need to be deleted"},"body":{"$ref":"#/$defs/User","description":"Update an existent user in the store"}},"required":["username"],"additionalProperties":false,"$defs":["User"]},"annotations":{"title":"Update user resource.","readOnly":false,"idempotent":true}},"request":{"method":"PUT","path":"/user/{username}","parameters":[{"property":"username","in":"path","name":"username"}],"body":{"property":"body","encoding":"json"}}},
-{"definition":{"name":"deleteUser","description":"This can only be done by the logged in user.","inputSchema":{"type":"object","properties":{"username":{"type":"string","description":"The name that needs to be deleted"}},"required":["username"],"additionalProperties":false},"annotations":{"title":"Delete user resource.","readOnly":false,"destructive":true,"idempotent":true}},"request":{"method":"DELETE","path":"/user/{username}","parameters":[{"property":"username","in":"path","name":"username"}]}}
-]}"##;
+    pub const OPERATIONS: &'static str = ::core::include_str!("petstore3.tools.json");
     /// The source sending to `base_url` (such as `https://api.example.com/v1`)
     /// over `client`.
     ///
@@ -566,7 +281,7 @@ impl Petstore3 {
     pub fn new(
         base_url: &str,
         client: impl __tk::HttpClient,
-    ) -> ::std::result::Result<Self, __tk::HttpSourceError> {
+    ) -> Result<Self, __tk::HttpSourceError> {
         Self::configured(base_url, client, |builder| builder)
     }
     /// [`Self::new`] with the source's options (a timeout, the longest answer)
@@ -581,7 +296,7 @@ impl Petstore3 {
         configure: impl ::std::ops::FnOnce(
             __tk::HttpSourceBuilder,
         ) -> __tk::HttpSourceBuilder,
-    ) -> ::std::result::Result<Self, __tk::HttpSourceError> {
+    ) -> Result<Self, __tk::HttpSourceError> {
         let builder = __tk::HttpSource::builder(Self::NAME, base_url, client)
             .operations_json(Self::OPERATIONS);
         configure(builder).build().map(Self)
@@ -604,7 +319,7 @@ impl Petstore3 {
         base_url: &str,
         client: impl __tk::HttpClient,
         credentials: impl __tk::CredentialProvider,
-    ) -> ::std::result::Result<Self, __tk::HttpSourceError> {
+    ) -> Result<Self, __tk::HttpSourceError> {
         Self::configured(
             base_url,
             client,
@@ -612,256 +327,228 @@ impl Petstore3 {
         )
     }
     /// The tools' definitions, in the document's order. Contacts nothing.
-    pub fn definitions(&self) -> ::std::vec::Vec<__tk::ToolDefinition> {
+    pub fn definitions(&self) -> Vec<__tk::ToolDefinition> {
         self.0.definitions()
     }
-    /// `PUT /pet`: calls the tool `updatePet` with `input`, as the source runs it.
+    /// `PUT /pet`: the tool `updatePet`.
     ///
     /// Update an existing pet by Id.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
-    pub async fn update_pet(
-        &self,
-        input: UpdatePetInput,
-    ) -> ::std::result::Result<Pet, __tk::ToolSourceError> {
+    /// The tool's failure, or an answer that does not fit its type.
+    pub async fn update_pet(&self, input: UpdatePetInput) -> __tk::Result<Pet> {
         __tk::call_answered(&self.0, "updatePet", &input).await
     }
-    /// `POST /pet`: calls the tool `addPet` with `input`, as the source runs it.
+    /// `POST /pet`: the tool `addPet`.
     ///
     /// Add a new pet to the store.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
-    pub async fn add_pet(
-        &self,
-        input: AddPetInput,
-    ) -> ::std::result::Result<Pet, __tk::ToolSourceError> {
+    /// The tool's failure, or an answer that does not fit its type.
+    pub async fn add_pet(&self, input: AddPetInput) -> __tk::Result<Pet> {
         __tk::call_answered(&self.0, "addPet", &input).await
     }
-    /// `GET /pet/findByStatus`: calls the tool `findPetsByStatus` with `input`, as the source runs it.
+    /// `GET /pet/findByStatus`: the tool `findPetsByStatus`.
     ///
     /// Multiple status values can be provided with comma separated strings.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
+    /// The tool's failure, or an answer that does not fit its type.
     pub async fn find_pets_by_status(
         &self,
         input: FindPetsByStatusInput,
-    ) -> ::std::result::Result<FindPetsByStatusAnswer, __tk::ToolSourceError> {
+    ) -> __tk::Result<FindPetsByStatusAnswer> {
         __tk::call_answered(&self.0, "findPetsByStatus", &input).await
     }
-    /// `GET /pet/findByTags`: calls the tool `findPetsByTags` with `input`, as the source runs it.
+    /// `GET /pet/findByTags`: the tool `findPetsByTags`.
     ///
     /// Multiple tags can be provided with comma separated strings. Use tag1, tag2, tag3 for testing.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
+    /// The tool's failure, or an answer that does not fit its type.
     pub async fn find_pets_by_tags(
         &self,
         input: FindPetsByTagsInput,
-    ) -> ::std::result::Result<FindPetsByTagsAnswer, __tk::ToolSourceError> {
+    ) -> __tk::Result<FindPetsByTagsAnswer> {
         __tk::call_answered(&self.0, "findPetsByTags", &input).await
     }
-    /// `GET /pet/{petId}`: calls the tool `getPetById` with `input`, as the source runs it.
+    /// `GET /pet/{petId}`: the tool `getPetById`.
     ///
     /// Returns a single pet.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
-    pub async fn get_pet_by_id(
-        &self,
-        input: GetPetByIdInput,
-    ) -> ::std::result::Result<Pet, __tk::ToolSourceError> {
+    /// The tool's failure, or an answer that does not fit its type.
+    pub async fn get_pet_by_id(&self, input: GetPetByIdInput) -> __tk::Result<Pet> {
         __tk::call_answered(&self.0, "getPetById", &input).await
     }
-    /// `POST /pet/{petId}`: calls the tool `updatePetWithForm` with `input`, as the source runs it.
+    /// `POST /pet/{petId}`: the tool `updatePetWithForm`.
     ///
     /// Updates a pet resource based on the form data.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
+    /// The tool's failure, or an answer that does not fit its type.
     pub async fn update_pet_with_form(
         &self,
         input: UpdatePetWithFormInput,
-    ) -> ::std::result::Result<Pet, __tk::ToolSourceError> {
+    ) -> __tk::Result<Pet> {
         __tk::call_answered(&self.0, "updatePetWithForm", &input).await
     }
-    /// `DELETE /pet/{petId}`: calls the tool `deletePet` with `input`, as the source runs it.
+    /// `DELETE /pet/{petId}`: the tool `deletePet`.
     ///
     /// Delete a pet.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure.
     pub async fn delete_pet(
         &self,
         input: DeletePetInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
+    ) -> __tk::Result<__tk::serde_json::Value> {
         __tk::call_typed(&self.0, "deletePet", &input).await
     }
-    /// `GET /store/inventory`: calls the tool `getInventory` with `input`, as the source runs it.
+    /// `GET /store/inventory`: the tool `getInventory`.
     ///
     /// Returns a map of status codes to quantities.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
+    /// The tool's failure, or an answer that does not fit its type.
     pub async fn get_inventory(
         &self,
         input: GetInventoryInput,
-    ) -> ::std::result::Result<GetInventoryAnswer, __tk::ToolSourceError> {
+    ) -> __tk::Result<GetInventoryAnswer> {
         __tk::call_answered(&self.0, "getInventory", &input).await
     }
-    /// `POST /store/order`: calls the tool `placeOrder` with `input`, as the source runs it.
+    /// `POST /store/order`: the tool `placeOrder`.
     ///
     /// Place a new order in the store.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
-    pub async fn place_order(
-        &self,
-        input: PlaceOrderInput,
-    ) -> ::std::result::Result<Order, __tk::ToolSourceError> {
+    /// The tool's failure, or an answer that does not fit its type.
+    pub async fn place_order(&self, input: PlaceOrderInput) -> __tk::Result<Order> {
         __tk::call_answered(&self.0, "placeOrder", &input).await
     }
     #[allow(rustdoc::invalid_html_tags)]
-    /// `GET /store/order/{orderId}`: calls the tool `getOrderById` with `input`, as the source runs it.
+    /// `GET /store/order/{orderId}`: the tool `getOrderById`.
     ///
     /// For valid response try integer IDs with value <= 5 or > 10. Other values will generate exceptions.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
+    /// The tool's failure, or an answer that does not fit its type.
     pub async fn get_order_by_id(
         &self,
         input: GetOrderByIdInput,
-    ) -> ::std::result::Result<Order, __tk::ToolSourceError> {
+    ) -> __tk::Result<Order> {
         __tk::call_answered(&self.0, "getOrderById", &input).await
     }
     #[allow(rustdoc::invalid_html_tags)]
-    /// `DELETE /store/order/{orderId}`: calls the tool `deleteOrder` with `input`, as the source runs it.
+    /// `DELETE /store/order/{orderId}`: the tool `deleteOrder`.
     ///
     /// For valid response try integer IDs with value < 1000. Anything above 1000 or non-integers will generate API errors.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure.
     pub async fn delete_order(
         &self,
         input: DeleteOrderInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
+    ) -> __tk::Result<__tk::serde_json::Value> {
         __tk::call_typed(&self.0, "deleteOrder", &input).await
     }
-    /// `POST /user`: calls the tool `createUser` with `input`, as the source runs it.
+    /// `POST /user`: the tool `createUser`.
     ///
     /// This can only be done by the logged in user.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
-    pub async fn create_user(
-        &self,
-        input: CreateUserInput,
-    ) -> ::std::result::Result<User, __tk::ToolSourceError> {
+    /// The tool's failure, or an answer that does not fit its type.
+    pub async fn create_user(&self, input: CreateUserInput) -> __tk::Result<User> {
         __tk::call_answered(&self.0, "createUser", &input).await
     }
-    /// `POST /user/createWithList`: calls the tool `createUsersWithListInput` with `input`, as the source runs it.
+    /// `POST /user/createWithList`: the tool `createUsersWithListInput`.
     ///
     /// Creates list of users with given input array.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
+    /// The tool's failure, or an answer that does not fit its type.
     pub async fn create_users_with_list_input(
         &self,
         input: CreateUsersWithListInputInput,
-    ) -> ::std::result::Result<User, __tk::ToolSourceError> {
+    ) -> __tk::Result<User> {
         __tk::call_answered(&self.0, "createUsersWithListInput", &input).await
     }
-    /// `GET /user/login`: calls the tool `loginUser` with `input`, as the source runs it.
+    /// `GET /user/login`: the tool `loginUser`.
     ///
     /// Log into the system.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
+    /// The tool's failure, or an answer that does not fit its type.
     pub async fn login_user(
         &self,
         input: LoginUserInput,
-    ) -> ::std::result::Result<LoginUserAnswer, __tk::ToolSourceError> {
+    ) -> __tk::Result<LoginUserAnswer> {
         __tk::call_answered(&self.0, "loginUser", &input).await
     }
-    /// `GET /user/logout`: calls the tool `logoutUser` with `input`, as the source runs it.
+    /// `GET /user/logout`: the tool `logoutUser`.
     ///
     /// Log user out of the system.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure.
     pub async fn logout_user(
         &self,
         input: LogoutUserInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
+    ) -> __tk::Result<__tk::serde_json::Value> {
         __tk::call_typed(&self.0, "logoutUser", &input).await
     }
-    /// `GET /user/{username}`: calls the tool `getUserByName` with `input`, as the source runs it.
+    /// `GET /user/{username}`: the tool `getUserByName`.
     ///
     /// Get user detail based on username.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
+    /// The tool's failure, or an answer that does not fit its type.
     pub async fn get_user_by_name(
         &self,
         input: GetUserByNameInput,
-    ) -> ::std::result::Result<User, __tk::ToolSourceError> {
+    ) -> __tk::Result<User> {
         __tk::call_answered(&self.0, "getUserByName", &input).await
     }
-    /// `PUT /user/{username}`: calls the tool `updateUser` with `input`, as the source runs it.
+    /// `PUT /user/{username}`: the tool `updateUser`.
     ///
     /// This can only be done by the logged in user.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure.
     pub async fn update_user(
         &self,
         input: UpdateUserInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
+    ) -> __tk::Result<__tk::serde_json::Value> {
         __tk::call_typed(&self.0, "updateUser", &input).await
     }
-    /// `DELETE /user/{username}`: calls the tool `deleteUser` with `input`, as the source runs it.
+    /// `DELETE /user/{username}`: the tool `deleteUser`.
     ///
     /// This can only be done by the logged in user.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure.
     pub async fn delete_user(
         &self,
         input: DeleteUserInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
+    ) -> __tk::Result<__tk::serde_json::Value> {
         __tk::call_typed(&self.0, "deleteUser", &input).await
     }
 }
@@ -871,23 +558,14 @@ impl __tk::ToolSource for Petstore3 {
     }
     fn discover(
         &self,
-    ) -> __tk::BoxFuture<
-        '_,
-        ::std::result::Result<
-            ::std::vec::Vec<__tk::ToolDefinition>,
-            __tk::ToolSourceError,
-        >,
-    > {
+    ) -> __tk::BoxFuture<'_, Result<Vec<__tk::ToolDefinition>, __tk::ToolSourceError>> {
         __tk::ToolSource::discover(&self.0)
     }
     fn call<'a>(
         &'a self,
         tool: &'a str,
         input: __tk::JsonObject,
-    ) -> __tk::BoxFuture<
-        'a,
-        ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError>,
-    > {
+    ) -> __tk::BoxFuture<'a, Result<__tk::serde_json::Value, __tk::ToolSourceError>> {
         __tk::ToolSource::call(&self.0, tool, input)
     }
 }

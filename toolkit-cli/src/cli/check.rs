@@ -81,7 +81,10 @@ pub fn compare(dir: &Path, files: &[(PathBuf, String)]) -> Vec<Stale> {
         let mut extra: Vec<PathBuf> = entries
             .filter_map(Result::ok)
             .map(|entry| PathBuf::from("src").join(entry.file_name()))
-            .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+            .filter(|path| {
+                path.extension().is_some_and(|e| e == "rs")
+                    || path.to_string_lossy().ends_with(".tools.json")
+            })
             .filter(|path| !files.iter().any(|(p, _)| p == path))
             .collect();
         extra.sort();

@@ -3,7 +3,9 @@
 //! snapshot, and the source type that runs them (see [`toolkit_gen::emit::openapi_source`] and
 //! [`toolkit_gen::emit::mcp_source`]), as one Rust module.
 //!
-//! The module goes to `FILE` (or stdout); stderr gets one line with the share of tools whose
+//! The module goes to `FILE` (or stdout), and its source's catalog (the operations or tools as
+//! JSON, which the module reads with `include_str!`) to `STEM.tools.json` beside it, unless
+//! `--embed-catalog` keeps it inside (as it is on stdout); stderr gets one line with the share of tools whose
 //! input is fully typed, then a line per place typed as `serde_json::Value`
 //! (`tool: #/pointer: reason`). Exit 0 when written, 2 when the input cannot be read, 1 when the
 //! output cannot be written.
@@ -50,9 +52,13 @@ pub struct GenerateArgs {
     /// The input: an OpenAPI document (JSON or YAML), or an MCP snapshot (as `toolkit-gen
     /// snapshot` writes it, a bare `{"tools": [...]}` result, or a bare array of tools).
     pub input: PathBuf,
-    /// Where to write the module (stdout when left out).
+    /// Where to write the module (stdout when left out); the catalog of a `STEM.rs` goes beside
+    /// it, to `STEM.tools.json`.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// Keep the catalog inside the module (a raw string constant) rather than beside it.
+    #[arg(long)]
+    pub embed_catalog: bool,
     /// How closed the generated structs are.
     #[arg(long, value_enum, default_value_t)]
     pub strictness: StrictnessArg,
@@ -73,13 +79,25 @@ impl GenerateArgs {
         }
     }
 
-    /// The source's options: `--name`, or the input's file stem in snake_case.
+    /// The source's options: `--name`, or the input's file stem in snake_case; the catalog
+    /// beside an output file named `*.rs`, unless `--embed-catalog`.
     fn source(&self) -> SourceOptions {
-        SourceOptions::new(
+        let mut source = SourceOptions::new(
             self.name
                 .clone()
                 .unwrap_or_else(|| source_name(&self.input)),
-        )
+        );
+        source.catalog_file = match &self.output {
+            Some(output)
+                if !self.embed_catalog && output.extension().is_some_and(|e| e == "rs") =>
+            {
+                output
+                    .file_stem()
+                    .map(|stem| format!("{}.tools.json", stem.to_string_lossy()))
+            }
+            _ => None,
+        };
+        source
     }
 
     /// The name the generated header gives the input: its file name.
@@ -163,8 +181,17 @@ fn finish(
         return ExitCode::FAILURE;
     }
     let written = match &args.output {
-        Some(path) => std::fs::write(path, &emitted.code)
-            .map_err(|error| format!("cannot write {}: {error}", path.display())),
+        Some(path) => {
+            let catalog = emitted.catalog.as_ref().map(|catalog| {
+                let beside = path.with_file_name(&catalog.file);
+                std::fs::write(&beside, &catalog.json)
+                    .map_err(|error| format!("cannot write {}: {error}", beside.display()))
+            });
+            catalog.unwrap_or(Ok(())).and_then(|()| {
+                std::fs::write(path, &emitted.code)
+                    .map_err(|error| format!("cannot write {}: {error}", path.display()))
+            })
+        }
         None => out
             .write_all(emitted.code.as_bytes())
             .map_err(|error| format!("cannot write the module: {error}")),
@@ -214,6 +241,7 @@ mod tests {
                 output: None,
                 strictness: StrictnessArg::Strict,
                 name: None,
+                embed_catalog: false,
             };
             let (mut out, mut err) = (Vec::new(), Vec::new());
             assert_eq!(mcp(&args, &mut out, &mut err), ExitCode::SUCCESS);
@@ -232,10 +260,48 @@ mod tests {
             output: None,
             strictness: StrictnessArg::Strict,
             name: None,
+            embed_catalog: false,
         };
         let (mut out, mut err) = (Vec::new(), Vec::new());
         assert_eq!(mcp(&args, &mut out, &mut err), ExitCode::from(USAGE));
         assert!(String::from_utf8_lossy(&err).contains("#/tools/0"));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn a_module_written_to_a_file_reads_its_catalog_from_beside_it() {
+        let dir = std::env::temp_dir().join(format!("toolkit-gen-catalog-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        let input = dir.join("tasks.json");
+        let tool = r#"{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}"#;
+        std::fs::write(&input, format!(r#"{{"tools":[{tool}]}}"#)).unwrap_or_default();
+        for embed_catalog in [false, true] {
+            let output = dir.join(format!("tasks_{embed_catalog}.rs"));
+            let args = GenerateArgs {
+                input: input.clone(),
+                output: Some(output.clone()),
+                strictness: StrictnessArg::Strict,
+                name: None,
+                embed_catalog,
+            };
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            assert_eq!(mcp(&args, &mut out, &mut err), ExitCode::SUCCESS);
+            let code = std::fs::read_to_string(&output).unwrap_or_default();
+            let beside = dir.join(format!("tasks_{embed_catalog}.tools.json"));
+            let catalog = std::fs::read_to_string(&beside);
+            if embed_catalog {
+                assert!(catalog.is_err());
+                assert!(
+                    code.contains(r#"pub const TOOLS: &'static str = r#"["#),
+                    "{code}"
+                );
+            } else {
+                let catalog = catalog.unwrap_or_default();
+                assert!(catalog.contains(r#""name":"echo""#), "{catalog}");
+                let include = format!("::core::include_str!(\"tasks_{embed_catalog}.tools.json\")");
+                assert!(code.contains(&include), "{code}");
+            }
+        }
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

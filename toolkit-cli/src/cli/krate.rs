@@ -307,6 +307,12 @@ impl CrateArgs {
                 PathBuf::from("src").join(&module.file),
                 module.module.code.clone(),
             ));
+            if let Some(catalog) = &module.module.catalog {
+                files.push((
+                    PathBuf::from("src").join(&catalog.file),
+                    catalog.json.clone(),
+                ));
+            }
         }
         Ok(files)
     }

@@ -38,7 +38,7 @@ fn crate_writes_a_crate_that_check_finds_fresh_then_stale() {
     let (code, stdout, stderr) = run(&args);
     assert_eq!(code, 0, "{stderr}");
     assert!(
-        stdout.contains("wrote the crate pet-tools (5 files)"),
+        stdout.contains("wrote the crate pet-tools (7 files)"),
         "{stdout}"
     );
     let manifest = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
@@ -60,6 +60,10 @@ fn crate_writes_a_crate_that_check_finds_fresh_then_stale() {
     assert!(lib.contains("pub mod petstore;") && lib.contains("pub mod tasks;"));
     let module = std::fs::read_to_string(dir.join("src/petstore.rs")).unwrap();
     assert!(module.contains("pub struct Petstore(__tk::HttpSource);"));
+    // Each source's catalog beside its module, read with `include_str!`.
+    assert!(module.contains("::core::include_str!(\"petstore.tools.json\")"));
+    let catalog = std::fs::read_to_string(dir.join("src/tasks.tools.json")).unwrap();
+    assert!(catalog.starts_with("[\n{\"name\":"), "{catalog}");
     let readme = std::fs::read_to_string(dir.join("README.md")).unwrap();
     assert!(
         readme.contains("| `petstore` | `petstore.yaml` | 6 | 6 |"),
@@ -71,11 +75,11 @@ fn crate_writes_a_crate_that_check_finds_fresh_then_stale() {
     check.push(dir_arg.as_str());
     let (code, stdout, stderr) = run(&check);
     assert_eq!((code, stderr.as_str()), (0, ""), "{stdout}");
-    assert!(stdout.contains("is fresh (5 files)"), "{stdout}");
+    assert!(stdout.contains("is fresh (7 files)"), "{stdout}");
     // The same, from the arguments the crate records.
     let (code, stdout, stderr) = run(&["check", dir_arg.as_str()]);
     assert_eq!((code, stderr.as_str()), (0, ""), "{stdout}");
-    assert!(stdout.contains("is fresh (5 files)"), "{stdout}");
+    assert!(stdout.contains("is fresh (7 files)"), "{stdout}");
 
     // An edit, a module whose input is gone, a file removed: stale, each named.
     std::fs::write(
@@ -84,11 +88,17 @@ fn crate_writes_a_crate_that_check_finds_fresh_then_stale() {
     )
     .unwrap();
     std::fs::write(dir.join("src/old.rs"), "").unwrap();
+    std::fs::write(dir.join("src/old.tools.json"), "[]").unwrap();
+    std::fs::write(
+        dir.join("src/tasks.tools.json"),
+        catalog.replace("\"name\"", "\"title\""),
+    )
+    .unwrap();
     std::fs::remove_file(dir.join("README.md")).unwrap();
     let (code, _, stderr) = run(&check);
     assert_eq!(code, 1, "{stderr}");
     assert!(
-        stderr.contains("is stale: 3 of its files differ"),
+        stderr.contains("is stale: 5 of its files differ"),
         "{stderr}"
     );
     assert!(stderr.contains("missing  README.md"), "{stderr}");
@@ -97,6 +107,8 @@ fn crate_writes_a_crate_that_check_finds_fresh_then_stale() {
         "{stderr}"
     );
     assert!(stderr.contains("extra    src/old.rs"), "{stderr}");
+    assert!(stderr.contains("extra    src/old.tools.json"), "{stderr}");
+    assert!(stderr.contains("stale    src/tasks.tools.json"), "{stderr}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -20,6 +20,56 @@ fn starts_block(line: &str) -> bool {
     digits > 0 && line[digits..].starts_with(['.', ')'])
 }
 
+/// Whether a link target is a URL or an anchor, which rustdoc takes as it is (not a Rust path it
+/// would resolve).
+fn is_url(target: &str) -> bool {
+    ["http://", "https://", "mailto:", "/", "#"]
+        .iter()
+        .any(|start| target.starts_with(start))
+}
+
+/// `doc` without the targets of its inline links to URLs (`[text](https://…)`), where a URL is
+/// not bare.
+fn without_link_targets(doc: &str) -> String {
+    let mut out = String::with_capacity(doc.len());
+    let mut rest = doc;
+    while let Some(at) = rest.find("](") {
+        let (before, after) = rest.split_at(at + 2);
+        out.push_str(before);
+        let target = after.split(')').next().unwrap_or_default();
+        if is_url(target) && after.len() > target.len() {
+            rest = &after[target.len()..];
+        } else {
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Whether `doc` has brackets that rustdoc may read as an intra-doc link it cannot resolve:
+/// anything in brackets (`[optional]`, `[text][ref]`, `[text](path)`) but an inline link to a URL
+/// or an anchor and an empty `[]` (`labels[]`).
+fn may_break_a_link(doc: &str) -> bool {
+    let mut rest = doc;
+    while let Some(open) = rest.find('[') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find(']') else {
+            // An unclosed `[` links nothing; a `]` before it was checked with its own `[`.
+            return false;
+        };
+        let (inside, tail) = (&after[..close], &after[close + 1..]);
+        let url_link = tail
+            .strip_prefix('(')
+            .is_some_and(|target| is_url(target) && !inside.contains('['));
+        if !url_link && !inside.trim().is_empty() {
+            return true;
+        }
+        rest = tail;
+    }
+    false
+}
+
 /// `#[allow(…)]` of the lints that `docs` (one entry per documented place of an item: itself,
 /// its fields or variants; `None` for a place without documentation) can trigger; nothing when
 /// none can.
@@ -32,8 +82,9 @@ pub(crate) fn allows<'d>(docs: impl IntoIterator<Item = Option<&'d str>>) -> Tok
             continue;
         };
         lazy = lazy || (doc.contains('\n') && doc.lines().any(starts_block));
-        urls = urls || doc.contains("://") || doc.contains("www.");
-        links = links || doc.contains('[') || doc.contains(']');
+        let text = without_link_targets(doc);
+        urls = urls || text.contains("://") || text.contains("www.");
+        links = links || may_break_a_link(doc);
         html = html || doc.contains('<');
     }
     let mut lints = Vec::new();
@@ -82,5 +133,23 @@ mod tests {
             text(&[Some("Steps:\n1. one\ntwo")]),
             "# [allow (clippy :: doc_lazy_continuation)]"
         );
+    }
+
+    #[test]
+    fn links_to_urls_need_no_allow() {
+        let see = "See \"[Using pagination](https://docs.github.com/rest/guides)\" and [a heading](#top).";
+        assert_eq!(text(&[Some(see)]), "");
+        assert_eq!(text(&[Some("Send `labels[]`.")]), "");
+        let bare = "[Pagination](https://example.com) or https://example.com";
+        assert_eq!(text(&[Some(bare)]), "# [allow (rustdoc :: bare_urls)]");
+        let links = "# [allow (rustdoc :: broken_intra_doc_links)]";
+        for doc in [
+            "[optional]",
+            "[text](crate::Pet)",
+            "[text][ref]",
+            "[[nested](https://x)]",
+        ] {
+            assert_eq!(text(&[Some(doc)]), links, "{doc}");
+        }
     }
 }

@@ -187,6 +187,20 @@ pub struct Module {
     /// tokens that do not parse (a user's type or attribute, or a bug of the emitter). Empty
     /// when the code is good.
     pub errors: Vec<String>,
+    /// The source's catalog (its operations or definitions as JSON), to be written beside the
+    /// module when [`SourceOptions::catalog_file`] is set; the module reads it with
+    /// `include_str!`. `None` when the catalog is inside the module, or there is no source type.
+    pub catalog: Option<Catalog>,
+}
+
+/// A source's catalog kept in a file beside its module (`petstore.json` beside `petstore.rs`):
+/// the module stays a module of code, and a diff of the JSON shows which operation changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Catalog {
+    /// The file's name, as the module's `include_str!` names it (relative to the module).
+    pub file: String,
+    /// The file's content: a JSON document, one operation or tool a line.
+    pub json: String,
 }
 
 impl Module {
@@ -243,7 +257,7 @@ fn root_doc(tool: &str, description: Option<&str>) -> String {
 /// assert_eq!(emitted.untyped[0].pointer, "#/properties/where/oneOf");
 /// ```
 pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Emitted {
-    let mut types = Scope::default();
+    let mut types = Scope::module();
     let mut shared = Shared::default();
     let converted = convert::convert_tool(
         tool_name,
@@ -292,13 +306,19 @@ pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Em
 /// # Ok::<(), toolkit_runtime::DefinitionError>(())
 /// ```
 pub fn module(input: &str, definitions: &[ToolDefinition], options: &EmitOptions) -> Module {
-    let mut types = Scope::default();
-    let bases: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
+    let mut types = Scope::module();
+    let inputs: Vec<InputNaming<'_>> = definitions
+        .iter()
+        .map(|definition| InputNaming {
+            base: definition.name(),
+            doc: root_doc(definition.name(), definition.description.as_deref()),
+        })
+        .collect();
     let types = tool_types(
         definitions,
         &[],
         &[],
-        &bases,
+        &inputs,
         options,
         &mut types,
         &mut |_| {},
@@ -371,14 +391,22 @@ fn answer_type(
     }
 }
 
-/// The types of each of `definitions`, named after `bases` (one per definition), in `types`;
+/// How one tool's input type is named and documented.
+struct InputNaming<'a> {
+    /// The name its types are named after (`get_pet` → `GetPetInput`).
+    base: &'a str,
+    /// Its documentation.
+    doc: String,
+}
+
+/// The types of each of `definitions`, named after `inputs` (one per definition), in `types`;
 /// the fields of an input say where `requests` (one per definition, when HTTP operations) put
 /// them; `typed` hears each tool's name once its types are made.
 fn tool_types(
     definitions: &[ToolDefinition],
     requests: &[&RequestTemplate],
     answers: &[Option<&toolkit_runtime::JsonObject>],
-    bases: &[&str],
+    inputs: &[InputNaming<'_>],
     options: &EmitOptions,
     types: &mut Scope,
     typed: &mut dyn FnMut(&str),
@@ -405,13 +433,13 @@ fn tool_types(
         .collect();
     let mut tools = Vec::with_capacity(definitions.len());
     let mut answer_types = BTreeMap::new();
-    for (index, (definition, base)) in definitions.iter().zip(bases).enumerate() {
+    for (index, (definition, naming)) in definitions.iter().zip(inputs).enumerate() {
+        let base = naming.base;
         let schema = Value::Object(definition.input_schema().clone());
-        let doc = root_doc(definition.name(), definition.description.as_deref());
         let converted = convert::convert_tool(
             base,
             &schema,
-            Some(doc),
+            Some(naming.doc.clone()),
             options,
             convert::ModuleTypes {
                 types,
@@ -469,8 +497,8 @@ fn tool_types(
     }
 }
 
-/// Says on each field of the input type `root_type` where `request` puts it (`In the query, as
-/// `per_page`.`), after the property's own documentation.
+/// Says on each field of the input type `root_type` where `request` puts it (`In the query.`),
+/// after the property's own documentation.
 fn locate(items: &mut [schema::Item], root_type: &str, request: &RequestTemplate) {
     let Some(schema::Item {
         kind: schema::ItemKind::Struct(structure),
@@ -490,7 +518,9 @@ fn locate(items: &mut [schema::Item], root_type: &str, request: &RequestTemplate
                 "query" => "In the query",
                 _ => "A header",
             };
-            format!("{what}, as `{}`.", parameter.name)
+            // A parameter named otherwise than its property is named in the property's
+            // description already, by the reader.
+            format!("{what}.")
         } else if request
             .body
             .as_ref()
@@ -500,8 +530,14 @@ fn locate(items: &mut [schema::Item], root_type: &str, request: &RequestTemplate
         } else {
             continue;
         };
+        // On the description's one line, or as a paragraph of its own after several (where it
+        // could join a list).
         field.doc = Some(match field.doc.take() {
-            Some(doc) => format!("{doc}\n\n{place}"),
+            Some(doc) if doc.trim().contains('\n') => format!("{doc}\n\n{place}"),
+            Some(doc) if doc.trim().ends_with(['.', '!', '?', ')']) => {
+                format!("{} {place}", doc.trim())
+            }
+            Some(doc) => format!("{}. {place}", doc.trim()),
             None => place,
         });
     }
@@ -539,6 +575,7 @@ fn finish(input: &str, typed: Typed, rest: TokenStream) -> Module {
         answers: typed.answers,
         matched: typed.matched,
         errors,
+        catalog: None,
     }
 }
 
@@ -569,6 +606,12 @@ pub struct SourceOptions {
     /// The tools whose typed methods are `#[deprecated]`, by tool name (the operations a
     /// document marks `deprecated`: see [`crate::inputs::deprecated_tools`]).
     pub deprecated: BTreeSet<String>,
+    /// The file the catalog goes to, beside the module (`petstore.json`): the module reads it
+    /// with `include_str!` and [`Module::catalog`] holds it for the caller to write. `None`
+    /// embeds the catalog in the module as a raw string (a module that must stand alone, such as
+    /// one printed to stdout). The catalog of a large document is most of the module:
+    /// GitHub's is 2.75 MB of JSON.
+    pub catalog_file: Option<String>,
 }
 
 impl SourceOptions {
@@ -579,6 +622,7 @@ impl SourceOptions {
             renames: BTreeMap::new(),
             max_name_length: None,
             deprecated: BTreeSet::new(),
+            catalog_file: None,
         }
     }
 
@@ -758,37 +802,50 @@ fn source_module(
     options: &EmitOptions,
     typed: &mut dyn FnMut(&str),
 ) -> Module {
-    let mut types = Scope::default();
+    let mut types = Scope::module();
     let type_name = types.unique(&naming::type_name(&source.name), "");
     let bases: Vec<String> = definitions
         .iter()
         .map(|definition| source.base(definition.name()))
         .collect();
-    let base_refs: Vec<&str> = bases.iter().map(String::as_str).collect();
-    let typed = tool_types(
-        definitions,
-        requests,
-        answers,
-        &base_refs,
-        options,
-        &mut types,
-        typed,
-    );
     let mut method_names = Scope::default();
     for reserved in source::RESERVED_METHODS {
         method_names.unique(reserved, "_");
     }
-    let methods: Vec<source::Method> = definitions
+    let method_names: Vec<String> = bases
+        .iter()
+        .map(|base| method_names.unique(&naming::field_name(base), "_"))
+        .collect();
+    // The method says what the tool does; its input links there rather than say it again.
+    let inputs: Vec<InputNaming<'_>> = definitions
         .iter()
         .zip(&bases)
+        .zip(&method_names)
+        .map(|((_, base), method)| InputNaming {
+            base,
+            doc: format!("The input of `{type_name}::{method}`."),
+        })
+        .collect();
+    let typed = tool_types(
+        definitions,
+        requests,
+        answers,
+        &inputs,
+        options,
+        &mut types,
+        typed,
+    );
+    let methods: Vec<source::Method> = definitions
+        .iter()
+        .zip(method_names)
         .zip(&typed.tools)
         .enumerate()
-        .map(|(index, ((definition, base), types))| source::Method {
+        .map(|(index, ((definition, name), types))| source::Method {
             tool: definition.name().to_owned(),
             request: requests
                 .get(index)
                 .map(|request| format!("{} {}", request.method, request.path)),
-            name: method_names.unique(&naming::field_name(base), "_"),
+            name,
             input: types.root_type.clone(),
             answer: typed
                 .answers
@@ -804,8 +861,14 @@ fn source_module(
         name: &source.name,
         type_name: &type_name,
         data,
+        data_file: source.catalog_file.as_deref(),
         methods: &methods,
         security,
     });
-    finish(input, typed, source_type)
+    let mut module = finish(input, typed, source_type);
+    module.catalog = source.catalog_file.as_ref().map(|file| Catalog {
+        file: file.clone(),
+        json: format!("{data}\n"),
+    });
+    module
 }

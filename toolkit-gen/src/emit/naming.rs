@@ -112,7 +112,21 @@ pub(crate) struct Scope {
     taken: HashSet<String>,
 }
 
+/// The names of std's prelude that generated code writes bare (`Option<String>`, `Ok(…)`): no
+/// type of a module takes them, so that they keep meaning std's (a schema named `String` is
+/// `String2`).
+const PRELUDE: &[&str] = &[
+    "Option", "Some", "None", "Result", "Ok", "Err", "String", "Vec", "Box",
+];
+
 impl Scope {
+    /// The scope of a module's types, the prelude's names already taken.
+    pub(crate) fn module() -> Self {
+        Self {
+            taken: PRELUDE.iter().map(|name| (*name).to_owned()).collect(),
+        }
+    }
+
     /// Takes `wanted`, or the first of `wanted2`, `wanted3`, … not taken yet; `separator` goes
     /// between the name and its number (`_` for snake_case names).
     pub(crate) fn unique(&mut self, wanted: &str, separator: &str) -> String {
@@ -164,6 +178,14 @@ mod tests {
             assert!(is_plain_identifier(&type_name(name)), "{name}");
             assert!(is_plain_identifier(&field_name(name)), "{name}");
         }
+    }
+
+    #[test]
+    fn a_module_leaves_the_preludes_names_to_std() {
+        let mut scope = Scope::module();
+        assert_eq!(scope.unique("String", ""), "String2");
+        assert_eq!(scope.unique("Ok", ""), "Ok2");
+        assert_eq!(scope.unique("Pet", ""), "Pet");
     }
 
     #[test]

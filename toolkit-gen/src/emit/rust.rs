@@ -87,15 +87,15 @@ fn ty(ty: &Ty) -> TokenStream {
             quote!(#name)
         }
         Ty::F64 => quote!(f64),
-        Ty::String => quote!(::std::string::String),
+        Ty::String => quote!(String),
         Ty::Unit => quote!(()),
         Ty::Value => quote!(__tk::serde_json::Value),
         Ty::Object => {
-            quote!(__tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>)
+            quote!(__tk::serde_json::Map<String, __tk::serde_json::Value>)
         }
         Ty::Option(inner) => {
             let inner = self::ty(inner);
-            quote!(::std::option::Option<#inner>)
+            quote!(Option<#inner>)
         }
         Ty::Nullable(inner) => {
             let inner = self::ty(inner);
@@ -103,11 +103,11 @@ fn ty(ty: &Ty) -> TokenStream {
         }
         Ty::Vec(inner) => {
             let inner = self::ty(inner);
-            quote!(::std::vec::Vec<#inner>)
+            quote!(Vec<#inner>)
         }
         Ty::Map(inner) => {
             let inner = self::ty(inner);
-            quote!(::std::collections::BTreeMap<::std::string::String, #inner>)
+            quote!(::std::collections::BTreeMap<String, #inner>)
         }
         Ty::Tuple(items) => {
             let items = items.iter().map(self::ty);
@@ -115,7 +115,7 @@ fn ty(ty: &Ty) -> TokenStream {
         }
         Ty::Box(inner) => {
             let inner = self::ty(inner);
-            quote!(::std::boxed::Box<#inner>)
+            quote!(Box<#inner>)
         }
         Ty::Named(name) => {
             let name = ident(name);
@@ -152,28 +152,24 @@ fn item(item: &Item, attributes: &Attributes, matched: &mut Matched) -> TokenStr
         ItemKind::Alias(_) => TokenStream::new(),
         _ => attributes.of_type(&item.name, matched),
     };
-    // serde's derives through the runtime's re-export (`__tk`, the module's one `use` of
-    // `::toolkit_runtime::codegen`), told where serde is: generated code names no crate but the
-    // runtime and std.
-    let derive = quote! {
-        #[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-        #[serde(crate = "__tk::serde")]
-    };
     // The allows after the documentation: every kind of item starts with it.
     let allows = super::lints::allows(documented(item));
     let doc = quote! {
         #doc
         #allows
     };
-    item_tokens(
-        item,
-        &name,
-        &doc,
-        &user_attributes,
-        derive,
-        attributes,
-        matched,
-    )
+    item_tokens(item, &name, &doc, &user_attributes, attributes, matched)
+}
+
+/// The derives of a struct or a data-carrying enum, with `extra` derives after `Clone` and serde's
+/// container attributes `serde` after `crate`: serde's derives through the runtime's re-export
+/// (`__tk`, the module's one `use` of `::toolkit_runtime::codegen`), told where serde is, since
+/// generated code names no crate but the runtime and std.
+fn derive(extra: TokenStream, serde: TokenStream) -> TokenStream {
+    quote! {
+        #[derive(Debug, Clone, #extra PartialEq, __tk::Serialize, __tk::Deserialize)]
+        #[serde(crate = "__tk::serde" #serde)]
+    }
 }
 
 /// The documentation of each place of `item` that rustdoc documents: itself, and its fields or
@@ -202,7 +198,6 @@ fn item_tokens(
     name: &TokenStream,
     doc: &TokenStream,
     user_attributes: &TokenStream,
-    derive: TokenStream,
     attributes: &Attributes,
     matched: &mut Matched,
 ) -> TokenStream {
@@ -218,17 +213,22 @@ fn item_tokens(
                 });
                 // Left out when absent; a required `Option` (required and nullable) must be there
                 // when read: serde's derive would read a missing `Option` as `None`.
+                let user_attributes = attributes.of_field(&item.name, &field.name, matched);
                 let skip = match (&field.ty, field.optional) {
                     (Ty::Nullable(_), true) => Some(
                         quote!(#[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]),
                     ),
+                    // serde's derive reads a missing `Option` as `None` without `default`, unless
+                    // the user's attributes read it some other way (`with = "…"`).
+                    (Ty::Option(_), true) if user_attributes.is_empty() => Some(
+                        quote!(#[serde(skip_serializing_if = "Option::is_none")]),
+                    ),
                     (_, true) => Some(
-                        quote!(#[serde(default, skip_serializing_if = "::std::option::Option::is_none")]),
+                        quote!(#[serde(default, skip_serializing_if = "Option::is_none")]),
                     ),
                     (Ty::Option(_), false) => Some(quote!(#[serde(deserialize_with = "__tk::present")])),
                     (_, false) => None,
                 };
-                let user_attributes = attributes.of_field(&item.name, &field.name, matched);
                 let deprecated = field.deprecated.then(|| quote!(#[deprecated]));
                 quote! {
                     #field_doc
@@ -241,7 +241,7 @@ fn item_tokens(
             }).collect::<Vec<_>>();
             // `deny_unknown_fields` after the derive: before it, rustc 1.95 refuses the code.
             let (deny, extra) = if structure.closed {
-                (quote!(#[serde(deny_unknown_fields)]), TokenStream::new())
+                (quote!(, deny_unknown_fields), TokenStream::new())
             } else if structure.lenient {
                 (TokenStream::new(), TokenStream::new())
             } else {
@@ -251,24 +251,21 @@ fn item_tokens(
                     quote! {
                         /// The properties the schema does not name.
                         #[serde(flatten)]
-                        pub #extra_name: __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
+                        pub #extra_name: __tk::serde_json::Map<String, __tk::serde_json::Value>,
                     },
                 )
             };
             // A struct whose fields may all be left out has a `Default`, so that a literal with
             // `..Default::default()` survives a document adding an optional property.
-            let derive = if structure.fields.iter().all(|field| field.optional) {
-                quote! {
-                    #[derive(Debug, Clone, Default, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-                    #[serde(crate = "__tk::serde")]
-                }
+            let default = if structure.fields.iter().all(|field| field.optional) {
+                quote!(Default,)
             } else {
-                derive
+                TokenStream::new()
             };
+            let derive = derive(default, deny);
             quote! {
                 #doc
                 #derive
-                #deny
                 #user_attributes
                 pub struct #name {
                     #(#fields)*
@@ -282,73 +279,31 @@ fn item_tokens(
         } => {
             let names: Vec<TokenStream> = variants.iter().map(|v| ident(&v.name)).collect();
             let values: Vec<&str> = variants.iter().map(|v| v.value.as_str()).collect();
-            let declared = names.iter().zip(&values).map(|(variant_name, value)| {
-                quote! {
-                    #[serde(rename = #value)]
-                    #variant_name,
-                }
-            });
-            // The catch-all, or (an enum that tells a union's members apart) `Copy` instead.
-            let text = if *catch_all {
-                quote!(&str)
-            } else {
-                quote!(&'static str)
-            };
-            let (copy, other_variant, other_arm) = if *catch_all {
+            // The catch-all, or (an enum that tells a union's members apart) `Copy` instead;
+            // the impls (values, `as_str`, `Display`, `FromStr`, serde) from the runtime's macro.
+            let (copy, other_variant, other_macro) = if *catch_all {
                 let other = ident(&string_enum_other(variants));
                 (
                     TokenStream::new(),
                     quote! {
-                        /// A value the schema does not list, kept as it came (an API adds values):
-                        /// an answer still reads; a tool's input check refuses it.
-                        #[serde(untagged)]
-                        #other(::std::string::String),
+                        /// A value the schema does not list.
+                        #other(String),
                     },
-                    quote!(Self::#other(value) => value,),
+                    quote!(, ..#other),
                 )
             } else {
                 (quote!(Copy,), TokenStream::new(), TokenStream::new())
             };
             quote! {
                 #doc
-                #[derive(Debug, Clone, #copy PartialEq, Eq, Hash, PartialOrd, Ord, __tk::serde::Serialize, __tk::serde::Deserialize)]
-                #[serde(crate = "__tk::serde")]
+                #[derive(Debug, Clone, #copy PartialEq, Eq, Hash, PartialOrd, Ord)]
                 #user_attributes
                 pub enum #name {
-                    #(#declared)*
+                    #(#names,)*
                     #other_variant
                 }
 
-                impl #name {
-                    /// Every value the schema lists, in its order.
-                    pub const VALUES: &'static [&'static str] = &[#(#values),*];
-
-                    /// The value as the JSON string it is.
-                    pub fn as_str(&self) -> #text {
-                        match self {
-                            #(Self::#names => #values,)*
-                            #other_arm
-                        }
-                    }
-                }
-
-                impl ::std::fmt::Display for #name {
-                    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                        f.write_str(self.as_str())
-                    }
-                }
-
-                impl ::std::str::FromStr for #name {
-                    type Err = __tk::UnknownValue;
-
-                    /// One of the listed values; any other is refused.
-                    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-                        match value {
-                            #(#values => ::std::result::Result::Ok(Self::#names),)*
-                            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-                        }
-                    }
-                }
+                __tk::string_enum!(#name { #(#names = #values),* #other_macro });
             }
         }
         ItemKind::Untagged(variants) => {
@@ -361,10 +316,10 @@ fn item_tokens(
                     #variant_name(#variant_ty),
                 }
             });
+            let untagged = derive(TokenStream::new(), quote!(, untagged));
             quote! {
                 #doc
-                #derive
-                #[serde(untagged)]
+                #untagged
                 #user_attributes
                 #[allow(clippy::large_enum_variant)]
                 pub enum #name {
@@ -384,10 +339,10 @@ fn item_tokens(
                     #variant_name(#variant_ty),
                 }
             });
+            let tagged = derive(TokenStream::new(), quote!(, tag = #tag));
             quote! {
                 #doc
-                #derive
-                #[serde(tag = #tag)]
+                #tagged
                 #user_attributes
                 #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
                 pub enum #name {
@@ -397,16 +352,17 @@ fn item_tokens(
         }
         ItemKind::Newtype(inner) => {
             let inner = ty(inner);
+            let transparent = derive(TokenStream::new(), quote!(, transparent));
             quote! {
                 #doc
-                #derive
-                #[serde(transparent)]
+                #transparent
                 #user_attributes
                 pub struct #name(pub #inner);
             }
         }
         ItemKind::Tuple(items) => {
             let items = items.iter().map(ty);
+            let derive = derive(TokenStream::new(), TokenStream::new());
             quote! {
                 #doc
                 #derive

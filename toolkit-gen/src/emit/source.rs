@@ -52,6 +52,8 @@ pub(crate) struct SourceType<'a> {
     pub(crate) type_name: &'a str,
     /// The operations (HTTP) or definitions (MCP), as JSON.
     pub(crate) data: &'a str,
+    /// The file beside the module that holds `data`, when it is not embedded.
+    pub(crate) data_file: Option<&'a str>,
     /// The typed methods, in the tools' order.
     pub(crate) methods: &'a [Method],
     /// The document's security, for an HTTP source whose document declares schemes.
@@ -120,14 +122,8 @@ fn raw_string(json: &str) -> TokenStream {
 /// The doc of a typed method: the tool it calls, then its description.
 fn method_doc(method: &Method) -> String {
     let call = match &method.request {
-        Some(request) => format!(
-            "`{request}`: calls the tool `{}` with `input`, as the source runs it.",
-            method.tool
-        ),
-        None => format!(
-            "Calls the tool `{}` with `input`, as the source runs it.",
-            method.tool
-        ),
+        Some(request) => format!("`{request}`: the tool `{}`.", method.tool),
+        None => format!("Calls the tool `{}`.", method.tool),
     };
     match method.description.as_deref().map(str::trim) {
         Some(description) if !description.is_empty() => format!("{call}\n\n{description}"),
@@ -153,10 +149,9 @@ fn methods(methods: &[Method]) -> TokenStream {
                     ///
                     /// # Errors
                     ///
-                    /// The tool's failure, as the source reports it; an answer that does not
-                    /// fit its type, naming the JSON path where it does not.
+                    /// The tool's failure, or an answer that does not fit its type.
                     #deprecated
-                    pub async fn #name(&self, input: #input) -> ::std::result::Result<#answer, __tk::ToolSourceError> {
+                    pub async fn #name(&self, input: #input) -> __tk::Result<#answer> {
                         __tk::call_answered(&self.0, #tool, &input).await
                     }
                 }
@@ -167,9 +162,9 @@ fn methods(methods: &[Method]) -> TokenStream {
                 ///
                 /// # Errors
                 ///
-                /// The tool's failure, as the source reports it.
+                /// The tool's failure.
                 #deprecated
-                pub async fn #name(&self, input: #input) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
+                pub async fn #name(&self, input: #input) -> __tk::Result<__tk::serde_json::Value> {
                     __tk::call_typed(&self.0, #tool, &input).await
                 }
             },
@@ -205,7 +200,7 @@ fn security_tokens(security: &Security) -> TokenStream {
             base_url: &str,
             client: impl __tk::HttpClient,
             credentials: impl __tk::CredentialProvider,
-        ) -> ::std::result::Result<Self, __tk::HttpSourceError> {
+        ) -> Result<Self, __tk::HttpSourceError> {
             Self::configured(base_url, client, |builder| {
                 builder.security_json(Self::SECURITY, credentials)
             })
@@ -217,7 +212,10 @@ fn security_tokens(security: &Security) -> TokenStream {
 pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
     let type_name = ident(source.type_name);
     let name = source.name;
-    let data = raw_string(source.data);
+    let data = match source.data_file {
+        Some(file) => quote!(::core::include_str!(#file)),
+        None => raw_string(source.data),
+    };
     let methods = methods(source.methods);
     let input = source.input;
     let source_impl = quote! {
@@ -226,11 +224,11 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                 __tk::ToolSource::name(&self.0)
             }
 
-            fn discover(&self) -> __tk::BoxFuture<'_, ::std::result::Result<::std::vec::Vec<__tk::ToolDefinition>, __tk::ToolSourceError>> {
+            fn discover(&self) -> __tk::BoxFuture<'_, Result<Vec<__tk::ToolDefinition>, __tk::ToolSourceError>> {
                 __tk::ToolSource::discover(&self.0)
             }
 
-            fn call<'a>(&'a self, tool: &'a str, input: __tk::JsonObject) -> __tk::BoxFuture<'a, ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError>> {
+            fn call<'a>(&'a self, tool: &'a str, input: __tk::JsonObject) -> __tk::BoxFuture<'a, Result<__tk::serde_json::Value, __tk::ToolSourceError>> {
                 __tk::ToolSource::call(&self.0, tool, input)
             }
         }
@@ -268,7 +266,7 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                     pub fn new(
                         base_url: &str,
                         client: impl __tk::HttpClient,
-                    ) -> ::std::result::Result<Self, __tk::HttpSourceError> {
+                    ) -> Result<Self, __tk::HttpSourceError> {
                         Self::configured(base_url, client, |builder| builder)
                     }
 
@@ -282,7 +280,7 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                         base_url: &str,
                         client: impl __tk::HttpClient,
                         configure: impl ::std::ops::FnOnce(__tk::HttpSourceBuilder) -> __tk::HttpSourceBuilder,
-                    ) -> ::std::result::Result<Self, __tk::HttpSourceError> {
+                    ) -> Result<Self, __tk::HttpSourceError> {
                         let builder = __tk::HttpSource::builder(Self::NAME, base_url, client)
                             .operations_json(Self::OPERATIONS);
                         configure(builder).build().map(Self)
@@ -291,7 +289,7 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                     #security
 
                     /// The tools' definitions, in the document's order. Contacts nothing.
-                    pub fn definitions(&self) -> ::std::vec::Vec<__tk::ToolDefinition> {
+                    pub fn definitions(&self) -> Vec<__tk::ToolDefinition> {
                         self.0.definitions()
                     }
 
@@ -332,7 +330,7 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                     pub fn http(
                         url: __tk::reqwest::Url,
                         client: __tk::reqwest::Client,
-                    ) -> ::std::result::Result<Self, __tk::CatalogError> {
+                    ) -> Result<Self, __tk::CatalogError> {
                         Self::over(__tk::Mcp::http(Self::NAME, url, client))
                     }
 
@@ -343,7 +341,7 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                     /// As [`Self::http`].
                     pub fn stdio(
                         command: __tk::StdioCommand,
-                    ) -> ::std::result::Result<Self, __tk::CatalogError> {
+                    ) -> Result<Self, __tk::CatalogError> {
                         Self::over(__tk::Mcp::stdio(Self::NAME, command))
                     }
 
@@ -355,7 +353,7 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                     /// As [`Self::http`].
                     pub fn over(
                         mcp: __tk::Mcp,
-                    ) -> ::std::result::Result<Self, __tk::CatalogError> {
+                    ) -> Result<Self, __tk::CatalogError> {
                         __tk::SnapshotSource::new(mcp, Self::TOOLS).map(Self)
                     }
 
@@ -370,7 +368,7 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                     /// # Errors
                     ///
                     /// The server's failure to list its tools.
-                    pub async fn verify(&self) -> ::std::result::Result<__tk::SnapshotDrift, __tk::ToolSourceError> {
+                    pub async fn verify(&self) -> Result<__tk::SnapshotDrift, __tk::ToolSourceError> {
                         self.0.verify().await
                     }
 

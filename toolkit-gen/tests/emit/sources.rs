@@ -423,7 +423,68 @@ fn the_embedded_catalog_is_compact_one_operation_a_line_and_methods_say_their_re
     let lines: Vec<&str> = embedded.lines().collect();
     assert_eq!(lines.len(), 1 + names.len() + 2 + 6 + 1, "{lines:?}");
     assert!(lines[names.len() + 3].starts_with("{\"definition\":{\"name\":\"listPets\""));
-    assert!(code.contains("/// `GET /pets/{petId}`: calls the tool `showPetById`"));
-    assert!(code.contains("/// In the path, as `petId`."));
+    assert!(code.contains("/// `GET /pets/{petId}`: the tool `showPetById`."));
+    assert!(code.contains("/// The id of the pet to retrieve. In the path."));
+    assert!(code.contains("/// In the query."));
     assert!(code.contains("/// The request's body."));
+}
+
+#[test]
+fn a_catalog_beside_the_module_is_what_the_module_would_embed() {
+    let text = std::fs::read_to_string(here("fixtures/petstore.yaml")).unwrap();
+    let read = read_operations(&decode_document(&text).unwrap(), &ReadOptions::default()).unwrap();
+    let mut source = SourceOptions::new("petstore");
+    source.catalog_file = Some("petstore.tools.json".to_owned());
+    let module = openapi_source("petstore.yaml", &read, &source, &EmitOptions::default());
+    assert!(module.code.contains(
+        "pub const OPERATIONS: &'static str = ::core::include_str!(\"petstore.tools.json\");"
+    ));
+    let catalog = module.catalog.unwrap();
+    assert_eq!(catalog.file, "petstore.tools.json");
+    assert_eq!(
+        catalog.json,
+        format!("{}\n", petstore::Petstore::OPERATIONS)
+    );
+    // Embedded, there is nothing to write beside it.
+    let embedded = openapi_source(
+        "petstore.yaml",
+        &read,
+        &SourceOptions::new("petstore"),
+        &EmitOptions::default(),
+    );
+    assert!(embedded.catalog.is_none());
+}
+
+#[test]
+fn a_field_says_where_its_parameter_goes() {
+    let document = json!({
+        "openapi": "3.0.3",
+        "info": { "title": "Pages", "version": "1" },
+        "paths": { "/pages": { "get": {
+            "operationId": "listPages",
+            "parameters": [
+                { "name": "page[size]", "in": "query", "schema": { "type": "integer" },
+                  "description": "How many" },
+                { "name": "sort", "in": "query", "schema": { "type": "string" } }
+            ],
+            "responses": { "200": { "description": "ok" } }
+        } } }
+    });
+    let read = read_operations(&document, &ReadOptions::default()).unwrap();
+    let code = openapi_source(
+        "pages.json",
+        &read,
+        &SourceOptions::new("pages"),
+        &EmitOptions::default(),
+    )
+    .code;
+    assert!(
+        code.contains(r#"/// How many (Sent as the query parameter "page[size]".) In the query."#),
+        "{code}"
+    );
+    assert!(code.contains("/// In the query.\n"), "{code}");
+    assert!(
+        code.contains("/// The input of `Pages::list_pages`."),
+        "{code}"
+    );
 }

@@ -2,51 +2,28 @@
 
 #[allow(unused_imports)]
 use ::toolkit_runtime::codegen as __tk;
-/// The input of the tool `echo`.
-///
-/// Answers with the text it is given.
+/// The input of `Conformance::echo`.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct EchoInput {
-    pub text: ::std::string::String,
+    pub text: String,
 }
-/// The input of the tool `failing`.
-///
-/// Reports that it failed.
+/// The input of `Conformance::failing`.
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct FailingInput {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub text: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
-/// The input of the tool `blocking`.
-///
-/// Never answers.
+/// The input of `Conformance::blocking`.
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct BlockingInput {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub text: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 /// The tools of the MCP snapshot `fixtures/conformance.json` as a tool source: the server reached over Streamable HTTP or stdio, its tools known from the snapshot.
 ///
@@ -71,7 +48,7 @@ impl Conformance {
     pub fn http(
         url: __tk::reqwest::Url,
         client: __tk::reqwest::Client,
-    ) -> ::std::result::Result<Self, __tk::CatalogError> {
+    ) -> Result<Self, __tk::CatalogError> {
         Self::over(__tk::Mcp::http(Self::NAME, url, client))
     }
     /// The server that `command` starts, spoken to over its stdin and stdout.
@@ -79,9 +56,7 @@ impl Conformance {
     /// # Errors
     ///
     /// As [`Self::http`].
-    pub fn stdio(
-        command: __tk::StdioCommand,
-    ) -> ::std::result::Result<Self, __tk::CatalogError> {
+    pub fn stdio(command: __tk::StdioCommand) -> Result<Self, __tk::CatalogError> {
         Self::over(__tk::Mcp::stdio(Self::NAME, command))
     }
     /// The server `mcp`, made by the host (with options of its own); its name
@@ -90,7 +65,7 @@ impl Conformance {
     /// # Errors
     ///
     /// As [`Self::http`].
-    pub fn over(mcp: __tk::Mcp) -> ::std::result::Result<Self, __tk::CatalogError> {
+    pub fn over(mcp: __tk::Mcp) -> Result<Self, __tk::CatalogError> {
         __tk::SnapshotSource::new(mcp, Self::TOOLS).map(Self)
     }
     /// The snapshot's tools, in its order. Contacts nothing.
@@ -103,48 +78,43 @@ impl Conformance {
     /// # Errors
     ///
     /// The server's failure to list its tools.
-    pub async fn verify(
-        &self,
-    ) -> ::std::result::Result<__tk::SnapshotDrift, __tk::ToolSourceError> {
+    pub async fn verify(&self) -> Result<__tk::SnapshotDrift, __tk::ToolSourceError> {
         self.0.verify().await
     }
-    /// Calls the tool `echo` with `input`, as the source runs it.
+    /// Calls the tool `echo`.
     ///
     /// Answers with the text it is given.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
-    pub async fn echo(
-        &self,
-        input: EchoInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
+    /// The tool's failure.
+    pub async fn echo(&self, input: EchoInput) -> __tk::Result<__tk::serde_json::Value> {
         __tk::call_typed(&self.0, "echo", &input).await
     }
-    /// Calls the tool `failing` with `input`, as the source runs it.
+    /// Calls the tool `failing`.
     ///
     /// Reports that it failed.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure.
     pub async fn failing(
         &self,
         input: FailingInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
+    ) -> __tk::Result<__tk::serde_json::Value> {
         __tk::call_typed(&self.0, "failing", &input).await
     }
-    /// Calls the tool `blocking` with `input`, as the source runs it.
+    /// Calls the tool `blocking`.
     ///
     /// Never answers.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure.
     pub async fn blocking(
         &self,
         input: BlockingInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
+    ) -> __tk::Result<__tk::serde_json::Value> {
         __tk::call_typed(&self.0, "blocking", &input).await
     }
 }
@@ -154,23 +124,14 @@ impl __tk::ToolSource for Conformance {
     }
     fn discover(
         &self,
-    ) -> __tk::BoxFuture<
-        '_,
-        ::std::result::Result<
-            ::std::vec::Vec<__tk::ToolDefinition>,
-            __tk::ToolSourceError,
-        >,
-    > {
+    ) -> __tk::BoxFuture<'_, Result<Vec<__tk::ToolDefinition>, __tk::ToolSourceError>> {
         __tk::ToolSource::discover(&self.0)
     }
     fn call<'a>(
         &'a self,
         tool: &'a str,
         input: __tk::JsonObject,
-    ) -> __tk::BoxFuture<
-        'a,
-        ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError>,
-    > {
+    ) -> __tk::BoxFuture<'a, Result<__tk::serde_json::Value, __tk::ToolSourceError>> {
         __tk::ToolSource::call(&self.0, tool, input)
     }
 }

@@ -6,373 +6,154 @@ use ::toolkit_runtime::codegen as __tk;
 ///
 /// Every plain form of a property.
 #[allow(missing_docs, rustdoc::broken_intra_doc_links)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct ObjectBasicsInput {
     /// The pet.
     /// Second line.
     #[serde(rename = "petId")]
     pub pet_id: i64,
-    pub r#type: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub r#ref: ::std::option::Option<::std::string::String>,
+    pub r#type: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub r#ref: Option<String>,
     #[serde(rename = "if-match")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub if_match: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub if_match: Option<String>,
     #[serde(rename = "StartTime")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub start_time: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<String>,
     #[serde(rename = "StartTime<")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub start_time_before: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_time_before: Option<String>,
     #[serde(rename = "StartTime>")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub start_time_after: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_time_after: Option<String>,
     /// Default: `10`. At least 1, at most 100.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub count: ::std::option::Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
     /// More than 0, less than 1.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub ratio: ::std::option::Option<f64>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub enabled: ::std::option::Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
     /// At least 1 item, at most 5 items.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub anything: __tk::Nullable<__tk::serde_json::Value>,
     /// Who owns it.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub owner: ::std::option::Option<ObjectBasicsInputOwner>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<ObjectBasicsInputOwner>,
     /// Use `name` instead.
     ///
     /// At least 1 character, at most 20 characters, matching `^[a-z]+$`.
     #[deprecated]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub nickname: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nickname: Option<String>,
     pub ghost: __tk::serde_json::Value,
 }
 /// Who owns it.
 pub type ObjectBasicsInputOwner = Base;
 /// The input of the tool `enums`.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct EnumsInput {
     pub order: EnumsInputOrder,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub reaction: ::std::option::Option<EnumsInputReaction>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub size: ::std::option::Option<EnumsInputSize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reaction: Option<EnumsInputReaction>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<EnumsInputSize>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub maybe: __tk::Nullable<EnumsInputMaybe>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub level: ::std::option::Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<i64>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EnumsInputOrder {
-    #[serde(rename = "ASC")]
     Asc,
-    #[serde(rename = "asc")]
     Asc2,
-    #[serde(rename = "DESC")]
     Desc,
-    #[serde(rename = "desc")]
     Desc2,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl EnumsInputOrder {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["ASC", "asc", "DESC", "desc"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Asc => "ASC",
-            Self::Asc2 => "asc",
-            Self::Desc => "DESC",
-            Self::Desc2 => "desc",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for EnumsInputOrder {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for EnumsInputOrder {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "ASC" => ::std::result::Result::Ok(Self::Asc),
-            "asc" => ::std::result::Result::Ok(Self::Asc2),
-            "DESC" => ::std::result::Result::Ok(Self::Desc),
-            "desc" => ::std::result::Result::Ok(Self::Desc2),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(
+    EnumsInputOrder { Asc = "ASC", Asc2 = "asc", Desc = "DESC", Desc2 = "desc", ..Other }
+);
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EnumsInputReaction {
-    #[serde(rename = "+1")]
     Plus1,
-    #[serde(rename = "-1")]
     Minus1,
-    #[serde(rename = "laugh")]
     Laugh,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl EnumsInputReaction {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["+1", "-1", "laugh"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Plus1 => "+1",
-            Self::Minus1 => "-1",
-            Self::Laugh => "laugh",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for EnumsInputReaction {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for EnumsInputReaction {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "+1" => ::std::result::Result::Ok(Self::Plus1),
-            "-1" => ::std::result::Result::Ok(Self::Minus1),
-            "laugh" => ::std::result::Result::Ok(Self::Laugh),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(
+    EnumsInputReaction { Plus1 = "+1", Minus1 = "-1", Laugh = "laugh", ..Other }
+);
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EnumsInputSize {
-    #[serde(rename = "1024x1024")]
     V1024x1024,
-    #[serde(rename = "")]
     Empty,
-    #[serde(rename = "/")]
     Empty2,
-    #[serde(rename = "self")]
     SelfValue,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl EnumsInputSize {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["1024x1024", "", "/", "self"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::V1024x1024 => "1024x1024",
-            Self::Empty => "",
-            Self::Empty2 => "/",
-            Self::SelfValue => "self",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for EnumsInputSize {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for EnumsInputSize {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "1024x1024" => ::std::result::Result::Ok(Self::V1024x1024),
-            "" => ::std::result::Result::Ok(Self::Empty),
-            "/" => ::std::result::Result::Ok(Self::Empty2),
-            "self" => ::std::result::Result::Ok(Self::SelfValue),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(
+    EnumsInputSize { V1024x1024 = "1024x1024", Empty = "", Empty2 = "/", SelfValue =
+    "self", ..Other }
+);
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EnumsInputMaybe {
-    #[serde(rename = "on")]
     On,
-    #[serde(rename = "off")]
     Off,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl EnumsInputMaybe {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["on", "off"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::On => "on",
-            Self::Off => "off",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for EnumsInputMaybe {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for EnumsInputMaybe {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "on" => ::std::result::Result::Ok(Self::On),
-            "off" => ::std::result::Result::Ok(Self::Off),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(EnumsInputMaybe { On = "on", Off = "off", ..Other });
 /// The input of the tool `consts_and_nulls`.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct ConstsAndNullsInput {
     pub kind: ConstsAndNullsInputKind,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub version: ::std::option::Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<i64>,
     #[serde(deserialize_with = "__tk::present")]
-    pub limit: ::std::option::Option<i64>,
+    pub limit: Option<i64>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
-    pub cursor: __tk::Nullable<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub gone: ::std::option::Option<::std::string::String>,
+    pub cursor: __tk::Nullable<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gone: Option<String>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ConstsAndNullsInputKind {
-    #[serde(rename = "fixed")]
     Fixed,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl ConstsAndNullsInputKind {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["fixed"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Fixed => "fixed",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for ConstsAndNullsInputKind {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for ConstsAndNullsInputKind {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "fixed" => ::std::result::Result::Ok(Self::Fixed),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(ConstsAndNullsInputKind { Fixed = "fixed", ..Other });
 /// The input of the tool `tuples`.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct TuplesInput {
     pub point: (f64, f64),
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub pair: ::std::option::Option<(::std::string::String, i64)>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pair: Option<(String, i64)>,
     /// Thirteen items: more than std's tuples implement `Debug` for.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub wide: ::std::option::Option<TuplesInputWide>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wide: Option<TuplesInputWide>,
 }
 /// Thirteen items: more than std's tuples implement `Debug` for.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct TuplesInputWide(
     pub i64,
@@ -381,166 +162,99 @@ pub struct TuplesInputWide(
     pub i64,
     pub i64,
     pub i64,
-    pub ::std::string::String,
-    pub ::std::string::String,
-    pub ::std::string::String,
-    pub ::std::string::String,
-    pub ::std::string::String,
-    pub ::std::string::String,
-    pub ::std::string::String,
+    pub String,
+    pub String,
+    pub String,
+    pub String,
+    pub String,
+    pub String,
+    pub String,
 );
 /// The input of the tool `maps`.
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct MapsInput {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub counts: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, i64>,
-    >,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub free: ::std::option::Option<
-        __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
-    >,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub nothing: ::std::option::Option<MapsInputNothing>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counts: Option<::std::collections::BTreeMap<String, i64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub free: Option<__tk::serde_json::Map<String, __tk::serde_json::Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nothing: Option<MapsInputNothing>,
     /// Default: `0`.
     #[deprecated]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub old_counts: ::std::option::Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_counts: Option<i64>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct MapsInputNothing {}
 /// The input of the tool `refs`.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct RefsInput {
     pub tree: Node,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub legacy: ::std::option::Option<Legacy>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub again: ::std::option::Option<Node>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub legacy: Option<Legacy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub again: Option<Node>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub r#loop: __tk::Nullable<__tk::serde_json::Value>,
 }
 /// A node of a tree.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct Node {
-    pub label: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub children: ::std::option::Option<::std::vec::Vec<Node>>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub parent: ::std::option::Option<::std::boxed::Box<Node>>,
+    pub label: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub children: Option<Vec<Node>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<Box<Node>>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Legacy {
-    #[serde(rename = "old")]
     Old,
-    #[serde(rename = "new")]
     New,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl Legacy {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["old", "new"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Old => "old",
-            Self::New => "new",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for Legacy {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for Legacy {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "old" => ::std::result::Result::Ok(Self::Old),
-            "new" => ::std::result::Result::Ok(Self::New),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(Legacy { Old = "old", New = "new", ..Other });
 /// The input of the tool `unions`.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct UnionsInput {
     pub target: UnionsInputTarget,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub shape: ::std::option::Option<UnionsInputShape>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub model: ::std::option::Option<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub mode: ::std::option::Option<UnionsInputMode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape: Option<UnionsInputShape>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<UnionsInputMode>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub address: __tk::Nullable<__tk::serde_json::Value>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub choice: __tk::Nullable<UnionsInputChoice>,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum UnionsInputTarget {
     Integer(i64),
-    String(::std::string::String),
-    Array(::std::vec::Vec<::std::string::String>),
+    String(String),
+    Array(Vec<String>),
     Object(UnionsInputTargetObject),
 }
 #[allow(missing_docs)]
 pub type UnionsInputTargetObject = Identity;
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(tag = "kind")]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", tag = "kind")]
 #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum UnionsInputShape {
     #[serde(rename = "circle")]
@@ -549,242 +263,113 @@ pub enum UnionsInputShape {
     Square(UnionsInputShapeSquare),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct UnionsInputShapeCircle {
     pub radius: f64,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct UnionsInputShapeSquare {
     pub side: f64,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum UnionsInputMode {
-    #[serde(rename = "fast")]
     Fast,
-    #[serde(rename = "slow")]
     Slow,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl UnionsInputMode {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["fast", "slow"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Fast => "fast",
-            Self::Slow => "slow",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for UnionsInputMode {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for UnionsInputMode {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "fast" => ::std::result::Result::Ok(Self::Fast),
-            "slow" => ::std::result::Result::Ok(Self::Slow),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(UnionsInputMode { Fast = "fast", Slow = "slow", ..Other });
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct UnionsInputChoice {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub a: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub a: Option<String>,
 }
 /// The input of the tool `all_of`.
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct AllOfInput {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub pet: ::std::option::Option<AllOfInputPet>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pet: Option<AllOfInputPet>,
     /// Just the base.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub base: ::std::option::Option<Base>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base: Option<Base>,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct AllOfInputPet {
-    pub name: ::std::string::String,
-    pub color: ::std::string::String,
+    pub name: String,
+    pub color: String,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct Base {
-    pub name: ::std::string::String,
+    pub name: String,
 }
 /// The input of the tool `open`.
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct OpenInput {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub closed: ::std::option::Option<OpenInputClosed>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub open: ::std::option::Option<OpenInputOpen>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub closed: Option<OpenInputClosed>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open: Option<OpenInputOpen>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct OpenInputClosed {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub x: ::std::option::Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub x: Option<i64>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct OpenInputOpen {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub y: ::std::option::Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub y: Option<i64>,
 }
 /// The input of the tool `mixed_unions`.
 ///
 /// Unions of kinds, one of them tagged objects, and of arrays.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct MixedUnionsInput {
     pub tool_choice: MixedUnionsInputToolChoice,
     pub prompt: MixedUnionsInputPrompt,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MixedUnionsInputToolChoice {
     String(MixedUnionsInputToolChoiceString),
     Object(MixedUnionsInputToolChoiceObject),
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MixedUnionsInputToolChoiceString {
-    #[serde(rename = "auto")]
     Auto,
-    #[serde(rename = "none")]
     None,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl MixedUnionsInputToolChoiceString {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["auto", "none"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Auto => "auto",
-            Self::None => "none",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for MixedUnionsInputToolChoiceString {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for MixedUnionsInputToolChoiceString {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "auto" => ::std::result::Result::Ok(Self::Auto),
-            "none" => ::std::result::Result::Ok(Self::None),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(
+    MixedUnionsInputToolChoiceString { Auto = "auto", None = "none", ..Other }
+);
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(tag = "type")]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", tag = "type")]
 #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum MixedUnionsInputToolChoiceObject {
     #[serde(rename = "function")]
@@ -797,413 +382,208 @@ pub type MixedUnionsInputToolChoiceObjectFunction = Base;
 #[allow(missing_docs)]
 pub type MixedUnionsInputToolChoiceObjectFileSearch = MapsInputNothing;
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MixedUnionsInputPrompt {
-    String(::std::string::String),
-    ArrayOfInteger(::std::vec::Vec<i64>),
-    ArrayOfString(::std::vec::Vec<::std::string::String>),
-    ArrayOfArray(::std::vec::Vec<::std::vec::Vec<i64>>),
+    String(String),
+    ArrayOfInteger(Vec<i64>),
+    ArrayOfString(Vec<String>),
+    ArrayOfArray(Vec<Vec<i64>>),
 }
 /// The input of the tool `more_unions`.
 ///
 /// Unions told apart by properties, nullable references, merged primitives, type lists.
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct MoreUnionsInput {
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub owner: __tk::Nullable<Identity>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub editor: __tk::Nullable<Identity>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub digests: ::std::option::Option<MoreUnionsInputDigests>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub review: ::std::option::Option<MoreUnionsInputReview>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub field: ::std::option::Option<MoreUnionsInputField>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub labels: ::std::option::Option<MoreUnionsInputLabels>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub when: ::std::option::Option<MoreUnionsInputWhen>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub size: ::std::option::Option<MoreUnionsInputSize>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub check: ::std::option::Option<MoreUnionsInputCheck>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub digests: Option<MoreUnionsInputDigests>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review: Option<MoreUnionsInputReview>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<MoreUnionsInputField>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub labels: Option<MoreUnionsInputLabels>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when: Option<MoreUnionsInputWhen>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<MoreUnionsInputSize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check: Option<MoreUnionsInputCheck>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub address: __tk::Nullable<__tk::serde_json::Value>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub meta: __tk::Nullable<__tk::serde_json::Value>,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct Identity {
-    pub id: ::std::string::String,
+    pub id: String,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MoreUnionsInputDigests {
     SubjectDigests(MoreUnionsInputDigestsSubjectDigests),
     AttestationIds(MoreUnionsInputDigestsAttestationIds),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct MoreUnionsInputDigestsSubjectDigests {
-    pub subject_digests: ::std::vec::Vec<::std::string::String>,
+    pub subject_digests: Vec<String>,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct MoreUnionsInputDigestsAttestationIds {
-    pub attestation_ids: ::std::vec::Vec<i64>,
+    pub attestation_ids: Vec<i64>,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MoreUnionsInputReview {
     CommentRequired(CommentRequired),
     StateRequired(StateRequired),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct CommentRequired {
-    pub environment: ::std::string::String,
-    pub comment: ::std::string::String,
+    pub environment: String,
+    pub comment: String,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct StateRequired {
-    pub environment: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub comment: ::std::option::Option<::std::string::String>,
+    pub environment: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
     pub state: StateRequiredState,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum StateRequiredState {
-    #[serde(rename = "approved")]
     Approved,
-    #[serde(rename = "rejected")]
     Rejected,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl StateRequiredState {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["approved", "rejected"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Approved => "approved",
-            Self::Rejected => "rejected",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for StateRequiredState {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for StateRequiredState {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "approved" => ::std::result::Result::Ok(Self::Approved),
-            "rejected" => ::std::result::Result::Ok(Self::Rejected),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(
+    StateRequiredState { Approved = "approved", Rejected = "rejected", ..Other }
+);
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MoreUnionsInputField {
     Text(MoreUnionsInputFieldText),
     Options(MoreUnionsInputFieldOptions),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct MoreUnionsInputFieldText {
-    pub name: ::std::string::String,
+    pub name: String,
     pub data_type: MoreUnionsInputFieldTextDataType,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MoreUnionsInputFieldTextDataType {
-    #[serde(rename = "text")]
     Text,
-    #[serde(rename = "number")]
     Number,
-    #[serde(rename = "date")]
     Date,
 }
-impl MoreUnionsInputFieldTextDataType {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["text", "number", "date"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Text => "text",
-            Self::Number => "number",
-            Self::Date => "date",
-        }
-    }
-}
-impl ::std::fmt::Display for MoreUnionsInputFieldTextDataType {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for MoreUnionsInputFieldTextDataType {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "text" => ::std::result::Result::Ok(Self::Text),
-            "number" => ::std::result::Result::Ok(Self::Number),
-            "date" => ::std::result::Result::Ok(Self::Date),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(
+    MoreUnionsInputFieldTextDataType { Text = "text", Number = "number", Date = "date" }
+);
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct MoreUnionsInputFieldOptions {
-    pub name: ::std::string::String,
+    pub name: String,
     pub data_type: MoreUnionsInputFieldOptionsDataType,
-    pub options: ::std::vec::Vec<::std::string::String>,
+    pub options: Vec<String>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MoreUnionsInputFieldOptionsDataType {
-    #[serde(rename = "single_select")]
     SingleSelect,
 }
-impl MoreUnionsInputFieldOptionsDataType {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["single_select"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::SingleSelect => "single_select",
-        }
-    }
-}
-impl ::std::fmt::Display for MoreUnionsInputFieldOptionsDataType {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for MoreUnionsInputFieldOptionsDataType {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "single_select" => ::std::result::Result::Ok(Self::SingleSelect),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(
+    MoreUnionsInputFieldOptionsDataType { SingleSelect = "single_select" }
+);
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MoreUnionsInputLabels {
     LabelsOfString(MoreUnionsInputLabelsLabelsOfString),
     LabelsOfObject(MoreUnionsInputLabelsLabelsOfObject),
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct MoreUnionsInputLabelsLabelsOfString {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub labels: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub labels: Option<Vec<String>>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct MoreUnionsInputLabelsLabelsOfObject {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub labels: ::std::option::Option<
-        ::std::vec::Vec<MixedUnionsInputToolChoiceObjectFunction>,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub labels: Option<Vec<MixedUnionsInputToolChoiceObjectFunction>>,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MoreUnionsInputWhen {
-    String(::std::string::String),
+    String(String),
     Object(MoreUnionsInputWhenObject),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct MoreUnionsInputWhenObject {
-    pub from: ::std::string::String,
+    pub from: String,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MoreUnionsInputSize {
     Integer(i64),
-    String(::std::string::String),
+    String(String),
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct MoreUnionsInputCheck {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub status: ::std::option::Option<MoreUnionsInputCheckStatus>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub conclusion: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<MoreUnionsInputCheckStatus>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conclusion: Option<String>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MoreUnionsInputCheckStatus {
-    #[serde(rename = "queued")]
     Queued,
-    #[serde(rename = "completed")]
     Completed,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl MoreUnionsInputCheckStatus {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["queued", "completed"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Queued => "queued",
-            Self::Completed => "completed",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for MoreUnionsInputCheckStatus {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for MoreUnionsInputCheckStatus {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "queued" => ::std::result::Result::Ok(Self::Queued),
-            "completed" => ::std::result::Result::Ok(Self::Completed),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(
+    MoreUnionsInputCheckStatus { Queued = "queued", Completed = "completed", ..Other }
+);

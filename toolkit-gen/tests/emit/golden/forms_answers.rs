@@ -2,391 +2,165 @@
 
 #[allow(unused_imports)]
 use ::toolkit_runtime::codegen as __tk;
-/// The input of the tool `object_basics`.
-pub type ObjectBasicsInput = __tk::serde_json::Map<
-    ::std::string::String,
-    __tk::serde_json::Value,
->;
+/// The input of `Forms::object_basics`.
+pub type ObjectBasicsInput = __tk::serde_json::Map<String, __tk::serde_json::Value>;
 /// The answer of the tool `object_basics`.
 #[allow(missing_docs, rustdoc::broken_intra_doc_links)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct ObjectBasicsAnswer {
     /// The pet.
     /// Second line.
     #[serde(rename = "petId")]
     pub pet_id: i64,
-    pub r#type: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub r#ref: ::std::option::Option<::std::string::String>,
+    pub r#type: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub r#ref: Option<String>,
     #[serde(rename = "if-match")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub if_match: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub if_match: Option<String>,
     #[serde(rename = "StartTime")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub start_time: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_time: Option<String>,
     #[serde(rename = "StartTime<")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub start_time_before: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_time_before: Option<String>,
     #[serde(rename = "StartTime>")]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub start_time_after: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_time_after: Option<String>,
     /// Default: `10`. At least 1, at most 100.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub count: ::std::option::Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
     /// More than 0, less than 1.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub ratio: ::std::option::Option<f64>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub enabled: ::std::option::Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ratio: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
     /// At least 1 item, at most 5 items.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub anything: __tk::Nullable<__tk::serde_json::Value>,
     /// Who owns it.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub owner: ::std::option::Option<ObjectBasicsAnswerOwner>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<ObjectBasicsAnswerOwner>,
     /// Use `name` instead.
     ///
     /// At least 1 character, at most 20 characters, matching `^[a-z]+$`.
     #[deprecated]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub nickname: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nickname: Option<String>,
     pub ghost: __tk::serde_json::Value,
 }
 /// Who owns it.
 pub type ObjectBasicsAnswerOwner = Base;
-/// The input of the tool `enums`.
-pub type EnumsInput = __tk::serde_json::Map<
-    ::std::string::String,
-    __tk::serde_json::Value,
->;
+/// The input of `Forms::enums`.
+pub type EnumsInput = __tk::serde_json::Map<String, __tk::serde_json::Value>;
 /// The answer of the tool `enums`.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct EnumsAnswer {
     pub order: EnumsAnswerOrder,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub reaction: ::std::option::Option<EnumsAnswerReaction>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub size: ::std::option::Option<EnumsAnswerSize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reaction: Option<EnumsAnswerReaction>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<EnumsAnswerSize>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub maybe: __tk::Nullable<EnumsAnswerMaybe>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub level: ::std::option::Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub level: Option<i64>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EnumsAnswerOrder {
-    #[serde(rename = "ASC")]
     Asc,
-    #[serde(rename = "asc")]
     Asc2,
-    #[serde(rename = "DESC")]
     Desc,
-    #[serde(rename = "desc")]
     Desc2,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl EnumsAnswerOrder {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["ASC", "asc", "DESC", "desc"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Asc => "ASC",
-            Self::Asc2 => "asc",
-            Self::Desc => "DESC",
-            Self::Desc2 => "desc",
-            Self::Other(value) => value,
-        }
+__tk::string_enum!(
+    EnumsAnswerOrder { Asc = "ASC", Asc2 = "asc", Desc = "DESC", Desc2 = "desc", ..Other
     }
-}
-impl ::std::fmt::Display for EnumsAnswerOrder {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for EnumsAnswerOrder {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "ASC" => ::std::result::Result::Ok(Self::Asc),
-            "asc" => ::std::result::Result::Ok(Self::Asc2),
-            "DESC" => ::std::result::Result::Ok(Self::Desc),
-            "desc" => ::std::result::Result::Ok(Self::Desc2),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+);
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EnumsAnswerReaction {
-    #[serde(rename = "+1")]
     Plus1,
-    #[serde(rename = "-1")]
     Minus1,
-    #[serde(rename = "laugh")]
     Laugh,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl EnumsAnswerReaction {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["+1", "-1", "laugh"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Plus1 => "+1",
-            Self::Minus1 => "-1",
-            Self::Laugh => "laugh",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for EnumsAnswerReaction {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for EnumsAnswerReaction {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "+1" => ::std::result::Result::Ok(Self::Plus1),
-            "-1" => ::std::result::Result::Ok(Self::Minus1),
-            "laugh" => ::std::result::Result::Ok(Self::Laugh),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(
+    EnumsAnswerReaction { Plus1 = "+1", Minus1 = "-1", Laugh = "laugh", ..Other }
+);
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EnumsAnswerSize {
-    #[serde(rename = "1024x1024")]
     V1024x1024,
-    #[serde(rename = "")]
     Empty,
-    #[serde(rename = "/")]
     Empty2,
-    #[serde(rename = "self")]
     SelfValue,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl EnumsAnswerSize {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["1024x1024", "", "/", "self"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::V1024x1024 => "1024x1024",
-            Self::Empty => "",
-            Self::Empty2 => "/",
-            Self::SelfValue => "self",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for EnumsAnswerSize {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for EnumsAnswerSize {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "1024x1024" => ::std::result::Result::Ok(Self::V1024x1024),
-            "" => ::std::result::Result::Ok(Self::Empty),
-            "/" => ::std::result::Result::Ok(Self::Empty2),
-            "self" => ::std::result::Result::Ok(Self::SelfValue),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(
+    EnumsAnswerSize { V1024x1024 = "1024x1024", Empty = "", Empty2 = "/", SelfValue =
+    "self", ..Other }
+);
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum EnumsAnswerMaybe {
-    #[serde(rename = "on")]
     On,
-    #[serde(rename = "off")]
     Off,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl EnumsAnswerMaybe {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["on", "off"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::On => "on",
-            Self::Off => "off",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for EnumsAnswerMaybe {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for EnumsAnswerMaybe {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "on" => ::std::result::Result::Ok(Self::On),
-            "off" => ::std::result::Result::Ok(Self::Off),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
-/// The input of the tool `consts_and_nulls`.
-pub type ConstsAndNullsInput = __tk::serde_json::Map<
-    ::std::string::String,
-    __tk::serde_json::Value,
->;
+__tk::string_enum!(EnumsAnswerMaybe { On = "on", Off = "off", ..Other });
+/// The input of `Forms::consts_and_nulls`.
+pub type ConstsAndNullsInput = __tk::serde_json::Map<String, __tk::serde_json::Value>;
 /// The answer of the tool `consts_and_nulls`.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct ConstsAndNullsAnswer {
     pub kind: ConstsAndNullsAnswerKind,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub version: ::std::option::Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<i64>,
     #[serde(deserialize_with = "__tk::present")]
-    pub limit: ::std::option::Option<i64>,
+    pub limit: Option<i64>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
-    pub cursor: __tk::Nullable<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub gone: ::std::option::Option<::std::string::String>,
+    pub cursor: __tk::Nullable<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gone: Option<String>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ConstsAndNullsAnswerKind {
-    #[serde(rename = "fixed")]
     Fixed,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl ConstsAndNullsAnswerKind {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["fixed"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Fixed => "fixed",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for ConstsAndNullsAnswerKind {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for ConstsAndNullsAnswerKind {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "fixed" => ::std::result::Result::Ok(Self::Fixed),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
-/// The input of the tool `tuples`.
-pub type TuplesInput = __tk::serde_json::Map<
-    ::std::string::String,
-    __tk::serde_json::Value,
->;
+__tk::string_enum!(ConstsAndNullsAnswerKind { Fixed = "fixed", ..Other });
+/// The input of `Forms::tuples`.
+pub type TuplesInput = __tk::serde_json::Map<String, __tk::serde_json::Value>;
 /// The answer of the tool `tuples`.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct TuplesAnswer {
     pub point: (f64, f64),
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub pair: ::std::option::Option<(::std::string::String, i64)>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pair: Option<(String, i64)>,
     /// Thirteen items: more than std's tuples implement `Debug` for.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub wide: ::std::option::Option<TuplesAnswerWide>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wide: Option<TuplesAnswerWide>,
 }
 /// Thirteen items: more than std's tuples implement `Debug` for.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct TuplesAnswerWide(
     pub i64,
@@ -395,176 +169,105 @@ pub struct TuplesAnswerWide(
     pub i64,
     pub i64,
     pub i64,
-    pub ::std::string::String,
-    pub ::std::string::String,
-    pub ::std::string::String,
-    pub ::std::string::String,
-    pub ::std::string::String,
-    pub ::std::string::String,
-    pub ::std::string::String,
+    pub String,
+    pub String,
+    pub String,
+    pub String,
+    pub String,
+    pub String,
+    pub String,
 );
-/// The input of the tool `maps`.
-pub type MapsInput = __tk::serde_json::Map<
-    ::std::string::String,
-    __tk::serde_json::Value,
->;
+/// The input of `Forms::maps`.
+pub type MapsInput = __tk::serde_json::Map<String, __tk::serde_json::Value>;
 /// The answer of the tool `maps`.
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct MapsAnswer {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub counts: ::std::option::Option<
-        ::std::collections::BTreeMap<::std::string::String, i64>,
-    >,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub free: ::std::option::Option<
-        __tk::serde_json::Map<::std::string::String, __tk::serde_json::Value>,
-    >,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub nothing: ::std::option::Option<MapsAnswerNothing>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub counts: Option<::std::collections::BTreeMap<String, i64>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub free: Option<__tk::serde_json::Map<String, __tk::serde_json::Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nothing: Option<MapsAnswerNothing>,
     /// Default: `0`.
     #[deprecated]
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub old_counts: ::std::option::Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_counts: Option<i64>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct MapsAnswerNothing {}
-/// The input of the tool `refs`.
-pub type RefsInput = __tk::serde_json::Map<
-    ::std::string::String,
-    __tk::serde_json::Value,
->;
+/// The input of `Forms::refs`.
+pub type RefsInput = __tk::serde_json::Map<String, __tk::serde_json::Value>;
 /// The answer of the tool `refs`.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct RefsAnswer {
     pub tree: Node,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub legacy: ::std::option::Option<Legacy>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub again: ::std::option::Option<Node>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub legacy: Option<Legacy>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub again: Option<Node>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub r#loop: __tk::Nullable<__tk::serde_json::Value>,
 }
 /// A node of a tree.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct Node {
-    pub label: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub children: ::std::option::Option<::std::vec::Vec<Node>>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub parent: ::std::option::Option<::std::boxed::Box<Node>>,
+    pub label: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub children: Option<Vec<Node>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<Box<Node>>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Legacy {
-    #[serde(rename = "old")]
     Old,
-    #[serde(rename = "new")]
     New,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl Legacy {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["old", "new"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Old => "old",
-            Self::New => "new",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for Legacy {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for Legacy {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "old" => ::std::result::Result::Ok(Self::Old),
-            "new" => ::std::result::Result::Ok(Self::New),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
-/// The input of the tool `unions`.
-pub type UnionsInput = __tk::serde_json::Map<
-    ::std::string::String,
-    __tk::serde_json::Value,
->;
+__tk::string_enum!(Legacy { Old = "old", New = "new", ..Other });
+/// The input of `Forms::unions`.
+pub type UnionsInput = __tk::serde_json::Map<String, __tk::serde_json::Value>;
 /// The answer of the tool `unions`.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct UnionsAnswer {
     pub target: UnionsAnswerTarget,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub shape: ::std::option::Option<UnionsAnswerShape>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub model: ::std::option::Option<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub mode: ::std::option::Option<UnionsAnswerMode>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape: Option<UnionsAnswerShape>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<UnionsAnswerMode>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub address: __tk::Nullable<__tk::serde_json::Value>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub choice: __tk::Nullable<UnionsAnswerChoice>,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum UnionsAnswerTarget {
     Integer(i64),
-    String(::std::string::String),
-    Array(::std::vec::Vec<::std::string::String>),
+    String(String),
+    Array(Vec<String>),
     Object(UnionsAnswerTargetObject),
 }
 #[allow(missing_docs)]
 pub type UnionsAnswerTargetObject = Identity;
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(tag = "kind")]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", tag = "kind")]
 #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum UnionsAnswerShape {
     #[serde(rename = "circle")]
@@ -573,245 +276,117 @@ pub enum UnionsAnswerShape {
     Square(UnionsAnswerShapeSquare),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct UnionsAnswerShapeCircle {
     pub radius: f64,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct UnionsAnswerShapeSquare {
     pub side: f64,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum UnionsAnswerMode {
-    #[serde(rename = "fast")]
     Fast,
-    #[serde(rename = "slow")]
     Slow,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl UnionsAnswerMode {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["fast", "slow"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Fast => "fast",
-            Self::Slow => "slow",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for UnionsAnswerMode {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for UnionsAnswerMode {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "fast" => ::std::result::Result::Ok(Self::Fast),
-            "slow" => ::std::result::Result::Ok(Self::Slow),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(UnionsAnswerMode { Fast = "fast", Slow = "slow", ..Other });
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct UnionsAnswerChoice {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub a: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub a: Option<String>,
 }
-/// The input of the tool `all_of`.
-pub type AllOfInput = __tk::serde_json::Map<
-    ::std::string::String,
-    __tk::serde_json::Value,
->;
+/// The input of `Forms::all_of`.
+pub type AllOfInput = __tk::serde_json::Map<String, __tk::serde_json::Value>;
 /// The answer of the tool `all_of`.
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct AllOfAnswer {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub pet: ::std::option::Option<AllOfAnswerPet>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pet: Option<AllOfAnswerPet>,
     /// Just the base.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub base: ::std::option::Option<Base>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base: Option<Base>,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct AllOfAnswerPet {
-    pub name: ::std::string::String,
-    pub color: ::std::string::String,
+    pub name: String,
+    pub color: String,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct Base {
-    pub name: ::std::string::String,
+    pub name: String,
 }
-/// The input of the tool `open`.
-pub type OpenInput = __tk::serde_json::Map<
-    ::std::string::String,
-    __tk::serde_json::Value,
->;
+/// The input of `Forms::open`.
+pub type OpenInput = __tk::serde_json::Map<String, __tk::serde_json::Value>;
 /// The answer of the tool `open`.
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct OpenAnswer {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub closed: ::std::option::Option<OpenAnswerClosed>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub open: ::std::option::Option<OpenAnswerOpen>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub closed: Option<OpenAnswerClosed>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open: Option<OpenAnswerOpen>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct OpenAnswerClosed {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub x: ::std::option::Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub x: Option<i64>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct OpenAnswerOpen {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub y: ::std::option::Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub y: Option<i64>,
 }
-/// The input of the tool `mixed_unions`.
-pub type MixedUnionsInput = __tk::serde_json::Map<
-    ::std::string::String,
-    __tk::serde_json::Value,
->;
+/// The input of `Forms::mixed_unions`.
+pub type MixedUnionsInput = __tk::serde_json::Map<String, __tk::serde_json::Value>;
 /// The answer of the tool `mixed_unions`.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct MixedUnionsAnswer {
     pub tool_choice: MixedUnionsAnswerToolChoice,
     pub prompt: MixedUnionsAnswerPrompt,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MixedUnionsAnswerToolChoice {
     String(MixedUnionsAnswerToolChoiceString),
     Object(MixedUnionsAnswerToolChoiceObject),
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MixedUnionsAnswerToolChoiceString {
-    #[serde(rename = "auto")]
     Auto,
-    #[serde(rename = "none")]
     None,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl MixedUnionsAnswerToolChoiceString {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["auto", "none"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Auto => "auto",
-            Self::None => "none",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for MixedUnionsAnswerToolChoiceString {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for MixedUnionsAnswerToolChoiceString {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "auto" => ::std::result::Result::Ok(Self::Auto),
-            "none" => ::std::result::Result::Ok(Self::None),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(
+    MixedUnionsAnswerToolChoiceString { Auto = "auto", None = "none", ..Other }
+);
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(tag = "type")]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", tag = "type")]
 #[allow(clippy::large_enum_variant, clippy::enum_variant_names)]
 pub enum MixedUnionsAnswerToolChoiceObject {
     #[serde(rename = "function")]
@@ -824,331 +399,176 @@ pub type MixedUnionsAnswerToolChoiceObjectFunction = Base;
 #[allow(missing_docs)]
 pub type MixedUnionsAnswerToolChoiceObjectFileSearch = MapsAnswerNothing;
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MixedUnionsAnswerPrompt {
-    String(::std::string::String),
-    ArrayOfInteger(::std::vec::Vec<i64>),
-    ArrayOfString(::std::vec::Vec<::std::string::String>),
-    ArrayOfArray(::std::vec::Vec<::std::vec::Vec<i64>>),
+    String(String),
+    ArrayOfInteger(Vec<i64>),
+    ArrayOfString(Vec<String>),
+    ArrayOfArray(Vec<Vec<i64>>),
 }
-/// The input of the tool `more_unions`.
-pub type MoreUnionsInput = __tk::serde_json::Map<
-    ::std::string::String,
-    __tk::serde_json::Value,
->;
+/// The input of `Forms::more_unions`.
+pub type MoreUnionsInput = __tk::serde_json::Map<String, __tk::serde_json::Value>;
 /// The answer of the tool `more_unions`.
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct MoreUnionsAnswer {
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub owner: __tk::Nullable<Identity>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub editor: __tk::Nullable<Identity>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub digests: ::std::option::Option<MoreUnionsAnswerDigests>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub digests: Option<MoreUnionsAnswerDigests>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub review: __tk::Nullable<__tk::serde_json::Value>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub field: ::std::option::Option<MoreUnionsAnswerField>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub labels: ::std::option::Option<MoreUnionsAnswerLabels>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub when: ::std::option::Option<MoreUnionsAnswerWhen>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub size: ::std::option::Option<MoreUnionsAnswerSize>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub check: ::std::option::Option<MoreUnionsAnswerCheck>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<MoreUnionsAnswerField>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub labels: Option<MoreUnionsAnswerLabels>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub when: Option<MoreUnionsAnswerWhen>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<MoreUnionsAnswerSize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub check: Option<MoreUnionsAnswerCheck>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub address: __tk::Nullable<__tk::serde_json::Value>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub meta: __tk::Nullable<__tk::serde_json::Value>,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct Identity {
-    pub id: ::std::string::String,
+    pub id: String,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MoreUnionsAnswerDigests {
     SubjectDigests(MoreUnionsAnswerDigestsSubjectDigests),
     AttestationIds(MoreUnionsAnswerDigestsAttestationIds),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct MoreUnionsAnswerDigestsSubjectDigests {
-    pub subject_digests: ::std::vec::Vec<::std::string::String>,
+    pub subject_digests: Vec<String>,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct MoreUnionsAnswerDigestsAttestationIds {
-    pub attestation_ids: ::std::vec::Vec<i64>,
+    pub attestation_ids: Vec<i64>,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MoreUnionsAnswerField {
     Text(MoreUnionsAnswerFieldText),
     Options(MoreUnionsAnswerFieldOptions),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct MoreUnionsAnswerFieldText {
-    pub name: ::std::string::String,
+    pub name: String,
     pub data_type: MoreUnionsAnswerFieldTextDataType,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MoreUnionsAnswerFieldTextDataType {
-    #[serde(rename = "text")]
     Text,
-    #[serde(rename = "number")]
     Number,
-    #[serde(rename = "date")]
     Date,
 }
-impl MoreUnionsAnswerFieldTextDataType {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["text", "number", "date"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::Text => "text",
-            Self::Number => "number",
-            Self::Date => "date",
-        }
-    }
-}
-impl ::std::fmt::Display for MoreUnionsAnswerFieldTextDataType {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for MoreUnionsAnswerFieldTextDataType {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "text" => ::std::result::Result::Ok(Self::Text),
-            "number" => ::std::result::Result::Ok(Self::Number),
-            "date" => ::std::result::Result::Ok(Self::Date),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(
+    MoreUnionsAnswerFieldTextDataType { Text = "text", Number = "number", Date = "date" }
+);
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct MoreUnionsAnswerFieldOptions {
-    pub name: ::std::string::String,
+    pub name: String,
     pub data_type: MoreUnionsAnswerFieldOptionsDataType,
-    pub options: ::std::vec::Vec<::std::string::String>,
+    pub options: Vec<String>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MoreUnionsAnswerFieldOptionsDataType {
-    #[serde(rename = "single_select")]
     SingleSelect,
 }
-impl MoreUnionsAnswerFieldOptionsDataType {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["single_select"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Self::SingleSelect => "single_select",
-        }
-    }
-}
-impl ::std::fmt::Display for MoreUnionsAnswerFieldOptionsDataType {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for MoreUnionsAnswerFieldOptionsDataType {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "single_select" => ::std::result::Result::Ok(Self::SingleSelect),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(
+    MoreUnionsAnswerFieldOptionsDataType { SingleSelect = "single_select" }
+);
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MoreUnionsAnswerLabels {
     LabelsOfString(MoreUnionsAnswerLabelsLabelsOfString),
     LabelsOfObject(MoreUnionsAnswerLabelsLabelsOfObject),
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct MoreUnionsAnswerLabelsLabelsOfString {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub labels: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub labels: Option<Vec<String>>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct MoreUnionsAnswerLabelsLabelsOfObject {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub labels: ::std::option::Option<
-        ::std::vec::Vec<MixedUnionsAnswerToolChoiceObjectFunction>,
-    >,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub labels: Option<Vec<MixedUnionsAnswerToolChoiceObjectFunction>>,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MoreUnionsAnswerWhen {
-    String(::std::string::String),
+    String(String),
     Object(MoreUnionsAnswerWhenObject),
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct MoreUnionsAnswerWhenObject {
-    pub from: ::std::string::String,
+    pub from: String,
 }
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(untagged)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
 #[allow(clippy::large_enum_variant)]
 pub enum MoreUnionsAnswerSize {
     Integer(i64),
-    String(::std::string::String),
+    String(String),
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct MoreUnionsAnswerCheck {
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub status: ::std::option::Option<MoreUnionsAnswerCheckStatus>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub conclusion: ::std::option::Option<::std::string::String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<MoreUnionsAnswerCheckStatus>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conclusion: Option<String>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum MoreUnionsAnswerCheckStatus {
-    #[serde(rename = "queued")]
     Queued,
-    #[serde(rename = "completed")]
     Completed,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl MoreUnionsAnswerCheckStatus {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["queued", "completed"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Queued => "queued",
-            Self::Completed => "completed",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for MoreUnionsAnswerCheckStatus {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for MoreUnionsAnswerCheckStatus {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "queued" => ::std::result::Result::Ok(Self::Queued),
-            "completed" => ::std::result::Result::Ok(Self::Completed),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
+__tk::string_enum!(
+    MoreUnionsAnswerCheckStatus { Queued = "queued", Completed = "completed", ..Other }
+);
 /// The tools of the MCP snapshot `fixtures/forms.json (as answers)` as a tool source: the server reached over Streamable HTTP or stdio, its tools known from the snapshot.
 ///
 /// `discover` reports the snapshot's tools and contacts nothing; [`Self::verify`] compares them with what the live server lists. A tool the server has beyond the snapshot is still called through this source: put the definitions of `verify`'s `added` in its assembly member, beside [`Self::definitions`].
@@ -1180,7 +600,7 @@ impl Forms {
     pub fn http(
         url: __tk::reqwest::Url,
         client: __tk::reqwest::Client,
-    ) -> ::std::result::Result<Self, __tk::CatalogError> {
+    ) -> Result<Self, __tk::CatalogError> {
         Self::over(__tk::Mcp::http(Self::NAME, url, client))
     }
     /// The server that `command` starts, spoken to over its stdin and stdout.
@@ -1188,9 +608,7 @@ impl Forms {
     /// # Errors
     ///
     /// As [`Self::http`].
-    pub fn stdio(
-        command: __tk::StdioCommand,
-    ) -> ::std::result::Result<Self, __tk::CatalogError> {
+    pub fn stdio(command: __tk::StdioCommand) -> Result<Self, __tk::CatalogError> {
         Self::over(__tk::Mcp::stdio(Self::NAME, command))
     }
     /// The server `mcp`, made by the host (with options of its own); its name
@@ -1199,7 +617,7 @@ impl Forms {
     /// # Errors
     ///
     /// As [`Self::http`].
-    pub fn over(mcp: __tk::Mcp) -> ::std::result::Result<Self, __tk::CatalogError> {
+    pub fn over(mcp: __tk::Mcp) -> Result<Self, __tk::CatalogError> {
         __tk::SnapshotSource::new(mcp, Self::TOOLS).map(Self)
     }
     /// The snapshot's tools, in its order. Contacts nothing.
@@ -1212,141 +630,107 @@ impl Forms {
     /// # Errors
     ///
     /// The server's failure to list its tools.
-    pub async fn verify(
-        &self,
-    ) -> ::std::result::Result<__tk::SnapshotDrift, __tk::ToolSourceError> {
+    pub async fn verify(&self) -> Result<__tk::SnapshotDrift, __tk::ToolSourceError> {
         self.0.verify().await
     }
-    /// Calls the tool `object_basics` with `input`, as the source runs it.
+    /// Calls the tool `object_basics`.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
+    /// The tool's failure, or an answer that does not fit its type.
     pub async fn object_basics(
         &self,
         input: ObjectBasicsInput,
-    ) -> ::std::result::Result<ObjectBasicsAnswer, __tk::ToolSourceError> {
+    ) -> __tk::Result<ObjectBasicsAnswer> {
         __tk::call_answered(&self.0, "object_basics", &input).await
     }
-    /// Calls the tool `enums` with `input`, as the source runs it.
+    /// Calls the tool `enums`.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
-    pub async fn enums(
-        &self,
-        input: EnumsInput,
-    ) -> ::std::result::Result<EnumsAnswer, __tk::ToolSourceError> {
+    /// The tool's failure, or an answer that does not fit its type.
+    pub async fn enums(&self, input: EnumsInput) -> __tk::Result<EnumsAnswer> {
         __tk::call_answered(&self.0, "enums", &input).await
     }
-    /// Calls the tool `consts_and_nulls` with `input`, as the source runs it.
+    /// Calls the tool `consts_and_nulls`.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
+    /// The tool's failure, or an answer that does not fit its type.
     pub async fn consts_and_nulls(
         &self,
         input: ConstsAndNullsInput,
-    ) -> ::std::result::Result<ConstsAndNullsAnswer, __tk::ToolSourceError> {
+    ) -> __tk::Result<ConstsAndNullsAnswer> {
         __tk::call_answered(&self.0, "consts_and_nulls", &input).await
     }
-    /// Calls the tool `tuples` with `input`, as the source runs it.
+    /// Calls the tool `tuples`.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
-    pub async fn tuples(
-        &self,
-        input: TuplesInput,
-    ) -> ::std::result::Result<TuplesAnswer, __tk::ToolSourceError> {
+    /// The tool's failure, or an answer that does not fit its type.
+    pub async fn tuples(&self, input: TuplesInput) -> __tk::Result<TuplesAnswer> {
         __tk::call_answered(&self.0, "tuples", &input).await
     }
-    /// Calls the tool `maps` with `input`, as the source runs it.
+    /// Calls the tool `maps`.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
-    pub async fn maps(
-        &self,
-        input: MapsInput,
-    ) -> ::std::result::Result<MapsAnswer, __tk::ToolSourceError> {
+    /// The tool's failure, or an answer that does not fit its type.
+    pub async fn maps(&self, input: MapsInput) -> __tk::Result<MapsAnswer> {
         __tk::call_answered(&self.0, "maps", &input).await
     }
-    /// Calls the tool `refs` with `input`, as the source runs it.
+    /// Calls the tool `refs`.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
-    pub async fn refs(
-        &self,
-        input: RefsInput,
-    ) -> ::std::result::Result<RefsAnswer, __tk::ToolSourceError> {
+    /// The tool's failure, or an answer that does not fit its type.
+    pub async fn refs(&self, input: RefsInput) -> __tk::Result<RefsAnswer> {
         __tk::call_answered(&self.0, "refs", &input).await
     }
-    /// Calls the tool `unions` with `input`, as the source runs it.
+    /// Calls the tool `unions`.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
-    pub async fn unions(
-        &self,
-        input: UnionsInput,
-    ) -> ::std::result::Result<UnionsAnswer, __tk::ToolSourceError> {
+    /// The tool's failure, or an answer that does not fit its type.
+    pub async fn unions(&self, input: UnionsInput) -> __tk::Result<UnionsAnswer> {
         __tk::call_answered(&self.0, "unions", &input).await
     }
-    /// Calls the tool `all_of` with `input`, as the source runs it.
+    /// Calls the tool `all_of`.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
-    pub async fn all_of(
-        &self,
-        input: AllOfInput,
-    ) -> ::std::result::Result<AllOfAnswer, __tk::ToolSourceError> {
+    /// The tool's failure, or an answer that does not fit its type.
+    pub async fn all_of(&self, input: AllOfInput) -> __tk::Result<AllOfAnswer> {
         __tk::call_answered(&self.0, "all_of", &input).await
     }
-    /// Calls the tool `open` with `input`, as the source runs it.
+    /// Calls the tool `open`.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
-    pub async fn open(
-        &self,
-        input: OpenInput,
-    ) -> ::std::result::Result<OpenAnswer, __tk::ToolSourceError> {
+    /// The tool's failure, or an answer that does not fit its type.
+    pub async fn open(&self, input: OpenInput) -> __tk::Result<OpenAnswer> {
         __tk::call_answered(&self.0, "open", &input).await
     }
-    /// Calls the tool `mixed_unions` with `input`, as the source runs it.
+    /// Calls the tool `mixed_unions`.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
+    /// The tool's failure, or an answer that does not fit its type.
     pub async fn mixed_unions(
         &self,
         input: MixedUnionsInput,
-    ) -> ::std::result::Result<MixedUnionsAnswer, __tk::ToolSourceError> {
+    ) -> __tk::Result<MixedUnionsAnswer> {
         __tk::call_answered(&self.0, "mixed_unions", &input).await
     }
-    /// Calls the tool `more_unions` with `input`, as the source runs it.
+    /// Calls the tool `more_unions`.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
+    /// The tool's failure, or an answer that does not fit its type.
     pub async fn more_unions(
         &self,
         input: MoreUnionsInput,
-    ) -> ::std::result::Result<MoreUnionsAnswer, __tk::ToolSourceError> {
+    ) -> __tk::Result<MoreUnionsAnswer> {
         __tk::call_answered(&self.0, "more_unions", &input).await
     }
 }
@@ -1356,23 +740,14 @@ impl __tk::ToolSource for Forms {
     }
     fn discover(
         &self,
-    ) -> __tk::BoxFuture<
-        '_,
-        ::std::result::Result<
-            ::std::vec::Vec<__tk::ToolDefinition>,
-            __tk::ToolSourceError,
-        >,
-    > {
+    ) -> __tk::BoxFuture<'_, Result<Vec<__tk::ToolDefinition>, __tk::ToolSourceError>> {
         __tk::ToolSource::discover(&self.0)
     }
     fn call<'a>(
         &'a self,
         tool: &'a str,
         input: __tk::JsonObject,
-    ) -> __tk::BoxFuture<
-        'a,
-        ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError>,
-    > {
+    ) -> __tk::BoxFuture<'a, Result<__tk::serde_json::Value, __tk::ToolSourceError>> {
         __tk::ToolSource::call(&self.0, tool, input)
     }
 }

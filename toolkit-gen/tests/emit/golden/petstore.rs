@@ -2,91 +2,64 @@
 
 #[allow(unused_imports)]
 use ::toolkit_runtime::codegen as __tk;
-/// The input of the tool `listPets`.
-///
-/// List all pets
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Petstore::list_pets`.
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct ListPetsInput {
     /// How many items to return at one time (max 100)
     ///
     /// At most 100.
     ///
-    /// In the query, as `limit`.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub limit: ::std::option::Option<i32>,
+    /// In the query.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<i32>,
 }
 /// The answer of the tool `listPets`.
-pub type ListPetsAnswer = ::std::vec::Vec<Pet>;
+pub type ListPetsAnswer = Vec<Pet>;
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct Pet {
     pub id: i64,
-    pub name: ::std::string::String,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub tag: ::std::option::Option<::std::string::String>,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
 }
-/// The input of the tool `createPets`.
-///
-/// Create a pet
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Petstore::create_pets`.
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct CreatePetsInput {
     /// The request's body.
     pub body: Pet,
 }
-/// The input of the tool `showPetById`.
-///
-/// Info for a specific pet
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Petstore::show_pet_by_id`.
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct ShowPetByIdInput {
-    /// The id of the pet to retrieve
-    ///
-    /// In the path, as `petId`.
+    /// The id of the pet to retrieve. In the path.
     #[serde(rename = "petId")]
-    pub pet_id: ::std::string::String,
+    pub pet_id: String,
 }
-/// The input of the tool `echo`.
-///
-/// Answers with the text it is given.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Petstore::echo`.
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct EchoInput {
-    /// In the query, as `text`.
-    pub text: ::std::string::String,
+    /// In the query.
+    pub text: String,
 }
-/// The input of the tool `failing`.
-///
-/// Fails, as it does.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Petstore::failing`.
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct FailingInput {
-    /// In the query, as `text`.
-    pub text: ::std::string::String,
+    /// In the query.
+    pub text: String,
 }
-/// The input of the tool `blocking`.
-///
-/// Never answers.
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Petstore::blocking`.
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct BlockingInput {
-    /// In the query, as `text`.
-    pub text: ::std::string::String,
+    /// In the query.
+    pub text: String,
 }
 /// The operations of `fixtures/petstore.yaml` as a tool source: an HTTP source that sends them to a base URL over a client the host builds (with its credentials).
 ///
@@ -117,7 +90,7 @@ impl Petstore {
     pub fn new(
         base_url: &str,
         client: impl __tk::HttpClient,
-    ) -> ::std::result::Result<Self, __tk::HttpSourceError> {
+    ) -> Result<Self, __tk::HttpSourceError> {
         Self::configured(base_url, client, |builder| builder)
     }
     /// [`Self::new`] with the source's options (a timeout, the longest answer)
@@ -132,7 +105,7 @@ impl Petstore {
         configure: impl ::std::ops::FnOnce(
             __tk::HttpSourceBuilder,
         ) -> __tk::HttpSourceBuilder,
-    ) -> ::std::result::Result<Self, __tk::HttpSourceError> {
+    ) -> Result<Self, __tk::HttpSourceError> {
         let builder = __tk::HttpSource::builder(Self::NAME, base_url, client)
             .operations_json(Self::OPERATIONS);
         configure(builder).build().map(Self)
@@ -155,7 +128,7 @@ impl Petstore {
         base_url: &str,
         client: impl __tk::HttpClient,
         credentials: impl __tk::CredentialProvider,
-    ) -> ::std::result::Result<Self, __tk::HttpSourceError> {
+    ) -> Result<Self, __tk::HttpSourceError> {
         Self::configured(
             base_url,
             client,
@@ -163,88 +136,77 @@ impl Petstore {
         )
     }
     /// The tools' definitions, in the document's order. Contacts nothing.
-    pub fn definitions(&self) -> ::std::vec::Vec<__tk::ToolDefinition> {
+    pub fn definitions(&self) -> Vec<__tk::ToolDefinition> {
         self.0.definitions()
     }
-    /// `GET /pets`: calls the tool `listPets` with `input`, as the source runs it.
+    /// `GET /pets`: the tool `listPets`.
     ///
     /// List all pets
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
-    pub async fn list_pets(
-        &self,
-        input: ListPetsInput,
-    ) -> ::std::result::Result<ListPetsAnswer, __tk::ToolSourceError> {
+    /// The tool's failure, or an answer that does not fit its type.
+    pub async fn list_pets(&self, input: ListPetsInput) -> __tk::Result<ListPetsAnswer> {
         __tk::call_answered(&self.0, "listPets", &input).await
     }
-    /// `POST /pets`: calls the tool `createPets` with `input`, as the source runs it.
+    /// `POST /pets`: the tool `createPets`.
     ///
     /// Create a pet
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure.
     pub async fn create_pets(
         &self,
         input: CreatePetsInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
+    ) -> __tk::Result<__tk::serde_json::Value> {
         __tk::call_typed(&self.0, "createPets", &input).await
     }
-    /// `GET /pets/{petId}`: calls the tool `showPetById` with `input`, as the source runs it.
+    /// `GET /pets/{petId}`: the tool `showPetById`.
     ///
     /// Info for a specific pet
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it; an answer that does not
-    /// fit its type, naming the JSON path where it does not.
-    pub async fn show_pet_by_id(
-        &self,
-        input: ShowPetByIdInput,
-    ) -> ::std::result::Result<Pet, __tk::ToolSourceError> {
+    /// The tool's failure, or an answer that does not fit its type.
+    pub async fn show_pet_by_id(&self, input: ShowPetByIdInput) -> __tk::Result<Pet> {
         __tk::call_answered(&self.0, "showPetById", &input).await
     }
-    /// `GET /echo`: calls the tool `echo` with `input`, as the source runs it.
+    /// `GET /echo`: the tool `echo`.
     ///
     /// Answers with the text it is given.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
-    pub async fn echo(
-        &self,
-        input: EchoInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
+    /// The tool's failure.
+    pub async fn echo(&self, input: EchoInput) -> __tk::Result<__tk::serde_json::Value> {
         __tk::call_typed(&self.0, "echo", &input).await
     }
-    /// `POST /failing`: calls the tool `failing` with `input`, as the source runs it.
+    /// `POST /failing`: the tool `failing`.
     ///
     /// Fails, as it does.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure.
     #[deprecated]
     pub async fn failing(
         &self,
         input: FailingInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
+    ) -> __tk::Result<__tk::serde_json::Value> {
         __tk::call_typed(&self.0, "failing", &input).await
     }
-    /// `GET /blocking`: calls the tool `blocking` with `input`, as the source runs it.
+    /// `GET /blocking`: the tool `blocking`.
     ///
     /// Never answers.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure.
     pub async fn blocking(
         &self,
         input: BlockingInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
+    ) -> __tk::Result<__tk::serde_json::Value> {
         __tk::call_typed(&self.0, "blocking", &input).await
     }
 }
@@ -254,23 +216,14 @@ impl __tk::ToolSource for Petstore {
     }
     fn discover(
         &self,
-    ) -> __tk::BoxFuture<
-        '_,
-        ::std::result::Result<
-            ::std::vec::Vec<__tk::ToolDefinition>,
-            __tk::ToolSourceError,
-        >,
-    > {
+    ) -> __tk::BoxFuture<'_, Result<Vec<__tk::ToolDefinition>, __tk::ToolSourceError>> {
         __tk::ToolSource::discover(&self.0)
     }
     fn call<'a>(
         &'a self,
         tool: &'a str,
         input: __tk::JsonObject,
-    ) -> __tk::BoxFuture<
-        'a,
-        ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError>,
-    > {
+    ) -> __tk::BoxFuture<'a, Result<__tk::serde_json::Value, __tk::ToolSourceError>> {
         __tk::ToolSource::call(&self.0, tool, input)
     }
 }

@@ -2,99 +2,41 @@
 
 #[allow(unused_imports)]
 use ::toolkit_runtime::codegen as __tk;
-/// The input of the tool `list_tasks`.
-///
-/// Lists the tasks, newest first.
-#[derive(
-    Debug,
-    Clone,
-    Default,
-    PartialEq,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+/// The input of `Tasks::list_tasks`.
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct ListTasksInput {
     /// Only tasks in this status.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub status: ::std::option::Option<ListTasksInputStatus>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub status: Option<ListTasksInputStatus>,
     /// At least 1, at most 100.
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub limit: ::std::option::Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<i64>,
 }
 #[allow(missing_docs)]
-#[derive(
-    Debug,
-    Clone,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    __tk::serde::Serialize,
-    __tk::serde::Deserialize
-)]
-#[serde(crate = "__tk::serde")]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ListTasksInputStatus {
-    #[serde(rename = "open")]
     Open,
-    #[serde(rename = "done")]
     Done,
-    /// A value the schema does not list, kept as it came (an API adds values):
-    /// an answer still reads; a tool's input check refuses it.
-    #[serde(untagged)]
-    Other(::std::string::String),
+    /// A value the schema does not list.
+    Other(String),
 }
-impl ListTasksInputStatus {
-    /// Every value the schema lists, in its order.
-    pub const VALUES: &'static [&'static str] = &["open", "done"];
-    /// The value as the JSON string it is.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Open => "open",
-            Self::Done => "done",
-            Self::Other(value) => value,
-        }
-    }
-}
-impl ::std::fmt::Display for ListTasksInputStatus {
-    fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::std::str::FromStr for ListTasksInputStatus {
-    type Err = __tk::UnknownValue;
-    /// One of the listed values; any other is refused.
-    fn from_str(value: &str) -> ::std::result::Result<Self, Self::Err> {
-        match value {
-            "open" => ::std::result::Result::Ok(Self::Open),
-            "done" => ::std::result::Result::Ok(Self::Done),
-            _ => ::std::result::Result::Err(__tk::UnknownValue::new(value, Self::VALUES)),
-        }
-    }
-}
-/// The input of the tool `add_task`.
-///
-/// Adds a task.
+__tk::string_enum!(ListTasksInputStatus { Open = "open", Done = "done", ..Other });
+/// The input of `Tasks::add_task`.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct AddTaskInput {
-    pub title: ::std::string::String,
+    pub title: String,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
-    pub due: __tk::Nullable<::std::string::String>,
-    #[serde(default, skip_serializing_if = "::std::option::Option::is_none")]
-    pub tags: ::std::option::Option<::std::vec::Vec<::std::string::String>>,
+    pub due: __tk::Nullable<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tags: Option<Vec<String>>,
 }
-/// The input of the tool `delete-task`.
-///
-/// Deletes a task for good.
+/// The input of `Tasks::delete_task`.
 #[allow(missing_docs)]
-#[derive(Debug, Clone, PartialEq, __tk::serde::Serialize, __tk::serde::Deserialize)]
-#[serde(crate = "__tk::serde")]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", deny_unknown_fields)]
 pub struct DeleteTaskInput {
     pub id: i64,
 }
@@ -121,7 +63,7 @@ impl Tasks {
     pub fn http(
         url: __tk::reqwest::Url,
         client: __tk::reqwest::Client,
-    ) -> ::std::result::Result<Self, __tk::CatalogError> {
+    ) -> Result<Self, __tk::CatalogError> {
         Self::over(__tk::Mcp::http(Self::NAME, url, client))
     }
     /// The server that `command` starts, spoken to over its stdin and stdout.
@@ -129,9 +71,7 @@ impl Tasks {
     /// # Errors
     ///
     /// As [`Self::http`].
-    pub fn stdio(
-        command: __tk::StdioCommand,
-    ) -> ::std::result::Result<Self, __tk::CatalogError> {
+    pub fn stdio(command: __tk::StdioCommand) -> Result<Self, __tk::CatalogError> {
         Self::over(__tk::Mcp::stdio(Self::NAME, command))
     }
     /// The server `mcp`, made by the host (with options of its own); its name
@@ -140,7 +80,7 @@ impl Tasks {
     /// # Errors
     ///
     /// As [`Self::http`].
-    pub fn over(mcp: __tk::Mcp) -> ::std::result::Result<Self, __tk::CatalogError> {
+    pub fn over(mcp: __tk::Mcp) -> Result<Self, __tk::CatalogError> {
         __tk::SnapshotSource::new(mcp, Self::TOOLS).map(Self)
     }
     /// The snapshot's tools, in its order. Contacts nothing.
@@ -153,48 +93,46 @@ impl Tasks {
     /// # Errors
     ///
     /// The server's failure to list its tools.
-    pub async fn verify(
-        &self,
-    ) -> ::std::result::Result<__tk::SnapshotDrift, __tk::ToolSourceError> {
+    pub async fn verify(&self) -> Result<__tk::SnapshotDrift, __tk::ToolSourceError> {
         self.0.verify().await
     }
-    /// Calls the tool `list_tasks` with `input`, as the source runs it.
+    /// Calls the tool `list_tasks`.
     ///
     /// Lists the tasks, newest first.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure.
     pub async fn list_tasks(
         &self,
         input: ListTasksInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
+    ) -> __tk::Result<__tk::serde_json::Value> {
         __tk::call_typed(&self.0, "list_tasks", &input).await
     }
-    /// Calls the tool `add_task` with `input`, as the source runs it.
+    /// Calls the tool `add_task`.
     ///
     /// Adds a task.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure.
     pub async fn add_task(
         &self,
         input: AddTaskInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
+    ) -> __tk::Result<__tk::serde_json::Value> {
         __tk::call_typed(&self.0, "add_task", &input).await
     }
-    /// Calls the tool `delete-task` with `input`, as the source runs it.
+    /// Calls the tool `delete-task`.
     ///
     /// Deletes a task for good.
     ///
     /// # Errors
     ///
-    /// The tool's failure, as the source reports it.
+    /// The tool's failure.
     pub async fn delete_task(
         &self,
         input: DeleteTaskInput,
-    ) -> ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError> {
+    ) -> __tk::Result<__tk::serde_json::Value> {
         __tk::call_typed(&self.0, "delete-task", &input).await
     }
 }
@@ -204,23 +142,14 @@ impl __tk::ToolSource for Tasks {
     }
     fn discover(
         &self,
-    ) -> __tk::BoxFuture<
-        '_,
-        ::std::result::Result<
-            ::std::vec::Vec<__tk::ToolDefinition>,
-            __tk::ToolSourceError,
-        >,
-    > {
+    ) -> __tk::BoxFuture<'_, Result<Vec<__tk::ToolDefinition>, __tk::ToolSourceError>> {
         __tk::ToolSource::discover(&self.0)
     }
     fn call<'a>(
         &'a self,
         tool: &'a str,
         input: __tk::JsonObject,
-    ) -> __tk::BoxFuture<
-        'a,
-        ::std::result::Result<__tk::serde_json::Value, __tk::ToolSourceError>,
-    > {
+    ) -> __tk::BoxFuture<'a, Result<__tk::serde_json::Value, __tk::ToolSourceError>> {
         __tk::ToolSource::call(&self.0, tool, input)
     }
 }
