@@ -23,7 +23,8 @@ use toolkit_runtime::openapi::{ReadOptions, decode_document, read_operations};
 
 /// What a module declares: its types (structs and enums) not named in `skip`, each with its
 /// body — the item with its name, its documentation and its lint allows taken out (its derives,
-/// serde attributes, fields and their documentation kept) — and its aliases (`pub type`).
+/// serde attributes, fields and their documentation kept; a string enum's values from its
+/// `string_enum!`) — and its aliases (`pub type`).
 fn declared(code: &str, skip: &HashSet<&str>) -> (Vec<(String, String)>, usize) {
     let Ok(file) = syn::parse_file(code) else {
         eprintln!("the module does not parse");
@@ -33,6 +34,30 @@ fn declared(code: &str, skip: &HashSet<&str>) -> (Vec<(String, String)>, usize) 
         attrs.retain(|a| !a.path().is_ident("doc") && !a.path().is_ident("allow"));
     };
     let placeholder = syn::Ident::new("T", proc_macro2::Span::call_site());
+    // A string enum's values are in its `__tk::string_enum!(Name { Variant = "value", … })`.
+    let values: BTreeMap<String, String> = file
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            syn::Item::Macro(item)
+                if item.mac.path.is_ident("string_enum")
+                    || item
+                        .mac
+                        .path
+                        .segments
+                        .last()
+                        .is_some_and(|segment| segment.ident == "string_enum") =>
+            {
+                let mut tokens = item.mac.tokens.clone().into_iter();
+                let name = tokens.next()?.to_string();
+                Some((
+                    name,
+                    tokens.collect::<proc_macro2::TokenStream>().to_string(),
+                ))
+            }
+            _ => None,
+        })
+        .collect();
     let (mut types, mut aliases) = (Vec::new(), 0);
     for item in file.items {
         let (name, body) = match item {
@@ -46,7 +71,9 @@ fn declared(code: &str, skip: &HashSet<&str>) -> (Vec<(String, String)>, usize) 
                 let name = item.ident.to_string();
                 own(&mut item.attrs);
                 item.ident = placeholder.clone();
-                (name, item.to_token_stream().to_string())
+                let body = item.to_token_stream().to_string();
+                let values = values.get(&name).map_or("", String::as_str);
+                (name, format!("{body} {values}"))
             }
             syn::Item::Type(_) => {
                 aliases += 1;

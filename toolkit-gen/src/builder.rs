@@ -3,7 +3,9 @@
 //! Each input — an OpenAPI document or an MCP snapshot — becomes one module file, `<name>.rs`,
 //! in `OUT_DIR` (or the directory [`Builder::out_dir`] names): the input types of its tools and
 //! one source type with a typed method per tool (see [`crate::emit::openapi_source`] and
-//! [`crate::emit::mcp_source`]). The crate brings it in with `include!`:
+//! [`crate::emit::mcp_source`]), and beside it `<name>.tools.json`, the source's catalog, which
+//! the module reads with `include_str!` ([`catalog_file`]). The crate brings the module in with
+//! `include!`:
 //!
 //! ```ignore
 //! pub mod petstore {

@@ -7,8 +7,10 @@
 //!
 //! [`openapi_source`] and [`mcp_source`] write the whole module of a document or snapshot: those
 //! types and one source type (`source.rs`) that implements `ToolSource` over the runtime's
-//! `HttpSource` or `mcp::SnapshotSource`, the operations or definitions embedded as one JSON
-//! constant, with a typed method per tool that is one `toolkit_runtime::call_typed` line.
+//! `HttpSource` or `mcp::SnapshotSource`, the operations or definitions one JSON constant
+//! (embedded, or read with `include_str!` from a file beside the module:
+//! [`SourceOptions::catalog_file`]), with a typed method per tool that is one
+//! `toolkit_runtime::call_typed` line.
 //!
 //! What a schema becomes:
 //!
@@ -18,8 +20,9 @@
 //!   as closed as the schema says ([`Strictness::FollowSchema`], extras kept in a flattened map);
 //! - an object with only `additionalProperties: {schema}`: a `BTreeMap<String, T>`; with nothing
 //!   said: a `serde_json::Map`;
-//! - a string `enum` or `const`: an enum, each variant renamed to its value (`ASC` and `asc` are
-//!   `Asc` and `Asc2`, `+1` is `Plus1`);
+//! - a string `enum` or `const`: an enum whose impls (serde by its values, `as_str`, `Display`,
+//!   `FromStr`) come from `toolkit_runtime::codegen::string_enum!` (`ASC` and `asc` are `Asc` and
+//!   `Asc2`, `+1` is `Plus1`);
 //! - `type: [T, "null"]`, a `null` in an `enum`, `anyOf: [T, {type: null}]`: `Option<T>`;
 //! - `prefixItems` (or draft-07 `items: [..]`): a tuple; `items`: a `Vec`;
 //! - a local `$ref` (into `$defs`, `definitions` or any pointer of the schema): the target's type,
