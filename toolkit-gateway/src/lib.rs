@@ -37,6 +37,9 @@ pub struct Gateway {
     readiness: Readiness,
     /// What wakes when a source says its tools changed, taken once by whoever refreshes.
     changes: Arc<Mutex<Vec<ToolsChanged>>>,
+    /// The model searches rank by meaning with (`serve.search_model`), loaded once.
+    #[cfg(feature = "search-embeddings")]
+    embedder: Option<Arc<toolkit_runtime::Embedder>>,
 }
 
 /// Whether the gateway is ready to serve, as `/readyz` says: its catalog loaded (the start's
@@ -128,6 +131,22 @@ impl Gateway {
             }
         }
         let catalog = Catalog::load(&config.catalog.file).map_err(|problem| problems.push(problem));
+        #[cfg(feature = "search-embeddings")]
+        let embedder = config.serve.search_model.as_ref().and_then(|model| {
+            toolkit_runtime::Embedder::load(model)
+                .map(Arc::new)
+                .map_err(|error| {
+                    problems.push(format!("serve.search_model {}: {error}", model.display()));
+                })
+                .ok()
+        });
+        #[cfg(not(feature = "search-embeddings"))]
+        if config.serve.search_model.is_some() {
+            problems.push(
+                "serve.search_model needs a gateway built with feature `search-embeddings`"
+                    .to_owned(),
+            );
+        }
         match (policy, catalog) {
             (Ok(policy), Ok(catalog)) if problems.is_empty() => Ok(Self {
                 config,
@@ -137,6 +156,8 @@ impl Gateway {
                 metrics,
                 readiness: Readiness::default(),
                 changes: Arc::new(Mutex::new(changes)),
+                #[cfg(feature = "search-embeddings")]
+                embedder,
             }),
             _ => Err(ConfigError(problems.join("\n"))),
         }
@@ -225,12 +246,22 @@ impl Gateway {
             .map_err(|error| error.to_string())?;
         Ok(match self.config.serve.presentation {
             Presentation::All => assembled,
-            Presentation::Search => ToolSearch::toolkit(&assembled, &SearchOptions::default()),
-            Presentation::Code => CodeMode::toolkit(
-                &assembled,
-                Arc::new(QuickJs::default()),
-                &CodeModeOptions::default(),
-            ),
+            Presentation::Search => {
+                let options = SearchOptions {
+                    #[cfg(feature = "search-embeddings")]
+                    embedder: self.embedder.clone(),
+                    ..SearchOptions::default()
+                };
+                ToolSearch::toolkit(&assembled, &options)
+            }
+            Presentation::Code => {
+                let options = CodeModeOptions {
+                    #[cfg(feature = "search-embeddings")]
+                    embedder: self.embedder.clone(),
+                    ..CodeModeOptions::default()
+                };
+                CodeMode::toolkit(&assembled, Arc::new(QuickJs::default()), &options)
+            }
         })
     }
 

@@ -56,7 +56,7 @@ pub use functions::{FnSource, FnSourceBuilder, FnSourceError, FnTool};
 pub use input::{InputCheck, InvalidInput, MAX_INPUT_DEPTH};
 pub use progress::Progress;
 #[cfg(feature = "search-embeddings")]
-pub use search::{Embedder, EmbedderError, MAX_EMBEDDED_TOKENS};
+pub use search::{Embedder, EmbedderError, MAX_EMBEDDED_TOKENS, MAX_KEPT_VECTORS};
 pub use search::{Found, MAX_SEARCH_LIMIT, Ranking, SearchIndex, SearchOptions, ToolSearch};
 pub use source::{BoxFuture, ToolSource};
 pub use text::ECHO_LIMIT;

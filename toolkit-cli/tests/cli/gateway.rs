@@ -598,3 +598,56 @@ async fn a_source_that_never_answers_is_given_up_at_its_timeout() {
     drop(hanging);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_search_model_that_cannot_be_loaded_exits_1_naming_the_setting() {
+    let dir = workspace(
+        "no-model",
+        "[serve]\nsearch_model = \"models/none\"\n\n[policy]\ndefault = \"allow\"\n",
+    );
+    let (code, stdout, stderr) = run_until_eof(&dir, &[]);
+    assert_eq!((code, stdout.as_str()), (1, ""), "{stderr}");
+    assert!(stderr.contains("serve.search_model"), "{stderr}");
+    #[cfg(feature = "search-embeddings")]
+    assert!(
+        stderr.contains("models/none") && stderr.contains("config.json"),
+        "{stderr}"
+    );
+    #[cfg(not(feature = "search-embeddings"))]
+    assert!(stderr.contains("feature `search-embeddings`"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// With `serve.search_model` (all-MiniLM-L6-v2 as `scripts/install-test-peers` installs it), the
+/// served `tool_search` finds a tool that shares no word with the query.
+#[cfg(feature = "search-embeddings")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_search_model_ranks_the_served_search_by_meaning() {
+    let base_url = pet_store().await;
+    let dir = workspace("model", "");
+    let model = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/peers/all-minilm-l6-v2");
+    assert!(
+        model.join("model.safetensors").is_file(),
+        "run scripts/install-test-peers"
+    );
+    let serve = format!(
+        "[serve]\npresentation = \"search\"\nsearch_model = {:?}\n\n[catalog]",
+        model.display().to_string()
+    );
+    let text = config(&base_url, &dir, "").replacen("[catalog]", &serve, 1);
+    std::fs::write(dir.join("toolkit.toml"), text).unwrap();
+    let served = gateway(&dir);
+    let found = served
+        .call(
+            "tool_search",
+            json!({ "query": "which animals do you have" })
+                .as_object()
+                .cloned()
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(found["tools"][0]["name"], "pets__list_pets", "{found}");
+    drop(served);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -68,7 +68,9 @@ pub struct Customizations {
     /// instead of a generated one (`crate::models::Pet`).
     pub schemas: BTreeMap<String, String>,
     /// A glob over generated type names (`Pet`, `*Input`) and an attribute (`#[derive(Eq)]`)
-    /// that every type it matches gets, after its derives.
+    /// that every type it matches gets, after its derives. A string enum has no serde derive
+    /// (its serde comes from `codegen::string_enum!`), so a `#[serde(…)]` attribute does not
+    /// fit it.
     pub type_attributes: Vec<(String, String)>,
     /// A glob over `Type.field` (Rust names: `Pet.name`, `*.id`) and an attribute
     /// (`#[serde(alias = "id")]`) that every field it matches gets.

@@ -50,6 +50,16 @@ fn catalog() -> Vec<ToolDefinition> {
     ]
 }
 
+/// The catalog as a toolkit, to present.
+fn presented() -> Toolkit {
+    Toolkit::from_source(
+        Scripted::new("s") as _,
+        catalog(),
+        &ToolkitOptions::default(),
+    )
+    .unwrap()
+}
+
 #[test]
 fn the_hybrid_finds_a_tool_that_shares_no_word_with_the_query() {
     let definitions = catalog();
@@ -79,12 +89,7 @@ fn a_tool_far_from_the_query_in_meaning_and_words_does_not_match() {
 
 #[tokio::test]
 async fn tool_search_ranks_by_meaning_with_a_model_in_its_options() {
-    let presented = Toolkit::from_source(
-        Scripted::new("s") as _,
-        catalog(),
-        &ToolkitOptions::default(),
-    )
-    .unwrap();
+    let presented = presented();
     let options = SearchOptions {
         embedder: Some(model()),
         ..SearchOptions::default()
@@ -98,6 +103,63 @@ async fn tool_search_ranks_by_meaning_with_a_model_in_its_options() {
         .await
         .unwrap();
     assert_eq!(found["tools"][0]["name"], "weather__forecast", "{found}");
+}
+
+#[cfg(feature = "code")]
+#[tokio::test]
+async fn code_mode_search_tools_ranks_by_meaning_with_a_model_in_its_options() {
+    use toolkit_runtime::{CodeMode, CodeModeOptions, Declarations, QuickJs};
+
+    let presented = presented();
+    let search = |embedder: Option<Arc<Embedder>>| {
+        let options = CodeModeOptions {
+            declarations: Declarations::Search,
+            embedder,
+            ..CodeModeOptions::default()
+        };
+        let toolkit = CodeMode::toolkit(&presented, Arc::new(QuickJs::default()), &options);
+        async move {
+            toolkit
+                .call(
+                    "search_tools",
+                    json!({ "query": "umbrella needed tomorrow" }),
+                )
+                .await
+                .unwrap()
+        }
+    };
+    // On words alone nothing matches; with the model, the forecast comes first.
+    let words = search(None).await;
+    assert!(!words.to_string().contains("weather__forecast"), "{words}");
+    let meaning = search(Some(model())).await;
+    let text = meaning.to_string();
+    let forecast = text
+        .find("weather__forecast")
+        .expect("the forecast is found");
+    for other in ["mail__send", "stocks__quote", "calendar__add_event"] {
+        assert!(text.find(other).is_none_or(|at| at > forecast), "{meaning}");
+    }
+}
+
+#[test]
+fn texts_embedded_before_are_kept_up_to_the_limit() {
+    let model = Embedder::load(model_directory()).unwrap().keeping(2);
+    let texts = ["Opens an issue.", "Sends an email.", "Tells the weather."];
+    let first = model.embed_many(&texts).unwrap();
+    // Three texts past a limit of two: the kept ones were dropped once, then kept anew.
+    assert_eq!(model.kept(), 1);
+    let same = |a: &[Vec<f32>], b: &[Vec<f32>]| {
+        a.len() == b.len()
+            && a.iter()
+                .zip(b)
+                .all(|(a, b)| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>() > 0.9999)
+    };
+    let again = model.embed_many(&texts).unwrap();
+    assert!(same(&first, &again));
+    assert!(model.kept() <= 2);
+    let none = Embedder::load(model_directory()).unwrap().keeping(0);
+    assert!(same(&none.embed_many(&texts).unwrap(), &first));
+    assert_eq!(none.kept(), 0);
 }
 
 #[test]

@@ -48,10 +48,11 @@ pub(super) struct Catalog {
 }
 
 impl Catalog {
-    pub(super) fn new(callable: &Toolkit) -> Self {
+    /// The catalog of `callable`, ranked by `index` (made of `callable`'s definitions).
+    pub(super) fn new(callable: &Toolkit, index: SearchIndex) -> Self {
         Self {
             tools: callable.tools().cloned().collect(),
-            index: SearchIndex::new(callable.definitions()),
+            index,
         }
     }
 

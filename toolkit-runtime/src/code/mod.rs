@@ -86,6 +86,11 @@ pub struct CodeModeOptions {
     /// How the model learns the tools: all declared in `execute`, or found with `search_tools`
     /// ([`Declarations::Auto`] by default: by the size of the declarations).
     pub declarations: Declarations,
+    /// A sentence-embedding model (feature `search-embeddings`): with one, `search_tools` ranks
+    /// by words and meaning ([`SearchIndex::hybrid`](crate::SearchIndex::hybrid)); with none (the
+    /// default), by words.
+    #[cfg(feature = "search-embeddings")]
+    pub embedder: Option<Arc<crate::search::Embedder>>,
 }
 
 impl Default for CodeModeOptions {
@@ -95,6 +100,8 @@ impl Default for CodeModeOptions {
             max_result_length: 50_000,
             max_log_length: 50_000,
             declarations: Declarations::Auto,
+            #[cfg(feature = "search-embeddings")]
+            embedder: None,
         }
     }
 }
@@ -124,7 +131,15 @@ impl CodeMode {
         } else {
             execute_definition(every_tool_description(&every))
         };
-        let search = searched.then(|| discovery::search_tool(Arc::new(Catalog::new(&callable))));
+        let search = searched.then(|| {
+            let index = crate::search::index(
+                &callable,
+                crate::Ranking::default(),
+                #[cfg(feature = "search-embeddings")]
+                options.embedder.as_ref(),
+            );
+            discovery::search_tool(Arc::new(Catalog::new(&callable, index)))
+        });
         let options = options.clone();
         let execute = Tool::new(
             definition,

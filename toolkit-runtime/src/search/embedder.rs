@@ -7,8 +7,10 @@
 //! sentence-transformers' `Pooling` (mean) and `Normalize` do. Nothing is fetched: a directory
 //! that lacks a file is an [`EmbedderError`] at [`Embedder::load`].
 
+use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
@@ -22,6 +24,11 @@ pub const MAX_EMBEDDED_TOKENS: usize = 256;
 
 /// How many texts [`Embedder::embed_many`] runs through the model at once.
 const BATCH: usize = 32;
+
+/// How many texts' vectors [`Embedder::embed_many`] keeps by default (about 1.5 KB each for a
+/// model of 384 dimensions): a toolkit rebuilt when its catalog is refreshed embeds only the
+/// tools whose text changed. Past the limit, the kept vectors are dropped and kept anew.
+pub const MAX_KEPT_VECTORS: usize = 20_000;
 
 /// Why a model could not be loaded or run.
 #[derive(Debug)]
@@ -69,6 +76,10 @@ pub struct Embedder {
     words: WordPiece,
     device: Device,
     dimensions: usize,
+    /// The vectors of texts [`Embedder::embed_many`] has embedded, by text.
+    kept: Mutex<HashMap<Box<str>, Arc<[f32]>>>,
+    /// How many it keeps at most.
+    max_kept: usize,
 }
 
 impl fmt::Debug for Embedder {
@@ -112,7 +123,22 @@ impl Embedder {
             words,
             device,
             dimensions,
+            kept: Mutex::default(),
+            max_kept: MAX_KEPT_VECTORS,
         })
+    }
+
+    /// Keeps the vectors of at most `most` texts embedded by [`Embedder::embed_many`]
+    /// ([`MAX_KEPT_VECTORS`] by default; 0 keeps none).
+    #[must_use]
+    pub fn keeping(mut self, most: usize) -> Self {
+        self.max_kept = most;
+        self
+    }
+
+    /// How many texts' vectors are kept now.
+    pub fn kept(&self) -> usize {
+        self.kept.lock().map_or(0, |kept| kept.len())
     }
 
     /// How long the vectors are (384 for all-MiniLM-L6-v2).
@@ -130,19 +156,45 @@ impl Embedder {
     }
 
     /// The vectors of many texts, in their order, run a batch at a time (texts of like length
-    /// together, so that little of a batch is padding).
+    /// together, so that little of a batch is padding). A text embedded before is not run again
+    /// (see [`Embedder::keeping`]).
     pub fn embed_many(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedderError> {
-        let tokens: Vec<Vec<u32>> = texts
-            .iter()
-            .map(|text| self.words.encode(text, MAX_EMBEDDED_TOKENS))
-            .collect();
-        let mut order: Vec<usize> = (0..texts.len()).collect();
-        order.sort_by_key(|&text| tokens[text].len());
         let mut vectors = vec![Vec::new(); texts.len()];
+        let mut missing: Vec<usize> = Vec::new();
+        {
+            let kept = self
+                .kept
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            for (index, text) in texts.iter().enumerate() {
+                match kept.get(*text) {
+                    Some(vector) => vectors[index] = vector.to_vec(),
+                    None => missing.push(index),
+                }
+            }
+        }
+        let tokens: Vec<Vec<u32>> = missing
+            .iter()
+            .map(|&text| self.words.encode(texts[text], MAX_EMBEDDED_TOKENS))
+            .collect();
+        let mut order: Vec<usize> = (0..missing.len()).collect();
+        order.sort_by_key(|&text| tokens[text].len());
         for batch in order.chunks(BATCH) {
             let inputs: Vec<Vec<u32>> = batch.iter().map(|&text| tokens[text].clone()).collect();
-            for (&text, vector) in batch.iter().zip(self.run(&inputs)?) {
-                vectors[text] = vector;
+            let made = self.run(&inputs)?;
+            let mut kept = self
+                .kept
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            for (&text, vector) in batch.iter().zip(made) {
+                let index = missing[text];
+                if self.max_kept > 0 {
+                    if kept.len() >= self.max_kept {
+                        kept.clear();
+                    }
+                    kept.insert(texts[index].into(), vector.as_slice().into());
+                }
+                vectors[index] = vector;
             }
         }
         Ok(vectors)

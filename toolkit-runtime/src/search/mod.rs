@@ -34,7 +34,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 #[cfg(feature = "search-embeddings")]
-pub use embedder::{Embedder, EmbedderError, MAX_EMBEDDED_TOKENS};
+pub use embedder::{Embedder, EmbedderError, MAX_EMBEDDED_TOKENS, MAX_KEPT_VECTORS};
 pub use index::{Found, Ranking, SearchIndex};
 
 use crate::context;
@@ -77,7 +77,12 @@ impl ToolSearch {
     /// here, once.
     pub fn toolkit(presented: &Toolkit, options: &SearchOptions) -> Toolkit {
         let presented = Arc::new(presented.clone());
-        let index = Arc::new(index(&presented, options));
+        let index = Arc::new(index(
+            &presented,
+            options.ranking,
+            #[cfg(feature = "search-embeddings")]
+            options.embedder.as_ref(),
+        ));
         let default_limit = options.limit.clamp(1, MAX_SEARCH_LIMIT);
         let search = {
             let presented = Arc::clone(&presented);
@@ -131,17 +136,22 @@ impl ToolSearch {
     }
 }
 
-/// The index a search presentation ranks with: hybrid when the options carry a model (on words
-/// alone, with a warning, if the model fails on the tools' text).
-fn index(presented: &Toolkit, options: &SearchOptions) -> SearchIndex {
+/// The index a search presentation ranks `presented` with (`tool_search`, code mode's
+/// `search_tools`): hybrid when given a model (on words alone, with a warning, if the model fails
+/// on the tools' text), else on words by `ranking`.
+pub(crate) fn index(
+    presented: &Toolkit,
+    ranking: Ranking,
+    #[cfg(feature = "search-embeddings")] embedder: Option<&Arc<Embedder>>,
+) -> SearchIndex {
     #[cfg(feature = "search-embeddings")]
-    if let Some(embedder) = &options.embedder {
+    if let Some(embedder) = embedder {
         match SearchIndex::hybrid(presented.definitions(), Arc::clone(embedder)) {
             Ok(index) => return index,
             Err(error) => tracing::warn!(%error, "tool search ranks on words alone"),
         }
     }
-    SearchIndex::with_ranking(presented.definitions(), options.ranking)
+    SearchIndex::with_ranking(presented.definitions(), ranking)
 }
 
 fn search(
