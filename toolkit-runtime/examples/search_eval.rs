@@ -85,6 +85,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             definitions.len(),
             started.elapsed().as_secs_f64() * 1e3
         );
+        if std::env::var_os("SEARCH_EVAL_MARGINS").is_some() {
+            let hybrid = hybrid.with_confident_margin(f32::INFINITY);
+            margins(&queries, &names, &SearchIndex::new(&definitions), &hybrid);
+            return Ok(());
+        }
         indices.push((
             "hybrid: BM25F + all-MiniLM-L6-v2 (`SearchIndex::hybrid`)",
             hybrid,
@@ -143,6 +148,88 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     Ok(())
+}
+
+/// For each half, how recall@5 and the share of queries ranked on words alone (the query not
+/// embedded) move with the confident margin of a hybrid index: each query ranked once on words and
+/// once by the hybrid (`hybrid` embeds every query), then each margin read off those.
+#[cfg(feature = "search-embeddings")]
+fn margins(
+    queries: &[(String, String)],
+    names: &[&str],
+    words: &SearchIndex,
+    hybrid: &SearchIndex,
+) {
+    let hit = |found: Vec<usize>, tool: &str| found.iter().take(5).any(|&i| names[i] == tool);
+    for (half, parity) in [("development", 0), ("test", 1)] {
+        let rows: Vec<(f32, usize, bool, bool)> = queries
+            .iter()
+            .enumerate()
+            .filter(|(row, _)| row % 2 == parity)
+            .map(|(_, (query, tool))| {
+                let found = words.search(query, 5);
+                (
+                    words.word_margin(query),
+                    found.matched,
+                    hit(found.tools, tool),
+                    hit(hybrid.search(query, 5).tools, tool),
+                )
+            })
+            .collect();
+        println!(
+            "| confident margin, or at most this many matched | ranked on words alone | recall@5 |"
+        );
+        for margin in [1.2, 1.3, 1.5, 1.75, 2.0] {
+            for few in [1usize, 2, 3, 5, 8] {
+                let (mut alone, mut hits) = (0usize, 0usize);
+                for &(found_margin, matched, by_words, by_both) in &rows {
+                    let words_alone = found_margin >= margin || (matched > 0 && matched <= few);
+                    alone += usize::from(words_alone);
+                    hits += usize::from(if words_alone { by_words } else { by_both });
+                }
+                let total = rows.len().max(1) as f64;
+                println!(
+                    "| {margin}, {few} | {:.3} | {:.3} |",
+                    alone as f64 / total,
+                    hits as f64 / total
+                );
+            }
+        }
+        let rows: Vec<(f32, bool, bool)> = rows
+            .into_iter()
+            .map(|(margin, _, by_words, by_both)| (margin, by_words, by_both))
+            .collect();
+        println!();
+        println!("{half} half: {} queries", rows.len());
+        println!("| confident margin | ranked on words alone | recall@5 |");
+        println!("| ---: | ---: | ---: |");
+        for margin in [
+            1.0,
+            1.1,
+            1.2,
+            1.3,
+            1.5,
+            1.75,
+            2.0,
+            2.5,
+            3.0,
+            4.0,
+            f32::INFINITY,
+        ] {
+            let (mut alone, mut hits) = (0usize, 0usize);
+            for &(found_margin, by_words, by_both) in &rows {
+                let words_alone = found_margin >= margin;
+                alone += usize::from(words_alone);
+                hits += usize::from(if words_alone { by_words } else { by_both });
+            }
+            let total = rows.len().max(1) as f64;
+            println!(
+                "| {margin} | {:.3} | {:.3} |",
+                alone as f64 / total,
+                hits as f64 / total
+            );
+        }
+    }
 }
 
 /// Prints one row: recall at 1, 5 and 10, and the median time of one search.

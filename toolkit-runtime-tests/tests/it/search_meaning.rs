@@ -78,6 +78,32 @@ fn the_hybrid_finds_a_tool_that_shares_no_word_with_the_query() {
 }
 
 #[test]
+fn a_query_whose_words_are_confident_is_not_embedded() {
+    let definitions = catalog();
+    let query = "will it rain tomorrow around Paris";
+    // A margin nothing falls short of: every query on words alone, as a word index ranks it.
+    let words_alone = SearchIndex::hybrid(&definitions, model())
+        .unwrap()
+        .with_confident_margin(0.0);
+    assert_eq!(words_alone.search(query, 5).matched, 0);
+    assert_eq!(
+        words_alone.search("open an issue", 5),
+        SearchIndex::new(&definitions).search("open an issue", 5)
+    );
+    // One no query reaches: every query embedded.
+    let always = SearchIndex::hybrid(&definitions, model())
+        .unwrap()
+        .with_confident_margin(f32::INFINITY);
+    assert_eq!(always.search(query, 5).tools.first(), Some(&2));
+    // The margin itself: one tool alone on words, none, and two close ones.
+    let index = SearchIndex::new(&definitions);
+    assert_eq!(index.word_margin("forecast"), f32::INFINITY);
+    assert_eq!(index.word_margin("zebra"), 0.0);
+    let close = index.word_margin("repository");
+    assert!((1.0..1.5).contains(&close), "{close}");
+}
+
+#[test]
 fn a_tool_far_from_the_query_in_meaning_and_words_does_not_match() {
     let hybrid = SearchIndex::hybrid(&catalog(), model()).unwrap();
     let found = hybrid.search("zebras grazing savanna grass", 20);

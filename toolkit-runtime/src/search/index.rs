@@ -61,6 +61,29 @@ const MIN_ABBREVIATION: usize = 3;
 /// as the seed requires of every word, too little to rank by.
 const COMMON_WORD: f32 = 0.05;
 
+/// The word margin ([`SearchIndex::word_margin`]) from which a hybrid index trusts the ranking on
+/// words and does not embed the query. Tuned on MetaTool's development half
+/// (`examples/search_eval.rs`).
+pub const CONFIDENT_MARGIN: f32 = f32::INFINITY;
+
+/// The best score over the second best (`f32::INFINITY` with one score above zero, 0 with none).
+fn margin(scores: &[f32]) -> f32 {
+    let (mut first, mut second) = (0.0f32, 0.0f32);
+    for &score in scores {
+        if score > first {
+            second = first;
+            first = score;
+        } else if score > second {
+            second = score;
+        }
+    }
+    match (first > 0.0, second > 0.0) {
+        (false, _) => 0.0,
+        (true, false) => f32::INFINITY,
+        (true, true) => first / second,
+    }
+}
+
 /// One term's occurrences in one tool: how often in each field.
 #[derive(Clone, Copy, Debug)]
 struct Posting {
@@ -113,6 +136,9 @@ pub struct SearchIndex {
     /// Each tool's meaning, for a hybrid index.
     #[cfg(feature = "search-embeddings")]
     semantic: Option<Semantic>,
+    /// The word margin from which a hybrid index ranks on words alone, the query not embedded.
+    #[cfg(feature = "search-embeddings")]
+    confident_margin: f32,
 }
 
 /// The tools a search found, best first, as indices into the definitions the index was built
@@ -149,6 +175,8 @@ impl SearchIndex {
             plain: Vec::new(),
             #[cfg(feature = "search-embeddings")]
             semantic: None,
+            #[cfg(feature = "search-embeddings")]
+            confident_margin: CONFIDENT_MARGIN,
         };
         let stemmer = stemmer();
         let mut word_terms: HashMap<String, u32> = HashMap::default();
@@ -250,6 +278,34 @@ impl SearchIndex {
         self.tools == 0
     }
 
+    /// How far the best tool on words stands ahead of the next for `query`: its score over the
+    /// second's (`f32::INFINITY` when it alone matches, 0 when none does). A hybrid index ranks a
+    /// query whose margin is at least its confident margin on words alone, without embedding it
+    /// (see [`SearchIndex::with_confident_margin`]).
+    pub fn word_margin(&self, query: &str) -> f32 {
+        let query: Vec<String> = text_words(query).collect();
+        if query.is_empty() {
+            return 0.0;
+        }
+        margin(&self.word_scores(&query))
+    }
+
+    /// The word margin from which this hybrid index ranks a query on words alone, without
+    /// embedding it ([`CONFIDENT_MARGIN`] by default; `f32::INFINITY` embeds every query).
+    #[cfg(feature = "search-embeddings")]
+    #[must_use]
+    pub fn with_confident_margin(mut self, margin: f32) -> Self {
+        self.confident_margin = margin;
+        self
+    }
+
+    fn word_scores(&self, query: &[String]) -> Vec<f32> {
+        match self.ranking {
+            Ranking::Relevance => self.relevance(query),
+            Ranking::Words => self.plain_scores(query),
+        }
+    }
+
     /// The tools that match `query`, best first (ties in the tools' order), at most `limit`.
     pub fn search(&self, query: &str, limit: usize) -> Found {
         #[cfg(feature = "search-embeddings")]
@@ -262,12 +318,13 @@ impl SearchIndex {
                 available: self.tools,
             };
         }
-        let scores = match self.ranking {
-            Ranking::Relevance => self.relevance(&query),
-            Ranking::Words => self.plain_scores(&query),
-        };
+        let scores = self.word_scores(&query);
         #[cfg(feature = "search-embeddings")]
-        let scores = self.with_meaning(text, scores);
+        let scores = if margin(&scores) >= self.confident_margin {
+            scores
+        } else {
+            self.with_meaning(text, scores)
+        };
         let mut matched: Vec<(usize, f32)> = scores
             .into_iter()
             .enumerate()
