@@ -15,7 +15,10 @@
 //!
 //! With `--features search-embeddings` it also ranks with the hybrid index
 //! (`SearchIndex::hybrid`) over the model in `SEARCH_EVAL_MODEL` (by default all-MiniLM-L6-v2
-//! where `scripts/install-test-peers` puts it), and says how long embedding the tools took.
+//! where `scripts/install-test-peers` puts it), and says how long embedding the tools took. With
+//! `SEARCH_EVAL_MARGINS=1` it prints instead, for each half, how recall@5 and the share of
+//! queries a hybrid index ranks on words alone move with its confident margin
+//! (`SearchIndex::with_confident_margin`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -162,42 +165,17 @@ fn margins(
 ) {
     let hit = |found: Vec<usize>, tool: &str| found.iter().take(5).any(|&i| names[i] == tool);
     for (half, parity) in [("development", 0), ("test", 1)] {
-        let rows: Vec<(f32, usize, bool, bool)> = queries
+        let rows: Vec<(f32, bool, bool)> = queries
             .iter()
             .enumerate()
             .filter(|(row, _)| row % 2 == parity)
             .map(|(_, (query, tool))| {
-                let found = words.search(query, 5);
                 (
                     words.word_margin(query),
-                    found.matched,
-                    hit(found.tools, tool),
+                    hit(words.search(query, 5).tools, tool),
                     hit(hybrid.search(query, 5).tools, tool),
                 )
             })
-            .collect();
-        println!(
-            "| confident margin, or at most this many matched | ranked on words alone | recall@5 |"
-        );
-        for margin in [1.2, 1.3, 1.5, 1.75, 2.0] {
-            for few in [1usize, 2, 3, 5, 8] {
-                let (mut alone, mut hits) = (0usize, 0usize);
-                for &(found_margin, matched, by_words, by_both) in &rows {
-                    let words_alone = found_margin >= margin || (matched > 0 && matched <= few);
-                    alone += usize::from(words_alone);
-                    hits += usize::from(if words_alone { by_words } else { by_both });
-                }
-                let total = rows.len().max(1) as f64;
-                println!(
-                    "| {margin}, {few} | {:.3} | {:.3} |",
-                    alone as f64 / total,
-                    hits as f64 / total
-                );
-            }
-        }
-        let rows: Vec<(f32, bool, bool)> = rows
-            .into_iter()
-            .map(|(margin, _, by_words, by_both)| (margin, by_words, by_both))
             .collect();
         println!();
         println!("{half} half: {} queries", rows.len());

@@ -55,9 +55,11 @@ pub use error::{Failure, Reason, ToolSourceError};
 pub use functions::{FnSource, FnSourceBuilder, FnSourceError, FnTool};
 pub use input::{InputCheck, InvalidInput, MAX_INPUT_DEPTH};
 pub use progress::Progress;
+pub use search::{
+    CONFIDENT_MARGIN, Found, MAX_SEARCH_LIMIT, Ranking, SearchIndex, SearchOptions, ToolSearch,
+};
 #[cfg(feature = "search-embeddings")]
 pub use search::{Embedder, EmbedderError, MAX_EMBEDDED_TOKENS, MAX_KEPT_VECTORS};
-pub use search::{Found, MAX_SEARCH_LIMIT, Ranking, SearchIndex, SearchOptions, ToolSearch};
 pub use source::{BoxFuture, ToolSource};
 pub use text::ECHO_LIMIT;
 pub use toolkit::{Approval, DuplicateName, Handler, Tool, Toolkit, ToolkitOptions};

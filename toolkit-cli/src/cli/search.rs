@@ -1,7 +1,7 @@
 //! `toolkit-gen search`: tool search over a catalog, from the command line.
 //!
 //! The JSON printed for a query is exactly what the `tool_search` tool of
-//! [`ToolSearch`](toolkit_runtime::ToolSearch) gives a model, so a whole evaluation runs in one
+//! [`ToolSearch`] gives a model, so a whole evaluation runs in one
 //! process: `--queries FILE` reads one query per line and prints one JSON result per line.
 
 use std::io::{BufRead, Write};

@@ -1,15 +1,4 @@
 //! Worker processes started ahead of the runs that need them: [`WorkerPool`].
-//!
-//! A [`WorkerIsolate`] starts a process per run, and a process start costs milliseconds. A pool
-//! keeps `idle` workers started and waiting, so a run takes one that is ready. Each worker still
-//! serves exactly one run and is killed after it — no state crosses runs — and another is started
-//! in its place, in the background, once that run is over. At most `size` worker processes exist at once (waiting,
-//! running, or being killed): a run that finds none waiting and the pool full waits for one.
-//!
-//! A worker that died while it waited (killed from outside, say) is seen when it is taken, or
-//! when it ends before it says it read the run, and replaced, so the run that takes it does not
-//! fail; a worker killed at a run's deadline, or
-//! crashed by its code, fails only that run.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -41,8 +30,18 @@ impl Default for PoolOptions {
     }
 }
 
-/// A [`CodeRuntime`] that runs each execution in a worker process started ahead; see the
-/// [module docs](self).
+/// A [`CodeRuntime`] that runs each execution in a worker process started ahead.
+///
+/// A [`WorkerIsolate`] starts a process per run, and a process start costs milliseconds. A pool
+/// keeps `idle` workers started and waiting, so a run takes one that is ready. Each worker still
+/// serves exactly one run and is killed after it — no state crosses runs — and another is started
+/// in its place, in the background, once that run is over. At most `size` worker processes exist at once (waiting,
+/// running, or being killed): a run that finds none waiting and the pool full waits for one.
+///
+/// A worker that died while it waited (killed from outside, say) is seen when it is taken, or
+/// when it ends before it says it read the run, and replaced, so the run that takes it does not
+/// fail; a worker killed at a run's deadline, or
+/// crashed by its code, fails only that run.
 ///
 /// ```no_run
 /// # async fn host() {

@@ -1,31 +1,4 @@
 //! The hardened isolate: each run in a worker process that is killed at the deadline.
-//!
-//! [`QuickJs`](super::QuickJs) shares the host's process: a bug in the C engine would take the
-//! host down with it, and a loop of heavy built-ins keeps its thread busy a while past the
-//! deadline. [`WorkerIsolate`] runs each execution in a process of its own — any program whose
-//! `main` calls [`serve_worker`](super::serve_worker) — and speaks to it in JSON lines over its
-//! standard input and output. The tools still run in the host: the worker asks for each call,
-//! and the host answers. At the deadline, or when the run's future is dropped, the process is
-//! killed; a process that dies is a `CodeError` the model reads, and the host goes on.
-//!
-//! A worker starts with an empty environment (the host's credentials stay in the host), plus the
-//! variables given with [`WorkerIsolate::env`]. Its lines are read at most 64 MiB at a time (a
-//! longer one kills it). The run is written to it under the deadline, and the host's answers to
-//! its calls by a task of their own, so a worker that stops reading never holds the run past
-//! its deadline.
-//!
-//! [`WorkerPool`](super::WorkerPool) starts workers ahead of the runs that need them.
-//!
-//! The protocol, one JSON object a line:
-//!
-//! - host → worker: `{"run": {"code", "tools", "timeoutMs", "maxResultLength", "maxLogLength"}}`,
-//!   then `{"answer": {"id", "ok": value}}` or `{"answer": {"id", "failure": {code, message,
-//!   retryable}}}` for each call;
-//! - worker → host: `{"ready": {}}` once it can run, `{"started": {}}` once it has read the run
-//!   (before any of its code runs), `{"call": {"id", "name", "input"}}` for each tool call, then
-//!   one
-//!   `{"done": {"ok": {"result", "logs"}}}` or `{"done": {"error": {"kind", "message", "logs",
-//!   "length"}}}`.
 
 use std::ffi::OsString;
 use std::process::Stdio;
@@ -48,7 +21,34 @@ const GRACE: Duration = Duration::from_millis(100);
 /// The longest line a worker may write (a result is capped far below this).
 pub(super) const MAX_LINE: usize = 64 << 20;
 
-/// Runs each execution in a worker process started for it; see the [module docs](self).
+/// Runs each execution in a worker process started for it.
+///
+/// [`QuickJs`](super::QuickJs) shares the host's process: a bug in the C engine would take the
+/// host down with it, and a loop of heavy built-ins keeps its thread busy a while past the
+/// deadline. [`WorkerIsolate`] runs each execution in a process of its own — any program whose
+/// `main` calls [`serve_worker`](super::serve_worker) — and speaks to it in JSON lines over its
+/// standard input and output. The tools still run in the host: the worker asks for each call,
+/// and the host answers. At the deadline, or when the run's future is dropped, the process is
+/// killed; a process that dies is a `CodeError` the model reads, and the host goes on.
+///
+/// A worker starts with an empty environment (the host's credentials stay in the host), plus the
+/// variables given with [`WorkerIsolate::env`]. Its lines are read at most 64 MiB at a time (a
+/// longer one kills it). The run is written to it under the deadline, and the host's answers to
+/// its calls by a task of their own, so a worker that stops reading never holds the run past
+/// its deadline.
+///
+/// [`WorkerPool`](super::WorkerPool) starts workers ahead of the runs that need them.
+///
+/// The protocol, one JSON object a line:
+///
+/// - host → worker: `{"run": {"code", "tools", "timeoutMs", "maxResultLength", "maxLogLength"}}`,
+///   then `{"answer": {"id", "ok": value}}` or `{"answer": {"id", "failure": {code, message,
+///   retryable}}}` for each call;
+/// - worker → host: `{"ready": {}}` once it can run, `{"started": {}}` once it has read the run
+///   (before any of its code runs), `{"call": {"id", "name", "input"}}` for each tool call, then
+///   one
+///   `{"done": {"ok": {"result", "logs"}}}` or `{"done": {"error": {"kind", "message", "logs",
+///   "length"}}}`.
 #[derive(Clone, Debug)]
 pub struct WorkerIsolate {
     program: OsString,

@@ -1,5 +1,5 @@
 //! The suites every tool source runs against itself, so that code written against
-//! [`ToolSource`](crate::ToolSource) works the same on every kind of source (feature
+//! [`ToolSource`] works the same on every kind of source (feature
 //! `conformance`).
 //!
 //! A source's tests implement [`Fixture`]: it makes the source for one check over a system that

@@ -1,4 +1,4 @@
-//! Reading OpenAPI 3.0 and 3.1 documents into [`Operation`](crate::http::Operation)s of the HTTP
+//! Reading OpenAPI 3.0 and 3.1 documents into [`Operation`]s of the HTTP
 //! source: [`read_operations`].
 //!
 //! The reader takes a document already parsed ([`decode_document`] reads JSON or YAML text) and

@@ -35,7 +35,7 @@ use serde_json::{Value, json};
 
 #[cfg(feature = "search-embeddings")]
 pub use embedder::{Embedder, EmbedderError, MAX_EMBEDDED_TOKENS, MAX_KEPT_VECTORS};
-pub use index::{Found, Ranking, SearchIndex};
+pub use index::{CONFIDENT_MARGIN, Found, Ranking, SearchIndex};
 
 use crate::context;
 use crate::{Approval, Failure, JsonObject, Tool, ToolDefinition, Toolkit};
