@@ -135,6 +135,7 @@ pub struct Builder {
     strictness: Strictness,
     max_name_length: Option<usize>,
     out_dir: Option<PathBuf>,
+    embed_catalog: bool,
     customizations: Customizations,
 }
 
@@ -525,7 +526,28 @@ impl Builder {
         self
     }
 
-    /// Generates every input's module, in memory. Contacts nothing and writes nothing.
+    /// Keeps each source's catalog inside its module (a raw string constant) rather than in
+    /// `<name>.tools.json` beside it, which the module reads with `include_str!` (the default:
+    /// GitHub's catalog is 2.75 MB of JSON a module would otherwise hold).
+    ///
+    /// ```
+    /// # let petstore_yaml = toolkit_gen::builder::EXAMPLE_PETSTORE;
+    /// let beside = toolkit_gen::Builder::new().openapi(petstore_yaml).modules()?;
+    /// assert!(beside[0].module.code.contains("include_str!(\"petstore.tools.json\")"));
+    /// assert!(beside[0].module.catalog.is_some());
+    /// let inside = toolkit_gen::Builder::new().openapi(petstore_yaml).embed_catalog(true).modules()?;
+    /// assert!(inside[0].module.catalog.is_none());
+    /// # Ok::<(), toolkit_gen::builder::GenerateError>(())
+    /// ```
+    #[must_use]
+    pub fn embed_catalog(mut self, embed: bool) -> Self {
+        self.embed_catalog = embed;
+        self
+    }
+
+    /// Generates every input's module, in memory. Contacts nothing and writes nothing: a module
+    /// whose [`Module::catalog`] is set reads that file from beside it (see
+    /// [`Builder::embed_catalog`]), so whoever writes the module writes the catalog too.
     ///
     /// # Errors
     ///
@@ -563,7 +585,7 @@ impl Builder {
             let mut source = SourceOptions::new(name.clone());
             source.renames.clone_from(&self.renames);
             source.max_name_length = self.max_name_length;
-            source.catalog_file = Some(catalog_file(&name));
+            source.catalog_file = (!self.embed_catalog).then(|| catalog_file(&name));
             let label = label(&input.path);
             let mut skipped = Vec::new();
             let generated = match input.kind {
@@ -959,6 +981,29 @@ mod tests {
         ] {
             assert_eq!(glob_matches(glob, name), matches, "{glob} {name}");
         }
+    }
+
+    #[test]
+    fn a_module_named_as_a_prelude_type_names_its_source_type_as_the_module_does() {
+        let dir = std::env::temp_dir().join(format!("toolkit-gen-prelude-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        let document = dir.join("result.json");
+        let text = r#"{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{"/a":{
+            "get":{"operationId":"get_a","responses":{}}}}}"#;
+        std::fs::write(&document, text).unwrap_or_default();
+        let modules = Builder::new()
+            .openapi(&document)
+            .modules()
+            .unwrap_or_default();
+        assert_eq!(modules.len(), 1);
+        assert_eq!(modules[0].source_type, "Result2");
+        assert!(
+            modules[0]
+                .module
+                .code
+                .contains("pub struct Result2(__tk::HttpSource);")
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

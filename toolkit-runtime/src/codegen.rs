@@ -25,7 +25,7 @@ mod string_enum;
 mod unknown_value;
 
 pub use nullable::{Nullable, present};
-pub use string_enum::string_enum_value;
+pub use string_enum::{string_enum_index, string_enum_value};
 pub use unknown_value::UnknownValue;
 
 #[doc(inline)]

@@ -184,6 +184,18 @@ fn finish(
         Some(path) => {
             let catalog = emitted.catalog.as_ref().map(|catalog| {
                 let beside = path.with_file_name(&catalog.file);
+                let same = |a: &Path, b: &Path| {
+                    a == b
+                        || std::fs::canonicalize(a)
+                            .is_ok_and(|a| std::fs::canonicalize(b).is_ok_and(|b| a == b))
+                };
+                if same(&beside, &args.input) {
+                    return Err(format!(
+                        "the catalog would overwrite the input {}: name the module otherwise, \
+                         or give --embed-catalog",
+                        args.input.display()
+                    ));
+                }
                 std::fs::write(&beside, &catalog.json)
                     .map_err(|error| format!("cannot write {}: {error}", beside.display()))
             });
@@ -302,6 +314,22 @@ mod tests {
                 assert!(code.contains(&include), "{code}");
             }
         }
+        // A module named after its input's `*.tools.json`: its catalog would overwrite it.
+        let input = dir.join("tasks.tools.json");
+        std::fs::write(&input, format!(r#"{{"tools":[{tool}]}}"#)).unwrap_or_default();
+        let args = GenerateArgs {
+            input: input.clone(),
+            output: Some(dir.join("tasks.rs")),
+            strictness: StrictnessArg::Strict,
+            name: None,
+            embed_catalog: false,
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        assert_eq!(mcp(&args, &mut out, &mut err), ExitCode::FAILURE);
+        let err = String::from_utf8_lossy(&err);
+        assert!(err.contains("would overwrite the input"), "{err}");
+        let kept = std::fs::read_to_string(&input).unwrap_or_default();
+        assert!(kept.starts_with(r#"{"tools""#), "{kept}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

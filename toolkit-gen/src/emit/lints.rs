@@ -20,54 +20,48 @@ fn starts_block(line: &str) -> bool {
     digits > 0 && line[digits..].starts_with(['.', ')'])
 }
 
-/// Whether a link target is a URL or an anchor, which rustdoc takes as it is (not a Rust path it
-/// would resolve).
+/// Whether a link target is a URL or an anchor that rustdoc takes as it is (not a Rust path it
+/// would resolve): no whitespace (CommonMark ends a target there), and a scheme, a root or `#`.
 fn is_url(target: &str) -> bool {
-    ["http://", "https://", "mailto:", "/", "#"]
-        .iter()
-        .any(|start| target.starts_with(start))
+    !target.contains(char::is_whitespace)
+        && ["http://", "https://", "/", "#"]
+            .iter()
+            .any(|start| target.starts_with(start))
 }
 
-/// `doc` without the targets of its inline links to URLs (`[text](https://…)`), where a URL is
-/// not bare.
-fn without_link_targets(doc: &str) -> String {
-    let mut out = String::with_capacity(doc.len());
-    let mut rest = doc;
-    while let Some(at) = rest.find("](") {
-        let (before, after) = rest.split_at(at + 2);
-        out.push_str(before);
-        let target = after.split(')').next().unwrap_or_default();
-        if is_url(target) && after.len() > target.len() {
-            rest = &after[target.len()..];
-        } else {
-            rest = after;
-        }
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Whether `doc` has brackets that rustdoc may read as an intra-doc link it cannot resolve:
-/// anything in brackets (`[optional]`, `[text][ref]`, `[text](path)`) but an inline link to a URL
-/// or an anchor and an empty `[]` (`labels[]`).
-fn may_break_a_link(doc: &str) -> bool {
+/// What rustdoc's link lints may see in `doc`: the text without the targets of its inline links
+/// to URLs (`[text](https://…)`, where a URL is not bare), and whether it has brackets rustdoc
+/// may read as an intra-doc link it cannot resolve — anything in brackets (`[optional]`,
+/// `[text][ref]`, `[text](path)`, `[](Pet)`) but an inline link to a URL or an anchor and an
+/// empty `[]` with nothing after it (`labels[]`).
+fn links(doc: &str) -> (String, bool) {
+    let mut text = String::with_capacity(doc.len());
+    let mut may_break = false;
     let mut rest = doc;
     while let Some(open) = rest.find('[') {
         let after = &rest[open + 1..];
         let Some(close) = after.find(']') else {
-            // An unclosed `[` links nothing; a `]` before it was checked with its own `[`.
-            return false;
+            break;
         };
         let (inside, tail) = (&after[..close], &after[close + 1..]);
-        let url_link = tail
+        let target = tail
             .strip_prefix('(')
-            .is_some_and(|target| is_url(target) && !inside.contains('['));
-        if !url_link && !inside.trim().is_empty() {
-            return true;
+            .and_then(|target| Some(&target[..target.find(')')?]));
+        // Up to and with the `]`.
+        text.push_str(&rest[..open + 1 + close + 1]);
+        match target {
+            Some(target) if is_url(target) && !inside.contains('[') => {
+                // The target and its parentheses left out.
+                rest = &tail[1 + target.len() + 1..];
+                continue;
+            }
+            Some(_) => may_break = true,
+            None => may_break = may_break || !inside.trim().is_empty() || tail.starts_with('['),
         }
         rest = tail;
     }
-    false
+    text.push_str(rest);
+    (text, may_break)
 }
 
 /// `#[allow(…)]` of the lints that `docs` (one entry per documented place of an item: itself,
@@ -82,9 +76,9 @@ pub(crate) fn allows<'d>(docs: impl IntoIterator<Item = Option<&'d str>>) -> Tok
             continue;
         };
         lazy = lazy || (doc.contains('\n') && doc.lines().any(starts_block));
-        let text = without_link_targets(doc);
+        let (text, may_break) = self::links(doc);
         urls = urls || text.contains("://") || text.contains("www.");
-        links = links || may_break_a_link(doc);
+        links = links || may_break;
         html = html || doc.contains('<');
     }
     let mut lints = Vec::new();
@@ -142,14 +136,28 @@ mod tests {
         assert_eq!(text(&[Some("Send `labels[]`.")]), "");
         let bare = "[Pagination](https://example.com) or https://example.com";
         assert_eq!(text(&[Some(bare)]), "# [allow (rustdoc :: bare_urls)]");
-        let links = "# [allow (rustdoc :: broken_intra_doc_links)]";
+        // A target with a space is no link target, and a `](` without its `[` no link: their
+        // URLs are bare.
+        for doc in [
+            "See [docs](https://example.com and the guide (v2).",
+            "b](https://example.com)",
+        ] {
+            assert!(text(&[Some(doc)]).contains("bare_urls"), "{doc}");
+        }
         for doc in [
             "[optional]",
             "[text](crate::Pet)",
             "[text][ref]",
             "[[nested](https://x)]",
+            "[label](https://example.com",
+            "tags[](string)",
+            "[ ](Pet)",
+            "[w](mailto:team)",
         ] {
-            assert_eq!(text(&[Some(doc)]), links, "{doc}");
+            assert!(
+                text(&[Some(doc)]).contains("broken_intra_doc_links"),
+                "{doc}"
+            );
         }
     }
 }

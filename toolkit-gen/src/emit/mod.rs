@@ -789,7 +789,8 @@ pub(crate) fn is_keyword(name: &str) -> bool {
 /// The name of the source type of a module whose source is named `name` (`petstore` →
 /// `Petstore`).
 pub(crate) fn source_type_name(name: &str) -> String {
-    naming::type_name(name)
+    // As the module names it: first in its scope, where the prelude's names are taken.
+    Scope::module().unique(&naming::type_name(name), "")
 }
 
 #[allow(clippy::too_many_arguments)]

@@ -95,6 +95,15 @@ fn a_query_whose_words_are_confident_is_not_embedded() {
         .unwrap()
         .with_confident_margin(f32::INFINITY);
     assert_eq!(always.search(query, 5).tools.first(), Some(&2));
+    // By default every query is embedded, even one a single tool matches on words: meaning
+    // finds more.
+    let query = "forecast meeting";
+    assert_eq!(SearchIndex::new(&definitions).search(query, 5).matched, 1);
+    let found = SearchIndex::hybrid(&definitions, model())
+        .unwrap()
+        .search(query, 5);
+    // The calendar's event, by meaning.
+    assert!(found.tools.contains(&3), "{found:?}");
     // The margin itself: one tool alone on words, none, and two close ones.
     let index = SearchIndex::new(&definitions);
     assert_eq!(index.word_margin("forecast"), f32::INFINITY);

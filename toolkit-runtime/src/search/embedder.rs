@@ -30,6 +30,13 @@ const BATCH: usize = 32;
 /// tools whose text changed. Past the limit, the kept vectors are dropped and kept anew.
 pub const MAX_KEPT_VECTORS: usize = 20_000;
 
+/// The key of a text's kept vector.
+fn key(text: &str) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    std::hash::Hash::hash(text, &mut hasher);
+    std::hash::Hasher::finish(&hasher)
+}
+
 /// Why a model could not be loaded or run.
 #[derive(Debug)]
 pub struct EmbedderError {
@@ -76,8 +83,10 @@ pub struct Embedder {
     words: WordPiece,
     device: Device,
     dimensions: usize,
-    /// The vectors of texts [`Embedder::embed_many`] has embedded, by text.
-    kept: Mutex<HashMap<Box<str>, Arc<[f32]>>>,
+    /// The vectors of texts [`Embedder::embed_many`] has embedded, by a 64-bit hash of the text
+    /// (a tool's description may be long; a collision among 20,000 texts is about one chance in
+    /// 10^11).
+    kept: Mutex<HashMap<u64, Arc<[f32]>>>,
     /// How many it keeps at most.
     max_kept: usize,
 }
@@ -138,7 +147,10 @@ impl Embedder {
 
     /// How many texts' vectors are kept now.
     pub fn kept(&self) -> usize {
-        self.kept.lock().map_or(0, |kept| kept.len())
+        self.kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .len()
     }
 
     /// How long the vectors are (384 for all-MiniLM-L6-v2).
@@ -167,7 +179,7 @@ impl Embedder {
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
             for (index, text) in texts.iter().enumerate() {
-                match kept.get(*text) {
+                match kept.get(&key(text)) {
                     Some(vector) => vectors[index] = vector.to_vec(),
                     None => missing.push(index),
                 }
@@ -192,7 +204,7 @@ impl Embedder {
                     if kept.len() >= self.max_kept {
                         kept.clear();
                     }
-                    kept.insert(texts[index].into(), vector.as_slice().into());
+                    kept.insert(key(texts[index]), vector.as_slice().into());
                 }
                 vectors[index] = vector;
             }

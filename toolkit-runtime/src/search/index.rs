@@ -292,7 +292,8 @@ impl SearchIndex {
     }
 
     /// The word margin from which this hybrid index ranks a query on words alone, without
-    /// embedding it ([`CONFIDENT_MARGIN`] by default; `f32::INFINITY` embeds every query).
+    /// embedding it ([`CONFIDENT_MARGIN`] by default; `f32::INFINITY` embeds every query, even
+    /// one that a single tool matches on words, whose margin is infinite).
     #[cfg(feature = "search-embeddings")]
     #[must_use]
     pub fn with_confident_margin(mut self, margin: f32) -> Self {
@@ -320,12 +321,15 @@ impl SearchIndex {
             };
         }
         let scores = self.word_scores(&query);
+        // A finite margin only: with none set, even a query only one tool matches on words is
+        // embedded (meaning may find others).
         #[cfg(feature = "search-embeddings")]
-        let scores = if margin(&scores) >= self.confident_margin {
-            scores
-        } else {
-            self.with_meaning(text, scores)
-        };
+        let scores =
+            if self.confident_margin.is_finite() && margin(&scores) >= self.confident_margin {
+                scores
+            } else {
+                self.with_meaning(text, scores)
+            };
         let mut matched: Vec<(usize, f32)> = scores
             .into_iter()
             .enumerate()
