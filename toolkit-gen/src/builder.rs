@@ -983,14 +983,21 @@ mod tests {
         }
     }
 
+    /// A directory of the test `test` holding the document `file` of `text`: (its directory, the
+    /// document).
+    fn document(test: &str, file: &str, text: &str) -> (PathBuf, PathBuf) {
+        let dir = std::env::temp_dir().join(format!("toolkit-gen-{test}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        let document = dir.join(file);
+        std::fs::write(&document, text).unwrap_or_default();
+        (dir, document)
+    }
+
     #[test]
     fn a_module_named_as_a_prelude_type_names_its_source_type_as_the_module_does() {
-        let dir = std::env::temp_dir().join(format!("toolkit-gen-prelude-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap_or_default();
-        let document = dir.join("result.json");
         let text = r#"{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{"/a":{
             "get":{"operationId":"get_a","responses":{}}}}}"#;
-        std::fs::write(&document, text).unwrap_or_default();
+        let (dir, document) = document("prelude", "result.json", text);
         let modules = Builder::new()
             .openapi(&document)
             .modules()
@@ -1008,13 +1015,10 @@ mod tests {
 
     #[test]
     fn operations_that_are_no_tools_are_reported_not_dropped_unseen() {
-        let dir = std::env::temp_dir().join(format!("toolkit-gen-skipped-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap_or_default();
-        let document = dir.join("photos.json");
         let text = r#"{"openapi":"3.1.0","info":{"title":"t","version":"1"},"paths":{"/photo":{
             "get":{"operationId":"get_photo","responses":{}},
             "put":{"operationId":"put_photo","requestBody":{"content":{"image/png":{}}},"responses":{}}}}}"#;
-        std::fs::write(&document, text).unwrap_or_default();
+        let (dir, document) = document("skipped", "photos.json", text);
         let out = dir.join("out");
         let modules = Builder::new()
             .openapi(&document)
