@@ -2,12 +2,12 @@
 //! the runtime, as `tonic::codegen` is tonic-build's.
 //!
 //! A generated module starts with `use ::toolkit_runtime::codegen as __tk;` and names nothing
-//! else but `__tk::…`, `::std::…` and std's prelude (`Option`, `String`, `Vec`, `Box`), so a crate that uses it declares `toolkit-runtime` alone
-//! (feature `http` for OpenAPI sources, `mcp` for snapshot sources) — never serde, serde_json or
-//! reqwest at versions of its own that could drift from the runtime's. serde's derives are used
-//! through [`serde`] with `#[serde(crate = "__tk::serde")]`; a string enum's impls come from
-//! [`string_enum!`]. (Include each generated file in a
-//! module of its own: two in one module would both bring in `__tk`.)
+//! else but `__tk::…`, `::std::…` and std's prelude (`Option`, `String`, `Vec`, `Box`), so a
+//! crate that uses it declares `toolkit-runtime` alone (feature `http` for OpenAPI sources, `mcp`
+//! for snapshot sources) — never serde, serde_json or reqwest at versions of its own that could
+//! drift from the runtime's. serde's derives are used through [`serde`] with
+//! `#[serde(crate = "__tk::serde")]`; a string enum's impls come from [`string_enum!`]. (Include
+//! each generated file in a module of its own: two in one module would both bring in `__tk`.)
 //!
 //! What is here is public API: a generated module compiles against every runtime of the same
 //! semver-compatible version.

@@ -196,7 +196,8 @@ pub struct Module {
     pub catalog: Option<Catalog>,
 }
 
-/// A source's catalog kept in a file beside its module (`petstore.json` beside `petstore.rs`):
+/// A source's catalog kept in a file beside its module (`petstore.tools.json` beside
+/// `petstore.rs`):
 /// the module stays a module of code, and a diff of the JSON shows which operation changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Catalog {
@@ -609,7 +610,7 @@ pub struct SourceOptions {
     /// The tools whose typed methods are `#[deprecated]`, by tool name (the operations a
     /// document marks `deprecated`: see [`crate::inputs::deprecated_tools`]).
     pub deprecated: BTreeSet<String>,
-    /// The file the catalog goes to, beside the module (`petstore.json`): the module reads it
+    /// The file the catalog goes to, beside the module (`petstore.tools.json`): the module reads it
     /// with `include_str!` and [`Module::catalog`] holds it for the caller to write. `None`
     /// embeds the catalog in the module as a raw string (a module that must stand alone, such as
     /// one printed to stdout). The catalog of a large document is most of the module:
@@ -821,11 +822,10 @@ fn source_module(
         .map(|base| method_names.unique(&naming::field_name(base), "_"))
         .collect();
     // The method says what the tool does; its input links there rather than say it again.
-    let inputs: Vec<InputNaming<'_>> = definitions
+    let inputs: Vec<InputNaming<'_>> = bases
         .iter()
-        .zip(&bases)
         .zip(&method_names)
-        .map(|((_, base), method)| InputNaming {
+        .map(|(base, method)| InputNaming {
             base,
             doc: format!("The input of `{type_name}::{method}`."),
         })

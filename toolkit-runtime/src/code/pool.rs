@@ -35,13 +35,13 @@ impl Default for PoolOptions {
 /// A [`WorkerIsolate`] starts a process per run, and a process start costs milliseconds. A pool
 /// keeps `idle` workers started and waiting, so a run takes one that is ready. Each worker still
 /// serves exactly one run and is killed after it — no state crosses runs — and another is started
-/// in its place, in the background, once that run is over. At most `size` worker processes exist at once (waiting,
-/// running, or being killed): a run that finds none waiting and the pool full waits for one.
+/// in its place, in the background, once that run is over. At most `size` worker processes exist
+/// at once (waiting, running, or being killed): a run that finds none waiting and the pool full
+/// waits for one.
 ///
 /// A worker that died while it waited (killed from outside, say) is seen when it is taken, or
 /// when it ends before it says it read the run, and replaced, so the run that takes it does not
-/// fail; a worker killed at a run's deadline, or
-/// crashed by its code, fails only that run.
+/// fail; a worker killed at a run's deadline, or crashed by its code, fails only that run.
 ///
 /// ```no_run
 /// # async fn host() {

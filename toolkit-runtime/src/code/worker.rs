@@ -46,9 +46,8 @@ pub(super) const MAX_LINE: usize = 64 << 20;
 ///   retryable}}}` for each call;
 /// - worker → host: `{"ready": {}}` once it can run, `{"started": {}}` once it has read the run
 ///   (before any of its code runs), `{"call": {"id", "name", "input"}}` for each tool call, then
-///   one
-///   `{"done": {"ok": {"result", "logs"}}}` or `{"done": {"error": {"kind", "message", "logs",
-///   "length"}}}`.
+///   one `{"done": {"ok": {"result", "logs"}}}` or `{"done": {"error": {"kind", "message",
+///   "logs", "length"}}}`.
 #[derive(Clone, Debug)]
 pub struct WorkerIsolate {
     program: OsString,

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
@@ -147,10 +147,12 @@ impl Embedder {
 
     /// How many texts' vectors are kept now.
     pub fn kept(&self) -> usize {
-        self.kept
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .len()
+        self.kept_vectors().len()
+    }
+
+    /// The kept vectors, locked (a panic elsewhere leaves them as they were: still good).
+    fn kept_vectors(&self) -> MutexGuard<'_, HashMap<u64, Arc<[f32]>>> {
+        self.kept.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// How long the vectors are (384 for all-MiniLM-L6-v2).
@@ -171,15 +173,13 @@ impl Embedder {
     /// together, so that little of a batch is padding). A text embedded before is not run again
     /// (see [`Embedder::keeping`]).
     pub fn embed_many(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedderError> {
+        let keys: Vec<u64> = texts.iter().map(|text| key(text)).collect();
         let mut vectors = vec![Vec::new(); texts.len()];
         let mut missing: Vec<usize> = Vec::new();
         {
-            let kept = self
-                .kept
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
-            for (index, text) in texts.iter().enumerate() {
-                match kept.get(&key(text)) {
+            let kept = self.kept_vectors();
+            for (index, text_key) in keys.iter().enumerate() {
+                match kept.get(text_key) {
                     Some(vector) => vectors[index] = vector.to_vec(),
                     None => missing.push(index),
                 }
@@ -194,17 +194,14 @@ impl Embedder {
         for batch in order.chunks(BATCH) {
             let inputs: Vec<Vec<u32>> = batch.iter().map(|&text| tokens[text].clone()).collect();
             let made = self.run(&inputs)?;
-            let mut kept = self
-                .kept
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut kept = self.kept_vectors();
             for (&text, vector) in batch.iter().zip(made) {
                 let index = missing[text];
                 if self.max_kept > 0 {
                     if kept.len() >= self.max_kept {
                         kept.clear();
                     }
-                    kept.insert(key(texts[index]), vector.as_slice().into());
+                    kept.insert(keys[index], vector.as_slice().into());
                 }
                 vectors[index] = vector;
             }

@@ -630,7 +630,7 @@ impl Forms {
     /// # Errors
     ///
     /// The server's failure to list its tools.
-    pub async fn verify(&self) -> Result<__tk::SnapshotDrift, __tk::ToolSourceError> {
+    pub async fn verify(&self) -> __tk::Result<__tk::SnapshotDrift> {
         self.0.verify().await
     }
     /// Calls the tool `object_basics`.
@@ -738,16 +738,14 @@ impl __tk::ToolSource for Forms {
     fn name(&self) -> &str {
         __tk::ToolSource::name(&self.0)
     }
-    fn discover(
-        &self,
-    ) -> __tk::BoxFuture<'_, Result<Vec<__tk::ToolDefinition>, __tk::ToolSourceError>> {
+    fn discover(&self) -> __tk::BoxFuture<'_, __tk::Result<Vec<__tk::ToolDefinition>>> {
         __tk::ToolSource::discover(&self.0)
     }
     fn call<'a>(
         &'a self,
         tool: &'a str,
         input: __tk::JsonObject,
-    ) -> __tk::BoxFuture<'a, Result<__tk::serde_json::Value, __tk::ToolSourceError>> {
+    ) -> __tk::BoxFuture<'a, __tk::Result<__tk::serde_json::Value>> {
         __tk::ToolSource::call(&self.0, tool, input)
     }
 }
