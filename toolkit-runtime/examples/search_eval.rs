@@ -97,6 +97,26 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             "hybrid: BM25F + all-MiniLM-L6-v2 (`SearchIndex::hybrid`)",
             hybrid,
         ));
+        // Static vectors distilled from the same model, kept in a file between runs.
+        let distilled = directory.with_extension("static.safetensors");
+        let distilled = match toolkit_runtime::StaticEmbedder::load(&distilled) {
+            Ok(model) => model,
+            Err(_) => {
+                let started = Instant::now();
+                let model = toolkit_runtime::StaticEmbedder::distill(&embedder)?;
+                model.save(&distilled)?;
+                println!(
+                    "static vectors distilled in {:.1} s into {}",
+                    started.elapsed().as_secs_f64(),
+                    distilled.display()
+                );
+                model
+            }
+        };
+        indices.push((
+            "hybrid: BM25F + static vectors distilled from it (`StaticEmbedder`)",
+            SearchIndex::hybrid(&definitions, distilled)?,
+        ));
         indices
     };
     let default = SearchIndex::new(&definitions);

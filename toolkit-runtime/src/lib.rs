@@ -59,7 +59,9 @@ pub use search::{
     CONFIDENT_MARGIN, Found, MAX_SEARCH_LIMIT, Ranking, SearchIndex, SearchOptions, ToolSearch,
 };
 #[cfg(feature = "search-embeddings")]
-pub use search::{Embedder, EmbedderError, MAX_EMBEDDED_TOKENS, MAX_KEPT_VECTORS};
+pub use search::{
+    Embedder, EmbedderError, MAX_EMBEDDED_TOKENS, MAX_KEPT_VECTORS, MeaningModel, StaticEmbedder,
+};
 pub use source::{BoxFuture, ToolSource};
 pub use text::ECHO_LIMIT;
 pub use toolkit::{Approval, DuplicateName, Handler, Tool, Toolkit, ToolkitOptions};

@@ -116,3 +116,28 @@ pub fn search(
         ExitCode::FAILURE
     }
 }
+
+/// Distills `model`'s static token vectors into `output` (see
+/// [`StaticEmbedder::distill`](toolkit_runtime::StaticEmbedder::distill)).
+#[cfg(feature = "search-embeddings")]
+pub fn distill(model: &Path, output: &Path) -> ExitCode {
+    use toolkit_runtime::{Embedder, StaticEmbedder};
+    let distilled = Embedder::load(model)
+        .and_then(|model| StaticEmbedder::distill(&model))
+        .and_then(|distilled| distilled.save(output).map(|()| distilled));
+    match distilled {
+        Ok(distilled) => {
+            eprintln!(
+                "toolkit-gen: wrote {} ({} tokens, {} dimensions)",
+                output.display(),
+                distilled.tokens(),
+                distilled.dimensions()
+            );
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("toolkit-gen: {}: {error}", model.display());
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -6,8 +6,8 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::json;
 use toolkit_runtime::{
-    Embedder, MAX_EMBEDDED_TOKENS, SearchIndex, SearchOptions, ToolDefinition, ToolSearch, Toolkit,
-    ToolkitOptions,
+    Embedder, MAX_EMBEDDED_TOKENS, MeaningModel, SearchIndex, SearchOptions, StaticEmbedder,
+    ToolDefinition, ToolSearch, Toolkit, ToolkitOptions,
 };
 
 use crate::support::{Scripted, definition};
@@ -27,6 +27,25 @@ fn model_directory() -> PathBuf {
 fn model() -> Arc<Embedder> {
     static MODEL: OnceLock<Arc<Embedder>> = OnceLock::new();
     Arc::clone(MODEL.get_or_init(|| Arc::new(Embedder::load(model_directory()).unwrap())))
+}
+
+/// Static vectors distilled from the model once, kept beside it (written whole or not at all):
+/// each test runs in a process of its own, so a file lock makes the others wait for the first.
+fn static_model() -> Arc<StaticEmbedder> {
+    static MODEL: OnceLock<Arc<StaticEmbedder>> = OnceLock::new();
+    Arc::clone(MODEL.get_or_init(|| {
+        let kept = model_directory().with_extension("static.safetensors");
+        let lock = std::fs::File::create(kept.with_extension("lock")).unwrap();
+        lock.lock().unwrap();
+        if let Ok(model) = StaticEmbedder::load(&kept) {
+            return Arc::new(model);
+        }
+        let model = StaticEmbedder::distill(&model()).unwrap();
+        let written = kept.with_extension(format!("{}.part", std::process::id()));
+        model.save(&written).unwrap();
+        std::fs::rename(&written, &kept).unwrap();
+        Arc::new(model)
+    }))
 }
 
 fn tool(name: &str, description: &str) -> ToolDefinition {
@@ -126,7 +145,7 @@ fn a_tool_far_from_the_query_in_meaning_and_words_does_not_match() {
 async fn tool_search_ranks_by_meaning_with_a_model_in_its_options() {
     let presented = presented();
     let options = SearchOptions {
-        embedder: Some(model()),
+        meaning: Some(model().into()),
         ..SearchOptions::default()
     };
     let toolkit = ToolSearch::toolkit(&presented, &options);
@@ -146,10 +165,10 @@ async fn code_mode_search_tools_ranks_by_meaning_with_a_model_in_its_options() {
     use toolkit_runtime::{CodeMode, CodeModeOptions, Declarations, QuickJs};
 
     let presented = presented();
-    let search = |embedder: Option<Arc<Embedder>>| {
+    let search = |meaning: Option<MeaningModel>| {
         let options = CodeModeOptions {
             declarations: Declarations::Search,
-            embedder,
+            meaning,
             ..CodeModeOptions::default()
         };
         let toolkit = CodeMode::toolkit(&presented, Arc::new(QuickJs::default()), &options);
@@ -166,7 +185,7 @@ async fn code_mode_search_tools_ranks_by_meaning_with_a_model_in_its_options() {
     // On words alone nothing matches; with the model, the forecast comes first.
     let words = search(None).await;
     assert!(!words.to_string().contains("weather__forecast"), "{words}");
-    let meaning = search(Some(model())).await;
+    let meaning = search(Some(model().into())).await;
     let text = meaning.to_string();
     let forecast = text
         .find("weather__forecast")
@@ -236,4 +255,81 @@ fn a_directory_without_a_model_is_an_error_that_names_the_file() {
     let error = Embedder::load(&directory).unwrap_err();
     assert!(error.to_string().contains("model"), "{error}");
     std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[test]
+fn static_vectors_rank_by_meaning_where_no_word_is_shared() {
+    let model = static_model();
+    assert_eq!(model.dimensions(), 384);
+    assert_eq!(model.tokens(), 30_522);
+    let hybrid = SearchIndex::hybrid(&catalog(), model).unwrap();
+    // No word of either query is a word of the tool found first.
+    for (query, expected) in [
+        ("umbrella needed tomorrow", 2),
+        ("email my colleague", 4),
+        ("how much is a share of apple", 5),
+    ] {
+        let found = hybrid.search(query, 3);
+        assert_eq!(found.tools.first(), Some(&expected), "{query}: {found:?}");
+    }
+    // Words still count: the issue tracker for issues.
+    assert_eq!(hybrid.search("open an issue", 1).tools, [0]);
+}
+
+#[test]
+fn a_saved_static_model_loads_as_it_was() {
+    let model = static_model();
+    let path = std::env::temp_dir().join(format!("static-{}.safetensors", std::process::id()));
+    model.save(&path).unwrap();
+    let loaded = StaticEmbedder::load(&path).unwrap();
+    assert_eq!(
+        (loaded.tokens(), loaded.dimensions()),
+        (model.tokens(), model.dimensions())
+    );
+    let text = "Tells the weather to come for a city.";
+    let (a, b) = (model.embed(text), loaded.embed(text));
+    // Saved as 16-bit floats: the same vector but for rounding.
+    let similarity: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
+    assert!(similarity > 0.9999, "{similarity}");
+    std::fs::remove_file(&path).unwrap();
+    // A text of common words alone weighs nothing: a zero vector, not a division by zero.
+    assert!(model.embed("can you please").iter().all(|x| *x == 0.0));
+}
+
+#[test]
+fn a_file_that_is_no_static_model_is_refused_with_its_name() {
+    let directory = std::env::temp_dir().join(format!("no-static-{}", std::process::id()));
+    std::fs::create_dir_all(&directory).unwrap();
+    let missing = directory.join("missing.safetensors");
+    let error = StaticEmbedder::load(&missing).unwrap_err().to_string();
+    assert!(error.contains("missing.safetensors"), "{error}");
+    // The transformer's own weights: safetensors, but no vocabulary.
+    let error = StaticEmbedder::load(model_directory().join("model.safetensors"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("no static model") && error.contains("vocabulary"),
+        "{error}"
+    );
+    let text = directory.join("text.safetensors");
+    std::fs::write(&text, "not a safetensors file").unwrap();
+    assert!(StaticEmbedder::load(&text).is_err());
+    std::fs::remove_dir_all(&directory).unwrap();
+}
+
+#[tokio::test]
+async fn tool_search_takes_static_vectors_in_its_options() {
+    let options = SearchOptions {
+        meaning: Some(static_model().into()),
+        ..SearchOptions::default()
+    };
+    let toolkit = ToolSearch::toolkit(&presented(), &options);
+    let found = toolkit
+        .call(
+            "tool_search",
+            json!({ "query": "umbrella needed tomorrow", "limit": 1 }),
+        )
+        .await
+        .unwrap();
+    assert_eq!(found["tools"][0]["name"], "weather__forecast", "{found}");
 }

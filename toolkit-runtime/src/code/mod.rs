@@ -86,11 +86,11 @@ pub struct CodeModeOptions {
     /// How the model learns the tools: all declared in `execute`, or found with `search_tools`
     /// ([`Declarations::Auto`] by default: by the size of the declarations).
     pub declarations: Declarations,
-    /// A sentence-embedding model (feature `search-embeddings`): with one, `search_tools` ranks
-    /// by words and meaning ([`SearchIndex::hybrid`](crate::SearchIndex::hybrid)); with none (the
+    /// A model of meaning (feature `search-embeddings`): with one, `search_tools` ranks by
+    /// words and meaning ([`SearchIndex::hybrid`](crate::SearchIndex::hybrid)); with none (the
     /// default), by words.
     #[cfg(feature = "search-embeddings")]
-    pub embedder: Option<Arc<crate::search::Embedder>>,
+    pub meaning: Option<crate::search::MeaningModel>,
 }
 
 impl Default for CodeModeOptions {
@@ -101,7 +101,7 @@ impl Default for CodeModeOptions {
             max_log_length: 50_000,
             declarations: Declarations::Auto,
             #[cfg(feature = "search-embeddings")]
-            embedder: None,
+            meaning: None,
         }
     }
 }
@@ -136,7 +136,7 @@ impl CodeMode {
                 &callable,
                 crate::Ranking::default(),
                 #[cfg(feature = "search-embeddings")]
-                options.embedder.as_ref(),
+                options.meaning.as_ref(),
             );
             discovery::search_tool(Arc::new(Catalog::new(&callable, index)))
         });

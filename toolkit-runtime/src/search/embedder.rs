@@ -44,7 +44,7 @@ pub struct EmbedderError {
 }
 
 impl EmbedderError {
-    fn new(message: impl Into<String>) -> Self {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
         }
@@ -209,9 +209,14 @@ impl Embedder {
         Ok(vectors)
     }
 
+    /// The model's tokenizer.
+    pub(crate) fn words(&self) -> &WordPiece {
+        &self.words
+    }
+
     /// Runs one batch: token ids padded to the longest, the mean of each text's token vectors
     /// (padding left out), scaled to length one.
-    fn run(&self, batch: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, EmbedderError> {
+    pub(crate) fn run(&self, batch: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, EmbedderError> {
         let longest = batch.iter().map(Vec::len).max().unwrap_or(0);
         if longest == 0 {
             return Ok(vec![vec![0.0; self.dimensions]; batch.len()]);

@@ -20,9 +20,9 @@ type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::FixedState>;
 use serde_json::Value;
 
 #[cfg(feature = "search-embeddings")]
-use super::embedder::{Embedder, EmbedderError};
+use super::embedder::EmbedderError;
 #[cfg(feature = "search-embeddings")]
-use super::semantic::{Semantic, fuse};
+use super::semantic::{MeaningModel, Semantic, fuse};
 use super::words::{name_words, stemmer, text_words};
 use crate::ToolDefinition;
 
@@ -254,18 +254,19 @@ impl SearchIndex {
 
     /// A hybrid index of these definitions (feature `search-embeddings`): ranked by
     /// [`Ranking::Relevance`] fused with the similarity of meaning between the query and each
-    /// tool's name and description, as `embedder` reads them. Every tool is embedded here, once;
-    /// each search embeds its query. A tool that shares no word with the query matches when it
+    /// tool's name and description, as `model` reads them (an [`Embedder`](crate::Embedder) or a
+    /// [`StaticEmbedder`](crate::StaticEmbedder), in an `Arc` or not). Every tool is embedded
+    /// here, once; each search embeds its query. A tool that shares no word with the query matches when it
     /// comes near it in meaning. A query the model fails to embed is ranked on words alone.
     #[cfg(feature = "search-embeddings")]
     pub fn hybrid<'a>(
         definitions: impl IntoIterator<Item = &'a ToolDefinition>,
-        embedder: std::sync::Arc<Embedder>,
+        model: impl Into<MeaningModel>,
     ) -> Result<Self, EmbedderError> {
         let definitions: Vec<&ToolDefinition> = definitions.into_iter().collect();
-        let texts: Vec<String> = definitions.iter().map(|d| meaning_text(d)).collect();
+        let semantic = Semantic::new(model.into(), &definitions)?;
         let mut index = Self::with_ranking(definitions, Ranking::Relevance);
-        index.semantic = Some(Semantic::new(embedder, &texts)?);
+        index.semantic = Some(semantic);
         Ok(index)
     }
 
@@ -356,7 +357,7 @@ impl SearchIndex {
             return scores;
         };
         match semantic.similarities(query) {
-            Ok(similarities) => fuse(&scores, &similarities),
+            Ok(similarities) => fuse(&scores, &similarities, semantic.weight()),
             Err(error) => {
                 tracing::warn!(%error, "tool search ranks this query on words alone");
                 scores
@@ -466,21 +467,11 @@ impl SearchIndex {
     }
 }
 
-/// What the model reads of a tool: the words of its name, then its description.
-#[cfg(feature = "search-embeddings")]
-fn meaning_text(definition: &ToolDefinition) -> String {
-    let name = name_words(definition.name()).join(" ");
-    match definition.description.as_deref() {
-        Some(description) if !description.is_empty() => format!("{name}: {description}"),
-        _ => name,
-    }
-}
-
 /// Whether `word` is a common English word that says little of what a tool does ("can", "the",
 /// "please"), or a word of asking rather than of the task ("provide", "information", "tool",
 /// "plugin"): questions to a model are full of them. (The list grew on MetaTool's development
 /// half, and holds on its test half: `examples/search_eval.rs`.)
-fn is_common(word: &str) -> bool {
+pub(crate) fn is_common(word: &str) -> bool {
     const COMMON: &[&str] = &[
         "a",
         "able",

@@ -26,6 +26,8 @@ mod index;
 #[cfg(feature = "search-embeddings")]
 mod semantic;
 #[cfg(feature = "search-embeddings")]
+mod static_embedder;
+#[cfg(feature = "search-embeddings")]
 mod wordpiece;
 mod words;
 
@@ -36,6 +38,10 @@ use serde_json::{Value, json};
 #[cfg(feature = "search-embeddings")]
 pub use embedder::{Embedder, EmbedderError, MAX_EMBEDDED_TOKENS, MAX_KEPT_VECTORS};
 pub use index::{CONFIDENT_MARGIN, Found, Ranking, SearchIndex};
+#[cfg(feature = "search-embeddings")]
+pub use semantic::MeaningModel;
+#[cfg(feature = "search-embeddings")]
+pub use static_embedder::StaticEmbedder;
 
 use crate::context;
 use crate::{Approval, Failure, JsonObject, Tool, ToolDefinition, Toolkit};
@@ -50,11 +56,11 @@ pub struct SearchOptions {
     pub limit: usize,
     /// How the tools that match are ranked.
     pub ranking: Ranking,
-    /// A sentence-embedding model (feature `search-embeddings`): with one, the index is
+    /// A model of meaning (feature `search-embeddings`): with one, the index is
     /// [`SearchIndex::hybrid`] (words and meaning; `ranking` is then `Relevance`'s); with none
     /// (the default), words alone.
     #[cfg(feature = "search-embeddings")]
-    pub embedder: Option<Arc<Embedder>>,
+    pub meaning: Option<MeaningModel>,
 }
 
 impl Default for SearchOptions {
@@ -63,7 +69,7 @@ impl Default for SearchOptions {
             limit: 5,
             ranking: Ranking::default(),
             #[cfg(feature = "search-embeddings")]
-            embedder: None,
+            meaning: None,
         }
     }
 }
@@ -81,7 +87,7 @@ impl ToolSearch {
             &presented,
             options.ranking,
             #[cfg(feature = "search-embeddings")]
-            options.embedder.as_ref(),
+            options.meaning.as_ref(),
         ));
         let default_limit = options.limit.clamp(1, MAX_SEARCH_LIMIT);
         let search = {
@@ -142,11 +148,11 @@ impl ToolSearch {
 pub(crate) fn index(
     presented: &Toolkit,
     ranking: Ranking,
-    #[cfg(feature = "search-embeddings")] embedder: Option<&Arc<Embedder>>,
+    #[cfg(feature = "search-embeddings")] meaning: Option<&MeaningModel>,
 ) -> SearchIndex {
     #[cfg(feature = "search-embeddings")]
-    if let Some(embedder) = embedder {
-        match SearchIndex::hybrid(presented.definitions(), Arc::clone(embedder)) {
+    if let Some(model) = meaning {
+        match SearchIndex::hybrid(presented.definitions(), model.clone()) {
             Ok(index) => return index,
             Err(error) => tracing::warn!(%error, "tool search ranks on words alone"),
         }

@@ -1,62 +1,223 @@
-//! The meaning half of a hybrid [`SearchIndex`](super::SearchIndex): each tool's vector from an
-//! [`Embedder`], the query's at search time, and their fusion with the ranking on words.
+//! The meaning half of a hybrid [`SearchIndex`](super::SearchIndex): the model that reads
+//! meaning ([`MeaningModel`]), each tool's vector, the query's at search time, and their fusion
+//! with the ranking on words.
 
 use std::sync::Arc;
 
 use super::embedder::{Embedder, EmbedderError};
+use super::static_embedder::StaticEmbedder;
+use super::words::name_words;
+use crate::ToolDefinition;
 
 /// Reciprocal rank fusion: a tool scores `1 / (RANK_OFFSET + rank)` for its rank on words and
-/// `MEANING_WEIGHT / (RANK_OFFSET + rank)` for its rank by meaning (ranks from 0). Tuned on
-/// MetaTool's development half (`examples/search_eval.rs`): of offsets 5, 20, 60 and meaning
-/// weights 0.5 to 2, this pair ranked best (recall@5 0.794, against 0.753 for the best weighted
-/// sum of scaled scores).
+/// `weight / (RANK_OFFSET + rank)` for its rank by meaning (ranks from 0), the weight the
+/// model's ([`MeaningModel::weight`]). Tuned on MetaTool's development half
+/// (`examples/search_eval.rs`): of offsets 2, 5, 10, 20 and 60, 5 ranked best with either model.
 const RANK_OFFSET: f32 = 5.0;
-/// See [`RANK_OFFSET`].
-const MEANING_WEIGHT: f32 = 2.0;
 /// The least cosine similarity at which a tool that shares no word with the query still matches
-/// it (0.1 to 0.3 moved recall@5 on the development half by at most 0.001).
+/// it (0.05 to 0.35 moved recall@5 on the development half by at most 0.003).
 pub(crate) const MIN_SIMILARITY: f32 = 0.2;
+/// What a tool's name weighs in its static vector against its whole text (the name's words and
+/// its description): of 0, 0.3 and 0.7, 0.3 ranked best.
+const NAME_WEIGHT: f32 = 0.3;
+
+/// The model a hybrid index reads meaning with: a transformer (the better ranking, about 20 ms a
+/// query on a CPU) or static vectors distilled from one (a little less good, microseconds).
+///
+/// ```no_run
+/// # use std::sync::Arc;
+/// # use toolkit_runtime::{Embedder, MeaningModel, StaticEmbedder};
+/// let model: MeaningModel = Arc::new(StaticEmbedder::load("minilm-static.safetensors")?).into();
+/// # Ok::<(), toolkit_runtime::EmbedderError>(())
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum MeaningModel {
+    /// A sentence-embedding transformer, run on each query.
+    Transformer(Arc<Embedder>),
+    /// Static token vectors, looked up for each query.
+    Static(Arc<StaticEmbedder>),
+}
+
+impl MeaningModel {
+    /// What a tool's rank by meaning counts against its rank on words in the fusion: 2 for a
+    /// transformer, 1.5 for static vectors (of 0.5 to 2, the best for each on MetaTool's
+    /// development half).
+    pub fn weight(&self) -> f32 {
+        match self {
+            Self::Transformer(_) => 2.0,
+            Self::Static(_) => 1.5,
+        }
+    }
+}
+
+impl From<Arc<Embedder>> for MeaningModel {
+    fn from(model: Arc<Embedder>) -> Self {
+        Self::Transformer(model)
+    }
+}
+
+impl From<Arc<StaticEmbedder>> for MeaningModel {
+    fn from(model: Arc<StaticEmbedder>) -> Self {
+        Self::Static(model)
+    }
+}
+
+impl From<Embedder> for MeaningModel {
+    fn from(model: Embedder) -> Self {
+        Self::Transformer(Arc::new(model))
+    }
+}
+
+impl From<StaticEmbedder> for MeaningModel {
+    fn from(model: StaticEmbedder) -> Self {
+        Self::Static(Arc::new(model))
+    }
+}
 
 /// Every tool's vector, one after another, and the model that made them.
 #[derive(Clone)]
 pub(crate) struct Semantic {
-    embedder: Arc<Embedder>,
+    model: MeaningModel,
     vectors: Vec<f32>,
+    /// With static vectors, each token's inverse document frequency over the tools (by id):
+    /// what the tokens of a query and of a tool are scaled by.
+    rarity: Vec<f32>,
 }
 
 impl std::fmt::Debug for Semantic {
     /// The model and how many floats, not the floats (a few million at 10,000 tools).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Semantic")
-            .field("embedder", &self.embedder)
+            .field("model", &self.model)
             .field("floats", &self.vectors.len())
             .finish()
     }
 }
 
 impl Semantic {
-    /// The vectors of these texts (a tool each).
-    pub(crate) fn new(embedder: Arc<Embedder>, texts: &[String]) -> Result<Self, EmbedderError> {
-        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
-        let vectors = embedder.embed_many(&texts)?.concat();
-        Ok(Self { embedder, vectors })
+    /// The vectors of these tools.
+    pub(crate) fn new(
+        model: MeaningModel,
+        definitions: &[&ToolDefinition],
+    ) -> Result<Self, EmbedderError> {
+        let texts: Vec<String> = definitions.iter().map(|d| meaning_text(d)).collect();
+        match &model {
+            MeaningModel::Transformer(embedder) => {
+                let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+                let vectors = embedder.embed_many(&texts)?.concat();
+                Ok(Self {
+                    model,
+                    vectors,
+                    rarity: Vec::new(),
+                })
+            }
+            MeaningModel::Static(embedder) => {
+                let tokens: Vec<Vec<u32>> = texts.iter().map(|t| embedder.token_ids(t)).collect();
+                let rarity = rarity(&tokens, embedder.tokens());
+                let weight = |id: u32| rarity.get(id as usize).copied().unwrap_or(0.0);
+                let mut vectors = Vec::with_capacity(texts.len() * embedder.dimensions());
+                for (definition, tokens) in definitions.iter().zip(&tokens) {
+                    let name = name_words(definition.name()).join(" ");
+                    let name = embedder.embed_weighted(&embedder.token_ids(&name), weight);
+                    let text = embedder.embed_weighted(tokens, weight);
+                    let mut vector: Vec<f32> = name
+                        .iter()
+                        .zip(&text)
+                        .map(|(name, text)| NAME_WEIGHT * name + text)
+                        .collect();
+                    let length = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+                    if length > 0.0 {
+                        vector.iter_mut().for_each(|x| *x /= length);
+                    }
+                    vectors.extend(vector);
+                }
+                Ok(Self {
+                    model,
+                    vectors,
+                    rarity,
+                })
+            }
+        }
+    }
+
+    /// What the rank by meaning weighs in the fusion.
+    pub(crate) fn weight(&self) -> f32 {
+        self.model.weight()
     }
 
     /// Each tool's cosine similarity to `query` (the vectors have length one).
     pub(crate) fn similarities(&self, query: &str) -> Result<Vec<f32>, EmbedderError> {
-        let query = self.embedder.embed(query)?;
+        let query = match &self.model {
+            MeaningModel::Transformer(embedder) => embedder.embed(query)?,
+            MeaningModel::Static(embedder) => {
+                let rarity = |id: u32| self.rarity.get(id as usize).copied().unwrap_or(0.0);
+                embedder.embed_weighted(&embedder.token_ids(query), rarity)
+            }
+        };
         Ok(self
             .vectors
             .chunks_exact(query.len().max(1))
-            .map(|tool| tool.iter().zip(&query).map(|(a, b)| a * b).sum())
+            .map(|tool| dot(tool, &query))
             .collect())
+    }
+}
+
+/// Each token's inverse document frequency over these tools' tokens, `ln((n + 1) / (df + 0.5))`
+/// (a token no tool holds weighs most), at least 0.05.
+fn rarity(tools: &[Vec<u32>], vocabulary: usize) -> Vec<f32> {
+    let mut frequency = vec![0u32; vocabulary];
+    let mut seen = Vec::new();
+    for tokens in tools {
+        seen.clear();
+        seen.extend_from_slice(tokens);
+        seen.sort_unstable();
+        seen.dedup();
+        for &id in &seen {
+            if let Some(count) = frequency.get_mut(id as usize) {
+                *count += 1;
+            }
+        }
+    }
+    let tools = tools.len() as f32;
+    frequency
+        .into_iter()
+        .map(|count| ((tools + 1.0) / (count as f32 + 0.5)).ln().max(0.05))
+        .collect()
+}
+
+/// The dot product of two vectors, summed in eight lanes so that it vectorises (a single running
+/// sum of floats cannot be reordered, so it would not).
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; 8];
+    let (a_chunks, b_chunks) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = a_chunks
+        .remainder()
+        .iter()
+        .zip(b_chunks.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    for (x, y) in a_chunks.zip(b_chunks) {
+        for lane in 0..8 {
+            lanes[lane] += x[lane] * y[lane];
+        }
+    }
+    lanes.iter().sum::<f32>() + tail
+}
+
+/// What the model reads of a tool: the words of its name, then its description.
+fn meaning_text(definition: &ToolDefinition) -> String {
+    let name = name_words(definition.name()).join(" ");
+    match definition.description.as_deref() {
+        Some(description) if !description.is_empty() => format!("{name}: {description}"),
+        _ => name,
     }
 }
 
 /// The fused score of each tool by reciprocal rank fusion of its rank on words (if it has a
 /// word of the query) and its rank by meaning; zero for a tool that neither shares a word with
 /// the query nor comes near it in meaning, so it does not match.
-pub(crate) fn fuse(words: &[f32], similarities: &[f32]) -> Vec<f32> {
+pub(crate) fn fuse(words: &[f32], similarities: &[f32], meaning_weight: f32) -> Vec<f32> {
     let word_ranks = ranks(words);
     let meaning_ranks = ranks(similarities);
     words
@@ -72,7 +233,7 @@ pub(crate) fn fuse(words: &[f32], similarities: &[f32]) -> Vec<f32> {
             } else {
                 0.0
             };
-            by_words + MEANING_WEIGHT / (RANK_OFFSET + meaning_ranks[tool] as f32)
+            by_words + meaning_weight / (RANK_OFFSET + meaning_ranks[tool] as f32)
         })
         .collect()
 }
@@ -96,7 +257,7 @@ mod tests {
     fn a_tool_matches_by_words_or_by_meaning_and_both_count() {
         let words = [4.0, 0.0, 0.0, 2.0];
         let similarities = [0.1, 0.6, MIN_SIMILARITY - 0.01, 0.6];
-        let fused = fuse(&words, &similarities);
+        let fused = fuse(&words, &similarities, 2.0);
         // Far in meaning and no word: no match.
         assert_eq!(fused[2], 0.0);
         // Near in meaning without a word of the query: a match.
@@ -106,7 +267,7 @@ mod tests {
         // Words and meaning beat meaning alone.
         assert!(fused[3] > fused[1]);
         // A query that matches no word ranks by meaning.
-        let fused = fuse(&[0.0, 0.0], &[0.3, 0.5]);
+        let fused = fuse(&[0.0, 0.0], &[0.3, 0.5], 2.0);
         assert!(fused[1] > fused[0] && fused[0] > 0.0);
     }
 }

@@ -20,6 +20,8 @@ const MAX_WORD_CHARACTERS: usize = 100;
 #[derive(Clone, Debug)]
 pub(crate) struct WordPiece {
     vocabulary: HashMap<String, u32>,
+    /// The vocabulary's lines, by id.
+    lines: Vec<String>,
     unknown: u32,
     classify: u32,
     separator: u32,
@@ -29,9 +31,10 @@ impl WordPiece {
     /// The tokenizer of a `vocab.txt`: one token a line, its id its line number.
     pub(crate) fn from_vocabulary(text: &str) -> Result<Self, String> {
         let mut vocabulary = HashMap::new();
-        for (id, token) in text.lines().enumerate() {
+        let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+        for (id, token) in lines.iter().enumerate() {
             let id = u32::try_from(id).map_err(|_| "the vocabulary is too long".to_owned())?;
-            vocabulary.entry(token.to_owned()).or_insert(id);
+            vocabulary.entry(token.clone()).or_insert(id);
         }
         let special = |token: &str| {
             vocabulary
@@ -44,7 +47,30 @@ impl WordPiece {
             classify: special("[CLS]")?,
             separator: special("[SEP]")?,
             vocabulary,
+            lines,
         })
+    }
+
+    /// How many tokens the vocabulary holds (its lines).
+    pub(crate) fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// The ids of the marks that begin and end a text: `[CLS]` and `[SEP]`.
+    pub(crate) fn marks(&self) -> (u32, u32) {
+        (self.classify, self.separator)
+    }
+
+    /// Each token with its id, in the vocabulary's order.
+    pub(crate) fn tokens(&self) -> impl Iterator<Item = (&str, u32)> {
+        (0u32..)
+            .zip(&self.lines)
+            .map(|(id, token)| (token.as_str(), id))
+    }
+
+    /// The vocabulary as `vocab.txt` holds it: one token a line.
+    pub(crate) fn vocabulary_text(&self) -> String {
+        self.lines.join("\n")
     }
 
     /// The ids of `text` between `[CLS]` and `[SEP]`, at most `max_tokens` in all (at least the

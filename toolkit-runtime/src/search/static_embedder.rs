@@ -1,0 +1,324 @@
+//! Static token vectors distilled from a sentence-embedding model: [`StaticEmbedder`] (feature
+//! `search-embeddings`).
+//!
+//! A transformer reads a query in about 20 ms on a CPU; a static model looks each token's vector
+//! up and adds them, in microseconds. [`StaticEmbedder::distill`] makes one from an [`Embedder`],
+//! as Model2Vec does: every token of the vocabulary is run through the model once, between its
+//! two marks; the mean of the vectors and their ten main directions are taken out (they are
+//! shared by every token, and say nothing of meaning); and each vector is scaled by how rare its
+//! token is (by its place in the vocabulary, which BERT's orders by frequency; the words of
+//! [`is_common`] weigh nothing). A hybrid index over one further scales each token by how few of
+//! its tools hold it.
+//!
+//! Distilling runs the model 30,522 times (about 30 s on two cores): do it once, [`save`] the
+//! result (23 MB) and [`load`] it where it is used.
+//!
+//! [`save`]: StaticEmbedder::save
+//! [`load`]: StaticEmbedder::load
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::Path;
+
+use candle_core::{DType, Device, Tensor};
+
+use super::embedder::{Embedder, EmbedderError};
+use super::index::is_common;
+use super::wordpiece::WordPiece;
+
+/// How many of the vectors' main directions distilling takes out (of 1, 3, 10 and 20, ten ranked
+/// best on MetaTool's development half: `examples/search_eval.rs`).
+const COMMON_DIRECTIONS: usize = 10;
+/// The weight of a token is `SIF / (SIF + p)`, `p` its frequency as Zipf's law gives it from its
+/// rank (the smooth inverse frequency of Arora et al.; of 10⁻³, 10⁻⁴ and 10⁻⁵, 10⁻⁴ ranked best).
+const SIF: f32 = 1e-4;
+/// Where a BERT vocabulary's words begin: before are its unused slots, marks and single
+/// characters, which take the first rank (and so almost no weight).
+const FIRST_WORD: usize = 999;
+/// How many texts go through the model at once while distilling.
+const BATCH: usize = 256;
+
+/// A tensor's name in a saved model.
+const VECTORS: &str = "vectors";
+/// See [`VECTORS`]: the vocabulary, one token a line.
+const VOCABULARY: &str = "vocabulary";
+
+/// Static token vectors: a text's vector is the sum of its tokens' vectors, scaled to length one.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use toolkit_runtime::{Embedder, SearchIndex, StaticEmbedder};
+///
+/// // Once, ahead (about 30 s):
+/// let model = Embedder::load("target/peers/all-minilm-l6-v2")?;
+/// StaticEmbedder::distill(&model)?.save("minilm-static.safetensors")?;
+///
+/// // Where tools are searched:
+/// let model = Arc::new(StaticEmbedder::load("minilm-static.safetensors")?);
+/// # let definitions: Vec<toolkit_runtime::ToolDefinition> = Vec::new();
+/// let index = SearchIndex::hybrid(&definitions, model)?;
+/// # Ok::<(), toolkit_runtime::EmbedderError>(())
+/// ```
+pub struct StaticEmbedder {
+    words: WordPiece,
+    dimensions: usize,
+    /// One vector a token, by id, one after another.
+    vectors: Vec<f32>,
+}
+
+impl fmt::Debug for StaticEmbedder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StaticEmbedder")
+            .field("dimensions", &self.dimensions)
+            .field("tokens", &self.tokens())
+            .finish_non_exhaustive()
+    }
+}
+
+impl StaticEmbedder {
+    /// Distills `model`'s static token vectors (see the [module](self)). Runs the model once for
+    /// each token of its vocabulary.
+    pub fn distill(model: &Embedder) -> Result<Self, EmbedderError> {
+        let words = model.words().clone();
+        let dimensions = model.dimensions();
+        let tokens = words.len();
+        let (classify, separator) = words.marks();
+        let ids: Vec<u32> = (0..u32::try_from(tokens).unwrap_or(u32::MAX)).collect();
+        let mut vectors = Vec::with_capacity(tokens * dimensions);
+        for batch in ids.chunks(BATCH) {
+            let texts: Vec<Vec<u32>> = batch
+                .iter()
+                .map(|&id| vec![classify, id, separator])
+                .collect();
+            vectors.extend(model.run(&texts)?.into_iter().flatten());
+        }
+        remove_common_directions(&mut vectors, dimensions, COMMON_DIRECTIONS)?;
+        let mut common = vec![false; tokens];
+        for (token, id) in words.tokens() {
+            common[id as usize] = is_common(token);
+        }
+        for (id, vector) in vectors.chunks_exact_mut(dimensions).enumerate() {
+            let weight = if common[id] { 0.0 } else { weight(id) };
+            vector.iter_mut().for_each(|x| *x *= weight);
+        }
+        Ok(Self {
+            words,
+            dimensions,
+            vectors,
+        })
+    }
+
+    /// Saves the vectors (as 16-bit floats) and the vocabulary in one safetensors file.
+    pub fn save(&self, path: impl AsRef<Path>) -> Result<(), EmbedderError> {
+        let path = path.as_ref();
+        let tokens = self.tokens();
+        let vectors = Tensor::from_slice(&self.vectors, (tokens, self.dimensions), &Device::Cpu)?
+            .to_dtype(DType::F16)?;
+        let vocabulary = self.words.vocabulary_text().into_bytes();
+        let length = vocabulary.len();
+        let vocabulary = Tensor::from_vec(vocabulary, length, &Device::Cpu)?;
+        let tensors = HashMap::from([
+            (VECTORS.to_owned(), vectors),
+            (VOCABULARY.to_owned(), vocabulary),
+        ]);
+        candle_core::safetensors::save(&tensors, path)
+            .map_err(|error| EmbedderError::new(format!("cannot save {}: {error}", path.display())))
+    }
+
+    /// Loads what [`StaticEmbedder::save`] saved.
+    pub fn load(path: impl AsRef<Path>) -> Result<Self, EmbedderError> {
+        let path = path.as_ref();
+        let refused = |what: &str| {
+            EmbedderError::new(format!(
+                "{} is no static model saved by StaticEmbedder::save: {what}",
+                path.display()
+            ))
+        };
+        let mut tensors = candle_core::safetensors::load(path, &Device::Cpu).map_err(|error| {
+            EmbedderError::new(format!("cannot read {}: {error}", path.display()))
+        })?;
+        let vocabulary = tensors
+            .remove(VOCABULARY)
+            .ok_or_else(|| refused("it has no vocabulary"))?
+            .to_vec1::<u8>()
+            .map_err(|_| refused("its vocabulary is not text"))?;
+        let vocabulary =
+            String::from_utf8(vocabulary).map_err(|_| refused("its vocabulary is not UTF-8"))?;
+        let words = WordPiece::from_vocabulary(&vocabulary)
+            .map_err(|error| refused(&format!("its vocabulary: {error}")))?;
+        let vectors = tensors
+            .remove(VECTORS)
+            .ok_or_else(|| refused("it has no vectors"))?
+            .to_dtype(DType::F32)?;
+        let (tokens, dimensions) = vectors
+            .dims2()
+            .map_err(|_| refused("its vectors are not a table"))?;
+        if tokens != words.len() || dimensions == 0 {
+            return Err(refused("its vectors and its vocabulary differ in length"));
+        }
+        Ok(Self {
+            words,
+            dimensions,
+            vectors: vectors.flatten_all()?.to_vec1::<f32>()?,
+        })
+    }
+
+    /// How long the vectors are.
+    pub fn dimensions(&self) -> usize {
+        self.dimensions
+    }
+
+    /// How many tokens the vocabulary holds.
+    pub fn tokens(&self) -> usize {
+        self.vectors.len() / self.dimensions.max(1)
+    }
+
+    /// The vector of `text`: its tokens' vectors added, scaled to length one (zero when no token
+    /// of it weighs anything).
+    pub fn embed(&self, text: &str) -> Vec<f32> {
+        self.embed_weighted(&self.token_ids(text), |_| 1.0)
+    }
+
+    /// The ids of `text`'s tokens, its marks left out: a text is read whole, however long.
+    pub(crate) fn token_ids(&self, text: &str) -> Vec<u32> {
+        let mut ids = self.words.encode(text, usize::MAX);
+        ids.pop();
+        ids.remove(0);
+        ids
+    }
+
+    /// The sum of these tokens' vectors, each scaled by `weight`, at length one.
+    pub(crate) fn embed_weighted(&self, ids: &[u32], weight: impl Fn(u32) -> f32) -> Vec<f32> {
+        let mut sum = vec![0.0f32; self.dimensions];
+        for &id in ids {
+            let start = id as usize * self.dimensions;
+            if let Some(vector) = self.vectors.get(start..start + self.dimensions) {
+                let weight = weight(id);
+                sum.iter_mut()
+                    .zip(vector)
+                    .for_each(|(sum, x)| *sum += weight * x);
+            }
+        }
+        let length = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if length > 0.0 {
+            sum.iter_mut().for_each(|x| *x /= length);
+        }
+        sum
+    }
+}
+
+/// A token's weight by its id: `SIF / (SIF + p)`, `p` its Zipf frequency at its rank among the
+/// vocabulary's words.
+fn weight(id: usize) -> f32 {
+    let rank = id.max(FIRST_WORD) - FIRST_WORD + 1;
+    // Zipf's law over 30,000 ranks: p(r) = 1 / (r · H), H the harmonic number (about 10.9).
+    let frequency = 1.0 / (rank as f32 * 10.9);
+    SIF / (SIF + frequency)
+}
+
+/// Takes the mean of `vectors` (rows of `dimensions`) out of each, then their `directions` main
+/// directions (found by power iteration on the covariance, each after the ones before are taken
+/// out), and scales each to length one. Written here: candle has no eigenvectors, and a linear
+/// algebra crate for ten power iterations on a 384 × 384 matrix would be more than the code.
+fn remove_common_directions(
+    vectors: &mut [f32],
+    dimensions: usize,
+    directions: usize,
+) -> Result<(), EmbedderError> {
+    if dimensions == 0 || vectors.is_empty() {
+        return Ok(());
+    }
+    let rows = vectors.len() / dimensions;
+    let mut mean = vec![0f64; dimensions];
+    for row in vectors.chunks_exact(dimensions) {
+        mean.iter_mut()
+            .zip(row)
+            .for_each(|(mean, x)| *mean += f64::from(*x));
+    }
+    mean.iter_mut().for_each(|mean| *mean /= rows as f64);
+    for row in vectors.chunks_exact_mut(dimensions) {
+        row.iter_mut()
+            .zip(&mean)
+            .for_each(|(x, mean)| *x -= *mean as f32);
+    }
+    // The covariance (up to a factor) as one product of the centred rows with themselves, by
+    // candle's matrix product: 30,522 × 384 × 384 sums by hand would take a minute unoptimised.
+    let covariance: Vec<f64> = Tensor::from_slice(vectors, (rows, dimensions), &Device::Cpu)
+        .and_then(|rows| rows.t()?.matmul(&rows)?.flatten_all()?.to_vec1::<f32>())
+        .map(|covariance| covariance.into_iter().map(f64::from).collect())
+        .map_err(|error| EmbedderError::new(format!("distilling failed: {error}")))?;
+    let mut found: Vec<Vec<f64>> = Vec::with_capacity(directions);
+    for _ in 0..directions.min(dimensions) {
+        let mut direction = vec![1.0f64; dimensions];
+        for _ in 0..100 {
+            let mut next: Vec<f64> = covariance
+                .chunks_exact(dimensions)
+                .map(|line| line.iter().zip(&direction).map(|(a, b)| a * b).sum())
+                .collect();
+            for before in &found {
+                let along: f64 = next.iter().zip(before).map(|(a, b)| a * b).sum();
+                next.iter_mut()
+                    .zip(before)
+                    .for_each(|(x, b)| *x -= along * b);
+            }
+            let length = next.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if length == 0.0 {
+                break;
+            }
+            direction = next.into_iter().map(|x| x / length).collect();
+        }
+        found.push(direction);
+    }
+    for row in vectors.chunks_exact_mut(dimensions) {
+        for direction in &found {
+            let along: f64 = row
+                .iter()
+                .zip(direction)
+                .map(|(a, b)| f64::from(*a) * b)
+                .sum();
+            row.iter_mut()
+                .zip(direction)
+                .for_each(|(x, b)| *x -= (along * b) as f32);
+        }
+        let length = row.iter().map(|x| x * x).sum::<f32>().sqrt();
+        if length > 0.0 {
+            row.iter_mut().for_each(|x| *x /= length);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_main_direction_is_taken_out_and_rows_keep_length_one() {
+        // Every row leans along the first axis; what tells them apart is the second and third.
+        let mut vectors = vec![
+            5.0, 1.0, 0.0, //
+            5.2, 0.0, 1.0, //
+            4.8, -1.0, 0.0, //
+            5.0, 0.0, -1.0,
+        ];
+        remove_common_directions(&mut vectors, 3, 1).unwrap();
+        for row in vectors.chunks_exact(3) {
+            let length: f32 = row.iter().map(|x| x * x).sum::<f32>().sqrt();
+            assert!((length - 1.0).abs() < 1e-5, "{row:?}");
+        }
+        // Rows 0 and 2 were opposite once the lean is gone.
+        let dot: f32 = vectors[0..3]
+            .iter()
+            .zip(&vectors[6..9])
+            .map(|(a, b)| a * b)
+            .sum();
+        assert!(dot < -0.9, "{vectors:?}");
+    }
+
+    #[test]
+    fn rare_tokens_weigh_more_and_marks_almost_nothing() {
+        assert!(weight(100) < 0.01);
+        assert!(weight(2_000) < weight(10_000));
+        assert!(weight(30_000) > 0.9);
+    }
+}
