@@ -103,6 +103,26 @@ fn hybrid(c: &mut Criterion) {
     c.bench_function("hybrid_tool_search_1000_tools", |b| {
         b.iter(|| index.search(black_box(query), 5))
     });
+    // Static vectors distilled from the same model (kept beside it by `search_eval` or the
+    // tests; distilled here otherwise, about 30 s).
+    let kept = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/peers/all-minilm-l6-v2.static.safetensors");
+    let distilled = Arc::new(
+        toolkit_runtime::StaticEmbedder::load(&kept)
+            .or_else(|_| toolkit_runtime::StaticEmbedder::distill(&embedder))
+            .expect("the model distils"),
+    );
+    c.bench_function("embed_query_static", |b| {
+        b.iter(|| distilled.embed(black_box(query)))
+    });
+    let definitions = tools(10_000);
+    for count in [1_000, 10_000] {
+        let index = SearchIndex::hybrid(&definitions[..count], Arc::clone(&distilled))
+            .expect("the tools embed");
+        c.bench_function(&format!("static_hybrid_tool_search_{count}_tools"), |b| {
+            b.iter(|| index.search(black_box(query), 5))
+        });
+    }
 }
 
 #[cfg(not(feature = "search-embeddings"))]

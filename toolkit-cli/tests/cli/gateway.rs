@@ -599,6 +599,24 @@ async fn a_source_that_never_answers_is_given_up_at_its_timeout() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// A file is read as static vectors (`toolkit-gen distill`): one that is none is refused at start.
+#[cfg(feature = "search-embeddings")]
+#[test]
+fn a_search_model_file_that_is_no_static_model_exits_1_naming_it() {
+    let dir = workspace(
+        "no-static-model",
+        "[serve]\nsearch_model = \"static.safetensors\"\n\n[policy]\ndefault = \"allow\"\n",
+    );
+    std::fs::write(dir.join("static.safetensors"), "not vectors").unwrap();
+    let (code, stdout, stderr) = run_until_eof(&dir, &[]);
+    assert_eq!((code, stdout.as_str()), (1, ""), "{stderr}");
+    assert!(
+        stderr.contains("serve.search_model") && stderr.contains("static.safetensors"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn a_search_model_that_cannot_be_loaded_exits_1_naming_the_setting() {
     let dir = workspace(

@@ -301,7 +301,7 @@ mod tests {
             4.8, -1.0, 0.0, //
             5.0, 0.0, -1.0,
         ];
-        remove_common_directions(&mut vectors, 3, 1).unwrap();
+        remove_common_directions(&mut vectors, 3, 1).expect("candle multiplies a 4 × 3 matrix");
         for row in vectors.chunks_exact(3) {
             let length: f32 = row.iter().map(|x| x * x).sum::<f32>().sqrt();
             assert!((length - 1.0).abs() < 1e-5, "{row:?}");
