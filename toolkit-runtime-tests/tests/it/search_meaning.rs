@@ -142,21 +142,23 @@ fn a_tool_far_from_the_query_in_meaning_and_words_does_not_match() {
 }
 
 #[tokio::test]
-async fn tool_search_ranks_by_meaning_with_a_model_in_its_options() {
+async fn tool_search_ranks_by_meaning_with_either_model_in_its_options() {
     let presented = presented();
-    let options = SearchOptions {
-        meaning: Some(model().into()),
-        ..SearchOptions::default()
-    };
-    let toolkit = ToolSearch::toolkit(&presented, &options);
-    let found = toolkit
-        .call(
-            "tool_search",
-            json!({ "query": "umbrella needed tomorrow", "limit": 1 }),
-        )
-        .await
-        .unwrap();
-    assert_eq!(found["tools"][0]["name"], "weather__forecast", "{found}");
+    for meaning in [MeaningModel::from(model()), static_model().into()] {
+        let options = SearchOptions {
+            meaning: Some(meaning),
+            ..SearchOptions::default()
+        };
+        let toolkit = ToolSearch::toolkit(&presented, &options);
+        let found = toolkit
+            .call(
+                "tool_search",
+                json!({ "query": "umbrella needed tomorrow", "limit": 1 }),
+            )
+            .await
+            .unwrap();
+        assert_eq!(found["tools"][0]["name"], "weather__forecast", "{found}");
+    }
 }
 
 #[cfg(feature = "code")]
@@ -315,21 +317,4 @@ fn a_file_that_is_no_static_model_is_refused_with_its_name() {
     std::fs::write(&text, "not a safetensors file").unwrap();
     assert!(StaticEmbedder::load(&text).is_err());
     std::fs::remove_dir_all(&directory).unwrap();
-}
-
-#[tokio::test]
-async fn tool_search_takes_static_vectors_in_its_options() {
-    let options = SearchOptions {
-        meaning: Some(static_model().into()),
-        ..SearchOptions::default()
-    };
-    let toolkit = ToolSearch::toolkit(&presented(), &options);
-    let found = toolkit
-        .call(
-            "tool_search",
-            json!({ "query": "umbrella needed tomorrow", "limit": 1 }),
-        )
-        .await
-        .unwrap();
-    assert_eq!(found["tools"][0]["name"], "weather__forecast", "{found}");
 }
