@@ -216,7 +216,7 @@ impl Embedder {
 
     /// Runs one batch: token ids padded to the longest, the mean of each text's token vectors
     /// (padding left out), scaled to length one.
-    pub(crate) fn run(&self, batch: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, EmbedderError> {
+    fn run(&self, batch: &[Vec<u32>]) -> Result<Vec<Vec<f32>>, EmbedderError> {
         let longest = batch.iter().map(Vec::len).max().unwrap_or(0);
         if longest == 0 {
             return Ok(vec![vec![0.0; self.dimensions]; batch.len()]);
@@ -238,13 +238,33 @@ impl Embedder {
         let summed = hidden.broadcast_mul(&weights)?.sum(1)?;
         let counts = weights.sum(1)?;
         let means = summed.broadcast_div(&counts)?.to_vec2::<f32>()?;
-        Ok(means
-            .into_iter()
-            .map(|mut vector| {
-                let length = vector.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
-                vector.iter_mut().for_each(|x| *x /= length);
-                vector
-            })
-            .collect())
+        Ok(means.into_iter().map(unit).collect())
     }
+
+    /// The vector the model gives each of `tokens` read alone between its two marks (`[CLS]
+    /// token [SEP]`), at the token's own place, scaled to length one: what a static model is
+    /// distilled from.
+    pub(crate) fn alone(&self, tokens: &[u32]) -> Result<Vec<Vec<f32>>, EmbedderError> {
+        if tokens.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (classify, separator) = self.words.marks();
+        let ids: Vec<u32> = tokens
+            .iter()
+            .flat_map(|&token| [classify, token, separator])
+            .collect();
+        let ids = Tensor::from_vec(ids, (tokens.len(), 3), &self.device)?;
+        let mask = ids.ones_like()?;
+        let types = ids.zeros_like()?;
+        let hidden = self.model.forward(&ids, &types, Some(&mask))?;
+        let at_token = hidden.narrow(1, 1, 1)?.squeeze(1)?.to_vec2::<f32>()?;
+        Ok(at_token.into_iter().map(unit).collect())
+    }
+}
+
+/// `vector` scaled to length one.
+fn unit(mut vector: Vec<f32>) -> Vec<f32> {
+    let length = vector.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
+    vector.iter_mut().for_each(|x| *x /= length);
+    vector
 }

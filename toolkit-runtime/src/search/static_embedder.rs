@@ -1,20 +1,5 @@
 //! Static token vectors distilled from a sentence-embedding model: [`StaticEmbedder`] (feature
 //! `search-embeddings`).
-//!
-//! A transformer reads a query in about 20 ms on a CPU; a static model looks each token's vector
-//! up and adds them, in microseconds. [`StaticEmbedder::distill`] makes one from an [`Embedder`],
-//! as Model2Vec does: every token of the vocabulary is run through the model once, between its
-//! two marks; the mean of the vectors and their ten main directions are taken out (they are
-//! shared by every token, and say nothing of meaning); and each vector is scaled by how rare its
-//! token is (by its place in the vocabulary, which BERT's orders by frequency; the words of
-//! [`is_common`] weigh nothing). A hybrid index over one further scales each token by how few of
-//! its tools hold it.
-//!
-//! Distilling runs the model 30,522 times (about 30 s on two cores): do it once, [`save`] the
-//! result (23 MB) and [`load`] it where it is used.
-//!
-//! [`save`]: StaticEmbedder::save
-//! [`load`]: StaticEmbedder::load
 
 use std::collections::HashMap;
 use std::fmt;
@@ -26,9 +11,9 @@ use super::embedder::{Embedder, EmbedderError};
 use super::index::is_common;
 use super::wordpiece::WordPiece;
 
-/// How many of the vectors' main directions distilling takes out (of 1, 3, 10 and 20, ten ranked
-/// best on MetaTool's development half: `examples/search_eval.rs`).
-const COMMON_DIRECTIONS: usize = 10;
+/// How many of the vectors' main directions distilling takes out (of 3, 5, 7, 10 and 20, five
+/// ranked best on MetaTool's development half: `examples/search_eval.rs`).
+const COMMON_DIRECTIONS: usize = 5;
 /// The weight of a token is `SIF / (SIF + p)`, `p` its frequency as Zipf's law gives it from its
 /// rank (the smooth inverse frequency of Arora et al.; of 10⁻³, 10⁻⁴ and 10⁻⁵, 10⁻⁴ ranked best).
 const SIF: f32 = 1e-4;
@@ -44,6 +29,22 @@ const VECTORS: &str = "vectors";
 const VOCABULARY: &str = "vocabulary";
 
 /// Static token vectors: a text's vector is the sum of its tokens' vectors, scaled to length one.
+///
+/// A transformer reads a query in about 20 ms on a CPU; a static model looks each token's vector
+/// up and adds them, in microseconds. [`StaticEmbedder::distill`] makes one from an [`Embedder`],
+/// as Model2Vec does: every token of the vocabulary is run through the model once, between its
+/// two marks, and its vector read at its own place; the mean of the vectors and their five main
+/// directions are taken out (they are shared by every token, and say nothing of meaning); and
+/// each vector is scaled by how rare its token is (by its place in the vocabulary, which BERT's
+/// orders by frequency; the common words of asking that the ranking on words discounts, such as
+/// `can`, `please` or `tool`, weigh nothing). A hybrid index over one further scales each token
+/// by how few of its tools hold it.
+///
+/// Distilling runs the model 30,522 times (about 30 s on two cores): do it once, [`save`] the
+/// result (23 MB) and [`load`] it where it is used.
+///
+/// [`save`]: StaticEmbedder::save
+/// [`load`]: StaticEmbedder::load
 ///
 /// ```no_run
 /// use std::sync::Arc;
@@ -76,21 +77,16 @@ impl fmt::Debug for StaticEmbedder {
 }
 
 impl StaticEmbedder {
-    /// Distills `model`'s static token vectors (see the [module](self)). Runs the model once for
+    /// Distills `model`'s static token vectors (see [`StaticEmbedder`]). Runs the model once for
     /// each token of its vocabulary.
     pub fn distill(model: &Embedder) -> Result<Self, EmbedderError> {
         let words = model.words().clone();
         let dimensions = model.dimensions();
         let tokens = words.len();
-        let (classify, separator) = words.marks();
         let ids: Vec<u32> = (0..u32::try_from(tokens).unwrap_or(u32::MAX)).collect();
         let mut vectors = Vec::with_capacity(tokens * dimensions);
         for batch in ids.chunks(BATCH) {
-            let texts: Vec<Vec<u32>> = batch
-                .iter()
-                .map(|&id| vec![classify, id, separator])
-                .collect();
-            vectors.extend(model.run(&texts)?.into_iter().flatten());
+            vectors.extend(model.alone(batch)?.into_iter().flatten());
         }
         remove_common_directions(&mut vectors, dimensions, COMMON_DIRECTIONS)?;
         let mut common = vec![false; tokens];
