@@ -628,7 +628,7 @@ fn a_search_model_that_cannot_be_loaded_exits_1_naming_the_setting() {
     assert!(stderr.contains("serve.search_model"), "{stderr}");
     #[cfg(feature = "search-embeddings")]
     assert!(
-        stderr.contains("models/none") && stderr.contains("config.json"),
+        stderr.contains("models/none") && stderr.contains("no such file or directory"),
         "{stderr}"
     );
     #[cfg(not(feature = "search-embeddings"))]

@@ -29,12 +29,22 @@ fn model() -> Arc<Embedder> {
     Arc::clone(MODEL.get_or_init(|| Arc::new(Embedder::load(model_directory()).unwrap())))
 }
 
-/// Static vectors distilled from the model once, kept beside it (written whole or not at all):
-/// each test runs in a process of its own, so a file lock makes the others wait for the first.
+/// Static vectors distilled from the model once, kept beside it (written whole or not at all)
+/// under a name that changes with the code that distils: each test runs in a process of its own,
+/// so a file lock makes the others wait for the first.
 fn static_model() -> Arc<StaticEmbedder> {
     static MODEL: OnceLock<Arc<StaticEmbedder>> = OnceLock::new();
     Arc::clone(MODEL.get_or_init(|| {
-        let kept = model_directory().with_extension("static.safetensors");
+        let mut hasher = std::hash::DefaultHasher::new();
+        std::hash::Hash::hash(
+            &[
+                include_str!("../../../toolkit-runtime/src/search/static_embedder.rs"),
+                include_str!("../../../toolkit-runtime/src/search/embedder.rs"),
+            ],
+            &mut hasher,
+        );
+        let version = std::hash::Hasher::finish(&hasher);
+        let kept = model_directory().with_extension(format!("static-{version:016x}.safetensors"));
         let lock = std::fs::File::create(kept.with_extension("lock")).unwrap();
         lock.lock().unwrap();
         if let Ok(model) = StaticEmbedder::load(&kept) {
@@ -276,6 +286,24 @@ fn static_vectors_rank_by_meaning_where_no_word_is_shared() {
     }
     // Words still count: the issue tracker for issues.
     assert_eq!(hybrid.search("open an issue", 1).tools, [0]);
+}
+
+/// A query of common words only has no static vector: it is ranked on words, not in the tools'
+/// order (which every similarity of 0 would give).
+#[test]
+fn a_query_of_common_words_only_is_ranked_on_words_with_static_vectors() {
+    let definitions = [
+        tool(
+            "logs__search",
+            "Searches the logs; it can also find errors.",
+        ),
+        tool("files__find", "Finds a file by its name."),
+    ];
+    let query = "please find";
+    let on_words = SearchIndex::new(&definitions).search(query, 2);
+    let hybrid = SearchIndex::hybrid(&definitions, static_model()).unwrap();
+    assert_eq!(hybrid.search(query, 2), on_words);
+    assert_eq!(on_words.tools.first(), Some(&1), "{on_words:?}");
 }
 
 #[test]

@@ -44,7 +44,8 @@ pub struct EmbedderError {
 }
 
 impl EmbedderError {
-    pub(crate) fn new(message: impl Into<String>) -> Self {
+    /// An error that says `message`.
+    pub fn new(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
         }

@@ -256,8 +256,9 @@ impl SearchIndex {
     /// [`Ranking::Relevance`] fused with the similarity of meaning between the query and each
     /// tool's name and description, as `model` reads them (an [`Embedder`](crate::Embedder) or a
     /// [`StaticEmbedder`](crate::StaticEmbedder), in an `Arc` or not). Every tool is embedded
-    /// here, once; each search embeds its query. A tool that shares no word with the query matches when it
-    /// comes near it in meaning. A query the model fails to embed is ranked on words alone.
+    /// here, once; each search embeds its query. A tool that shares no word with the query
+    /// matches when it comes near it in meaning. A query the model fails to embed, or that has
+    /// no meaning to the model (static vectors of common words only), is ranked on words alone.
     #[cfg(feature = "search-embeddings")]
     pub fn hybrid<'a>(
         definitions: impl IntoIterator<Item = &'a ToolDefinition>,
@@ -329,7 +330,7 @@ impl SearchIndex {
             if self.confident_margin.is_finite() && margin(&scores) >= self.confident_margin {
                 scores
             } else {
-                self.with_meaning(text, scores)
+                self.with_meaning(text, scores, limit)
             };
         let mut matched: Vec<(usize, f32)> = scores
             .into_iter()
@@ -350,14 +351,16 @@ impl SearchIndex {
         }
     }
 
-    /// The scores on words fused with the similarity of meaning, in a hybrid index.
+    /// The scores on words fused with the similarity of meaning, in a hybrid index: exact for
+    /// the best `limit` tools (see [`fuse`]).
     #[cfg(feature = "search-embeddings")]
-    fn with_meaning(&self, query: &str, scores: Vec<f32>) -> Vec<f32> {
+    fn with_meaning(&self, query: &str, scores: Vec<f32>, limit: usize) -> Vec<f32> {
         let Some(semantic) = &self.semantic else {
             return scores;
         };
         match semantic.similarities(query) {
-            Ok(similarities) => fuse(&scores, &similarities, semantic.weight()),
+            Ok(Some(similarities)) => fuse(&scores, &similarities, semantic.weight(), limit),
+            Ok(None) => scores,
             Err(error) => {
                 tracing::warn!(%error, "tool search ranks this query on words alone");
                 scores

@@ -151,8 +151,10 @@ impl Semantic {
         self.model.weight()
     }
 
-    /// Each tool's cosine similarity to `query` (the vectors have length one).
-    pub(crate) fn similarities(&self, query: &str) -> Result<Vec<f32>, EmbedderError> {
+    /// Each tool's cosine similarity to `query` (the vectors have length one); `None` when the
+    /// query has no meaning to compare (static vectors of common words only, which weigh
+    /// nothing): every similarity would be 0, and rank the tools in their order.
+    pub(crate) fn similarities(&self, query: &str) -> Result<Option<Vec<f32>>, EmbedderError> {
         let query = match &self.model {
             MeaningModel::Transformer(embedder) => embedder.embed(query)?,
             MeaningModel::Static(embedder) => {
@@ -160,11 +162,15 @@ impl Semantic {
                 embedder.embed_weighted(&embedder.token_ids(query), rarity)
             }
         };
-        Ok(self
-            .vectors
-            .chunks_exact(query.len().max(1))
-            .map(|tool| dot(tool, &query))
-            .collect())
+        if query.iter().all(|&x| x == 0.0) {
+            return Ok(None);
+        }
+        Ok(Some(
+            self.vectors
+                .chunks_exact(query.len().max(1))
+                .map(|tool| dot(tool, &query))
+                .collect(),
+        ))
     }
 }
 
@@ -226,46 +232,130 @@ fn meaning_text(definition: &ToolDefinition) -> String {
 /// The fused score of each tool by reciprocal rank fusion of its rank on words (if it has a
 /// word of the query) and its rank by meaning; zero for a tool that neither shares a word with
 /// the query nor comes near it in meaning, so it does not match.
-pub(crate) fn fuse(words: &[f32], similarities: &[f32], meaning_weight: f32) -> Vec<f32> {
-    let word_ranks = ranks(words);
-    let meaning_ranks = ranks(similarities);
-    words
-        .iter()
-        .zip(similarities)
-        .enumerate()
-        .map(|(tool, (&words, &similarity))| {
-            if words <= 0.0 && similarity < MIN_SIMILARITY {
-                return 0.0;
-            }
-            let by_words = if words > 0.0 {
-                1.0 / (RANK_OFFSET + word_ranks[tool] as f32)
-            } else {
-                0.0
-            };
-            by_words + meaning_weight / (RANK_OFFSET + meaning_ranks[tool] as f32)
+///
+/// The scores of the best `limit` tools are exact, and so is which tools they are; a tool past
+/// them may score a little less than its exact score (never zero where it matches). Ranking
+/// every tool both ways sorts all of them (most of a search's time at 10,000 tools), so each
+/// list sorts only its first [`HEAD`] beyond `limit`: a tool past a head scores as if last in
+/// that list, unless even with the best rank past it it could reach the `limit` best, in which
+/// case its rank is found exactly.
+pub(crate) fn fuse(
+    words: &[f32],
+    similarities: &[f32],
+    meaning_weight: f32,
+    limit: usize,
+) -> Vec<f32> {
+    let tools = words.len().min(similarities.len());
+    let head = HEAD.saturating_add(limit);
+    // Only a tool with words gets a word rank; ranking the rest would not move it.
+    let has_words = |score: f32| score > 0.0;
+    let mut word_ranks = head_ranks(words, head, has_words);
+    let mut meaning_ranks = head_ranks(similarities, head, |_| true);
+    let matches = |tool: usize| words[tool] > 0.0 || similarities[tool] >= MIN_SIMILARITY;
+    // A tool's score with its ranks, an unknown rank read as `unknown`.
+    let score = |tool: usize, word_ranks: &[usize], meaning_ranks: &[usize], unknown: usize| {
+        if !matches(tool) {
+            return 0.0;
+        }
+        let rank = |rank: usize| if rank == usize::MAX { unknown } else { rank };
+        let by_words = if words[tool] > 0.0 {
+            1.0 / (RANK_OFFSET + rank(word_ranks[tool]) as f32)
+        } else {
+            0.0
+        };
+        by_words + meaning_weight / (RANK_OFFSET + rank(meaning_ranks[tool]) as f32)
+    };
+    let mut fused: Vec<f32> = (0..tools)
+        .map(|tool| score(tool, &word_ranks, &meaning_ranks, tools))
+        .collect();
+    let unknown = |tool: usize| {
+        (words[tool] > 0.0 && word_ranks[tool] == usize::MAX) || meaning_ranks[tool] == usize::MAX
+    };
+    if !(0..tools).any(unknown) {
+        return fused;
+    }
+    // The `limit`-th best score so far: the exact scores are at least these.
+    let mut best = fused.clone();
+    let at = limit.clamp(1, best.len()) - 1;
+    best.select_nth_unstable_by(at, |a, b| b.total_cmp(a));
+    let threshold = best[at];
+    let near: Vec<usize> = (0..tools)
+        .filter(|&tool| {
+            unknown(tool)
+                && matches(tool)
+                && score(tool, &word_ranks, &meaning_ranks, head) >= threshold
         })
-        .collect()
+        .collect();
+    for (list, ranks, filter) in [
+        (words, &mut word_ranks, has_words as fn(f32) -> bool),
+        (similarities, &mut meaning_ranks, |_| true),
+    ] {
+        let unranked: Vec<usize> = near
+            .iter()
+            .copied()
+            .filter(|&tool| filter(list[tool]) && ranks[tool] == usize::MAX)
+            .collect();
+        for (tool, rank) in unranked.iter().zip(exact_ranks(list, &unranked)) {
+            ranks[*tool] = rank;
+        }
+    }
+    for tool in near {
+        fused[tool] = score(tool, &word_ranks, &meaning_ranks, tools);
+    }
+    fused
 }
 
-/// How many of the best tools by each score get their own rank; the rest share the rank after.
-/// A tool past it in both lists scores at most `(1 + 2) / (5 + 200)`, less than any tool in the
-/// first 20 of either list (at least `1 / (5 + 20)`), so no search's answer (at most 20 tools)
-/// changes; and sorting 200 instead of 10,000 tools is most of a search's time at that size.
-const RANKED: usize = 200;
+/// How many tools beyond a search's limit each list sorts (see [`fuse`]).
+const HEAD: usize = 100;
 
-/// Each tool's rank by `scores`, best first from 0 (ties in the tools' order); the tools past
-/// the first [`RANKED`] all take rank [`RANKED`].
-fn ranks(scores: &[f32]) -> Vec<usize> {
-    let by_score = |a: &usize, b: &usize| scores[*b].total_cmp(&scores[*a]).then(a.cmp(b));
-    let mut order: Vec<usize> = (0..scores.len()).collect();
-    let head = RANKED.min(order.len());
+/// The exact ranks by `scores` (best first from 0, ties in the tools' order) of `tools`, in
+/// their order: `tools` sorted, then each tool of all placed among them by a binary search, so
+/// that a tool's rank is how many were placed before it (`n log m` for `m` tools of `n`).
+fn exact_ranks(scores: &[f32], tools: &[usize]) -> Vec<usize> {
+    let better = |a: usize, b: usize| scores[a].total_cmp(&scores[b]).then(b.cmp(&a)).is_gt();
+    let mut sorted: Vec<usize> = tools.to_vec();
+    sorted.sort_unstable_by(|&a, &b| {
+        if better(a, b) {
+            std::cmp::Ordering::Less
+        } else if better(b, a) {
+            std::cmp::Ordering::Greater
+        } else {
+            std::cmp::Ordering::Equal
+        }
+    });
+    // before[k]: how many tools are better than sorted[k] but not than sorted[k - 1].
+    let mut before = vec![0usize; sorted.len() + 1];
+    for other in 0..scores.len() {
+        let at = sorted.partition_point(|&tool| !better(other, tool));
+        before[at] += 1;
+    }
+    let mut rank_of = vec![0usize; scores.len()];
+    let mut count = 0;
+    for (k, &tool) in sorted.iter().enumerate() {
+        count += before[k];
+        rank_of[tool] = count;
+    }
+    tools.iter().map(|&tool| rank_of[tool]).collect()
+}
+
+/// The ranks of the `head` best tools by `scores` among those `ranked` picks (best first from 0,
+/// ties in the tools' order); `usize::MAX` for the rest. Sorts (score, tool) pairs, which lie
+/// together in memory (sorting indices that look their scores up was twice as slow).
+fn head_ranks(scores: &[f32], head: usize, ranked: impl Fn(f32) -> bool) -> Vec<usize> {
+    let by_score = |a: &(f32, u32), b: &(f32, u32)| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1));
+    let mut order: Vec<(f32, u32)> = (0u32..)
+        .zip(scores)
+        .filter(|&(_, &score)| ranked(score))
+        .map(|(tool, &score)| (score, tool))
+        .collect();
     if head < order.len() {
         order.select_nth_unstable_by(head, by_score);
+        order.truncate(head);
     }
-    order[..head].sort_unstable_by(by_score);
-    let mut ranks = vec![head; scores.len()];
-    for (rank, &tool) in order[..head].iter().enumerate() {
-        ranks[tool] = rank;
+    order.sort_unstable_by(by_score);
+    let mut ranks = vec![usize::MAX; scores.len()];
+    for (rank, (_, tool)) in order.into_iter().enumerate() {
+        ranks[tool as usize] = rank;
     }
     ranks
 }
@@ -274,11 +364,96 @@ fn ranks(scores: &[f32]) -> Vec<usize> {
 mod tests {
     use super::*;
 
+    /// The fusion with every tool ranked by meaning: what [`fuse`] must agree with.
+    fn fuse_exactly(words: &[f32], similarities: &[f32], weight: f32) -> Vec<f32> {
+        let word_ranks = head_ranks(words, usize::MAX, |score| score > 0.0);
+        let meaning_ranks = head_ranks(similarities, usize::MAX, |_| true);
+        (0..words.len())
+            .map(|tool| {
+                if words[tool] <= 0.0 && similarities[tool] < MIN_SIMILARITY {
+                    return 0.0;
+                }
+                let by_words = match word_ranks[tool] {
+                    usize::MAX => 0.0,
+                    rank => 1.0 / (RANK_OFFSET + rank as f32),
+                };
+                by_words + weight / (RANK_OFFSET + meaning_ranks[tool] as f32)
+            })
+            .collect()
+    }
+
+    /// The best `limit` tools by `scores`, with their scores (ties in the tools' order).
+    fn best(scores: &[f32], limit: usize) -> Vec<(usize, f32)> {
+        let mut order: Vec<(usize, f32)> = scores
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|(_, score)| *score > 0.0)
+            .collect();
+        order.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        order.truncate(limit);
+        order
+    }
+
+    #[test]
+    fn the_best_tools_and_their_scores_are_those_of_the_exact_fusion() {
+        // A small generator: the same numbers every run.
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 24) as f32
+        };
+        for (tools, share_with_words) in [(3_000, 0.01), (3_000, 0.3), (500, 0.9), (150, 0.5)] {
+            let words: Vec<f32> = (0..tools)
+                .map(|_| {
+                    if next() < share_with_words {
+                        1.0 + 9.0 * next()
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            // Coarse similarities, so that ties happen.
+            let similarities: Vec<f32> = (0..tools)
+                .map(|_| (next() * 50.0).round() / 50.0 - 0.2)
+                .collect();
+            let exact = fuse_exactly(&words, &similarities, 1.5);
+            for limit in [1, 5, 20, 200] {
+                let fused = fuse(&words, &similarities, 1.5, limit);
+                assert_eq!(
+                    best(&fused, limit),
+                    best(&exact, limit),
+                    "{tools} tools, limit {limit}"
+                );
+                // Every tool that matches still matches.
+                let matching = |scores: &[f32]| scores.iter().filter(|s| **s > 0.0).count();
+                assert_eq!(matching(&fused), matching(&exact));
+            }
+        }
+        // A tool near the top on words and last by meaning, beside one a little lower on words
+        // and just past the sorted head by meaning: the exact ranks decide between them.
+        let tools = 1_000;
+        let mut words = vec![0.0f32; tools];
+        let mut similarities: Vec<f32> =
+            (0..tools).map(|tool| 1.0 - tool as f32 / 2_000.0).collect();
+        for rank in 0..21 {
+            words[rank + 500] = 100.0 - rank as f32;
+        }
+        similarities[519] = -1.0;
+        let exact = fuse_exactly(&words, &similarities, 2.0);
+        assert_eq!(
+            best(&fuse(&words, &similarities, 2.0, 20), 20),
+            best(&exact, 20)
+        );
+    }
+
     #[test]
     fn a_tool_matches_by_words_or_by_meaning_and_both_count() {
         let words = [4.0, 0.0, 0.0, 2.0];
         let similarities = [0.1, 0.6, MIN_SIMILARITY - 0.01, 0.6];
-        let fused = fuse(&words, &similarities, 2.0);
+        let fused = fuse(&words, &similarities, 2.0, 20);
         // Far in meaning and no word: no match.
         assert_eq!(fused[2], 0.0);
         // Near in meaning without a word of the query: a match.
@@ -287,14 +462,16 @@ mod tests {
         assert!(fused[0] > 0.0);
         // Words and meaning beat meaning alone.
         assert!(fused[3] > fused[1]);
-        // Past the ranked head, tools share one rank, after every ranked one.
-        let scores: Vec<f32> = (0..RANKED + 50).map(|i| i as f32).collect();
-        let ranked = ranks(&scores);
-        assert_eq!(ranked[RANKED + 49], 0);
-        assert_eq!(ranked[50], RANKED - 1);
-        assert!(ranked[..50].iter().all(|&rank| rank == RANKED));
+        // Ranks: best first, ties in the tools' order, the tools not ranked last.
+        let scores = [1.0, 3.0, 3.0, 0.0];
+        assert_eq!(head_ranks(&scores, 9, |s| s > 0.0), [2, 0, 1, usize::MAX]);
+        assert_eq!(
+            head_ranks(&scores, 2, |_| true),
+            [usize::MAX, 0, 1, usize::MAX]
+        );
+        assert_eq!(exact_ranks(&scores, &[3, 0]), [3, 2]);
         // A query that matches no word ranks by meaning.
-        let fused = fuse(&[0.0, 0.0], &[0.3, 0.5], 2.0);
+        let fused = fuse(&[0.0, 0.0], &[0.3, 0.5], 2.0, 20);
         assert!(fused[1] > fused[0] && fused[0] > 0.0);
     }
 }

@@ -17,8 +17,10 @@ const COMMON_DIRECTIONS: usize = 5;
 /// The weight of a token is `SIF / (SIF + p)`, `p` its frequency as Zipf's law gives it from its
 /// rank (the smooth inverse frequency of Arora et al.; of 10⁻³, 10⁻⁴ and 10⁻⁵, 10⁻⁴ ranked best).
 const SIF: f32 = 1e-4;
-/// Where a BERT vocabulary's words begin: before are its unused slots, marks and single
-/// characters, which take the first rank (and so almost no weight).
+/// The id from which a token's rank counts: the ids before (BERT's unused slots and marks) all
+/// take the first rank, and so almost no weight. (BERT's single characters follow, from 999,
+/// then its words, from 1996; ranking from the characters rather than the words was what was
+/// tuned.)
 const FIRST_WORD: usize = 999;
 /// How many texts go through the model at once while distilling.
 const BATCH: usize = 256;
@@ -40,8 +42,8 @@ const VOCABULARY: &str = "vocabulary";
 /// `can`, `please` or `tool`, weigh nothing). A hybrid index over one further scales each token
 /// by how few of its tools hold it.
 ///
-/// Distilling runs the model 30,522 times (about 30 s on two cores): do it once, [`save`] the
-/// result (23 MB) and [`load`] it where it is used.
+/// Distilling runs the model on each of the vocabulary's 30,522 tokens (in batches of 256; about
+/// 30 s on two cores): do it once, [`save`] the result (23 MB) and [`load`] it where it is used.
 ///
 /// [`save`]: StaticEmbedder::save
 /// [`load`]: StaticEmbedder::load
@@ -82,6 +84,9 @@ impl StaticEmbedder {
     pub fn distill(model: &Embedder) -> Result<Self, EmbedderError> {
         let words = model.words().clone();
         let dimensions = model.dimensions();
+        if dimensions == 0 {
+            return Err(EmbedderError::new("the model's vectors have no dimension"));
+        }
         let tokens = words.len();
         let ids: Vec<u32> = (0..u32::try_from(tokens).unwrap_or(u32::MAX)).collect();
         let mut vectors = Vec::with_capacity(tokens * dimensions);
@@ -130,9 +135,10 @@ impl StaticEmbedder {
                 path.display()
             ))
         };
-        let mut tensors = candle_core::safetensors::load(path, &Device::Cpu).map_err(|error| {
+        let unreadable = |error: candle_core::Error| {
             EmbedderError::new(format!("cannot read {}: {error}", path.display()))
-        })?;
+        };
+        let mut tensors = candle_core::safetensors::load(path, &Device::Cpu).map_err(unreadable)?;
         let vocabulary = tensors
             .remove(VOCABULARY)
             .ok_or_else(|| refused("it has no vocabulary"))?
@@ -144,18 +150,32 @@ impl StaticEmbedder {
             .map_err(|error| refused(&format!("its vocabulary: {error}")))?;
         let vectors = tensors
             .remove(VECTORS)
-            .ok_or_else(|| refused("it has no vectors"))?
-            .to_dtype(DType::F32)?;
+            .ok_or_else(|| refused("it has no vectors"))?;
+        if !matches!(vectors.dtype(), DType::F16 | DType::F32) {
+            return Err(refused("its vectors are not 16- or 32-bit floats"));
+        }
         let (tokens, dimensions) = vectors
             .dims2()
             .map_err(|_| refused("its vectors are not a table"))?;
-        if tokens != words.len() || dimensions == 0 {
+        if dimensions == 0 {
+            return Err(refused("its vectors have no dimension"));
+        }
+        if tokens != words.len() {
             return Err(refused("its vectors and its vocabulary differ in length"));
+        }
+        let vectors = vectors
+            .to_dtype(DType::F32)
+            .and_then(|vectors| vectors.flatten_all()?.to_vec1::<f32>())
+            .map_err(unreadable)?;
+        if !vectors.iter().all(|x| x.is_finite()) {
+            return Err(refused(
+                "a vector holds a value that is not a finite number",
+            ));
         }
         Ok(Self {
             words,
             dimensions,
-            vectors: vectors.flatten_all()?.to_vec1::<f32>()?,
+            vectors,
         })
     }
 
@@ -309,6 +329,45 @@ mod tests {
             .map(|(a, b)| a * b)
             .sum();
         assert!(dot < -0.9, "{vectors:?}");
+    }
+
+    /// A model of four tokens (the last one empty) with these vectors of two dimensions.
+    fn small(vectors: Vec<f32>) -> StaticEmbedder {
+        StaticEmbedder {
+            words: WordPiece::from_vocabulary("[UNK]\n[CLS]\n[SEP]\n\n").expect("a vocabulary"),
+            dimensions: 2,
+            vectors,
+        }
+    }
+
+    fn saved(model: &StaticEmbedder, name: &str) -> std::path::PathBuf {
+        let path = std::env::temp_dir().join(format!("{name}-{}.safetensors", std::process::id()));
+        model.save(&path).expect("saved");
+        path
+    }
+
+    #[test]
+    fn a_saved_model_loads_again_even_with_an_empty_last_token() {
+        let path = saved(
+            &small(vec![1.0, 0.0, 0.0, 1.0, 0.5, 0.5, -1.0, 0.0]),
+            "small",
+        );
+        let loaded = StaticEmbedder::load(&path).expect("loads");
+        assert_eq!((loaded.tokens(), loaded.dimensions()), (4, 2));
+        assert_eq!(loaded.vectors, [1.0, 0.0, 0.0, 1.0, 0.5, 0.5, -1.0, 0.0]);
+        std::fs::remove_file(path).expect("removed");
+    }
+
+    #[test]
+    fn a_model_with_a_value_that_is_no_number_is_refused() {
+        for bad in [f32::INFINITY, f32::NAN] {
+            let path = saved(&small(vec![1.0, 0.0, bad, 1.0, 0.5, 0.5, -1.0, 0.0]), "bad");
+            let error = StaticEmbedder::load(&path)
+                .expect_err("refused")
+                .to_string();
+            assert!(error.contains("not a finite number"), "{error}");
+            std::fs::remove_file(path).expect("removed");
+        }
     }
 
     #[test]

@@ -68,9 +68,13 @@ impl WordPiece {
             .map(|(id, token)| (token.as_str(), id))
     }
 
-    /// The vocabulary as `vocab.txt` holds it: one token a line.
+    /// The vocabulary as `vocab.txt` holds it: one token a line, each line ended (so that an
+    /// empty last token is read back).
     pub(crate) fn vocabulary_text(&self) -> String {
-        self.lines.join("\n")
+        self.lines
+            .iter()
+            .flat_map(|line| [line.as_str(), "\n"])
+            .collect()
     }
 
     /// The ids of `text` between `[CLS]` and `[SEP]`, at most `max_tokens` in all (at least the
@@ -229,6 +233,16 @@ mod tests {
         let vocabulary =
             "[PAD]\n[UNK]\n[CLS]\n[SEP]\nplay\n##ing\n##ed\nun\n##aff\n##able\n,\n!\ncafe\n中\n";
         WordPiece::from_vocabulary(vocabulary).expect("a vocabulary")
+    }
+
+    #[test]
+    fn the_vocabulary_text_reads_back_as_the_same_vocabulary() {
+        for text in ["[UNK]\n[CLS]\n[SEP]\nfoo", "[UNK]\n[CLS]\n[SEP]\nfoo\n\n"] {
+            let words = WordPiece::from_vocabulary(text).expect("a vocabulary");
+            let again = WordPiece::from_vocabulary(&words.vocabulary_text()).expect("again");
+            assert_eq!(again.len(), words.len(), "{text:?}");
+            assert_eq!(again.vocabulary_text(), words.vocabulary_text());
+        }
     }
 
     #[test]
