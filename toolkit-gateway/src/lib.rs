@@ -133,18 +133,7 @@ impl Gateway {
         let catalog = Catalog::load(&config.catalog.file).map_err(|problem| problems.push(problem));
         #[cfg(feature = "search-embeddings")]
         let meaning = config.serve.search_model.as_ref().and_then(|model| {
-            // A directory is a transformer's; a file, static vectors.
-            let loaded = if !model.exists() {
-                Err(toolkit_runtime::EmbedderError::new(
-                    "no such file or directory (a sentence model's directory, or a file of \
-                     static vectors from `toolkit-gen distill`)",
-                ))
-            } else if model.is_file() {
-                toolkit_runtime::StaticEmbedder::load(model).map(Into::into)
-            } else {
-                toolkit_runtime::Embedder::load(model).map(Into::into)
-            };
-            loaded
+            toolkit_runtime::MeaningModel::load(model)
                 .map_err(|error| {
                     problems.push(format!("serve.search_model {}: {error}", model.display()));
                 })

@@ -232,6 +232,17 @@ fn finish(
 mod tests {
     use super::*;
 
+    /// Strict generation of `input`, to `output` or stdout.
+    fn args(input: PathBuf, output: Option<PathBuf>, embed_catalog: bool) -> GenerateArgs {
+        GenerateArgs {
+            input,
+            output,
+            strictness: StrictnessArg::Strict,
+            name: None,
+            embed_catalog,
+        }
+    }
+
     #[test]
     fn a_snapshot_in_every_shape_is_read() {
         let dir = std::env::temp_dir().join(format!("toolkit-gen-generate-{}", std::process::id()));
@@ -249,13 +260,7 @@ mod tests {
             std::fs::write(&path, text).unwrap_or_default();
             let definitions = read_snapshot(&path);
             assert_eq!(definitions.map(|d| d.len()), Ok(1), "{name}");
-            let args = GenerateArgs {
-                input: path,
-                output: None,
-                strictness: StrictnessArg::Strict,
-                name: None,
-                embed_catalog: false,
-            };
+            let args = args(path, None, false);
             let (mut out, mut err) = (Vec::new(), Vec::new());
             assert_eq!(mcp(&args, &mut out, &mut err), ExitCode::SUCCESS);
             let code = String::from_utf8_lossy(&out);
@@ -268,13 +273,7 @@ mod tests {
         }
         let path = dir.join("bad.json");
         std::fs::write(&path, r#"{"tools":[{"name":""}]}"#).unwrap_or_default();
-        let args = GenerateArgs {
-            input: path,
-            output: None,
-            strictness: StrictnessArg::Strict,
-            name: None,
-            embed_catalog: false,
-        };
+        let args = args(path, None, false);
         let (mut out, mut err) = (Vec::new(), Vec::new());
         assert_eq!(mcp(&args, &mut out, &mut err), ExitCode::from(USAGE));
         assert!(String::from_utf8_lossy(&err).contains("#/tools/0"));
@@ -290,13 +289,7 @@ mod tests {
         std::fs::write(&input, format!(r#"{{"tools":[{tool}]}}"#)).unwrap_or_default();
         for embed_catalog in [false, true] {
             let output = dir.join(format!("tasks_{embed_catalog}.rs"));
-            let args = GenerateArgs {
-                input: input.clone(),
-                output: Some(output.clone()),
-                strictness: StrictnessArg::Strict,
-                name: None,
-                embed_catalog,
-            };
+            let args = args(input.clone(), Some(output.clone()), embed_catalog);
             let (mut out, mut err) = (Vec::new(), Vec::new());
             assert_eq!(mcp(&args, &mut out, &mut err), ExitCode::SUCCESS);
             let code = std::fs::read_to_string(&output).unwrap_or_default();
@@ -318,13 +311,7 @@ mod tests {
         // A module named after its input's `*.tools.json`: its catalog would overwrite it.
         let input = dir.join("tasks.tools.json");
         std::fs::write(&input, format!(r#"{{"tools":[{tool}]}}"#)).unwrap_or_default();
-        let args = GenerateArgs {
-            input: input.clone(),
-            output: Some(dir.join("tasks.rs")),
-            strictness: StrictnessArg::Strict,
-            name: None,
-            embed_catalog: false,
-        };
+        let args = args(input.clone(), Some(dir.join("tasks.rs")), false);
         let (mut out, mut err) = (Vec::new(), Vec::new());
         assert_eq!(mcp(&args, &mut out, &mut err), ExitCode::FAILURE);
         let err = String::from_utf8_lossy(&err);

@@ -44,8 +44,7 @@ pub struct EmbedderError {
 }
 
 impl EmbedderError {
-    /// An error that says `message`.
-    pub fn new(message: impl Into<String>) -> Self {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
         }
@@ -263,9 +262,17 @@ impl Embedder {
     }
 }
 
-/// `vector` scaled to length one.
+/// `vector` scaled to length one (a zero vector left as it is): every vector a search compares,
+/// whichever model made it.
+pub(crate) fn scale_to_unit(vector: &mut [f32]) {
+    let length = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
+    if length > 0.0 {
+        vector.iter_mut().for_each(|x| *x /= length);
+    }
+}
+
+/// `vector` at length one.
 fn unit(mut vector: Vec<f32>) -> Vec<f32> {
-    let length = vector.iter().map(|x| x * x).sum::<f32>().sqrt().max(1e-12);
-    vector.iter_mut().for_each(|x| *x /= length);
+    scale_to_unit(&mut vector);
     vector
 }

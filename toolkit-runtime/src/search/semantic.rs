@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::embedder::{Embedder, EmbedderError};
+use super::embedder::{Embedder, EmbedderError, scale_to_unit};
 use super::static_embedder::StaticEmbedder;
 use super::words::name_words;
 use crate::ToolDefinition;
@@ -45,6 +45,22 @@ pub enum MeaningModel {
 }
 
 impl MeaningModel {
+    /// Loads the model at `path`: a sentence model's directory ([`Embedder::load`]) or a file of
+    /// static vectors ([`StaticEmbedder::load`]).
+    pub fn load(path: impl AsRef<std::path::Path>) -> Result<Self, EmbedderError> {
+        let path = path.as_ref();
+        if path.is_file() {
+            StaticEmbedder::load(path).map(Self::from)
+        } else if path.is_dir() {
+            Embedder::load(path).map(Self::from)
+        } else {
+            Err(EmbedderError::new(
+                "no such file or directory (a sentence model's directory, or a file of static \
+                 vectors from `toolkit-gen distill`)",
+            ))
+        }
+    }
+
     /// What a tool's rank by meaning counts against its rank on words in the fusion: 2 for a
     /// transformer, 1.5 for static vectors (of 0.5 to 2, the best for each on MetaTool's
     /// development half).
@@ -131,10 +147,7 @@ impl Semantic {
                         .zip(&text)
                         .map(|(name, text)| NAME_WEIGHT * name + text)
                         .collect();
-                    let length = vector.iter().map(|x| x * x).sum::<f32>().sqrt();
-                    if length > 0.0 {
-                        vector.iter_mut().for_each(|x| *x /= length);
-                    }
+                    scale_to_unit(&mut vector);
                     vectors.extend(vector);
                 }
                 Ok(Self {
@@ -312,21 +325,14 @@ const HEAD: usize = 100;
 /// their order: `tools` sorted, then each tool of all placed among them by a binary search, so
 /// that a tool's rank is how many were placed before it (`n log m` for `m` tools of `n`).
 fn exact_ranks(scores: &[f32], tools: &[usize]) -> Vec<usize> {
-    let better = |a: usize, b: usize| scores[a].total_cmp(&scores[b]).then(b.cmp(&a)).is_gt();
+    // Best first: the higher score, then the lower index.
+    let order = |a: &usize, b: &usize| scores[*b].total_cmp(&scores[*a]).then(a.cmp(b));
     let mut sorted: Vec<usize> = tools.to_vec();
-    sorted.sort_unstable_by(|&a, &b| {
-        if better(a, b) {
-            std::cmp::Ordering::Less
-        } else if better(b, a) {
-            std::cmp::Ordering::Greater
-        } else {
-            std::cmp::Ordering::Equal
-        }
-    });
+    sorted.sort_unstable_by(order);
     // before[k]: how many tools are better than sorted[k] but not than sorted[k - 1].
     let mut before = vec![0usize; sorted.len() + 1];
     for other in 0..scores.len() {
-        let at = sorted.partition_point(|&tool| !better(other, tool));
+        let at = sorted.partition_point(|tool| order(&other, tool).is_ge());
         before[at] += 1;
     }
     let mut rank_of = vec![0usize; scores.len()];

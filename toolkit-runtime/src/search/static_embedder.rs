@@ -7,7 +7,7 @@ use std::path::Path;
 
 use candle_core::{DType, Device, Tensor};
 
-use super::embedder::{Embedder, EmbedderError};
+use super::embedder::{Embedder, EmbedderError, scale_to_unit};
 use super::index::is_common;
 use super::wordpiece::WordPiece;
 
@@ -215,10 +215,7 @@ impl StaticEmbedder {
                     .for_each(|(sum, x)| *sum += weight * x);
             }
         }
-        let length = sum.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if length > 0.0 {
-            sum.iter_mut().for_each(|x| *x /= length);
-        }
+        scale_to_unit(&mut sum);
         sum
     }
 }
@@ -296,10 +293,7 @@ fn remove_common_directions(
                 .zip(direction)
                 .for_each(|(x, b)| *x -= (along * b) as f32);
         }
-        let length = row.iter().map(|x| x * x).sum::<f32>().sqrt();
-        if length > 0.0 {
-            row.iter_mut().for_each(|x| *x /= length);
-        }
+        scale_to_unit(row);
     }
     Ok(())
 }
