@@ -11,7 +11,9 @@
 //! A gateway's call is measured the same way: through our server serving an MCP source of the
 //! bare rmcp server, beside a call to that server directly; and through our server serving an
 //! MCP source of a TypeScript SDK server (`tests/it/serve/content_peer.cjs`, installed by
-//! `scripts/install-test-peers`), beside a call to that server directly.
+//! `scripts/install-test-peers`), beside a call to that server directly. The same pair through a
+//! hop that reads no MCP and only forwards bytes with axum and reqwest is the floor under that
+//! ratio: what any HTTP gateway on this machine adds.
 //!
 //! Run with `cargo bench -p toolkit-runtime-tests --features serve-test-peer,testing,mcp --bench serve`.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
@@ -142,9 +144,9 @@ fn served_call_http(c: &mut Criterion) {
         ("toolkit_server", &ours),
         ("bare_rmcp_server", &bare),
     );
-    println!(
-        "served tools/call over HTTP, our server / bare rmcp server = {:.3} (median of {} paired samples)",
-        median.0, median.1
+    report(
+        "served tools/call over HTTP, our server / bare rmcp server",
+        median,
     );
     runtime.block_on(async move {
         let _ = ours.cancel().await;
@@ -230,6 +232,13 @@ fn paired_calls(
     )
 }
 
+/// Prints a paired ratio, unless criterion's filter skipped its benches (no samples).
+fn report(what: &str, (median, samples): (f64, usize)) {
+    if samples > 0 {
+        println!("{what} = {median:.3} (median of {samples} paired samples)");
+    }
+}
+
 /// A bare rmcp server on loopback, serving until the runtime ends; its URL.
 async fn bare_server() -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -269,9 +278,9 @@ fn gateway_call_http(c: &mut Criterion) {
         ("through_our_server", &through),
         ("direct", &direct),
     );
-    println!(
-        "tools/call through our server in front of an rmcp server / to that server directly = {:.3} (median of {} paired samples)",
-        median.0, median.1
+    report(
+        "tools/call through our server in front of an rmcp server / to that server directly",
+        median,
     );
     runtime.block_on(async move {
         let _ = through.cancel().await;
@@ -353,9 +362,66 @@ async fn gateway_in_front_of(upstream: &str) -> String {
     gateway
 }
 
-/// A gateway's call in front of a real TypeScript SDK server (`test_simple_text`), beside a call
-/// to that server directly, paired.
-fn gateway_call_http_typescript(c: &mut Criterion) {
+/// The least any HTTP gateway can add, for comparison: a hop that reads no MCP at all, only
+/// forwards each POST's and DELETE's bytes (and the headers MCP needs) to `upstream` with
+/// reqwest, and the answer's bytes back, built from axum and reqwest as our server is. A GET (the
+/// standalone stream) is refused 405, as a server without one refuses it. Its URL.
+async fn forwarding_hop(upstream: &str) -> String {
+    use axum::body::{Body, Bytes};
+    use axum::http::{HeaderMap, Method, StatusCode};
+    use axum::response::{IntoResponse, Response};
+    const ASKED: [&str; 5] = [
+        "content-type",
+        "accept",
+        "mcp-session-id",
+        "mcp-protocol-version",
+        "last-event-id",
+    ];
+    const ANSWERED: [&str; 2] = ["content-type", "mcp-session-id"];
+    let client = reqwest::Client::new();
+    let upstream: reqwest::Url = upstream.parse().unwrap();
+    let forward = move |method: Method, headers: HeaderMap, body: Bytes| {
+        let (client, upstream) = (client.clone(), upstream.clone());
+        async move {
+            if method == Method::GET {
+                return StatusCode::METHOD_NOT_ALLOWED.into_response();
+            }
+            let mut request = client.request(method, upstream).body(body);
+            for name in ASKED {
+                if let Some(value) = headers.get(name) {
+                    request = request.header(name, value);
+                }
+            }
+            // The upstream is stopped before the clients' sessions end: a failure is a 502.
+            let Ok(answer) = request.send().await else {
+                return StatusCode::BAD_GATEWAY.into_response();
+            };
+            let mut response = Response::builder().status(answer.status());
+            for name in ANSWERED {
+                if let Some(value) = answer.headers().get(name) {
+                    response = response.header(name, value);
+                }
+            }
+            match answer.bytes().await {
+                Ok(body) => response.body(Body::from(body)).unwrap(),
+                Err(_) => StatusCode::BAD_GATEWAY.into_response(),
+            }
+        }
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hop = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let router = axum::Router::new().route("/mcp", axum::routing::any(forward));
+    tokio::spawn(async move { axum::serve(listener, router).await });
+    hop
+}
+
+/// A call through `front` (started in front of a real TypeScript SDK server, given its URL)
+/// beside a call to that server directly (`test_simple_text`), paired; prints the median ratio.
+fn in_front_of_typescript<F, Fut>(c: &mut Criterion, group: &str, through_name: &str, front: F)
+where
+    F: FnOnce(String) -> Fut,
+    Fut: Future<Output = String>,
+{
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -363,8 +429,8 @@ fn gateway_call_http_typescript(c: &mut Criterion) {
         .unwrap();
     let (upstream, through, direct) = runtime.block_on(async {
         let upstream = TypeScriptUpstream::start().await;
-        let gateway = gateway_in_front_of(&upstream.url).await;
-        let through = ().serve(StreamableHttpClientTransport::from_uri(gateway)).await.unwrap();
+        let front = front(upstream.url.clone()).await;
+        let through = ().serve(StreamableHttpClientTransport::from_uri(front)).await.unwrap();
         let direct = ()
             .serve(StreamableHttpClientTransport::from_uri(
                 upstream.url.clone(),
@@ -376,20 +442,43 @@ fn gateway_call_http_typescript(c: &mut Criterion) {
     let median = paired_calls(
         c,
         &runtime,
-        "gateway_call_http_typescript",
+        group,
         ("test_simple_text", &serde_json::Map::new()),
-        ("through_our_server", &through),
+        (through_name, &through),
         ("direct", &direct),
     );
-    println!(
-        "tools/call through our server in front of a TypeScript SDK server / to that server directly = {:.3} (median of {} paired samples)",
-        median.0, median.1
+    report(
+        &format!(
+            "tools/call {through_name} in front of a TypeScript SDK server / to that server directly"
+        ),
+        median,
     );
     runtime.block_on(async move {
         let _ = through.cancel().await;
         let _ = direct.cancel().await;
     });
     drop(upstream);
+}
+
+/// A gateway's call in front of a real TypeScript SDK server, beside a call to that server
+/// directly, paired.
+fn gateway_call_http_typescript(c: &mut Criterion) {
+    in_front_of_typescript(
+        c,
+        "gateway_call_http_typescript",
+        "through_our_server",
+        |upstream| async move { gateway_in_front_of(&upstream).await },
+    );
+}
+
+/// The same pair through [`forwarding_hop`]: the floor under the gateway's ratio.
+fn forwarding_hop_http_typescript(c: &mut Criterion) {
+    in_front_of_typescript(
+        c,
+        "forwarding_hop_http_typescript",
+        "through_forwarding_hop",
+        |upstream| async move { forwarding_hop(&upstream).await },
+    );
 }
 
 fn served_call_stdio(c: &mut Criterion) {
@@ -490,6 +579,7 @@ criterion_group!(
     served_call_http,
     gateway_call_http,
     gateway_call_http_typescript,
+    forwarding_hop_http_typescript,
     served_call_stdio,
     stdin_guard_throughput
 );
