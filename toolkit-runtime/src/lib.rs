@@ -56,7 +56,8 @@ pub use functions::{FnSource, FnSourceBuilder, FnSourceError, FnTool};
 pub use input::{InputCheck, InvalidInput, MAX_INPUT_DEPTH};
 pub use progress::Progress;
 pub use search::{
-    CONFIDENT_MARGIN, Found, MAX_SEARCH_LIMIT, Ranking, SearchIndex, SearchOptions, ToolSearch,
+    CONFIDENT_MARGIN, Found, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, Ranking, SearchIndex,
+    SearchOptions, ToolSearch,
 };
 #[cfg(feature = "search-embeddings")]
 pub use search::{

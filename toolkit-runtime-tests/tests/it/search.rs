@@ -4,8 +4,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolkit_runtime::{
-    ApprovalRequest, Assembly, CallContext, Decision, Member, Ranking, SearchIndex, SearchOptions,
-    ToolSearch, Toolkit, ToolkitOptions, Verdict, model,
+    ApprovalRequest, Assembly, CallContext, Decision, MAX_QUERY_CHARS, Member, Ranking,
+    SearchIndex, SearchOptions, ToolSearch, Toolkit, ToolkitOptions, Verdict, model,
 };
 
 use crate::support::{Scripted, definition, object};
@@ -113,6 +113,34 @@ async fn a_tool_that_scores_nothing_does_not_match() {
     let found = search(&toolkit, json!({ "query": "zebra" })).await;
     assert_eq!(found["matched"], 0);
     assert_eq!(found["tools"], json!([]));
+}
+
+#[tokio::test]
+async fn a_query_is_read_up_to_its_cap_and_tool_search_refuses_a_longer_one() {
+    let (_, presented) = presented(&[]);
+    // The index reads the first MAX_QUERY_CHARS characters: a word within them matches, the
+    // same word past them is not read (multi-byte filler, so that the cut is at a character).
+    let index = SearchIndex::new(presented.definitions());
+    let filler = "é ".repeat(MAX_QUERY_CHARS / 2);
+    let within = format!("{}weather", &filler[..filler.len() - "é ".len() * 4]);
+    assert_eq!(within.chars().count(), MAX_QUERY_CHARS - 8 + 7);
+    assert_eq!(index.search(&within, 5).matched, 1);
+    let past = format!("{filler}weather");
+    assert_eq!(index.search(&past, 5).matched, 0);
+    // The tool refuses it outright, naming the limit, and reads one at the limit.
+    let toolkit = ToolSearch::toolkit(&presented, &SearchOptions::default());
+    let refused = toolkit
+        .call("tool_search", json!({ "query": past }))
+        .await
+        .unwrap_err();
+    assert_eq!(refused.code, "InvalidInputError");
+    assert!(refused.message.contains("1024"), "{}", refused.message);
+    let at_limit = format!("{}weather", "x ".repeat((MAX_QUERY_CHARS - 7) / 2));
+    assert!(at_limit.chars().count() <= MAX_QUERY_CHARS);
+    assert_eq!(
+        search(&toolkit, json!({ "query": at_limit })).await["matched"],
+        1
+    );
 }
 
 #[tokio::test]

@@ -67,6 +67,11 @@ const COMMON_WORD: f32 = 0.05;
 /// queries the model for recall@5 0.759 against 0.794; 1.3 spares 52 % for 0.739.
 pub const CONFIDENT_MARGIN: f32 = f32::INFINITY;
 
+/// The most characters of a query a search reads (about 150 words); the rest of a longer query
+/// is not read, so that what one query costs is bounded whatever its length. `tool_search`
+/// refuses a longer query outright (its schema's `maxLength`).
+pub const MAX_QUERY_CHARS: usize = 1024;
+
 /// The best score over the second best (`f32::INFINITY` with one score above zero, 0 with none).
 fn margin(scores: &[f32]) -> f32 {
     let (mut first, mut second) = (0.0f32, 0.0f32);
@@ -310,8 +315,13 @@ impl SearchIndex {
         }
     }
 
-    /// The tools that match `query`, best first (ties in the tools' order), at most `limit`.
+    /// The tools that match `query` (its first [`MAX_QUERY_CHARS`] characters), best first (ties
+    /// in the tools' order), at most `limit`.
     pub fn search(&self, query: &str, limit: usize) -> Found {
+        let query = query
+            .char_indices()
+            .nth(MAX_QUERY_CHARS)
+            .map_or(query, |(end, _)| &query[..end]);
         #[cfg(feature = "search-embeddings")]
         let text = query;
         let query: Vec<String> = text_words(query).collect();

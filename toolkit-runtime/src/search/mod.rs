@@ -37,7 +37,7 @@ use serde_json::{Value, json};
 
 #[cfg(feature = "search-embeddings")]
 pub use embedder::{Embedder, EmbedderError, MAX_EMBEDDED_TOKENS, MAX_KEPT_VECTORS};
-pub use index::{CONFIDENT_MARGIN, Found, Ranking, SearchIndex};
+pub use index::{CONFIDENT_MARGIN, Found, MAX_QUERY_CHARS, Ranking, SearchIndex};
 #[cfg(feature = "search-embeddings")]
 pub use semantic::MeaningModel;
 #[cfg(feature = "search-embeddings")]
@@ -200,6 +200,7 @@ fn search_definition(default_limit: usize) -> ToolDefinition {
         "properties": {
             "query": {
                 "type": "string",
+                "maxLength": MAX_QUERY_CHARS,
                 "description": "Words for what the tool should do, such as `create issue`. No words lists the tools in order."
             },
             "limit": {
