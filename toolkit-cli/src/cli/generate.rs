@@ -6,8 +6,7 @@
 //! The module goes to `FILE` (or stdout), and its source's catalog (the operations or tools as
 //! JSON, which the module reads with `include_str!`) to `STEM.tools.json` beside it, unless
 //! `--embed-catalog` keeps it inside (as it is on stdout); stderr gets one line with the share of
-//! tools whose
-//! input is fully typed, then a line per place typed as `serde_json::Value`
+//! tools whose input is fully typed, then a line per place typed as `serde_json::Value`
 //! (`tool: #/pointer: reason`). Exit 0 when written, 2 when the input cannot be read, 1 when the
 //! output cannot be written.
 

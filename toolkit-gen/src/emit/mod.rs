@@ -197,8 +197,8 @@ pub struct Module {
 }
 
 /// A source's catalog kept in a file beside its module (`petstore.tools.json` beside
-/// `petstore.rs`):
-/// the module stays a module of code, and a diff of the JSON shows which operation changed.
+/// `petstore.rs`): the module stays a module of code, and a diff of the JSON shows which
+/// operation changed.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Catalog {
     /// The file's name, as the module's `include_str!` names it (relative to the module).

@@ -122,7 +122,15 @@ impl Semantic {
         model: MeaningModel,
         definitions: &[&ToolDefinition],
     ) -> Result<Self, EmbedderError> {
-        let texts: Vec<String> = definitions.iter().map(|d| meaning_text(d)).collect();
+        let names: Vec<String> = definitions
+            .iter()
+            .map(|definition| name_words(definition.name()).join(" "))
+            .collect();
+        let texts: Vec<String> = definitions
+            .iter()
+            .zip(&names)
+            .map(|(definition, name)| meaning_text(name, definition))
+            .collect();
         match &model {
             MeaningModel::Transformer(embedder) => {
                 let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
@@ -136,11 +144,10 @@ impl Semantic {
             MeaningModel::Static(embedder) => {
                 let tokens: Vec<Vec<u32>> = texts.iter().map(|t| embedder.token_ids(t)).collect();
                 let rarity = rarity(&tokens, embedder.tokens());
-                let weight = |id: u32| rarity.get(id as usize).copied().unwrap_or(0.0);
+                let weight = |id| rarity_of(&rarity, id);
                 let mut vectors = Vec::with_capacity(texts.len() * embedder.dimensions());
-                for (definition, tokens) in definitions.iter().zip(&tokens) {
-                    let name = name_words(definition.name()).join(" ");
-                    let name = embedder.embed_weighted(&embedder.token_ids(&name), weight);
+                for (name, tokens) in names.iter().zip(&tokens) {
+                    let name = embedder.embed_weighted(&embedder.token_ids(name), weight);
                     let text = embedder.embed_weighted(tokens, weight);
                     let mut vector: Vec<f32> = name
                         .iter()
@@ -170,10 +177,8 @@ impl Semantic {
     pub(crate) fn similarities(&self, query: &str) -> Result<Option<Vec<f32>>, EmbedderError> {
         let query = match &self.model {
             MeaningModel::Transformer(embedder) => embedder.embed(query)?,
-            MeaningModel::Static(embedder) => {
-                let rarity = |id: u32| self.rarity.get(id as usize).copied().unwrap_or(0.0);
-                embedder.embed_weighted(&embedder.token_ids(query), rarity)
-            }
+            MeaningModel::Static(embedder) => embedder
+                .embed_weighted(&embedder.token_ids(query), |id| rarity_of(&self.rarity, id)),
         };
         if query.iter().all(|&x| x == 0.0) {
             return Ok(None);
@@ -214,6 +219,11 @@ fn rarity(tools: &[Vec<u32>], vocabulary: usize) -> Vec<f32> {
         .collect()
 }
 
+/// What token `id` is scaled by, by [`rarity`]'s table (0 for an id past it).
+fn rarity_of(rarity: &[f32], id: u32) -> f32 {
+    rarity.get(id as usize).copied().unwrap_or(0.0)
+}
+
 /// The dot product of two vectors, summed in eight lanes so that it vectorises (a single running
 /// sum of floats cannot be reordered, so it would not).
 fn dot(a: &[f32], b: &[f32]) -> f32 {
@@ -233,12 +243,11 @@ fn dot(a: &[f32], b: &[f32]) -> f32 {
     lanes.iter().sum::<f32>() + tail
 }
 
-/// What the model reads of a tool: the words of its name, then its description.
-fn meaning_text(definition: &ToolDefinition) -> String {
-    let name = name_words(definition.name()).join(" ");
+/// What the model reads of a tool: the words of its name (`name`), then its description.
+fn meaning_text(name: &str, definition: &ToolDefinition) -> String {
     match definition.description.as_deref() {
         Some(description) if !description.is_empty() => format!("{name}: {description}"),
-        _ => name,
+        _ => name.to_owned(),
     }
 }
 
