@@ -195,7 +195,10 @@ fn through_haproxy(c: &mut Criterion) {
                     for n in 0..CALLS {
                         let mut input = serde_json::Map::new();
                         input.insert("n".to_owned(), json!(n));
-                        let answer = client.call("api__echo", input).await.unwrap();
+                        let answer = client
+                            .call("api__echo", input, &toolkit_runtime::CallContext::new())
+                            .await
+                            .unwrap();
                         assert_eq!(answer["n"], json!(n));
                     }
                 }));

@@ -216,6 +216,7 @@ mod tests {
             &'a self,
             _: &'a str,
             _: toolkit_runtime::JsonObject,
+            _: &'a toolkit_runtime::CallContext,
         ) -> toolkit_runtime::BoxFuture<'a, Result<Value, toolkit_runtime::ToolSourceError>>
         {
             Box::pin(async { Ok(Value::Null) })

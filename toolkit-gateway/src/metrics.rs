@@ -194,12 +194,13 @@ impl ToolSource for Metered {
         &'a self,
         tool: &'a str,
         input: JsonObject,
+        context: &'a toolkit_runtime::CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
         Box::pin(async move {
             self.metrics.in_flight.inc();
             let _running = InFlight(&self.metrics.in_flight);
             let start = Instant::now();
-            let answer = self.inner.call(tool, input).await;
+            let answer = self.inner.call(tool, input, context).await;
             let outcome = match &answer {
                 Ok(_) => "ok",
                 Err(error) => {

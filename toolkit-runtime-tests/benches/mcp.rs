@@ -45,7 +45,9 @@ fn round_trip(c: &mut Criterion) {
     let mut group = c.benchmark_group("mcp_call_round_trip_http");
     group.bench_function("toolkit", |b| {
         b.iter(|| {
-            let answer = runtime.block_on(ours.call("echo", arguments())).unwrap();
+            let answer = runtime
+                .block_on(ours.call("echo", arguments(), &toolkit_runtime::CallContext::new()))
+                .unwrap();
             black_box(answer)
         });
     });
@@ -79,7 +81,13 @@ fn round_trip_stdio(c: &mut Criterion) {
         .unwrap();
     let mut group = c.benchmark_group("mcp_call_round_trip_stdio");
     group.bench_function("toolkit", |b| {
-        b.iter(|| black_box(runtime.block_on(ours.call("echo", arguments())).unwrap()));
+        b.iter(|| {
+            black_box(
+                runtime
+                    .block_on(ours.call("echo", arguments(), &toolkit_runtime::CallContext::new()))
+                    .unwrap(),
+            )
+        });
     });
     group.bench_function("rmcp_client", |b| {
         b.iter(|| {

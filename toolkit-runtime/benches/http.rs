@@ -98,7 +98,11 @@ fn main() {
     };
     let ours = || {
         let value = runtime
-            .block_on(source.call("get_item", black_box(input.clone())))
+            .block_on(source.call(
+                "get_item",
+                black_box(input.clone()),
+                &toolkit_runtime::CallContext::new(),
+            ))
             .unwrap();
         black_box(value);
     };

@@ -44,7 +44,9 @@ use std::fmt;
 use std::future::Future;
 
 use crate::text::cut_utf16;
-use crate::{BoxFuture, Failure, JsonObject, Tool};
+use std::sync::Arc;
+
+use crate::{BoxFuture, Failure, JsonObject, ToolDefinition};
 
 /// The most UTF-16 code units of a person's reason that the model reads.
 pub const MAX_REASON_LENGTH: usize = 2_000;
@@ -60,34 +62,45 @@ pub const APPROVAL_DECLINED: &str = "ApprovalDeclined";
 /// remembers.
 #[derive(Clone, Debug)]
 pub struct ApprovalRequest {
-    tool: Tool,
+    definition: ToolDefinition,
+    origin: Option<(Arc<str>, Arc<str>)>,
     input: JsonObject,
     call_id: Option<String>,
 }
 
 impl ApprovalRequest {
-    pub(crate) fn new(tool: Tool, input: JsonObject, call_id: Option<String>) -> Self {
+    /// A request about a call of the tool of `definition` (of the source and source's tool
+    /// `origin`) with `input`.
+    pub(crate) fn new(
+        definition: ToolDefinition,
+        origin: Option<(Arc<str>, Arc<str>)>,
+        input: JsonObject,
+        call_id: Option<String>,
+    ) -> Self {
         Self {
-            tool,
+            definition,
+            origin,
             input,
             call_id,
         }
     }
 
-    /// The tool the call runs (its definition, its approval).
-    pub fn tool(&self) -> &Tool {
-        &self.tool
+    /// The definition of the tool the call runs, as the model is shown it.
+    pub fn definition(&self) -> &ToolDefinition {
+        &self.definition
     }
 
     /// The name the model knows the tool by, such as `github__create_issue`.
     pub fn tool_name(&self) -> &str {
-        self.tool.name()
+        self.definition.name()
     }
 
     /// The source the tool comes from and the name that source knows it by, when the tool is a
     /// source's (as every tool of an assembly is).
     pub fn origin(&self) -> Option<(&str, &str)> {
-        self.tool.origin()
+        self.origin
+            .as_ref()
+            .map(|(source, tool)| (&**source, &**tool))
     }
 
     /// The input the model gave, checked against the tool's parameters.

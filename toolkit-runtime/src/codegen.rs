@@ -35,7 +35,7 @@ pub use crate::__codegen_string_enum as string_enum;
 pub type Result<T, E = ToolSourceError> = std::result::Result<T, E>;
 
 pub use crate::{
-    BoxFuture, CatalogError, JsonObject, ToolDefinition, ToolSource, ToolSourceError,
+    BoxFuture, CallContext, CatalogError, JsonObject, ToolDefinition, ToolSource, ToolSourceError,
     call_answered, call_typed,
 };
 

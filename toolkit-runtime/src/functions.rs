@@ -48,8 +48,8 @@ use serde_json::Value;
 
 use crate::text::cut_utf16;
 use crate::{
-    Annotations, BoxFuture, DefinitionError, JsonObject, Reason, ToolDefinition, ToolSource,
-    ToolSourceError,
+    Annotations, BoxFuture, CallContext, DefinitionError, JsonObject, Reason, ToolDefinition,
+    ToolSource, ToolSourceError,
 };
 
 type Run = Arc<dyn Fn(JsonObject) -> BoxFuture<'static, Result<Value, Reason>> + Send + Sync>;
@@ -201,6 +201,7 @@ impl ToolSource for FnSource {
         &'a self,
         tool: &'a str,
         input: JsonObject,
+        _context: &'a CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
         let Some((_, run)) = self.tools.get(tool) else {
             let error = ToolSourceError::new(

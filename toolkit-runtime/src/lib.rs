@@ -11,10 +11,11 @@ mod code;
 pub mod codegen;
 #[cfg(feature = "conformance")]
 pub mod conformance;
-mod context;
+pub mod context;
 mod definition;
 mod error;
 mod functions;
+mod future;
 #[cfg(feature = "operations")]
 pub mod http;
 mod input;
@@ -53,6 +54,7 @@ pub use definition::{
 };
 pub use error::{Failure, Reason, ToolSourceError};
 pub use functions::{FnSource, FnSourceBuilder, FnSourceError, FnTool};
+pub use future::BoxFuture;
 pub use input::{InputCheck, InvalidInput, MAX_INPUT_DEPTH};
 pub use progress::Progress;
 pub use search::{
@@ -63,7 +65,7 @@ pub use search::{
 pub use search::{
     Embedder, EmbedderError, MAX_EMBEDDED_TOKENS, MAX_KEPT_VECTORS, MeaningModel, StaticEmbedder,
 };
-pub use source::{BoxFuture, ToolSource};
+pub use source::ToolSource;
 pub use text::ECHO_LIMIT;
 pub use toolkit::{Approval, DuplicateName, Handler, Tool, Toolkit, ToolkitOptions};
 pub use typed::{call_answered, call_typed};

@@ -33,8 +33,10 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::context::{self, ProgressSink};
 use crate::text::cut_utf16;
+
+/// Where the host is told of a call's progress.
+pub(crate) type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
 
 /// The most UTF-16 code units of a source's progress message passed on.
 const MAX_MESSAGE_LENGTH: usize = 1_000;
@@ -87,15 +89,6 @@ pub enum Progress {
     },
 }
 
-/// Tells the host of the call in scope, if it asked for progress.
-pub(crate) fn report(progress: impl FnOnce(&str) -> Progress) {
-    if let Some(scope) = context::current()
-        && let Some(sink) = scope.context.progress_sink()
-    {
-        sink(progress(&scope.tool));
-    }
-}
-
 /// What is told of each report on a call's progress, whoever else is (an MCP source that lets
 /// a call live on while its server reports).
 pub(crate) type Heard = Arc<dyn Fn() + Send + Sync>;
@@ -121,13 +114,13 @@ pub(crate) struct Registration {
 }
 
 impl Registration {
-    /// A token for the call in scope, when its host asked for progress or `heard` wants to be
-    /// told of each report.
-    pub(crate) fn for_current_call(heard: Option<Heard>) -> Option<Self> {
-        let scope = context::current();
-        let sink = scope
-            .as_ref()
-            .and_then(|scope| scope.context.progress_sink().cloned());
+    /// A token for a call of the tool `tool`, when its host asked for progress (`sink`) or
+    /// `heard` wants to be told of each report.
+    pub(crate) fn new(
+        sink: Option<ProgressSink>,
+        tool: &str,
+        heard: Option<Heard>,
+    ) -> Option<Self> {
         if sink.is_none() && heard.is_none() {
             return None;
         }
@@ -138,9 +131,7 @@ impl Registration {
         );
         let route = Route {
             sink,
-            tool: scope
-                .map(|scope| scope.tool.to_string())
-                .unwrap_or_default(),
+            tool: tool.to_owned(),
             heard,
         };
         routes().insert(token.clone(), route);
@@ -163,28 +154,22 @@ fn routes() -> std::sync::MutexGuard<'static, HashMap<String, Route>> {
     ROUTES.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Passes on the params of a `notifications/message` (a log) to the host of the call in scope,
-/// when it asked for progress; params that are no log message are let go.
-pub(crate) fn logged(params: Option<&Value>) {
-    let Some(params) = params.and_then(Value::as_object) else {
-        return;
-    };
-    let Some(level) = params.get("level").and_then(Value::as_str) else {
-        return;
-    };
-    let Some(data) = params.get("data") else {
-        return;
-    };
+/// The log that the params of a `notifications/message` written while the tool `tool` ran say;
+/// `None` for params that are no log message.
+pub(crate) fn logged(tool: &str, params: Option<&Value>) -> Option<Progress> {
+    let params = params?.as_object()?;
+    let level = params.get("level")?.as_str()?;
+    let data = params.get("data")?;
     let logger = params
         .get("logger")
         .and_then(Value::as_str)
         .map(|logger| cut_utf16(logger, MAX_MESSAGE_LENGTH));
-    report(|tool| Progress::Logged {
+    Some(Progress::Logged {
         tool: tool.to_owned(),
         level: cut_utf16(level, 32),
         logger,
         data: data.clone(),
-    });
+    })
 }
 
 /// Passes on the params of a `notifications/progress` to the call whose token they name; a

@@ -5,15 +5,9 @@
 //! builds from one the toolkit a model calls; [`Assembly`](crate::Assembly) builds one toolkit
 //! from many.
 
-use std::future::Future;
-use std::pin::Pin;
-
 use serde_json::Value;
 
-use crate::{JsonObject, ToolDefinition, ToolSourceError};
-
-/// A boxed future that can move between threads, as [`ToolSource`]'s methods return.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+use crate::{BoxFuture, CallContext, JsonObject, ToolDefinition, ToolSourceError};
 
 /// What every kind of tool source implements: its name, the tools it has now, and how to run one.
 ///
@@ -26,7 +20,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 ///
 /// ```
 /// use serde_json::{json, Value};
-/// use toolkit_runtime::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
+/// use toolkit_runtime::{BoxFuture, CallContext, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
 ///
 /// struct Echo;
 ///
@@ -44,7 +38,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 ///         })
 ///     }
 ///
-///     fn call<'a>(&'a self, tool: &'a str, input: JsonObject)
+///     fn call<'a>(&'a self, tool: &'a str, input: JsonObject, _context: &'a CallContext)
 ///         -> BoxFuture<'a, Result<Value, ToolSourceError>> {
 ///         Box::pin(async move {
 ///             match tool {
@@ -66,9 +60,15 @@ pub trait ToolSource: Send + Sync + 'static {
 
     /// Runs the tool `tool` (as `discover` names it) with `input`, an object that matches the
     /// tool's parameters, and returns what the tool answers.
+    ///
+    /// `context` is what the call carries: where its progress goes, the name the model knows the
+    /// tool by, and [`Extensions`](crate::context::Extensions) a server that serves the call
+    /// shares with the source (what it relays and collects). A source that needs none of it
+    /// ignores it.
     fn call<'a>(
         &'a self,
         tool: &'a str,
         input: JsonObject,
+        context: &'a CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>>;
 }

@@ -8,8 +8,8 @@
 //! [`Toolkit::call`] runs a tool as the host says (it asks no one). [`Toolkit::call_with`] runs a
 //! call the model made, with what the host gives with it ([`CallContext`]): a tool that needs
 //! approval runs only once the host's [`Approver`](crate::Approver) approves (see
-//! [`Verdict`](crate::Verdict)). Each call is an `execute_tool` span
-//! ([`telemetry`](crate::telemetry)).
+//! [`Verdict`](crate::Verdict)), and the tool's [`Handler`] is given the context. Each call is an
+//! `execute_tool` span ([`telemetry`](crate::telemetry)).
 
 use std::any::Any;
 use std::fmt;
@@ -22,15 +22,17 @@ use serde_json::Value;
 use tracing::Instrument as _;
 
 use crate::approval::{ApprovalRequest, Verdict, nobody_to_ask};
-use crate::context::{CallContext, InScope, Scope};
+use crate::context::CallContext;
 use crate::input::InputCheck;
 use crate::telemetry;
 use crate::text::cut_for_echo;
 use crate::{BoxFuture, Failure, JsonObject, ToolDefinition, ToolSource};
 
-/// What runs a tool once its input is checked: takes the input object, gives JSON or a failure.
-pub type Handler =
-    Arc<dyn Fn(JsonObject) -> BoxFuture<'static, Result<Value, Failure>> + Send + Sync>;
+/// What runs a tool once its input is checked: takes the input object and the call's context
+/// (with the tool's name as the model knows it, [`CallContext::tool`]), gives JSON or a failure.
+pub type Handler = Arc<
+    dyn Fn(JsonObject, CallContext) -> BoxFuture<'static, Result<Value, Failure>> + Send + Sync,
+>;
 
 /// Whether a harness must ask a person before a tool runs.
 #[derive(Clone, Default)]
@@ -84,6 +86,8 @@ pub struct Tool {
 
 struct ToolInner {
     definition: ToolDefinition,
+    /// The definition's name, shared with each call's context.
+    name: Arc<str>,
     approval: Approval,
     handler: Handler,
     /// The source and the source's name of the tool, for a source's tool.
@@ -103,7 +107,7 @@ impl Tool {
     ///
     /// let schema = json!({ "type": "object" }).as_object().cloned().unwrap_or_default();
     /// let definition = ToolDefinition::new("now", schema)?;
-    /// let tool = Tool::new(definition, Approval::Never, Arc::new(|_input| {
+    /// let tool = Tool::new(definition, Approval::Never, Arc::new(|_input, _context| {
     ///     Box::pin(async { Ok(json!("2026-11-29")) })
     /// }));
     /// assert_eq!(tool.name(), "now");
@@ -112,6 +116,7 @@ impl Tool {
     pub fn new(definition: ToolDefinition, approval: Approval, handler: Handler) -> Self {
         Self {
             inner: Arc::new(ToolInner {
+                name: Arc::from(definition.name()),
                 definition,
                 approval,
                 handler,
@@ -131,6 +136,7 @@ impl Tool {
     ) -> Self {
         Self {
             inner: Arc::new(ToolInner {
+                name: Arc::from(definition.name()),
                 definition,
                 approval,
                 handler,
@@ -175,30 +181,26 @@ impl Tool {
     ///
     /// A panic in the handler is caught and logged; the model reads that the tool failed.
     pub async fn call(&self, input: Value) -> Result<Value, Failure> {
-        self.traced(input, None).await
+        self.traced(input, &CallContext::hosts_own()).await
     }
 
     /// Runs a call the model made: checks `input`, asks `context`'s approver when the tool needs
     /// approval for this input (and checks an input the person edited again), and runs the tool
-    /// with `context` in scope (progress, and the approval of a tool it reaches).
+    /// with `context` (progress, the approval of a tool it reaches, its extensions).
     pub async fn call_with(&self, input: Value, context: &CallContext) -> Result<Value, Failure> {
-        self.traced(input, Some(context)).await
+        self.traced(input, context).await
     }
 
     /// [`Tool::call`] without its span: what a call cost before spans, for the benchmark that
     /// holds their cost to 5 %. Not for use.
     #[doc(hidden)]
     pub async fn call_without_span(&self, input: Value) -> Result<Value, Failure> {
-        self.checked(input, None).await
+        self.checked(input, &CallContext::hosts_own()).await
     }
 
     /// The call inside its span, with its outcome and duration recorded.
-    async fn traced(&self, input: Value, context: Option<&CallContext>) -> Result<Value, Failure> {
-        let span = telemetry::tool_call(
-            self.name(),
-            self.origin(),
-            context.and_then(CallContext::id),
-        );
+    async fn traced(&self, input: Value, context: &CallContext) -> Result<Value, Failure> {
+        let span = telemetry::tool_call(self.name(), self.origin(), context.id());
         if span.is_disabled() {
             // No subscriber wants the span: the call as it is, with nothing to record.
             return self.checked(input, context).await;
@@ -209,7 +211,7 @@ impl Tool {
         outcome
     }
 
-    async fn checked(&self, input: Value, context: Option<&CallContext>) -> Result<Value, Failure> {
+    async fn checked(&self, input: Value, context: &CallContext) -> Result<Value, Failure> {
         if let Err(invalid) = self.input_check().check(&input) {
             return Err(Failure::invalid_input(invalid.report(self.name())));
         }
@@ -217,14 +219,13 @@ impl Tool {
             // The check above refuses anything but an object.
             return Err(Failure::invalid_input("The input must be a JSON object."));
         };
-        if let Some(context) = context {
-            let asks = match &self.inner.approval {
-                Approval::Never | Approval::Delegated(_) => false,
-                approval => approval.is_required(&input),
-            };
-            if asks {
-                input = self.ask(input, context).await?;
-            }
+        let asks = match &self.inner.approval {
+            _ if context.is_hosts_own() => false,
+            Approval::Never | Approval::Delegated(_) => false,
+            approval => approval.is_required(&input),
+        };
+        if asks {
+            input = self.ask(input, context).await?;
         }
         self.run(input, context).await
     }
@@ -236,8 +237,12 @@ impl Tool {
             span.record("toolkit.approval", "declined");
             return Err(nobody_to_ask());
         };
-        let request =
-            ApprovalRequest::new(self.clone(), input.clone(), context.id().map(str::to_owned));
+        let request = ApprovalRequest::new(
+            self.inner.definition.clone(),
+            self.inner.origin.clone(),
+            input.clone(),
+            context.id().map(str::to_owned),
+        );
         let asked = std::panic::catch_unwind(AssertUnwindSafe(|| approver.approve(request)));
         let verdict = match asked {
             Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
@@ -278,27 +283,18 @@ impl Tool {
         }
     }
 
-    /// Runs the handler on a checked input, with `context` in scope if given.
-    async fn run(
-        &self,
-        input: JsonObject,
-        context: Option<&CallContext>,
-    ) -> Result<Value, Failure> {
+    /// Runs the handler on a checked input, with `context`: a model's call as this tool's, a
+    /// host's own call as the context it came with (a code-mode run's calls stay the run's).
+    async fn run(&self, input: JsonObject, context: &CallContext) -> Result<Value, Failure> {
         let handler = &self.inner.handler;
-        let started = std::panic::catch_unwind(AssertUnwindSafe(|| handler(input)));
+        let context = if context.is_hosts_own() {
+            context.clone()
+        } else {
+            context.clone().running(&self.inner.name)
+        };
+        let started = std::panic::catch_unwind(AssertUnwindSafe(|| handler(input, context)));
         let outcome = match started {
-            Ok(future) => match context {
-                None => AssertUnwindSafe(future).catch_unwind().await,
-                Some(context) => {
-                    let scope = Arc::new(Scope {
-                        context: context.clone(),
-                        tool: Arc::from(self.name()),
-                    });
-                    AssertUnwindSafe(InScope::new(Some(scope), future))
-                        .catch_unwind()
-                        .await
-                }
-            },
+            Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
             Err(panic) => Err(panic),
         };
         outcome.unwrap_or_else(|panic| {
@@ -346,7 +342,7 @@ pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> &str {
 ///     "additionalProperties": false
 /// });
 /// let definition = ToolDefinition::new("shout", schema.as_object().cloned().unwrap_or_default()).unwrap();
-/// let shout = Tool::new(definition, Approval::Never, Arc::new(|input| {
+/// let shout = Tool::new(definition, Approval::Never, Arc::new(|input, _context| {
 ///     Box::pin(async move {
 ///         let text = input["text"].as_str().unwrap_or_default().to_uppercase();
 ///         Ok(json!(text))
@@ -507,7 +503,7 @@ impl Toolkit {
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let schema = json!({ "type": "object", "properties": { "path": { "type": "string" } } });
     /// let definition = ToolDefinition::new("delete", schema.as_object().cloned().unwrap_or_default()).unwrap();
-    /// let delete = Tool::new(definition, Approval::Always, Arc::new(|input| {
+    /// let delete = Tool::new(definition, Approval::Always, Arc::new(|input, _context| {
     ///     Box::pin(async move { Ok(json!({ "deleted": input["path"] })) })
     /// }));
     /// let toolkit = Toolkit::from_tools([delete]).unwrap();
@@ -547,11 +543,11 @@ fn no_tool(name: &str) -> Failure {
 /// The handler of a source's tool: calls the source by the name it knows the tool by.
 pub(crate) fn source_handler(source: Arc<dyn ToolSource>, name: &str) -> Handler {
     let name: Arc<str> = Arc::from(name);
-    Arc::new(move |input| {
+    Arc::new(move |input, context| {
         let source = Arc::clone(&source);
         let name = Arc::clone(&name);
         Box::pin(async move {
-            source.call(&name, input).await.map_err(|error| {
+            source.call(&name, input, &context).await.map_err(|error| {
                 tracing::debug!(source = %error.source, tool = %name, %error, "a tool call failed");
                 error.to_failure()
             })

@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::{Reason, ToolSource, ToolSourceError};
+use crate::{CallContext, Reason, ToolSource, ToolSourceError};
 
 /// Runs the tool `tool` of `source` with `input` serialised to a JSON object: the one line of
 /// each typed method `toolkit-gen` writes (`petstore.list_pets(ListPetsInput { .. })`), so that
@@ -39,7 +39,7 @@ where
     I: Serialize + ?Sized,
 {
     match serde_json::to_value(input) {
-        Ok(Value::Object(input)) => source.call(tool, input).await,
+        Ok(Value::Object(input)) => source.call(tool, input, &CallContext::new()).await,
         Ok(other) => Err(ToolSourceError::new(
             source.name(),
             Reason::invalid_input(format!(

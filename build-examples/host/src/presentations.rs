@@ -112,6 +112,7 @@ pub async fn serve(out: &mut dyn Write, toolkit: Toolkit) -> Outcome {
         .call(
             "notes__search_notes",
             input.as_object().cloned().unwrap_or_default(),
+            &toolkit_runtime::CallContext::new(),
         )
         .await;
     match called {
@@ -124,6 +125,7 @@ pub async fn serve(out: &mut dyn Write, toolkit: Toolkit) -> Outcome {
         .call(
             "petstore__showPetById",
             input.as_object().cloned().unwrap_or_default(),
+            &toolkit_runtime::CallContext::new(),
         )
         .await
     {

@@ -82,7 +82,9 @@ async fn list_and_call(source: Mcp, tool: Option<(&str, Value)>) -> Result<(), T
     eprintln!("listed {} tools", tools.len());
     if let Some((name, input)) = tool {
         let input = input.as_object().cloned().unwrap_or_default();
-        let answer = source.call(name, input).await?;
+        let answer = source
+            .call(name, input, &toolkit_runtime::CallContext::new())
+            .await?;
         eprintln!("{name} answered {answer}");
     }
     source.close().await;

@@ -52,6 +52,7 @@ impl ToolSource for Offline {
         &'a self,
         _: &'a str,
         _: JsonObject,
+        _: &'a toolkit_runtime::CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
         Box::pin(async {
             Err(ToolSourceError::new(

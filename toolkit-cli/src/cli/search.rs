@@ -40,6 +40,7 @@ impl ToolSource for Listed {
         &'a self,
         _: &'a str,
         _: JsonObject,
+        _: &'a toolkit_runtime::CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
         Box::pin(async {
             Err(ToolSourceError::new(

@@ -142,7 +142,11 @@ async fn serves_the_configured_sources_under_the_policy_to_an_mcp_client() {
     );
 
     let pets = served
-        .call("pets__list_pets", serde_json::Map::new())
+        .call(
+            "pets__list_pets",
+            serde_json::Map::new(),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert!(pets.to_string().contains("Rex"), "{pets}");
@@ -150,6 +154,7 @@ async fn serves_the_configured_sources_under_the_policy_to_an_mcp_client() {
         .call(
             "pets__create_pet",
             json!({"nmae": "Tom"}).as_object().cloned().unwrap(),
+            &toolkit_runtime::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -163,6 +168,7 @@ async fn serves_the_configured_sources_under_the_policy_to_an_mcp_client() {
         .call(
             "scripted__echo",
             json!({"text": "hi"}).as_object().cloned().unwrap(),
+            &toolkit_runtime::CallContext::new(),
         )
         .await
         .unwrap();
@@ -191,7 +197,11 @@ async fn a_source_with_prefix_false_is_served_under_its_own_names() {
     let names: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
     assert_eq!(names, ["pets__list_pets", "pets__create_pet", "echo"]);
     let echoed = served
-        .call("echo", json!({"text": "hi"}).as_object().cloned().unwrap())
+        .call(
+            "echo",
+            json!({"text": "hi"}).as_object().cloned().unwrap(),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert!(echoed.to_string().contains("hi"), "{echoed}");
@@ -217,7 +227,11 @@ async fn a_source_that_is_down_is_served_from_the_catalog_file() {
     let names: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
     assert!(names.contains(&"down__ping"), "{names:?}");
     let failed = served
-        .call("down__ping", serde_json::Map::new())
+        .call(
+            "down__ping",
+            serde_json::Map::new(),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap_err();
     assert!(!failed.to_string().contains("127.0.0.1"), "{failed}");
@@ -344,6 +358,7 @@ async fn serves_over_http_on(ip: &str) {
         .call(
             "tool_search",
             json!({"query": "list pets"}).as_object().cloned().unwrap(),
+            &toolkit_runtime::CallContext::new(),
         )
         .await
         .unwrap();
@@ -380,6 +395,7 @@ command = {}
         .call(
             "scripted__echo",
             json!({"text": "change"}).as_object().cloned().unwrap(),
+            &toolkit_runtime::CallContext::new(),
         )
         .await
         .unwrap();
@@ -514,6 +530,7 @@ async fn serves_code_mode_where_the_configuration_asks_for_it() {
         .call(
             "execute",
             json!({ "code": code }).as_object().cloned().unwrap(),
+            &toolkit_runtime::CallContext::new(),
         )
         .await
         .unwrap();
@@ -662,6 +679,7 @@ async fn a_search_model_ranks_the_served_search_by_meaning() {
                 .as_object()
                 .cloned()
                 .unwrap(),
+            &toolkit_runtime::CallContext::new(),
         )
         .await
         .unwrap();

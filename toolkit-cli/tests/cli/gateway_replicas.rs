@@ -214,7 +214,10 @@ async fn stateless_client(url: reqwest::Url, id: usize, counts: Arc<Counts>) -> 
         let answer = loop {
             let mut input = serde_json::Map::new();
             input.insert("n".to_owned(), json!(n));
-            match gateway.call("api__echo", input).await {
+            match gateway
+                .call("api__echo", input, &toolkit_runtime::CallContext::new())
+                .await
+            {
                 Ok(answer) => break answer,
                 Err(error) if matches!(error.reason, Reason::Unavailable { .. }) && tries < 3 => {
                     tries += 1;

@@ -201,16 +201,28 @@ async fn health_readiness_and_metrics_are_served_and_count_the_calls() {
 
     let gateway = client(port, None);
     gateway
-        .call("api__list_pets", object(json!({})))
+        .call(
+            "api__list_pets",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     gateway
-        .call("api__list_pets", object(json!({})))
+        .call(
+            "api__list_pets",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert!(
         gateway
-            .call("api__broken", object(json!({})))
+            .call(
+                "api__broken",
+                object(json!({})),
+                &toolkit_runtime::CallContext::new()
+            )
             .await
             .is_err()
     );
@@ -285,8 +297,15 @@ async fn sigterm_lets_the_call_in_flight_finish_refuses_the_next_and_exits_0() {
     let child = start(&dir, port, &[]).await;
     let gateway = client(port, None);
     gateway.discover().await.unwrap();
-    let in_flight =
-        tokio::spawn(async move { gateway.call("api__slow", object(json!({"ms": 1500}))).await });
+    let in_flight = tokio::spawn(async move {
+        gateway
+            .call(
+                "api__slow",
+                object(json!({"ms": 1500})),
+                &toolkit_runtime::CallContext::new(),
+            )
+            .await
+    });
     while seen.slow_started.load(Ordering::SeqCst) == 0 {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
@@ -294,7 +313,11 @@ async fn sigterm_lets_the_call_in_flight_finish_refuses_the_next_and_exits_0() {
     let stopping = tokio::spawn(terminate(child));
     tokio::time::sleep(Duration::from_millis(300)).await;
     let late = client(port, None)
-        .call("api__list_pets", object(json!({})))
+        .call(
+            "api__list_pets",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await;
     assert!(late.is_err(), "a call after SIGTERM was served: {late:?}");
     let answer = in_flight.await.unwrap().unwrap();
@@ -322,7 +345,11 @@ async fn a_call_longer_than_the_grace_period_is_ended_and_the_exit_is_0() {
     let gateway = client(port, None);
     let in_flight = tokio::spawn(async move {
         gateway
-            .call("api__slow", object(json!({"ms": 20000})))
+            .call(
+                "api__slow",
+                object(json!({"ms": 20000})),
+                &toolkit_runtime::CallContext::new(),
+            )
             .await
     });
     while seen.slow_started.load(Ordering::SeqCst) == 0 {
@@ -354,7 +381,11 @@ async fn opaque_tokens_from_the_environment_open_a_non_loopback_address() {
     );
     let child = start(&dir, port, &[("TEAM_TOKEN_CI", secret)]).await;
     let served = client(port, Some(secret))
-        .call("api__list_pets", object(json!({})))
+        .call(
+            "api__list_pets",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(served[0]["name"], "Rex", "{served}");
@@ -487,7 +518,11 @@ async fn jwt_access_tokens_are_checked_against_the_issuers_jwks() {
     // Valid: served, and the token never reaches the source.
     let valid = sign(&signing, "k1", &claims(json!({})));
     let served = client(port, Some(&valid))
-        .call("api__list_pets", object(json!({})))
+        .call(
+            "api__list_pets",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(served[0]["name"], "Rex", "{served}");
@@ -735,7 +770,11 @@ async fn an_mcp_source_sends_the_tokens_login_kept() {
         assert_eq!(names.contains(&"up__api__list_pets"), served, "{names:?}");
         if served {
             let answer = client(port, None)
-                .call("up__api__list_pets", object(json!({})))
+                .call(
+                    "up__api__list_pets",
+                    object(json!({})),
+                    &toolkit_runtime::CallContext::new(),
+                )
                 .await
                 .unwrap();
             assert_eq!(answer[0]["name"], "Rex", "{answer}");
@@ -780,12 +819,20 @@ async fn an_openapi_sources_credentials_go_where_its_schemes_say() {
     let token = "secured-token-0123456789";
     let child = start(&dir, port, &[("SECURED_TOKEN", token)]).await;
     let answer = client(port, None)
-        .call("secured__list_pets", object(json!({})))
+        .call(
+            "secured__list_pets",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer[0]["name"], "Rex", "{answer}");
     client(port, None)
-        .call("api__list_pets", object(json!({})))
+        .call(
+            "api__list_pets",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     // The secured source's call carried the token; the other source's carried none.

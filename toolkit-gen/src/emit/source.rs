@@ -228,8 +228,8 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
                 __tk::ToolSource::discover(&self.0)
             }
 
-            fn call<'a>(&'a self, tool: &'a str, input: __tk::JsonObject) -> __tk::BoxFuture<'a, __tk::Result<__tk::serde_json::Value>> {
-                __tk::ToolSource::call(&self.0, tool, input)
+            fn call<'a>(&'a self, tool: &'a str, input: __tk::JsonObject, context: &'a __tk::CallContext) -> __tk::BoxFuture<'a, __tk::Result<__tk::serde_json::Value>> {
+                __tk::ToolSource::call(&self.0, tool, input, context)
             }
         }
     };

@@ -270,6 +270,13 @@ async fn verify_reports_how_the_live_server_differs_and_added_tools_stay_callabl
     assert!(echoed.to_string().contains("typed"), "{echoed}");
     // A tool beyond the snapshot is called through the same source, by the name the server has.
     let input = json!({ "text": "hi" }).as_object().cloned().unwrap();
-    let shouted = ToolSource::call(&source, "shout", input).await.unwrap();
+    let shouted = ToolSource::call(
+        &source,
+        "shout",
+        input,
+        &toolkit_runtime::CallContext::new(),
+    )
+    .await
+    .unwrap();
     assert_eq!(shouted["tool"], "shout");
 }

@@ -102,6 +102,7 @@ impl ToolSource for Broken {
         &'a self,
         tool: &'a str,
         input: JsonObject,
+        context: &'a toolkit_runtime::CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
         match (self.breakage, tool) {
             (Breakage::LeaksItsToken, "failing") => Box::pin(async move {
@@ -128,7 +129,7 @@ impl ToolSource for Broken {
                     ))
                 })
             }
-            _ => self.inner.call(tool, input),
+            _ => self.inner.call(tool, input, context),
         }
     }
 }

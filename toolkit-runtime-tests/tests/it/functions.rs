@@ -120,7 +120,11 @@ async fn a_hand_written_tool_runs_checks_and_fails_as_any_other() {
 #[tokio::test]
 async fn an_unknown_tool_is_an_error_of_the_source() {
     let error = pizzeria()
-        .call("nope", json!({}).as_object().cloned().unwrap())
+        .call(
+            "nope",
+            json!({}).as_object().cloned().unwrap(),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap_err();
     assert_eq!(error.source, "pizzeria");

@@ -278,7 +278,9 @@ fn source(server: &Server) -> HttpSource {
 }
 
 async fn call(source: &HttpSource, tool: &str, input: Value) -> Result<Value, ToolSourceError> {
-    source.call(tool, object(input)).await
+    source
+        .call(tool, object(input), &toolkit_runtime::CallContext::new())
+        .await
 }
 
 async fn failure(source: &HttpSource, tool: &str, input: Value) -> ToolSourceError {
@@ -678,7 +680,8 @@ async fn dropping_a_call_aborts_its_request() {
         .operation(fixed("hang", "/hang"))
         .build()
         .unwrap();
-    let call = source.call("hang", object(json!({})));
+    let context = toolkit_runtime::CallContext::new();
+    let call = source.call("hang", object(json!({})), &context);
     assert!(
         tokio::time::timeout(Duration::from_millis(200), call)
             .await

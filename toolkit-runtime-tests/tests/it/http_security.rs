@@ -249,7 +249,9 @@ async fn openapi_security_each_credential_goes_exactly_where_the_document_says()
         ),
     ];
     for (tool, input, placed, own) in cases {
-        api.call(tool, object(input)).await.unwrap();
+        api.call(tool, object(input), &toolkit_runtime::CallContext::new())
+            .await
+            .unwrap();
         let request = server.last();
         assert!(placed(&request), "{tool}: {request:?}");
         // No other credential anywhere in the request.
@@ -274,7 +276,11 @@ async fn openapi_security_no_credential_is_in_a_failure() {
     drop(listener);
     let api = source(&base, credentials());
     let error = api
-        .call("get_by-query", object(json!({})))
+        .call(
+            "get_by-query",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap_err();
     assert!(matches!(error.reason, Reason::Unavailable { .. }));
@@ -285,7 +291,13 @@ async fn openapi_security_no_credential_is_in_a_failure() {
     // refusal is read as it is.
     let server = Server::start().await;
     let api = source(&server.base, Credentials::new());
-    api.call("get_by-header", object(json!({}))).await.unwrap();
+    api.call(
+        "get_by-header",
+        object(json!({})),
+        &toolkit_runtime::CallContext::new(),
+    )
+    .await
+    .unwrap();
     assert!(!server.last().headers.contains_key("x-api-key"));
 }
 

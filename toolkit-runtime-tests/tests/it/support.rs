@@ -103,6 +103,7 @@ impl ToolSource for Scripted {
         &'a self,
         tool: &'a str,
         input: JsonObject,
+        _context: &'a toolkit_runtime::CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         self.seen

@@ -20,6 +20,7 @@ impl ToolSource for Noop {
         &'a self,
         _: &'a str,
         _: JsonObject,
+        _: &'a toolkit_runtime::CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
         Box::pin(async { Ok(Value::Null) })
     }

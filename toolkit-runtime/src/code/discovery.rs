@@ -198,7 +198,7 @@ pub(super) fn search_tool(catalog: Arc<Catalog>) -> Tool {
     Tool::new(
         search_definition(),
         crate::Approval::Never,
-        Arc::new(move |input: JsonObject| {
+        Arc::new(move |input: JsonObject, _| {
             let answer = catalog.search(&input);
             Box::pin(async move { answer })
         }),

@@ -42,6 +42,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+mod carried;
 mod declarations;
 mod discovery;
 mod pool;
@@ -65,9 +66,9 @@ pub use worker::WorkerIsolate;
 
 use tracing::Instrument as _;
 
-use crate::context::Carried;
 use crate::text::{cut_utf16, utf16_length};
-use crate::{Approval, Failure, JsonObject, Tool, ToolDefinition, Toolkit};
+use crate::{Approval, CallContext, Failure, JsonObject, Tool, ToolDefinition, Toolkit};
+use carried::Carried;
 use discovery::{Catalog, declares_every_tool};
 
 /// The most characters of an error or of logs that a failed run's message carries.
@@ -144,7 +145,7 @@ impl CodeMode {
         let execute = Tool::new(
             definition,
             Approval::Never,
-            Arc::new(move |mut input: JsonObject| {
+            Arc::new(move |mut input: JsonObject, context: CallContext| {
                 let (runtime, callable, names, options) = (
                     Arc::clone(&runtime),
                     Arc::clone(&callable),
@@ -157,7 +158,7 @@ impl CodeMode {
                         _ => return Err(Failure::invalid_input("Give the code to run.")),
                     };
                     let span = crate::telemetry::code_run();
-                    let run = execute(&*runtime, &code, callable, &names, &options);
+                    let run = execute(&*runtime, &code, callable, &names, &options, &context);
                     run.instrument(span).await
                 })
             }),
@@ -177,18 +178,14 @@ async fn execute(
     callable: Arc<Toolkit>,
     names: &[String],
     options: &CodeModeOptions,
+    context: &CallContext,
 ) -> Result<Value, Failure> {
-    // The code's calls run on the isolate's thread: each is carried into this run's scope (the
+    // The code's calls run on the isolate's thread: each is carried into this run's context (the
     // host's progress callback) and span.
-    let carried = Carried::current();
+    let carried = Carried::new(context);
     let carrier = carried.clone();
     let call: ToolCall = Arc::new(move |name: String, input: Value| {
-        let callable = Arc::clone(&callable);
-        let called = name.clone();
-        carrier.call(
-            called,
-            Box::pin(async move { callable.call(&name, input).await }),
-        )
+        carrier.call(Arc::clone(&callable), name, input)
     });
     let limits = RunLimits {
         deadline: Instant::now() + options.timeout,

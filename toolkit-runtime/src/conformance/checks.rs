@@ -11,8 +11,9 @@ use serde_json::{Value, json};
 
 use super::{Fixture, State, Subject};
 use crate::{
-    Assembly, BoxFuture, Decision, Failure, JsonObject, Member, Reason, ToolDefinition, ToolSource,
-    ToolSourceError, Toolkit, ToolkitOptions, decode_catalog, encode_catalog,
+    Assembly, BoxFuture, CallContext, Decision, Failure, JsonObject, Member, Reason,
+    ToolDefinition, ToolSource, ToolSourceError, Toolkit, ToolkitOptions, decode_catalog,
+    encode_catalog,
 };
 
 /// How long one check may take before it counts as hung.
@@ -198,7 +199,7 @@ async fn runs_a_tool_by_its_name(fixture: &dyn Fixture) -> Result<(), String> {
     definitions(&subject).await?;
     let answer = subject
         .source
-        .call("echo", input("conformance-echo-7f3a"))
+        .call("echo", input("conformance-echo-7f3a"), &CallContext::new())
         .await
         .map_err(|error| format!("echo failed: {error}"))?;
     if says(&answer, "conformance-echo-7f3a") {
@@ -217,7 +218,7 @@ async fn concurrent_calls(fixture: &dyn Fixture) -> Result<(), String> {
         let source = Arc::clone(&subject.source);
         async move {
             let text = format!("call-{i}-of-many");
-            let answer = source.call("echo", input(&text)).await;
+            let answer = source.call("echo", input(&text), &CallContext::new()).await;
             (text, answer)
         }
     });
@@ -238,7 +239,11 @@ async fn concurrent_calls(fixture: &dyn Fixture) -> Result<(), String> {
 async fn reported_failure(fixture: &dyn Fixture) -> Result<(), String> {
     let subject = fixture.source(State::Working).await?;
     definitions(&subject).await?;
-    match subject.source.call("failing", input("x")).await {
+    match subject
+        .source
+        .call("failing", input("x"), &CallContext::new())
+        .await
+    {
         Ok(answer) => Err(format!("failing answered {answer}")),
         Err(error) => {
             expect_source(&subject, &error)?;
@@ -256,8 +261,13 @@ async fn reported_failure(fixture: &dyn Fixture) -> Result<(), String> {
 async fn unknown_tool(fixture: &dyn Fixture) -> Result<(), String> {
     let subject = fixture.source(State::Working).await?;
     definitions(&subject).await?;
-    let call =
-        AssertUnwindSafe(subject.source.call("no_such_tool_here", input("x"))).catch_unwind();
+    let context = CallContext::new();
+    let call = AssertUnwindSafe(
+        subject
+            .source
+            .call("no_such_tool_here", input("x"), &context),
+    )
+    .catch_unwind();
     match call.await {
         Err(_) => Err("calling a tool the source does not have panicked".to_owned()),
         Ok(Ok(answer)) => Err(format!("a tool the source does not have answered {answer}")),
@@ -276,8 +286,15 @@ async fn unknown_tool(fixture: &dyn Fixture) -> Result<(), String> {
 async fn runs_again(fixture: &dyn Fixture) -> Result<(), String> {
     let subject = fixture.source(State::Working).await?;
     definitions(&subject).await?;
-    let _ = subject.source.call("failing", input("x")).await;
-    match subject.source.call("echo", input("after-failure")).await {
+    let _ = subject
+        .source
+        .call("failing", input("x"), &CallContext::new())
+        .await;
+    match subject
+        .source
+        .call("echo", input("after-failure"), &CallContext::new())
+        .await
+    {
         Ok(answer) if says(&answer, "after-failure") => Ok(()),
         Ok(answer) => Err(format!("echo after a failure answered {answer}")),
         Err(error) => Err(format!("echo after a failure failed: {error}")),
@@ -287,7 +304,8 @@ async fn runs_again(fixture: &dyn Fixture) -> Result<(), String> {
 async fn dropped_call_stops(fixture: &dyn Fixture) -> Result<(), String> {
     let subject = fixture.source(State::Working).await?;
     definitions(&subject).await?;
-    let call = subject.source.call("blocking", input("x"));
+    let context = CallContext::new();
+    let call = subject.source.call("blocking", input("x"), &context);
     if let Ok(answer) = tokio::time::timeout(Duration::from_millis(300), call).await {
         return Err(format!("blocking answered: {answer:?}"));
     }
@@ -343,7 +361,7 @@ async fn refused(
     }
     let called = subject
         .source
-        .call("echo", input("x"))
+        .call("echo", input("x"), &CallContext::new())
         .await
         .map(|a| a.to_string());
     judge("a call", called)
@@ -440,9 +458,10 @@ impl ToolSource for Counting {
         &'a self,
         tool: &'a str,
         input: JsonObject,
+        context: &'a crate::CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
         self.calls.fetch_add(1, Ordering::SeqCst);
-        self.inner.call(tool, input)
+        self.inner.call(tool, input, context)
     }
 }
 

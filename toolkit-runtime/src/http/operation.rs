@@ -128,29 +128,6 @@ impl RequestTemplate {
         });
         self
     }
-
-    /// Checks the template as a source does when it is built: a method that is a token in
-    /// upper case, a path that starts with `/` and has no fragment or dot segment, a `{name}`
-    /// for every path parameter and a path parameter for every `{name}`, header names that are
-    /// names and not the client's or HTTP's own, every property placed once.
-    ///
-    /// # Errors
-    ///
-    /// Every problem, each as a sentence.
-    ///
-    /// # Examples
-    ///
-    /// ```
-    /// use toolkit_runtime::http::{Location, RequestTemplate};
-    ///
-    /// let good = RequestTemplate::new("GET", "/pets/{petId}").parameter("id", Location::Path, "petId");
-    /// assert!(good.check().is_ok());
-    /// let bad = RequestTemplate::new("GET", "/pets/{petId}").parameter("auth", Location::Header, "Authorization");
-    /// assert_eq!(bad.check().unwrap_err().len(), 2);
-    /// ```
-    pub fn check(&self) -> Result<(), Vec<String>> {
-        super::template::CompiledTemplate::new(self).map(drop)
-    }
 }
 
 /// One property of the input and the place of the request it fills.

@@ -457,6 +457,7 @@ impl ToolSource for HttpSource {
         &'a self,
         tool: &'a str,
         input: JsonObject,
+        _context: &'a crate::CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
         Box::pin(async move {
             let Some((_, template)) = self.operations.get(tool) else {

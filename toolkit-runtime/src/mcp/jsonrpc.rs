@@ -67,9 +67,12 @@ pub(crate) enum Incoming {
     Response { id: Value, outcome: Outcome },
     /// A request the server makes of us (see `transport::requests` for how it is answered).
     Request(ServerRequest),
-    /// A notification (progress, logs, list changes), by its method: progress and logs are
-    /// passed on to the host of their call when read.
-    Notification { method: String },
+    /// A notification (progress, logs, list changes), by its method, with its params: progress
+    /// is passed on to the host of the call whose token it names when read.
+    Notification {
+        method: String,
+        params: Option<Value>,
+    },
 }
 
 impl Incoming {
@@ -93,14 +96,13 @@ impl Incoming {
             (Some(method), _) => {
                 // Progress goes to the host of the call whose token it names, whichever
                 // transport read it.
-                // A log goes to the host of the call being read, when the stream read is the
-                // call's own (a reader of its own, as stdio's, has no call in scope).
-                match method.as_str() {
-                    "notifications/progress" => crate::progress::deliver(object.get("params")),
-                    "notifications/message" => crate::progress::logged(object.get("params")),
-                    _ => {}
+                if method == "notifications/progress" {
+                    crate::progress::deliver(object.get("params"));
                 }
-                Some(Self::Notification { method })
+                Some(Self::Notification {
+                    method,
+                    params: object.remove("params"),
+                })
             }
             (None, Some(id)) => {
                 if let Some(error) = object.get("error") {

@@ -85,8 +85,9 @@ impl ToolSource for SnapshotSource {
         &'a self,
         tool: &'a str,
         input: JsonObject,
+        context: &'a crate::CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
-        self.mcp.call(tool, input)
+        self.mcp.call(tool, input, context)
     }
 }
 

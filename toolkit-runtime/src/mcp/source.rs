@@ -15,8 +15,11 @@ use super::transport::stdio::Stdio;
 use super::transport::streamable_http::StreamableHttp;
 use super::transport::{Fault, Reply, Request, Transport};
 use super::{McpHttpClient, McpOptions, StdioCommand};
+use crate::context::Written;
 use crate::telemetry;
-use crate::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
+use crate::{
+    BoxFuture, CallContext, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError,
+};
 
 /// An MCP server as a tool source: it lists the server's tools with `tools/list` and runs them
 /// with `tools/call`, and does nothing else of MCP.
@@ -324,7 +327,12 @@ impl Mcp {
 
     /// Runs a call within the timeout, which each report of progress from the server starts
     /// anew, up to [`McpOptions::max_call_time`].
-    async fn call_bounded(&self, tool: &str, input: JsonObject) -> Result<Value, ToolSourceError> {
+    async fn call_bounded(
+        &self,
+        tool: &str,
+        input: JsonObject,
+        context: &CallContext,
+    ) -> Result<Value, ToolSourceError> {
         let timeout = self.options.timeout;
         let extends = self.options.max_call_time > timeout;
         let heard = Arc::new(tokio::sync::Notify::new());
@@ -333,8 +341,12 @@ impl Mcp {
             Arc::new(move || heard.notify_one()) as crate::progress::Heard
         });
         // Progress is asked for when the host of the call wants it, or to keep the call alive.
-        let progress = crate::progress::Registration::for_current_call(told);
-        let work = self.call_now(tool, input, progress.as_ref());
+        let progress = crate::progress::Registration::new(
+            context.progress_sink().cloned(),
+            context.tool().unwrap_or_default(),
+            told,
+        );
+        let work = self.call_now(tool, input, context, progress.as_ref());
         tokio::pin!(work);
         let started = tokio::time::Instant::now();
         let hard = started + self.options.max_call_time.max(timeout);
@@ -363,6 +375,7 @@ impl Mcp {
         &self,
         tool: &str,
         input: JsonObject,
+        context: &CallContext,
         progress: Option<&crate::progress::Registration>,
     ) -> Result<Value, ToolSourceError> {
         let mut param_headers = headers::param_headers(&self.marks_of(tool), &input);
@@ -370,8 +383,7 @@ impl Mcp {
         let mut rounds = 0;
         let mut listed_again = false;
         // A server serving this call passes the result on as written.
-        #[cfg(feature = "serve")]
-        let written = crate::serve::Written::in_scope();
+        let written = context.extension::<Arc<Written>>();
         loop {
             let mut params = Map::new();
             params.insert("name".into(), json!(tool));
@@ -387,6 +399,7 @@ impl Mcp {
                 params,
                 name: Some(tool.to_owned()),
                 param_headers: param_headers.clone(),
+                context: context.clone(),
             };
             let reply = self
                 .send(request)
@@ -425,10 +438,8 @@ impl Mcp {
                 }
                 Err(error) => return Err(self.error(call_error(&error))),
             };
-            #[cfg(feature = "serve")]
-            let as_written = written.as_ref().map(|_| result.clone());
+            let as_written = written.map(|_| result.clone());
             let called = results::called(result);
-            #[cfg(feature = "serve")]
             if let (Some(written), Some(as_written)) = (&written, as_written) {
                 match &called {
                     Called::Answer(answer) => written.leave(as_written, Ok(answer.clone())),
@@ -563,7 +574,8 @@ impl ToolSource for Mcp {
         &'a self,
         tool: &'a str,
         input: JsonObject,
+        context: &'a CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
-        Box::pin(self.call_bounded(tool, input))
+        Box::pin(self.call_bounded(tool, input, context))
     }
 }

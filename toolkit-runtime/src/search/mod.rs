@@ -43,8 +43,7 @@ pub use semantic::MeaningModel;
 #[cfg(feature = "search-embeddings")]
 pub use static_embedder::StaticEmbedder;
 
-use crate::context;
-use crate::{Approval, Failure, JsonObject, Tool, ToolDefinition, Toolkit};
+use crate::{Approval, CallContext, Failure, JsonObject, Tool, ToolDefinition, Toolkit};
 
 /// The most tools one search returns, whatever it asks for.
 pub const MAX_SEARCH_LIMIT: usize = 20;
@@ -95,7 +94,7 @@ impl ToolSearch {
             Tool::new(
                 search_definition(default_limit),
                 Approval::Never,
-                Arc::new(move |input: JsonObject| {
+                Arc::new(move |input: JsonObject, _| {
                     let answer = search(&presented, &index, &input, default_limit);
                     Box::pin(async move { answer })
                 }),
@@ -117,7 +116,7 @@ impl ToolSearch {
                         .get(name)
                         .is_some_and(|tool| tool.approval().is_required(arguments))
                 })),
-                Arc::new(move |mut input: JsonObject| {
+                Arc::new(move |mut input: JsonObject, context: CallContext| {
                     let presented = Arc::clone(&runner);
                     Box::pin(async move {
                         let name = match input.remove("name") {
@@ -127,12 +126,7 @@ impl ToolSearch {
                         let arguments = input.remove("input").unwrap_or_else(|| json!({}));
                         // A model's call (with the host's context) asks about the called tool;
                         // a host's own call asks no one.
-                        match context::current() {
-                            Some(scope) => {
-                                presented.call_with(&name, arguments, &scope.context).await
-                            }
-                            None => presented.call(&name, arguments).await,
-                        }
+                        presented.call_with(&name, arguments, &context).await
                     })
                 }),
             )

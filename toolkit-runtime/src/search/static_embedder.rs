@@ -8,8 +8,8 @@ use std::path::Path;
 use candle_core::{DType, Device, Tensor};
 
 use super::embedder::{Embedder, EmbedderError, scale_to_unit};
-use super::index::is_common;
 use super::wordpiece::WordPiece;
+use super::words::is_common;
 
 /// How many of the vectors' main directions distilling takes out (of 3, 5, 7, 10 and 20, five
 /// ranked best on MetaTool's development half: `examples/search_eval.rs`).

@@ -19,9 +19,9 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use super::failure::{Remediation, echo, message};
-use super::relay::Relay;
+use super::relay::ClientRelay;
 use super::served::ServedToolkit;
-use super::written::Written;
+use crate::context::{Relay, Written};
 use crate::{ApprovalRequest, CallContext, Failure, JsonObject, Progress, Verdict};
 
 /// What a server says of itself.
@@ -114,7 +114,11 @@ impl ServerHandler for Handler {
         // What an upstream asks while the call runs goes to this client, until the call ends.
         let stop = context.ct.child_token();
         let _stop_when_done = stop.clone().drop_guard();
-        let relay = Arc::new(Relay::new(context.peer.clone(), context.id.clone(), stop));
+        let relay: Arc<dyn Relay> = Arc::new(ClientRelay::new(
+            context.peer.clone(),
+            context.id.clone(),
+            stop,
+        ));
         let call_context = self.call_context(sender, Arc::clone(&written), relay);
         // A call the client cancels (`notifications/cancelled`, or an HTTP request it dropped)
         // stops: its future is dropped, which stops the tool's work.
@@ -210,17 +214,18 @@ impl Handler {
         &self,
         progress: tokio::sync::mpsc::UnboundedSender<Progress>,
         written: Arc<Written>,
-        relay: Arc<Relay>,
+        relay: Arc<dyn Relay>,
     ) -> CallContext {
-        let mut context = match &self.approval {
+        let context = match &self.approval {
             Some(approval) => approval.clone(),
             None => CallContext::new().approver(|_: ApprovalRequest| async { Verdict::Approve }),
         };
-        context.written = Some(written);
-        context.relay = Some(relay);
-        context.progress(move |event| {
-            let _ = progress.send(event);
-        })
+        context
+            .with_extension(written)
+            .with_extension(relay)
+            .progress(move |event| {
+                let _ = progress.send(event);
+            })
     }
 
     /// Tells the client of one event of a call: progress when it gave a token, a log when its

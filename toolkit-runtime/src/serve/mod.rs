@@ -56,14 +56,10 @@ pub mod stdin_guard;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod transport;
-mod written;
 
 pub use error::ServeError;
 pub use guard::run_guarded;
-#[cfg_attr(not(feature = "mcp"), allow(unused_imports))]
-pub(crate) use relay::{Relay, Relayed};
 pub use served::ServedToolkit;
 pub use server::{HttpOptions, MCP_PATH, McpServer, bind_loopback};
 /// Cancels a server's HTTP sessions ([`McpServer::router`]); re-exported from `tokio-util`.
 pub use tokio_util::sync::CancellationToken;
-pub(crate) use written::Written;

@@ -1,18 +1,15 @@
-//! What an upstream MCP server asks while a served call runs it — `sampling/createMessage`,
-//! `elicitation/create` — passed on to the client of that call: [`Relay`].
+//! The relay of a served call to its client over rmcp: [`ClientRelay`], the server's
+//! [`Relay`](crate::context::Relay).
 //!
-//! A served call puts a [`Relay`] in its [`CallContext`](crate::CallContext); an MCP source whose
-//! options say so (`McpOptions::relay`) declares both capabilities to its server, and passes each
-//! such request the server makes on the call's own stream to the relay (one it makes on a stream
-//! of no call — a session's standalone stream, stdio — to the relay of the one served call in
-//! flight on that source, if only one is), which sends it to the client that made the call (on
-//! that call's stream) and gives back the client's answer as the client wrote it. A client that did not declare the capability is not asked: the source answers
-//! as for a client without it. The relay stops when the call ends (answered, cancelled or
-//! dropped): a question still open is cancelled at the client and left unanswered upstream, whose
-//! call is cancelled too.
-
-// Only an MCP source asks a relay anything.
-#![cfg_attr(not(feature = "mcp"), allow(dead_code))]
+//! A served call puts its [`ClientRelay`] in its [`CallContext`](crate::CallContext); an MCP
+//! source whose options say so (`McpOptions::relay`) declares the capabilities to its server, and
+//! passes each request the server makes on the call's own stream to the relay (one it makes on a
+//! stream of no call — a session's standalone stream, stdio — to the relay of the one served call
+//! in flight on that source, if only one is), which sends it to the client that made the call (on
+//! that call's stream) and gives back the client's answer as the client wrote it. A client that
+//! did not declare the capability is not asked: the source answers as for a client without it.
+//! The relay stops when the call ends (answered, cancelled or dropped): a question still open is
+//! cancelled at the client and left unanswered upstream, whose call is cancelled too.
 
 use rmcp::model::{CustomRequest, GetExtensions as _, RequestId, ServerRequest};
 use rmcp::service::{OriginatingRequestId, PeerRequestOptions};
@@ -20,14 +17,12 @@ use rmcp::{Peer, RoleServer};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-/// The method of a sampling request.
-pub(crate) const SAMPLING_CREATE: &str = "sampling/createMessage";
-/// The method of an elicitation.
-pub(crate) const ELICITATION_CREATE: &str = "elicitation/create";
+use crate::BoxFuture;
+use crate::context::{ELICITATION_CREATE, Relay, Relayed, SAMPLING_CREATE};
 
 /// One served call's way to its client.
 #[derive(Debug)]
-pub(crate) struct Relay {
+pub(crate) struct ClientRelay {
     peer: Peer<RoleServer>,
     /// The client's request of the call: what is asked rides its stream.
     call: RequestId,
@@ -37,18 +32,7 @@ pub(crate) struct Relay {
     elicitation: bool,
 }
 
-/// What became of a request relayed.
-#[derive(Debug, PartialEq)]
-pub(crate) enum Relayed {
-    /// The client's result, as it wrote it.
-    Answer(Value),
-    /// The client's JSON-RPC error, as it wrote it (`{code, message, data?}`).
-    Refused(Value),
-    /// The call ended (or the client went away) before the client answered.
-    Stopped,
-}
-
-impl Relay {
+impl ClientRelay {
     /// The relay of the call `call` of the client behind `peer`, stopped by `stop`.
     pub(crate) fn new(peer: Peer<RoleServer>, call: RequestId, stop: CancellationToken) -> Self {
         let capabilities = peer.peer_info().map(|info| info.capabilities.clone());
@@ -67,24 +51,9 @@ impl Relay {
         }
     }
 
-    /// The relay of the call in scope, when a server serves it.
-    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
-    pub(crate) fn in_scope() -> Option<std::sync::Arc<Self>> {
-        crate::context::current()?.context.relay.clone()
-    }
-
-    /// Whether the call's client declared the capability that `method` needs.
-    pub(crate) fn takes(&self, method: &str) -> bool {
-        match method {
-            SAMPLING_CREATE => self.sampling,
-            ELICITATION_CREATE => self.elicitation,
-            _ => false,
-        }
-    }
-
     /// Sends `method` with `params` to the call's client and waits for its answer, or for the
     /// call to end.
-    pub(crate) async fn ask(&self, method: &str, params: Option<Value>) -> Relayed {
+    async fn asked(&self, method: &str, params: Option<Value>) -> Relayed {
         let mut request = CustomRequest::new(method, params);
         // On the stream of the call that asked, also from a task that is not the handler's.
         request
@@ -119,6 +88,20 @@ impl Relay {
                 Err(error) => refused(&error),
             },
         }
+    }
+}
+
+impl Relay for ClientRelay {
+    fn takes(&self, method: &str) -> bool {
+        match method {
+            SAMPLING_CREATE => self.sampling,
+            ELICITATION_CREATE => self.elicitation,
+            _ => false,
+        }
+    }
+
+    fn ask<'a>(&'a self, method: &'a str, params: Option<Value>) -> BoxFuture<'a, Relayed> {
+        Box::pin(self.asked(method, params))
     }
 }
 

@@ -129,7 +129,8 @@ impl __tk::ToolSource for Conformance {
         &'a self,
         tool: &'a str,
         input: __tk::JsonObject,
+        context: &'a __tk::CallContext,
     ) -> __tk::BoxFuture<'a, __tk::Result<__tk::serde_json::Value>> {
-        __tk::ToolSource::call(&self.0, tool, input)
+        __tk::ToolSource::call(&self.0, tool, input, context)
     }
 }

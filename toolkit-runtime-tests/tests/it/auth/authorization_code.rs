@@ -79,7 +79,10 @@ async fn auth_code_a_users_authorization_is_got_kept_and_refreshed() {
         .scopes(["read"])
         .store(MemoryStore::new());
     let source = source(&base, user);
-    let answer = source.call("list", rpc()).await.unwrap();
+    let answer = source
+        .call("list", rpc(), &toolkit_runtime::CallContext::new())
+        .await
+        .unwrap();
     assert_eq!(answer["result"]["tools"][0]["name"], "echo", "{answer}");
     assert_eq!(servers.seen("/authorize").len(), 1);
     // The code exchanged with its PKCE verifier, for the public client.
@@ -89,7 +92,10 @@ async fn auth_code_a_users_authorization_is_got_kept_and_refreshed() {
     assert!(exchanged[0].body.contains("client_id=app-1"));
 
     // The token expires within the margin: refreshed, not authorized again.
-    source.call("list", rpc()).await.unwrap();
+    source
+        .call("list", rpc(), &toolkit_runtime::CallContext::new())
+        .await
+        .unwrap();
     assert_eq!(servers.seen("/authorize").len(), 1);
     let tokens = servers.seen("/token");
     assert_eq!(tokens.len(), 2);
@@ -110,8 +116,14 @@ async fn auth_code_open_id_connect_discovers_its_endpoints() {
     )
     .unwrap();
     let source = source(&base, user);
-    source.call("list", rpc()).await.unwrap();
-    source.call("list", rpc()).await.unwrap();
+    source
+        .call("list", rpc(), &toolkit_runtime::CallContext::new())
+        .await
+        .unwrap();
+    source
+        .call("list", rpc(), &toolkit_runtime::CallContext::new())
+        .await
+        .unwrap();
     assert_eq!(
         servers
             .seen("/.well-known/oauth-authorization-server")
@@ -140,7 +152,10 @@ async fn auth_code_a_redirect_with_another_state_is_an_authentication_failure() 
         Headless,
     )
     .unwrap();
-    let error = source(&base, user).call("list", rpc()).await.unwrap_err();
+    let error = source(&base, user)
+        .call("list", rpc(), &toolkit_runtime::CallContext::new())
+        .await
+        .unwrap_err();
     assert!(
         matches!(error.reason, Reason::Authentication { .. }),
         "{error:?}"

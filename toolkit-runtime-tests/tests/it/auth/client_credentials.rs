@@ -122,8 +122,22 @@ async fn auth_client_credentials_tokens_are_fetched_kept_and_fetched_again() {
         .unwrap();
 
     // Fetched once, then kept.
-    source.call("read", object(json!({}))).await.unwrap();
-    source.call("read", object(json!({}))).await.unwrap();
+    source
+        .call(
+            "read",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap();
+    source
+        .call(
+            "read",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap();
     {
         let issuer = issuer.lock().unwrap();
         assert_eq!(issuer.issued, 1);
@@ -144,7 +158,14 @@ async fn auth_client_credentials_tokens_are_fetched_kept_and_fetched_again() {
         .send()
         .await
         .unwrap();
-    source.call("read", object(json!({}))).await.unwrap();
+    source
+        .call(
+            "read",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap();
     assert_eq!(issuer.lock().unwrap().issued, 2);
 
     // A token about to expire is fetched again before it is sent.
@@ -154,9 +175,23 @@ async fn auth_client_credentials_tokens_are_fetched_kept_and_fetched_again() {
         .send()
         .await
         .unwrap();
-    source.call("read", object(json!({}))).await.unwrap();
+    source
+        .call(
+            "read",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap();
     assert_eq!(issuer.lock().unwrap().issued, 3);
-    source.call("read", object(json!({}))).await.unwrap();
+    source
+        .call(
+            "read",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap();
     assert_eq!(
         issuer.lock().unwrap().issued,
         4,
@@ -192,7 +227,14 @@ async fn auth_client_credentials_tokens_are_fetched_kept_and_fetched_again() {
         )
         .build()
         .unwrap();
-    let error = source.call("read", object(json!({}))).await.unwrap_err();
+    let error = source
+        .call(
+            "read",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap_err();
     assert!(
         matches!(error.reason, Reason::Authentication { .. }),
         "{error:?}"

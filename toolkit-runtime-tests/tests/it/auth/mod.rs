@@ -81,7 +81,13 @@ async fn auth_a_good_server_is_authorized_once_and_its_token_used() {
     let oauth = client(&servers, Headless);
     let mcp = source(&servers, oauth.clone());
     assert_eq!(mcp.discover().await.unwrap().len(), 1);
-    mcp.call("echo", object(json!({}))).await.unwrap();
+    mcp.call(
+        "echo",
+        object(json!({})),
+        &toolkit_runtime::CallContext::new(),
+    )
+    .await
+    .unwrap();
     assert_eq!(servers.issued(), 1);
     assert_eq!(servers.seen("/register").len(), 1);
     // client_secret_post as the server lists: the secret in the body, no Basic header.
@@ -269,7 +275,13 @@ async fn auth_a_token_expiring_mid_use_is_refreshed_or_authorized_again() {
     let mcp = source(&servers, oauth);
     mcp.discover().await.unwrap();
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    mcp.call("echo", object(json!({}))).await.unwrap();
+    mcp.call(
+        "echo",
+        object(json!({})),
+        &toolkit_runtime::CallContext::new(),
+    )
+    .await
+    .unwrap();
     let grants: Vec<String> = servers
         .seen("/token")
         .iter()
@@ -294,7 +306,13 @@ async fn auth_a_token_expiring_mid_use_is_refreshed_or_authorized_again() {
     let mcp = source(&servers, client(&servers, Headless));
     mcp.discover().await.unwrap();
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    mcp.call("echo", object(json!({}))).await.unwrap();
+    mcp.call(
+        "echo",
+        object(json!({})),
+        &toolkit_runtime::CallContext::new(),
+    )
+    .await
+    .unwrap();
     assert_eq!(servers.seen("/authorize").len(), 2);
 
     // A refresh the server fails: unavailable.
@@ -309,7 +327,13 @@ async fn auth_a_token_expiring_mid_use_is_refreshed_or_authorized_again() {
     mcp.discover().await.unwrap();
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_clean(
-        &mcp.call("echo", object(json!({}))).await.unwrap_err(),
+        &mcp.call(
+            "echo",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap_err(),
         false,
     );
 }

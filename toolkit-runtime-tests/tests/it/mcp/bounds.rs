@@ -79,7 +79,10 @@ async fn mcp_bounds_a_stateless_server_gets_no_answer_to_a_request() {
     .await;
     let source = http(&server.url);
     assert_eq!(
-        source.call("t", object(json!({}))).await.unwrap(),
+        source
+            .call("t", object(json!({})), &toolkit_runtime::CallContext::new())
+            .await
+            .unwrap(),
         json!([])
     );
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -119,7 +122,10 @@ async fn mcp_bounds_answers_to_a_servers_requests_in_flight_are_bounded() {
     .await;
     let source = http(&server.url);
     assert_eq!(
-        source.call("t", object(json!({}))).await.unwrap(),
+        source
+            .call("t", object(json!({})), &toolkit_runtime::CallContext::new())
+            .await
+            .unwrap(),
         json!([])
     );
     assert!(

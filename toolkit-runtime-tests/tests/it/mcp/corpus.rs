@@ -87,7 +87,11 @@ async fn mcp_corpus_real_tool_listings_come_through_whole() {
             tool["description"].as_str()
         );
         let answer = source
-            .call(definition.name(), object(json!({})))
+            .call(
+                definition.name(),
+                object(json!({})),
+                &toolkit_runtime::CallContext::new(),
+            )
             .await
             .unwrap();
         assert_eq!(answer["name"], definition.name());

@@ -35,7 +35,11 @@ async fn elicitations_reach_the_hosts_callback_on_either_stream() {
         Mcp::http_with_options("up", upstream.url("/mcp"), reqwest::Client::new(), options);
     // Asked on the session's standalone stream, unrelated to the call.
     let answer = source
-        .call("test_client_elicitation_defaults", object(json!({})))
+        .call(
+            "test_client_elicitation_defaults",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     let said = text(&answer);
@@ -44,7 +48,11 @@ async fn elicitations_reach_the_hosts_callback_on_either_stream() {
     assert!(said.contains(r#""verified":true"#), "{said}");
     // Asked on the call's own stream.
     let answer = source
-        .call("test_elicitation_sep1034_defaults", object(json!({})))
+        .call(
+            "test_elicitation_sep1034_defaults",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     let said = text(&answer);
@@ -70,6 +78,7 @@ async fn a_host_without_a_callback_declines_at_once() {
             .call(
                 tool,
                 object(json!({"message": "Please provide your information"})),
+                &toolkit_runtime::CallContext::new(),
             )
             .await
             .unwrap();
@@ -78,7 +87,11 @@ async fn a_host_without_a_callback_declines_at_once() {
     }
     // Sampling is no capability of the source: refused, which the tool reports as its failure.
     let refused = source
-        .call("test_sampling", object(json!({"prompt": "hi"})))
+        .call(
+            "test_sampling",
+            object(json!({"prompt": "hi"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap_err();
     assert!(

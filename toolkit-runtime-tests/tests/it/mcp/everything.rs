@@ -38,17 +38,29 @@ async fn lists_and_calls(source: &Mcp) {
     assert_eq!(echo.annotations.read_only, Some(true));
     assert_eq!(echo.annotations.title.as_deref(), Some("Echo Tool"));
     let answer = source
-        .call("echo", object(json!({"message": "hi"})))
+        .call(
+            "echo",
+            object(json!({"message": "hi"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer, json!([{"type": "text", "text": "Echo: hi"}]));
     let sum = source
-        .call("get-sum", object(json!({"a": 2, "b": 3})))
+        .call(
+            "get-sum",
+            object(json!({"a": 2, "b": 3})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert!(sum.to_string().contains('5'), "{sum}");
     let bad = source
-        .call("echo", object(json!({"message": 5})))
+        .call(
+            "echo",
+            object(json!({"message": 5})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap_err();
     assert!(
@@ -81,7 +93,11 @@ async fn mcp_everything_streamable_http_session() {
     tokio::time::sleep(Duration::from_millis(100)).await;
     let _again = start("streamableHttp", port).await;
     let answer = source
-        .call("echo", object(json!({"message": "again"})))
+        .call(
+            "echo",
+            object(json!({"message": "again"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer[0]["text"], "Echo: again");

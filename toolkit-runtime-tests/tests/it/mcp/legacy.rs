@@ -89,7 +89,10 @@ async fn mcp_legacy_sse_lists_and_calls_through_the_endpoint() {
         quick(),
     );
     assert_eq!(source.discover().await.unwrap().len(), 1);
-    let answer = source.call("t", object(json!({}))).await.unwrap();
+    let answer = source
+        .call("t", object(json!({})), &toolkit_runtime::CallContext::new())
+        .await
+        .unwrap();
     assert_eq!(answer[0]["text"], "over sse");
     let snapshot = source.snapshot().await.unwrap();
     assert_eq!(snapshot["protocolVersion"], "2024-11-05");
@@ -137,7 +140,10 @@ async fn mcp_legacy_sse_an_event_past_the_cap_fails_the_call() {
         options,
     );
     source.discover().await.unwrap();
-    let failed = source.call("t", object(json!({}))).await.unwrap_err();
+    let failed = source
+        .call("t", object(json!({})), &toolkit_runtime::CallContext::new())
+        .await
+        .unwrap_err();
     assert!(
         matches!(failed.reason, Reason::CallFailed { .. }),
         "{failed}"
@@ -170,7 +176,9 @@ async fn mcp_legacy_sse_the_cap_is_per_event_whatever_ends_the_events() {
         );
         // 20 answers of 10 KiB: 200 KiB on one stream, each event well under the 64 KiB cap.
         for n in 0..20 {
-            let answer = source.call("t", object(json!({}))).await;
+            let answer = source
+                .call("t", object(json!({})), &toolkit_runtime::CallContext::new())
+                .await;
             assert!(answer.is_ok(), "{blank:?}, call {n}: {answer:?}");
         }
         // Only one stream was opened: no call failed and reconnected on the way.

@@ -29,7 +29,11 @@ async fn mcp_streamable_http_hears_tools_list_changed() {
             .is_err()
     );
     source
-        .call("test_tools_changed", object(json!({})))
+        .call(
+            "test_tools_changed",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     let woke = tokio::time::timeout(Duration::from_secs(10), heard.changed())

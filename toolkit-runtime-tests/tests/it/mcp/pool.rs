@@ -72,7 +72,14 @@ async fn mcp_calls_in_a_row_share_one_connection() {
     let source = http(&url);
     source.discover().await.unwrap();
     for _ in 0..5 {
-        source.call("t", serde_json::Map::new()).await.unwrap();
+        source
+            .call(
+                "t",
+                serde_json::Map::new(),
+                &toolkit_runtime::CallContext::new(),
+            )
+            .await
+            .unwrap();
         // Time for the stream's end to come (a closed connection would not be taken again).
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

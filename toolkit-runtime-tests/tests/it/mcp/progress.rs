@@ -92,7 +92,11 @@ async fn mcp_progress_reaches_the_host_that_asked_for_it() {
         let unextended =
             Mcp::http_with_options("peer", server.url.clone(), reqwest::Client::new(), options);
         let answer = unextended
-            .call("progressing", serde_json::Map::new())
+            .call(
+                "progressing",
+                serde_json::Map::new(),
+                &toolkit_runtime::CallContext::new(),
+            )
             .await
             .unwrap();
         assert_eq!(
@@ -121,7 +125,13 @@ fn mcp_spans_name_the_transport_and_revision_and_nothing_secret() {
         assert!(answer.is_ok(), "{answer:?}");
         let missing = toolkit.call("nope", Value::Null).await;
         assert!(missing.is_err());
-        let _ = source.call("nope", serde_json::Map::new()).await;
+        let _ = source
+            .call(
+                "nope",
+                serde_json::Map::new(),
+                &toolkit_runtime::CallContext::new(),
+            )
+            .await;
     });
     let discovered = spans.named("discover");
     assert_eq!(discovered.len(), 1, "{:?}", spans.all());
@@ -195,6 +205,7 @@ async fn mcp_progress_keeps_a_call_alive_past_its_timeout() {
                     .as_object()
                     .cloned()
                     .unwrap(),
+                &toolkit_runtime::CallContext::new(),
             )
             .await
             .unwrap();
@@ -224,6 +235,7 @@ async fn mcp_without_progress_a_call_times_out() {
                 .as_object()
                 .cloned()
                 .unwrap(),
+            &toolkit_runtime::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -253,6 +265,7 @@ async fn mcp_progress_keeps_a_call_alive_up_to_the_hard_maximum() {
                 .as_object()
                 .cloned()
                 .unwrap(),
+            &toolkit_runtime::CallContext::new(),
         )
         .await
         .unwrap_err();

@@ -63,7 +63,14 @@ async fn mcp_redirects_an_answer_from_another_origin_is_never_read() {
         matches!(failed.reason, Reason::InvalidResponse { .. }),
         "{failed}"
     );
-    let failed = source.call("stolen", object(json!({}))).await.unwrap_err();
+    let failed = source
+        .call(
+            "stolen",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap_err();
     assert!(!failed.model_message().contains("elsewhere"), "{failed}");
     // Negotiation stopped at the first redirected answer: no initialize, no old transport.
     assert!(server.seen_method("initialize").is_empty());
@@ -88,7 +95,16 @@ async fn mcp_redirects_the_recommended_client_sends_nothing_elsewhere() {
         .unwrap();
     let source = Mcp::http_with_options("peer", server.url.clone(), client, quick());
     assert!(source.discover().await.is_err());
-    assert!(source.call("stolen", object(json!({}))).await.is_err());
+    assert!(
+        source
+            .call(
+                "stolen",
+                object(json!({})),
+                &toolkit_runtime::CallContext::new()
+            )
+            .await
+            .is_err()
+    );
     assert!(other.seen().is_empty(), "{:?}", other.seen());
 }
 

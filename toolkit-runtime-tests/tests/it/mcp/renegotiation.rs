@@ -15,7 +15,9 @@ use super::scripted::*;
 use crate::support::object;
 
 async fn call_t(source: &Mcp) -> Result<Value, ToolSourceError> {
-    source.call("t", object(json!({}))).await
+    source
+        .call("t", object(json!({})), &toolkit_runtime::CallContext::new())
+        .await
 }
 
 /// The answer of a session server (the TypeScript SDK's) to a request without its session.

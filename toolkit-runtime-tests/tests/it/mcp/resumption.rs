@@ -93,7 +93,11 @@ async fn mcp_resumption_a_stream_closed_before_its_answer_is_resumed_by_get() {
     let server = closing_streams(OnGet::Answer, false).await;
     let source = http(&server.url);
     let answer = source
-        .call("test_reconnection", object(json!({})))
+        .call(
+            "test_reconnection",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(
@@ -135,7 +139,11 @@ async fn mcp_resumption_a_stream_closed_before_its_answer_is_resumed_by_get() {
 async fn mcp_resumption_a_refused_get_is_unavailable() {
     let server = closing_streams(OnGet::Refuse, false).await;
     let failed = http(&server.url)
-        .call("test_reconnection", object(json!({})))
+        .call(
+            "test_reconnection",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap_err();
     assert!(
@@ -157,7 +165,11 @@ async fn mcp_resumption_a_refused_get_is_unavailable() {
 async fn mcp_resumption_the_stateless_revision_resumes_nothing() {
     let server = closing_streams(OnGet::Answer, true).await;
     let failed = http(&server.url)
-        .call("test_reconnection", object(json!({})))
+        .call(
+            "test_reconnection",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap_err();
     assert!(
@@ -197,7 +209,7 @@ async fn never_answering(retry: Option<u64>) -> Scripted {
 async fn mcp_resumption_a_stream_is_resumed_five_times_at_most() {
     let server = never_answering(Some(20)).await;
     let failed = http(&server.url)
-        .call("t", object(json!({})))
+        .call("t", object(json!({})), &toolkit_runtime::CallContext::new())
         .await
         .unwrap_err();
     assert!(
@@ -226,7 +238,8 @@ async fn mcp_resumption_a_stream_is_resumed_five_times_at_most() {
 async fn mcp_resumption_without_retry_waits_a_second() {
     let server = never_answering(None).await;
     let source = http(&server.url);
-    let call = source.call("t", object(json!({})));
+    let context = toolkit_runtime::CallContext::new();
+    let call = source.call("t", object(json!({})), &context);
     // The call goes on resuming; only the first GET is waited for here.
     let _ = tokio::time::timeout(Duration::from_millis(1500), call).await;
     let seen = server.seen();

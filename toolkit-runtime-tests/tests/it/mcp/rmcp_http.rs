@@ -39,14 +39,32 @@ async fn mcp_rmcp_stateless_lists_and_calls() {
     assert_eq!(snapshot["tools"].as_array().unwrap().len(), 5);
 
     let answer = source
-        .call("echo", object(json!({"text": "hi"})))
+        .call(
+            "echo",
+            object(json!({"text": "hi"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer, json!([{"type": "text", "text": "hi"}]));
-    let structured = source.call("structured", object(json!({}))).await.unwrap();
+    let structured = source
+        .call(
+            "structured",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap();
     assert_eq!(structured["answer"], 42);
 
-    let failed = source.call("failing", object(json!({}))).await.unwrap_err();
+    let failed = source
+        .call(
+            "failing",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap_err();
     assert_eq!(failed.source, "peer");
     assert_eq!(
         failed.reason,
@@ -54,7 +72,14 @@ async fn mcp_rmcp_stateless_lists_and_calls() {
     );
     assert_eq!(failed.model_message(), "the tool failed on purpose");
 
-    let missing = source.call("nope", object(json!({}))).await.unwrap_err();
+    let missing = source
+        .call(
+            "nope",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap_err();
     assert!(
         matches!(missing.reason, Reason::NotFound { .. }),
         "{missing}"
@@ -62,7 +87,11 @@ async fn mcp_rmcp_stateless_lists_and_calls() {
     // A failure does not stop the source: it runs tools again after one.
     assert!(
         source
-            .call("echo", object(json!({"text": "again"})))
+            .call(
+                "echo",
+                object(json!({"text": "again"})),
+                &toolkit_runtime::CallContext::new()
+            )
             .await
             .is_ok()
     );
@@ -75,7 +104,11 @@ async fn mcp_rmcp_stateless_sends_marked_parameters_as_headers() {
     source.discover().await.unwrap();
     // rmcp refuses (-32020) a call whose Mcp-Param-* headers are missing or differ.
     let answer = source
-        .call("region", object(json!({"region": "Zürich", "count": 3})))
+        .call(
+            "region",
+            object(json!({"region": "Zürich", "count": 3})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer["arguments"]["region"], "Zürich");
@@ -88,7 +121,11 @@ async fn mcp_rmcp_a_call_before_any_listing_learns_the_marks_from_the_refusal() 
     let server = serve(peer, false, false).await;
     let source = http(&server.url);
     let answer = source
-        .call("region", object(json!({"region": " eu-west "})))
+        .call(
+            "region",
+            object(json!({"region": " eu-west "})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer["arguments"]["region"], " eu-west ");
@@ -121,7 +158,11 @@ async fn mcp_rmcp_sessions_in_every_revision() {
         // Marks do not count in a session: the tool is listed as it is, and called without them.
         assert_eq!(source.discover().await.unwrap().len(), 5);
         let answer = source
-            .call("echo", object(json!({"text": "hi"})))
+            .call(
+                "echo",
+                object(json!({"text": "hi"})),
+                &toolkit_runtime::CallContext::new(),
+            )
             .await
             .unwrap();
         assert_eq!(
@@ -130,11 +171,22 @@ async fn mcp_rmcp_sessions_in_every_revision() {
             "{versions:?}"
         );
         let answer = source
-            .call("region", object(json!({"region": "x"})))
+            .call(
+                "region",
+                object(json!({"region": "x"})),
+                &toolkit_runtime::CallContext::new(),
+            )
             .await
             .unwrap();
         assert_eq!(answer["arguments"]["region"], "x");
-        let failed = source.call("failing", object(json!({}))).await.unwrap_err();
+        let failed = source
+            .call(
+                "failing",
+                object(json!({})),
+                &toolkit_runtime::CallContext::new(),
+            )
+            .await
+            .unwrap_err();
         assert!(matches!(failed.reason, Reason::CallFailed { .. }));
         source.close().await;
     }
@@ -176,7 +228,11 @@ async fn mcp_rmcp_two_hundred_concurrent_calls_each_get_their_own_answer() {
             async move {
                 let text = format!("call {i}");
                 let answer = source
-                    .call("echo", object(json!({"text": text})))
+                    .call(
+                        "echo",
+                        object(json!({"text": text})),
+                        &toolkit_runtime::CallContext::new(),
+                    )
                     .await
                     .unwrap();
                 assert_eq!(answer[0]["text"], text);
@@ -194,7 +250,8 @@ async fn mcp_rmcp_a_dropped_call_is_seen_closed_by_the_server() {
         let server = serve(peer, sessions, false).await;
         let source = http(&server.url);
         source.discover().await.unwrap();
-        let call = source.call("blocking", object(json!({})));
+        let context = toolkit_runtime::CallContext::new();
+        let call = source.call("blocking", object(json!({})), &context);
         assert!(
             tokio::time::timeout(Duration::from_millis(300), call)
                 .await
@@ -223,7 +280,11 @@ async fn mcp_rmcp_a_call_past_the_timeout_is_unavailable() {
     let source =
         Mcp::http_with_options("peer", server.url.clone(), reqwest::Client::new(), options);
     let failed = source
-        .call("blocking", object(json!({})))
+        .call(
+            "blocking",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap_err();
     assert!(
@@ -244,7 +305,11 @@ async fn mcp_rmcp_a_new_server_behind_the_url_gets_a_new_session() {
         .unwrap();
     let source = Mcp::http_with_options("peer", first.url.clone(), client, quick());
     source
-        .call("echo", object(json!({"text": "one"})))
+        .call(
+            "echo",
+            object(json!({"text": "one"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     let address = first.address;
@@ -253,7 +318,11 @@ async fn mcp_rmcp_a_new_server_behind_the_url_gets_a_new_session() {
     // The new server knows nothing of the old session: it answers 404, and the source begins
     // another session and sends the call again.
     let answer = source
-        .call("echo", object(json!({"text": "two"})))
+        .call(
+            "echo",
+            object(json!({"text": "two"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer[0]["text"], "two");

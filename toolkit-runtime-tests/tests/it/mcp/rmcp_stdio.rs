@@ -39,7 +39,11 @@ async fn mcp_rmcp_stdio_in_every_revision() {
         assert_eq!(snapshot["server"]["name"], "rmcp-peer");
         assert_eq!(source.discover().await.unwrap().len(), 5);
         let answer = source
-            .call("echo", object(json!({"text": "hi"})))
+            .call(
+                "echo",
+                object(json!({"text": "hi"})),
+                &toolkit_runtime::CallContext::new(),
+            )
             .await
             .unwrap();
         assert_eq!(
@@ -47,12 +51,26 @@ async fn mcp_rmcp_stdio_in_every_revision() {
             json!([{"type": "text", "text": "hi"}]),
             "{version:?}"
         );
-        let failed = source.call("failing", object(json!({}))).await.unwrap_err();
+        let failed = source
+            .call(
+                "failing",
+                object(json!({})),
+                &toolkit_runtime::CallContext::new(),
+            )
+            .await
+            .unwrap_err();
         assert_eq!(
             failed.reason,
             Reason::call_failed("the tool failed on purpose")
         );
-        let missing = source.call("nope", object(json!({}))).await.unwrap_err();
+        let missing = source
+            .call(
+                "nope",
+                object(json!({})),
+                &toolkit_runtime::CallContext::new(),
+            )
+            .await
+            .unwrap_err();
         assert!(
             matches!(missing.reason, Reason::NotFound { .. }),
             "{missing}"
@@ -66,7 +84,8 @@ async fn mcp_rmcp_stdio_a_dropped_call_is_cancelled_and_others_go_on() {
     for version in ["2026-07-28", "2025-11-25"] {
         let source = Arc::new(rmcp(Some(version)));
         source.discover().await.unwrap();
-        let blocked = source.call("blocking", object(json!({})));
+        let context = toolkit_runtime::CallContext::new();
+        let blocked = source.call("blocking", object(json!({})), &context);
         assert!(
             tokio::time::timeout(Duration::from_millis(200), blocked)
                 .await
@@ -74,7 +93,11 @@ async fn mcp_rmcp_stdio_a_dropped_call_is_cancelled_and_others_go_on() {
         );
         // notifications/cancelled went; the server is still there for the next call.
         let answer = source
-            .call("echo", object(json!({"text": "after"})))
+            .call(
+                "echo",
+                object(json!({"text": "after"})),
+                &toolkit_runtime::CallContext::new(),
+            )
             .await
             .unwrap();
         assert_eq!(answer[0]["text"], "after");
@@ -83,7 +106,11 @@ async fn mcp_rmcp_stdio_a_dropped_call_is_cancelled_and_others_go_on() {
             async move {
                 let text = format!("{i}");
                 let answer = source
-                    .call("echo", object(json!({"text": text})))
+                    .call(
+                        "echo",
+                        object(json!({"text": text})),
+                        &toolkit_runtime::CallContext::new(),
+                    )
                     .await
                     .unwrap();
                 assert_eq!(answer[0]["text"], text);

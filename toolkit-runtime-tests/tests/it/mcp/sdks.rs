@@ -33,17 +33,32 @@ async fn python_tools(source: &Mcp, expected_version: &str) {
     let names: Vec<_> = definitions.iter().map(|d| d.name()).collect();
     assert_eq!(names, ["echo", "weather", "failing"]);
     let answer = source
-        .call("echo", object(json!({"text": "hi"})))
+        .call(
+            "echo",
+            object(json!({"text": "hi"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer, json!({"result": "hi"}));
     // The marked parameter goes as a header too; the Python server refuses a call without it.
     let answer = source
-        .call("weather", object(json!({"city": "Zürich"})))
+        .call(
+            "weather",
+            object(json!({"city": "Zürich"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer, json!({"city": "Zürich", "sky": "clear"}));
-    let failed = source.call("failing", object(json!({}))).await.unwrap_err();
+    let failed = source
+        .call(
+            "failing",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap_err();
     assert!(
         matches!(failed.reason, Reason::CallFailed { .. }),
         "{failed}"
@@ -78,7 +93,11 @@ async fn mcp_python_a_call_before_any_listing_learns_the_marks() {
         quick(),
     );
     let answer = source
-        .call("weather", object(json!({"city": " Zürich "})))
+        .call(
+            "weather",
+            object(json!({"city": " Zürich "})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer["city"], " Zürich ");
@@ -108,13 +127,21 @@ async fn mcp_python_stdio() {
     let snapshot = source.snapshot().await.unwrap();
     assert_eq!(snapshot["protocolVersion"], "2026-07-28");
     let answer = source
-        .call("echo", object(json!({"text": "over stdio"})))
+        .call(
+            "echo",
+            object(json!({"text": "over stdio"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer, json!({"result": "over stdio"}));
     // On stdio the marks do not count: the tool is called with its input alone.
     let answer = source
-        .call("weather", object(json!({"city": "Oslo"})))
+        .call(
+            "weather",
+            object(json!({"city": "Oslo"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer["city"], "Oslo");
@@ -135,11 +162,22 @@ async fn mcp_typescript_stateless_json() {
     assert_eq!(snapshot["protocolVersion"], "2025-11-25");
     assert_eq!(snapshot["server"]["name"], "ts-peer");
     let answer = source
-        .call("echo", object(json!({"text": "hi"})))
+        .call(
+            "echo",
+            object(json!({"text": "hi"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer, json!([{"type": "text", "text": "hi"}]));
-    let failed = source.call("failing", object(json!({}))).await.unwrap_err();
+    let failed = source
+        .call(
+            "failing",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap_err();
     assert_eq!(
         failed.reason,
         Reason::call_failed("the tool failed on purpose")

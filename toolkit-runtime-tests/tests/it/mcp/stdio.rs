@@ -129,7 +129,11 @@ async fn mcp_stdio_lists_calls_answers_ping_and_leaves_no_process() {
     assert_eq!(snapshot["protocolVersion"], "2025-06-18");
     assert_eq!(snapshot["server"]["name"], "stdio-peer");
     let answer = source
-        .call("echo", object(json!({"text": "hi\nthere"})))
+        .call(
+            "echo",
+            object(json!({"text": "hi\nthere"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer[0]["text"], "hi\nthere");
@@ -153,7 +157,11 @@ async fn mcp_stdio_a_server_that_dies_is_started_again_once() {
     let (source, peer) = peer("die-after-call", fast());
     assert_eq!(
         source
-            .call("echo", object(json!({"text": "a"})))
+            .call(
+                "echo",
+                object(json!({"text": "a"})),
+                &toolkit_runtime::CallContext::new()
+            )
             .await
             .unwrap()[0]["text"],
         "a"
@@ -164,7 +172,11 @@ async fn mcp_stdio_a_server_that_dies_is_started_again_once() {
     );
     assert_eq!(
         source
-            .call("echo", object(json!({"text": "b"})))
+            .call(
+                "echo",
+                object(json!({"text": "b"})),
+                &toolkit_runtime::CallContext::new()
+            )
             .await
             .unwrap()[0]["text"],
         "b"
@@ -179,7 +191,11 @@ async fn mcp_stdio_a_server_that_dies_is_started_again_once() {
 async fn mcp_stdio_a_call_in_flight_when_the_server_dies_is_unavailable() {
     let (source, peer) = peer("die-in-call", fast());
     let failed = source
-        .call("echo", object(json!({"text": "a"})))
+        .call(
+            "echo",
+            object(json!({"text": "a"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap_err();
     assert!(
@@ -243,11 +259,19 @@ async fn mcp_stdio_answers_to_a_flood_of_server_requests_are_bounded() {
     // rather than held in memory without end.
     let (source, _peer) = peer("flood", fast());
     source
-        .call("echo", object(json!({"text": "flood"})))
+        .call(
+            "echo",
+            object(json!({"text": "flood"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     let counted = source
-        .call("echo", object(json!({"text": "count"})))
+        .call(
+            "echo",
+            object(json!({"text": "count"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     let answers: u64 = counted[0]["text"].as_str().unwrap().parse().unwrap();
@@ -279,7 +303,11 @@ async fn mcp_stdio_a_line_past_the_cap_fails_the_call() {
     };
     let (source, peer) = peer("huge-line", options);
     let failed = source
-        .call("echo", object(json!({"text": "huge"})))
+        .call(
+            "echo",
+            object(json!({"text": "huge"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap_err();
     assert!(
@@ -288,7 +316,11 @@ async fn mcp_stdio_a_line_past_the_cap_fails_the_call() {
     );
     // The same server goes on: the rest of the long line is skipped, the next line is read.
     let answer = source
-        .call("echo", object(json!({"text": "b"})))
+        .call(
+            "echo",
+            object(json!({"text": "b"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer[0]["text"], "b");
@@ -352,7 +384,13 @@ async fn mcp_stdio_stderr_goes_to_tracing_and_is_never_read_as_protocol() {
     // The test's runtime runs on this thread only, so the reading task logs here too.
     let _guard = tracing::subscriber::set_default(subscriber);
     let (source, _peer) = peer("noisy", fast());
-    let answer = source.call("echo", object(json!({"text": "quiet"}))).await;
+    let answer = source
+        .call(
+            "echo",
+            object(json!({"text": "quiet"})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await;
     let logs = String::from_utf8_lossy(&captured.0.lock().unwrap()).into_owned();
     let answer = answer.unwrap_or_else(|error| panic!("{error}; logs: {logs}"));
     assert_eq!(answer[0]["text"], "quiet");
@@ -372,7 +410,11 @@ async fn mcp_stdio_concurrent_calls_each_get_their_own_answer() {
         async move {
             let text = format!("call {i}");
             let answer = source
-                .call("echo", object(json!({"text": text})))
+                .call(
+                    "echo",
+                    object(json!({"text": text})),
+                    &toolkit_runtime::CallContext::new(),
+                )
                 .await
                 .unwrap();
             assert_eq!(answer[0]["text"], text);
@@ -391,7 +433,11 @@ async fn mcp_stdio_a_stateless_server_slow_to_answer_discover_is_still_spoken_to
     assert_eq!(snapshot["protocolVersion"], "2026-07-28");
     assert_eq!(snapshot["server"]["name"], "slow-peer");
     let answer = source
-        .call("echo", object(json!({"text": "late"})))
+        .call(
+            "echo",
+            object(json!({"text": "late"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer[0]["text"], "late");

@@ -32,7 +32,9 @@ async fn modern(call: impl Fn(&Recorded) -> Response + Send + Sync + 'static) ->
 }
 
 async fn call_t(source: &Mcp) -> Result<Value, ToolSourceError> {
-    source.call("t", object(json!({}))).await
+    source
+        .call("t", object(json!({})), &toolkit_runtime::CallContext::new())
+        .await
 }
 
 #[tokio::test]
@@ -437,6 +439,7 @@ async fn mcp_wire_stateless_requests_carry_meta_and_headers() {
             object(
                 json!({"where": {"city": "a\r\nX-Evil: 1"}, "n": 42, "flag": false, "gone": null}),
             ),
+            &toolkit_runtime::CallContext::new(),
         )
         .await
         .unwrap();
@@ -512,7 +515,13 @@ async fn mcp_wire_header_mismatch_lists_again_and_retries_once_with_changed_mark
 }
 
 async fn call_region(source: &Mcp) -> Result<Value, ToolSourceError> {
-    source.call("t", object(json!({"region": "eu"}))).await
+    source
+        .call(
+            "t",
+            object(json!({"region": "eu"})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
 }
 
 #[tokio::test]
@@ -579,10 +588,15 @@ async fn mcp_wire_json_rpc_errors_of_a_call() {
     })
     .await;
     let source = http(&server.url);
-    let call = |case: &'static str| source.call("t", object(json!({"case": case})));
+    let context = toolkit_runtime::CallContext::new();
+    let call = |case: &'static str| source.call("t", object(json!({"case": case})), &context);
     // A tool the server does not list (the source lists it to know, never having listed).
     let unknown = source
-        .call("gone", object(json!({"case": "unknown"})))
+        .call(
+            "gone",
+            object(json!({"case": "unknown"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap_err();
     assert!(
@@ -706,7 +720,8 @@ async fn mcp_wire_a_dropped_source_ends_its_session_and_a_dropped_call_is_cancel
     .await;
     let source = http(&server.url);
     call_t(&source).await.unwrap();
-    let slow = source.call("slow", object(json!({})));
+    let context = toolkit_runtime::CallContext::new();
+    let slow = source.call("slow", object(json!({})), &context);
     assert!(
         tokio::time::timeout(Duration::from_millis(200), slow)
             .await

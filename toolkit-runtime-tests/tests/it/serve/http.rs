@@ -177,19 +177,34 @@ async fn serve_http_our_client_discovers_and_calls_in_both_eras() {
     assert_eq!(echo.annotations.read_only, Some(true));
     assert_eq!(echo.annotations.title.as_deref(), Some("Echo"));
     let answer = source
-        .call("echo", object(json!({"text": "hi"})))
+        .call(
+            "echo",
+            object(json!({"text": "hi"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer, json!("hi"));
     let failed = source
-        .call("find_thing", object(json!({"id": "x"})))
+        .call(
+            "find_thing",
+            object(json!({"id": "x"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap_err();
     assert_eq!(
         failed.reason,
         Reason::call_failed("No thing \"x\". List the ids first. Try list_things.")
     );
-    let missing = source.call("nope", object(json!({}))).await.unwrap_err();
+    let missing = source
+        .call(
+            "nope",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap_err();
     assert!(
         matches!(missing.reason, Reason::NotFound { .. }),
         "{missing}"
@@ -208,7 +223,11 @@ async fn serve_http_our_client_discovers_and_calls_in_both_eras() {
     let snapshot = source.snapshot().await.unwrap();
     assert_eq!(snapshot["protocolVersion"], "2025-11-25");
     let added = source
-        .call("add", object(json!({"a": 1, "b": 1})))
+        .call(
+            "add",
+            object(json!({"a": 1, "b": 1})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(added, json!({"sum": 2.0}));
@@ -237,9 +256,24 @@ async fn serve_http_two_servers_at_once_share_nothing() {
     let b = b.unwrap();
     assert_eq!(b.len(), 1);
     assert_eq!(b[0].name(), "other_tool");
-    let answer = two.call("other_tool", object(json!({}))).await.unwrap();
+    let answer = two
+        .call(
+            "other_tool",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap();
     assert_eq!(answer, json!("from the other"));
-    assert!(one.call("other_tool", object(json!({}))).await.is_err());
+    assert!(
+        one.call(
+            "other_tool",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new()
+        )
+        .await
+        .is_err()
+    );
     first.stop().await.unwrap();
     second.stop().await.unwrap();
 }

@@ -70,17 +70,32 @@ async fn serve_interop_our_client_over_stdio_in_both_eras() {
     assert_eq!(snapshot["server"]["name"], "toolkit-serve-fixture");
     assert_eq!(source.discover().await.unwrap().len(), 6);
     let answer = source
-        .call("echo", object(json!({"text": "hi"})))
+        .call(
+            "echo",
+            object(json!({"text": "hi"})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer, json!("hi"));
-    let exploded = source.call("explode", object(json!({}))).await.unwrap_err();
+    let exploded = source
+        .call(
+            "explode",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap_err();
     assert!(
         matches!(exploded.reason, Reason::CallFailed { .. }),
         "{exploded}"
     );
     let answer = source
-        .call("add", object(json!({"a": 2, "b": 2})))
+        .call(
+            "add",
+            object(json!({"a": 2, "b": 2})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer, json!({"sum": 4.0}));
@@ -93,7 +108,11 @@ async fn serve_interop_our_client_over_stdio_in_both_eras() {
     let snapshot = legacy.snapshot().await.unwrap();
     assert_eq!(snapshot["protocolVersion"], "2025-11-25");
     let answer = legacy
-        .call("add", object(json!({"a": 2, "b": 3})))
+        .call(
+            "add",
+            object(json!({"a": 2, "b": 3})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap();
     assert_eq!(answer, json!({"sum": 5.0}));

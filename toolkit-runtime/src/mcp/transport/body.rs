@@ -13,8 +13,8 @@ use serde_json::Value;
 
 use super::Fault;
 use super::status::transport_failure;
-use crate::Reason;
 use crate::mcp::jsonrpc::{Incoming, Outcome, ServerRequest};
+use crate::{CallContext, Reason};
 
 /// How a body is written, by its `Content-Type`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -359,11 +359,13 @@ where
 }
 
 /// Reads the answer to the request `id` from `response` (JSON or SSE), passing each request the
-/// server makes on the way to `on_request`.
+/// server makes on the way to `on_request`, and each log it writes to the host of the call of
+/// `context` (the stream is the call's own).
 pub(crate) async fn answer(
     response: Response,
     id: u64,
     limit: usize,
+    context: &CallContext,
     mut on_request: impl FnMut(ServerRequest),
 ) -> Result<Answered, Fault> {
     let id = Value::from(id);
@@ -378,7 +380,8 @@ pub(crate) async fn answer(
                 match message {
                     Incoming::Response { id: got, outcome } if got == id => found = Some(outcome),
                     Incoming::Request(request) => on_request(request),
-                    _ => {}
+                    Incoming::Notification { method, params } => logged(context, &method, params),
+                    Incoming::Response { .. } => {}
                 }
             }
             found.map(Answered::Outcome).ok_or_else(|| {
@@ -416,7 +419,10 @@ pub(crate) async fn answer(
                             return Ok(Answered::Outcome(outcome));
                         }
                         Incoming::Request(request) => on_request(request),
-                        _ => {}
+                        Incoming::Notification { method, params } => {
+                            logged(context, &method, params);
+                        }
+                        Incoming::Response { .. } => {}
                     }
                 }
             }
@@ -428,6 +434,13 @@ pub(crate) async fn answer(
         Kind::Other => Err(Fault::Failed(Reason::invalid_response(
             "an answer that is neither JSON nor an event stream",
         ))),
+    }
+}
+
+/// A log the server wrote on the stream of the call of `context`, told to its host.
+fn logged(context: &CallContext, method: &str, params: Option<Value>) {
+    if method == "notifications/message" {
+        context.report(|tool| crate::progress::logged(tool, params.as_ref()));
     }
 }
 

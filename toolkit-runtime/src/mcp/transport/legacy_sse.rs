@@ -14,8 +14,9 @@ use tokio::task::JoinHandle;
 use super::body::{self, Kind};
 use super::channel::{Pending, Waiting, received};
 use super::requests;
+use super::shared::Shared;
+use super::spawn_bounded;
 use super::status;
-use super::streamable_http::{Shared, spawn_bounded};
 use super::{Fault, Request, Settled};
 use crate::Reason;
 use crate::mcp::changes::TOOLS_LIST_CHANGED;
@@ -251,7 +252,7 @@ async fn read_stream(
                         let _ = sender.send(builder).await;
                     });
                 }
-                Incoming::Notification { method } if method == TOOLS_LIST_CHANGED => {
+                Incoming::Notification { method, .. } if method == TOOLS_LIST_CHANGED => {
                     shared.changes.tell();
                 }
                 Incoming::Notification { .. } => {}

@@ -16,8 +16,8 @@ use serde_json::json;
 
 use super::Settled;
 use super::body;
+use super::shared::{Shared, headers_for};
 use super::standalone::Standalone;
-use super::streamable_http::{Shared, headers_for};
 use crate::mcp::changes::TOOLS_LIST_CHANGED;
 use crate::mcp::jsonrpc::{self, Incoming};
 use crate::mcp::revision;
@@ -63,7 +63,7 @@ async fn read(shared: Arc<Shared>, settled: Settled) {
             };
             for message in messages {
                 match message {
-                    Incoming::Notification { method } if method == TOOLS_LIST_CHANGED => {
+                    Incoming::Notification { method, .. } if method == TOOLS_LIST_CHANGED => {
                         heard = true;
                         shared.changes.tell();
                     }

@@ -7,6 +7,7 @@ pub(crate) mod channel;
 pub(crate) mod legacy_sse;
 pub(crate) mod listen;
 pub(crate) mod requests;
+pub(crate) mod shared;
 pub(crate) mod standalone;
 pub(crate) mod status;
 pub(crate) mod stdio;
@@ -16,7 +17,7 @@ use serde_json::Value;
 
 use crate::mcp::jsonrpc::Outcome;
 use crate::mcp::revision::Era;
-use crate::{BoxFuture, JsonObject, Reason};
+use crate::{BoxFuture, CallContext, JsonObject, Reason};
 
 /// A request for a transport to send.
 #[derive(Clone, Debug)]
@@ -29,6 +30,9 @@ pub(crate) struct Request {
     pub name: Option<String>,
     /// The `Mcp-Param-*` headers, for the stateless revision over HTTP.
     pub param_headers: Vec<(String, String)>,
+    /// The context of the call the request is made for (a `tools/call`): the host told of the
+    /// logs written on its stream, the client asked what the server asks.
+    pub context: CallContext,
 }
 
 impl Request {
@@ -39,6 +43,7 @@ impl Request {
             params,
             name: None,
             param_headers: Vec::new(),
+            context: CallContext::new(),
         }
     }
 }
@@ -105,5 +110,22 @@ pub(crate) trait Transport: Send + Sync + 'static {
     /// server unasked (`None` where it does not).
     fn tools_changed(&self) -> Option<crate::mcp::ToolsChanged> {
         None
+    }
+}
+
+/// The most answers to a server's requests (its pings) in flight at once; a request that comes
+/// while as many are unanswered is left unanswered, so that a server cannot make the source open
+/// a POST per message it streams.
+pub(crate) const MAX_ANSWERS_IN_FLIGHT: usize = 8;
+
+/// Spawns `work` on the current runtime, if there is one, stopped after `wait`.
+pub(crate) fn spawn_bounded(
+    wait: std::time::Duration,
+    work: impl std::future::Future<Output = ()> + Send + 'static,
+) {
+    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+        runtime.spawn(async move {
+            let _ = tokio::time::timeout(wait, work).await;
+        });
     }
 }

@@ -9,48 +9,30 @@ use std::sync::{Mutex, PoisonError};
 
 use serde_json::{Value, json};
 
+use std::sync::Arc;
+
+use crate::CallContext;
+use crate::context::{ELICITATION_CREATE, Relayed};
 use crate::mcp::McpOptions;
 use crate::mcp::elicitation::{Elicitation, ElicitationAnswer, ElicitationRequest};
 use crate::mcp::jsonrpc::{INVALID_PARAMS, METHOD_NOT_FOUND, ServerRequest};
 
-/// The method of an elicitation.
-pub(crate) const ELICITATION_CREATE: &str = "elicitation/create";
-
 /// The client of the served call a request came on, when the source relays to it.
-#[cfg(feature = "serve")]
-pub(crate) type Relay = Option<std::sync::Arc<crate::serve::Relay>>;
-/// Without serving, there is no client to relay to.
-#[cfg(not(feature = "serve"))]
-pub(crate) type Relay = Option<std::convert::Infallible>;
+pub(crate) type Relay = Option<Arc<dyn crate::context::Relay>>;
 
 /// Whether `relay` takes `method` (its client declared the capability): the request then waits
 /// for the client, and is answered from a task of its own.
 pub(crate) fn relays(relay: &Relay, method: &str) -> bool {
-    #[cfg(feature = "serve")]
-    {
-        relay.as_ref().is_some_and(|relay| relay.takes(method))
-    }
-    #[cfg(not(feature = "serve"))]
-    {
-        let _ = (relay, method);
-        false
-    }
+    relay.as_ref().is_some_and(|relay| relay.takes(method))
 }
 
-/// The relay of the call in scope, when the source relays (`options.relay`) and a server serves
-/// the call.
-pub(crate) fn relay_in_scope(options: &McpOptions) -> Relay {
+/// The relay of the call of `context`, when the source relays (`options.relay`) and a server
+/// serves the call.
+pub(crate) fn relay_of(options: &McpOptions, context: &CallContext) -> Relay {
     if !options.relay {
         return None;
     }
-    #[cfg(feature = "serve")]
-    {
-        crate::serve::Relay::in_scope()
-    }
-    #[cfg(not(feature = "serve"))]
-    {
-        None
-    }
+    context.relay().cloned()
 }
 
 /// The relays of the served calls in flight on one transport, for what a server asks on a stream
@@ -95,8 +77,6 @@ impl InFlight {
     }
 
     /// The relay of the one served call in flight, if exactly one is.
-    // Without serving, the relay is a `Copy` nothing.
-    #[cfg_attr(not(feature = "serve"), allow(clippy::clone_on_copy))]
     pub(crate) fn only(&self) -> Relay {
         match self
             .calls
@@ -118,21 +98,16 @@ pub(crate) async fn answer(
     elicitation: Option<Elicitation>,
     relay: Relay,
 ) -> Option<Value> {
-    #[cfg(feature = "serve")]
     if let Some(relay) = relay.filter(|relay| relay.takes(&request.method)) {
         let ServerRequest { id, method, params } = request;
         return match relay.ask(&method, params).await {
-            crate::serve::Relayed::Answer(result) => {
+            Relayed::Answer(result) => {
                 Some(json!({ "jsonrpc": "2.0", "id": id, "result": result }))
             }
-            crate::serve::Relayed::Refused(error) => {
-                Some(json!({ "jsonrpc": "2.0", "id": id, "error": error }))
-            }
-            crate::serve::Relayed::Stopped => None,
+            Relayed::Refused(error) => Some(json!({ "jsonrpc": "2.0", "id": id, "error": error })),
+            _ => None,
         };
     }
-    #[cfg(not(feature = "serve"))]
-    let _ = relay;
     let ServerRequest { id, method, params } = request;
     let result = match method.as_str() {
         "ping" => json!({}),

@@ -17,7 +17,7 @@ use tokio::task::AbortHandle;
 
 use super::Settled;
 use super::body;
-use super::streamable_http::{Shared, answer_server_request};
+use super::shared::{Shared, answer_server_request};
 use crate::mcp::changes::TOOLS_LIST_CHANGED;
 use crate::mcp::jsonrpc::Incoming;
 
@@ -120,7 +120,7 @@ async fn read(
                         let relay = shared.in_flight.only();
                         answer_server_request(&shared, &settled, session.clone(), request, relay);
                     }
-                    Incoming::Notification { method } if method == TOOLS_LIST_CHANGED => {
+                    Incoming::Notification { method, .. } if method == TOOLS_LIST_CHANGED => {
                         shared.changes.tell();
                     }
                     // Answers belong on the streams of their requests; progress and logs were

@@ -21,9 +21,10 @@ use tokio::task::JoinHandle;
 use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
 
 use super::channel::{Pending, Waiting, received};
-use super::requests::{self, ELICITATION_CREATE};
-use super::streamable_http::{MAX_ANSWERS_IN_FLIGHT, spawn_bounded};
+use super::requests;
 use super::{Fault, Reply, Request, Settled, Transport};
+use super::{MAX_ANSWERS_IN_FLIGHT, spawn_bounded};
+use crate::context::ELICITATION_CREATE;
 use crate::mcp::changes::{Changes, TOOLS_LIST_CHANGED};
 use crate::mcp::jsonrpc::{self, Incoming, Outcome};
 use crate::mcp::negotiation::{self, Next};
@@ -313,7 +314,7 @@ impl Stdio {
         // flight is asked.
         let _in_flight = if request.method == "tools/call" {
             self.in_flight
-                .enter(requests::relay_in_scope(&self.options))
+                .enter(requests::relay_of(&self.options, &request.context))
         } else {
             None
         };
@@ -466,7 +467,9 @@ async fn read_stdout(
                         send(&outgoing, answer);
                     }
                 }
-                Incoming::Notification { method } if method == TOOLS_LIST_CHANGED => changes.tell(),
+                Incoming::Notification { method, .. } if method == TOOLS_LIST_CHANGED => {
+                    changes.tell()
+                }
                 Incoming::Notification { .. } => {}
             }
         }

@@ -7,35 +7,29 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
-use reqwest::{Client, Response, StatusCode, Url};
+use reqwest::{Response, StatusCode, Url};
 use serde_json::Map;
 
 use super::body::{self, Answered, Kind, Resumption};
 use super::legacy_sse::LegacySse;
 use super::requests;
+use super::shared::{
+    MCP_PROTOCOL_VERSION, MCP_SESSION_ID, Shared, answer_server_request, headers_for,
+};
 use super::standalone::Standalone;
-use super::status::{self, Refusal, transport_failure};
-use super::{Fault, Reply, Request, Settled, Transport};
-use crate::mcp::headers::encode_value;
+use super::status::{self, Refusal};
+use super::{Fault, MAX_ANSWERS_IN_FLIGHT, Reply, Request, Settled, Transport, spawn_bounded};
 use crate::mcp::jsonrpc::{self, Outcome, RpcError, ServerRequest};
 use crate::mcp::negotiation::{self, Next};
 use crate::mcp::revision::{self, Era};
 use crate::mcp::{McpHttpClient, McpOptions};
-use crate::{BoxFuture, JsonObject, Reason};
+use crate::{BoxFuture, CallContext, JsonObject, Reason};
 
-const MCP_PROTOCOL_VERSION: &str = "mcp-protocol-version";
-const MCP_SESSION_ID: &str = "mcp-session-id";
-const MCP_METHOD: &str = "mcp-method";
-const MCP_NAME: &str = "mcp-name";
 const LAST_EVENT_ID: &str = "last-event-id";
 /// The most bytes of a refusal's body read to find a JSON-RPC error in it.
 const MAX_REFUSAL_BYTES: usize = 64 * 1024;
 /// How long ending a session (DELETE) may take once the source is dropped.
 const END_SESSION_WAIT: Duration = Duration::from_secs(5);
-/// The most answers to a server's requests (its pings) in flight at once; a request that comes
-/// while as many are unanswered is left unanswered, so that a server cannot make the source open
-/// a POST per message it streams.
-pub(crate) const MAX_ANSWERS_IN_FLIGHT: usize = 8;
 /// The most times the stream of one answer is resumed (each after the server's `retry`).
 const MAX_RESUMPTIONS: usize = 5;
 /// How long to wait before resuming a stream whose server gave no `retry`.
@@ -66,23 +60,6 @@ pub(crate) struct StreamableHttp {
     /// The reader of the session's standalone stream (or of the stateless revision's
     /// subscription), while one is open.
     standalone: Mutex<Option<Standalone>>,
-}
-
-/// What the transport's spawned tasks (ping answers, cancellations) share with it.
-pub(crate) struct Shared {
-    /// What requests are built with (`sender`'s client).
-    pub client: Client,
-    /// What requests are sent through: the host's client, or one that authenticates them.
-    pub sender: Arc<dyn McpHttpClient>,
-    pub url: Url,
-    pub options: McpOptions,
-    pub next_id: AtomicU64,
-    /// Room for answers to the server's requests in flight ([`MAX_ANSWERS_IN_FLIGHT`]).
-    pub answering: Arc<tokio::sync::Semaphore>,
-    /// Told of each `notifications/tools/list_changed` heard on the old transport's stream.
-    pub changes: crate::mcp::changes::Changes,
-    /// The served calls in flight, for what the server asks on a stream of no call.
-    pub in_flight: requests::InFlight,
 }
 
 impl std::fmt::Debug for StreamableHttp {
@@ -286,7 +263,13 @@ impl StreamableHttp {
             server_info: None,
         };
         let outcome = match self
-            .read(response, id, &provisional, session.as_deref())
+            .read(
+                response,
+                id,
+                &provisional,
+                session.as_deref(),
+                &CallContext::new(),
+            )
             .await?
         {
             Posted::Answer(outcome) => outcome,
@@ -371,18 +354,21 @@ impl StreamableHttp {
             armed: settled.era.cancels_by_notification(),
         };
         let response = self.shared.send(builder.json(&message)).await?;
-        let posted = self.read(response, id, settled, session).await;
+        let posted = self
+            .read(response, id, settled, session, &request.context)
+            .await;
         guard.armed = false;
         posted
     }
 
-    /// Reads the answer to request `id` from `response`.
+    /// Reads the answer to request `id`, made for the call of `context`, from `response`.
     async fn read(
         &self,
         response: Response,
         id: u64,
         settled: &Settled,
         session: Option<&str>,
+        context: &CallContext,
     ) -> Result<Posted, Fault> {
         if !status::same_origin(response.url(), &self.shared.url) {
             // Never read: another site's words must not reach the model.
@@ -413,24 +399,25 @@ impl StreamableHttp {
             let shared = self.shared.clone();
             let settled = settled.clone();
             let session = session.map(str::to_owned);
-            move |request: ServerRequest| {
-                // Read while the call is polled: what its server asks goes to its client.
-                let relay = requests::relay_in_scope(&shared.options);
-                answer_server_request(&shared, &settled, session.clone(), request, relay);
+            // What the server asks on the call's own stream goes to the call's client.
+            let relay = requests::relay_of(&shared.options, context);
+            move |asked: ServerRequest| {
+                answer_server_request(&shared, &settled, session.clone(), asked, relay.clone());
             }
         };
-        let mut resumption = match body::answer(response, id, limit, &mut on_request).await? {
-            Answered::Outcome(outcome) => return Ok(Posted::Answer(outcome)),
-            // The stateless revision resumes no stream: its server answers on the POST's own.
-            Answered::Ended(_) if settled.era == Era::Modern => return Err(body::ended_early()),
-            Answered::Ended(resumption) => resumption,
-        };
+        let mut resumption =
+            match body::answer(response, id, limit, context, &mut on_request).await? {
+                Answered::Outcome(outcome) => return Ok(Posted::Answer(outcome)),
+                // The stateless revision resumes no stream: its server answers on the POST's own.
+                Answered::Ended(_) if settled.era == Era::Modern => return Err(body::ended_early()),
+                Answered::Ended(resumption) => resumption,
+            };
         // A stream closed before its answer, after giving an event id: resumed by GET from that
         // id, after the server's `retry`, a bounded number of times.
         for _ in 0..MAX_RESUMPTIONS {
             tokio::time::sleep(resumption.retry.unwrap_or(DEFAULT_RETRY)).await;
             let response = self.resume(settled, session, &resumption).await?;
-            match body::answer(response, id, limit, &mut on_request).await? {
+            match body::answer(response, id, limit, context, &mut on_request).await? {
                 Answered::Outcome(outcome) => return Ok(Posted::Answer(outcome)),
                 Answered::Ended(later) => resumption = resumption.then(later),
             }
@@ -490,7 +477,7 @@ impl StreamableHttp {
         let _in_flight = if request.method == "tools/call" {
             self.shared
                 .in_flight
-                .enter(requests::relay_in_scope(&self.shared.options))
+                .enter(requests::relay_of(&self.shared.options, &request.context))
         } else {
             None
         };
@@ -552,126 +539,6 @@ fn answered(outcome: Outcome, era: Era) -> Sent {
 /// The reason of a refusal with `status` and no JSON-RPC error.
 fn without_error(status: StatusCode) -> Reason {
     Reason::invalid_response(format!("HTTP {} without a JSON-RPC error", status.as_u16()))
-}
-
-/// `builder` with the headers every POST of `settled`'s era carries.
-pub(crate) fn headers_for(
-    builder: reqwest::RequestBuilder,
-    settled: &Settled,
-    session: Option<&str>,
-    method: &str,
-    name: Option<&str>,
-) -> reqwest::RequestBuilder {
-    let mut builder = builder
-        .header(CONTENT_TYPE, "application/json")
-        .header(ACCEPT, "application/json, text/event-stream")
-        .header(MCP_PROTOCOL_VERSION, settled.era.version());
-    match settled.era {
-        Era::Modern => {
-            builder = builder.header(MCP_METHOD, method);
-            if let Some(name) = name {
-                builder = builder.header(MCP_NAME, encode_value(name));
-            }
-        }
-        Era::Session { .. } => {
-            if let Some(session) = session {
-                builder = builder.header(MCP_SESSION_ID, session);
-            }
-        }
-    }
-    builder
-}
-
-impl Shared {
-    /// Builds the request of `builder` and sends it through the sender (which may put
-    /// credentials on it, and get them first).
-    pub(crate) async fn send(&self, builder: reqwest::RequestBuilder) -> Result<Response, Reason> {
-        let request = builder.build().map_err(transport_failure)?;
-        self.sender.send(request).await
-    }
-
-    /// Sends `builder`, a request that opens a long-lived event stream (the standalone GET, the
-    /// `subscriptions/listen` POST), and gives the response if it is one: from the server's own
-    /// origin, `200` and `text/event-stream`. `None` otherwise; `stream` names it in the log.
-    pub(crate) async fn open_event_stream(
-        &self,
-        builder: reqwest::RequestBuilder,
-        stream: &'static str,
-    ) -> Option<Response> {
-        let response = self.send(builder).await.ok()?;
-        if !status::same_origin(response.url(), &self.url) {
-            tracing::debug!(stream, "redirected to another origin; not read");
-            return None;
-        }
-        if response.status() != StatusCode::OK || body::kind(&response) != Kind::EventStream {
-            tracing::debug!(
-                stream,
-                status = response.status().as_u16(),
-                "the server opens no such stream"
-            );
-            return None;
-        }
-        Some(response)
-    }
-}
-
-/// Answers a request the server made on a response stream (or the standalone one), as a new
-/// POST in the background — unless the revision has the server send none (the stateless one),
-/// or as many answers as may be are in flight. `relay` is the client of the served call whose
-/// stream carried it, if any.
-pub(crate) fn answer_server_request(
-    shared: &Arc<Shared>,
-    settled: &Settled,
-    session: Option<String>,
-    request: ServerRequest,
-    relay: requests::Relay,
-) {
-    let method = request.method.clone();
-    if settled.era == Era::Modern {
-        tracing::debug!(
-            method,
-            "the server sent a request, which the stateless revision has none of; left unanswered"
-        );
-        return;
-    }
-    let Ok(permit) = shared.answering.clone().try_acquire_owned() else {
-        tracing::debug!(
-            method,
-            "too many answers to the server in flight; one is dropped"
-        );
-        return;
-    };
-    let elicitation = shared.options.elicitation.clone();
-    let settled = settled.clone();
-    let wait = shared.options.timeout;
-    let shared = shared.clone();
-    spawn_bounded(wait, async move {
-        let _permit = permit;
-        let Some(answer) = requests::answer(request, elicitation, relay).await else {
-            return;
-        };
-        let builder = headers_for(
-            shared.client.post(shared.url.clone()),
-            &settled,
-            session.as_deref(),
-            &method,
-            None,
-        )
-        .json(&answer);
-        let _ = shared.send(builder).await;
-    });
-}
-
-/// Spawns `work` on the current runtime, if there is one, stopped after `wait`.
-pub(crate) fn spawn_bounded(
-    wait: Duration,
-    work: impl std::future::Future<Output = ()> + Send + 'static,
-) {
-    if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-        runtime.spawn(async move {
-            let _ = tokio::time::timeout(wait, work).await;
-        });
-    }
 }
 
 /// Sends `notifications/cancelled` for a request whose future is dropped before its answer.

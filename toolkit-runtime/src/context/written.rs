@@ -4,21 +4,21 @@
 //! A toolkit's tools answer with JSON a model reads: an MCP source gives the structured content
 //! of a result, else its content blocks. A server that serves such a tool (the gateway) passes
 //! the upstream's result on instead: its blocks (text, image, audio, resource links, embedded
-//! resources), `structuredContent`, `isError` and `_meta`, unchanged. The served call puts a
-//! [`Written`] in its [`CallContext`](crate::CallContext); the MCP source that runs the call
+//! resources), `structuredContent`, `isError` and `_meta`, unchanged. The served call puts an
+//! `Arc<Written>` in its [`CallContext`](crate::CallContext); the MCP source that runs the call
 //! leaves its server's result there, with what it made of it; the server passes the result on
 //! when the call's outcome is what the source made of it (the tool answered as the source did,
 //! not a code-mode run or a search that called it on the way).
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 use serde_json::Value;
 
 use crate::{Failure, JsonObject};
 
-/// One call's slot for its server's result.
+/// One call's slot for its server's result, as an `Arc<Written>` extension of its context.
 #[derive(Debug, Default)]
-pub(crate) struct Written {
+pub struct Written {
     left: Mutex<Option<Left>>,
 }
 
@@ -31,21 +31,14 @@ struct Left {
 }
 
 impl Written {
-    /// The slot of the call in scope, when its server passes results on.
-    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
-    pub(crate) fn in_scope() -> Option<Arc<Self>> {
-        crate::context::current()?.context.written.clone()
-    }
-
     /// Leaves `result`, of which the source made `made`. A later result (a call that asked again
     /// with `requestState`) replaces an earlier one.
-    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
-    pub(crate) fn leave(&self, result: JsonObject, made: Result<Value, String>) {
+    pub fn leave(&self, result: JsonObject, made: Result<Value, String>) {
         *self.left.lock().unwrap_or_else(PoisonError::into_inner) = Some(Left { result, made });
     }
 
     /// The result as written, when the call's `outcome` is what the source made of it.
-    pub(crate) fn take_for(&self, outcome: &Result<Value, Failure>) -> Option<JsonObject> {
+    pub fn take_for(&self, outcome: &Result<Value, Failure>) -> Option<JsonObject> {
         let left = self
             .left
             .lock()

@@ -1,0 +1,188 @@
+//! What a call carries: [`CallContext`] — who approves, where progress goes, the id the model gave
+//! the call, and typed [`Extensions`] for what a source and the server serving its call share.
+//!
+//! The context is passed, never found: a host gives it with a model's call
+//! ([`Toolkit::call_with`](crate::Toolkit::call_with)), the toolkit gives it to the tool's
+//! handler, and a source's [`ToolSource::call`](crate::ToolSource::call) receives it. A search's
+//! `tool_call` asks the host's approver about the tool it reaches through it, an MCP source asks
+//! its server for progress only when the host wants it, and a server passes through it what it
+//! relays ([`Relay`]) and collects ([`Written`]).
+
+mod extensions;
+mod relay;
+mod written;
+
+use std::fmt;
+use std::sync::Arc;
+
+pub use extensions::Extensions;
+pub use relay::{ELICITATION_CREATE, Relay, Relayed, SAMPLING_CREATE};
+pub use written::Written;
+
+use crate::progress::ProgressSink;
+use crate::{Approver, Progress};
+
+/// What a host gives with a model's call: the [`Approver`] asked about a call that needs
+/// approval, the callback told of its [`Progress`], the id the model gave the call, and typed
+/// [`Extensions`].
+///
+/// Cheap to clone: a host builds one for a conversation and gives it (or a clone with the call's
+/// id) with each call. With no approver, a call that needs approval does not run: the model reads
+/// that no one could be asked.
+///
+/// ```
+/// use toolkit_runtime::{ApprovalRequest, CallContext, Verdict};
+///
+/// let conversation = CallContext::new()
+///     .approver(|request: ApprovalRequest| async move {
+///         println!("may {} run with {:?}?", request.tool_name(), request.input());
+///         Verdict::Approve
+///     })
+///     .progress(|progress| eprintln!("{progress:?}"));
+/// let this_call = conversation.clone().call_id("call_abc123");
+/// # let _ = this_call;
+/// ```
+#[derive(Clone, Default)]
+pub struct CallContext {
+    approver: Option<Arc<dyn Approver>>,
+    progress: Option<ProgressSink>,
+    call_id: Option<String>,
+    /// The tool being run, by the name the model knows it (set by the toolkit that runs it).
+    tool: Option<Arc<str>>,
+    /// A host's own call: no one is asked about it, nor about a tool it reaches.
+    hosts_own: bool,
+    extensions: Extensions,
+}
+
+impl CallContext {
+    /// A context with no approver, no progress callback, no call id and no extensions.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Asks `approver` about each call that needs approval.
+    #[must_use]
+    pub fn approver(self, approver: impl Approver + 'static) -> Self {
+        self.shared_approver(Arc::new(approver))
+    }
+
+    /// Asks `approver` (shared with other contexts) about each call that needs approval.
+    #[must_use]
+    pub fn shared_approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.approver = Some(approver);
+        self
+    }
+
+    /// Tells `progress` how the call comes along (see [`Progress`]).
+    #[must_use]
+    pub fn progress(mut self, progress: impl Fn(Progress) + Send + Sync + 'static) -> Self {
+        self.progress = Some(Arc::new(progress));
+        self
+    }
+
+    /// The id the model gave the call (OpenAI's `tool_call_id`, Anthropic's `tool_use_id`): in
+    /// the approval request and the call's span (`gen_ai.tool.call.id`).
+    #[must_use]
+    pub fn call_id(mut self, id: impl Into<String>) -> Self {
+        self.call_id = Some(id.into());
+        self
+    }
+
+    /// Carries `value` to the sources the call reaches (one value of each type; a later one
+    /// replaces it). See [`Extensions`].
+    #[must_use]
+    pub fn with_extension<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.extensions.insert(value);
+        self
+    }
+
+    /// The same context without the extension of type `T`.
+    #[must_use]
+    pub fn without_extension<T: Send + Sync + 'static>(mut self) -> Self {
+        self.extensions.remove::<T>();
+        self
+    }
+
+    /// The extension of type `T` the call carries, if any.
+    pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.extensions.get::<T>()
+    }
+
+    /// The extensions the call carries.
+    pub fn extensions(&self) -> &Extensions {
+        &self.extensions
+    }
+
+    /// The id the model gave the call, if the host said.
+    pub fn id(&self) -> Option<&str> {
+        self.call_id.as_deref()
+    }
+
+    /// The tool being run, by the name the model knows it, once a toolkit runs the call.
+    pub fn tool(&self) -> Option<&str> {
+        self.tool.as_deref()
+    }
+
+    /// The relay to the client of the served call, when a server serves it (see [`Relay`]).
+    pub fn relay(&self) -> Option<&Arc<dyn Relay>> {
+        self.extension::<Arc<dyn Relay>>()
+    }
+
+    /// The context of a host's own call ([`Toolkit::call`](crate::Toolkit::call)): asks no one.
+    pub(crate) fn hosts_own() -> Self {
+        Self {
+            hosts_own: true,
+            ..Self::default()
+        }
+    }
+
+    /// The same context, as a host's own call: the calls a code-mode run makes ask no one.
+    #[cfg_attr(not(feature = "code"), allow(dead_code))]
+    pub(crate) fn into_hosts_own(mut self) -> Self {
+        self.hosts_own = true;
+        self
+    }
+
+    /// Whether this is a host's own call, which asks no one.
+    pub(crate) fn is_hosts_own(&self) -> bool {
+        self.hosts_own
+    }
+
+    /// The same context, running the tool named `tool`.
+    pub(crate) fn running(mut self, tool: &Arc<str>) -> Self {
+        self.tool = Some(Arc::clone(tool));
+        self
+    }
+
+    pub(crate) fn approver_ref(&self) -> Option<&Arc<dyn Approver>> {
+        self.approver.as_ref()
+    }
+
+    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
+    pub(crate) fn progress_sink(&self) -> Option<&ProgressSink> {
+        self.progress.as_ref()
+    }
+
+    /// Tells the host of the call, if it asked for progress, what `progress` says of the tool
+    /// being run.
+    #[cfg_attr(not(any(feature = "mcp", feature = "code")), allow(dead_code))]
+    pub(crate) fn report(&self, progress: impl FnOnce(&str) -> Option<Progress>) {
+        if let Some(sink) = &self.progress
+            && let Some(progress) = progress(self.tool().unwrap_or_default())
+        {
+            sink(progress);
+        }
+    }
+}
+
+impl fmt::Debug for CallContext {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CallContext")
+            .field("approver", &self.approver.is_some())
+            .field("progress", &self.progress.is_some())
+            .field("call_id", &self.call_id)
+            .field("tool", &self.tool)
+            .field("extensions", &self.extensions)
+            .finish_non_exhaustive()
+    }
+}
