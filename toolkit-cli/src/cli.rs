@@ -30,12 +30,16 @@ pub struct Cli {
 /// A `toolkit-gen` subcommand.
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Runtime catalogs: checks a catalog of tool definitions, entry by entry.
+    ///
     /// Reads a catalog of tool definitions (a JSON array) and reports every entry that is no
     /// definition; prints the tools' names when all are.
     CheckCatalog {
         /// The catalog file.
         file: PathBuf,
     },
+    /// Generator: reports which operations or tools become tools, and how typed each input is.
+    ///
     /// Reads an OpenAPI 3.0/3.1 document (JSON or YAML) and prints the operations read as tools
     /// and the ones skipped, each with its reason and location, or the tools of an MCP snapshot;
     /// each with whether its input is fully typed in the generated code and the JSON pointers
@@ -52,10 +56,14 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t)]
         format: openapi::Format,
     },
+    /// MCP: audits a `tools/list` for what clients, model APIs and this runtime refuse.
+    ///
     /// Audits an MCP `tools/list` (a snapshot, a bare result or an array of tools) for what
     /// clients, model APIs and this runtime refuse, drop or rename; exits 1 when a finding is as
     /// severe as `--deny` (errors by default), 2 when the listing cannot be read. See [`audit`].
     Audit(audit::AuditArgs),
+    /// Tool search: searches a catalog as the runtime's `tool_search` does.
+    ///
     /// Searches a catalog of tool definitions as `tool_search` does, printing its JSON: one
     /// result, or one line per query of `--queries`.
     Search {
@@ -72,6 +80,8 @@ pub enum Command {
         #[arg(long, value_parser = clap::value_parser!(u64).range(1..=20))]
         limit: Option<u64>,
     },
+    /// Tool search: distills static token vectors from a sentence-embedding model.
+    ///
     /// Distills static token vectors from a sentence-embedding model (feature
     /// `search-embeddings`): a file that `serve.search_model` takes, for searches by meaning in
     /// microseconds a query. Runs the model once per token of its vocabulary (about 30 s).
@@ -83,13 +93,21 @@ pub enum Command {
         #[arg(short, long, value_name = "FILE")]
         output: PathBuf,
     },
+    /// MCP source: writes the tools a server lists as a snapshot for the generator.
+    ///
     /// Writes the tools an MCP server lists as a snapshot: `{"server", "protocolVersion",
     /// "tools"}`, the tools exactly as listed, all pages.
     Snapshot(mcp::SnapshotArgs),
+    /// Generator: writes the typed tools of an OpenAPI document as one Rust module.
+    ///
     /// Writes the input types of every operation of an OpenAPI document as one Rust module.
     Openapi(generate::GenerateArgs),
+    /// Generator: writes the typed tools of an MCP snapshot as one Rust module.
+    ///
     /// Writes the input types of every tool of an MCP snapshot as one Rust module.
     Mcp(generate::GenerateArgs),
+    /// Generator: writes a whole crate of typed tools to commit.
+    ///
     /// Writes a whole crate of typed tools to commit: Cargo.toml, src/lib.rs, a module per
     /// input, README.md
     Crate {
@@ -100,6 +118,8 @@ pub enum Command {
         #[arg(short, long, value_name = "DIR")]
         output: PathBuf,
     },
+    /// Generator: checks that a committed generated crate is what `crate` writes today.
+    ///
     /// Checks that a committed generated crate is what `crate` writes today: exit 0 when fresh,
     /// 1 with a summary of what differs when stale. The arguments `crate` was given are read
     /// from the crate's `Cargo.toml` unless given again
@@ -112,6 +132,8 @@ pub enum Command {
         #[arg(value_name = "DIR")]
         dir: PathBuf,
     },
+    /// Runtime sources: runs one tool of an OpenAPI document or an MCP server.
+    ///
     /// Runs one tool: an operation of an OpenAPI document (`--openapi DOC --base-url URL`) or a
     /// tool of an MCP server (`--mcp-url URL` or `--mcp-stdio 'CMD'`). Prints the result JSON on
     /// stdout and exits 0, or the failure as `{code, message, retryable}` JSON on stdout and
@@ -128,11 +150,15 @@ pub enum Command {
         /// The input, a JSON object (`{}` when left out).
         input: Option<String>,
     },
+    /// Authorization: logs in at an MCP server ahead of time (OAuth 2.1), into a token store.
+    ///
     /// Authorizes at an MCP server ahead of time, as the MCP authorization specification has it
     /// (OAuth 2.1: the user sent to the authorization URL, the redirect received on
     /// 127.0.0.1), keeping the tokens in the token store that `call`, `execute` and `snapshot`
     /// read; `--logout` forgets them. See [`login`].
     Login(login::LoginArgs),
+    /// Gateway: serves the sources a configuration names as one MCP server.
+    ///
     /// Serves the sources a configuration names, under its policy, as one MCP server (stdio or
     /// Streamable HTTP); see `toolkit_gateway::config` for the file.
     Serve {
@@ -148,6 +174,8 @@ pub enum Command {
     /// lines on standard input and output); not for people.
     #[command(hide = true)]
     QuickjsWorker,
+    /// Code mode: runs model-style JavaScript against the tools of a source.
+    ///
     /// Runs model-style code (the body of an async JavaScript function that calls
     /// `await tools.<name>(input)`) in the isolate that ships, against the tools of the source
     /// given as for `call` (none given: no tools). Prints `{result, logs}` and exits 0, or the

@@ -246,19 +246,15 @@ impl Gateway {
         Ok(match self.config.serve.presentation {
             Presentation::All => assembled,
             Presentation::Search => {
-                let options = SearchOptions {
-                    #[cfg(feature = "search-embeddings")]
-                    meaning: self.meaning.clone(),
-                    ..SearchOptions::default()
-                };
+                let options = SearchOptions::default();
+                #[cfg(feature = "search-embeddings")]
+                let options = options.meaning(self.meaning.clone());
                 ToolSearch::toolkit(&assembled, &options)
             }
             Presentation::Code => {
-                let options = CodeModeOptions {
-                    #[cfg(feature = "search-embeddings")]
-                    meaning: self.meaning.clone(),
-                    ..CodeModeOptions::default()
-                };
+                let options = CodeModeOptions::default();
+                #[cfg(feature = "search-embeddings")]
+                let options = options.meaning(self.meaning.clone());
                 CodeMode::toolkit(&assembled, Arc::new(QuickJs::default()), &options)
             }
         })

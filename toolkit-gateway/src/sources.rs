@@ -80,11 +80,7 @@ pub fn made(config: &SourceConfig) -> Result<Made, ConfigError> {
     let timeout = timeout(config);
     match config.kind().map_err(ConfigError)? {
         SourceKind::OpenApi { document, base_url } => {
-            let (_, read) = toolkit_gen::inputs::read_openapi(&document)
-                .map_err(|problems| {
-                    ConfigError(toolkit_gen::inputs::describe(&document, &problems))
-                })
-                .map_err(|ConfigError(problem)| fail(problem))?;
+            let read = read_openapi(&document).map_err(fail)?;
             for skipped in &read.skipped {
                 tracing::warn!(
                     source = name,
@@ -285,4 +281,17 @@ fn headers(config: &SourceConfig) -> Result<HeaderMap, ConfigError> {
         map.append(name, value);
     }
     Ok(map)
+}
+
+/// The operations of the OpenAPI document at `path` (JSON or YAML), or what stops reading it,
+/// prefixed with the file's name.
+fn read_openapi(
+    path: &std::path::Path,
+) -> Result<toolkit_runtime::openapi::ReadOperations, String> {
+    use toolkit_runtime::openapi::{ReadOptions, decode_document, read_operations};
+    let located = |problem: String| format!("{}: {problem}", path.display());
+    let text =
+        std::fs::read_to_string(path).map_err(|error| located(format!("cannot read: {error}")))?;
+    let document = decode_document(&text).map_err(|error| located(error.to_string()))?;
+    read_operations(&document, &ReadOptions::default()).map_err(|error| located(error.to_string()))
 }

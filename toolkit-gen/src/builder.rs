@@ -28,6 +28,7 @@ use crate::emit::{
     openapi_source,
 };
 use crate::inputs::{read_openapi, read_snapshot, source_name};
+pub use crate::problem::Problem;
 
 /// What an input is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -871,39 +872,6 @@ pub struct GeneratedModule {
     /// a cookie parameter, …), each located, as the runtime's reader skipped them; empty for a
     /// snapshot.
     pub skipped: Vec<Problem>,
-}
-
-/// One problem of one input, located.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Problem {
-    /// The file.
-    pub file: PathBuf,
-    /// Where in it, as a JSON pointer (`#/tools/3`); `#` for the whole file.
-    pub pointer: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl Problem {
-    pub(crate) fn new(file: &Path, pointer: &str, message: impl Into<String>) -> Self {
-        Self {
-            file: file.to_path_buf(),
-            pointer: pointer.to_owned(),
-            message: message.into(),
-        }
-    }
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{}: {}: {}",
-            self.file.display(),
-            self.pointer,
-            self.message
-        )
-    }
 }
 
 /// Why a [`Builder`] generated nothing: every problem of every input.

@@ -9,7 +9,7 @@ use serde_json::Value;
 use toolkit_runtime::ToolDefinition;
 use toolkit_runtime::openapi::{ReadOperations, ReadOptions, decode_document, read_operations};
 
-use crate::builder::Problem;
+use crate::problem::Problem;
 
 /// Reads an OpenAPI document and its operations as the runtime reads them.
 ///

@@ -7,5 +7,6 @@ pub mod audit;
 pub mod builder;
 pub mod emit;
 pub mod inputs;
+mod problem;
 
 pub use builder::Builder;

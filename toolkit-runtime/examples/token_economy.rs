@@ -38,10 +38,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             Decision::Allow
         })?;
     let code = |declarations| {
-        let options = CodeModeOptions {
-            declarations,
-            ..CodeModeOptions::default()
-        };
+        let options = CodeModeOptions::default().declarations(declarations);
         CodeMode::toolkit(&assembled, Arc::new(QuickJs::default()), &options)
     };
     let search = ToolSearch::toolkit(&assembled, &SearchOptions::default());

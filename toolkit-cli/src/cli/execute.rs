@@ -115,10 +115,7 @@ pub fn execute(source: &SourceArgs, code: &str, timeout: Duration) -> ExitCode {
     };
     let outcome = runtime.block_on(async {
         let presented = source.toolkit(timeout).await?;
-        let options = CodeModeOptions {
-            timeout,
-            ..CodeModeOptions::default()
-        };
+        let options = CodeModeOptions::default().timeout(timeout);
         let toolkit = CodeMode::toolkit(&presented, Arc::new(QuickJs::default()), &options);
         Ok::<_, String>(toolkit.call("execute", json!({ "code": text })).await)
     });

@@ -27,10 +27,7 @@ fn code_mode(timeout: Duration, isolate: WorkerIsolate) -> Toolkit {
     let definitions = source.definitions();
     let presented =
         Toolkit::from_source(Arc::new(source), definitions, &ToolkitOptions::default()).unwrap();
-    let options = CodeModeOptions {
-        timeout,
-        ..CodeModeOptions::default()
-    };
+    let options = CodeModeOptions::default().timeout(timeout);
     CodeMode::toolkit(&presented, Arc::new(isolate), &options)
 }
 

@@ -56,10 +56,7 @@ fn presented() -> (Arc<Scripted>, Toolkit) {
 
 fn code_mode(timeout: Duration) -> (Arc<Scripted>, Toolkit) {
     let (source, presented) = presented();
-    let options = CodeModeOptions {
-        timeout,
-        ..CodeModeOptions::default()
-    };
+    let options = CodeModeOptions::default().timeout(timeout);
     (
         source,
         CodeMode::toolkit(&presented, Arc::new(QuickJs::default()), &options),

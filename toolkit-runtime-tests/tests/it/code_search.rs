@@ -53,10 +53,7 @@ fn many(count: usize, approve: &'static [&'static str]) -> Toolkit {
 }
 
 fn code_mode(presented: &Toolkit, declarations: Declarations) -> Toolkit {
-    let options = CodeModeOptions {
-        declarations,
-        ..CodeModeOptions::default()
-    };
+    let options = CodeModeOptions::default().declarations(declarations);
     CodeMode::toolkit(presented, Arc::new(QuickJs::default()), &options)
 }
 

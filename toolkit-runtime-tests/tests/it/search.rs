@@ -167,13 +167,7 @@ async fn the_limit_defaults_to_the_option_and_is_at_most_twenty() {
         .collect();
     let presented =
         Toolkit::from_source(Scripted::new("s") as _, many, &ToolkitOptions::default()).unwrap();
-    let toolkit = ToolSearch::toolkit(
-        &presented,
-        &SearchOptions {
-            limit: 3,
-            ..Default::default()
-        },
-    );
+    let toolkit = ToolSearch::toolkit(&presented, &SearchOptions::default().limit(3));
     let found = search(&toolkit, json!({ "query": "tool" })).await;
     assert_eq!(names(&found).len(), 3);
     assert_eq!(found["matched"], 30);

@@ -155,10 +155,7 @@ fn a_tool_far_from_the_query_in_meaning_and_words_does_not_match() {
 async fn tool_search_ranks_by_meaning_with_either_model_in_its_options() {
     let presented = presented();
     for meaning in [MeaningModel::from(model()), static_model().into()] {
-        let options = SearchOptions {
-            meaning: Some(meaning),
-            ..SearchOptions::default()
-        };
+        let options = SearchOptions::default().meaning(Some(meaning));
         let toolkit = ToolSearch::toolkit(&presented, &options);
         let found = toolkit
             .call(
@@ -178,11 +175,9 @@ async fn code_mode_search_tools_ranks_by_meaning_with_a_model_in_its_options() {
 
     let presented = presented();
     let search = |meaning: Option<MeaningModel>| {
-        let options = CodeModeOptions {
-            declarations: Declarations::Search,
-            meaning,
-            ..CodeModeOptions::default()
-        };
+        let options = CodeModeOptions::default()
+            .declarations(Declarations::Search)
+            .meaning(meaning);
         let toolkit = CodeMode::toolkit(&presented, Arc::new(QuickJs::default()), &options);
         async move {
             toolkit

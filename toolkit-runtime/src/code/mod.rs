@@ -74,24 +74,68 @@ use discovery::{Catalog, declares_every_tool};
 /// The most characters of an error or of logs that a failed run's message carries.
 const MAX_FAILURE_TEXT: usize = 2_000;
 
-/// Options of [`CodeMode::toolkit`].
+/// Options of [`CodeMode::toolkit`], set one by one from the defaults.
+///
+/// ```
+/// use std::time::Duration;
+/// use toolkit_runtime::{CodeModeOptions, Declarations};
+///
+/// let options = CodeModeOptions::default()
+///     .timeout(Duration::from_secs(10))
+///     .declarations(Declarations::Search);
+/// # let _ = options;
+/// ```
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct CodeModeOptions {
+    timeout: Duration,
+    max_result_length: usize,
+    max_log_length: usize,
+    declarations: Declarations,
+    #[cfg(feature = "search-embeddings")]
+    meaning: Option<crate::search::MeaningModel>,
+}
+
+impl CodeModeOptions {
     /// How long a run may take, its tool calls counted in (one minute by default).
-    pub timeout: Duration,
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
     /// The longest result, in characters of JSON as JavaScript counts them (UTF-16 code units;
     /// 50,000 by default).
-    pub max_result_length: usize,
+    #[must_use]
+    pub fn max_result_length(mut self, length: usize) -> Self {
+        self.max_result_length = length;
+        self
+    }
+
     /// The most characters of logs kept, as JavaScript counts them (50,000 by default).
-    pub max_log_length: usize,
+    #[must_use]
+    pub fn max_log_length(mut self, length: usize) -> Self {
+        self.max_log_length = length;
+        self
+    }
+
     /// How the model learns the tools: all declared in `execute`, or found with `search_tools`
     /// ([`Declarations::Auto`] by default: by the size of the declarations).
-    pub declarations: Declarations,
+    #[must_use]
+    pub fn declarations(mut self, declarations: Declarations) -> Self {
+        self.declarations = declarations;
+        self
+    }
+
     /// A model of meaning (feature `search-embeddings`): with one, `search_tools` ranks by
     /// words and meaning ([`SearchIndex::hybrid`](crate::SearchIndex::hybrid)); with none (the
     /// default), by words.
     #[cfg(feature = "search-embeddings")]
-    pub meaning: Option<crate::search::MeaningModel>,
+    #[must_use]
+    pub fn meaning(mut self, meaning: Option<crate::search::MeaningModel>) -> Self {
+        self.meaning = meaning;
+        self
+    }
 }
 
 impl Default for CodeModeOptions {

@@ -48,18 +48,47 @@ use crate::{Approval, CallContext, Failure, JsonObject, Tool, ToolDefinition, To
 /// The most tools one search returns, whatever it asks for.
 pub const MAX_SEARCH_LIMIT: usize = 20;
 
-/// Options of [`ToolSearch::toolkit`].
+/// Options of [`ToolSearch::toolkit`], set one by one from the defaults.
+///
+/// ```
+/// use toolkit_runtime::{Ranking, SearchOptions};
+///
+/// let options = SearchOptions::default().limit(3).ranking(Ranking::Relevance);
+/// # let _ = options;
+/// ```
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct SearchOptions {
-    /// How many tools a search returns when it does not say: 5 by default, at most 20.
-    pub limit: usize,
-    /// How the tools that match are ranked.
-    pub ranking: Ranking,
-    /// A model of meaning (feature `search-embeddings`): with one, the index is
-    /// [`SearchIndex::hybrid`] (words and meaning; `ranking` is then `Relevance`'s); with none
-    /// (the default), words alone.
+    limit: usize,
+    ranking: Ranking,
     #[cfg(feature = "search-embeddings")]
-    pub meaning: Option<MeaningModel>,
+    meaning: Option<MeaningModel>,
+}
+
+impl SearchOptions {
+    /// How many tools a search returns when it does not say: 5 by default, at most 20.
+    #[must_use]
+    pub fn limit(mut self, limit: usize) -> Self {
+        self.limit = limit;
+        self
+    }
+
+    /// How the tools that match are ranked.
+    #[must_use]
+    pub fn ranking(mut self, ranking: Ranking) -> Self {
+        self.ranking = ranking;
+        self
+    }
+
+    /// A model of meaning (feature `search-embeddings`): with one, the index is
+    /// [`SearchIndex::hybrid`] (words and meaning; the ranking is then `Relevance`'s); with
+    /// none (the default), words alone.
+    #[cfg(feature = "search-embeddings")]
+    #[must_use]
+    pub fn meaning(mut self, meaning: Option<MeaningModel>) -> Self {
+        self.meaning = meaning;
+        self
+    }
 }
 
 impl Default for SearchOptions {
