@@ -12,7 +12,7 @@ use futures_util::future::join_all;
 use toolkit_runtime::BoxFuture;
 use toolkit_runtime::ToolSource;
 use toolkit_runtime::auth::{
-    AuthError, ClientAuth, FileStore, Grant, MachineCredentials, MemoryStore, OAuthClient,
+    AuthError, Change, ClientAuth, FileStore, Grant, MachineCredentials, MemoryStore, OAuthClient,
     OAuthOptions, RegisteredClient, Secret, TokenStore,
 };
 
@@ -119,6 +119,56 @@ fn auth_many_stores_and_threads_saving_one_file_lose_nothing() {
         ["tokens.json", "tokens.json.lock"],
         "temporary files left"
     );
+    let _ = std::fs::remove_dir_all(&folder);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auth_a_file_store_waits_for_other_writers_until_its_lock_timeout() {
+    let folder = folder("lock");
+    let path = folder.join("tokens.json");
+    let waiting = || FileStore::new(spelling(&folder, 1)).lock_timeout(Duration::from_millis(100));
+    // Another store of the process holds the file through an update (a refresh under way).
+    let (release, released) = tokio::sync::oneshot::channel::<()>();
+    let holder = FileStore::new(&path);
+    let (held, hold) = tokio::sync::oneshot::channel::<()>();
+    let update = holder.update(
+        "server",
+        Box::new(move |_| {
+            Box::pin(async move {
+                let _ = held.send(());
+                let _ = released.await;
+                Ok(Change::Save(grant(0, 1)))
+            })
+        }),
+    );
+    let waiter = async {
+        hold.await.unwrap();
+        let error = waiting().save("server", &grant(1, 1)).await.unwrap_err();
+        assert!(
+            error.to_string().contains("locked by another writer"),
+            "{error}"
+        );
+        release.send(()).unwrap();
+    };
+    let (updated, ()) = tokio::join!(update, waiter);
+    assert_eq!(updated.unwrap().grant, Some(grant(0, 1)));
+    waiting().save("server", &grant(1, 2)).await.unwrap();
+
+    // Another process holds it (another open file's flock stands in for another process's).
+    let other = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .open(folder.join("tokens.json.lock"))
+        .unwrap();
+    other.lock().unwrap();
+    let error = waiting().remove("server").await.unwrap_err();
+    assert!(
+        error.to_string().contains("locked by another writer"),
+        "{error}"
+    );
+    other.unlock().unwrap();
+    waiting().remove("server").await.unwrap();
+    assert_eq!(waiting().load("server").await.unwrap(), None);
     let _ = std::fs::remove_dir_all(&folder);
 }
 
