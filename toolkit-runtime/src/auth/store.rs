@@ -72,6 +72,8 @@ pub trait TokenStore: Send + Sync + 'static {
 
 /// What the change of a [`TokenStore::update`] does with the grant it was given.
 #[derive(Debug)]
+// One is made per refresh and moved once: boxing the grant would only cost its users a `Box::new`.
+#[allow(clippy::large_enum_variant)]
 pub enum Change {
     /// Leaves it.
     Keep,
