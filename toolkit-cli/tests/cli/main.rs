@@ -14,4 +14,5 @@ mod oauth;
 mod report;
 mod search;
 mod support;
+mod token_store;
 mod worker;

@@ -2,6 +2,7 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -18,7 +19,7 @@ use super::grant::{Grant, RegisteredClient};
 use super::machine::{self, MachineCredentials};
 use super::policy::{UrlPolicy, is_loopback};
 use super::registration::{self, ClientConfig};
-use super::store::{MemoryStore, TokenStore};
+use super::store::{Change, ChangeFn, MemoryStore, TokenStore, Updated};
 use crate::mcp::McpHttpClient;
 use crate::mcp::transport::status::transport_failure;
 use crate::{BoxFuture, Reason};
@@ -134,6 +135,11 @@ struct Inner {
     options: OAuthOptions,
     /// The grant in use, once loaded from the store.
     current: Mutex<Option<Arc<Grant>>>,
+    /// The store's grant as this client last read or wrote it: when the store holds another,
+    /// another client (or process) changed it since.
+    seen: Mutex<Option<Arc<Grant>>>,
+    /// Whether a grant the store could not keep was logged (once per client).
+    unsaved_logged: AtomicBool,
     /// Held while a grant is loaded, refreshed or got: one at a time. `true` once loaded.
     flow: tokio::sync::Mutex<bool>,
     /// Clients registered, by issuer.
@@ -227,8 +233,11 @@ impl OAuthClient {
     pub async fn login(&self) -> Result<Grant, AuthError> {
         let mut loaded = self.inner.flow.lock().await;
         *loaded = true;
-        let grant = self.authorize(&Challenge::default(), None).await?;
-        Ok((*grant).clone())
+        let (grant, unwritten) = self.authorize(&Challenge::default(), None).await?;
+        match unwritten {
+            Some(error) => Err(error),
+            None => Ok((*grant).clone()),
+        }
     }
 
     /// Forgets the server's grant, here and in the store.
@@ -244,7 +253,9 @@ impl OAuthClient {
             .current
             .lock()
             .unwrap_or_else(PoisonError::into_inner) = None;
-        self.inner.store.remove(&self.inner.key).await
+        self.inner.store.remove(&self.inner.key).await?;
+        self.set_seen(None);
+        Ok(())
     }
 }
 
@@ -340,6 +351,8 @@ impl OAuthClientBuilder {
                 machine: self.machine,
                 options: self.options,
                 current: Mutex::new(None),
+                seen: Mutex::new(None),
+                unsaved_logged: AtomicBool::new(false),
                 flow: tokio::sync::Mutex::new(false),
                 registered: Mutex::new(HashMap::new()),
             }),
@@ -394,12 +407,31 @@ impl OAuthClient {
             .unwrap_or_else(PoisonError::into_inner) = grant;
     }
 
+    fn set_seen(&self, grant: Option<Arc<Grant>>) {
+        *self
+            .inner
+            .seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = grant;
+    }
+
+    /// Logs, the first time, that a grant is kept in memory only.
+    fn unsaved(&self, error: &AuthError) {
+        if !self.inner.unsaved_logged.swap(true, Ordering::Relaxed) {
+            tracing::warn!(
+                %error,
+                "the token store cannot keep the grant; it is used from memory meanwhile (and lost when the process ends)"
+            );
+        }
+    }
+
     /// Loads the stored grant, the first time.
     async fn load(&self) -> Result<(), AuthError> {
         let mut loaded = self.inner.flow.lock().await;
         if !*loaded {
-            let grant = self.inner.store.load(&self.inner.key).await?;
-            self.set_current(grant.map(Arc::new));
+            let grant = self.inner.store.load(&self.inner.key).await?.map(Arc::new);
+            self.set_seen(grant.clone());
+            self.set_current(grant);
             *loaded = true;
         }
         Ok(())
@@ -445,22 +477,67 @@ impl OAuthClient {
     }
 
     /// Refreshes `grant`; `Ok(false)` when its refresh token is no longer good (it is forgotten).
+    ///
+    /// The store's grant is read again first, with every other writer kept out until the
+    /// refreshed grant is kept ([`TokenStore::update`]): when another client or process changed
+    /// it since this one read it (refreshed it, logged in again, or out), that grant is used and
+    /// none refreshed, so a rotated refresh token is never sent twice; only the grant whose
+    /// refresh token is refused is forgotten. A refreshed grant the store cannot keep is used
+    /// from memory.
     async fn refresh(&self, grant: &Grant) -> Result<bool, AuthError> {
-        match flow::refresh(&self.inner.auth_http, grant).await {
-            Ok(refreshed) => {
-                self.inner.store.save(&self.inner.key, &refreshed).await?;
-                self.set_current(Some(Arc::new(refreshed)));
-                tracing::debug!("refreshed the access token");
-                Ok(true)
-            }
-            Err(RefreshFailed::Expired) => {
-                tracing::debug!("the refresh token was refused; authorizing again");
-                self.set_current(None);
-                self.inner.store.remove(&self.inner.key).await?;
-                Ok(false)
-            }
-            Err(RefreshFailed::Failed(error)) => Err(error),
+        let seen = self
+            .inner
+            .seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let refused = AtomicBool::new(false);
+        let http = &self.inner.auth_http;
+        let refused_flag = &refused;
+        let change: ChangeFn<'_> = Box::new(move |stored: Option<Grant>| {
+            Box::pin(async move {
+                let unchanged =
+                    stored.as_ref() == Some(grant) || stored.as_ref() == seen.as_deref();
+                if !unchanged {
+                    tracing::debug!("the stored grant changed since it was read; it is used");
+                    return Ok(Change::Keep);
+                }
+                match flow::refresh(http, grant).await {
+                    Ok(refreshed) => Ok(Change::Save(refreshed)),
+                    Err(RefreshFailed::Expired) => {
+                        refused_flag.store(true, Ordering::Relaxed);
+                        let same_token = stored.as_ref().map(|stored| &stored.refresh_token)
+                            == Some(&grant.refresh_token);
+                        Ok(if same_token {
+                            Change::Remove
+                        } else {
+                            Change::Keep
+                        })
+                    }
+                    Err(RefreshFailed::Failed(error)) => Err(error),
+                }
+            })
+        });
+        let Updated {
+            grant: now,
+            unwritten,
+        } = self.inner.store.update(&self.inner.key, change).await?;
+        let now = now.map(Arc::new);
+        match &unwritten {
+            Some(error) => self.unsaved(error),
+            None => self.set_seen(now.clone()),
         }
+        if refused.into_inner() {
+            tracing::debug!("the refresh token was refused; authorizing again");
+            self.set_current(None);
+            return Ok(false);
+        }
+        let good = now.is_some();
+        self.set_current(now);
+        if good {
+            tracing::debug!("refreshed the access token");
+        }
+        Ok(good)
     }
 
     /// The client identity at the authorization server of `discovered`.
@@ -499,7 +576,7 @@ impl OAuthClient {
         &self,
         challenge: &Challenge,
         scopes: Option<Vec<String>>,
-    ) -> Result<Arc<Grant>, AuthError> {
+    ) -> Result<(Arc<Grant>, Option<AuthError>), AuthError> {
         let discovered = discovery::discover(
             &self.inner.auth_http,
             &self.inner.policy,
@@ -520,7 +597,7 @@ impl OAuthClient {
                 &scopes,
             )
             .await?;
-            return self.keep(grant).await;
+            return Ok(self.keep(grant).await);
         }
         let client = self.client_for(&discovered).await?;
         let client_auth =
@@ -541,15 +618,21 @@ impl OAuthClient {
             self.inner.options.authorization_timeout,
         )
         .await?;
-        self.keep(grant).await
+        Ok(self.keep(grant).await)
     }
 
-    /// Keeps `grant` in the store, and in use.
-    async fn keep(&self, grant: Grant) -> Result<Arc<Grant>, AuthError> {
-        self.inner.store.save(&self.inner.key, &grant).await?;
+    /// Puts `grant` in use, and keeps it in the store; why the store could not keep it, if it
+    /// could not.
+    async fn keep(&self, grant: Grant) -> (Arc<Grant>, Option<AuthError>) {
         let grant = Arc::new(grant);
         self.set_current(Some(grant.clone()));
-        Ok(grant)
+        match self.inner.store.save(&self.inner.key, &grant).await {
+            Ok(()) => {
+                self.set_seen(Some(grant.clone()));
+                (grant, None)
+            }
+            Err(error) => (grant, Some(error)),
+        }
     }
 
     async fn send_now(&self, request: Request) -> Result<Response, Reason> {
@@ -659,8 +742,12 @@ impl OAuthClient {
                 return Ok(response);
             }
             authorizations += 1;
-            self.authorize(&challenge, scopes.filter(|s| !s.is_empty()))
+            let (_, unwritten) = self
+                .authorize(&challenge, scopes.filter(|s| !s.is_empty()))
                 .await?;
+            if let Some(error) = unwritten {
+                self.unsaved(&error);
+            }
             fresh = true;
         }
         Err(Reason::authentication(

@@ -174,15 +174,14 @@ pub(crate) async fn grant(
             "the token endpoint issued no bearer token",
         ));
     }
-    let client_secret = match credentials {
-        MachineCredentials::Secret { client_secret, .. } => Some(client_secret.clone()),
-        MachineCredentials::PrivateKeyJwt { .. } => None,
-    };
     Ok(Grant {
         issuer: server.issuer.clone(),
         token_endpoint: server.token_endpoint.as_str().to_owned(),
         resource: resource.map(str::to_owned),
-        client: RegisteredClient::new(client_id, client_secret),
+        // No secret: a grant that has no refresh token never needs it again, and a stored grant
+        // keeps no secret it does not need (a new token is asked for with the credentials the
+        // client was given).
+        client: RegisteredClient::new(client_id, None),
         client_auth,
         access_token: Secret::new(tokens.access_token().secret().clone()),
         // A client that can always ask again keeps no refresh token (RFC 6749 §4.4.3).

@@ -19,6 +19,7 @@
 //! - `machine.rs`: [`MachineCredentials`], a client with no user authorized with the client
 //!   credentials grant (secret or `private_key_jwt`) in place of a user's authorization.
 //! - `grant.rs`: [`Grant`]; `store.rs`: [`TokenStore`], [`MemoryStore`], [`FileStore`];
+//!   `file_lock.rs`: one writer at a time of a file store, in and across processes;
 //!   `callback.rs`: [`AuthorizationCallback`]; `loopback.rs`: [`LoopbackCallback`], the redirect
 //!   received on a loopback port; `secret.rs`: [`Secret`].
 //! - `policy.rs`: which URLs metadata may send the client to; `fetch.rs`: the bounded requests.
@@ -36,6 +37,7 @@ mod client_credentials;
 mod discovery;
 mod error;
 mod fetch;
+mod file_lock;
 mod flow;
 mod grant;
 mod loopback;
@@ -58,4 +60,4 @@ pub use grant::{ClientAuth, Grant, RegisteredClient};
 pub use loopback::{LoopbackCallback, MAX_CALLBACK_REQUEST_BYTES};
 pub use machine::MachineCredentials;
 pub use secret::Secret;
-pub use store::{FileStore, MemoryStore, TokenStore};
+pub use store::{Change, ChangeFn, FileStore, MemoryStore, TokenStore, Updated};

@@ -36,6 +36,9 @@ pub struct Knobs {
     pub refresh_tokens: bool,
     /// Refreshes are answered 500.
     pub refresh_fails: bool,
+    /// Refresh tokens rotate: each is good once (the refresh takes 100 ms), and one used again
+    /// revokes every token (`invalid_grant`), as `oidc-provider` does.
+    pub rotation: bool,
 }
 
 /// A request as the servers saw it.
@@ -50,7 +53,11 @@ pub struct Seen {
 struct Tokens {
     /// Access tokens and when they expire.
     access: HashMap<String, Instant>,
+    /// Refresh tokens, and whether each is still good.
+    refresh: HashMap<String, bool>,
     issued: usize,
+    /// How many refresh tokens were used again.
+    reused: usize,
 }
 
 #[derive(Clone)]
@@ -90,6 +97,16 @@ impl Servers {
     /// How many access tokens were issued.
     pub fn issued(&self) -> usize {
         self.tokens.lock().unwrap().issued
+    }
+
+    /// How many refresh tokens were used again (with [`Knobs::rotation`]).
+    pub fn reused(&self) -> usize {
+        self.tokens.lock().unwrap().reused
+    }
+
+    /// Whether `token` is a refresh token still good.
+    pub fn refresh_is_good(&self, token: &str) -> bool {
+        self.tokens.lock().unwrap().refresh.get(token) == Some(&true)
     }
 }
 
@@ -197,6 +214,20 @@ async fn handle(
             if let Some((status, content_type, text)) = &knobs.token_answer {
                 return raw(*status, content_type, text.clone());
             }
+            if refreshing && knobs.rotation {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                let presented = fields.get("refresh_token").cloned().unwrap_or_default();
+                let mut tokens = shared.tokens.lock().unwrap();
+                match tokens.refresh.get_mut(&presented) {
+                    Some(good) if *good => *good = false,
+                    _ => {
+                        tokens.reused += 1;
+                        tokens.access.clear();
+                        tokens.refresh.values_mut().for_each(|good| *good = false);
+                        return json_response(400, json!({"error": "invalid_grant"}));
+                    }
+                }
+            }
             let mut tokens = shared.tokens.lock().unwrap();
             tokens.issued += 1;
             let token = format!("access-token-{}", tokens.issued);
@@ -210,7 +241,9 @@ async fn handle(
                 "expires_in": lifetime.as_secs(),
             });
             if knobs.refresh_tokens {
-                answer["refresh_token"] = json!(format!("refresh-token-{}", tokens.issued));
+                let refresh = format!("refresh-token-{}", tokens.issued);
+                tokens.refresh.insert(refresh.clone(), true);
+                answer["refresh_token"] = json!(refresh);
             }
             json_response(200, answer)
         }

@@ -8,6 +8,8 @@ mod authorization_code;
 #[cfg(feature = "http")]
 mod client_credentials;
 mod fixture;
+mod oidc_provider;
+mod store;
 
 use std::time::Duration;
 
