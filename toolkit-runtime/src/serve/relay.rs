@@ -1,5 +1,5 @@
 //! What an upstream MCP server asks while a served call runs it — `sampling/createMessage`,
-//! `elicitation/create` — passed on to the client of that call: [`Relay`].
+//! `elicitation/create`, `roots/list` — passed on to the client of that call: [`Relay`].
 //!
 //! A served call puts a [`Relay`] in its [`CallContext`](crate::CallContext); an MCP source whose
 //! options say so (`McpOptions::relay`) declares both capabilities to its server, and passes each
@@ -24,6 +24,8 @@ use tokio_util::sync::CancellationToken;
 pub(crate) const SAMPLING_CREATE: &str = "sampling/createMessage";
 /// The method of an elicitation.
 pub(crate) const ELICITATION_CREATE: &str = "elicitation/create";
+/// The method that asks the client for its roots.
+pub(crate) const ROOTS_LIST: &str = "roots/list";
 
 /// One served call's way to its client.
 #[derive(Debug)]
@@ -35,6 +37,7 @@ pub(crate) struct Relay {
     stop: CancellationToken,
     sampling: bool,
     elicitation: bool,
+    roots: bool,
 }
 
 /// What became of a request relayed.
@@ -58,12 +61,16 @@ impl Relay {
         let elicitation = capabilities
             .as_ref()
             .is_some_and(|capabilities| capabilities.elicitation.is_some());
+        let roots = capabilities
+            .as_ref()
+            .is_some_and(|capabilities| capabilities.roots.is_some());
         Self {
             peer,
             call,
             stop,
             sampling,
             elicitation,
+            roots,
         }
     }
 
@@ -78,6 +85,7 @@ impl Relay {
         match method {
             SAMPLING_CREATE => self.sampling,
             ELICITATION_CREATE => self.elicitation,
+            ROOTS_LIST => self.roots,
             _ => false,
         }
     }

@@ -51,7 +51,7 @@ async fn mcp_definitions_keep_the_output_schema_title_and_hints() {
             .map(|schema| Value::Object(schema.clone())),
         Some(weather()["outputSchema"].clone())
     );
-    assert_eq!(weather_tool.annotations.title.as_deref(), Some("Weather"));
+    assert_eq!(weather_tool.title.as_deref(), Some("Weather"));
     assert_eq!(weather_tool.annotations.read_only, Some(true));
     // An outputSchema that is no object is no schema: the tool is kept, without one.
     assert_eq!(definitions[1].name(), "odd");
