@@ -364,7 +364,10 @@ struct RawDefinition {
 }
 
 /// `value` as an object, when it is one; `None` for null; else the key's error.
-fn object_of(key: &'static str, value: Option<Value>) -> Result<Option<Arc<JsonObject>>, DefinitionError> {
+fn object_of(
+    key: &'static str,
+    value: Option<Value>,
+) -> Result<Option<Arc<JsonObject>>, DefinitionError> {
     match value {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Object(object)) => Ok(Some(Arc::new(object))),

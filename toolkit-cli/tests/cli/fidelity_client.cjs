@@ -1,4 +1,5 @@
-// The TypeScript MCP SDK's client (@modelcontextprotocol/sdk on npm), declaring `roots`, reading
+// The TypeScript MCP SDK's client (@modelcontextprotocol/sdk on npm), declaring `roots`,
+// `sampling` and `elicitation` (sampling answered "sampled", elicitation declined), reading
 // real MCP servers directly and through the gateway, for gateway_fidelity.rs. Run with NODE_PATH
 // at the installed node_modules.
 // Usage: node fidelity_client.cjs PLAN.json
@@ -7,7 +8,11 @@
 // it threw) with the progress it was told.
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
-const { ListRootsRequestSchema } = require("@modelcontextprotocol/sdk/types.js");
+const {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+} = require("@modelcontextprotocol/sdk/types.js");
 const fs = require("fs");
 
 async function read(target, roots) {
@@ -17,8 +22,17 @@ async function read(target, roots) {
     env: { ...process.env, ...(target.env || {}) },
     stderr: "ignore",
   });
-  const client = new Client({ name: "fidelity-client", version: "1.32.2" }, { capabilities: { roots: { listChanged: true } } });
+  // The capabilities the gateway declares to its servers, so that a server lists the same tools
+  // to both (server-everything registers some only for a client that declares them).
+  const capabilities = { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } };
+  const client = new Client({ name: "fidelity-client", version: "1.32.2" }, { capabilities });
   client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots }));
+  client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+    role: "assistant",
+    content: { type: "text", text: "sampled" },
+    model: "fidelity",
+  }));
+  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "decline" }));
   await client.connect(transport);
   const tools = [];
   let cursor;

@@ -705,7 +705,10 @@ async fn drifted(name: &str, extra: &str) -> (ToolDefinition, Result<Value, Stri
     let served = Arc::new(gateway(&dir));
     let definitions = served.discover().await.unwrap();
     let called = served
-        .call("drift__get_pet", json!({"id": 1}).as_object().cloned().unwrap())
+        .call(
+            "drift__get_pet",
+            json!({"id": 1}).as_object().cloned().unwrap(),
+        )
         .await
         .map_err(|error| error.to_string());
     drop(served);
@@ -741,6 +744,9 @@ fn output_schema_on_an_mcp_source_exits_1_naming_the_setting() {
     .unwrap();
     let (code, _, stderr) = run_until_eof(&dir, &[]);
     assert_eq!(code, 1, "{stderr}");
-    assert!(stderr.contains("`output_schema` goes with `openapi`"), "{stderr}");
+    assert!(
+        stderr.contains("`output_schema` goes with `openapi`"),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -144,12 +144,31 @@ fn config(servers: &[(&'static str, Vec<String>, Vec<Value>)]) -> String {
     config
 }
 
+/// A call's record without the clock time server-everything writes into a resource it makes
+/// (`… created at 9:54:55 PM`), which differs between two calls.
+fn without_clock(call: &Value) -> Value {
+    let mut call = call.clone();
+    if let Some(blocks) = call["result"]["content"].as_array_mut() {
+        for block in blocks {
+            if let Some(text) = block["resource"]["text"].as_str()
+                && let Some((before, _)) = text.split_once(" created at ")
+            {
+                block["resource"]["text"] = json!(before);
+            }
+        }
+    }
+    call
+}
+
 #[test]
 fn the_gateway_passes_on_what_four_real_servers_list_and_answer() {
     let dir = workspace();
     let servers = servers(&dir);
     std::fs::write(dir.join("toolkit.toml"), config(&servers)).unwrap();
-    let roots = json!([{"uri": format!("file://{}", dir.display()), "name": "the test's folder"}]);
+    // The client's roots are the folder the filesystem server is started with: a server that asks
+    // for roots as it starts (server-filesystem, which then serves the roots instead) asks the
+    // gateway before any client is there, and is answered as without roots.
+    let roots = json!([{"uri": format!("file://{}", dir.join("files").display()), "name": "the test's folder"}]);
     let mut targets: Vec<Value> = servers
         .iter()
         .map(|(name, command, calls)| {
@@ -172,10 +191,17 @@ fn the_gateway_passes_on_what_four_real_servers_list_and_answer() {
         "calls": gateway_calls,
     }));
     let plan = dir.join("plan.json");
-    std::fs::write(&plan, json!({"roots": roots, "targets": targets}).to_string()).unwrap();
+    std::fs::write(
+        &plan,
+        json!({"roots": roots, "targets": targets}).to_string(),
+    )
+    .unwrap();
     let output = Command::new("node")
         .env("NODE_PATH", peer("mcp-npm/node_modules"))
-        .arg(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/cli/fidelity_client.cjs"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/cli/fidelity_client.cjs"
+        ))
         .arg(&plan)
         .output()
         .unwrap();
@@ -224,8 +250,8 @@ fn the_gateway_passes_on_what_four_real_servers_list_and_answer() {
             assert_eq!(through, listed, "{name}: a tool is listed otherwise");
         }
         for (index, call) in calls.iter().enumerate() {
-            let direct = &direct["calls"][index];
-            let through = &gateway["calls"][next_call];
+            let direct = without_clock(&direct["calls"][index]);
+            let through = without_clock(&gateway["calls"][next_call]);
             next_call += 1;
             assert_eq!(through, direct, "{name}: the call {call} answers otherwise");
         }
@@ -234,7 +260,11 @@ fn the_gateway_passes_on_what_four_real_servers_list_and_answer() {
     // The calls meant what they were meant to: an image, a resource link, an embedded resource,
     // structured content, error results, progress, the client's roots.
     let everything = &read["everything"]["calls"];
-    assert_eq!(everything[2]["result"]["content"][0]["type"], "image");
+    assert_eq!(everything[2]["result"]["content"][1]["type"], "image");
+    assert_eq!(
+        everything[3]["result"]["content"][0]["annotations"]["priority"],
+        1
+    );
     assert_eq!(
         everything[4]["result"]["content"][1]["type"],
         "resource_link"
@@ -242,7 +272,9 @@ fn the_gateway_passes_on_what_four_real_servers_list_and_answer() {
     assert_eq!(everything[5]["result"]["content"][1]["type"], "resource");
     assert!(everything[6]["result"]["structuredContent"].is_object());
     assert_eq!(everything[7]["progress"].as_array().unwrap().len(), 2);
-    let roots = everything[8]["result"]["content"][0]["text"].as_str().unwrap();
+    let roots = everything[8]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap();
     assert!(roots.contains("the test's folder"), "{roots}");
     assert_eq!(read["filesystem"]["calls"][1]["result"]["isError"], true);
     assert_eq!(read["time"]["calls"][1]["result"]["isError"], true);

@@ -224,7 +224,10 @@ fn an_mcp_tool_keeps_its_title_execution_icons_and_meta_where_it_put_them() {
 
 #[test]
 fn an_mcp_tool_whose_title_is_no_string_is_left_out_saying_so() {
-    for (key, title) in [("title", json!(7)), ("annotations", json!({"title": ["x"]}))] {
+    for (key, title) in [
+        ("title", json!(7)),
+        ("annotations", json!({"title": ["x"]})),
+    ] {
         let mut tool = listed_tool();
         tool[key] = title;
         let problem = toolkit_runtime::mcp::tool_definition(&tool).unwrap_err();
@@ -235,13 +238,20 @@ fn an_mcp_tool_whose_title_is_no_string_is_left_out_saying_so() {
 #[test]
 fn a_catalog_entry_whose_execution_icons_or_meta_is_not_of_its_kind_is_named() {
     for (key, value, said) in [
-        ("execution", json!("forbidden"), "a tool's execution must be a JSON object"),
+        (
+            "execution",
+            json!("forbidden"),
+            "a tool's execution must be a JSON object",
+        ),
         ("icons", json!({}), "a tool's icons must be a JSON array"),
         ("_meta", json!([]), "a tool's _meta must be a JSON object"),
     ] {
         let mut entry = json!({"name": "t", "inputSchema": {}});
         entry[key] = value;
         let error = decode_catalog(&json!([entry]).to_string()).unwrap_err();
-        assert_eq!(error.to_string(), format!("catalog entry 0 (\"t\"): {said}"));
+        assert_eq!(
+            error.to_string(),
+            format!("catalog entry 0 (\"t\"): {said}")
+        );
     }
 }

@@ -89,7 +89,10 @@ pub(crate) fn listed(tool: &Value, with_marks: bool) -> Result<Listed, String> {
         Some(_) => Err(format!("tool {name:?}: its {key} is no string")),
     };
     let annotations = Annotations {
-        title: text(hints.and_then(|hints| hints.get("title")), "annotations.title")?,
+        title: text(
+            hints.and_then(|hints| hints.get("title")),
+            "annotations.title",
+        )?,
         read_only: hint("readOnlyHint"),
         destructive: hint("destructiveHint"),
         idempotent: hint("idempotentHint"),

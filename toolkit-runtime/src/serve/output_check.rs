@@ -111,7 +111,9 @@ mod tests {
         let text = check().check(&json!({"name": 7})).unwrap_err();
         assert!(text.ends_with("The whole answer:\n{\"name\":7}"), "{text}");
         let long = "a".repeat(MAX_ANSWER_TEXT);
-        let text = check().check(&json!({"name": 7, "more": long})).unwrap_err();
+        let text = check()
+            .check(&json!({"name": 7, "more": long}))
+            .unwrap_err();
         let (_, carried) = text
             .split_once(&format!("cut to its first {MAX_ANSWER_TEXT} characters:\n"))
             .unwrap();
