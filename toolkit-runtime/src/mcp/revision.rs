@@ -156,6 +156,21 @@ mod tests {
     }
 
     #[test]
+    fn a_relaying_source_declares_sampling_elicitation_and_roots() {
+        let relaying = McpOptions {
+            relay: true,
+            ..McpOptions::default()
+        };
+        let params = initialize_params("2025-11-25", &relaying);
+        assert_eq!(
+            params["capabilities"],
+            json!({"elicitation": {"form": {}}, "sampling": {}, "roots": {}})
+        );
+        let params = initialize_params("2025-11-25", &McpOptions::default());
+        assert_eq!(params["capabilities"], json!({}));
+    }
+
+    #[test]
     fn a_modern_version_wins() {
         assert_eq!(choose(&list(&["2025-06-18", MODERN])), Discovered::Modern);
     }
