@@ -338,6 +338,14 @@ pub struct SourceConfig {
     /// still fails the toolkit).
     #[serde(default = "yes")]
     pub prefix: bool,
+    /// Whether an OpenAPI document's tools (with `openapi`) carry the `outputSchema` their
+    /// response schema gives (off by default). A client may refuse an answer that does not fit a
+    /// tool's `outputSchema`, and real APIs drift from their documents: with it on, an answer that
+    /// does not fit is served as an error result that says where it does not fit, followed by the
+    /// answer's text (cut to the answer cap), so the model still reads the data; with it off,
+    /// every answer is served as it came.
+    #[serde(default)]
+    pub output_schema: bool,
 }
 
 fn yes() -> bool {
@@ -621,6 +629,12 @@ impl SourceConfig {
         }
         if self.base_url.is_some() && !matches!(kind, SourceKind::OpenApi { .. }) {
             return Err(format!("source {name:?}: `base_url` goes with `openapi`"));
+        }
+        if self.output_schema && !matches!(kind, SourceKind::OpenApi { .. }) {
+            return Err(format!(
+                "source {name:?}: `output_schema` goes with `openapi` (an MCP server's tools \
+                 carry the outputSchema their server lists)"
+            ));
         }
         if !self.credentials.is_empty() && !matches!(kind, SourceKind::OpenApi { .. }) {
             return Err(format!(

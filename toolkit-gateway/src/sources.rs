@@ -105,9 +105,15 @@ pub fn made(config: &SourceConfig) -> Result<Made, ConfigError> {
                     )
                     .map_err(|error| fail(format!("credentials from {variable}: {error}")))?;
             }
+            let mut operations = read.operations;
+            if !config.output_schema {
+                for operation in &mut operations {
+                    operation.definition = operation.definition.clone().without_output_schema();
+                }
+            }
             let source =
                 HttpSource::builder(name, &base_url, HeaderClient::new(client, headers(config)?))
-                    .operations(read.operations)
+                    .operations(operations)
                     .security(
                         read.security.schemes,
                         read.security.requirements,

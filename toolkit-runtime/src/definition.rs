@@ -15,6 +15,11 @@
 //! A definition may carry an `outputSchema` (a JSON Schema object, as an MCP server lists it):
 //! what the tool's structured answer looks like. It is kept, stored and served as it came;
 //! nothing checks an answer against it.
+//!
+//! What else an MCP server lists of a tool is kept where the server put it, so that a server that
+//! serves the tool again (the gateway) lists what its upstream listed: a top-level `title`
+//! ([`ToolDefinition::title`], apart from `annotations.title`), `execution` (`taskSupport`),
+//! `icons` and `_meta`, each as the JSON it came as.
 
 use std::fmt;
 use std::sync::Arc;
@@ -54,6 +59,10 @@ pub type JsonObject = Map<String, Value>;
 #[serde(try_from = "RawDefinition", rename_all = "camelCase")]
 pub struct ToolDefinition {
     name: String,
+    /// A name for people, where the source put it beside the name (MCP's top-level `title`;
+    /// a title among the hints is [`Annotations::title`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     /// What the tool does, written for the model.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
@@ -62,6 +71,12 @@ pub struct ToolDefinition {
     output_schema: Option<Arc<JsonObject>>,
     /// The source's hints about what the tool does.
     pub annotations: Annotations,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    execution: Option<Arc<JsonObject>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    icons: Option<Arc<Vec<Value>>>,
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    meta: Option<Arc<JsonObject>>,
 }
 
 impl ToolDefinition {
@@ -76,13 +91,7 @@ impl ToolDefinition {
         if name.is_empty() {
             return Err(DefinitionError::EmptyName);
         }
-        Ok(Self {
-            name,
-            description: None,
-            input_schema: Arc::new(input_schema),
-            output_schema: None,
-            annotations: Annotations::default(),
-        })
+        Ok(Self::new_unchecked(name, input_schema))
     }
 
     /// This definition with `output_schema`: the JSON Schema of the tool's structured answer.
@@ -100,6 +109,43 @@ impl ToolDefinition {
     #[must_use]
     pub fn with_output_schema(mut self, output_schema: JsonObject) -> Self {
         self.output_schema = Some(Arc::new(output_schema));
+        self
+    }
+
+    /// This definition without an output schema (a host that serves the tool's answers as they
+    /// come, whatever their shape).
+    #[must_use]
+    pub fn without_output_schema(mut self) -> Self {
+        self.output_schema = None;
+        self
+    }
+
+    /// This definition with `title`, a name for people beside the name (MCP's top-level
+    /// `title`).
+    #[must_use]
+    pub fn with_title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// This definition with MCP's `execution` object (how the tool may run: `taskSupport`).
+    #[must_use]
+    pub fn with_execution(mut self, execution: JsonObject) -> Self {
+        self.execution = Some(Arc::new(execution));
+        self
+    }
+
+    /// This definition with MCP's `icons`, each as its source wrote it.
+    #[must_use]
+    pub fn with_icons(mut self, icons: Vec<Value>) -> Self {
+        self.icons = Some(Arc::new(icons));
+        self
+    }
+
+    /// This definition with MCP's `_meta` of the tool, as its source wrote it.
+    #[must_use]
+    pub fn with_meta(mut self, meta: JsonObject) -> Self {
+        self.meta = Some(Arc::new(meta));
         self
     }
 
@@ -142,6 +188,22 @@ impl ToolDefinition {
         self.output_schema.as_ref()
     }
 
+    /// How the tool may run (MCP's `execution`, e.g. `{"taskSupport": "optional"}`), when its
+    /// source said.
+    pub fn execution(&self) -> Option<&JsonObject> {
+        self.execution.as_deref()
+    }
+
+    /// The tool's icons (MCP's `icons`), as its source wrote them, when it gave any.
+    pub fn icons(&self) -> Option<&[Value]> {
+        self.icons.as_deref().map(Vec::as_slice)
+    }
+
+    /// The tool's `_meta` (MCP's), as its source wrote it, when it gave one.
+    pub fn meta(&self) -> Option<&JsonObject> {
+        self.meta.as_deref()
+    }
+
     /// The input schema and the output schema, to change (each copied first if shared).
     #[cfg(feature = "operations")]
     pub(crate) fn schemas_mut(&mut self) -> (&mut JsonObject, Option<&mut JsonObject>) {
@@ -155,11 +217,23 @@ impl ToolDefinition {
     pub(crate) fn builtin(name: &'static str, description: &str, input_schema: JsonObject) -> Self {
         debug_assert!(!name.is_empty());
         Self {
-            name: name.to_owned(),
             description: Some(description.to_owned()),
+            ..Self::new_unchecked(name.to_owned(), input_schema)
+        }
+    }
+
+    /// A definition named `name`, which the caller knows is not empty.
+    fn new_unchecked(name: String, input_schema: JsonObject) -> Self {
+        Self {
+            name,
+            title: None,
+            description: None,
             input_schema: Arc::new(input_schema),
             output_schema: None,
             annotations: Annotations::default(),
+            execution: None,
+            icons: None,
+            meta: None,
         }
     }
 
@@ -246,6 +320,9 @@ pub enum DefinitionError {
     SchemaNotObject,
     /// `outputSchema` is there and not a JSON object.
     OutputSchemaNotObject,
+    /// `execution`, `icons` or `_meta` is there and not of its kind (an object, an array, an
+    /// object); the key is named.
+    NotOfItsKind(&'static str),
 }
 
 impl fmt::Display for DefinitionError {
@@ -256,6 +333,8 @@ impl fmt::Display for DefinitionError {
             Self::OutputSchemaNotObject => {
                 f.write_str("a tool's outputSchema, when there is one, must be a JSON object")
             }
+            Self::NotOfItsKind("icons") => f.write_str("a tool's icons must be a JSON array"),
+            Self::NotOfItsKind(key) => write!(f, "a tool's {key} must be a JSON object"),
         }
     }
 }
@@ -268,12 +347,32 @@ impl std::error::Error for DefinitionError {}
 struct RawDefinition {
     name: String,
     #[serde(default)]
+    title: Option<String>,
+    #[serde(default)]
     description: Option<String>,
     input_schema: Value,
     #[serde(default)]
     output_schema: Option<Value>,
     #[serde(default)]
     annotations: Annotations,
+    #[serde(default)]
+    execution: Option<Value>,
+    #[serde(default)]
+    icons: Option<Value>,
+    #[serde(default, rename = "_meta")]
+    meta: Option<Value>,
+}
+
+/// `value` as an object, when it is one; `None` for null; else the key's error.
+fn object_of(
+    key: &'static str,
+    value: Option<Value>,
+) -> Result<Option<Arc<JsonObject>>, DefinitionError> {
+    match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Object(object)) => Ok(Some(Arc::new(object))),
+        Some(_) => Err(DefinitionError::NotOfItsKind(key)),
+    }
 }
 
 impl TryFrom<RawDefinition> for ToolDefinition {
@@ -289,8 +388,16 @@ impl TryFrom<RawDefinition> for ToolDefinition {
             Some(Value::Object(schema)) => Some(Arc::new(schema)),
             Some(_) => return Err(DefinitionError::OutputSchemaNotObject),
         };
+        definition.title = raw.title;
         definition.description = raw.description;
         definition.annotations = raw.annotations;
+        definition.execution = object_of("execution", raw.execution)?;
+        definition.meta = object_of("_meta", raw.meta)?;
+        definition.icons = match raw.icons {
+            None | Some(Value::Null) => None,
+            Some(Value::Array(icons)) => Some(Arc::new(icons)),
+            Some(_) => return Err(DefinitionError::NotOfItsKind("icons")),
+        };
         Ok(definition)
     }
 }

@@ -687,3 +687,84 @@ async fn a_search_model_ranks_the_served_search_by_meaning() {
     drop(served);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// An API whose pet's `name` drifts from its document (a number where a string is promised).
+async fn drifting_api() -> String {
+    let app = axum::Router::new().route(
+        "/pets/{id}",
+        get(|| async { axum::Json(json!({"id": 1, "name": 7})) }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    base
+}
+
+const DRIFTING: &str = r#"{
+  "openapi": "3.1.0",
+  "info": {"title": "Pets", "version": "1"},
+  "paths": {"/pets/{id}": {"get": {"operationId": "get_pet",
+    "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "integer"}}],
+    "responses": {"200": {"description": "The pet.", "content": {"application/json": {"schema": {
+      "type": "object", "properties": {"id": {"type": "integer"}, "name": {"type": "string"}}}}}}}}}}
+}"#;
+
+/// The gateway over the drifting API, with `extra` in its source; its `get_pet` tool's definition
+/// and what a call of pet 1 gives.
+async fn drifted(name: &str, extra: &str) -> (ToolDefinition, Result<Value, String>) {
+    let base_url = drifting_api().await;
+    let dir = workspace(name, "");
+    std::fs::write(dir.join("drift.json"), DRIFTING).unwrap();
+    let config = format!(
+        "[catalog]\nrefresh_seconds = 0\n\n[policy]\ndefault = \"allow\"\n\n[[sources]]\n\
+         name = \"drift\"\nopenapi = \"drift.json\"\nbase_url = \"{base_url}\"\n{extra}\n"
+    );
+    std::fs::write(dir.join("toolkit.toml"), config).unwrap();
+    let served = Arc::new(gateway(&dir));
+    let definitions = served.discover().await.unwrap();
+    let called = served
+        .call(
+            "drift__get_pet",
+            json!({"id": 1}).as_object().cloned().unwrap(),
+        )
+        .await
+        .map_err(|error| error.to_string());
+    drop(served);
+    std::fs::remove_dir_all(&dir).unwrap();
+    (definitions[0].clone(), called)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_drifting_answer_reaches_the_model_with_or_without_an_output_schema() {
+    // By default no outputSchema: the answer is served as it came.
+    let (definition, called) = drifted("drift-off", "").await;
+    assert_eq!(definition.output_schema(), None);
+    assert_eq!(called.unwrap(), json!({"id": 1, "name": 7}));
+    // Asked for: listed, and an answer that does not fit says where, with the answer's text.
+    let (definition, called) = drifted("drift-on", "output_schema = true").await;
+    assert!(definition.output_schema().is_some());
+    let failure = called.unwrap_err();
+    assert!(
+        failure.contains("does not match the tool's output schema (at /name")
+            && failure.contains(r#"{"id":1,"name":7}"#),
+        "{failure}"
+    );
+}
+
+#[test]
+fn output_schema_on_an_mcp_source_exits_1_naming_the_setting() {
+    let dir = workspace("output-schema-mcp", "");
+    std::fs::write(
+        dir.join("toolkit.toml"),
+        "[catalog]\nrefresh_seconds = 0\n\n[policy]\ndefault = \"allow\"\n\n[[sources]]\n\
+         name = \"m\"\ncommand = [\"true\"]\noutput_schema = true\n",
+    )
+    .unwrap();
+    let (code, _, stderr) = run_until_eof(&dir, &[]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("`output_schema` goes with `openapi`"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -256,6 +256,9 @@ pub fn audit_definitions(definitions: &[ToolDefinition], options: &AuditOptions)
 fn listed_tool(definition: &ToolDefinition) -> Value {
     let mut tool = Map::new();
     tool.insert("name".into(), json!(definition.name()));
+    if let Some(title) = &definition.title {
+        tool.insert("title".into(), json!(title));
+    }
     if let Some(description) = &definition.description {
         tool.insert("description".into(), json!(description));
     }

@@ -185,3 +185,73 @@ fn a_new_definition_refuses_an_empty_name() {
     let definition = ToolDefinition::new("t", object(json!({ "type": "object" }))).unwrap();
     assert_eq!(definition.input_schema()["type"], Value::from("object"));
 }
+
+/// An MCP server's tool with everything a listing may say of it (server-everything's and
+/// server-filesystem's form).
+fn listed_tool() -> Value {
+    json!({
+        "name": "read_file",
+        "title": "Read File",
+        "description": "Reads a file.",
+        "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}},
+        "outputSchema": {"type": "object", "properties": {"content": {"type": "string"}}},
+        "annotations": {"title": "Reader", "readOnlyHint": true, "openWorldHint": false},
+        "execution": {"taskSupport": "forbidden"},
+        "icons": [{"src": "https://example.com/icon.png", "mimeType": "image/png", "sizes": ["48x48"]}],
+        "_meta": {"example.com/owner": "files", "count": 12_345_678_901_234_567_890_u64}
+    })
+}
+
+#[test]
+fn an_mcp_tool_keeps_its_title_execution_icons_and_meta_where_it_put_them() {
+    let definition = toolkit_runtime::mcp::tool_definition(&listed_tool()).unwrap();
+    assert_eq!(definition.title.as_deref(), Some("Read File"));
+    assert_eq!(definition.annotations.title.as_deref(), Some("Reader"));
+    assert_eq!(
+        definition.execution(),
+        Some(&object(json!({"taskSupport": "forbidden"})))
+    );
+    assert_eq!(definition.icons().unwrap().len(), 1);
+    assert_eq!(definition.meta().unwrap()["example.com/owner"], "files");
+    // A catalog holds all of it, the same bytes after a round trip, a big number's digits kept.
+    let encoded = encode_catalog(std::slice::from_ref(&definition));
+    let decoded = decode_catalog(&encoded).unwrap();
+    assert_eq!(decoded, [definition]);
+    assert_eq!(encode_catalog(&decoded), encoded);
+    assert!(encoded.contains("12345678901234567890"), "{encoded}");
+    assert!(encoded.contains(r#""title":"Read File""#), "{encoded}");
+}
+
+#[test]
+fn an_mcp_tool_whose_title_is_no_string_is_left_out_saying_so() {
+    for (key, title) in [
+        ("title", json!(7)),
+        ("annotations", json!({"title": ["x"]})),
+    ] {
+        let mut tool = listed_tool();
+        tool[key] = title;
+        let problem = toolkit_runtime::mcp::tool_definition(&tool).unwrap_err();
+        assert!(problem.contains("is no string"), "{problem}");
+    }
+}
+
+#[test]
+fn a_catalog_entry_whose_execution_icons_or_meta_is_not_of_its_kind_is_named() {
+    for (key, value, said) in [
+        (
+            "execution",
+            json!("forbidden"),
+            "a tool's execution must be a JSON object",
+        ),
+        ("icons", json!({}), "a tool's icons must be a JSON array"),
+        ("_meta", json!([]), "a tool's _meta must be a JSON object"),
+    ] {
+        let mut entry = json!({"name": "t", "inputSchema": {}});
+        entry[key] = value;
+        let error = decode_catalog(&json!([entry]).to_string()).unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            format!("catalog entry 0 (\"t\"): {said}")
+        );
+    }
+}

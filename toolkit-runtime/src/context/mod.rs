@@ -16,7 +16,7 @@ use std::fmt;
 use std::sync::Arc;
 
 pub use extensions::Extensions;
-pub use relay::{ELICITATION_CREATE, Relay, Relayed, SAMPLING_CREATE};
+pub use relay::{ELICITATION_CREATE, ROOTS_LIST, Relay, Relayed, SAMPLING_CREATE};
 pub use written::Written;
 
 use crate::progress::ProgressSink;

@@ -17,6 +17,8 @@ use crate::BoxFuture;
 pub const SAMPLING_CREATE: &str = "sampling/createMessage";
 /// The method of an elicitation.
 pub const ELICITATION_CREATE: &str = "elicitation/create";
+/// The method that asks the client for its roots.
+pub const ROOTS_LIST: &str = "roots/list";
 
 /// One served call's way to its client.
 pub trait Relay: Send + Sync + fmt::Debug {

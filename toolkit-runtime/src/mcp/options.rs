@@ -52,13 +52,13 @@ pub struct McpOptions {
     /// is declined at once. Never asked in the stateless revision, which has no such requests.
     pub elicitation: Option<Elicitation>,
     /// For a server that serves this source's tools (a gateway, feature `serve`): the source
-    /// declares the `sampling` and `elicitation` capabilities, and each `sampling/createMessage`
-    /// or `elicitation/create` its server sends on the stream of a served call is passed to the
-    /// client of that call, and the client's answer back (one sent on a stream of no call, to the
-    /// client of the one served call in flight, if only one is). A client that did not declare the
-    /// capability is not asked: an elicitation goes to [`elicitation`](Self::elicitation) (or is
-    /// declined), a sampling request is refused (`-32601`), as for a client without it. Off by
-    /// default.
+    /// declares the `sampling`, `elicitation` and `roots` capabilities, and each
+    /// `sampling/createMessage`, `elicitation/create` or `roots/list` its server sends on the
+    /// stream of a served call is passed to the client of that call, and the client's answer back
+    /// (one sent on a stream of no call, to the client of the one served call in flight, if only
+    /// one is). A client that did not declare the capability is not asked: an elicitation goes to
+    /// [`elicitation`](Self::elicitation) (or is declined), a sampling or roots request is refused
+    /// (`-32601`), as for a client without it. Off by default.
     pub relay: bool,
 }
 

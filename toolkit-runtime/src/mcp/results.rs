@@ -83,17 +83,16 @@ pub(crate) fn listed(tool: &Value, with_marks: bool) -> Result<Listed, String> {
             .and_then(|hints| hints.get(key))
             .and_then(Value::as_bool)
     };
-    let title = tool
-        .get("title")
-        .and_then(Value::as_str)
-        .or_else(|| {
-            hints
-                .and_then(|hints| hints.get("title"))
-                .and_then(Value::as_str)
-        })
-        .map(str::to_owned);
+    let text = |value: Option<&Value>, key: &str| match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(text.clone())),
+        Some(_) => Err(format!("tool {name:?}: its {key} is no string")),
+    };
     let annotations = Annotations {
-        title,
+        title: text(
+            hints.and_then(|hints| hints.get("title")),
+            "annotations.title",
+        )?,
         read_only: hint("readOnlyHint"),
         destructive: hint("destructiveHint"),
         idempotent: hint("idempotentHint"),
@@ -102,6 +101,7 @@ pub(crate) fn listed(tool: &Value, with_marks: bool) -> Result<Listed, String> {
     let mut definition = ToolDefinition::new(name.clone(), input_schema.clone())
         .map_err(|error| format!("tool {name:?}: {error}"))?
         .with_annotations(annotations);
+    definition.title = text(tool.get("title"), "title")?;
     if let Some(description) = tool.get("description").and_then(Value::as_str) {
         definition = definition.with_description(description);
     }
@@ -109,14 +109,24 @@ pub(crate) fn listed(tool: &Value, with_marks: bool) -> Result<Listed, String> {
     if let Some(Value::Object(output_schema)) = tool.get("outputSchema") {
         definition = definition.with_output_schema(output_schema.clone());
     }
+    // Kept as written, for a server that lists the tool again; one not of its kind is dropped.
+    if let Some(Value::Object(execution)) = tool.get("execution") {
+        definition = definition.with_execution(execution.clone());
+    }
+    if let Some(Value::Array(icons)) = tool.get("icons") {
+        definition = definition.with_icons(icons.clone());
+    }
+    if let Some(Value::Object(meta)) = tool.get("_meta") {
+        definition = definition.with_meta(meta.clone());
+    }
     Ok(Listed { definition, marks })
 }
 
 /// An MCP `Tool` object, as a server lists it (or a snapshot holds it), as the definition this
-/// source makes of it: its name, description, input schema, output schema (when it is an
-/// object), and hints (`readOnlyHint`… under their catalog names, the title from `title` or
-/// `annotations.title`). The generator uses this
-/// too, so that a generated tool and a discovered one are the same.
+/// source makes of it: its name, title, description, input schema, output schema (when it is an
+/// object), hints (`readOnlyHint`… under their catalog names, `annotations.title` as
+/// [`Annotations::title`]), `execution`, `icons` and `_meta`. The generator uses this too, so
+/// that a generated tool and a discovered one are the same.
 ///
 /// ```
 /// let tool = serde_json::json!({
@@ -131,8 +141,8 @@ pub(crate) fn listed(tool: &Value, with_marks: bool) -> Result<Listed, String> {
 ///
 /// # Errors
 ///
-/// Why the tool is left out: no name, no `inputSchema` object, or a tool that runs only as a
-/// task.
+/// Why the tool is left out: no name, no `inputSchema` object, a `title` that is no string, or
+/// a tool that runs only as a task.
 pub fn tool_definition(tool: &Value) -> Result<ToolDefinition, String> {
     listed(tool, false).map(|listed| listed.definition)
 }
@@ -282,7 +292,8 @@ mod tests {
             "annotations": {"readOnlyHint": true, "openWorldHint": false}
         });
         let listed = listed(&tool, true).unwrap();
-        assert_eq!(listed.definition.annotations.title.as_deref(), Some("Get"));
+        assert_eq!(listed.definition.title.as_deref(), Some("Get"));
+        assert_eq!(listed.definition.annotations.title, None);
         assert_eq!(listed.definition.annotations.read_only, Some(true));
         assert_eq!(listed.definition.annotations.destructive, None);
         assert_eq!(listed.definition.description.as_deref(), Some("Gets."));

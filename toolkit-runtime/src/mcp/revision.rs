@@ -79,8 +79,9 @@ pub(crate) fn with_modern_meta(mut params: JsonObject) -> JsonObject {
 }
 
 /// The params of `initialize` for `version`, declaring the `elicitation` capability (forms) when
-/// the host answers elicitations, and `sampling` too when the source relays them to a served
-/// call's client.
+/// the host answers elicitations, and `sampling` and `roots` too when the source relays them to a
+/// served call's client (whose `roots/list` answer is the server's; a client that declared no
+/// roots is answered `-32601` for it, as a client without the capability answers).
 pub(crate) fn initialize_params(version: &str, options: &McpOptions) -> JsonObject {
     let mut params = Map::new();
     params.insert("protocolVersion".into(), json!(version));
@@ -90,6 +91,7 @@ pub(crate) fn initialize_params(version: &str, options: &McpOptions) -> JsonObje
     }
     if options.relay {
         capabilities.insert("sampling".into(), json!({}));
+        capabilities.insert("roots".into(), json!({}));
     }
     let capabilities = Value::Object(capabilities);
     params.insert("capabilities".into(), capabilities);
@@ -151,6 +153,21 @@ mod tests {
 
     fn list(versions: &[&str]) -> Vec<String> {
         versions.iter().map(|v| (*v).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_relaying_source_declares_sampling_elicitation_and_roots() {
+        let relaying = McpOptions {
+            relay: true,
+            ..McpOptions::default()
+        };
+        let params = initialize_params("2025-11-25", &relaying);
+        assert_eq!(
+            params["capabilities"],
+            json!({"elicitation": {"form": {}}, "sampling": {}, "roots": {}})
+        );
+        let params = initialize_params("2025-11-25", &McpOptions::default());
+        assert_eq!(params["capabilities"], json!({}));
     }
 
     #[test]

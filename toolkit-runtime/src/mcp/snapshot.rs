@@ -186,7 +186,7 @@ impl SnapshotDrift {
             if old.annotations.hints() != new.annotations.hints() {
                 aspects.push(Aspect::Hints);
             }
-            if old.annotations.title != new.annotations.title {
+            if old.title != new.title || old.annotations.title != new.annotations.title {
                 aspects.push(Aspect::Title);
             }
             if !aspects.is_empty() {

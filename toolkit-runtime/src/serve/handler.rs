@@ -357,10 +357,24 @@ async fn notify(
     }
 }
 
+/// The `_meta` keys of a result that describe the server that wrote it, not the tool's answer:
+/// an upstream's are not passed on (the served call's client has the serving server's own).
+const ABOUT_THE_SERVER: [&str; 1] = ["io.modelcontextprotocol/serverInfo"];
+
 /// An upstream's result as written, as rmcp's result; `None` when rmcp cannot read it (a block
 /// of a kind it does not know), and the call is answered as any other. An upstream of a session
 /// revision writes no `resultType`: it is `complete` (rmcp strips it again for such a client).
-fn as_written(result: JsonObject) -> Option<CallToolResult> {
+/// What `_meta` says of the upstream itself ([`ABOUT_THE_SERVER`]) is left out, and `_meta`
+/// with it when nothing else is in it.
+fn as_written(mut result: JsonObject) -> Option<CallToolResult> {
+    if let Some(Value::Object(meta)) = result.get_mut("_meta") {
+        for key in ABOUT_THE_SERVER {
+            meta.remove(key);
+        }
+        if meta.is_empty() {
+            result.remove("_meta");
+        }
+    }
     let mut result: CallToolResult = serde_json::from_value(Value::Object(result)).ok()?;
     result
         .result_type
@@ -390,5 +404,43 @@ pub(crate) fn shaped(failure: &Failure) -> String {
         "The tool failed.".to_owned()
     } else {
         text
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::json;
+
+    use super::*;
+
+    fn written(value: Value) -> Value {
+        let result = as_written(value.as_object().cloned().unwrap()).unwrap();
+        serde_json::to_value(result).unwrap()
+    }
+
+    #[test]
+    fn an_upstreams_server_info_is_not_passed_on_and_the_rest_of_meta_is() {
+        let info = json!({"name": "upstream", "version": "1"});
+        let alone = written(json!({
+            "content": [], "_meta": {"io.modelcontextprotocol/serverInfo": info}
+        }));
+        assert_eq!(alone.get("_meta"), None);
+        let beside = written(json!({
+            "content": [], "_meta": {"io.modelcontextprotocol/serverInfo": info, "trace": 7}
+        }));
+        assert_eq!(beside["_meta"], json!({"trace": 7}));
+    }
+
+    #[test]
+    fn a_number_beyond_f64_keeps_its_digits() {
+        let result = written(json!({
+            "content": [{"type": "text", "text": "12345678901234567890"}],
+            "structuredContent": {"id": 12_345_678_901_234_567_890_u64, "count": 1}
+        }));
+        assert_eq!(
+            serde_json::to_string(&result["structuredContent"]).unwrap(),
+            r#"{"id":12345678901234567890,"count":1}"#
+        );
     }
 }

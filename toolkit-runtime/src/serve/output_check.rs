@@ -5,7 +5,7 @@
 //! An API's answer drifts from its document now and then, so a served answer that does not
 //! conform becomes an error result (`isError: true`) that says where it does not conform (a
 //! JSON pointer into the answer, with what was expected; never an address or a credential) and
-//! carries the whole answer as text, so nothing is lost to the client or its model. An answer
+//! carries the answer as text (cut to [`MAX_ANSWER_TEXT`] characters), so the model reads both. An answer
 //! that conforms is served as any other (text, and `structuredContent`).
 //!
 //! Formats and patterns are not checked (as for inputs). A schema that cannot be compiled
@@ -22,6 +22,10 @@ use crate::text::cut_for_echo;
 
 /// How many places that do not conform a failure names; the rest are counted.
 const NAMED: usize = 3;
+
+/// The most characters (UTF-16 code units) of the answer an error result carries: the HTTP
+/// source's default answer cap, so that an answer an API may give is carried whole.
+pub(crate) const MAX_ANSWER_TEXT: usize = 200_000;
 
 /// The check of one tool's answers, compiled on the first answer.
 #[derive(Debug)]
@@ -77,8 +81,44 @@ impl OutputCheck {
             Value::String(text) => text.clone(),
             other => other.to_string(),
         };
-        text.push_str(". The whole answer:\n");
-        text.push_str(&whole);
+        if crate::text::utf16_length(&whole) > MAX_ANSWER_TEXT {
+            text.push_str(&format!(
+                ". The answer, cut to its first {MAX_ANSWER_TEXT} characters:\n"
+            ));
+            text.push_str(&crate::text::cut_utf16(&whole, MAX_ANSWER_TEXT));
+        } else {
+            text.push_str(". The whole answer:\n");
+            text.push_str(&whole);
+        }
         Err(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::json;
+
+    use super::*;
+
+    fn check() -> OutputCheck {
+        let schema = json!({"type": "object", "properties": {"name": {"type": "string"}}});
+        OutputCheck::new(Arc::new(schema.as_object().cloned().unwrap()))
+    }
+
+    #[test]
+    fn an_answer_that_does_not_fit_is_carried_whole_up_to_the_cap() {
+        let text = check().check(&json!({"name": 7})).unwrap_err();
+        assert!(text.ends_with("The whole answer:\n{\"name\":7}"), "{text}");
+        let long = "a".repeat(MAX_ANSWER_TEXT);
+        let text = check()
+            .check(&json!({"name": 7, "more": long}))
+            .unwrap_err();
+        let (_, carried) = text
+            .split_once(&format!("cut to its first {MAX_ANSWER_TEXT} characters:\n"))
+            .unwrap();
+        assert_eq!(carried.chars().count(), MAX_ANSWER_TEXT + 1);
+        assert!(carried.starts_with("{\"name\":7,\"more\":\"aaa") && carried.ends_with('…'));
+        assert!(check().check(&json!({"name": "Rex"})).is_ok());
     }
 }

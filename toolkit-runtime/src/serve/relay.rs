@@ -1,5 +1,5 @@
-//! The relay of a served call to its client over rmcp: [`ClientRelay`], the server's
-//! [`Relay`](crate::context::Relay).
+//! The relay of a served call to its client over rmcp (`sampling/createMessage`,
+//! `elicitation/create`, `roots/list`): [`ClientRelay`], the server's [`Relay`](crate::context::Relay).
 //!
 //! A served call puts its [`ClientRelay`] in its [`CallContext`](crate::CallContext); an MCP
 //! source whose options say so (`McpOptions::relay`) declares the capabilities to its server, and
@@ -18,7 +18,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::BoxFuture;
-use crate::context::{ELICITATION_CREATE, Relay, Relayed, SAMPLING_CREATE};
+use crate::context::{ELICITATION_CREATE, ROOTS_LIST, Relay, Relayed, SAMPLING_CREATE};
 
 /// One served call's way to its client.
 #[derive(Debug)]
@@ -30,6 +30,7 @@ pub(crate) struct ClientRelay {
     stop: CancellationToken,
     sampling: bool,
     elicitation: bool,
+    roots: bool,
 }
 
 impl ClientRelay {
@@ -42,12 +43,16 @@ impl ClientRelay {
         let elicitation = capabilities
             .as_ref()
             .is_some_and(|capabilities| capabilities.elicitation.is_some());
+        let roots = capabilities
+            .as_ref()
+            .is_some_and(|capabilities| capabilities.roots.is_some());
         Self {
             peer,
             call,
             stop,
             sampling,
             elicitation,
+            roots,
         }
     }
 
@@ -96,6 +101,7 @@ impl Relay for ClientRelay {
         match method {
             SAMPLING_CREATE => self.sampling,
             ELICITATION_CREATE => self.elicitation,
+            ROOTS_LIST => self.roots,
             _ => false,
         }
     }

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use indexmap::IndexMap;
 use rmcp::RoleServer;
-use rmcp::model::{Tool as McpTool, ToolAnnotations};
+use rmcp::model::{Icon, MetaObject, Tool as McpTool, ToolAnnotations};
 use rmcp::service::Peer;
 use tokio::sync::watch;
 
@@ -153,9 +153,14 @@ impl fmt::Debug for ServedToolkit {
     }
 }
 
-/// A tool as `tools/list` serves it: name, description, input schema, output schema (when the
-/// definition has one), and the definition's hints as annotations — except that a tool that may need approval is served destructive and not
-/// read-only, so that a client's own approval flow asks its person.
+/// A tool as `tools/list` serves it: name, title, description, input schema, output schema,
+/// icons and `_meta` as the definition has them, and the definition's hints as annotations —
+/// except that a tool that may need approval is served destructive and not read-only, so that a
+/// client's own approval flow asks its person.
+///
+/// rmcp's `Tool` has no `execution`: a definition's `execution` is not served (an upstream's
+/// tool that runs only as a task is not listed at all). An icon rmcp cannot read (no `src`, a
+/// theme other than `light` or `dark`) is left out.
 pub(crate) fn served_tool(tool: &Tool) -> McpTool {
     let definition = tool.definition();
     let mut served = McpTool::new_with_raw(
@@ -163,8 +168,22 @@ pub(crate) fn served_tool(tool: &Tool) -> McpTool {
         definition.description.clone().map(Into::into),
         Arc::clone(definition.shared_input_schema()),
     );
+    served.title.clone_from(&definition.title);
     served.output_schema = definition.shared_output_schema().cloned();
     served.annotations = annotations(definition, tool.approval().may_be_required());
+    served.icons = definition.icons().map(|icons| {
+        icons
+            .iter()
+            .filter_map(|icon| {
+                serde_json::from_value::<Icon>(icon.clone())
+                    .inspect_err(|error| {
+                        tracing::debug!(tool = definition.name(), %error, "an icon is left out of tools/list");
+                    })
+                    .ok()
+            })
+            .collect()
+    });
+    served.meta = definition.meta().cloned().map(MetaObject);
     served
 }
 

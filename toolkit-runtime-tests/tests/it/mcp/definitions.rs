@@ -51,7 +51,7 @@ async fn mcp_definitions_keep_the_output_schema_title_and_hints() {
             .map(|schema| Value::Object(schema.clone())),
         Some(weather()["outputSchema"].clone())
     );
-    assert_eq!(weather_tool.annotations.title.as_deref(), Some("Weather"));
+    assert_eq!(weather_tool.title.as_deref(), Some("Weather"));
     assert_eq!(weather_tool.annotations.read_only, Some(true));
     // An outputSchema that is no object is no schema: the tool is kept, without one.
     assert_eq!(definitions[1].name(), "odd");
@@ -83,10 +83,9 @@ async fn mcp_definitions_the_served_listing_carries_the_output_schema() {
     let served = &listed["tools"][0];
     assert_eq!(served["name"], "get_weather");
     assert_eq!(served["outputSchema"], weather()["outputSchema"]);
-    assert_eq!(
-        served["annotations"],
-        json!({"title": "Weather", "readOnlyHint": true, "openWorldHint": true})
-    );
+    // The title stays where the server put it (top level), the hints as they came.
+    assert_eq!(served["title"], "Weather");
+    assert_eq!(served["annotations"], weather()["annotations"]);
     assert!(listed["tools"][1].get("outputSchema").is_none());
     // The structured answer the schema describes is served as structuredContent.
     let called = client

@@ -36,7 +36,7 @@ async fn lists_and_calls(source: &Mcp) {
         .find(|d| d.name() == "echo")
         .expect("an echo tool");
     assert_eq!(echo.annotations.read_only, Some(true));
-    assert_eq!(echo.annotations.title.as_deref(), Some("Echo Tool"));
+    assert_eq!(echo.title.as_deref(), Some("Echo Tool"));
     let answer = source
         .call(
             "echo",

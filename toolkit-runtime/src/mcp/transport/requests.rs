@@ -1,6 +1,6 @@
 //! What a server asks of the client (a request on one of its streams) and how it is answered:
-//! `ping` with `{}`; `sampling/createMessage` and `elicitation/create` by the client of the
-//! served call that the server runs (see [`McpOptions::relay`](crate::mcp::McpOptions::relay)),
+//! `ping` with `{}`; `sampling/createMessage`, `elicitation/create` and `roots/list` by the
+//! client of the served call that the server runs (see [`McpOptions::relay`](crate::mcp::McpOptions::relay)),
 //! when it declared the capability; else an elicitation by the host's callback (or declined at
 //! once when the host gave none); anything else refused with `-32601`.
 

@@ -1,0 +1,74 @@
+// The TypeScript MCP SDK's client (@modelcontextprotocol/sdk on npm), declaring `roots`,
+// `sampling` and `elicitation` (sampling answered "sampled", elicitation declined), reading
+// real MCP servers directly and through the gateway, for gateway_fidelity.rs. Run with NODE_PATH
+// at the installed node_modules.
+// Usage: node fidelity_client.cjs PLAN.json
+// The plan: {"roots": [...], "targets": [{"key", "command", "args", "calls": [{"tool", "arguments"}]}]}
+// Prints one JSON object: for each target's key, its tools and each call's result (or the error
+// it threw) with the progress it was told.
+const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
+const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
+const {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+} = require("@modelcontextprotocol/sdk/types.js");
+const fs = require("fs");
+
+async function read(target, roots) {
+  const transport = new StdioClientTransport({
+    command: target.command,
+    args: target.args,
+    env: { ...process.env, ...(target.env || {}) },
+    stderr: "ignore",
+  });
+  // The capabilities the gateway declares to its servers, so that a server lists the same tools
+  // to both (server-everything registers some only for a client that declares them).
+  const capabilities = { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } };
+  const client = new Client({ name: "fidelity-client", version: "1.32.2" }, { capabilities });
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots }));
+  client.setRequestHandler(CreateMessageRequestSchema, async () => ({
+    role: "assistant",
+    content: { type: "text", text: "sampled" },
+    model: "fidelity",
+  }));
+  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "decline" }));
+  await client.connect(transport);
+  const tools = [];
+  let cursor;
+  do {
+    const page = await client.listTools(cursor === undefined ? {} : { cursor });
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  const calls = [];
+  for (const call of target.calls) {
+    const progress = [];
+    try {
+      const result = await client.callTool(
+        { name: call.tool, arguments: call.arguments },
+        undefined,
+        { onprogress: (event) => progress.push(event), timeout: 30000 },
+      );
+      calls.push({ result, progress });
+    } catch (error) {
+      calls.push({ error: { code: error.code, message: error.message }, progress });
+    }
+  }
+  await client.close();
+  return { tools, calls };
+}
+
+async function main() {
+  const plan = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+  const out = {};
+  for (const target of plan.targets) {
+    out[target.key] = await read(target, plan.roots);
+  }
+  process.stdout.write(JSON.stringify(out) + "\n");
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
