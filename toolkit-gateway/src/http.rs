@@ -283,3 +283,37 @@ async fn guarded(State(guard): State<Arc<Guard>>, mut request: Request, next: Ne
     });
     Response::from_parts(head, Body::from_stream(stream))
 }
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_host_is_allowed_by_name_or_address_and_by_port_where_one_is_named() {
+        let allowed: Vec<String> = ["localhost", "127.0.0.1", "::1", "[::2]", "gw.example:8443"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let host = |text: &str| Authority::try_from(text).unwrap();
+        for good in [
+            "localhost:8808",
+            "LOCALHOST",
+            "127.0.0.1:1",
+            "[::1]:80",
+            "[::2]",
+            "gw.example:8443",
+        ] {
+            assert!(host_allowed(&host(good), &allowed), "{good}");
+        }
+        for bad in [
+            "attacker.example",
+            "localhost.attacker.example",
+            "gw.example",
+            "gw.example:80",
+            "127.0.0.2",
+        ] {
+            assert!(!host_allowed(&host(bad), &allowed), "{bad}");
+        }
+    }
+}
