@@ -140,6 +140,7 @@ pub(crate) fn client_auth(client: &RegisteredClient, methods: Option<&[String]>)
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

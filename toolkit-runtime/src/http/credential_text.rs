@@ -116,10 +116,7 @@ fn client_credentials(
         .as_ref()
         .map(|base| base.origin().ascii_serialization());
     if api_origin.as_deref() != Some(origin.as_str())
-        && !credentials
-            .token_origins
-            .iter()
-            .any(|allowed| *allowed == origin)
+        && !credentials.token_origins.contains(&origin)
     {
         return Err(format!(
             "its tokenUrl is on {origin}, another origin than the API's ({}): the client secret \

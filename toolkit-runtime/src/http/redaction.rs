@@ -238,6 +238,7 @@ fn hex_pair(high: u8, low: u8) -> Option<u8> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use base64::engine::general_purpose::{STANDARD, URL_SAFE};
     use serde_json::json;
