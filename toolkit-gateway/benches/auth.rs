@@ -39,6 +39,7 @@ fn auth(c: &mut Criterion) {
         jwks_url: Some(format!("{origin}/jwks")),
         scopes: vec!["tools".to_owned()],
         leeway_seconds: 30,
+        token_types: vec!["at+jwt".to_owned()],
         tokens: Vec::new(),
     };
     let jwt = Authenticator::new(&config).unwrap();
@@ -48,6 +49,7 @@ fn auth(c: &mut Criterion) {
         .as_secs();
     let mut header = Header::new(Algorithm::ES256);
     header.kid = Some("k1".to_owned());
+    header.typ = Some("at+jwt".to_owned());
     let claims = serde_json::json!({"iss": origin, "aud": resource, "sub": "bench",
         "exp": now + 3600, "scope": "tools"});
     let token = jsonwebtoken::encode(&header, &claims, &signing).unwrap();
@@ -89,6 +91,7 @@ fn auth(c: &mut Criterion) {
         jwks_url: None,
         scopes: Vec::new(),
         leeway_seconds: 30,
+        token_types: Vec::new(),
         tokens: (0..10)
             .map(|i| NamedToken {
                 name: format!("client-{i}"),

@@ -34,9 +34,14 @@ pub const JWKS_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long fetched keys are used before they are fetched again.
 const JWKS_MAX_AGE: Duration = Duration::from_secs(3_600);
 
-/// The least time between two fetches of the JWKS caused by an unknown `kid` (a flood of made-up
-/// key ids costs the issuer one request a second at most).
+/// The least time between two fetches of the JWKS, whatever caused them (an unknown `kid`, keys
+/// too old, none yet): a flood of made-up key ids costs the issuer one request a second at most.
 const JWKS_MIN_REFETCH: Duration = Duration::from_secs(1);
+
+/// The longest wait between fetches after failed ones (the wait doubles from
+/// [`JWKS_MIN_REFETCH`] with each failure in a row): while the issuer is down, tokens the keys
+/// held cannot check are refused at once.
+const JWKS_MAX_BACKOFF: Duration = Duration::from_secs(60);
 
 /// The most tokens remembered as verified (see [`Verified`]); when full, the expired ones are
 /// dropped, and all of them if none is.
@@ -84,6 +89,8 @@ enum Kind {
 
 struct Jwt {
     scopes: Vec<String>,
+    /// The `typ` values a token's header may have, lower-cased (any when empty).
+    token_types: Vec<String>,
     /// The checks of each algorithm allowed, made once: issuer, audience, `exp`/`nbf` with the
     /// leeway.
     validations: Vec<(Algorithm, Validation)>,
@@ -200,6 +207,11 @@ impl Authenticator {
                 Ok(Self {
                     kind: Kind::Jwt(Box::new(Jwt {
                         scopes: config.scopes.clone(),
+                        token_types: config
+                            .token_types
+                            .iter()
+                            .map(|typ| typ.to_ascii_lowercase())
+                            .collect(),
                         validations,
                         jwks,
                         verified: std::sync::Mutex::new(HashMap::new()),
@@ -402,6 +414,14 @@ impl Jwt {
             .find(|(algorithm, _)| *algorithm == header.alg)
             .map(|(_, validation)| validation)
             .ok_or(invalid("algorithm not allowed"))?;
+        if !self.token_types.is_empty()
+            && !header
+                .typ
+                .as_deref()
+                .is_some_and(|typ| self.token_types.contains(&typ.to_ascii_lowercase()))
+        {
+            return Err(invalid("not an access token (typ)"));
+        }
         let kid = header.kid.as_deref().ok_or(invalid("no kid"))?;
         let key = self.jwks.find(kid).await.ok_or(invalid("unknown kid"))?;
         if key
@@ -509,10 +529,30 @@ struct Jwks {
     max_bytes: usize,
     /// The keys by `kid` and when they were fetched (a lock held for no `await`).
     keys: RwLock<Option<(KeysById, Instant)>>,
-    /// When the last fetch started; held while fetching, so that one fetch runs at a time.
-    fetching: Mutex<Option<Instant>>,
+    /// When the last fetch started and how many failed in a row; held while fetching, so that
+    /// one fetch runs at a time and the requests waiting meanwhile take its keys.
+    fetching: Mutex<Fetches>,
     /// How many times the keys were fetched.
     fetched: AtomicU64,
+}
+
+/// The fetches of a JWKS so far.
+#[derive(Default)]
+struct Fetches {
+    /// When the last one started.
+    last: Option<Instant>,
+    /// How many failed since the last that did not.
+    failures: u32,
+}
+
+impl Fetches {
+    /// Whether a fetch may start now: none yet, or the wait after the last is over.
+    fn may_start(&self) -> bool {
+        let wait = JWKS_MIN_REFETCH
+            .saturating_mul(2u32.saturating_pow(self.failures.min(16)))
+            .min(JWKS_MAX_BACKOFF);
+        self.last.is_none_or(|at| at.elapsed() >= wait)
+    }
 }
 
 impl Jwks {
@@ -526,7 +566,7 @@ impl Jwks {
             client,
             max_bytes,
             keys: RwLock::new(None),
-            fetching: Mutex::new(None),
+            fetching: Mutex::new(Fetches::default()),
             fetched: AtomicU64::new(0),
         })
     }
@@ -536,37 +576,36 @@ impl Jwks {
         self.fetched.load(Ordering::SeqCst)
     }
 
-    fn cached(&self, kid: &str) -> Option<Arc<Key>> {
+    /// The key `kid` of the keys held: only while they are fresh, unless `stale_too`.
+    fn cached(&self, kid: &str, stale_too: bool) -> Option<Arc<Key>> {
         let keys = self.keys.read().unwrap_or_else(PoisonError::into_inner);
         let (keys, fetched) = keys.as_ref()?;
-        if fetched.elapsed() > JWKS_MAX_AGE {
+        if !stale_too && fetched.elapsed() > JWKS_MAX_AGE {
             return None;
         }
         keys.get(kid).cloned()
     }
 
-    /// The key `kid`, fetching the set again when it is not known.
+    /// The key `kid`, fetching the set again when it is not known: one fetch at a time (the
+    /// requests waiting meanwhile take its keys), no sooner than [`JWKS_MIN_REFETCH`] after the
+    /// last, and backing off after failures; while no fetch may start or one failed, the keys
+    /// held are used even if old, and a `kid` they lack is refused at once.
     async fn find(&self, kid: &str) -> Option<Arc<Key>> {
-        if let Some(key) = self.cached(kid) {
+        if let Some(key) = self.cached(kid, false) {
             return Some(key);
         }
-        let mut last = self.fetching.lock().await;
+        let mut fetches = self.fetching.lock().await;
         // Another request may have fetched the key while this one waited.
-        if let Some(key) = self.cached(kid) {
+        if let Some(key) = self.cached(kid, false) {
             return Some(key);
         }
-        let stale = self
-            .keys
-            .read()
-            .unwrap_or_else(PoisonError::into_inner)
-            .as_ref()
-            .is_none_or(|(_, fetched)| fetched.elapsed() > JWKS_MAX_AGE);
-        if !stale && last.is_some_and(|at| at.elapsed() < JWKS_MIN_REFETCH) {
-            return None;
+        if !fetches.may_start() {
+            return self.cached(kid, true);
         }
-        *last = Some(Instant::now());
+        fetches.last = Some(Instant::now());
         match self.fetch().await {
             Ok(set) => {
+                fetches.failures = 0;
                 let keys = keys_by_id(&set);
                 let found = keys.get(kid).cloned();
                 *self.keys.write().unwrap_or_else(PoisonError::into_inner) =
@@ -575,8 +614,12 @@ impl Jwks {
                 found
             }
             Err(problem) => {
-                tracing::warn!("the issuer's JWKS could not be fetched: {problem}");
-                None
+                fetches.failures = fetches.failures.saturating_add(1);
+                tracing::warn!(
+                    failures = fetches.failures,
+                    "the issuer's JWKS could not be fetched: {problem}"
+                );
+                self.cached(kid, true)
             }
         }
     }
@@ -617,6 +660,7 @@ fn describe(error: &reqwest::Error) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::config::default_token_types;
 
     async fn issuer(app: axum::Router) -> reqwest::Url {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -676,9 +720,11 @@ mod tests {
         assert_eq!(metadata.document["scopes_supported"], json!(["tools"]));
     }
 
-    /// A JWT authenticator of an issuer on 127.0.0.1 serving the keys in `keys`, with no leeway.
+    /// A JWT authenticator of an issuer on 127.0.0.1 serving the keys in `keys`, with no leeway,
+    /// taking the `typ`s `token_types`.
     async fn jwt_issuer(
         keys: Arc<std::sync::Mutex<Vec<Jwk>>>,
+        token_types: &[&str],
     ) -> (Authenticator, jsonwebtoken::EncodingKey, String) {
         use aws_lc_rs::signature::{ECDSA_P256_SHA256_FIXED_SIGNING, EcdsaKeyPair};
         let pair = EcdsaKeyPair::generate(&ECDSA_P256_SHA256_FIXED_SIGNING).unwrap();
@@ -704,6 +750,7 @@ mod tests {
             jwks_url: Some(url.to_string()),
             scopes: Vec::new(),
             leeway_seconds: 0,
+            token_types: token_types.iter().map(|typ| (*typ).to_owned()).collect(),
             tokens: Vec::new(),
         };
         (Authenticator::new(&config).unwrap(), signing, origin)
@@ -715,8 +762,19 @@ mod tests {
         origin: &str,
         exp: u64,
     ) -> HeaderMap {
+        typed_bearer_of(signing, kid, origin, exp, Some("at+jwt"))
+    }
+
+    fn typed_bearer_of(
+        signing: &jsonwebtoken::EncodingKey,
+        kid: &str,
+        origin: &str,
+        exp: u64,
+        typ: Option<&str>,
+    ) -> HeaderMap {
         let mut header = jsonwebtoken::Header::new(Algorithm::ES256);
         header.kid = Some(kid.to_owned());
+        header.typ = typ.map(str::to_owned);
         let claims =
             json!({"iss": origin, "aud": "http://127.0.0.1:1/mcp", "sub": "a", "exp": exp});
         let token = jsonwebtoken::encode(&header, &claims, signing).unwrap();
@@ -728,7 +786,7 @@ mod tests {
     #[tokio::test]
     async fn a_remembered_token_is_refused_once_expired() {
         let keys = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let (auth, signing, origin) = jwt_issuer(keys).await;
+        let (auth, signing, origin) = jwt_issuer(keys, &["at+jwt"]).await;
         let headers = bearer_of(&signing, "k1", &origin, unix_now() + 1);
         assert_eq!(auth.check(&headers).await.unwrap(), "a");
         assert_eq!(auth.check(&headers).await.unwrap(), "a");
@@ -740,7 +798,7 @@ mod tests {
     #[tokio::test]
     async fn a_remembered_token_is_checked_again_once_the_keys_are_fetched_again() {
         let keys = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let (auth, signing, origin) = jwt_issuer(Arc::clone(&keys)).await;
+        let (auth, signing, origin) = jwt_issuer(Arc::clone(&keys), &["at+jwt"]).await;
         let headers = bearer_of(&signing, "k1", &origin, unix_now() + 600);
         assert!(auth.check(&headers).await.is_ok());
         // The issuer withdraws k1; a token naming another key makes the gateway fetch the set.
@@ -749,6 +807,95 @@ mod tests {
         let other = bearer_of(&signing, "k2", &origin, unix_now() + 600);
         assert_eq!(auth.check(&other).await.unwrap_err().why, "unknown kid");
         assert_eq!(auth.check(&headers).await.unwrap_err().why, "unknown kid");
+    }
+
+    #[tokio::test]
+    async fn an_id_token_is_refused_by_default_and_taken_when_its_typ_is_configured() {
+        let defaults = default_token_types();
+        let defaults: Vec<&str> = defaults.iter().map(String::as_str).collect();
+        let keys = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (auth, signing, origin) = jwt_issuer(keys, &defaults).await;
+        let exp = unix_now() + 600;
+        for typ in ["at+jwt", "application/at+JWT"] {
+            let access = typed_bearer_of(&signing, "k1", &origin, exp, Some(typ));
+            assert!(auth.check(&access).await.is_ok(), "{typ}");
+        }
+        for typ in [Some("JWT"), None] {
+            let id_token = typed_bearer_of(&signing, "k1", &origin, exp, typ);
+            let refusal = auth.check(&id_token).await.unwrap_err();
+            assert_eq!(refusal.status, StatusCode::UNAUTHORIZED);
+            assert_eq!(refusal.why, "not an access token (typ)");
+            assert!(refusal.challenge.contains("invalid_token"));
+        }
+        let keys = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (auth, signing, origin) = jwt_issuer(keys, &["at+jwt", "JWT"]).await;
+        let id_typed = typed_bearer_of(&signing, "k1", &origin, exp, Some("JWT"));
+        assert!(auth.check(&id_typed).await.is_ok());
+    }
+
+    #[tokio::test]
+    async fn while_the_issuer_is_slow_or_down_unknown_tokens_share_one_fetch_then_back_off() {
+        let hits = Arc::new(AtomicU64::new(0));
+        let counted = Arc::clone(&hits);
+        let app = axum::Router::new().route(
+            "/jwks",
+            axum::routing::get(move || {
+                counted.fetch_add(1, Ordering::SeqCst);
+                async {
+                    tokio::time::sleep(Duration::from_secs(30)).await;
+                    "{\"keys\": []}"
+                }
+            }),
+        );
+        let jwks = Jwks::new(issuer(app).await, Duration::from_millis(300), 1024).unwrap();
+        // 8 made-up key ids at once: one fetch, which all of them wait for.
+        let finds = (0..8).map(|n| {
+            let jwks = &jwks;
+            async move { jwks.find(&format!("made-up-{n}")).await.is_none() }
+        });
+        assert!(
+            futures_util::future::join_all(finds)
+                .await
+                .into_iter()
+                .all(|none| none)
+        );
+        assert_eq!(hits.load(Ordering::SeqCst), 1);
+        // Then refused at once, with no fetch, while the backoff lasts.
+        for n in 0..8 {
+            assert!(jwks.find(&format!("again-{n}")).await.is_none());
+        }
+        assert_eq!(hits.load(Ordering::SeqCst), 1);
+        let fetches = jwks.fetching.lock().await;
+        assert_eq!(fetches.failures, 1);
+        assert!(!fetches.may_start());
+
+        // A down issuer (nothing listens): the same.
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/jwks", closed.local_addr().unwrap());
+        drop(closed);
+        let jwks = Jwks::new(url.parse().unwrap(), Duration::from_millis(300), 1024).unwrap();
+        let finds = (0..8).map(|n| {
+            let jwks = &jwks;
+            async move { jwks.find(&format!("made-up-{n}")).await.is_none() }
+        });
+        assert!(
+            futures_util::future::join_all(finds)
+                .await
+                .into_iter()
+                .all(|none| none)
+        );
+        assert_eq!(jwks.fetching.lock().await.failures, 1);
+    }
+
+    #[test]
+    fn the_wait_between_fetches_doubles_with_failures_up_to_a_minute() {
+        let at = |failures| Fetches {
+            last: Instant::now().checked_sub(Duration::from_secs(3)),
+            failures,
+        };
+        assert!(at(0).may_start() && at(1).may_start());
+        assert!(!at(2).may_start() && !at(40).may_start());
+        assert!(Fetches::default().may_start());
     }
 
     #[test]

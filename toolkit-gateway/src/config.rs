@@ -142,6 +142,12 @@ pub struct AuthConfig {
     /// Clock skew allowed on `exp` and `nbf`, in seconds (30 by default; at most 300).
     #[serde(default = "default_leeway")]
     pub leeway_seconds: u64,
+    /// The `typ` values a JWT's header may have, compared without case: `at+jwt` and
+    /// `application/at+jwt` by default (RFC 9068 §4, so that an ID token of the same issuer and
+    /// audience is no access token here). Add `JWT` for a server that marks its access tokens
+    /// so; `[]` takes any `typ`, or none.
+    #[serde(default = "default_token_types")]
+    pub token_types: Vec<String>,
     /// The accepted tokens, `tokens` mode: each a name (for logs) and the variable holding it.
     #[serde(default)]
     pub tokens: Vec<NamedToken>,
@@ -173,6 +179,10 @@ fn default_grace() -> u64 {
 
 fn default_leeway() -> u64 {
     30
+}
+
+pub(crate) fn default_token_types() -> Vec<String> {
+    vec!["at+jwt".to_owned(), "application/at+jwt".to_owned()]
 }
 
 /// The longest grace period at shutdown: ten minutes.
@@ -331,6 +341,11 @@ pub struct SourceConfig {
     /// operation carries those of the first of its requirements they meet.
     #[serde(default)]
     pub credentials: BTreeMap<String, String>,
+    /// Origins other than the API's (`https://auth.example.com`) whose OAuth 2 `tokenUrl` may
+    /// receive the client secret of `credentials` (with `openapi`): without, a document naming
+    /// a `tokenUrl` elsewhere fails the source.
+    #[serde(default)]
+    pub token_origins: Vec<String>,
     /// OAuth for an MCP server over HTTP (with `url`) that asks for it.
     pub oauth: Option<SourceOAuth>,
     /// Whether the source's tools are named `name__tool` (the default); `false` serves them under
@@ -382,6 +397,10 @@ pub struct SourceOAuth {
     pub private_key_env: Option<String>,
     /// The algorithm of that signature (`ES256` unless given).
     pub signing_algorithm: Option<String>,
+    /// The issuer of the authorization server the client's secret, key or pre-registered id are
+    /// for: an MCP server that names another gets none of them (the source fails, naming both).
+    /// Without it, the issuer of the grant in the token store, else the first one they go to.
+    pub issuer: Option<String>,
 }
 
 /// A value read from the host's environment, with a text put before it (`Bearer `).

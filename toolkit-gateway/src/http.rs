@@ -9,7 +9,8 @@ use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::header::{AUTHORIZATION, CONNECTION, CONTENT_TYPE, WWW_AUTHENTICATE};
+use axum::http::header::{AUTHORIZATION, CONNECTION, CONTENT_TYPE, HOST, WWW_AUTHENTICATE};
+use axum::http::uri::Authority;
 use axum::http::{HeaderValue, Method, StatusCode};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
@@ -37,6 +38,9 @@ pub(crate) struct Parts {
     pub(crate) metrics: Arc<Metrics>,
     pub(crate) readiness: Readiness,
     pub(crate) grace: Duration,
+    /// The `Host` values every route takes (as `HttpOptions::allowed_hosts`: a name or address,
+    /// with a port or without).
+    pub(crate) allowed_hosts: Vec<String>,
 }
 
 /// The guard's state.
@@ -122,7 +126,13 @@ pub(crate) async fn serve(
             app = app.route(path, get(move || async move { axum::Json(document) }));
         }
     }
-    let app = app.merge(mcp);
+    // Every route, not only MCP's, answers only the hosts it is served as: a page of another
+    // name resolving to this address (DNS rebinding) reads no tool name from `/readyz` or
+    // `/metrics`.
+    let allowed = Arc::new(parts.allowed_hosts.clone());
+    let app = app
+        .merge(mcp)
+        .layer(from_fn_with_state(allowed, host_checked));
 
     tokio::spawn({
         let stopping = stopping.clone();
@@ -179,6 +189,56 @@ pub(crate) async fn serve(
     }
 }
 
+/// Refuses (403) a request whose `Host` is not one of `allowed` (400 without one).
+async fn host_checked(
+    State(allowed): State<Arc<Vec<String>>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let host = request
+        .headers()
+        .get(HOST)
+        .and_then(|value| value.to_str().ok())
+        .or_else(|| request.uri().authority().map(Authority::as_str))
+        .and_then(|host| Authority::try_from(host).ok());
+    match host {
+        None => (StatusCode::BAD_REQUEST, "Bad Request: no valid Host header").into_response(),
+        Some(host) if !host_allowed(&host, &allowed) => {
+            tracing::info!(host = %host, "request refused: Host not allowed (DNS rebinding?)");
+            (
+                StatusCode::FORBIDDEN,
+                "Forbidden: Host header is not allowed",
+            )
+                .into_response()
+        }
+        Some(_) => next.run(request).await,
+    }
+}
+
+/// Whether `host` is one of `allowed`: the same name or address (case and IPv6 brackets aside),
+/// and the same port where the allowed one names a port. Written here because rmcp's check,
+/// which guards `/mcp` with the same rule, is private to its MCP service.
+fn host_allowed(host: &Authority, allowed: &[String]) -> bool {
+    let name = |text: &str| {
+        text.trim_start_matches('[')
+            .trim_end_matches(']')
+            .to_ascii_lowercase()
+    };
+    let host_name = name(host.host());
+    allowed.iter().any(|allowed| {
+        match Authority::try_from(allowed.trim()) {
+            Ok(authority) => {
+                name(authority.host()) == host_name
+                    && authority
+                        .port_u16()
+                        .is_none_or(|port| host.port_u16() == Some(port))
+            }
+            // A bare IPv6 address (`::1`) is no authority: compared as a name.
+            Err(_) => name(allowed) == host_name,
+        }
+    })
+}
+
 /// The guard before MCP: refuses while stopping, checks the bearer token and removes it (no
 /// source ever sees it), and counts each POST in flight until its answer is sent.
 async fn guarded(State(guard): State<Arc<Guard>>, mut request: Request, next: Next) -> Response {
@@ -222,4 +282,38 @@ async fn guarded(State(guard): State<Arc<Guard>>, mut request: Request, next: Ne
         chunk
     });
     Response::from_parts(head, Body::from_stream(stream))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_host_is_allowed_by_name_or_address_and_by_port_where_one_is_named() {
+        let allowed: Vec<String> = ["localhost", "127.0.0.1", "::1", "[::2]", "gw.example:8443"]
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let host = |text: &str| Authority::try_from(text).unwrap();
+        for good in [
+            "localhost:8808",
+            "LOCALHOST",
+            "127.0.0.1:1",
+            "[::1]:80",
+            "[::2]",
+            "gw.example:8443",
+        ] {
+            assert!(host_allowed(&host(good), &allowed), "{good}");
+        }
+        for bad in [
+            "attacker.example",
+            "localhost.attacker.example",
+            "gw.example",
+            "gw.example:80",
+            "127.0.0.2",
+        ] {
+            assert!(!host_allowed(&host(bad), &allowed), "{bad}");
+        }
+    }
 }

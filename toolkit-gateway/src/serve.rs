@@ -57,11 +57,33 @@ pub async fn serve(path: &Path) -> Result<(), String> {
     let server = McpServer::new(toolkit)
         .name(serve.name.clone())
         .version(env!("CARGO_PKG_VERSION"));
+    // The bound address is a `Host` its clients send (any loopback address, not only the
+    // loopback names rmcp accepts by default).
+    let mut options = HttpOptions::default();
+    let bound = match serve.address.ip() {
+        std::net::IpAddr::V4(ip) => ip.to_string(),
+        std::net::IpAddr::V6(ip) => format!("[{ip}]"),
+    };
+    let resource_host = serve
+        .auth
+        .as_ref()
+        .and_then(|auth| auth.resource.as_deref())
+        .and_then(|resource| url::Url::parse(resource).ok())
+        .and_then(|url| url.host_str().map(str::to_owned));
+    let hosts = std::iter::once(bound)
+        .chain(resource_host)
+        .chain(serve.allowed_hosts.iter().cloned());
+    for host in hosts {
+        if !options.allowed_hosts.contains(&host) {
+            options.allowed_hosts.push(host);
+        }
+    }
     let parts = Parts {
         auth,
         metrics: std::sync::Arc::clone(gateway.metrics()),
         readiness: gateway.readiness().clone(),
         grace: Duration::from_secs(serve.shutdown_grace_seconds),
+        allowed_hosts: options.allowed_hosts.clone(),
     };
     let changes = gateway.take_tools_changed();
     let interval = gateway.refresh_interval();
@@ -79,27 +101,6 @@ pub async fn serve(path: &Path) -> Result<(), String> {
             .await
             .map_err(|error| error.to_string()),
         Transport::Http => {
-            // The bound address is a `Host` its clients send (any loopback address, not only the
-            // loopback names rmcp accepts by default).
-            let mut options = HttpOptions::default();
-            let bound = match serve.address.ip() {
-                std::net::IpAddr::V4(ip) => ip.to_string(),
-                std::net::IpAddr::V6(ip) => format!("[{ip}]"),
-            };
-            let resource_host = serve
-                .auth
-                .as_ref()
-                .and_then(|auth| auth.resource.as_deref())
-                .and_then(|resource| url::Url::parse(resource).ok())
-                .and_then(|url| url.host_str().map(str::to_owned));
-            let hosts = std::iter::once(bound)
-                .chain(resource_host)
-                .chain(serve.allowed_hosts.iter().cloned());
-            for host in hosts {
-                if !options.allowed_hosts.contains(&host) {
-                    options.allowed_hosts.push(host);
-                }
-            }
             let server = server.http_options(options);
             let listener = tokio::net::TcpListener::bind(serve.address)
                 .await

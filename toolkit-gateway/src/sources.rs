@@ -95,6 +95,9 @@ pub fn made(config: &SourceConfig) -> Result<Made, ConfigError> {
                 .build()
                 .map_err(|error| fail(format!("cannot build an HTTP client: {error}")))?;
             let mut credentials = Credentials::new();
+            for origin in &config.token_origins {
+                credentials = credentials.allow_token_origin(origin.clone());
+            }
             for (scheme, variable) in &config.credentials {
                 credentials = credentials
                     .with_text(
@@ -225,6 +228,9 @@ fn oauth_client(
         builder
     };
     builder = builder.http(http);
+    if let Some(issuer) = &oauth.issuer {
+        builder = builder.issuer(issuer.clone());
+    }
     if let Some(path) = &oauth.token_store {
         builder = builder.store(FileStore::new(path));
     }

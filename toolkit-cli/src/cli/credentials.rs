@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use toolkit_runtime::http::{Credentials, SecurityScheme};
 
 /// The credentials `arguments` (each `SCHEME=VAR`) give for `schemes`, a document's security
-/// schemes; `base_url` resolves a relative `tokenUrl`.
+/// schemes; `base_url` resolves a relative `tokenUrl`, which may be on another origin than
+/// `base_url`'s only if `token_origins` lists it.
 ///
 /// # Errors
 ///
@@ -18,22 +19,27 @@ use toolkit_runtime::http::{Credentials, SecurityScheme};
 /// shape for its scheme.
 pub fn credentials(
     arguments: &[String],
+    token_origins: &[String],
     schemes: &BTreeMap<String, SecurityScheme>,
     base_url: &str,
 ) -> Result<Credentials, String> {
-    credentials_from(arguments, schemes, base_url, |variable| {
+    let mut credentials = Credentials::new();
+    for origin in token_origins {
+        credentials = credentials.allow_token_origin(origin.clone());
+    }
+    credentials_from(credentials, arguments, schemes, base_url, |variable| {
         std::env::var(variable).ok()
     })
 }
 
 /// [`credentials`] with the variables read through `variables`.
 fn credentials_from(
+    mut credentials: Credentials,
     arguments: &[String],
     schemes: &BTreeMap<String, SecurityScheme>,
     base_url: &str,
     variables: impl Fn(&str) -> Option<String>,
 ) -> Result<Credentials, String> {
-    let mut credentials = Credentials::new();
     for argument in arguments {
         let (name, variable) = argument
             .split_once('=')
@@ -67,7 +73,14 @@ mod tests {
         )]);
         let variables = |variable: &str| (variable == "SET").then(|| "the-secret".to_owned());
         let problem = |argument: &str| {
-            credentials_from(&[argument.to_owned()], &schemes, "", variables).unwrap_err()
+            credentials_from(
+                Credentials::new(),
+                &[argument.to_owned()],
+                &schemes,
+                "",
+                variables,
+            )
+            .unwrap_err()
         };
         assert!(problem("key").contains("is not SCHEME=VAR"));
         assert!(problem("=SET").contains("is not SCHEME=VAR"));
@@ -78,6 +91,15 @@ mod tests {
             "{unknown}"
         );
         assert!(!unknown.contains("the-secret"));
-        assert!(credentials_from(&["key=SET".to_owned()], &schemes, "", variables).is_ok());
+        assert!(
+            credentials_from(
+                Credentials::new(),
+                &["key=SET".to_owned()],
+                &schemes,
+                "",
+                variables
+            )
+            .is_ok()
+        );
     }
 }

@@ -38,6 +38,11 @@ pub struct SourceArgs {
     /// read from the environment variable `VAR` (repeatable; see [`credentials`](super::credentials)).
     #[arg(long = "credential", value_name = "SCHEME=VAR", requires = "openapi")]
     pub credentials: Vec<String>,
+    /// An origin other than the API's (`https://auth.example.com`) whose OAuth 2 `tokenUrl` may
+    /// receive a `--credential`'s client secret (repeatable): without, a document naming a
+    /// `tokenUrl` elsewhere is refused.
+    #[arg(long = "token-origin", value_name = "ORIGIN", requires = "openapi")]
+    pub token_origins: Vec<String>,
     /// How to authorize at an MCP server that asks for it.
     #[command(flatten)]
     pub oauth: OAuthArgs,
@@ -62,6 +67,7 @@ impl SourceArgs {
             base_url: self.base_url.as_deref().unwrap_or_default(),
             headers: &self.headers,
             credentials: &self.credentials,
+            token_origins: &self.token_origins,
             timeout,
         })
     }

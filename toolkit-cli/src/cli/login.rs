@@ -2,8 +2,8 @@
 //! every `--mcp-url` command runs when the server asks for one (the MCP authorization
 //! specification, through `toolkit_runtime::auth::OAuthClient`).
 //!
-//! - `toolkit-gen login --mcp-url URL [--client-id ID [--client-secret-env VAR]]` authorizes
-//!   ahead of time and keeps the tokens in the token store; `--logout` forgets them.
+//! - `toolkit-gen login --mcp-url URL [--client-id ID [--client-secret-env VAR] [--issuer
+//!   URL]] [--client-metadata-url URL]` authorizes ahead of time and keeps the tokens in the token store; `--logout` forgets them.
 //! - The user is sent to the authorization URL by printing it on stderr, and by running
 //!   `$BROWSER URL` when `BROWSER` names a program (split as a shell would, run without one).
 //!   The redirect comes back to a listener on `127.0.0.1`.
@@ -35,6 +35,15 @@ pub struct OAuthArgs {
     /// The environment variable that holds that client's secret (a public client has none).
     #[arg(long, value_name = "VAR", requires = "client_id")]
     pub client_secret_env: Option<String>,
+    /// The issuer of the authorization server that client is registered at: a server naming
+    /// another gets neither its id nor its secret (without it, the issuer `login` recorded in
+    /// the token store, else the first one).
+    #[arg(long, value_name = "URL", requires = "client_id")]
+    pub issuer: Option<String>,
+    /// The URL of this client's Client ID Metadata Document (https, with a path): its client id
+    /// at authorization servers that support such documents, in place of registering.
+    #[arg(long, value_name = "URL")]
+    pub client_metadata_url: Option<Url>,
     /// The port of 127.0.0.1 the authorization's redirect comes back to (0: one the system
     /// picks).
     #[arg(long, value_name = "PORT", default_value_t = 0)]
@@ -83,6 +92,12 @@ impl OAuthArgs {
                 None => None,
             };
             builder = builder.pre_registered(RegisteredClient::new(id, secret));
+        }
+        if let Some(issuer) = &self.issuer {
+            builder = builder.issuer(issuer.clone());
+        }
+        if let Some(document) = &self.client_metadata_url {
+            builder = builder.client_metadata_document(document.clone());
         }
         builder.build().map_err(|error| error.to_string())
     }

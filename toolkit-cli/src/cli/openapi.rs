@@ -471,6 +471,8 @@ pub struct SourceOf<'a> {
     pub headers: &'a [String],
     /// `SCHEME=VAR` credentials (see [`credentials`](super::credentials)).
     pub credentials: &'a [String],
+    /// Origins besides the API's whose `tokenUrl` may receive a client secret.
+    pub token_origins: &'a [String],
     /// How long an operation may take.
     pub timeout: Duration,
 }
@@ -483,8 +485,12 @@ pub struct SourceOf<'a> {
 /// A message for people when the document cannot be read, or an argument is wrong.
 pub fn http_source(of: &SourceOf<'_>) -> Result<HttpSource, String> {
     let read = read_document(of.file)?;
-    let credentials =
-        super::credentials::credentials(of.credentials, &read.security.schemes, of.base_url)?;
+    let credentials = super::credentials::credentials(
+        of.credentials,
+        of.token_origins,
+        &read.security.schemes,
+        of.base_url,
+    )?;
     let client = client_builder()
         .build()
         .map_err(|error| format!("cannot build an HTTP client: {error}"))?;
@@ -709,6 +715,7 @@ paths:
                 base_url: &base,
                 headers: &headers,
                 credentials: &[],
+                token_origins: &[],
                 timeout: Duration::from_secs(5),
             },
             operation: "showPetById",
@@ -835,6 +842,7 @@ paths:
                 base_url: "http://127.0.0.1:9",
                 headers: &headers,
                 credentials: &[],
+                token_origins: &[],
                 timeout: Duration::from_secs(1),
             },
             operation: "showPetById",

@@ -253,6 +253,26 @@ async fn health_readiness_and_metrics_are_served_and_count_the_calls() {
         metrics.contains(r#"toolkit_gateway_upstream_errors_total{source="api",reason="#),
         "{metrics}"
     );
+    // A page of another name that resolves to the gateway (DNS rebinding) reads nothing: every
+    // route checks the Host.
+    let http = reqwest::Client::new();
+    for path in ["/readyz", "/metrics", "/healthz", "/mcp"] {
+        let rebound = http
+            .get(format!("http://127.0.0.1:{port}{path}"))
+            .header("host", format!("attacker.example:{port}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(rebound.status(), 403, "{path}");
+        assert!(!rebound.text().await.unwrap().contains("tool"), "{path}");
+    }
+    let own = http
+        .get(format!("http://127.0.0.1:{port}/readyz"))
+        .header("host", format!("localhost:{port}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(own.status(), 200);
     let (code, stderr) = terminate(child).await;
     assert_eq!(code, Some(0), "{stderr}");
     for line in stderr.lines() {
@@ -483,9 +503,11 @@ fn now() -> u64 {
         .as_secs()
 }
 
+/// An access token (`typ` `at+jwt`, RFC 9068) signed with `key`.
 fn sign(key: &EncodingKey, kid: &str, claims: &Value) -> String {
     let mut header = Header::new(Algorithm::ES256);
     header.kid = Some(kid.to_owned());
+    header.typ = Some("at+jwt".to_owned());
     jsonwebtoken::encode(&header, claims, key).unwrap()
 }
 
@@ -552,6 +574,11 @@ async fn jwt_access_tokens_are_checked_against_the_issuers_jwks() {
         URL_SAFE_NO_PAD.encode(br#"{"alg":"none","typ":"JWT","kid":"k1"}"#),
         URL_SAFE_NO_PAD.encode(serde_json::to_vec(&claims(json!({}))).unwrap())
     );
+    let id_token = {
+        let mut header = Header::new(Algorithm::ES256);
+        header.kid = Some("k1".to_owned());
+        jsonwebtoken::encode(&header, &claims(json!({})), &signing).unwrap()
+    };
     let huge = sign(
         &signing,
         "k1",
@@ -617,6 +644,12 @@ async fn jwt_access_tokens_are_checked_against_the_issuers_jwks() {
             invalid.clone(),
         ),
         ("alg none", Some(alg_none), 401, invalid.clone()),
+        (
+            "an ID token (typ JWT)",
+            Some(id_token),
+            401,
+            invalid.clone(),
+        ),
         (
             "HS256 with the public key",
             Some(hs256),

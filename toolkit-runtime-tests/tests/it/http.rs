@@ -169,6 +169,35 @@ async fn answer(State(shared): State<Shared>, request: Request) -> Response {
             });
             Body::from_stream(chunks).into_response()
         }
+        // An API that echoes what it got, as APIs do in their words: the query as it came
+        // (percent-encoded), the headers as JSON, and the query again where a read stops.
+        "/echo-query" => (
+            StatusCode::BAD_REQUEST,
+            format!("you sent {}", parts.uri.query().unwrap_or_default()),
+        )
+            .into_response(),
+        "/echo-headers" => {
+            let headers: serde_json::Map<String, Value> = parts
+                .headers
+                .iter()
+                .map(|(name, value)| {
+                    let value = String::from_utf8_lossy(value.as_bytes()).into_owned();
+                    (name.to_string(), Value::String(value))
+                })
+                .collect();
+            let query = parts.uri.query().unwrap_or_default();
+            axum::Json(json!({ "headers": headers, "query": query })).into_response()
+        }
+        "/echo-cut" => {
+            use futures_util::StreamExt as _;
+            // 495 characters and the start of the query, then nothing more: the read stops
+            // after the first chunk with a secret's first characters at its end.
+            let query = parts.uri.query().unwrap_or_default();
+            let first = format!("{} {}", "w".repeat(495), &query[..query.len().min(12)]);
+            let chunks = futures_util::stream::iter([Ok::<_, Infallible>(Bytes::from(first))])
+                .chain(futures_util::stream::pending());
+            (StatusCode::BAD_REQUEST, Body::from_stream(chunks)).into_response()
+        }
         "/here" => redirect("/landed"),
         "/loop" => redirect("/loop"),
         "/away" => redirect(&format!("{}/stolen", shared.elsewhere.unwrap_or_default())),

@@ -43,6 +43,10 @@ fn document() -> Value {
             ])),
             "/by-oauth": get(Some(json!([{"missing": []}, {"oauth": ["read"]}])), json!([])),
             "/open": get(Some(json!([])), json!([])),
+            "/optional": get(Some(json!([{"header_key": []}, {}])), json!([])),
+            "/echo-query": get(Some(json!([{"query_key": []}])), json!([])),
+            "/echo-cut": get(Some(json!([{"query_key": []}])), json!([])),
+            "/echo-headers": get(Some(json!([{"basic": []}, {"query_key": []}])), json!([])),
         },
         "components": {"securitySchemes": {
             "header_key": {"type": "apiKey", "name": "X-Api-Key", "in": "header"},
@@ -287,18 +291,70 @@ async fn openapi_security_no_credential_is_in_a_failure() {
     let words = format!("{error} {:?} {:?}", error.reason, error.to_failure());
     assert!(!words.contains("secret"), "{words}");
 
-    // Without the credential a requirement needs, the request goes without, and the API's
-    // refusal is read as it is.
+    // Without the credential a requirement needs, nothing is sent: a failure naming the scheme.
     let server = Server::start().await;
     let api = source(&server.base, Credentials::new());
-    api.call(
-        "get_by-header",
-        object(json!({})),
-        &toolkit_runtime::CallContext::new(),
-    )
-    .await
-    .unwrap();
+    let error = api
+        .call("get_by-header", object(json!({})), &toolkit_runtime::CallContext::new())
+        .await
+        .unwrap_err();
+    assert!(matches!(error.reason, Reason::Authentication { .. }));
+    assert!(error.to_string().contains("header_key"), "{error}");
+    let error = api
+        .call("get_by-oauth", object(json!({})), &toolkit_runtime::CallContext::new())
+        .await
+        .unwrap_err();
+    assert!(error.to_string().contains("missing, or oauth"), "{error}");
+    assert!(server.recorded().is_empty());
+    // Unless the document allows no credential (`{}`): then it goes without.
+    api.call("get_optional", object(json!({})), &toolkit_runtime::CallContext::new()).await.unwrap();
     assert!(!server.last().headers.contains_key("x-api-key"));
+}
+
+/// A query key with characters a query encodes, and a basic password.
+fn echoed_credentials() -> Credentials {
+    Credentials::new()
+        .with("query_key", Credential::Token("k3y+Secret/Value==".into()))
+        .with(
+            "basic",
+            Credential::Basic {
+                user: "ann".into(),
+                password: "pa ss/w0rd+x".into(),
+            },
+        )
+}
+
+#[tokio::test]
+async fn openapi_security_an_echoed_credential_reaches_no_model_in_any_form() {
+    let server = Server::start().await;
+    let api = source(&server.base, echoed_credentials());
+    let mut read = String::new();
+    for tool in ["get_echo-query", "get_echo-cut", "get_echo-headers"] {
+        let outcome = match api.call(tool, object(json!({}))).await {
+            Ok(value) => value.to_string(),
+            Err(error) => error.model_message().to_owned(),
+        };
+        read.push_str(&outcome);
+        read.push('\n');
+    }
+    // The API got them, and echoed them encoded.
+    let recorded = server.recorded();
+    assert!(recorded[0].target.contains("k3y%2BSecret%2FValue%3D%3D"));
+    assert!(read.contains("you sent key=<credential>"), "{read}");
+    assert!(
+        read.contains("\"authorization\":\"Basic <credential>\""),
+        "{read}"
+    );
+    // The cut read ends where the key began: no prefix of it is left.
+    assert!(
+        read.contains(&format!("{} key=\n", "w".repeat(495))),
+        "{read}"
+    );
+    for part in [
+        "k3y", "Secret", "Value%3D", "pa ss", "pa+ss", "w0rd", "YW5uOnBh",
+    ] {
+        assert!(!read.contains(part), "{part} reached the model: {read}");
+    }
 }
 
 #[test]

@@ -83,6 +83,22 @@ impl fmt::Debug for AuthorizationCode {
     }
 }
 
+/// The path a discovery document is at under its issuer (OpenID Connect Discovery §4).
+const OPENID_CONFIGURATION: &str = "/.well-known/openid-configuration";
+
+/// Whether `issuer`, as a discovery document at `url` names it, is the issuer it was fetched for
+/// (OpenID Connect Discovery §4.3): `url` less the well-known path (a trailing `/` aside), or, for
+/// a document at another path, an issuer of the same origin.
+fn issuer_fits(url: &Url, issuer: &str) -> bool {
+    let mut expected = url.clone();
+    expected.set_query(None);
+    expected.set_fragment(None);
+    match expected.as_str().strip_suffix(OPENID_CONFIGURATION) {
+        Some(prefix) => prefix.trim_end_matches('/') == issuer.trim_end_matches('/'),
+        None => Url::parse(issuer).is_ok_and(|issuer| issuer.origin() == url.origin()),
+    }
+}
+
 /// The part of an OpenID Connect discovery document the flow needs.
 #[derive(Deserialize)]
 struct OpenIdConfiguration {
@@ -194,6 +210,14 @@ impl AuthorizationCode {
         let found: OpenIdConfiguration = serde_json::from_value(document).map_err(|_| {
             AuthError::refused("the OpenID Connect discovery document is malformed")
         })?;
+        if !issuer_fits(&url, &found.issuer) {
+            return Err(AuthError::refused(format!(
+                "the OpenID Connect discovery document at {} names another issuer ({}) than the \
+                 one it was fetched for",
+                url.origin().ascii_serialization(),
+                super::error::server_words(&found.issuer, 200)
+            )));
+        }
         let server = AuthorizationServer {
             authorization_endpoint: Some(
                 policy.parse(&found.authorization_endpoint, "authorization endpoint")?,
@@ -282,5 +306,23 @@ impl CredentialProvider for AuthorizationCode {
             grant.expires_at = Some(0);
             true
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_discovery_document_must_name_the_issuer_it_was_fetched_for() {
+        let at = |text: &str| Url::parse(text).unwrap_or_else(|_| unreachable!());
+        let url = at("https://id.example.com/tenant/.well-known/openid-configuration");
+        assert!(issuer_fits(&url, "https://id.example.com/tenant"));
+        assert!(issuer_fits(&url, "https://id.example.com/tenant/"));
+        assert!(!issuer_fits(&url, "https://id.example.com"));
+        assert!(!issuer_fits(&url, "https://evil.example.com/tenant"));
+        let elsewhere = at("https://id.example.com/discovery.json");
+        assert!(issuer_fits(&elsewhere, "https://id.example.com/x"));
+        assert!(!issuer_fits(&elsewhere, "https://evil.example.com"));
     }
 }

@@ -144,6 +144,9 @@ struct Inner {
     flow: tokio::sync::Mutex<bool>,
     /// Clients registered, by issuer.
     registered: Mutex<HashMap<String, RegisteredClient>>,
+    /// The issuer the host's secrets went to first, when the host named none: the only one they
+    /// go to after.
+    secrets_issuer: Mutex<Option<String>>,
 }
 
 impl fmt::Debug for OAuthClient {
@@ -189,6 +192,7 @@ impl OAuthClient {
                 pre_registered: None,
                 metadata_document: None,
                 client_name: "toolkit".into(),
+                issuer: None,
             },
             machine: None,
             options: OAuthOptions::default(),
@@ -294,6 +298,16 @@ impl OAuthClientBuilder {
         self
     }
 
+    /// The issuer of the authorization server the client's secrets are for (a
+    /// [`pre_registered`](Self::pre_registered) client, [`OAuthClient::machine`]'s secret or
+    /// key): an MCP server that names another gets an [`AuthError::Refused`] naming both, and
+    /// none of them. Without it they are bound to the issuer of the grant in the store (the one
+    /// `login` recorded), else to the first issuer they go to.
+    pub fn issuer(mut self, issuer: impl Into<String>) -> Self {
+        self.config.issuer = Some(issuer.into());
+        self
+    }
+
     /// The `client_name` registered (`toolkit` by default).
     pub fn client_name(mut self, name: impl Into<String>) -> Self {
         self.config.client_name = name.into();
@@ -355,6 +369,7 @@ impl OAuthClientBuilder {
                 unsaved_logged: AtomicBool::new(false),
                 flow: tokio::sync::Mutex::new(false),
                 registered: Mutex::new(HashMap::new()),
+                secrets_issuer: Mutex::new(None),
             }),
         })
     }
@@ -584,6 +599,7 @@ impl OAuthClient {
             challenge,
         )
         .await?;
+        self.check_secrets_issuer(&discovered.server.issuer)?;
         let scopes = scopes
             .or_else(|| challenge.scope.clone())
             .or_else(|| discovered.scopes_supported.clone())
@@ -619,6 +635,30 @@ impl OAuthClient {
         )
         .await?;
         Ok(self.keep(grant).await)
+    }
+
+    /// Refuses `issuer` when the host's secrets (a machine client's, a pre-registered client)
+    /// are bound to another: the host's issuer, else the stored grant's, else the first they
+    /// went to.
+    fn check_secrets_issuer(&self, issuer: &str) -> Result<(), AuthError> {
+        if self.inner.machine.is_none() && self.inner.config.pre_registered.is_none() {
+            return Ok(());
+        }
+        let mut first = self
+            .inner
+            .secrets_issuer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let bound = self
+            .inner
+            .config
+            .issuer
+            .clone()
+            .or_else(|| self.current().map(|grant| grant.issuer.clone()))
+            .or_else(|| first.clone());
+        registration::check_issuer(bound.as_deref(), issuer)?;
+        first.get_or_insert_with(|| issuer.to_owned());
+        Ok(())
     }
 
     /// Puts `grant` in use, and keeps it in the store; why the store could not keep it, if it

@@ -28,8 +28,10 @@ type Open = dyn Fn(&Url) -> Result<(), AuthError> + Send + Sync;
 
 /// Receives the redirect on `http://127.0.0.1:<port>/callback`, a listener on loopback only: the
 /// user is sent to the authorization URL by `open` (which opens a browser, or prints the URL for
-/// the user to open — never through a shell), and the first request to the callback path is the
-/// redirect. Other requests are answered 404 and the wait goes on (the client bounds it with
+/// the user to open — never through a shell), and the redirect is the first request to the
+/// callback path whose `state` is the authorization URL's. A request to another path is answered
+/// 404, one to the callback path with another `state` (a forged one) an error page, and the wait
+/// goes on (the client bounds it with
 /// [`OAuthOptions::authorization_timeout`](super::OAuthOptions)).
 ///
 /// ```no_run
@@ -83,8 +85,9 @@ impl LoopbackCallback {
         })
     }
 
-    /// Waits for the redirect: the first GET of the callback path.
-    async fn receive(&self) -> Result<Url, AuthError> {
+    /// Waits for the redirect: the first GET of the callback path with `state` (any, when the
+    /// authorization URL had none).
+    async fn receive(&self, state: Option<&str>) -> Result<Url, AuthError> {
         let listener = self.listener.lock().await;
         loop {
             let Ok((mut stream, _)) = listener.accept().await else {
@@ -106,6 +109,10 @@ impl LoopbackCallback {
                 let _ = stream.write_all(ANSWER_NOT_FOUND).await;
                 continue;
             }
+            if state.is_some() && state_of(&received).as_deref() != state {
+                let _ = stream.write_all(ANSWER_OTHER_STATE).await;
+                continue;
+            }
             let _ = stream.write_all(ANSWER_DONE).await;
             let _ = stream.shutdown().await;
             return Ok(received);
@@ -114,10 +121,18 @@ impl LoopbackCallback {
 }
 
 const ANSWER_DONE: &[u8] = b"HTTP/1.1 200 OK\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\ncontent-length: 54\r\n\r\nAuthorization received. You can close this window now.";
+const ANSWER_OTHER_STATE: &[u8] = b"HTTP/1.1 400 Bad Request\r\ncontent-type: text/plain; charset=utf-8\r\nconnection: close\r\ncontent-length: 64\r\n\r\nThis is not the authorization this client waits for (its state).";
 const ANSWER_NOT_FOUND: &[u8] =
     b"HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n";
 const ANSWER_BAD_REQUEST: &[u8] =
     b"HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n";
+
+/// The `state` of a URL's query, if it has one.
+fn state_of(url: &Url) -> Option<String> {
+    url.query_pairs()
+        .find(|(name, _)| name == "state")
+        .map(|(_, value)| value.into_owned())
+}
 
 /// The target of a `GET <target> HTTP/1.x` request line, read within the size cap.
 async fn request_target(stream: &mut tokio::net::TcpStream) -> Option<String> {
@@ -144,8 +159,9 @@ impl AuthorizationCallback for LoopbackCallback {
 
     fn authorize(&self, authorization_url: Url) -> BoxFuture<'_, Result<Url, AuthError>> {
         Box::pin(async move {
+            let state = state_of(&authorization_url);
             (self.open)(&authorization_url)?;
-            self.receive().await
+            self.receive(state.as_deref()).await
         })
     }
 }

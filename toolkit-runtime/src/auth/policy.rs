@@ -28,7 +28,9 @@ enum HostClass {
 fn class_of(url: &Url) -> HostClass {
     match url.host() {
         Some(Host::Domain(name)) => {
+            // `localhost.` is `localhost` (a fully qualified name's root dot).
             let name = name.to_ascii_lowercase();
+            let name = name.strip_suffix('.').unwrap_or(&name);
             if name == "localhost" || name.ends_with(".localhost") {
                 HostClass::Loopback
             } else {
@@ -159,6 +161,9 @@ mod tests {
                 .is_err()
         );
         assert!(public.check(&url("https://10.0.0.1/token"), "t").is_err());
+        // The trailing dot of a fully qualified name: still loopback.
+        assert!(public.check(&url("https://localhost./token"), "t").is_err());
+        assert!(is_loopback(&url("http://LOCALHOST.:8080/callback")));
         assert!(
             public
                 .check(&url("https://[::ffff:10.0.0.1]/token"), "t")

@@ -18,6 +18,22 @@ pub(crate) struct ClientConfig {
     pub pre_registered: Option<RegisteredClient>,
     pub metadata_document: Option<Url>,
     pub client_name: String,
+    /// The authorization server the host's secrets (a pre-registered client, a client secret, a
+    /// private key) are for, if the host said.
+    pub issuer: Option<String>,
+}
+
+/// Checks that `found`, the issuer discovery found, is `bound`, the one the client's secrets are
+/// for (the host's, or the one recorded at the first authorization): no secret goes to another.
+pub(crate) fn check_issuer(bound: Option<&str>, found: &str) -> Result<(), AuthError> {
+    let same = |a: &str, b: &str| a.trim_end_matches('/') == b.trim_end_matches('/');
+    match bound {
+        Some(bound) if !same(bound, found) => Err(AuthError::refused(format!(
+            "the client's credentials are for the authorization server {bound}, but the MCP \
+             server names {found}: they are not sent there"
+        ))),
+        _ => Ok(()),
+    }
 }
 
 /// The client to authorize as at `server`.
@@ -124,6 +140,7 @@ pub(crate) fn client_auth(client: &RegisteredClient, methods: Option<&[String]>)
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -137,6 +154,19 @@ mod tests {
 
     fn methods(names: &[&str]) -> Vec<String> {
         names.iter().map(|n| (*n).to_owned()).collect()
+    }
+
+    #[test]
+    fn secrets_go_only_to_their_issuer() {
+        assert!(check_issuer(None, "https://a.example").is_ok());
+        assert!(check_issuer(Some("https://a.example/"), "https://a.example").is_ok());
+        let refused = check_issuer(Some("https://a.example"), "https://b.example")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains("https://a.example") && refused.contains("https://b.example"),
+            "{refused}"
+        );
     }
 
     #[test]

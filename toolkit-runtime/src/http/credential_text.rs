@@ -28,7 +28,7 @@ impl Credentials {
     /// |---|---|
     /// | `apiKey` (header, query or cookie), `http` other than `basic` | the key or token, as it is |
     /// | `http` `basic` | `user:password` |
-    /// | `oauth2` with a `clientCredentials` flow (feature `auth`) | `client_id:client_secret`: tokens are fetched from the flow's `tokenUrl` (resolved against `base_url` when relative), kept until they expire, fetched again after a 401 |
+    /// | `oauth2` with a `clientCredentials` flow (feature `auth`) | `client_id:client_secret`: tokens are fetched from the flow's `tokenUrl` (resolved against `base_url` when relative; on another origin than `base_url`'s only if [`allow_token_origin`](Self::allow_token_origin) allowed it), kept until they expire, fetched again after a 401 |
     /// | another `oauth2`, `openIdConnect` | an access token |
     ///
     /// ```
@@ -47,8 +47,8 @@ impl Credentials {
     /// # Errors
     ///
     /// [`CredentialTextError`], naming the scheme and never the text: a scheme `schemes` lacks
-    /// (the message lists those it has), a text of the wrong shape, a `tokenUrl` that is missing
-    /// or refused, a mutual TLS scheme (its credential is the client's certificate).
+    /// (the message lists those it has), a text of the wrong shape, a `tokenUrl` that is missing,
+    /// on an origin not allowed, or refused, a mutual TLS scheme (its credential is the client's certificate).
     pub fn with_text(
         self,
         schemes: &BTreeMap<String, SecurityScheme>,
@@ -107,9 +107,23 @@ fn client_credentials(
     let (id, secret) = text
         .split_once(':')
         .ok_or("the credential is not client_id:client_secret")?;
+    let base = url::Url::parse(base_url).ok();
     let token_url = url::Url::parse(token_url)
         .or_else(|_| url::Url::parse(base_url).and_then(|base| base.join(token_url)))
         .map_err(|_| "its tokenUrl is not a URL")?;
+    let origin = token_url.origin().ascii_serialization();
+    let api_origin = base
+        .as_ref()
+        .map(|base| base.origin().ascii_serialization());
+    if api_origin.as_deref() != Some(origin.as_str())
+        && !credentials.token_origins.contains(&origin)
+    {
+        return Err(format!(
+            "its tokenUrl is on {origin}, another origin than the API's ({}): the client secret \
+             goes there only if the host allows that origin",
+            api_origin.as_deref().unwrap_or("unknown")
+        ));
+    }
     let tokens = crate::auth::ClientCredentials::new(token_url, id, secret)
         .map_err(|error| error.to_string())?;
     Ok(credentials.with_provider(name, tokens))
@@ -185,6 +199,47 @@ mod tests {
             .with_text(&BTreeMap::new(), "key", "k", "")
             .unwrap_err();
         assert!(none.to_string().contains("declares none"));
+    }
+
+    #[cfg(feature = "auth")]
+    #[test]
+    fn a_token_url_on_another_origin_needs_the_hosts_yes() {
+        let mut schemes = schemes();
+        schemes.insert(
+            "elsewhere".to_owned(),
+            SecurityScheme::OAuth2 {
+                flows: BTreeMap::from([(
+                    "clientCredentials".to_owned(),
+                    OAuthFlow {
+                        token_url: Some("https://auth.example.com/token".into()),
+                        ..OAuthFlow::default()
+                    },
+                )]),
+            },
+        );
+        let api = "https://api.example.com/v1";
+        let refused = Credentials::new()
+            .with_text(&schemes, "elsewhere", "id:secret-1", api)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            refused.contains("https://auth.example.com")
+                && refused.contains("https://api.example.com")
+                && !refused.contains("secret-1"),
+            "{refused}"
+        );
+        assert!(
+            Credentials::new()
+                .allow_token_origin("https://auth.example.com/")
+                .with_text(&schemes, "elsewhere", "id:secret-1", api)
+                .is_ok()
+        );
+        // A relative tokenUrl is on the API's origin.
+        assert!(
+            Credentials::new()
+                .with_text(&schemes, "machine", "id:secret-1", api)
+                .is_ok()
+        );
     }
 
     #[tokio::test]

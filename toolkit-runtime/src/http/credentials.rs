@@ -64,6 +64,9 @@ pub trait CredentialProvider: Send + Sync + 'static {
 pub struct Credentials {
     by_scheme: BTreeMap<String, Credential>,
     providers: BTreeMap<String, std::sync::Arc<dyn CredentialProvider>>,
+    /// Origins other than the API's whose `tokenUrl` the host allows a client secret to go to
+    /// (see [`Credentials::allow_token_origin`]).
+    pub(super) token_origins: Vec<String>,
 }
 
 impl fmt::Debug for Credentials {
@@ -85,6 +88,17 @@ impl Credentials {
     #[must_use]
     pub fn with(mut self, scheme: impl Into<String>, credential: Credential) -> Self {
         self.by_scheme.insert(scheme.into(), credential);
+        self
+    }
+
+    /// These credentials, allowing an OAuth 2 `tokenUrl` on `origin` (`https://auth.example.com`)
+    /// to receive a client secret that [`with_text`](Self::with_text) reads after this: by
+    /// default only a `tokenUrl` on the API's own origin does, so that a document cannot send
+    /// the secret elsewhere.
+    #[must_use]
+    pub fn allow_token_origin(mut self, origin: impl Into<String>) -> Self {
+        self.token_origins
+            .push(origin.into().trim_end_matches('/').to_owned());
         self
     }
 
@@ -141,13 +155,24 @@ pub(crate) struct Applied {
 
 impl SourceSecurity {
     /// Puts on `request` the credentials of the first requirement of `operation` the provider
-    /// meets; nothing when it has none, or meets none (the API then answers 401, read as
-    /// [`Reason::Authentication`](crate::Reason::Authentication)).
-    pub(crate) async fn apply(&self, operation: &str, request: &mut reqwest::Request) -> Applied {
+    /// meets (an empty one, `{}`, is met with none); nothing when the operation has none.
+    ///
+    /// # Errors
+    ///
+    /// A description naming the schemes, when the provider meets none of the requirements: the
+    /// request is not sent.
+    pub(crate) async fn apply(
+        &self,
+        operation: &str,
+        request: &mut reqwest::Request,
+    ) -> Result<Applied, String> {
         let mut applied = Applied::default();
         let Some(requirements) = self.requirements.get(operation) else {
-            return applied;
+            return Ok(applied);
         };
+        if requirements.is_empty() {
+            return Ok(applied);
+        }
         'requirements: for requirement in requirements {
             let mut chosen = Vec::new();
             for scheme_name in requirement.keys() {
@@ -169,9 +194,23 @@ impl SourceSecurity {
                 put(scheme, &credential, request, &mut applied);
                 applied.schemes.push(name.clone());
             }
-            return applied;
+            return Ok(applied);
         }
-        applied
+        let wanted: Vec<String> = requirements
+            .iter()
+            .map(|requirement| {
+                requirement
+                    .keys()
+                    .map(String::as_str)
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            })
+            .collect();
+        Err(format!(
+            "the operation needs a credential of the security scheme {}, and the host configured \
+             none for it: nothing was sent",
+            wanted.join(", or ")
+        ))
     }
 
     /// Tells the provider the API refused `applied`'s credentials: whether any is fresh now.

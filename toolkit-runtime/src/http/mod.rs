@@ -28,6 +28,8 @@ mod credentials;
 #[cfg_attr(not(feature = "http"), allow(dead_code))]
 mod encoding;
 mod operation;
+#[cfg(feature = "http")]
+mod redaction;
 // Security schemes and requirements are data (read from documents); applying credentials is
 // the source's (feature `http`).
 mod security;

@@ -13,6 +13,7 @@ use super::answer::{self, Capped, Failing, MAX_ERROR_WORDS};
 use super::client::HttpClient;
 use super::credentials::{Applied, CredentialProvider, SourceSecurity};
 use super::operation::Operation;
+use super::redaction::Redactor;
 use super::security::{SecurityRequirement, SecurityScheme};
 use super::template::CompiledTemplate;
 use crate::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
@@ -165,19 +166,18 @@ impl HttpSource {
         match answer::failure_status(status, response.headers()) {
             Some(Failing::Now(reason)) => Err(reason),
             Some(Failing::WithWords(status)) => {
-                let words = match answer::read_capped(response, MAX_ERROR_WORDS)
+                let (words, cut) = match answer::read_capped(response, MAX_ERROR_WORDS)
                     .await
                     .map_err(request_failed)?
                 {
-                    Capped::Whole(words) | Capped::TooLong(words) => words,
+                    Capped::Whole(words) => (words, false),
+                    Capped::TooLong(words) => (words, true),
                 };
-                let mut words = self.redacted(&String::from_utf8_lossy(&words));
-                for secret in &applied.secrets {
-                    if !secret.is_empty() {
-                        words = words.replace(secret.as_str(), "<credential>");
-                    }
-                }
-                Err(answer::call_failed(status, &words))
+                // Redacted before the cut to MAX_ERROR_WORDS, so that the cut never shows part
+                // of a secret; a secret the read stopped inside is removed from where it began.
+                let words =
+                    Redactor::new(&applied.secrets).text(&String::from_utf8_lossy(&words), cut);
+                Err(answer::call_failed(status, &self.redacted(&words)))
             }
             None => {
                 let content_type = answer::content_type(response.headers());
@@ -189,6 +189,7 @@ impl HttpSource {
                     .map_err(request_failed)?
                 {
                     Capped::Whole(body) => answer::success_value(body, content_type.as_deref())
+                        .map(|value| Redactor::new(&applied.secrets).value(value))
                         .map_err(Reason::call_failed),
                     Capped::TooLong(_) => Err(self.too_long()),
                 }
@@ -340,9 +341,11 @@ impl HttpSourceBuilder {
     /// meets is used), as `openapi::read_operations` reads them
     /// into `ReadOperations::security`. An API key goes in its header, query parameter or
     /// cookie; HTTP basic and bearer, OAuth 2 and OpenID Connect tokens in `Authorization`. A
-    /// credential's value never appears in a failure. An operation whose requirements the
-    /// provider meets none of is sent without, and the API's 401 reads as
-    /// [`Reason::Authentication`].
+    /// credential's value never appears in what a model reads, a failure or an answer, as sent,
+    /// percent-encoded, JSON-escaped or in base64 (see `redaction.rs`). An operation whose
+    /// requirements the provider meets none of is not sent: it fails as
+    /// [`Reason::Authentication`], naming the schemes (unless one requirement is empty, `{}`:
+    /// then it goes without).
     ///
     /// ```
     /// use std::collections::BTreeMap;
@@ -473,14 +476,20 @@ impl ToolSource for HttpSource {
                 };
                 let again = request.try_clone();
                 let mut request = request;
-                let applied = security.apply(tool, &mut request).await;
+                let applied = security
+                    .apply(tool, &mut request)
+                    .await
+                    .map_err(Reason::authentication)?;
                 let outcome = self.send(request, &applied).await;
                 // A refused credential the provider renews (a token fetched again): once more.
                 if let (Err(Reason::Authentication { .. }), Some(mut again)) = (&outcome, again)
                     && !applied.schemes.is_empty()
                     && security.refused(&applied).await
                 {
-                    let applied = security.apply(tool, &mut again).await;
+                    let applied = security
+                        .apply(tool, &mut again)
+                        .await
+                        .map_err(Reason::authentication)?;
                     return self.send(again, &applied).await;
                 }
                 outcome

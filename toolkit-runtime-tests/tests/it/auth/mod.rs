@@ -451,8 +451,8 @@ async fn auth_the_file_store_is_owner_only_and_refuses_a_file_others_read() {
 async fn auth_login_ahead_through_a_loopback_listener_then_requests_need_no_user() {
     use toolkit_runtime::auth::{LoopbackCallback, MAX_CALLBACK_REQUEST_BYTES};
     let servers = start(Knobs::default()).await;
-    // The "browser": first a stray request and one over the size cap, then the authorization
-    // URL, whose redirect lands on the listener.
+    // The "browser": first a stray request, one over the size cap and a forged redirect, then
+    // the authorization URL, whose redirect lands on the listener.
     let callback = LoopbackCallback::bind(0, |url| {
         let url = url.clone();
         tokio::spawn(async move {
@@ -472,6 +472,18 @@ async fn auth_login_ahead_through_a_loopback_listener_then_requests_need_no_user
             let mut huge = redirect.clone();
             huge.set_query(Some(&"x".repeat(MAX_CALLBACK_REQUEST_BYTES)));
             let _ = browser.get(huge).send().await;
+            // A forged redirect with another state: an error page, and the wait goes on.
+            let mut forged = redirect.clone();
+            forged.set_query(Some("code=forged&state=wrong"));
+            let refused = browser.get(forged).send().await.unwrap();
+            assert_eq!(refused.status(), 400);
+            assert!(
+                refused
+                    .text()
+                    .await
+                    .unwrap()
+                    .contains("not the authorization")
+            );
             let landed = browser.get(redirect).send().await.unwrap();
             assert_eq!(landed.status(), 200);
         });
@@ -499,4 +511,73 @@ async fn auth_login_ahead_through_a_loopback_listener_then_requests_need_no_user
     assert_eq!(servers.seen("/authorize").len(), 1);
     oauth.logout().await.unwrap();
     assert!(oauth.grant().is_none());
+}
+
+#[tokio::test]
+async fn auth_secrets_go_only_to_the_issuer_they_are_for() {
+    use toolkit_runtime::auth::{ClientAuth, MachineCredentials, RegisteredClient, Secret};
+    let servers = start(Knobs::default()).await;
+    // A machine client whose secret is for another authorization server than the one this MCP
+    // server names: refused, naming both, and the token endpoint never hears of it.
+    let oauth = OAuthClient::machine(
+        servers.url.clone(),
+        MachineCredentials::secret("agent-7", "client-secret-value"),
+    )
+    .issuer("https://auth.example.com")
+    .options(options())
+    .build()
+    .unwrap();
+    let error = source(&servers, oauth).discover().await.unwrap_err();
+    assert_clean(&error, true);
+    let words = error.to_string();
+    assert!(
+        words.contains("https://auth.example.com") && words.contains(&servers.base),
+        "{words}"
+    );
+    assert!(servers.seen("/token").is_empty());
+
+    // A pre-registered client with no issuer configured: bound to the issuer of the grant in the
+    // store (the one `login` recorded), so a server that now names another gets nothing.
+    let store = MemoryStore::new();
+    let recorded = Grant {
+        issuer: "https://auth.example.com".into(),
+        token_endpoint: "https://auth.example.com/token".into(),
+        resource: None,
+        client: RegisteredClient::new("agent-7", Some(Secret::new("client-secret-value"))),
+        client_auth: ClientAuth::ClientSecretBasic,
+        access_token: Secret::new("access-token-stale"),
+        refresh_token: None,
+        expires_at: None,
+        scopes: Vec::new(),
+        granted: None,
+    };
+    store.save(servers.url.as_str(), &recorded).await.unwrap();
+    let oauth = OAuthClient::builder(servers.url.clone(), Headless)
+        .pre_registered(RegisteredClient::new(
+            "agent-7",
+            Some(Secret::new("client-secret-value")),
+        ))
+        .store(store)
+        .options(options())
+        .build()
+        .unwrap();
+    let error = source(&servers, oauth).discover().await.unwrap_err();
+    assert_clean(&error, true);
+    assert!(
+        error.to_string().contains("https://auth.example.com"),
+        "{error}"
+    );
+    assert!(servers.seen("/token").is_empty() && servers.seen("/authorize").is_empty());
+
+    // Configured for this server's issuer: authorized as usual.
+    let oauth = OAuthClient::machine(
+        servers.url.clone(),
+        MachineCredentials::secret("agent-7", "client-secret-value"),
+    )
+    .issuer(servers.base.clone())
+    .options(options())
+    .build()
+    .unwrap();
+    source(&servers, oauth).discover().await.unwrap();
+    assert_eq!(servers.seen("/token").len(), 1);
 }
