@@ -27,7 +27,7 @@ use crate::emit::{
     Customizations, EmitOptions, Matched, Module, SourceOptions, Strictness, mcp_source,
     openapi_source,
 };
-use crate::inputs::{read_openapi, read_snapshot, source_name};
+use crate::inputs::{read_openapi_for_module, read_snapshot, source_name};
 pub use crate::problem::Problem;
 
 /// What an input is.
@@ -590,19 +590,25 @@ impl Builder {
             let label = label(&input.path);
             let mut skipped = Vec::new();
             let generated = match input.kind {
-                InputKind::OpenApi => read_openapi(&input.path).map(|(document, mut read)| {
-                    skipped = read
-                        .skipped
-                        .iter()
-                        .map(|s| {
-                            Problem::new(&input.path, &s.location, format!("skipped: {}", s.reason))
-                        })
-                        .collect();
-                    self.filter_operations(&document, &mut read, &mut used);
-                    let mut source = source.clone();
-                    source.deprecated = crate::inputs::deprecated_tools(&document, &read);
-                    openapi_source(&label, &read, &source, &options)
-                }),
+                InputKind::OpenApi => {
+                    read_openapi_for_module(&input.path).map(|(document, mut read)| {
+                        skipped = read
+                            .skipped
+                            .iter()
+                            .map(|s| {
+                                Problem::new(
+                                    &input.path,
+                                    &s.location,
+                                    format!("skipped: {}", s.reason),
+                                )
+                            })
+                            .collect();
+                        self.filter_operations(&document, &mut read, &mut used);
+                        let mut source = source.clone();
+                        source.deprecated = crate::inputs::deprecated_tools(&document, &read);
+                        openapi_source(&label, &read, &source, &options)
+                    })
+                }
                 InputKind::McpSnapshot => read_snapshot(&input.path).map(|mut definitions| {
                     definitions.retain(|d| {
                         self.keeps(

@@ -17,11 +17,30 @@ use crate::problem::Problem;
 ///
 /// The file cannot be read or decoded, or is no OpenAPI 3 document.
 pub fn read_openapi(path: &Path) -> Result<(Value, ReadOperations), Vec<Problem>> {
+    read_openapi_with(path, &ReadOptions::default())
+}
+
+/// Reads an OpenAPI document and its operations for generating a module: as [`read_openapi`],
+/// the schemas naming their `$defs` entries, held once in [`ReadOperations::defs`]
+/// ([`ReadOptions::shared_defs`](ReadOptions::shared_defs())), so that reading and generating
+/// cost what the document is, not its operations times the schemas each reaches.
+///
+/// # Errors
+///
+/// As [`read_openapi`].
+pub fn read_openapi_for_module(path: &Path) -> Result<(Value, ReadOperations), Vec<Problem>> {
+    read_openapi_with(path, &ReadOptions::default().shared_defs(true))
+}
+
+fn read_openapi_with(
+    path: &Path,
+    options: &ReadOptions,
+) -> Result<(Value, ReadOperations), Vec<Problem>> {
     let text = std::fs::read_to_string(path)
         .map_err(|error| vec![Problem::new(path, "#", format!("cannot read: {error}"))])?;
     let document =
         decode_document(&text).map_err(|error| vec![Problem::new(path, "#", error.to_string())])?;
-    let read = read_operations(&document, &ReadOptions::default())
+    let read = read_operations(&document, options)
         .map_err(|error| vec![Problem::new(path, "#", error.to_string())])?;
     Ok((document, read))
 }

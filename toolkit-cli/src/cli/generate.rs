@@ -111,7 +111,7 @@ impl GenerateArgs {
 
 /// `toolkit-gen openapi DOC [-o FILE]`.
 pub fn openapi(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
-    let (document, read) = match toolkit_gen::inputs::read_openapi(&args.input) {
+    let (document, read) = match toolkit_gen::inputs::read_openapi_for_module(&args.input) {
         Ok(read) => read,
         Err(problems) => {
             let problem = toolkit_gen::inputs::describe(&args.input, &problems);

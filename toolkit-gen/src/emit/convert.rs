@@ -15,6 +15,7 @@
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
+use toolkit_runtime::JsonObject;
 
 use super::customize::Matched;
 use super::naming::{self, Scope};
@@ -95,6 +96,9 @@ pub(crate) struct ModuleTypes<'m> {
     pub(crate) types: &'m mut Scope,
     /// The types of named schemas (`$defs` entries), one per distinct schema.
     pub(crate) shared: &'m mut Shared,
+    /// The `$defs` entries of the module, for the tools that name theirs (see
+    /// [`shared::place`]); empty when each tool holds its own.
+    pub(crate) defs: &'m JsonObject,
 }
 
 /// Converts the input schema `root` of the tool `tool_name`, naming its types in `module`.
@@ -137,6 +141,8 @@ fn convert_root(
 ) -> Converted {
     let mut converter = Converter {
         root,
+        defs: module.defs,
+        names_entries: shared::names_entries(root),
         options,
         types: module.types,
         shared: module.shared,
@@ -357,6 +363,9 @@ fn refines(member: &Value, parent: &Map<String, Value>) -> bool {
 /// Walks one tool's input schema.
 struct Converter<'a> {
     root: &'a Value,
+    /// The module's `$defs` entries, which `root` names when `names_entries`.
+    defs: &'a JsonObject,
+    names_entries: bool,
     options: &'a EmitOptions,
     types: &'a mut Scope,
     /// The module's named types.
@@ -457,7 +466,7 @@ impl<'a> Converter<'a> {
     /// Resolves a local reference to its target and the target's JSON pointer (`#/$defs/Pet`).
     fn resolve(&self, reference: &str) -> Option<(&'a Value, String)> {
         let pointer = reference.strip_prefix('#')?;
-        let target = self.root.pointer(pointer)?;
+        let target = shared::place(self.root, self.defs, pointer)?;
         Some((target, pointer.to_owned()))
     }
 
@@ -490,10 +499,7 @@ impl<'a> Converter<'a> {
         if let Some(place) = pointer.strip_prefix('#')
             && self.targets.contains(place)
             && !self.in_progress.contains_key(place)
-            && self
-                .root
-                .pointer(place)
-                .is_some_and(|at| std::ptr::eq(at, schema))
+            && shared::place(self.root, self.defs, place).is_some_and(|at| std::ptr::eq(at, schema))
         {
             // A place some reference leads to, met where it stands: converted as its target.
             if let Some(ty) = self.done.get(place) {
@@ -700,10 +706,17 @@ impl<'a> Converter<'a> {
             self.matched.schemas.insert(name);
             return Ty::Path(path.clone());
         }
-        let key: Key = (
-            name.clone(),
-            self.fingerprints.of(self.root, &target_pointer),
-        );
+        let fingerprint = if self.names_entries {
+            // The module's entries are the same for every tool: fingerprinted once.
+            let defs = self.defs;
+            let lookup = |place: &str| shared::entry_place(defs, place);
+            self.shared.fingerprints.of(&lookup, &target_pointer)
+        } else {
+            let root = self.root;
+            self.fingerprints
+                .of(&|place| root.pointer(place), &target_pointer)
+        };
+        let key: Key = (name.clone(), fingerprint);
         self.reached.push(key.clone());
         if let Some((ty, untyped)) = self.shared.get(&key) {
             let known: HashSet<&str> = self.untyped.iter().map(|u| u.pointer.as_str()).collect();

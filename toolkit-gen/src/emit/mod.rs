@@ -271,6 +271,7 @@ pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Em
         convert::ModuleTypes {
             types: &mut types,
             shared: &mut shared,
+            defs: &toolkit_runtime::JsonObject::new(),
         },
     );
     let attributes = customize::Attributes::new(&options.customizations);
@@ -322,6 +323,7 @@ pub fn module(input: &str, definitions: &[ToolDefinition], options: &EmitOptions
         definitions,
         &[],
         &[],
+        &toolkit_runtime::JsonObject::new(),
         &inputs,
         options,
         &mut types,
@@ -405,11 +407,14 @@ struct InputNaming<'a> {
 
 /// The types of each of `definitions`, named after `inputs` (one per definition), in `types`;
 /// the fields of an input say where `requests` (one per definition, when HTTP operations) put
-/// them; `typed` hears each tool's name once its types are made.
+/// them; `defs` are the `$defs` entries of schemas that name theirs; `typed` hears each tool's
+/// name once its types are made.
+#[allow(clippy::too_many_arguments)]
 fn tool_types(
     definitions: &[ToolDefinition],
     requests: &[&RequestTemplate],
     answers: &[Option<&toolkit_runtime::JsonObject>],
+    defs: &toolkit_runtime::JsonObject,
     inputs: &[InputNaming<'_>],
     options: &EmitOptions,
     types: &mut Scope,
@@ -428,12 +433,8 @@ fn tool_types(
     shared.lenient = answers
         .iter()
         .flatten()
-        .flat_map(|answer| {
-            shared::CONTAINERS
-                .iter()
-                .filter_map(|container| answer.get(*container).and_then(Value::as_object))
-        })
-        .flat_map(|defs| defs.keys().cloned())
+        .flat_map(|answer| shared::entry_names(answer))
+        .map(str::to_owned)
         .collect();
     let mut tools = Vec::with_capacity(definitions.len());
     let mut answer_types = BTreeMap::new();
@@ -448,6 +449,7 @@ fn tool_types(
             convert::ModuleTypes {
                 types,
                 shared: &mut shared,
+                defs,
             },
         );
         let mut converted = converted;
@@ -465,6 +467,7 @@ fn tool_types(
                 convert::ModuleTypes {
                     types,
                     shared: &mut shared,
+                    defs,
                 },
                 &mut matched,
                 &mut tool_items,
@@ -684,7 +687,11 @@ pub fn openapi_source_observed(
         .map(|operation| operation.definition.clone())
         .collect();
     // Each `$defs` entry once, however many operations reach it (the runtime puts them back).
-    let data = toolkit_runtime::http::encode_operations(&read.operations);
+    let data = if read.defs.is_empty() {
+        toolkit_runtime::http::encode_operations(&read.operations)
+    } else {
+        toolkit_runtime::http::encode_shared_operations(&read.operations, &read.defs)
+    };
     let requests: Vec<&RequestTemplate> = read
         .operations
         .iter()
@@ -708,6 +715,7 @@ pub fn openapi_source_observed(
         &definitions,
         &requests,
         &answers,
+        &read.defs,
         &data,
         security.as_ref(),
         source,
@@ -761,6 +769,7 @@ pub fn mcp_source_observed(
         definitions,
         &[],
         &answers,
+        &toolkit_runtime::JsonObject::new(),
         &data,
         None,
         source,
@@ -801,6 +810,7 @@ fn source_module(
     definitions: &[ToolDefinition],
     requests: &[&RequestTemplate],
     answers: &[Option<&toolkit_runtime::JsonObject>],
+    defs: &toolkit_runtime::JsonObject,
     data: &str,
     security: Option<&source::Security>,
     source: &SourceOptions,
@@ -834,6 +844,7 @@ fn source_module(
         definitions,
         requests,
         answers,
+        defs,
         &inputs,
         options,
         &mut types,

@@ -9,6 +9,10 @@
 //! gets the same type. An entry of the same name but other content (two MCP tools' unrelated
 //! `$defs/Item`) gets a type of its own (`Item2`).
 //!
+//! A tool's schema may instead name its entries (`"$defs": ["Pet", "Tag"]`, as the reader writes
+//! them with `shared_defs`), the entries being the module's ([`place`]): each is then read,
+//! fingerprinted and converted once for the module, however many tools name it.
+//!
 //! Names do not depend on the order tools are read: every key of every tool's `$defs` is
 //! reserved, sorted, before any type is named ([`Shared::reserve`]), so adding an operation to a
 //! document never renames an existing named type.
@@ -43,6 +47,9 @@ struct Entry {
 /// The named types of a module.
 #[derive(Debug, Default)]
 pub(crate) struct Shared {
+    /// The fingerprints of the module's shared entries (those tools name rather than hold),
+    /// the same for every tool.
+    pub(crate) fingerprints: Fingerprints,
     /// The type name reserved for each key, before any other type was named.
     reserved: HashMap<String, String>,
     /// The keys whose reserved name is taken by content converted already.
@@ -72,12 +79,7 @@ impl Shared {
     pub(crate) fn reserve_schemas(&mut self, schemas: &[&JsonObject], types: &mut Scope) {
         let keys: BTreeSet<&str> = schemas
             .iter()
-            .flat_map(|schema| {
-                CONTAINERS
-                    .iter()
-                    .filter_map(|container| schema.get(*container).and_then(Value::as_object))
-            })
-            .flat_map(|defs| defs.keys().map(String::as_str))
+            .flat_map(|schema| entry_names(schema))
             .collect();
         for key in keys {
             let name = types.unique(&naming::type_name(key), "");
@@ -188,6 +190,45 @@ impl Shared {
     }
 }
 
+/// The keys of the named schemas of `schema`: those its `$defs` (and `definitions`) hold, or
+/// the names its `$defs` lists.
+pub(crate) fn entry_names(schema: &JsonObject) -> impl Iterator<Item = &str> {
+    CONTAINERS
+        .iter()
+        .filter_map(|container| schema.get(*container))
+        .flat_map(|entries| -> Box<dyn Iterator<Item = &str> + '_> {
+            match entries {
+                Value::Object(held) => Box::new(held.keys().map(String::as_str)),
+                Value::Array(named) => Box::new(named.iter().filter_map(Value::as_str)),
+                _ => Box::new(std::iter::empty()),
+            }
+        })
+}
+
+/// Whether `root` names its `$defs` entries (a list of names) rather than holding them.
+pub(crate) fn names_entries(root: &Value) -> bool {
+    root.get("$defs").is_some_and(Value::is_array)
+}
+
+/// The schema at `pointer` (without `#`) of a tool's schema `root`: a place of `root`, or, when
+/// `root` names its `$defs` entries, a place of the entry of `defs` (the module's) it leads
+/// into (`/$defs/Pet/properties/tag`).
+pub(crate) fn place<'v>(root: &'v Value, defs: &'v JsonObject, pointer: &str) -> Option<&'v Value> {
+    if pointer.starts_with("/$defs/") && names_entries(root) {
+        entry_place(defs, pointer)
+    } else {
+        root.pointer(pointer)
+    }
+}
+
+/// The place `pointer` (`/$defs/Pet/properties/tag`) of an entry of `defs`, if it is one.
+pub(crate) fn entry_place<'v>(defs: &'v JsonObject, pointer: &str) -> Option<&'v Value> {
+    let rest = pointer.strip_prefix("/$defs/")?;
+    let (token, inside) = rest.find('/').map_or((rest, ""), |at| rest.split_at(at));
+    defs.get(&token.replace("~1", "/").replace("~0", "~"))?
+        .pointer(inside)
+}
+
 /// The key of a named schema's container and name for the pointer (without `#`) of an entry
 /// (`/$defs/Pet` → `Pet`), if it is one.
 pub(crate) fn named(pointer: &str) -> Option<String> {
@@ -200,24 +241,34 @@ pub(crate) fn named(pointer: &str) -> Option<String> {
     }
 }
 
-/// Fingerprints of the schemas of one tool, each computed once.
+/// Fingerprints of the schemas of one tool (or of a module's shared entries), each computed
+/// once.
 #[derive(Debug, Default)]
 pub(crate) struct Fingerprints {
     /// The fingerprint of each place's own JSON and the local references in it.
     own: HashMap<String, (u128, Vec<String>)>,
+    /// The fingerprint of each place and what it reaches, once asked.
+    reaching: HashMap<String, u128>,
 }
 
 impl Fingerprints {
-    /// The fingerprint of the schema at `pointer` (without `#`) of `root` and every schema it
-    /// reaches by local references.
-    pub(crate) fn of(&mut self, root: &Value, pointer: &str) -> u128 {
+    /// The fingerprint of the schema at `pointer` (without `#`) and every schema it reaches by
+    /// local references, `lookup` giving the schema at a pointer (the same for every call).
+    pub(crate) fn of<'v>(
+        &mut self,
+        lookup: &dyn Fn(&str) -> Option<&'v Value>,
+        pointer: &str,
+    ) -> u128 {
+        if let Some(known) = self.reaching.get(pointer) {
+            return *known;
+        }
         let mut reached = BTreeSet::new();
         let mut stack = vec![pointer.to_owned()];
         while let Some(place) = stack.pop() {
             if reached.contains(&place) {
                 continue;
             }
-            let (_, refs) = self.own(root, &place);
+            let (_, refs) = self.own(lookup, &place);
             stack.extend(refs.iter().cloned());
             reached.insert(place);
         }
@@ -225,19 +276,25 @@ impl Fingerprints {
         let mut high = DefaultHasher::new();
         high.write_u8(0x5a);
         for place in &reached {
-            let (own, _) = self.own(root, place);
+            let (own, _) = self.own(lookup, place);
             for hasher in [&mut low, &mut high] {
                 hasher.write(place.as_bytes());
                 hasher.write_u8(0xff);
                 hasher.write_u128(*own);
             }
         }
-        (u128::from(high.finish()) << 64) | u128::from(low.finish())
+        let fingerprint = (u128::from(high.finish()) << 64) | u128::from(low.finish());
+        self.reaching.insert(pointer.to_owned(), fingerprint);
+        fingerprint
     }
 
-    fn own(&mut self, root: &Value, place: &str) -> &(u128, Vec<String>) {
+    fn own<'v>(
+        &mut self,
+        lookup: &dyn Fn(&str) -> Option<&'v Value>,
+        place: &str,
+    ) -> &(u128, Vec<String>) {
         self.own.entry(place.to_owned()).or_insert_with(|| {
-            let Some(schema) = root.pointer(place) else {
+            let Some(schema) = lookup(place) else {
                 return (0, Vec::new());
             };
             let mut writer = HashWriter::default();
@@ -310,6 +367,7 @@ impl io::Write for HashWriter {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use serde_json::json;
 
@@ -338,11 +396,31 @@ mod tests {
             "Pet": {"properties": {"tag": {"$ref": "#/$defs/Tag"}}},
             "Tag": {"type": "string"}
         }});
-        let of = |root: &Value| Fingerprints::default().of(root, "/$defs/Pet");
+        let of = |root: &Value| Fingerprints::default().of(&|p| root.pointer(p), "/$defs/Pet");
         assert_ne!(of(&one), of(&two));
         assert_eq!(of(&one), of(&same));
         // A cycle ends.
         let cycle = json!({"$defs": {"Pet": {"items": {"$ref": "#/$defs/Pet"}}}});
         assert_ne!(of(&cycle), 0);
+    }
+
+    #[test]
+    fn a_named_entry_is_the_module_entry_of_its_name() {
+        let defs = json!({"Pet": {"properties": {"tag": {"type": "string"}}}});
+        let defs = defs.as_object().unwrap();
+        let named = json!({"properties": {}, "$defs": ["Pet"]});
+        let held = json!({"$defs": {"Pet": {"type": "integer"}}});
+        assert_eq!(
+            place(&named, defs, "/$defs/Pet/properties/tag"),
+            Some(&json!({"type": "string"}))
+        );
+        assert_eq!(place(&named, defs, "/properties"), Some(&json!({})));
+        assert_eq!(place(&named, defs, "/$defs/Tag"), None);
+        assert_eq!(
+            place(&held, defs, "/$defs/Pet"),
+            Some(&json!({"type": "integer"}))
+        );
+        let names: Vec<&str> = entry_names(named.as_object().unwrap()).collect();
+        assert_eq!(names, ["Pet"]);
     }
 }

@@ -833,3 +833,100 @@ fn an_mcp_tool_with_an_output_schema_returns_its_typed_structured_content() {
     assert!(!emitted.answers.contains_key("ping"));
     syn::parse_file(&emitted.code).unwrap();
 }
+
+/// A document whose schemas all reach one another (as Stripe's do), with answers: every
+/// operation reaches every schema.
+fn entangled() -> serde_json::Value {
+    let mut schemas = serde_json::Map::new();
+    for index in 0..6 {
+        let next = (index + 1) % 6;
+        schemas.insert(
+            format!("S{index}"),
+            json!({
+                "type": "object",
+                "description": format!("Schema {index}."),
+                "properties": {
+                    "id": { "type": "string" },
+                    "next": { "anyOf": [{ "type": "string" }, { "$ref": format!("#/components/schemas/S{next}") }] }
+                }
+            }),
+        );
+    }
+    let mut paths = serde_json::Map::new();
+    for index in 0..6 {
+        paths.insert(
+            format!("/s{index}"),
+            json!({ "post": {
+                "operationId": format!("post_s{index}"),
+                "requestBody": { "content": { "application/json": {
+                    "schema": { "$ref": format!("#/components/schemas/S{index}") } } } },
+                "responses": { "200": { "description": "ok", "content": { "application/json": {
+                    "schema": { "$ref": format!("#/components/schemas/S{}", (index + 3) % 6) } } } } }
+            } }),
+        );
+    }
+    json!({
+        "openapi": "3.1.0",
+        "info": { "title": "Entangled", "version": "1" },
+        "paths": paths,
+        "components": { "schemas": schemas }
+    })
+}
+
+/// The module and catalog of `document` read with shared `$defs` (as `toolkit-gen openapi` and
+/// the builder read) are the ones of its standalone read, byte for byte; the shared entries'
+/// count.
+fn shared_defs_write_the_same_module(label: &str, document: &serde_json::Value) -> usize {
+    use toolkit_gen::emit::{SourceOptions, openapi_source};
+    use toolkit_runtime::openapi::{ReadOptions, read_operations};
+
+    let mut source = SourceOptions::new("api");
+    source.catalog_file = Some("api.tools.json".to_owned());
+    let emit = |options: &ReadOptions| {
+        let read = read_operations(document, options).unwrap();
+        let module = openapi_source(label, &read, &source, &EmitOptions::default());
+        (read, module)
+    };
+    let (copied, standalone) = emit(&ReadOptions::default());
+    let (named, shared) = emit(&ReadOptions::default().shared_defs(true));
+    assert!(copied.defs.is_empty());
+    assert!(
+        standalone.code == shared.code,
+        "{label}: the modules differ"
+    );
+    assert!(
+        standalone.catalog == shared.catalog,
+        "{label}: the catalogs differ"
+    );
+    // And the catalog reads back the standalone definitions.
+    let catalog = shared
+        .catalog
+        .map(|catalog| catalog.json)
+        .unwrap_or_default();
+    let back = toolkit_runtime::http::decode_operations(&catalog).unwrap();
+    assert_eq!(back, copied.operations, "{label}");
+    named.defs.len()
+}
+
+#[test]
+fn modules_from_shared_defs_are_the_modules_from_copies() {
+    assert_eq!(
+        shared_defs_write_the_same_module("entangled.json", &entangled()),
+        6
+    );
+    for fixture in ["petstore.yaml"] {
+        let text = std::fs::read_to_string(here(&format!("fixtures/{fixture}"))).unwrap();
+        let document = toolkit_runtime::openapi::decode_document(&text).unwrap();
+        shared_defs_write_the_same_module(fixture, &document);
+    }
+    let github = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/peers/node_modules/@octokit/openapi/generated/api.github.com.json");
+    let text = std::fs::read_to_string(&github).unwrap_or_else(|error| {
+        panic!(
+            "{} ({error}): run scripts/install-test-peers",
+            github.display()
+        )
+    });
+    let document = serde_json::from_str(&text).unwrap();
+    assert!(shared_defs_write_the_same_module("api.github.com.json", &document) > 600);
+}

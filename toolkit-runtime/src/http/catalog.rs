@@ -30,6 +30,7 @@
 //!
 //! [`HttpSourceBuilder::operations_json`]: super::HttpSourceBuilder::operations_json
 
+use std::collections::HashSet;
 use std::fmt;
 
 use serde::Deserialize;
@@ -105,6 +106,53 @@ impl std::error::Error for OperationsError {
 /// ```
 pub fn encode_operations(operations: &[Operation]) -> String {
     let mut shared = Map::new();
+    let lines = operation_lines(operations, |schema| share(schema, &mut shared));
+    write_catalog(shared.iter(), &lines)
+}
+
+/// Writes `operations` whose schemas name their `$defs` entries (`"$defs": ["Pet", "Tag"]`),
+/// the entries being `defs` (as the OpenAPI reader reads them with `shared_defs`), as the same
+/// catalog [`encode_operations`] writes for them standing alone, without making the copies:
+/// its cost grows with the text written, not with the operations times the entries each
+/// names. A name `defs` does not hold stays in its schema, which then does not read back.
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit_runtime::ToolDefinition;
+/// use toolkit_runtime::http::{
+///     Operation, RequestTemplate, encode_operations, encode_shared_operations,
+/// };
+///
+/// let pet = json!({ "type": "object" });
+/// let operation = |defs: serde_json::Value| {
+///     let schema = json!({ "properties": { "pet": { "$ref": "#/$defs/Pet" } }, "$defs": defs });
+///     let definition = ToolDefinition::new("add_pet", schema.as_object().cloned().unwrap_or_default())?;
+///     Ok::<_, toolkit_runtime::DefinitionError>(vec![Operation::new(definition, RequestTemplate::new("POST", "/pets"))])
+/// };
+/// let defs = json!({ "Pet": pet }).as_object().cloned().unwrap_or_default();
+/// assert_eq!(
+///     encode_shared_operations(&operation(json!(["Pet"]))?, &defs),
+///     encode_operations(&operation(json!({ "Pet": pet }))?),
+/// );
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn encode_shared_operations(operations: &[Operation], defs: &JsonObject) -> String {
+    let mut order: Vec<&str> = Vec::new();
+    let mut met = HashSet::new();
+    let lines = operation_lines(operations, |schema| {
+        name_shared(schema, defs, &mut order, &mut met);
+    });
+    let entries = order
+        .into_iter()
+        .filter_map(|name| defs.get_key_value(name));
+    write_catalog(entries, &lines)
+}
+
+/// Each operation as one line of JSON, each of its schemas passed through `share` first.
+fn operation_lines(
+    operations: &[Operation],
+    mut share: impl FnMut(&mut JsonObject),
+) -> Vec<String> {
     let mut lines = Vec::with_capacity(operations.len());
     for operation in operations {
         let mut value = match serde_json::to_value(operation) {
@@ -115,14 +163,22 @@ pub fn encode_operations(operations: &[Operation]) -> String {
         if let Some(definition) = value.get_mut("definition").and_then(Value::as_object_mut) {
             for key in ["inputSchema", "outputSchema"] {
                 if let Some(schema) = definition.get_mut(key).and_then(Value::as_object_mut) {
-                    share(schema, &mut shared);
+                    share(schema);
                 }
             }
         }
         lines.push(value.to_string());
     }
+    lines
+}
+
+/// The catalog's text: the shared `entries`, one a line, then the operations' `lines`.
+fn write_catalog<'e>(
+    entries: impl Iterator<Item = (&'e String, &'e Value)>,
+    lines: &[String],
+) -> String {
     let mut out = String::from("{\"$defs\":{");
-    for (index, (name, schema)) in shared.iter().enumerate() {
+    for (index, (name, schema)) in entries.enumerate() {
         out.push_str(if index == 0 { "\n" } else { ",\n" });
         out.push_str(&Value::String(name.clone()).to_string());
         out.push(':');
@@ -135,6 +191,45 @@ pub fn encode_operations(operations: &[Operation]) -> String {
     }
     out.push_str("\n]}");
     out
+}
+
+/// Records in `order` the names `schema`'s `$defs` lists (those of `defs`) not met before,
+/// and makes a schema that is one of its entries `{"$defs": [...], "$root": name}`, as
+/// [`share`] does with the entries themselves.
+fn name_shared<'d>(
+    schema: &mut JsonObject,
+    defs: &'d JsonObject,
+    order: &mut Vec<&'d str>,
+    met: &mut HashSet<&'d str>,
+) {
+    let Some(Value::Array(names)) = schema.get(DEFS) else {
+        return;
+    };
+    let entries: Option<Vec<(&'d String, &'d Value)>> = names
+        .iter()
+        .map(|name| defs.get_key_value(name.as_str()?))
+        .collect();
+    let Some(entries) = entries.filter(|entries| !entries.is_empty()) else {
+        return;
+    };
+    for (name, _) in &entries {
+        if met.insert(name.as_str()) {
+            order.push(name.as_str());
+        }
+    }
+    let root = entries
+        .iter()
+        .find(|(_, entry)| same_text(entry, schema))
+        .map(|(name, _)| (*name).clone());
+    // As `share` does: taken out and put back last, so that both write the same text.
+    let Some(names) = schema.remove(DEFS) else {
+        return;
+    };
+    if let Some(root) = root {
+        schema.clear();
+        schema.insert(ROOT.to_owned(), Value::String(root));
+    }
+    schema.insert(DEFS.to_owned(), names);
 }
 
 /// Moves the entries of `schema`'s `$defs` into `shared`, leaving their names, when each is new
@@ -318,6 +413,52 @@ mod tests {
                 serde_json::to_string(operation).unwrap()
             );
         }
+    }
+
+    /// `operation` with each schema's `$defs` object as the list of its names, its entries
+    /// moved into `defs`.
+    fn named(mut operation: Operation, defs: &mut JsonObject) -> Operation {
+        let (input, output) = operation.definition.schemas_mut();
+        for schema in std::iter::once(input).chain(output) {
+            if let Some(Value::Object(entries)) = schema.remove(DEFS) {
+                let names = entries.keys().cloned().map(Value::String).collect();
+                defs.extend(entries);
+                schema.insert(DEFS.to_owned(), Value::Array(names));
+            }
+        }
+        operation
+    }
+
+    #[test]
+    fn named_entries_write_the_catalog_their_copies_write() {
+        let pet = json!({ "type": "object", "properties": { "tag": { "$ref": "#/$defs/Tag" } } });
+        let tag = json!({ "type": "string" });
+        let operations = vec![
+            operation(
+                "a",
+                json!({ "type": "object", "$defs": { "Tag": tag, "Pet": pet } }),
+                Some(json!({
+                    "type": "object",
+                    "properties": { "tag": { "$ref": "#/$defs/Tag" } },
+                    "$defs": { "Pet": pet, "Tag": tag }
+                })),
+            ),
+            operation("b", json!({ "type": "object" }), None),
+            operation("c", json!({ "$defs": { "Pet": pet, "Tag": tag } }), None),
+        ];
+        let mut defs = JsonObject::new();
+        let shared: Vec<Operation> = operations
+            .iter()
+            .cloned()
+            .map(|operation| named(operation, &mut defs))
+            .collect();
+        let text = encode_operations(&operations);
+        assert!(text.contains(r#""$root":"Pet""#), "{text}");
+        assert_eq!(encode_shared_operations(&shared, &defs), text);
+        assert_eq!(decode_operations(&text).unwrap(), operations);
+        // A name the entries do not hold stays in its schema.
+        let text = encode_shared_operations(&shared, &JsonObject::new());
+        assert!(decode_operations(&text).is_err(), "{text}");
     }
 
     #[test]

@@ -39,7 +39,9 @@ pub(crate) mod template;
 
 #[cfg(feature = "http")]
 pub use answer::MAX_ERROR_WORDS;
-pub use catalog::{OperationsError, decode_operations, encode_operations};
+pub use catalog::{
+    OperationsError, decode_operations, encode_operations, encode_shared_operations,
+};
 #[cfg(feature = "http")]
 pub use client::{HeaderClient, HttpClient, MAX_REDIRECTS, client_builder, same_origin_redirects};
 #[cfg(feature = "http")]

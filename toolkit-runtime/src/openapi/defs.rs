@@ -6,6 +6,12 @@
 //! reference is rewritten to `#/$defs/<name>`, so a cycle (a `Tree` whose `children` are `Tree`s)
 //! stays a reference and never unrolls.
 //!
+//! Read with [`ReadOptions::shared_defs`](super::ReadOptions::shared_defs), an operation's
+//! schema names its entries instead (`"$defs": ["Pet", "Tag"]`, in the same order) and each entry
+//! is copied once for the whole document ([`Defs::into_shared`]): on Stripe's description an
+//! operation reaches 490 of its 775 schemas on average, 222,000 copies (310 MB of JSON) in the
+//! standalone form.
+//!
 //! A schema `#/components/schemas/Pet` is named `Pet`; any other place of the document by its
 //! pointer (`#/components/parameters/id/schema` → `components_parameters_id_schema`); names are
 //! made of `A-Z a-z 0-9 _ . -` (no escaping needed in a `$ref`), and two places that would share
@@ -17,9 +23,9 @@ use std::sync::Arc;
 use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};
 
-use super::SkipReason;
 use super::pointer;
 use super::schema::{Converter, Dialect};
+use super::{ReadOptions, SkipReason};
 
 /// The `$defs` name of each place of the document a reference leads to.
 #[derive(Debug, Default)]
@@ -77,8 +83,8 @@ fn sanitize(text: &str) -> String {
     }
 }
 
-/// A converted schema of the document and the references it makes.
-type Converted = Arc<(Value, Vec<String>)>;
+/// A converted schema of the document, the references it makes, and its size as JSON text.
+type Converted = Arc<(Value, Vec<String>, usize)>;
 
 /// The schemas of one document, converted on first use.
 #[derive(Debug)]
@@ -87,17 +93,38 @@ pub(crate) struct Defs<'d> {
     dialect: Dialect,
     names: Names,
     cache: HashMap<String, Result<Converted, SkipReason>>,
+    /// The entries named so far, each once, when schemas name their entries rather than hold
+    /// them (`None`: each schema holds its own copies).
+    shared: Option<Map<String, Value>>,
+    /// The bytes of JSON the schemas' own copies may take, and those they take so far.
+    budget: usize,
+    copied: usize,
 }
 
 impl<'d> Defs<'d> {
-    /// The schemas of `document`, read in `dialect`.
-    pub(crate) fn new(document: &'d Value, dialect: Dialect) -> Self {
+    /// The schemas of `document`, read in `dialect`; with `options.shared_defs` for schemas
+    /// that name their entries, kept once in [`Defs::into_shared`], else copied into each
+    /// schema within `options.copy_budget`.
+    pub(crate) fn new(document: &'d Value, dialect: Dialect, options: &ReadOptions) -> Self {
         Self {
             document,
             dialect,
             names: Names::default(),
             cache: HashMap::new(),
+            shared: options.shared_defs.then(Map::new),
+            budget: options.copy_budget,
+            copied: 0,
         }
+    }
+
+    /// The entries every schema named, each once (empty unless made `shared`).
+    pub(crate) fn into_shared(self) -> Map<String, Value> {
+        self.shared.unwrap_or_default()
+    }
+
+    /// The entry `name` of the shared entries, once a schema named it.
+    pub(crate) fn shared_entry(&self, name: &str) -> Option<&Value> {
+        self.shared.as_ref()?.get(name)
     }
 
     /// A schema written in an operation (a parameter's, a body's), converted; its references
@@ -120,14 +147,56 @@ impl<'d> Defs<'d> {
         .convert(schema)
     }
 
-    /// The `$defs` that `refs` reach, each converted, named as its references name it.
+    /// The `$defs` of a schema whose references are `refs`: the entries they reach, each
+    /// converted, named as its references name it — an object of them, or, when the entries are
+    /// shared, the list of their names (each entry kept in the shared ones); `None` when `refs`
+    /// reach nothing.
     ///
     /// # Errors
     ///
     /// The reason of the first reference that leads outside the document, to nothing, or to
-    /// something that is no schema.
-    pub(crate) fn gather(&mut self, refs: Vec<String>) -> Result<Map<String, Value>, SkipReason> {
-        let mut defs = Map::new();
+    /// something that is no schema; [`SkipReason::OverBudget`] when the copies would take the
+    /// document's past its budget.
+    pub(crate) fn gather(&mut self, refs: Vec<String>) -> Result<Option<Value>, SkipReason> {
+        let reached = self.reach(refs)?;
+        if reached.is_empty() {
+            return Ok(None);
+        }
+        Ok(Some(match &mut self.shared {
+            Some(shared) => {
+                let mut names = Vec::with_capacity(reached.len());
+                for (name, converted) in reached {
+                    if !shared.contains_key(&name) {
+                        shared.insert(name.clone(), converted.0.clone());
+                    }
+                    names.push(Value::String(name));
+                }
+                Value::Array(names)
+            }
+            None => {
+                let size = reached.iter().fold(0_usize, |sum, (_, converted)| {
+                    sum.saturating_add(converted.2)
+                });
+                let copied = self.copied.saturating_add(size);
+                if copied > self.budget {
+                    return Err(SkipReason::OverBudget {
+                        budget: self.budget,
+                    });
+                }
+                self.copied = copied;
+                Value::Object(
+                    reached
+                        .into_iter()
+                        .map(|(name, converted)| (name, converted.0.clone()))
+                        .collect(),
+                )
+            }
+        }))
+    }
+
+    /// The entries `refs` reach, each once, in the order a schema's `$defs` lists them.
+    fn reach(&mut self, refs: Vec<String>) -> Result<Vec<(String, Converted)>, SkipReason> {
+        let mut reached = Vec::new();
         let mut seen = HashSet::new();
         let mut queue = refs;
         while let Some(reference) = queue.pop() {
@@ -135,7 +204,6 @@ impl<'d> Defs<'d> {
                 continue;
             }
             let converted = self.definition(&reference)?;
-            defs.insert(self.names.name(&reference), converted.0.clone());
             queue.extend(
                 converted
                     .1
@@ -143,8 +211,9 @@ impl<'d> Defs<'d> {
                     .filter(|next| !seen.contains(*next))
                     .cloned(),
             );
+            reached.push((self.names.name(&reference), converted));
         }
-        Ok(defs)
+        Ok(reached)
     }
 
     fn definition(&mut self, reference: &str) -> Result<Converted, SkipReason> {
@@ -182,7 +251,9 @@ impl<'d> Defs<'d> {
             place: Some(place),
         }
         .convert(target)?;
-        Ok(Arc::new((schema, refs)))
+        // Measured once per schema: the budget of copies counts in bytes of JSON.
+        let size = serde_json::to_string(&schema).map_or(0, |text| text.len());
+        Ok(Arc::new((schema, refs, size)))
     }
 }
 
@@ -198,18 +269,18 @@ mod tests {
         let document = json!({"components": {"schemas": {
             "Tree": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/components/schemas/Tree"}}}}
         }}});
-        let mut defs = Defs::new(&document, Dialect::V31);
+        let mut defs = Defs::new(&document, Dialect::V31, &ReadOptions::default());
         let mut refs = Vec::new();
         let root = defs
             .convert(&json!({"$ref": "#/components/schemas/Tree"}), &mut refs)
             .unwrap();
         assert_eq!(root, json!({"$ref": "#/$defs/Tree"}));
-        let gathered = defs.gather(refs).unwrap();
+        let gathered = defs.gather(refs).unwrap().unwrap();
         assert_eq!(
             gathered["Tree"]["properties"]["children"]["items"],
             json!({"$ref": "#/$defs/Tree"})
         );
-        assert_eq!(gathered.len(), 1);
+        assert_eq!(gathered.as_object().map(Map::len), Some(1));
     }
 
     #[test]
@@ -217,14 +288,95 @@ mod tests {
         let document = json!({"components": {"schemas": {
             "Filter": {"$recursiveAnchor": true, "type": "object", "properties": {"filters": {"items": {"$recursiveRef": "#"}}}}
         }}});
-        let mut defs = Defs::new(&document, Dialect::V31);
+        let mut defs = Defs::new(&document, Dialect::V31, &ReadOptions::default());
         let gathered = defs
             .gather(vec!["#/components/schemas/Filter".into()])
+            .unwrap()
             .unwrap();
         assert_eq!(
             gathered["Filter"],
             json!({"type": "object", "properties": {"filters": {"items": {"$ref": "#/$defs/Filter"}}}})
         );
+    }
+
+    #[test]
+    fn shared_entries_are_named_in_the_order_they_would_be_held() {
+        let document = json!({"components": {"schemas": {
+            "Pet": {"type": "object", "properties": {"tag": {"$ref": "#/components/schemas/Tag"}}},
+            "Tag": {"type": "string"}
+        }}});
+        let refs = || vec!["#/components/schemas/Pet".to_owned()];
+        let held = Defs::new(&document, Dialect::V31, &ReadOptions::default())
+            .gather(refs())
+            .unwrap()
+            .unwrap();
+        let mut shared = Defs::new(
+            &document,
+            Dialect::V31,
+            &ReadOptions::default().shared_defs(true),
+        );
+        let named = shared.gather(refs()).unwrap().unwrap();
+        let again = shared.gather(refs()).unwrap().unwrap();
+        let keys: Vec<Value> = held.as_object().unwrap().keys().map(|k| json!(k)).collect();
+        assert_eq!(named, Value::Array(keys));
+        assert_eq!(again, named);
+        assert_eq!(shared.shared_entry("Tag"), Some(&json!({"type": "string"})));
+        assert_eq!(Value::Object(shared.into_shared()), held);
+    }
+
+    /// A document of `operations` operations whose bodies each reach every one of `schemas`
+    /// chained schemas.
+    fn chained(operations: usize, schemas: usize) -> Value {
+        let mut components = Map::new();
+        for index in 0..schemas {
+            let next = (index + 1) % schemas;
+            components.insert(
+                format!("S{index}"),
+                json!({"type": "object", "properties": {"next": {"$ref": format!("#/components/schemas/S{next}")}}}),
+            );
+        }
+        let mut paths = Map::new();
+        for index in 0..operations {
+            paths.insert(
+                format!("/o{index}"),
+                json!({"post": {
+                    "operationId": format!("o{index}"),
+                    "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/S0"}}}},
+                    "responses": {}
+                }}),
+            );
+        }
+        json!({"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": paths, "components": {"schemas": components}})
+    }
+
+    #[test]
+    fn copies_past_the_budget_skip_their_operations_where_they_are() {
+        let document = chained(10, 50);
+        // One operation's copies: 50 schemas of about 70 bytes each.
+        let options = ReadOptions::default().copy_budget(4 * 50 * 70);
+        let read = crate::openapi::read_operations(&document, &options).unwrap();
+        assert!(
+            read.operations.len() >= 3 && read.operations.len() < 10,
+            "{}",
+            read.operations.len()
+        );
+        let skipped = &read.skipped[0];
+        assert_eq!(skipped.reason.kind(), "overBudget");
+        assert_eq!(
+            skipped.location,
+            format!("#/paths/~1o{}/post", read.operations.len())
+        );
+        assert!(
+            skipped.reason.to_string().contains("shared `$defs`"),
+            "{}",
+            skipped.reason
+        );
+        assert_eq!(read.operations.len() + read.skipped.len(), 10);
+        // Shared, the entries are held once: every operation is read within the same budget.
+        let shared =
+            crate::openapi::read_operations(&document, &options.shared_defs(true)).unwrap();
+        assert_eq!(shared.operations.len(), 10);
+        assert_eq!(shared.defs.len(), 50);
     }
 
     #[test]
@@ -240,7 +392,7 @@ mod tests {
     #[test]
     fn references_to_other_components_are_no_schemas() {
         let document = json!({"components": {"parameters": {"id": {"name": "id", "in": "path", "schema": {"type": "string"}}}}});
-        let mut defs = Defs::new(&document, Dialect::V31);
+        let mut defs = Defs::new(&document, Dialect::V31, &ReadOptions::default());
         assert!(matches!(
             defs.gather(vec!["#/components/parameters/id".into()]),
             Err(SkipReason::NotASchema { .. })

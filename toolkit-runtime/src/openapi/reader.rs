@@ -41,7 +41,7 @@ pub fn read_operations(
     let mut reader = Reader {
         document,
         options,
-        defs: Defs::new(document, dialect),
+        defs: Defs::new(document, dialect, options),
         names: HashMap::new(),
         read: ReadOperations::default(),
         document_security: security::requirements(document.get("security")).unwrap_or_default(),
@@ -69,7 +69,9 @@ pub fn read_operations(
             });
         }
     }
-    Ok(reader.read)
+    let mut read = reader.read;
+    read.defs = reader.defs.into_shared();
+    Ok(read)
 }
 
 /// The dialect of the document's schemas, from its `openapi` field.
@@ -293,8 +295,8 @@ impl<'d> Reader<'d> {
             input.insert("required".to_owned(), Value::Array(required));
         }
         input.insert("additionalProperties".to_owned(), Value::Bool(false));
-        if !defs.is_empty() {
-            input.insert("$defs".to_owned(), Value::Object(defs));
+        if let Some(defs) = defs {
+            input.insert("$defs".to_owned(), defs);
         }
 
         let text = |key: &str| {
@@ -312,7 +314,8 @@ impl<'d> Reader<'d> {
             definition = definition.with_description(description);
         }
         if let Some(answer) = self.answer(operation.get("responses")) {
-            if let Some(output) = output_schema(&answer) {
+            let shared = |name: &str| self.defs.shared_entry(name);
+            if let Some(output) = output_schema(&answer, shared) {
                 definition = definition.with_output_schema(output);
             }
             self.read.answers.insert(name, answer);
@@ -334,8 +337,8 @@ impl<'d> Reader<'d> {
             Value::Bool(true) => Map::new(),
             _ => return None,
         };
-        if !defs.is_empty() {
-            answer.insert("$defs".to_owned(), Value::Object(defs));
+        if let Some(defs) = defs {
+            answer.insert("$defs".to_owned(), defs);
         }
         Some(answer)
     }
@@ -643,7 +646,10 @@ fn describe(schema: &mut Value, parameter: &Parameter, property: &str) {
 /// The answer schema as a tool's `outputSchema`, when its root is an object (MCP wants
 /// `type: "object"` there): the root as written, or the `$defs` entry a root `$ref` names,
 /// copied to the root. `None` for any other answer (a list, a string, a union).
-fn output_schema(answer: &Map<String, Value>) -> Option<Map<String, Value>> {
+fn output_schema<'s>(
+    answer: &'s Map<String, Value>,
+    shared: impl Fn(&str) -> Option<&'s Value>,
+) -> Option<Map<String, Value>> {
     let is_object = |schema: &Map<String, Value>| schema.get("type") == Some(&json!("object"));
     if is_object(answer) {
         return Some(answer.clone());
@@ -653,8 +659,13 @@ fn output_schema(answer: &Map<String, Value>) -> Option<Map<String, Value>> {
         .as_str()?
         .strip_prefix("#/$defs/")
         .filter(|name| !name.contains('/'))?;
-    let defs = answer.get("$defs")?.as_object()?;
-    let Value::Object(root) = defs.get(target)? else {
+    // The entry is the answer's own, or a shared one its `$defs` names.
+    let entry = match answer.get("$defs")? {
+        Value::Object(defs) => defs.get(target),
+        Value::Array(_) => shared(target),
+        _ => None,
+    };
+    let Value::Object(root) = entry? else {
         return None;
     };
     if !is_object(root) {

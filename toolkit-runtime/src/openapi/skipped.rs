@@ -77,6 +77,13 @@ pub enum SkipReason {
         /// Where the operation that has it is.
         taken_by: String,
     },
+    /// Standing alone, the operation's schemas would take the document's copies of its schemas
+    /// past [`ReadOptions::copy_budget`](super::ReadOptions::copy_budget) (each operation holds
+    /// every schema it reaches: operations times schemas).
+    OverBudget {
+        /// The budget, in bytes of JSON.
+        budget: usize,
+    },
     /// The operation is not what OpenAPI says it should be.
     Malformed {
         /// What is wrong.
@@ -98,6 +105,7 @@ impl SkipReason {
             Self::BrokenReference { .. } => "brokenReference",
             Self::NotASchema { .. } => "notASchema",
             Self::DuplicateName { .. } => "duplicateName",
+            Self::OverBudget { .. } => "overBudget",
             Self::Malformed { .. } => "malformed",
         }
     }
@@ -151,6 +159,12 @@ impl fmt::Display for SkipReason {
                     "the name {name:?} is taken by the operation at {taken_by}"
                 )
             }
+            Self::OverBudget { budget } => write!(
+                f,
+                "standing alone, its schemas would take the copies of the document's schemas \
+                 past {budget} bytes of JSON (each operation holds every schema it reaches); \
+                 read the document with shared `$defs`, as `toolkit-gen openapi` does"
+            ),
             Self::Malformed { detail } => write!(f, "{detail}"),
         }
     }

