@@ -251,7 +251,15 @@ async fn bare_server() -> String {
     let service: StreamableHttpService<Bare, LocalSessionManager> =
         StreamableHttpService::new(move || Ok(handler.clone()), Arc::default(), config);
     let router = axum::Router::new().nest_service("/mcp", service);
-    tokio::spawn(async move { axum::serve(listener, router).await });
+    tokio::spawn(async move {
+        axum::serve(
+            axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            }),
+            router,
+        )
+        .await
+    });
     bare
 }
 
@@ -411,7 +419,15 @@ async fn forwarding_hop(upstream: &str) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let hop = format!("http://{}/mcp", listener.local_addr().unwrap());
     let router = axum::Router::new().route("/mcp", axum::routing::any(forward));
-    tokio::spawn(async move { axum::serve(listener, router).await });
+    tokio::spawn(async move {
+        axum::serve(
+            axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            }),
+            router,
+        )
+        .await
+    });
     hop
 }
 

@@ -63,7 +63,7 @@ pub use guard::run_guarded;
 #[cfg_attr(not(feature = "mcp"), allow(unused_imports))]
 pub(crate) use relay::{Relay, Relayed};
 pub use served::ServedToolkit;
-pub use server::{HttpOptions, MCP_PATH, McpServer, bind_loopback};
+pub use server::{HttpOptions, MCP_PATH, McpServer, bind_loopback, without_delay};
 /// Cancels a server's HTTP sessions ([`McpServer::router`]); re-exported from `tokio-util`.
 pub use tokio_util::sync::CancellationToken;
 pub(crate) use written::Written;
