@@ -75,7 +75,10 @@ struct Gateway {
 impl Drop for Gateway {
     fn drop(&mut self) {
         for pid in tree(self.child.id()).into_iter().rev() {
-            let _ = Command::new("kill").arg(pid.to_string()).status();
+            let _ = Command::new("kill")
+                .arg(pid.to_string())
+                .stderr(Stdio::null())
+                .status();
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
@@ -400,7 +403,13 @@ fn memory(pid: u32) -> Memory {
             .and_then(|kib| kib.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
             .unwrap_or_default();
         let command = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-        if String::from_utf8_lossy(&command).contains("noop_server.cjs") {
+        // The server itself runs the script (`node …/noop_server.cjs`); a gateway or a shell
+        // that only names it among its arguments is the gateway's own.
+        let mut arguments = command.split(|byte| *byte == 0);
+        let (program, script) = (arguments.next(), arguments.next());
+        let program = program.map(String::from_utf8_lossy).unwrap_or_default();
+        let script = script.map(String::from_utf8_lossy).unwrap_or_default();
+        if program.ends_with("node") && script.ends_with("noop_server.cjs") {
             memory.upstream_kib += rss;
             memory.upstreams += 1;
         } else {
