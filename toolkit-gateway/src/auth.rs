@@ -665,7 +665,9 @@ mod tests {
     async fn issuer(app: axum::Router) -> reqwest::Url {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/jwks", listener.local_addr().unwrap());
-        tokio::spawn(async move { axum::serve(listener, app).await });
+        tokio::spawn(async move {
+            axum::serve(toolkit_runtime::serve::without_delay(listener), app).await
+        });
         url.parse().unwrap()
     }
 

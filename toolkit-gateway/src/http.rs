@@ -19,7 +19,7 @@ use futures_util::StreamExt;
 use serde_json::json;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use toolkit_runtime::serve::McpServer;
+use toolkit_runtime::serve::{McpServer, without_delay};
 
 use crate::Readiness;
 use crate::auth::Authenticator;
@@ -170,7 +170,7 @@ pub(crate) async fn serve(
             sessions.cancel();
         }
     });
-    let served = axum::serve(listener, app)
+    let served = axum::serve(without_delay(listener), app)
         .with_graceful_shutdown({
             let stopping = stopping.clone();
             async move { stopping.cancelled().await }

@@ -15,6 +15,10 @@
 //! hop that reads no MCP and only forwards bytes with axum and reqwest is the floor under that
 //! ratio: what any HTTP gateway on this machine adds.
 //!
+//! rmcp's client opens a new connection for each call; each HTTP pair is measured a second time
+//! (group `…_keep_alive`) by a client that keeps its connection, as every real client does, so
+//! that a server socket that delays small writes (no `TCP_NODELAY`) shows.
+//!
 //! Run with `cargo bench -p toolkit-runtime-tests --features serve-test-peer,testing,mcp --bench serve`.
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
@@ -132,6 +136,15 @@ fn served_call_http(c: &mut Criterion) {
         let bare = bare_server().await;
         (ours, bare)
     });
+    const WHAT: &str = "served tools/call over HTTP, our server / bare rmcp server";
+    paired_kept_alive(
+        c,
+        &runtime,
+        ("serve_call_http", WHAT),
+        ("echo", &arguments()),
+        ("toolkit_server", &ours),
+        ("bare_rmcp_server", &bare),
+    );
     let (ours, bare) = runtime.block_on(async {
         let ours = ().serve(StreamableHttpClientTransport::from_uri(ours)).await.unwrap();
         let bare = ().serve(StreamableHttpClientTransport::from_uri(bare)).await.unwrap();
@@ -144,10 +157,7 @@ fn served_call_http(c: &mut Criterion) {
         ("toolkit_server", &ours),
         ("bare_rmcp_server", &bare),
     );
-    report(
-        "served tools/call over HTTP, our server / bare rmcp server",
-        median,
-    );
+    report(WHAT, median);
     runtime.block_on(async move {
         let _ = ours.cancel().await;
         let _ = bare.cancel().await;
@@ -189,6 +199,21 @@ fn paired_calls(
         let request = CallToolRequestParams::new(tool).with_arguments(arguments.clone());
         black_box(runtime.block_on(client.call_tool(request)).unwrap());
     };
+    paired_with(
+        c,
+        group,
+        (ours_name, &|| call(ours)),
+        (bare_name, &|| call(bare)),
+    )
+}
+
+/// [`paired`] for any two calls: every iteration makes both (the first alternating), each timed.
+fn paired_with(
+    c: &mut Criterion,
+    group: &str,
+    (ours_name, ours): (&str, &dyn Fn()),
+    (bare_name, bare): (&str, &dyn Fn()),
+) -> (f64, usize) {
     let ratios = Mutex::new(Vec::new());
     // Both calls in every iteration, each timed: (ours, bare).
     let both = |iterations: u64| {
@@ -200,9 +225,9 @@ fn paired_calls(
                 (bare, ours)
             };
             let started = Instant::now();
-            call(first);
+            first();
             let between = Instant::now();
-            call(second);
+            second();
             let (one, two) = (between - started, between.elapsed());
             let (ours_one, bare_one) = if iteration % 2 == 0 {
                 (one, two)
@@ -232,6 +257,107 @@ fn paired_calls(
     )
 }
 
+/// An MCP client that keeps its connection, as every real client does (rmcp's client opens a
+/// new one for each call, so a server that delays small writes never shows it): its own pooled
+/// reqwest client, HTTP/1.1 keep-alive, every answer read to its end (JSON or SSE) so the
+/// connection is reused; revision 2025-11-25, in a session.
+struct KeptAlive {
+    http: reqwest::Client,
+    url: String,
+    session: Option<String>,
+}
+
+impl KeptAlive {
+    async fn open(url: &str) -> Self {
+        let mut client = Self {
+            http: reqwest::Client::builder()
+                .pool_max_idle_per_host(1)
+                .build()
+                .unwrap(),
+            url: url.to_owned(),
+            session: None,
+        };
+        let params = json!({"protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "bench", "version": "1.0.0"}});
+        client.request("initialize", params).await;
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let status = client.post(&initialized).send().await.unwrap().status();
+        assert!(status.is_success(), "{status}");
+        client
+    }
+
+    fn post(&self, body: &Value) -> reqwest::RequestBuilder {
+        let mut request = self
+            .http
+            .post(&self.url)
+            .header("accept", "application/json, text/event-stream")
+            .header("content-type", "application/json")
+            .body(body.to_string());
+        if let Some(session) = &self.session {
+            request = request
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", "2025-11-25");
+        }
+        request
+    }
+
+    /// Request `method`'s result.
+    async fn request(&mut self, method: &str, params: Value) -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let response = self.post(&body).send().await.unwrap();
+        if let Some(session) = response.headers().get("mcp-session-id") {
+            self.session = Some(session.to_str().unwrap().to_owned());
+        }
+        let text = response.text().await.unwrap();
+        let answer = if text.trim_start().starts_with('{') {
+            serde_json::from_str(&text).unwrap()
+        } else {
+            text.lines()
+                .filter_map(|line| line.strip_prefix("data:"))
+                .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+                .find(|message| message["id"] == 1)
+                .unwrap_or_else(|| panic!("{method} was not answered: {text}"))
+        };
+        answer["result"].clone()
+    }
+
+    async fn call(&mut self, tool: &str, arguments: &serde_json::Map<String, Value>) -> Value {
+        let result = self
+            .request("tools/call", json!({"name": tool, "arguments": arguments}))
+            .await;
+        assert!(result.get("content").is_some(), "{result}");
+        result
+    }
+}
+
+/// The pair of `paired_calls` by [`KeptAlive`] clients of `ours` and `bare`, in `GROUP_keep_alive`;
+/// prints the median ratio under `what`.
+fn paired_kept_alive(
+    c: &mut Criterion,
+    runtime: &tokio::runtime::Runtime,
+    (group, what): (&str, &str),
+    (tool, arguments): (&'static str, &serde_json::Map<String, Value>),
+    (ours_name, ours): (&str, &str),
+    (bare_name, bare): (&str, &str),
+) {
+    let ours = Mutex::new(runtime.block_on(KeptAlive::open(ours)));
+    let bare = Mutex::new(runtime.block_on(KeptAlive::open(bare)));
+    let call = |client: &Mutex<KeptAlive>| {
+        let mut client = client.lock().unwrap();
+        black_box(runtime.block_on(client.call(tool, arguments)));
+    };
+    let median = paired_with(
+        c,
+        &format!("{group}_keep_alive"),
+        (ours_name, &|| call(&ours)),
+        (bare_name, &|| call(&bare)),
+    );
+    report(
+        &format!("{what}, by a client that keeps its connection"),
+        median,
+    );
+}
+
 /// Prints a paired ratio, unless criterion's filter skipped its benches (no samples).
 fn report(what: &str, (median, samples): (f64, usize)) {
     if samples > 0 {
@@ -251,7 +377,15 @@ async fn bare_server() -> String {
     let service: StreamableHttpService<Bare, LocalSessionManager> =
         StreamableHttpService::new(move || Ok(handler.clone()), Arc::default(), config);
     let router = axum::Router::new().nest_service("/mcp", service);
-    tokio::spawn(async move { axum::serve(listener, router).await });
+    tokio::spawn(async move {
+        axum::serve(
+            axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            }),
+            router,
+        )
+        .await
+    });
     bare
 }
 
@@ -264,9 +398,22 @@ fn gateway_call_http(c: &mut Criterion) {
         .enable_all()
         .build()
         .unwrap();
-    let (through, direct) = runtime.block_on(async {
+    const WHAT: &str =
+        "tools/call through our server in front of an rmcp server / to that server directly";
+    let (bare, gateway) = runtime.block_on(async {
         let bare = bare_server().await;
         let gateway = gateway_in_front_of(&bare).await;
+        (bare, gateway)
+    });
+    paired_kept_alive(
+        c,
+        &runtime,
+        ("gateway_call_http", WHAT),
+        ("echo", &arguments()),
+        ("through_our_server", &gateway),
+        ("direct", &bare),
+    );
+    let (through, direct) = runtime.block_on(async {
         let through = ().serve(StreamableHttpClientTransport::from_uri(gateway)).await.unwrap();
         let direct = ().serve(StreamableHttpClientTransport::from_uri(bare)).await.unwrap();
         (through, direct)
@@ -278,10 +425,7 @@ fn gateway_call_http(c: &mut Criterion) {
         ("through_our_server", &through),
         ("direct", &direct),
     );
-    report(
-        "tools/call through our server in front of an rmcp server / to that server directly",
-        median,
-    );
+    report(WHAT, median);
     runtime.block_on(async move {
         let _ = through.cancel().await;
         let _ = direct.cancel().await;
@@ -411,7 +555,15 @@ async fn forwarding_hop(upstream: &str) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let hop = format!("http://{}/mcp", listener.local_addr().unwrap());
     let router = axum::Router::new().route("/mcp", axum::routing::any(forward));
-    tokio::spawn(async move { axum::serve(listener, router).await });
+    tokio::spawn(async move {
+        axum::serve(
+            axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            }),
+            router,
+        )
+        .await
+    });
     hop
 }
 
@@ -427,9 +579,23 @@ where
         .enable_all()
         .build()
         .unwrap();
-    let (upstream, through, direct) = runtime.block_on(async {
+    let what = format!(
+        "tools/call {through_name} in front of a TypeScript SDK server / to that server directly"
+    );
+    let (upstream, front) = runtime.block_on(async {
         let upstream = TypeScriptUpstream::start().await;
         let front = front(upstream.url.clone()).await;
+        (upstream, front)
+    });
+    paired_kept_alive(
+        c,
+        &runtime,
+        (group, &what),
+        ("test_simple_text", &serde_json::Map::new()),
+        (through_name, &front),
+        ("direct", &upstream.url),
+    );
+    let (through, direct) = runtime.block_on(async {
         let through = ().serve(StreamableHttpClientTransport::from_uri(front)).await.unwrap();
         let direct = ()
             .serve(StreamableHttpClientTransport::from_uri(
@@ -437,7 +603,7 @@ where
             ))
             .await
             .unwrap();
-        (upstream, through, direct)
+        (through, direct)
     });
     let median = paired_calls(
         c,
@@ -447,12 +613,7 @@ where
         (through_name, &through),
         ("direct", &direct),
     );
-    report(
-        &format!(
-            "tools/call {through_name} in front of a TypeScript SDK server / to that server directly"
-        ),
-        median,
-    );
+    report(&what, median);
     runtime.block_on(async move {
         let _ = through.cancel().await;
         let _ = direct.cancel().await;

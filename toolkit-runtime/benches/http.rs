@@ -62,7 +62,15 @@ fn main() {
             Json(json!({"id": id, "name": "Rex", "tags": ["a", "b", "c"], "owner": {"login": "octocat"}}))
         }),
     );
-    server.spawn(async move { axum::serve(listener, app).await });
+    server.spawn(async move {
+        axum::serve(
+            axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            }),
+            app,
+        )
+        .await
+    });
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -156,7 +156,7 @@ pub async fn serve() -> std::io::Result<(reqwest::Url, reqwest::Url)> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let address = listener.local_addr()?;
     tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
+        let _ = axum::serve(toolkit_runtime::serve::without_delay(listener), router).await;
     });
     let url = |name: &str| {
         format!("http://{address}/{name}/mcp")

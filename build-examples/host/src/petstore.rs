@@ -25,7 +25,7 @@ pub async fn serve() -> std::io::Result<String> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let address = listener.local_addr()?;
     tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
+        let _ = axum::serve(toolkit_runtime::serve::without_delay(listener), app).await;
     });
     Ok(format!("http://{address}/v1"))
 }

@@ -698,7 +698,7 @@ paths:
             }
         });
         runtime.spawn(async move {
-            let _ = axum::serve(listener, app).await;
+            let _ = axum::serve(toolkit_runtime::serve::without_delay(listener), app).await;
         });
         (runtime, base)
     }

@@ -85,26 +85,25 @@ pub fn search(
             return ExitCode::FAILURE;
         }
     };
-    let mut one = |query: &str| -> bool {
+    let search_one = |query: &str| -> Result<Value, String> {
         let mut input = json!({ "query": query });
         if let Some(limit) = limit {
             input["limit"] = json!(limit);
         }
-        match runtime.block_on(toolkit.call("tool_search", input)) {
-            Ok(found) => writeln!(out, "{found}").is_ok(),
-            Err(failure) => {
-                let _ = writeln!(err, "toolkit-gen: {}", failure.message);
-                false
-            }
-        }
+        runtime
+            .block_on(toolkit.call("tool_search", input))
+            .map_err(|failure| failure.message)
     };
     let ok = match queries {
-        Queries::One(query) => one(query),
+        Queries::One(query) => match search_one(query) {
+            Ok(found) => writeln!(out, "{found}").is_ok(),
+            Err(message) => {
+                let _ = writeln!(err, "toolkit-gen: {message}");
+                false
+            }
+        },
         Queries::File(path) => match std::fs::File::open(path) {
-            Ok(file) => std::io::BufReader::new(file)
-                .lines()
-                .map_while(Result::ok)
-                .all(|line| one(&line)),
+            Ok(file) => batch(std::io::BufReader::new(file), search_one, out, err),
             Err(error) => {
                 let _ = writeln!(err, "toolkit-gen: cannot read {}: {error}", path.display());
                 false
@@ -116,6 +115,54 @@ pub fn search(
     } else {
         ExitCode::FAILURE
     }
+}
+
+/// Answers every line of `lines` with one line on `out`: what `search_one` found, or
+/// `{"error": …}` for a line it refused (a query over [`MAX_QUERY_CHARS`] characters) or that
+/// is not UTF-8, also named on `err` by its line number, so that the Nth answer is always the
+/// Nth query's. Returns whether every line was answered with a result.
+///
+/// [`MAX_QUERY_CHARS`]: toolkit_runtime::MAX_QUERY_CHARS
+fn batch(
+    mut lines: impl BufRead,
+    search_one: impl Fn(&str) -> Result<Value, String>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> bool {
+    let mut all_found = true;
+    let mut line = Vec::new();
+    for number in 1.. {
+        line.clear();
+        match lines.read_until(b'\n', &mut line) {
+            Ok(0) => break,
+            Ok(_) => {}
+            Err(error) => {
+                let _ = writeln!(
+                    err,
+                    "toolkit-gen: the queries could not be read past line {}: {error}",
+                    number - 1
+                );
+                return false;
+            }
+        }
+        let text = line.strip_suffix(b"\n").unwrap_or(&line);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        let answer = std::str::from_utf8(text)
+            .map_err(|_| "the query is not UTF-8".to_owned())
+            .and_then(&search_one);
+        let written = match answer {
+            Ok(found) => writeln!(out, "{found}"),
+            Err(message) => {
+                all_found = false;
+                let _ = writeln!(err, "toolkit-gen: line {number}: {message}");
+                writeln!(out, "{}", json!({ "error": message }))
+            }
+        };
+        if written.is_err() {
+            return false;
+        }
+    }
+    all_found
 }
 
 /// Distills `model`'s static token vectors into `output` (see

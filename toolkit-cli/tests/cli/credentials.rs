@@ -78,7 +78,9 @@ fn recorder() -> Recorder {
     let app = axum::Router::new()
         .route("/oauth/token", axum::routing::post(token))
         .fallback(record);
-    runtime.spawn(async move { axum::serve(listener, app).await });
+    runtime.spawn(async move {
+        axum::serve(toolkit_runtime::serve::without_delay(listener), app).await
+    });
     Recorder {
         base_url: format!("http://{address}/v1"),
         seen,

@@ -69,7 +69,9 @@ fn code_calls_the_operations_of_an_openapi_document() {
         "/pets",
         axum::routing::get(|| async { axum::Json(json!([{ "name": "Rex" }, { "name": "Tom" }])) }),
     );
-    runtime.spawn(async move { axum::serve(listener, app).await });
+    runtime.spawn(async move {
+        axum::serve(toolkit_runtime::serve::without_delay(listener), app).await
+    });
     let document = temp(
         "pets.json",
         &json!({

@@ -75,7 +75,9 @@ async fn api(seen: Arc<Seen>) -> String {
         );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    tokio::spawn(
+        async move { axum::serve(toolkit_runtime::serve::without_delay(listener), app).await },
+    );
     base
 }
 
@@ -492,7 +494,9 @@ async fn issuer(keys: Arc<Mutex<Vec<Jwk>>>, fetches: Arc<AtomicUsize>) -> String
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let origin = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    tokio::spawn(
+        async move { axum::serve(toolkit_runtime::serve::without_delay(listener), app).await },
+    );
     origin
 }
 

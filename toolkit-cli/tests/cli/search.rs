@@ -82,3 +82,48 @@ fn a_limit_past_twenty_and_a_bad_catalog_are_clear_errors() {
     assert_eq!(code, 1);
     assert!(stderr.contains("/nonexistent.json"), "{stderr}");
 }
+
+/// A query over 1,024 characters, or a line that is not UTF-8, answers its own line with its
+/// error (named on stderr by its line number) and the batch goes on; the exit code says that
+/// some line failed.
+#[test]
+fn a_batch_answers_an_overlong_or_broken_line_with_its_error_and_goes_on() {
+    let catalog = catalog();
+    let queries = std::env::temp_dir().join(format!(
+        "toolkit-gen-long-queries-{}.txt",
+        std::process::id()
+    ));
+    let mut text = b"weather\n".to_vec();
+    text.extend("x".repeat(1025).as_bytes());
+    text.extend(b"\r\n\xff\xfe\npull requests\r\n");
+    text.extend("y".repeat(1024).as_bytes());
+    std::fs::write(&queries, text).unwrap();
+    let (code, stdout, stderr) = run(&[
+        "search",
+        "--catalog",
+        catalog.to_str().unwrap(),
+        "--queries",
+        queries.to_str().unwrap(),
+        "--limit",
+        "1",
+    ]);
+    std::fs::remove_file(&queries).unwrap();
+    assert_eq!(code, 1, "{stderr}");
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 5, "{stdout}");
+    assert_eq!(lines[0]["tools"][0]["name"], "weather__forecast");
+    let overlong = lines[1]["error"].as_str().unwrap();
+    assert!(overlong.contains("1024"), "{overlong}");
+    assert!(lines[2]["error"].as_str().unwrap().contains("UTF-8"));
+    assert_eq!(lines[3]["tools"][0]["name"], "github__list_pulls");
+    assert_eq!(
+        lines[4]["matched"], 0,
+        "1,024 characters are still searched"
+    );
+    assert!(stderr.contains("line 2: "), "{stderr}");
+    assert!(stderr.contains("line 3: "), "{stderr}");
+    assert!(!stderr.contains("line 4"), "{stderr}");
+}

@@ -162,7 +162,13 @@ async fn serve(
         .map_err(|e| e.to_string())?;
     let address = listener.local_addr().map_err(|e| e.to_string())?;
     let task = tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
+        let _ = axum::serve(
+            axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            }),
+            router,
+        )
+        .await;
     });
     Ok((address.to_string(), AbortOnDrop(task)))
 }

@@ -331,7 +331,15 @@ async fn github_stand_in() -> (String, Seen) {
         .with_state(Arc::clone(&seen));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, router).await });
+    tokio::spawn(async move {
+        axum::serve(
+            axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            }),
+            router,
+        )
+        .await
+    });
     (format!("http://{address}"), seen)
 }
 

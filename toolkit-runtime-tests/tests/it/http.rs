@@ -63,7 +63,13 @@ impl Server {
         };
         let app = Router::new().fallback(answer).with_state(shared);
         tokio::spawn(async move {
-            let _ = axum::serve(listener, app).await;
+            let _ = axum::serve(
+                axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                    let _ = tcp.set_nodelay(true);
+                }),
+                app,
+            )
+            .await;
         });
         Self { base, requests }
     }

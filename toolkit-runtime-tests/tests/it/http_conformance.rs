@@ -140,7 +140,13 @@ impl Fixture for Http {
                 };
                 let app = Router::new().fallback(serve).with_state(system);
                 let server = tokio::spawn(async move {
-                    let _ = axum::serve(listener, app).await;
+                    let _ = axum::serve(
+                        axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                            let _ = tcp.set_nodelay(true);
+                        }),
+                        app,
+                    )
+                    .await;
                 });
                 (Some(server), None)
             };

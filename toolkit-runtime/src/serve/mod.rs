@@ -60,6 +60,6 @@ mod transport;
 pub use error::ServeError;
 pub use guard::run_guarded;
 pub use served::ServedToolkit;
-pub use server::{HttpOptions, MCP_PATH, McpServer, bind_loopback};
+pub use server::{HttpOptions, MCP_PATH, McpServer, bind_loopback, without_delay};
 /// Cancels a server's HTTP sessions ([`McpServer::router`]); re-exported from `tokio-util`.
 pub use tokio_util::sync::CancellationToken;

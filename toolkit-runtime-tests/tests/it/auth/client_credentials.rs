@@ -83,7 +83,13 @@ async fn auth_client_credentials_tokens_are_fetched_kept_and_fetched_again() {
         .route("/revoke", axum::routing::post(revoke))
         .with_state(issuer.clone());
     tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
+        let _ = axum::serve(
+            axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            }),
+            app,
+        )
+        .await;
     });
 
     let schema = json!({"type": "object"}).as_object().cloned().unwrap();

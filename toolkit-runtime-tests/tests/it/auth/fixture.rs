@@ -318,7 +318,13 @@ pub async fn start(knobs: Knobs) -> Servers {
     let tokens = shared.tokens.clone();
     let router = axum::Router::new().fallback(handle).with_state(shared);
     let task = tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
+        let _ = axum::serve(
+            axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            }),
+            router,
+        )
+        .await;
     });
     Servers {
         url: format!("{base}/mcp").parse().unwrap(),

@@ -64,7 +64,9 @@ async fn mcp_calls_in_a_row_share_one_connection() {
         .unwrap();
     let server = tokio::spawn(async move {
         let _ = axum::serve(
-            listener,
+            axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            }),
             router.into_make_service_with_connect_info::<SocketAddr>(),
         )
         .await;

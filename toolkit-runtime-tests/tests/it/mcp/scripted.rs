@@ -127,7 +127,13 @@ where
         .expect("bind");
     let address = listener.local_addr().expect("address");
     let task = tokio::spawn(async move {
-        let _ = axum::serve(listener, router).await;
+        let _ = axum::serve(
+            axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            }),
+            router,
+        )
+        .await;
     });
     Scripted {
         url: format!("http://{address}/mcp").parse().expect("url"),

@@ -363,3 +363,42 @@ async fn serve_http_shuts_down_when_asked() {
     let after = reqwest::Client::new().post(url).body("{}").send().await;
     assert!(after.is_err(), "{after:?}");
 }
+
+/// Every connection the server accepts has `TCP_NODELAY`, read off the accepted socket itself:
+/// without it (axum leaves it off) a client that keeps its connection waits about 40 ms for each
+/// answer written in pieces (the client's delayed acknowledgement).
+#[cfg(all(feature = "testing", target_os = "linux"))]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_http_accepts_every_connection_with_tcp_nodelay() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let serving = Serving::start(McpServer::new(demo::toolkit())).await;
+    let server = serving.url.socket_addrs(|| None).unwrap()[0];
+    for _ in 0..2 {
+        let mut client = tokio::net::TcpStream::connect(server).await.unwrap();
+        // An answer read back means the server has accepted the connection.
+        client
+            .write_all(b"GET /mcp HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n")
+            .await
+            .unwrap();
+        let mut head = [0; 8];
+        client.read_exact(&mut head).await.unwrap();
+        assert_eq!(&head, b"HTTP/1.1");
+        let accepted = toolkit_runtime::serve::testing::tcp_nodelay(
+            std::process::id(),
+            server,
+            client.local_addr().unwrap(),
+        );
+        assert!(
+            accepted.unwrap(),
+            "TCP_NODELAY is off on the accepted socket"
+        );
+        // The client's own end, found the other way round, is left as the system made it.
+        let own = toolkit_runtime::serve::testing::tcp_nodelay(
+            std::process::id(),
+            client.local_addr().unwrap(),
+            server,
+        );
+        assert!(!own.unwrap());
+    }
+    serving.stop().await.unwrap();
+}

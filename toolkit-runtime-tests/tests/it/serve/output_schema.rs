@@ -34,7 +34,13 @@ async fn petstore() -> (String, tokio::task::JoinHandle<()>) {
             get(|| async { axum::Json(json!([{"id": 1, "name": "Rex"}])) }),
         );
     let server = tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
+        let _ = axum::serve(
+            axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            }),
+            app,
+        )
+        .await;
     });
     (base, server)
 }
