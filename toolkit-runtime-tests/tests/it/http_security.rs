@@ -330,7 +330,7 @@ async fn openapi_security_an_echoed_credential_reaches_no_model_in_any_form() {
     let api = source(&server.base, echoed_credentials());
     let mut read = String::new();
     for tool in ["get_echo-query", "get_echo-cut", "get_echo-headers"] {
-        let outcome = match api.call(tool, object(json!({}))).await {
+        let outcome = match api.call(tool, object(json!({})), &toolkit_runtime::CallContext::new()).await {
             Ok(value) => value.to_string(),
             Err(error) => error.model_message().to_owned(),
         };
