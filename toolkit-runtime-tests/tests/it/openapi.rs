@@ -170,7 +170,7 @@ fn every_operation_that_cannot_be_a_tool_is_skipped_with_its_reason_and_location
                 },
                 "put": {
                     "operationId": "deep",
-                    "parameters": [{"name": "filter", "in": "query", "style": "deepObject", "schema": {"type": "object"}}],
+                    "parameters": [{"name": "filter", "in": "query", "style": "matrix", "schema": {"type": "object"}}],
                     "responses": ok()
                 },
                 "patch": {
@@ -495,7 +495,7 @@ async fn a_read_operation_goes_through_a_toolkit_to_the_request_the_server_gets(
     assert_eq!(answer["ok"], json!(true));
     let request = server.last();
     assert_eq!(request.method, "PUT");
-    assert_eq!(request.target, "/v1/pets/7?fields=name%2Ctag");
+    assert_eq!(request.target, "/v1/pets/7?fields=name,tag");
     assert_eq!(request.headers["x-trace"], "t-1");
     assert_eq!(
         serde_json::from_slice::<Value>(&request.body).unwrap(),
@@ -525,6 +525,99 @@ async fn a_read_operation_goes_through_a_toolkit_to_the_request_the_server_gets(
     );
     assert_eq!(
         std::str::from_utf8(&request.body).unwrap(),
-        "To=%2B15550100&Body=hi+there"
+        "To=%2B15550100&Body=hi%20there"
     );
+}
+
+/// Every query style OpenAPI 3.1 has, and a form body with `deepObject` fields as Stripe's are,
+/// read from a document and taken through a toolkit to the request a server gets; a value a
+/// style cannot write is refused, named, and nothing is sent.
+#[tokio::test]
+async fn query_styles_and_deep_form_fields_reach_the_server_as_openapi_writes_them() {
+    let server = Server::start().await;
+    let strings = json!({"type": "array", "items": {"type": "string"}});
+    let document = document(
+        "3.0.0",
+        json!({
+            "/v1/customers": { "post": {
+                "operationId": "PostCustomers",
+                "parameters": [
+                    {"name": "expand", "in": "query", "style": "deepObject", "explode": true, "schema": strings},
+                    {"name": "created", "in": "query", "style": "deepObject", "explode": true,
+                     "schema": {"anyOf": [{"type": "object", "properties": {"gte": {"type": "integer"}}}, {"type": "integer"}]}},
+                    {"name": "ids", "in": "query", "style": "pipeDelimited", "schema": strings},
+                    {"name": "words", "in": "query", "style": "spaceDelimited", "explode": false, "schema": strings},
+                    {"name": "point", "in": "query", "style": "form", "explode": false,
+                     "schema": {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}}}
+                ],
+                "requestBody": {"content": {"application/x-www-form-urlencoded": {
+                    "encoding": {"metadata": {"style": "deepObject", "explode": true}, "items": {"style": "deepObject", "explode": true}},
+                    "schema": {"type": "object", "properties": {
+                        "email": {"type": "string"},
+                        "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
+                        "items": {"type": "array", "items": {"type": "object", "properties": {"price": {"type": "string"}, "quantity": {"type": "integer"}}}}
+                    }}
+                }}},
+                "responses": {"200": {"description": "ok", "content": {"text/csv": {}, "application/json": {}}}}
+            }}
+        }),
+        json!({}),
+    );
+    let read = read(&document);
+    assert!(read.skipped.is_empty(), "{:#?}", read.skipped);
+    let source = Arc::new(
+        HttpSource::builder("stripe", server.base.clone(), reqwest::Client::new())
+            .operations(read.operations)
+            .build()
+            .unwrap(),
+    );
+    let toolkit = Toolkit::from_source(
+        source.clone(),
+        source.definitions(),
+        &ToolkitOptions::default(),
+    )
+    .unwrap();
+    toolkit
+        .call(
+            "PostCustomers",
+            json!({
+                "expand": ["sources", "tax_ids"],
+                "created": {"gte": 1700000000},
+                "ids": ["a", "b|c"],
+                "words": ["x", "y"],
+                "point": {"x": 1, "y": 2},
+                "body": {
+                    "email": "a@example.com",
+                    "metadata": {"order id": "6735"},
+                    "items": [{"price": "p_1", "quantity": 2}]
+                }
+            }),
+        )
+        .await
+        .unwrap();
+    let request = server.last();
+    assert_eq!(
+        request.target,
+        "/v1/customers?expand[]=sources&expand[]=tax_ids&created[gte]=1700000000\
+         &ids=a|b%7Cc&words=x%20y&point=x,1,y,2"
+    );
+    assert_eq!(
+        std::str::from_utf8(&request.body).unwrap(),
+        "email=a%40example.com&metadata[order%20id]=6735&items[0][price]=p_1&items[0][quantity]=2"
+    );
+    assert_eq!(
+        request.headers["accept"],
+        "application/json, text/csv, */*;q=0.1"
+    );
+
+    // A key that would read as other nesting is refused with the property's name; nothing sent.
+    let refused = toolkit
+        .call(
+            "PostCustomers",
+            json!({"body": {"metadata": {"a][b": "x"}}}),
+        )
+        .await
+        .unwrap_err();
+    assert!(refused.message.contains("\"body.metadata\""), "{refused:?}");
+    assert_eq!(server.recorded().len(), 1);
 }
