@@ -301,6 +301,66 @@ fn schemas_stand_alone_with_defs_and_3_0_made_as_3_1() {
     );
 }
 
+/// OpenAPI: a `readOnly` property is sent only in answers, a `writeOnly` one only in requests.
+/// The input leaves out `id` (and the schema stays closed, so the model cannot send it), the
+/// answer leaves out `password`.
+#[test]
+fn read_only_properties_are_no_input_and_write_only_ones_no_answer() {
+    let read = read(&document(
+        "3.0.3",
+        json!({ "/users": { "post": {
+            "operationId": "createUser",
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/User"}}}},
+            "responses": {"201": {"description": "made", "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/User"}},
+                "image/png": {}
+            }}}
+        }}}),
+        json!({ "schemas": {
+            "User": {
+                "type": "object",
+                "required": ["id", "name", "password"],
+                "additionalProperties": false,
+                "properties": {
+                    "id": {"type": "integer", "readOnly": true},
+                    "created": {"$ref": "#/components/schemas/Created"},
+                    "name": {"type": "string"},
+                    "password": {"type": "string", "writeOnly": true}
+                }
+            },
+            "Created": {"type": "string", "readOnly": true}
+        }}),
+    ));
+    let create = operation(&read, "createUser");
+    let input = create.definition.input_schema();
+    let user = &input["$defs"]["User"];
+    assert_eq!(user["required"], json!(["name", "password"]));
+    let properties: Vec<&String> = user["properties"].as_object().unwrap().keys().collect();
+    assert_eq!(properties, ["name", "password"]);
+    let check = toolkit_runtime::InputCheck::new(input);
+    assert!(
+        check
+            .check(&json!({"body": {"name": "a", "password": "p"}}))
+            .is_ok()
+    );
+    assert!(
+        check
+            .check(&json!({"body": {"id": 1, "name": "a", "password": "p"}}))
+            .is_err(),
+        "closed without id"
+    );
+    let answer = &read.answers["createUser"];
+    let user = &answer["$defs"]["User"];
+    assert_eq!(user["required"], json!(["id", "name"]));
+    let properties: Vec<&String> = user["properties"].as_object().unwrap().keys().collect();
+    assert_eq!(properties, ["id", "created", "name"]);
+    // The request asks for what the operation answers, JSON first.
+    assert_eq!(
+        create.request.accept.as_deref(),
+        Some("application/json, image/png, */*;q=0.1")
+    );
+}
+
 #[test]
 fn an_operation_whose_template_a_source_would_refuse_is_skipped() {
     let read = read(&document(

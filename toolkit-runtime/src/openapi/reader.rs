@@ -10,6 +10,7 @@ use super::naming::{self, BODY};
 use super::pointer::{self, location};
 use super::schema::Dialect;
 use super::security::{self, CredentialParameter};
+use super::visibility::{self, Direction};
 use super::{NotOpenApi, ReadOperations, ReadOptions, Server, SkipReason, Skipped};
 use crate::http::template::CompiledTemplate;
 use crate::http::{
@@ -297,7 +298,11 @@ impl<'d> Reader<'d> {
         if let Err(problems) = CompiledTemplate::new(&template) {
             return Err(SkipReason::malformed(problems.join("; ")));
         }
-        let defs = self.defs.gather(refs)?;
+        let mut defs = self.defs.gather(refs)?;
+        // A request never carries a `readOnly` property (see `visibility`).
+        let mut no_body = Value::Null;
+        let body_schema = properties.get_mut(BODY).unwrap_or(&mut no_body);
+        visibility::leave_out(body_schema, &mut defs, Direction::Request);
 
         let mut input = Map::new();
         input.insert("type".to_owned(), json!("object"));
@@ -340,8 +345,10 @@ impl<'d> Reader<'d> {
     fn answer(&mut self, responses: Option<&'d Value>) -> Option<Map<String, Value>> {
         let schema = answer::success_schema(self.document, responses)?;
         let mut refs = Vec::new();
-        let converted = self.defs.convert(schema, &mut refs).ok()?;
-        let defs = self.defs.gather(refs).ok()?;
+        let mut converted = self.defs.convert(schema, &mut refs).ok()?;
+        let mut defs = self.defs.gather(refs).ok()?;
+        // An answer never carries a `writeOnly` property.
+        visibility::leave_out(&mut converted, &mut defs, Direction::Answer);
         let mut answer = match converted {
             Value::Object(object) => object,
             Value::Bool(true) => Map::new(),
