@@ -170,7 +170,7 @@ fn every_document_of_the_corpus_reads() {
         ("tictactoe-oai-3.1.json", 3),
         ("github-progenitor-sample.json", 765),
         ("nexus-dropshot.json", 192),
-        ("openai-3.1.json", 276),
+        ("openai-3.1.json", 277),
         ("twilio_api_v2010.json", 197),
         ("box.json", 291),
         ("asana_oas.yaml", 246),
@@ -204,8 +204,8 @@ fn githubs_description_reads_at_least_99_percent() {
 }
 
 /// Stripe's operations nearly all take `deepObject` query parameters (`expand[]`) and form
-/// bodies with `deepObject` fields: at least 440 of its 452 are tools, and each one skipped says
-/// why (printed).
+/// bodies with `deepObject` fields: at least 440 of its 452 are tools (451 today: its one
+/// multipart upload is skipped), and each one skipped says why (printed).
 #[test]
 fn stripes_description_reads_at_least_440_of_452_operations() {
     let read = check(&stripe_description(), 440);
