@@ -8,7 +8,8 @@
 //! `--embed-catalog` keeps it inside (as it is on stdout); stderr gets one line with the share of
 //! tools whose input is fully typed, then a line per place typed as `serde_json::Value`
 //! (`tool: #/pointer: reason`). Exit 0 when written, 2 when the input cannot be read, 1 when the
-//! output cannot be written.
+//! output cannot be written. `FILE`'s folder is made first when it is missing, before the input
+//! is read, so a long generation never ends unwritten for want of it.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -111,6 +112,9 @@ impl GenerateArgs {
 
 /// `toolkit-gen openapi DOC [-o FILE]`.
 pub fn openapi(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
+    if let Err(code) = make_output_folder(args, err) {
+        return code;
+    }
     let (document, read) = match toolkit_gen::inputs::read_openapi_for_module(&args.input) {
         Ok(read) => read,
         Err(problems) => {
@@ -129,6 +133,9 @@ pub fn openapi(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) ->
 
 /// `toolkit-gen mcp SNAPSHOT [-o FILE]`.
 pub fn mcp(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
+    if let Err(code) = make_output_folder(args, err) {
+        return code;
+    }
     let definitions = match read_snapshot(&args.input) {
         Ok(definitions) => definitions,
         Err(problem) => {
@@ -164,6 +171,30 @@ fn with_progress(tools: usize, emit: impl FnOnce(&mut dyn FnMut(&str)) -> Module
 pub fn read_snapshot(file: &Path) -> Result<Vec<ToolDefinition>, String> {
     toolkit_gen::inputs::read_snapshot(file)
         .map_err(|problems| toolkit_gen::inputs::describe(file, &problems))
+}
+
+/// Makes the folder the output file goes into when it is missing, before any work.
+///
+/// # Errors
+///
+/// The output's exit code, once the reason is written to `err`, when it cannot be made.
+fn make_output_folder(args: &GenerateArgs, err: &mut dyn Write) -> Result<(), ExitCode> {
+    let Some(folder) = args
+        .output
+        .as_deref()
+        .and_then(Path::parent)
+        .filter(|folder| !folder.as_os_str().is_empty())
+    else {
+        return Ok(());
+    };
+    std::fs::create_dir_all(folder).map_err(|error| {
+        let _ = writeln!(
+            err,
+            "toolkit-gen: cannot make the folder {} for the output: {error}; nothing was read",
+            folder.display()
+        );
+        ExitCode::FAILURE
+    })
 }
 
 /// Writes the module and the typed-share report.

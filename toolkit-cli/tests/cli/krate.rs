@@ -202,6 +202,44 @@ fn openapi_and_mcp_write_the_source_type() {
     assert!(module.contains("pub async fn verify("));
 }
 
+/// `-o DIR/FILE.rs` with `DIR` missing: the folder is made (before the document is read) and the
+/// module and its catalog written into it; a folder that cannot be made fails first, naming it.
+#[test]
+fn openapi_into_a_missing_folder_makes_the_folder() {
+    let dir = temp_dir("missing-folder");
+    let output = dir.join("nested/pets.rs");
+    let (code, _, stderr) = run(&[
+        "openapi",
+        &fixture("petstore.yaml"),
+        "-o",
+        &output.to_string_lossy(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        std::fs::read_to_string(&output)
+            .unwrap()
+            .contains("pub struct")
+    );
+    assert!(dir.join("nested/pets.tools.json").is_file());
+
+    // A file where the folder would be: nothing is read, the folder is named.
+    let blocked = dir.join("file");
+    std::fs::write(&blocked, "").unwrap();
+    let output = blocked.join("pets.rs");
+    let (code, _, stderr) = run(&[
+        "openapi",
+        "/nonexistent/document.yaml",
+        "-o",
+        &output.to_string_lossy(),
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("cannot make the folder") && stderr.contains("nothing was read"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn crate_takes_the_builders_settings_records_them_and_refuses_what_matches_nothing() {
     let dir = temp_dir("settings");

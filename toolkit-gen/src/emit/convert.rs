@@ -578,9 +578,9 @@ impl<'a> Converter<'a> {
                 {
                     self.object(map, pointer, hint)
                 }
-                [] if map.contains_key("items") || map.contains_key("prefixItems") => {
-                    self.array(map, pointer, hint)
-                }
+                // `items` without `type` says what a list holds, not that the value is one: JSON
+                // Schema lets it be an object or a string as well (a chat API's conversation
+                // object is one), so it is any value.
                 [] => Ty::Value,
                 [single] => self.single(single, map, pointer, hint),
                 // `type: [a, b]`: the union of one schema per type.

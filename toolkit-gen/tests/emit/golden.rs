@@ -474,6 +474,12 @@ fn schemas_that_are_no_objects_still_give_a_root_type() {
             "pub type ToolInput = Vec<String>;",
             0,
         ),
+        // `items` without `type`: the value may be an object or a string as well as a list.
+        (
+            json!({ "items": { "type": "string" } }),
+            "pub type ToolInput = __tk::serde_json::Value;",
+            0,
+        ),
         (
             json!({ "type": "frobnicate" }),
             "pub type ToolInput = __tk::serde_json::Value;",

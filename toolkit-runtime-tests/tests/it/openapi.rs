@@ -170,7 +170,7 @@ fn every_operation_that_cannot_be_a_tool_is_skipped_with_its_reason_and_location
                 },
                 "put": {
                     "operationId": "deep",
-                    "parameters": [{"name": "filter", "in": "query", "style": "deepObject", "schema": {"type": "object"}}],
+                    "parameters": [{"name": "filter", "in": "query", "style": "matrix", "schema": {"type": "object"}}],
                     "responses": ok()
                 },
                 "patch": {
@@ -298,6 +298,66 @@ fn schemas_stand_alone_with_defs_and_3_0_made_as_3_1() {
     assert!(
         check.check(&json!({"height": 0})).is_err(),
         "the exclusive minimum holds"
+    );
+}
+
+/// OpenAPI: a `readOnly` property is sent only in answers, a `writeOnly` one only in requests.
+/// The input leaves out `id` (and the schema stays closed, so the model cannot send it), the
+/// answer leaves out `password`.
+#[test]
+fn read_only_properties_are_no_input_and_write_only_ones_no_answer() {
+    let read = read(&document(
+        "3.0.3",
+        json!({ "/users": { "post": {
+            "operationId": "createUser",
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/User"}}}},
+            "responses": {"201": {"description": "made", "content": {
+                "application/json": {"schema": {"$ref": "#/components/schemas/User"}},
+                "image/png": {}
+            }}}
+        }}}),
+        json!({ "schemas": {
+            "User": {
+                "type": "object",
+                "required": ["id", "name", "password"],
+                "additionalProperties": false,
+                "properties": {
+                    "id": {"type": "integer", "readOnly": true},
+                    "created": {"$ref": "#/components/schemas/Created"},
+                    "name": {"type": "string"},
+                    "password": {"type": "string", "writeOnly": true}
+                }
+            },
+            "Created": {"type": "string", "readOnly": true}
+        }}),
+    ));
+    let create = operation(&read, "createUser");
+    let input = create.definition.input_schema();
+    let user = &input["$defs"]["User"];
+    assert_eq!(user["required"], json!(["name", "password"]));
+    let properties: Vec<&String> = user["properties"].as_object().unwrap().keys().collect();
+    assert_eq!(properties, ["name", "password"]);
+    let check = toolkit_runtime::InputCheck::new(input);
+    assert!(
+        check
+            .check(&json!({"body": {"name": "a", "password": "p"}}))
+            .is_ok()
+    );
+    assert!(
+        check
+            .check(&json!({"body": {"id": 1, "name": "a", "password": "p"}}))
+            .is_err(),
+        "closed without id"
+    );
+    let answer = &read.answers["createUser"];
+    let user = &answer["$defs"]["User"];
+    assert_eq!(user["required"], json!(["id", "name"]));
+    let properties: Vec<&String> = user["properties"].as_object().unwrap().keys().collect();
+    assert_eq!(properties, ["id", "created", "name"]);
+    // The request asks for what the operation answers, JSON first.
+    assert_eq!(
+        create.request.accept.as_deref(),
+        Some("application/json, image/png, */*;q=0.1")
     );
 }
 
@@ -495,7 +555,7 @@ async fn a_read_operation_goes_through_a_toolkit_to_the_request_the_server_gets(
     assert_eq!(answer["ok"], json!(true));
     let request = server.last();
     assert_eq!(request.method, "PUT");
-    assert_eq!(request.target, "/v1/pets/7?fields=name%2Ctag");
+    assert_eq!(request.target, "/v1/pets/7?fields=name,tag");
     assert_eq!(request.headers["x-trace"], "t-1");
     assert_eq!(
         serde_json::from_slice::<Value>(&request.body).unwrap(),
@@ -525,6 +585,99 @@ async fn a_read_operation_goes_through_a_toolkit_to_the_request_the_server_gets(
     );
     assert_eq!(
         std::str::from_utf8(&request.body).unwrap(),
-        "To=%2B15550100&Body=hi+there"
+        "To=%2B15550100&Body=hi%20there"
     );
+}
+
+/// Every query style OpenAPI 3.1 has, and a form body with `deepObject` fields as Stripe's are,
+/// read from a document and taken through a toolkit to the request a server gets; a value a
+/// style cannot write is refused, named, and nothing is sent.
+#[tokio::test]
+async fn query_styles_and_deep_form_fields_reach_the_server_as_openapi_writes_them() {
+    let server = Server::start().await;
+    let strings = json!({"type": "array", "items": {"type": "string"}});
+    let document = document(
+        "3.0.0",
+        json!({
+            "/v1/customers": { "post": {
+                "operationId": "PostCustomers",
+                "parameters": [
+                    {"name": "expand", "in": "query", "style": "deepObject", "explode": true, "schema": strings},
+                    {"name": "created", "in": "query", "style": "deepObject", "explode": true,
+                     "schema": {"anyOf": [{"type": "object", "properties": {"gte": {"type": "integer"}}}, {"type": "integer"}]}},
+                    {"name": "ids", "in": "query", "style": "pipeDelimited", "schema": strings},
+                    {"name": "words", "in": "query", "style": "spaceDelimited", "explode": false, "schema": strings},
+                    {"name": "point", "in": "query", "style": "form", "explode": false,
+                     "schema": {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "integer"}}}}
+                ],
+                "requestBody": {"content": {"application/x-www-form-urlencoded": {
+                    "encoding": {"metadata": {"style": "deepObject", "explode": true}, "items": {"style": "deepObject", "explode": true}},
+                    "schema": {"type": "object", "properties": {
+                        "email": {"type": "string"},
+                        "metadata": {"type": "object", "additionalProperties": {"type": "string"}},
+                        "items": {"type": "array", "items": {"type": "object", "properties": {"price": {"type": "string"}, "quantity": {"type": "integer"}}}}
+                    }}
+                }}},
+                "responses": {"200": {"description": "ok", "content": {"text/csv": {}, "application/json": {}}}}
+            }}
+        }),
+        json!({}),
+    );
+    let read = read(&document);
+    assert!(read.skipped.is_empty(), "{:#?}", read.skipped);
+    let source = Arc::new(
+        HttpSource::builder("stripe", server.base.clone(), reqwest::Client::new())
+            .operations(read.operations)
+            .build()
+            .unwrap(),
+    );
+    let toolkit = Toolkit::from_source(
+        source.clone(),
+        source.definitions(),
+        &ToolkitOptions::default(),
+    )
+    .unwrap();
+    toolkit
+        .call(
+            "PostCustomers",
+            json!({
+                "expand": ["sources", "tax_ids"],
+                "created": {"gte": 1700000000},
+                "ids": ["a", "b|c"],
+                "words": ["x", "y"],
+                "point": {"x": 1, "y": 2},
+                "body": {
+                    "email": "a@example.com",
+                    "metadata": {"order id": "6735"},
+                    "items": [{"price": "p_1", "quantity": 2}]
+                }
+            }),
+        )
+        .await
+        .unwrap();
+    let request = server.last();
+    assert_eq!(
+        request.target,
+        "/v1/customers?expand[]=sources&expand[]=tax_ids&created[gte]=1700000000\
+         &ids=a|b%7Cc&words=x%20y&point=x,1,y,2"
+    );
+    assert_eq!(
+        std::str::from_utf8(&request.body).unwrap(),
+        "email=a%40example.com&metadata[order%20id]=6735&items[0][price]=p_1&items[0][quantity]=2"
+    );
+    assert_eq!(
+        request.headers["accept"],
+        "application/json, text/csv, */*;q=0.1"
+    );
+
+    // A key that would read as other nesting is refused with the property's name; nothing sent.
+    let refused = toolkit
+        .call(
+            "PostCustomers",
+            json!({"body": {"metadata": {"a][b": "x"}}}),
+        )
+        .await
+        .unwrap_err();
+    assert!(refused.message.contains("\"body.metadata\""), "{refused:?}");
+    assert_eq!(server.recorded().len(), 1);
 }

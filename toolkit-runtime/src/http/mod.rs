@@ -48,7 +48,9 @@ pub use client::{HeaderClient, HttpClient, MAX_REDIRECTS, client_builder, same_o
 pub use credential_text::CredentialTextError;
 #[cfg(feature = "http")]
 pub use credentials::{Credential, CredentialProvider, Credentials};
-pub use operation::{Body, BodyEncoding, Location, Operation, Parameter, RequestTemplate};
+pub use operation::{
+    Body, BodyEncoding, Location, Operation, Parameter, QueryStyle, RequestTemplate,
+};
 pub use security::{KeyLocation, OAuthFlow, SecurityRequirement, SecurityScheme};
 #[cfg(feature = "http")]
 pub use source::{

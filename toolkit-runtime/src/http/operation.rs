@@ -75,6 +75,10 @@ pub struct RequestTemplate {
     /// The property that holds the body, and how the body is encoded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body: Option<Body>,
+    /// The `Accept` header every request carries: the media types the operation answers
+    /// (`application/json, image/png, */*;q=0.1`); without it, the client's (`*/*`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub accept: Option<String>,
 }
 
 impl RequestTemplate {
@@ -85,7 +89,15 @@ impl RequestTemplate {
             path: path.into(),
             parameters: Vec::new(),
             body: None,
+            accept: None,
         }
+    }
+
+    /// This template with the `Accept` header `accept` on every request.
+    #[must_use]
+    pub fn accept(mut self, accept: impl Into<String>) -> Self {
+        self.accept = Some(accept.into());
+        self
     }
 
     /// This template with one more parameter: the input's `property` goes to `location` as
@@ -102,6 +114,7 @@ impl RequestTemplate {
             location,
             name: name.into(),
             joined: false,
+            style: QueryStyle::Form,
         });
         self
     }
@@ -115,6 +128,30 @@ impl RequestTemplate {
             location: Location::Query,
             name: name.into(),
             joined: true,
+            style: QueryStyle::Form,
+        });
+        self
+    }
+
+    /// This template with one more query parameter written in `style`: a `spaceDelimited` or
+    /// `pipeDelimited` list is one value joined by its delimiter, a `deepObject` a key per
+    /// leaf (`filter[status]=open`), a `form` one a key per list item.
+    #[must_use]
+    pub fn styled_query(
+        mut self,
+        property: impl Into<String>,
+        name: impl Into<String>,
+        style: QueryStyle,
+    ) -> Self {
+        self.parameters.push(Parameter {
+            property: property.into(),
+            location: Location::Query,
+            name: name.into(),
+            joined: matches!(
+                style,
+                QueryStyle::SpaceDelimited | QueryStyle::PipeDelimited
+            ),
+            style,
         });
         self
     }
@@ -125,6 +162,24 @@ impl RequestTemplate {
         self.body = Some(Body {
             property: property.into(),
             encoding,
+            deep_objects: Vec::new(),
+        });
+        self
+    }
+
+    /// This template with the input's `property` sent as a form body whose fields named in
+    /// `fields` are written as `deepObject`s (`metadata[key]=value`, `expand[]=a`), as Stripe's
+    /// and Rails' forms take nested values; the other fields as `form` does.
+    #[must_use]
+    pub fn form_body(
+        mut self,
+        property: impl Into<String>,
+        fields: impl IntoIterator<Item = impl Into<String>>,
+    ) -> Self {
+        self.body = Some(Body {
+            property: property.into(),
+            encoding: BodyEncoding::Form,
+            deep_objects: fields.into_iter().map(Into::into).collect(),
         });
         self
     }
@@ -144,6 +199,44 @@ pub struct Parameter {
     /// `explode: false`) rather than as a key per value.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub joined: bool,
+    /// For a query parameter: how its value is written (OpenAPI's `style`); `form` unless the
+    /// document says otherwise.
+    #[serde(default, skip_serializing_if = "QueryStyle::is_form")]
+    pub style: QueryStyle,
+}
+
+/// How a query parameter's value is written, as OpenAPI 3.1's `style` says. With `joined` (`explode: false`), `form` joins
+/// a list with commas; `spaceDelimited` and `pipeDelimited` are always joined.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum QueryStyle {
+    /// `form`: a key per list item (`id=1&id=2`), or one value joined by commas (`id=1,2`).
+    #[default]
+    Form,
+    /// `spaceDelimited`: a list (or an object's keys and values) joined by spaces: `id=1%202`.
+    SpaceDelimited,
+    /// `pipeDelimited`: a list (or an object's keys and values) joined by `|`: `id=1|2`.
+    PipeDelimited,
+    /// `deepObject`: a key per leaf, nested in brackets as Stripe and Rails read them:
+    /// `filter[status]=open`, `expand[]=a&expand[]=b`, `items[0][price]=p`.
+    DeepObject,
+}
+
+impl QueryStyle {
+    /// Whether this is `form`, the default.
+    pub fn is_form(&self) -> bool {
+        *self == Self::Form
+    }
+
+    /// The style as OpenAPI's `style` names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Form => "form",
+            Self::SpaceDelimited => "spaceDelimited",
+            Self::PipeDelimited => "pipeDelimited",
+            Self::DeepObject => "deepObject",
+        }
+    }
 }
 
 /// A place of a request that a property fills.
@@ -177,6 +270,10 @@ pub struct Body {
     /// How its value is written.
     #[serde(default)]
     pub encoding: BodyEncoding,
+    /// For a form body: the fields written as `deepObject`s (OpenAPI's `encoding` with
+    /// `style: deepObject`), so a nested object or list is sent as `field[key]=value`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deep_objects: Vec<String>,
 }
 
 /// How a body is written.

@@ -11,7 +11,7 @@ use http::{HeaderName, Method};
 use percent_encoding::utf8_percent_encode;
 
 use super::encoding::PATH_LITERAL;
-use super::operation::{BodyEncoding, Location, RequestTemplate};
+use super::operation::{BodyEncoding, Location, QueryStyle, RequestTemplate};
 
 /// Headers no template may fill: the client's credentials, what HTTP itself sets, and what
 /// would let a value reroute or reframe the request.
@@ -41,6 +41,27 @@ enum Piece {
     Value(String),
 }
 
+/// A query parameter of a template.
+#[derive(Debug)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))] // read when filling (feature `http`)
+struct QueryPlace {
+    property: String,
+    name: String,
+    style: QueryStyle,
+    /// A `form` list joined by commas.
+    joined: bool,
+}
+
+/// The body of a template.
+#[derive(Debug)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))] // read when filling (feature `http`)
+struct BodyPlace {
+    property: String,
+    encoding: BodyEncoding,
+    /// The form fields written as `deepObject`s.
+    deep_objects: HashSet<String>,
+}
+
 /// A request template, checked and ready to fill.
 #[derive(Debug)]
 #[cfg_attr(not(feature = "http"), allow(dead_code))] // read when filling (feature `http`)
@@ -49,10 +70,10 @@ pub(crate) struct CompiledTemplate {
     path: Vec<Piece>,
     /// The fixed query the template's path ends with.
     fixed_query: Vec<(String, String)>,
-    /// Property, key, and whether a list is joined by commas.
-    query: Vec<(String, String, bool)>,
+    query: Vec<QueryPlace>,
     headers: Vec<(String, HeaderName)>,
-    body: Option<(String, BodyEncoding)>,
+    body: Option<BodyPlace>,
+    accept: Option<http::HeaderValue>,
     /// Every property the template places, so a property it does not place is refused.
     properties: HashSet<String>,
 }
@@ -87,6 +108,14 @@ impl CompiledTemplate {
                     parameter.property
                 ));
             }
+            if parameter.location != Location::Query && !parameter.style.is_form() {
+                problems.push(format!(
+                    "the {} parameter {:?} has the style {}, which only a query parameter takes",
+                    parameter.location.as_str(),
+                    parameter.name,
+                    parameter.style.as_str()
+                ));
+            }
             match parameter.location {
                 Location::Path => {
                     if path_parameters
@@ -100,11 +129,12 @@ impl CompiledTemplate {
                     }
                 }
                 Location::Query => {
-                    query.push((
-                        parameter.property.clone(),
-                        parameter.name.clone(),
-                        parameter.joined,
-                    ));
+                    query.push(QueryPlace {
+                        property: parameter.property.clone(),
+                        name: parameter.name.clone(),
+                        style: parameter.style,
+                        joined: parameter.joined,
+                    });
                 }
                 Location::Header => match HeaderName::from_bytes(parameter.name.as_bytes()) {
                     Ok(name) if RESERVED_HEADERS.contains(&name.as_str()) => {
@@ -122,7 +152,14 @@ impl CompiledTemplate {
             if !properties.insert(body.property.clone()) {
                 problems.push(format!("the property {:?} is placed twice", body.property));
             }
-            (body.property.clone(), body.encoding)
+            if body.encoding != BodyEncoding::Form && !body.deep_objects.is_empty() {
+                problems.push("only a form body has deepObject fields".to_owned());
+            }
+            BodyPlace {
+                property: body.property.clone(),
+                encoding: body.encoding,
+                deep_objects: body.deep_objects.iter().cloned().collect(),
+            }
         });
 
         let (path, fixed_query) = match template.path.split_once('?') {
@@ -141,6 +178,11 @@ impl CompiledTemplate {
             None => (template.path.as_str(), Vec::new()),
         };
         let path = parse_path(path, &path_parameters, &mut problems);
+        let accept = template.accept.as_ref().and_then(|accept| {
+            http::HeaderValue::from_str(accept)
+                .map_err(|_| problems.push(format!("{accept:?} is no Accept header value")))
+                .ok()
+        });
         if problems.is_empty() {
             Ok(Self {
                 method,
@@ -149,6 +191,7 @@ impl CompiledTemplate {
                 query,
                 headers,
                 body,
+                accept,
                 properties,
             })
         } else {
@@ -187,9 +230,11 @@ impl RequestTemplate {
 #[cfg(feature = "http")]
 mod fill {
     use reqwest::Request;
-    use reqwest::header::{CONTENT_TYPE, HeaderValue};
+    use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
     use serde_json::Value;
     use url::Url;
+
+    use std::collections::HashSet;
 
     use super::{BodyEncoding, CompiledTemplate, Piece};
     use crate::JsonObject;
@@ -227,29 +272,33 @@ mod fill {
                 return Err("A path value would change the path of the request.".to_owned());
             }
             url.set_fragment(None);
-            let mut pairs: Vec<(&str, std::borrow::Cow<'_, str>)> = self
+            // The query is written here rather than by `url`'s form serializer, so that a style's
+            // delimiters and brackets stay as OpenAPI writes them while every text the model gave
+            // is percent-encoded whole (see `encoding`).
+            let mut pairs: Vec<(String, String)> = self
                 .fixed_query
                 .iter()
-                .map(|(name, value)| (name.as_str(), std::borrow::Cow::Borrowed(value.as_str())))
+                .map(|(name, value)| (encoding::query_text(name), encoding::query_text(value)))
                 .collect();
-            for (property, name, joined) in &self.query {
-                if let Some(value) = present(property) {
-                    let texts = encoding::scalars(property, value)?;
-                    if *joined {
-                        pairs.push((name.as_str(), std::borrow::Cow::Owned(texts.join(","))));
-                    } else {
-                        pairs.extend(texts.into_iter().map(|text| (name.as_str(), text)));
-                    }
+            for place in &self.query {
+                if let Some(value) = present(&place.property) {
+                    pairs.extend(encoding::query_pairs(
+                        &place.property,
+                        &place.name,
+                        value,
+                        place.style,
+                        place.joined,
+                    )?);
                 }
             }
             if !pairs.is_empty() {
-                let mut query = url.query_pairs_mut();
-                for (name, text) in &pairs {
-                    query.append_pair(name, text);
-                }
+                url.set_query(Some(&join_pairs(&pairs)));
             }
 
             let mut request = Request::new(self.method.clone(), url);
+            if let Some(accept) = &self.accept {
+                request.headers_mut().insert(ACCEPT, accept.clone());
+            }
             for (property, name) in &self.headers {
                 if let Some(value) = present(property) {
                     let text = encoding::header_value(property, value)?;
@@ -259,14 +308,14 @@ mod fill {
                     request.headers_mut().append(name.clone(), value);
                 }
             }
-            if let Some((property, encoding)) = &self.body
-                && let Some(value) = input.get(property)
+            if let Some(body) = &self.body
+                && let Some(value) = input.get(&body.property)
             {
-                let (content_type, bytes) = match encoding {
+                let (content_type, bytes) = match body.encoding {
                     BodyEncoding::Json => ("application/json", json_body(value)),
                     BodyEncoding::Form => (
                         "application/x-www-form-urlencoded",
-                        form_body(property, value)?,
+                        form_body(&body.property, value, &body.deep_objects)?,
                     ),
                 };
                 request
@@ -283,24 +332,47 @@ mod fill {
         serde_json::to_vec(value).unwrap_or_default()
     }
 
-    /// A form body: each field of the object as `key=value`, a list as a key per item.
-    fn form_body(property: &str, value: &Value) -> Result<Vec<u8>, String> {
+    /// A form body: each field of the object as `key=value`, a list as a key per item, a field
+    /// of `deep_objects` as a `deepObject` (`field[key]=value`).
+    fn form_body(
+        property: &str,
+        value: &Value,
+        deep_objects: &HashSet<String>,
+    ) -> Result<Vec<u8>, String> {
         let Value::Object(fields) = value else {
             return Err(format!(
                 "The property {property:?} takes an object of form fields."
             ));
         };
-        let mut form = url::form_urlencoded::Serializer::new(String::new());
+        let mut pairs = Vec::new();
         for (key, value) in fields {
             if value.is_null() {
                 continue;
             }
             let field = format!("{property}.{key}");
-            for text in encoding::scalars(&field, value)? {
-                form.append_pair(key, &text);
+            if deep_objects.contains(key) {
+                encoding::deep_object(&field, encoding::query_text(key), value, 0, &mut pairs)?;
+            } else {
+                for text in encoding::scalars(&field, value)? {
+                    pairs.push((encoding::query_text(key), encoding::query_text(&text)));
+                }
             }
         }
-        Ok(form.finish().into_bytes())
+        Ok(join_pairs(&pairs).into_bytes())
+    }
+
+    /// Encoded pairs as `key=value&key=value`.
+    fn join_pairs(pairs: &[(String, String)]) -> String {
+        let mut text = String::new();
+        for (key, value) in pairs {
+            if !text.is_empty() {
+                text.push('&');
+            }
+            text.push_str(key);
+            text.push('=');
+            text.push_str(value);
+        }
+        text
     }
 }
 
@@ -434,7 +506,7 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             request.url().as_str(),
-            "http://127.0.0.1:9/api/v1/files/a%20b.txt?beta=true&tag=x%26y%3D1&tag=%23z&fields=a%2Cb"
+            "http://127.0.0.1:9/api/v1/files/a%20b.txt?beta=true&tag=x%26y%3D1&tag=%23z&fields=a,b"
         );
         assert_eq!(request.headers()["x-trace"], "1,2");
         assert_eq!(request.headers()["content-type"], "application/json");

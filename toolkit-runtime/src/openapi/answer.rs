@@ -30,6 +30,50 @@ pub(crate) fn success_schema<'d>(
         .find_map(|(_, response)| json_schema(document, response))
 }
 
+/// The `Accept` header of an operation whose `responses` are `responses`: the media types its
+/// success responses list, `application/json` first, then the other JSON ones, then the rest,
+/// each once, and `*/*;q=0.1` last (an answer in another type still reaches the model as text);
+/// `None` when they list none.
+pub(crate) fn accept(document: &Value, responses: Option<&Value>) -> Option<String> {
+    let Value::Object(responses) = pointer::follow(document, responses?).ok()? else {
+        return None;
+    };
+    let mut types: Vec<String> = Vec::new();
+    for (_, response) in responses
+        .iter()
+        .filter(|(status, _)| rank(status).is_some())
+    {
+        let Ok(response) = pointer::follow(document, response) else {
+            continue;
+        };
+        let Some(Value::Object(content)) = response.get("content") else {
+            continue;
+        };
+        for media_type in content.keys() {
+            let essence = essence(media_type);
+            // A header carries visible ASCII only; a media type is a `type/subtype` token.
+            let usable = essence.contains('/')
+                && essence
+                    .bytes()
+                    .all(|b| b.is_ascii_graphic() && !b",;\"\\".contains(&b));
+            if usable && essence != "*/*" && !types.contains(&essence) {
+                types.push(essence);
+            }
+        }
+    }
+    if types.is_empty() {
+        return None;
+    }
+    // A stable sort keeps the document's order within each group.
+    types.sort_by_key(|essence| match essence.as_str() {
+        "application/json" => 0,
+        json if is_json(json) => 1,
+        _ => 2,
+    });
+    types.push("*/*;q=0.1".to_owned());
+    Some(types.join(", "))
+}
+
 /// The order of a success status: its code for `200`–`299`, after them `2XX`; `None` for any
 /// other status.
 fn rank(status: &str) -> Option<u16> {
@@ -54,13 +98,18 @@ fn json_schema<'d>(document: &'d Value, response: &'d Value) -> Option<&'d Value
 
 /// Whether a media type is JSON: `application/json` or `*/*+json`, parameters ignored.
 fn is_json(media_type: &str) -> bool {
-    let essence = media_type
+    let essence = essence(media_type);
+    essence == "application/json" || essence.ends_with("+json")
+}
+
+/// A media type without its parameters, in lower case.
+fn essence(media_type: &str) -> String {
+    media_type
         .split(';')
         .next()
         .unwrap_or_default()
         .trim()
-        .to_ascii_lowercase();
-    essence == "application/json" || essence.ends_with("+json")
+        .to_ascii_lowercase()
 }
 
 #[cfg(test)]
@@ -93,6 +142,32 @@ mod tests {
             success_schema(&document, Some(&only_range)),
             Some(&json!({"type": "boolean"}))
         );
+    }
+
+    #[test]
+    fn accept_names_the_success_media_types_json_first() {
+        let document = json!({"components": {"responses": {"Image": {
+            "content": {"image/png": {}, "application/problem+json": {}}
+        }}}});
+        let responses = json!({
+            "200": {"content": {"text/plain": {}, "application/JSON; charset=utf-8": {}}},
+            "201": {"$ref": "#/components/responses/Image"},
+            "204": {"description": "nothing"},
+            "default": {"content": {"application/xml": {}}},
+            "404": {"content": {"text/html": {}}}
+        });
+        assert_eq!(
+            accept(&document, Some(&responses)).as_deref(),
+            Some("application/json, application/problem+json, text/plain, image/png, */*;q=0.1")
+        );
+        for none in [
+            json!({"204": {"description": "nothing"}}),
+            json!({"200": {"content": {"*/*": {}}}}),
+            json!({"200": {"content": {"bad\r\nX-Evil: 1": {}}}}),
+            json!({"default": {"content": {"application/json": {}}}}),
+        ] {
+            assert_eq!(accept(&document, Some(&none)), None, "{none}");
+        }
     }
 
     #[test]

@@ -89,6 +89,7 @@ mod reader;
 mod schema;
 mod security;
 mod skipped;
+mod visibility;
 
 use std::fmt;
 

@@ -10,10 +10,12 @@ use super::naming::{self, BODY};
 use super::pointer::{self, location};
 use super::schema::Dialect;
 use super::security::{self, CredentialParameter};
+use super::visibility::{self, Direction};
 use super::{NotOpenApi, ReadOperations, ReadOptions, Server, SkipReason, Skipped};
 use crate::http::template::CompiledTemplate;
 use crate::http::{
-    BodyEncoding, KeyLocation, Location, Operation, RequestTemplate, SecurityRequirement,
+    BodyEncoding, KeyLocation, Location, Operation, QueryStyle, RequestTemplate,
+    SecurityRequirement,
 };
 use crate::{Annotations, ToolDefinition};
 
@@ -147,6 +149,8 @@ struct Parameter {
     schema: Value,
     description: Option<Value>,
     deprecated: bool,
+    /// A query parameter's style.
+    style: QueryStyle,
     /// A query list sent as one value joined by commas.
     joined: bool,
 }
@@ -255,7 +259,9 @@ impl<'d> Reader<'d> {
             if parameter.required {
                 required.push(Value::String(property.clone()));
             }
-            template = if parameter.joined {
+            template = if !parameter.style.is_form() {
+                template.styled_query(property.clone(), parameter.name.clone(), parameter.style)
+            } else if parameter.joined {
                 template.joined_query(property.clone(), parameter.name.clone())
             } else {
                 template.parameter(property.clone(), parameter.location, parameter.name.clone())
@@ -265,6 +271,7 @@ impl<'d> Reader<'d> {
         if let Some(RequestBody {
             schema,
             encoding,
+            deep_objects,
             required: body_required,
             description,
         }) = body
@@ -278,15 +285,26 @@ impl<'d> Reader<'d> {
             if body_required {
                 required.push(Value::String(BODY.to_owned()));
             }
-            template = template.body(BODY, encoding);
+            template = if deep_objects.is_empty() {
+                template.body(BODY, encoding)
+            } else {
+                template.form_body(BODY, deep_objects)
+            };
             properties.insert(BODY.to_owned(), schema);
+        }
+        if let Some(accept) = answer::accept(self.document, operation.get("responses")) {
+            template = template.accept(accept);
         }
         // The source checks every template it is given; one it would refuse (a header name that
         // is no name or is HTTP's to set, a path with a stray brace) is no tool.
         if let Err(problems) = CompiledTemplate::new(&template) {
             return Err(SkipReason::malformed(problems.join("; ")));
         }
-        let defs = self.defs.gather(refs)?;
+        let mut defs = self.defs.gather(refs)?;
+        // A request never carries a `readOnly` property (see `visibility`).
+        let mut no_body = Value::Null;
+        let body_schema = properties.get_mut(BODY).unwrap_or(&mut no_body);
+        visibility::leave_out(body_schema, &mut defs, Direction::Request);
 
         let mut input = Map::new();
         input.insert("type".to_owned(), json!("object"));
@@ -330,8 +348,10 @@ impl<'d> Reader<'d> {
     fn answer(&mut self, responses: Option<&'d Value>) -> Option<Map<String, Value>> {
         let schema = answer::success_schema(self.document, responses)?;
         let mut refs = Vec::new();
-        let converted = self.defs.convert(schema, &mut refs).ok()?;
-        let defs = self.defs.gather(refs).ok()?;
+        let mut converted = self.defs.convert(schema, &mut refs).ok()?;
+        let mut defs = self.defs.gather(refs).ok()?;
+        // An answer never carries a `writeOnly` property.
+        visibility::leave_out(&mut converted, &mut defs, Direction::Answer);
         let mut answer = match converted {
             Value::Object(object) => object,
             Value::Bool(true) => Map::new(),
@@ -427,39 +447,52 @@ impl<'d> Reader<'d> {
                 name: name.to_owned(),
             });
         }
-        let default_style = if location == Location::Query {
-            "form"
-        } else {
-            "simple"
-        };
-        if let Some(style) = field("style")
-            && style != default_style
-        {
-            return Err(SkipReason::ParameterStyle {
-                name: name.to_owned(),
-                style: style.to_owned(),
-            });
-        }
         let schema = parameter
             .get("schema")
             .cloned()
             .unwrap_or_else(|| json!({}));
         let shape = self.shape(&schema)?;
-        if shape.object || shape.items_not_scalar {
+        let style = field("style");
+        let explode = parameter.get("explode").and_then(Value::as_bool);
+        let refuse_style = |style: &str| {
+            Err(SkipReason::ParameterStyle {
+                name: name.to_owned(),
+                style: style.to_owned(),
+            })
+        };
+        // OpenAPI 3.1's styles of a query: `form` (explode by default), `spaceDelimited` and
+        // `pipeDelimited` (joined by default; exploded, they are `form`'s key per item), and
+        // `deepObject`. A path and a header take `simple` only, a path no list.
+        let (style, joined) = match (location, style) {
+            (Location::Query, None | Some("form")) => (QueryStyle::Form, explode == Some(false)),
+            (Location::Query, Some(delimited @ ("spaceDelimited" | "pipeDelimited"))) => {
+                if explode == Some(true) {
+                    (QueryStyle::Form, false)
+                } else if delimited == "spaceDelimited" {
+                    (QueryStyle::SpaceDelimited, true)
+                } else {
+                    (QueryStyle::PipeDelimited, true)
+                }
+            }
+            (Location::Query, Some("deepObject")) => {
+                if explode == Some(false) {
+                    return refuse_style("deepObject with explode: false");
+                }
+                (QueryStyle::DeepObject, false)
+            }
+            (_, None | Some("simple")) => (QueryStyle::Form, false),
+            (_, Some(other)) => return refuse_style(other),
+        };
+        // A form's exploded object would spread the model's keys over the query; a list of
+        // objects or lists has no joined form. A deepObject takes both, nested in brackets.
+        if style != QueryStyle::DeepObject && ((shape.object && !joined) || shape.items_not_scalar)
+        {
             return Err(SkipReason::ObjectParameter {
                 name: name.to_owned(),
             });
         }
-        // `explode: false` on a query list is a list joined by commas, which a template says;
-        // on a header it is the default, and a path takes no list.
-        let joined = location == Location::Query
-            && shape.array
-            && parameter.get("explode") == Some(&Value::Bool(false));
         if location == Location::Path && shape.array {
-            return Err(SkipReason::ParameterStyle {
-                name: name.to_owned(),
-                style: "a list in the path".to_owned(),
-            });
+            return refuse_style("a list in the path");
         }
         Ok(Some(Parameter {
             name: name.to_owned(),
@@ -468,6 +501,7 @@ impl<'d> Reader<'d> {
             schema,
             description: parameter.get("description").cloned(),
             deprecated: parameter.get("deprecated") == Some(&Value::Bool(true)),
+            style,
             joined,
         }))
     }
@@ -532,9 +566,21 @@ impl<'d> Reader<'d> {
         static ANY: Value = Value::Bool(true);
         let schema = media.get("schema").unwrap_or(&ANY);
         let required = body.get("required") == Some(&Value::Bool(true));
+        // A form's fields whose `encoding` says `deepObject` (Stripe's nested fields).
+        let deep_objects = match (encoding, media.get("encoding")) {
+            (BodyEncoding::Form, Some(Value::Object(fields))) => fields
+                .iter()
+                .filter(|(_, field)| {
+                    field.get("style").and_then(Value::as_str) == Some("deepObject")
+                })
+                .map(|(name, _)| name.clone())
+                .collect(),
+            _ => Vec::new(),
+        };
         Ok(RequestBody {
             schema,
             encoding,
+            deep_objects,
             required,
             description: body.get("description"),
         })
@@ -545,6 +591,8 @@ impl<'d> Reader<'d> {
 struct RequestBody<'d> {
     schema: &'d Value,
     encoding: BodyEncoding,
+    /// The form fields written as `deepObject`s.
+    deep_objects: Vec<String>,
     required: bool,
     description: Option<&'d Value>,
 }

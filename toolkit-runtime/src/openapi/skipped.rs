@@ -28,14 +28,17 @@ pub enum SkipReason {
         /// The media types the document offers for the body.
         media_types: Vec<String>,
     },
-    /// A parameter is written in a style other than its place's default.
+    /// A parameter is written in a style no request here writes: `label` or `matrix`, a list in
+    /// the path, a `deepObject` that is not exploded.
     ParameterStyle {
         /// The parameter's name.
         name: String,
         /// Its style (or `explode` setting) as the document writes it.
         style: String,
     },
-    /// A parameter's value is an object (or a list of objects or lists).
+    /// A parameter's value is an object (or a list of objects or lists) in a style that cannot
+    /// write it: a path's, a header's, or an exploded `form`'s, whose keys would spread over
+    /// the query.
     ObjectParameter {
         /// The parameter's name.
         name: String,
@@ -127,7 +130,7 @@ impl fmt::Display for SkipReason {
             ),
             Self::ParameterStyle { name, style } => write!(
                 f,
-                "the parameter {name:?} is written in a style other than the default ({style})"
+                "the parameter {name:?} is written in a style no request here writes ({style})"
             ),
             Self::ObjectParameter { name } => {
                 write!(
