@@ -783,7 +783,9 @@ async fn drifted(name: &str, extra: &str) -> (ToolDefinition, Result<Value, Stri
     let called = served
         .call(
             "drift__get_pet",
-            json!({"id": 1}).as_object().cloned().unwrap(), &toolkit_runtime::CallContext::new())
+            json!({"id": 1}).as_object().cloned().unwrap(),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .map_err(|error| error.to_string());
     drop(served);

@@ -295,19 +295,33 @@ async fn openapi_security_no_credential_is_in_a_failure() {
     let server = Server::start().await;
     let api = source(&server.base, Credentials::new());
     let error = api
-        .call("get_by-header", object(json!({})), &toolkit_runtime::CallContext::new())
+        .call(
+            "get_by-header",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap_err();
     assert!(matches!(error.reason, Reason::Authentication { .. }));
     assert!(error.to_string().contains("header_key"), "{error}");
     let error = api
-        .call("get_by-oauth", object(json!({})), &toolkit_runtime::CallContext::new())
+        .call(
+            "get_by-oauth",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
         .await
         .unwrap_err();
     assert!(error.to_string().contains("missing, or oauth"), "{error}");
     assert!(server.recorded().is_empty());
     // Unless the document allows no credential (`{}`): then it goes without.
-    api.call("get_optional", object(json!({})), &toolkit_runtime::CallContext::new()).await.unwrap();
+    api.call(
+        "get_optional",
+        object(json!({})),
+        &toolkit_runtime::CallContext::new(),
+    )
+    .await
+    .unwrap();
     assert!(!server.last().headers.contains_key("x-api-key"));
 }
 
@@ -330,7 +344,14 @@ async fn openapi_security_an_echoed_credential_reaches_no_model_in_any_form() {
     let api = source(&server.base, echoed_credentials());
     let mut read = String::new();
     for tool in ["get_echo-query", "get_echo-cut", "get_echo-headers"] {
-        let outcome = match api.call(tool, object(json!({})), &toolkit_runtime::CallContext::new()).await {
+        let outcome = match api
+            .call(
+                tool,
+                object(json!({})),
+                &toolkit_runtime::CallContext::new(),
+            )
+            .await
+        {
             Ok(value) => value.to_string(),
             Err(error) => error.model_message().to_owned(),
         };

@@ -127,6 +127,15 @@ impl<'d> Defs<'d> {
         self.shared.as_ref()?.get(name)
     }
 
+    /// The entries `refs` reach, copied for one schema even where entries are shared: for an
+    /// operation whose copy must differ from the shared entries (see `visibility`).
+    pub(crate) fn gather_copied(&mut self, refs: Vec<String>) -> Result<Option<Value>, SkipReason> {
+        let shared = self.shared.take();
+        let copied = self.gather(refs);
+        self.shared = shared;
+        copied
+    }
+
     /// A schema written in an operation (a parameter's, a body's), converted; its references
     /// are pushed onto `refs`.
     ///

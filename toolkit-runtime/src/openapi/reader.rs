@@ -300,11 +300,11 @@ impl<'d> Reader<'d> {
         if let Err(problems) = CompiledTemplate::new(&template) {
             return Err(SkipReason::malformed(problems.join("; ")));
         }
-        let mut defs = self.defs.gather(refs)?;
+        let defs = self.gathered(refs, Direction::Request)?;
         // A request never carries a `readOnly` property (see `visibility`).
         let mut no_body = Value::Null;
         let body_schema = properties.get_mut(BODY).unwrap_or(&mut no_body);
-        visibility::leave_out(body_schema, &mut defs, Direction::Request);
+        let defs = visibility::left_out(body_schema, defs, Direction::Request);
 
         let mut input = Map::new();
         input.insert("type".to_owned(), json!("object"));
@@ -342,6 +342,28 @@ impl<'d> Reader<'d> {
         Ok(Operation::new(definition, template))
     }
 
+    /// The `$defs` entries `refs` reach: shared by name where entries are shared, unless one
+    /// marks a property `direction` leaves out, which this schema's own copies then lose.
+    fn gathered(
+        &mut self,
+        refs: Vec<String>,
+        direction: Direction,
+    ) -> Result<Option<Value>, SkipReason> {
+        let defs = self.defs.gather(refs.clone())?;
+        let marked = match &defs {
+            Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).any(|name| {
+                self.defs
+                    .shared_entry(name)
+                    .is_some_and(|entry| visibility::marks(entry, direction))
+            }),
+            _ => false,
+        };
+        if marked {
+            return self.defs.gather_copied(refs);
+        }
+        Ok(defs)
+    }
+
     /// The schema of the operation's success answer (see [`answer`](super::answer)), standing
     /// alone with its `$defs`; `None` when there is none or it cannot be read (an external
     /// reference): the operation is a tool all the same.
@@ -349,9 +371,9 @@ impl<'d> Reader<'d> {
         let schema = answer::success_schema(self.document, responses)?;
         let mut refs = Vec::new();
         let mut converted = self.defs.convert(schema, &mut refs).ok()?;
-        let mut defs = self.defs.gather(refs).ok()?;
+        let defs = self.gathered(refs, Direction::Answer).ok()?;
         // An answer never carries a `writeOnly` property.
-        visibility::leave_out(&mut converted, &mut defs, Direction::Answer);
+        let defs = visibility::left_out(&mut converted, defs, Direction::Answer);
         let mut answer = match converted {
             Value::Object(object) => object,
             Value::Bool(true) => Map::new(),

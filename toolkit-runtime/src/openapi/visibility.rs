@@ -27,8 +27,41 @@ impl Direction {
     }
 }
 
+/// Whether `schema` or a schema inside it marks a property `direction` does not carry.
+pub(crate) fn marks(schema: &Value, direction: Direction) -> bool {
+    let keyword = direction.keyword();
+    match schema {
+        Value::Object(object) => object.iter().any(|(key, value)| {
+            (key == keyword && value == &Value::Bool(true))
+                || (!DATA.contains(&key.as_str()) && marks(value, direction))
+        }),
+        Value::Array(items) => items.iter().any(|item| marks(item, direction)),
+        _ => false,
+    }
+}
+
 /// Keywords whose values are data, not schemas: never walked.
 const DATA: &[&str] = &["examples", "example", "default", "enum", "const"];
+
+/// [`leave_out`] over the `$defs` an operation's schema gathered: copies are changed in place;
+/// entries shared by name (none of which marks a property, see `Reader::gathered`) and no
+/// entries leave only `schema` to change.
+pub(crate) fn left_out(
+    schema: &mut Value,
+    defs: Option<Value>,
+    direction: Direction,
+) -> Option<Value> {
+    match defs {
+        Some(Value::Object(mut copies)) => {
+            leave_out(schema, &mut copies, direction);
+            Some(Value::Object(copies))
+        }
+        other => {
+            leave_out(schema, &mut Map::new(), direction);
+            other
+        }
+    }
+}
 
 /// Leaves out of `schema` and of `defs` (its `$defs` entries, `#/$defs/NAME`) every property
 /// `direction` does not carry.
