@@ -23,65 +23,10 @@ use std::sync::Arc;
 use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};
 
+use super::def_names::Names;
 use super::pointer;
 use super::schema::{Converter, Dialect};
 use super::{ReadOptions, SkipReason};
-
-/// The `$defs` name of each place of the document a reference leads to.
-#[derive(Debug, Default)]
-pub(crate) struct Names {
-    by_reference: HashMap<String, String>,
-    taken: HashSet<String>,
-}
-
-impl Names {
-    /// The name of the place `reference` leads to, the same every time it is asked.
-    pub(crate) fn name(&mut self, reference: &str) -> String {
-        if let Some(name) = self.by_reference.get(reference) {
-            return name.clone();
-        }
-        let decoded = percent_decode_str(reference.trim_start_matches('#')).decode_utf8_lossy();
-        let tokens: Vec<String> = decoded
-            .split('/')
-            .skip(1)
-            .map(|token| token.replace("~1", "/").replace("~0", "~"))
-            .collect();
-        let wanted = match tokens.as_slice() {
-            [components, schemas, name] if components == "components" && schemas == "schemas" => {
-                sanitize(name)
-            }
-            _ => sanitize(&tokens.join("_")),
-        };
-        let mut name = wanted.clone();
-        let mut count = 1;
-        while self.taken.contains(&name) {
-            count += 1;
-            name = format!("{wanted}_{count}");
-        }
-        self.taken.insert(name.clone());
-        self.by_reference.insert(reference.to_owned(), name.clone());
-        name
-    }
-}
-
-/// `text` in `A-Z a-z 0-9 _ . -`, every other character as `_`; `schema` when empty.
-fn sanitize(text: &str) -> String {
-    let name: String = text
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if name.is_empty() {
-        "schema".to_owned()
-    } else {
-        name
-    }
-}
 
 /// A converted schema of the document, the references it makes, and its size as JSON text.
 type Converted = Arc<(Value, Vec<String>, usize)>;

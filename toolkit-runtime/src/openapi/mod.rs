@@ -81,6 +81,7 @@
 //! ```
 
 mod answer;
+mod def_names;
 mod defs;
 mod document;
 mod naming;

@@ -24,7 +24,7 @@
 use serde_json::{Map, Value};
 
 use super::SkipReason;
-use super::defs::Names;
+use super::def_names::Names;
 
 /// The deepest nesting of schemas converted; a deeper schema skips its operation rather than
 /// risk the stack.
