@@ -94,7 +94,9 @@ backend gateways
     stick-table type string len 128 size 100k expire 1h
     stick match req.hdr(mcp-session-id)
     stick store-response res.hdr(mcp-session-id)
-    option httpchk GET /readyz
+    # Every route checks Host (DNS rebinding): the health check sends one the replicas allow.
+    option httpchk
+    http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host 127.0.0.1
     default-server check inter 500ms fall 2 rise 2
 "
     );

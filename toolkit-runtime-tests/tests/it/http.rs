@@ -530,7 +530,7 @@ async fn a_form_body_is_encoded_as_a_form() {
     );
     assert_eq!(
         std::str::from_utf8(&request.body).unwrap(),
-        "To=%2B1+555%260100&Body=a%3Db&MediaUrl=u1&MediaUrl=u2&N=3"
+        "To=%2B1%20555%260100&Body=a%3Db&MediaUrl=u1&MediaUrl=u2&N=3"
     );
     let error = failure(&source, "send", json!({"body": {"nested": {"a": 1}}})).await;
     assert!(matches!(error.reason, Reason::InvalidInput { .. }));
