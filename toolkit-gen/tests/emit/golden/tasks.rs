@@ -50,7 +50,7 @@ impl Tasks {
     pub const NAME: &'static str = "tasks";
     /// The tools of the snapshot `fixtures/tasks.json`, as definitions.
     pub const TOOLS: &'static str = r#"[
-{"name":"list_tasks","description":"Lists the tasks, newest first.","inputSchema":{"type":"object","properties":{"status":{"type":"string","enum":["open","done"],"description":"Only tasks in this status."},"limit":{"type":"integer","minimum":1,"maximum":100}},"additionalProperties":false},"annotations":{"title":"List tasks","readOnly":true}},
+{"name":"list_tasks","title":"List tasks","description":"Lists the tasks, newest first.","inputSchema":{"type":"object","properties":{"status":{"type":"string","enum":["open","done"],"description":"Only tasks in this status."},"limit":{"type":"integer","minimum":1,"maximum":100}},"additionalProperties":false},"annotations":{"readOnly":true}},
 {"name":"add_task","description":"Adds a task.","inputSchema":{"type":"object","properties":{"title":{"type":"string"},"due":{"type":["string","null"],"format":"date"},"tags":{"type":"array","items":{"type":"string"}}},"required":["title"]},"annotations":{}},
 {"name":"delete-task","description":"Deletes a task for good.","inputSchema":{"type":"object","properties":{"id":{"type":"integer"}},"required":["id"]},"annotations":{"destructive":true,"idempotent":true}}
 ]"#;
