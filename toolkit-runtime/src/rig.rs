@@ -17,7 +17,7 @@
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! let schema = json!({ "type": "object", "properties": { "city": { "type": "string" } }, "required": ["city"] });
 //! let definition = ToolDefinition::new("weather", schema.as_object().cloned().unwrap_or_default()).unwrap();
-//! let weather = Tool::new(definition, Approval::Never, Arc::new(|input| {
+//! let weather = Tool::new(definition, Approval::Never, Arc::new(|input, _context| {
 //!     Box::pin(async move { Ok(json!({ "city": input["city"], "sky": "clear" })) })
 //! }));
 //! let toolkit = Toolkit::from_tools([weather]).unwrap();

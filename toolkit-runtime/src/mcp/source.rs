@@ -56,7 +56,7 @@ use crate::{
 ///
 /// let tasks = Mcp::http("tasks", "https://mcp.example.com/mcp".parse()?, client);
 /// let definitions = tasks.discover().await?;
-/// let answer = tasks.call("list_tasks", serde_json::Map::new()).await?;
+/// let answer = tasks.call("list_tasks", serde_json::Map::new(), &toolkit_runtime::CallContext::new()).await?;
 /// # Ok(()) }
 /// ```
 pub struct Mcp {
