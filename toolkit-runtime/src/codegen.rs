@@ -1,43 +1,14 @@
 //! Everything code written by `toolkit-gen` names: the one contract between the generator and
 //! the runtime, as `tonic::codegen` is tonic-build's.
 //!
-//! A generated module starts with `use ::toolkit_runtime::codegen as __tk;` and names nothing
-//! else but `__tk::…`, `::std::…` and std's prelude (`Option`, `String`, `Vec`, `Box`), so a
-//! crate that uses it declares `toolkit-runtime` alone (feature `http` for OpenAPI sources, `mcp`
-//! for snapshot sources) — never serde, serde_json or reqwest at versions of its own that could
-//! drift from the runtime's. serde's derives are used through [`serde`] with
-//! `#[serde(crate = "__tk::serde")]`; a string enum's impls come from [`string_enum!`]. (Include
-//! each generated file in a module of its own: two in one module would both bring in `__tk`.)
-//!
+//! It is `toolkit-core`'s [`codegen`](toolkit_core::codegen) (definitions, the source trait,
+//! typed calls, serde as generated types name it) with the source kinds a generated module
+//! constructs beside it: [`HttpSource`] (feature `http`) for OpenAPI modules, [`Mcp`] and
+//! [`SnapshotSource`] (feature `mcp`) for snapshot modules, and the HTTP client crate they take.
 //! What is here is public API: a generated module compiles against every runtime of the same
 //! semver-compatible version.
 
-pub use serde;
-/// serde's derives, as generated types name them (`#[derive(__tk::Serialize)]`).
-pub use serde::{Deserialize, Serialize};
-pub use serde_json;
-/// Deserializing with the JSON path of what did not fit: what [`call_answered`] reads typed
-/// answers with.
-pub use serde_path_to_error;
-
-mod nullable;
-mod string_enum;
-mod unknown_value;
-
-pub use nullable::{Nullable, present};
-pub use string_enum::{string_enum_index, string_enum_value};
-pub use unknown_value::UnknownValue;
-
-#[doc(inline)]
-pub use crate::__codegen_string_enum as string_enum;
-
-/// What a typed method returns: its answer, or the tool's failure.
-pub type Result<T, E = ToolSourceError> = std::result::Result<T, E>;
-
-pub use crate::{
-    BoxFuture, CallContext, CatalogError, JsonObject, ToolDefinition, ToolSource, ToolSourceError,
-    call_answered, call_typed,
-};
+pub use toolkit_core::codegen::*;
 
 #[cfg(feature = "http")]
 pub use crate::http::{

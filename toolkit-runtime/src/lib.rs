@@ -2,8 +2,12 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
-mod approval;
-mod assembly;
+// The core's modules, at the paths they had when they lived here (`crate::definition::…`).
+use toolkit_core::{
+    approval, assembly, definition, error, functions, input, progress, source, text, toolkit, typed,
+};
+pub use toolkit_core::{context, model, naming};
+
 #[cfg(feature = "auth")]
 pub mod auth;
 #[cfg(feature = "code")]
@@ -11,32 +15,18 @@ mod code;
 pub mod codegen;
 #[cfg(feature = "conformance")]
 pub mod conformance;
-pub mod context;
-mod definition;
-mod error;
-mod functions;
-mod future;
 #[cfg(feature = "operations")]
 pub mod http;
-mod input;
 #[cfg(feature = "mcp-tools")]
 pub mod mcp;
-pub mod model;
-pub mod naming;
 #[cfg(feature = "openapi")]
 pub mod openapi;
-mod presentation;
-mod progress;
 #[cfg(feature = "rig")]
 pub mod rig;
 mod search;
 #[cfg(feature = "serve")]
 pub mod serve;
-mod source;
 pub mod telemetry;
-mod text;
-mod toolkit;
-mod typed;
 
 pub use approval::{APPROVAL_DECLINED, ApprovalRequest, Approver, MAX_REASON_LENGTH, Verdict};
 pub use assembly::{Assembly, AssemblyError, Clash, Decision, Member, NameClash, QualifiedName};
@@ -54,7 +44,6 @@ pub use definition::{
 };
 pub use error::{Failure, Reason, ToolSourceError};
 pub use functions::{FnSource, FnSourceBuilder, FnSourceError, FnTool};
-pub use future::BoxFuture;
 pub use input::{InputCheck, InvalidInput, MAX_INPUT_DEPTH};
 pub use progress::Progress;
 pub use search::{
@@ -68,6 +57,7 @@ pub use search::{
 pub use source::ToolSource;
 pub use text::ECHO_LIMIT;
 pub use toolkit::{Approval, DuplicateName, Handler, Tool, Toolkit, ToolkitOptions};
+pub use toolkit_core::BoxFuture;
 pub use typed::{call_answered, call_typed};
 
 /// The README's examples, compiled and run as doc tests (with the features they use).

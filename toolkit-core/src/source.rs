@@ -20,7 +20,7 @@ use crate::{BoxFuture, CallContext, JsonObject, ToolDefinition, ToolSourceError}
 ///
 /// ```
 /// use serde_json::{json, Value};
-/// use toolkit_runtime::{BoxFuture, CallContext, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
+/// use toolkit_core::{BoxFuture, CallContext, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
 ///
 /// struct Echo;
 ///

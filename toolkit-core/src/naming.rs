@@ -14,7 +14,7 @@
 //!    stay apart, and a name is the same on every run, platform and version.
 //!
 //! ```
-//! use toolkit_runtime::naming::tool_name;
+//! use toolkit_core::naming::tool_name;
 //!
 //! assert_eq!(tool_name("github", "create_issue", 64), "github__create_issue");
 //! assert_eq!(tool_name("my.api", "pets/{id}", 64), "my_api__pets__id_");
@@ -46,7 +46,7 @@ pub fn tool_name(source: &str, tool: &str, max_length: usize) -> String {
 /// fingerprint of a cut name is over an empty source name).
 ///
 /// ```
-/// use toolkit_runtime::naming::unprefixed_tool_name;
+/// use toolkit_core::naming::unprefixed_tool_name;
 ///
 /// assert_eq!(unprefixed_tool_name("create_issue", 64), "create_issue");
 /// assert_eq!(unprefixed_tool_name("pets/{id}", 64), "pets__id_");

@@ -31,7 +31,7 @@ use crate::{Approver, Progress};
 /// that no one could be asked.
 ///
 /// ```
-/// use toolkit_runtime::{ApprovalRequest, CallContext, Verdict};
+/// use toolkit_core::{ApprovalRequest, CallContext, Verdict};
 ///
 /// let conversation = CallContext::new()
 ///     .approver(|request: ApprovalRequest| async move {
@@ -129,7 +129,8 @@ impl CallContext {
     }
 
     /// The context of a host's own call ([`Toolkit::call`](crate::Toolkit::call)): asks no one.
-    pub(crate) fn hosts_own() -> Self {
+    #[doc(hidden)]
+    pub fn hosts_own() -> Self {
         Self {
             hosts_own: true,
             ..Self::default()
@@ -137,36 +138,39 @@ impl CallContext {
     }
 
     /// The same context, as a host's own call: the calls a code-mode run makes ask no one.
-    #[cfg_attr(not(feature = "code"), allow(dead_code))]
-    pub(crate) fn into_hosts_own(mut self) -> Self {
+    #[doc(hidden)]
+    pub fn into_hosts_own(mut self) -> Self {
         self.hosts_own = true;
         self
     }
 
     /// Whether this is a host's own call, which asks no one.
-    pub(crate) fn is_hosts_own(&self) -> bool {
+    #[doc(hidden)]
+    pub fn is_hosts_own(&self) -> bool {
         self.hosts_own
     }
 
     /// The same context, running the tool named `tool`.
-    pub(crate) fn running(mut self, tool: &Arc<str>) -> Self {
+    #[doc(hidden)]
+    pub fn running(mut self, tool: &Arc<str>) -> Self {
         self.tool = Some(Arc::clone(tool));
         self
     }
 
-    pub(crate) fn approver_ref(&self) -> Option<&Arc<dyn Approver>> {
+    #[doc(hidden)]
+
+    pub fn approver_ref(&self) -> Option<&Arc<dyn Approver>> {
         self.approver.as_ref()
     }
-
-    #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
-    pub(crate) fn progress_sink(&self) -> Option<&ProgressSink> {
+    #[doc(hidden)]
+    pub fn progress_sink(&self) -> Option<&ProgressSink> {
         self.progress.as_ref()
     }
 
     /// Tells the host of the call, if it asked for progress, what `progress` says of the tool
     /// being run.
-    #[cfg_attr(not(any(feature = "mcp", feature = "code")), allow(dead_code))]
-    pub(crate) fn report(&self, progress: impl FnOnce(&str) -> Option<Progress>) {
+    #[doc(hidden)]
+    pub fn report(&self, progress: impl FnOnce(&str) -> Option<Progress>) {
         if let Some(sink) = &self.progress
             && let Some(progress) = progress(self.tool().unwrap_or_default())
         {

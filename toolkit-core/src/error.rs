@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 /// A failure of a tool source: which source, and why.
 ///
 /// ```
-/// use toolkit_runtime::{Reason, ToolSourceError};
+/// use toolkit_core::{Reason, ToolSourceError};
 ///
 /// let error = ToolSourceError::new("github", Reason::unavailable("connect to 10.0.0.7:443 refused"));
 /// assert!(error.is_retryable());

@@ -44,7 +44,7 @@ pub type JsonObject = Map<String, Value>;
 ///
 /// ```
 /// use serde_json::json;
-/// use toolkit_runtime::{Annotations, ToolDefinition};
+/// use toolkit_core::{Annotations, ToolDefinition};
 ///
 /// let definition: ToolDefinition = serde_json::from_value(json!({
 ///     "name": "list_pets",
@@ -98,7 +98,7 @@ impl ToolDefinition {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolkit_runtime::ToolDefinition;
+    /// use toolkit_core::ToolDefinition;
     ///
     /// let schema = json!({"type": "object", "properties": {"temperature": {"type": "number"}}});
     /// let definition = ToolDefinition::new("get_weather", Default::default())?
@@ -205,8 +205,8 @@ impl ToolDefinition {
     }
 
     /// The input schema and the output schema, to change (each copied first if shared).
-    #[cfg(feature = "operations")]
-    pub(crate) fn schemas_mut(&mut self) -> (&mut JsonObject, Option<&mut JsonObject>) {
+    #[doc(hidden)]
+    pub fn schemas_mut(&mut self) -> (&mut JsonObject, Option<&mut JsonObject>) {
         (
             Arc::make_mut(&mut self.input_schema),
             self.output_schema.as_mut().map(Arc::make_mut),
@@ -214,7 +214,8 @@ impl ToolDefinition {
     }
 
     /// A definition of one of the runtime's own tools (whose names are literals, never empty).
-    pub(crate) fn builtin(name: &'static str, description: &str, input_schema: JsonObject) -> Self {
+    #[doc(hidden)]
+    pub fn builtin(name: &'static str, description: &str, input_schema: JsonObject) -> Self {
         debug_assert!(!name.is_empty());
         Self {
             description: Some(description.to_owned()),
@@ -238,7 +239,8 @@ impl ToolDefinition {
     }
 
     /// This definition under another name (used by an assembly, which names tools for a model).
-    pub(crate) fn renamed(&self, name: String) -> Self {
+    #[doc(hidden)]
+    pub fn renamed(&self, name: String) -> Self {
         Self {
             name,
             ..self.clone()
@@ -278,7 +280,7 @@ impl Annotations {
     /// destructive nor idempotent-relevant, so both read as `false` for it.
     ///
     /// ```
-    /// use toolkit_runtime::Annotations;
+    /// use toolkit_core::Annotations;
     ///
     /// let silent = Annotations::default().hints();
     /// assert!(!silent.read_only && silent.destructive && !silent.idempotent && silent.open_world);
@@ -409,7 +411,7 @@ impl TryFrom<RawDefinition> for ToolDefinition {
 ///
 /// ```
 /// let catalog = r#"[{"name": "a", "inputSchema": {"type": "object"}}, {"name": "", "inputSchema": {}}]"#;
-/// let error = toolkit_runtime::decode_catalog(catalog).unwrap_err();
+/// let error = toolkit_core::decode_catalog(catalog).unwrap_err();
 /// assert_eq!(error.to_string(), "catalog entry 1: a tool's name must not be empty");
 /// ```
 ///

@@ -12,7 +12,7 @@
 //! A callback that wants a stream instead sends each event into a channel:
 //!
 //! ```
-//! use toolkit_runtime::{CallContext, Progress};
+//! use toolkit_core::{CallContext, Progress};
 //!
 //! let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel::<Progress>();
 //! let context = CallContext::new().progress(move |event| {
@@ -23,7 +23,6 @@
 
 // Without MCP or code mode, nothing reports progress yet; without MCP, nothing routes a
 // progress token (the second half of this file).
-#![cfg_attr(not(feature = "mcp"), allow(dead_code))]
 
 use std::collections::HashMap;
 use std::hash::BuildHasher as _;
@@ -36,7 +35,8 @@ use serde_json::Value;
 use crate::text::cut_utf16;
 
 /// Where the host is told of a call's progress.
-pub(crate) type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
+#[doc(hidden)]
+pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
 
 /// The most UTF-16 code units of a source's progress message passed on.
 const MAX_MESSAGE_LENGTH: usize = 1_000;
@@ -91,7 +91,8 @@ pub enum Progress {
 
 /// What is told of each report on a call's progress, whoever else is (an MCP source that lets
 /// a call live on while its server reports).
-pub(crate) type Heard = Arc<dyn Fn() + Send + Sync>;
+#[doc(hidden)]
+pub type Heard = Arc<dyn Fn() + Send + Sync>;
 
 /// Where the progress of a call with a token goes: the host's callback (if it asked), the tool's
 /// name, and what is told of each report.
@@ -109,18 +110,16 @@ static KEY: LazyLock<u64> = LazyLock::new(|| foldhash::fast::RandomState::defaul
 
 /// A call's progress token, routed to its host while this lives.
 #[derive(Debug)]
-pub(crate) struct Registration {
+#[doc(hidden)]
+pub struct Registration {
     token: String,
 }
 
 impl Registration {
     /// A token for a call of the tool `tool`, when its host asked for progress (`sink`) or
     /// `heard` wants to be told of each report.
-    pub(crate) fn new(
-        sink: Option<ProgressSink>,
-        tool: &str,
-        heard: Option<Heard>,
-    ) -> Option<Self> {
+    #[doc(hidden)]
+    pub fn new(sink: Option<ProgressSink>, tool: &str, heard: Option<Heard>) -> Option<Self> {
         if sink.is_none() && heard.is_none() {
             return None;
         }
@@ -139,7 +138,8 @@ impl Registration {
     }
 
     /// The token to send as `_meta.progressToken`.
-    pub(crate) fn token(&self) -> &str {
+    #[doc(hidden)]
+    pub fn token(&self) -> &str {
         &self.token
     }
 }
@@ -156,7 +156,8 @@ fn routes() -> std::sync::MutexGuard<'static, HashMap<String, Route>> {
 
 /// The log that the params of a `notifications/message` written while the tool `tool` ran say;
 /// `None` for params that are no log message.
-pub(crate) fn logged(tool: &str, params: Option<&Value>) -> Option<Progress> {
+#[doc(hidden)]
+pub fn logged(tool: &str, params: Option<&Value>) -> Option<Progress> {
     let params = params?.as_object()?;
     let level = params.get("level")?.as_str()?;
     let data = params.get("data")?;
@@ -174,7 +175,8 @@ pub(crate) fn logged(tool: &str, params: Option<&Value>) -> Option<Progress> {
 
 /// Passes on the params of a `notifications/progress` to the call whose token they name; a
 /// token of no call in flight, or params that are not progress, are let go.
-pub(crate) fn deliver(params: Option<&Value>) {
+#[doc(hidden)]
+pub fn deliver(params: Option<&Value>) {
     let Some(params) = params.and_then(Value::as_object) else {
         return;
     };

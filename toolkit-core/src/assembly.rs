@@ -11,7 +11,7 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use toolkit_runtime::{Assembly, Decision, FnSource, FnTool, Member};
+//! use toolkit_core::{Assembly, Decision, FnSource, FnTool, Member};
 //!
 //! #[derive(serde::Deserialize, schemars::JsonSchema)]
 //! struct Nothing {}
@@ -111,7 +111,7 @@ impl Assembly {
     /// [`Assembly::toolkit`].
     ///
     /// ```
-    /// use toolkit_runtime::Assembly;
+    /// use toolkit_core::Assembly;
     /// let assembly = Assembly::new().max_name_length(40);
     /// ```
     #[must_use]
@@ -125,7 +125,7 @@ impl Assembly {
     /// name two tools would share fails [`Assembly::toolkit`] as any clash does.
     ///
     /// ```
-    /// use toolkit_runtime::Assembly;
+    /// use toolkit_core::Assembly;
     /// let assembly = Assembly::new().unprefixed("github");
     /// ```
     #[must_use]

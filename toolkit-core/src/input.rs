@@ -37,7 +37,7 @@ pub const MAX_INPUT_DEPTH: usize = 128;
 ///
 /// ```
 /// use serde_json::json;
-/// use toolkit_runtime::InputCheck;
+/// use toolkit_core::InputCheck;
 ///
 /// let schema = json!({
 ///     "type": "object",
@@ -262,7 +262,8 @@ impl fmt::Display for InvalidInput {
 impl std::error::Error for InvalidInput {}
 
 /// A schema compiled as tools' schemas are: formats and patterns not checked.
-pub(crate) fn compile(schema: &Value) -> Result<Validator, ValidationError<'static>> {
+#[doc(hidden)]
+pub fn compile(schema: &Value) -> Result<Validator, ValidationError<'static>> {
     jsonschema::options()
         .should_validate_formats(false)
         .with_keyword("pattern", |_, _, _| Ok(Box::new(Unchecked)))

@@ -19,7 +19,7 @@ use serde::de::{Error, Unexpected, Visitor};
 ///   or must be `Copy`).
 ///
 /// ```
-/// use toolkit_runtime::codegen::{self as __tk, serde_json};
+/// use toolkit_core::codegen::{self as __tk, serde_json};
 ///
 /// #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 /// pub enum Status {

@@ -19,7 +19,7 @@
 //! ```
 //! use std::collections::HashSet;
 //! use std::sync::{Arc, Mutex};
-//! use toolkit_runtime::{ApprovalRequest, CallContext, Verdict};
+//! use toolkit_core::{ApprovalRequest, CallContext, Verdict};
 //!
 //! // The host's memory of one conversation: the tools its person always allows.
 //! let always: Arc<Mutex<HashSet<String>>> = Arc::default();
@@ -71,7 +71,8 @@ pub struct ApprovalRequest {
 impl ApprovalRequest {
     /// A request about a call of the tool of `definition` (of the source and source's tool
     /// `origin`) with `input`.
-    pub(crate) fn new(
+    #[doc(hidden)]
+    pub fn new(
         definition: ToolDefinition,
         origin: Option<(Arc<str>, Arc<str>)>,
         input: JsonObject,
@@ -136,7 +137,7 @@ impl Verdict {
     /// A decline with the person's reason, for the model to read.
     ///
     /// ```
-    /// use toolkit_runtime::Verdict;
+    /// use toolkit_core::Verdict;
     ///
     /// let verdict = Verdict::decline("Not on the production database.");
     /// assert!(matches!(verdict, Verdict::Decline { reason: Some(_) }));
@@ -148,7 +149,8 @@ impl Verdict {
     }
 
     /// What the model reads of a call this verdict stopped.
-    pub(crate) fn declined(reason: Option<&str>) -> Failure {
+    #[doc(hidden)]
+    pub fn declined(reason: Option<&str>) -> Failure {
         let reason = reason.map(str::trim).filter(|reason| !reason.is_empty());
         let message = match reason {
             Some(reason) => format!(
@@ -166,7 +168,7 @@ impl Verdict {
 /// Any `Fn(ApprovalRequest) -> impl Future<Output = Verdict>` is one:
 ///
 /// ```
-/// use toolkit_runtime::{ApprovalRequest, CallContext, Verdict};
+/// use toolkit_core::{ApprovalRequest, CallContext, Verdict};
 ///
 /// let context = CallContext::new().approver(|request: ApprovalRequest| async move {
 ///     if request.tool_name().ends_with("__delete_repo") {
@@ -199,7 +201,8 @@ impl fmt::Debug for dyn Approver {
 }
 
 /// What the model reads when a call needs approval and nobody can be asked.
-pub(crate) fn nobody_to_ask() -> Failure {
+#[doc(hidden)]
+pub fn nobody_to_ask() -> Failure {
     Failure::new(
         APPROVAL_DECLINED,
         "This tool needs a person's approval, and no one can be asked here. Do not try it again.",

@@ -9,7 +9,7 @@
 //! use std::sync::Arc;
 //! use serde::Deserialize;
 //! use schemars::JsonSchema;
-//! use toolkit_runtime::{FnSource, FnTool, Reason, Toolkit, ToolkitOptions};
+//! use toolkit_core::{FnSource, FnTool, Reason, Toolkit, ToolkitOptions};
 //!
 //! /// Adds two numbers.
 //! #[derive(Deserialize, JsonSchema)]

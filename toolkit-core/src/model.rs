@@ -6,7 +6,7 @@
 //! (its tool's name and its arguments as JSON text) and gives the text to send back.
 //!
 //! ```
-//! # use toolkit_runtime::{model, Toolkit};
+//! # use toolkit_core::{model, Toolkit};
 //! # let toolkit = Toolkit::default();
 //! let request = serde_json::json!({
 //!     "model": "gpt-5",
@@ -86,7 +86,7 @@ impl Toolkit {
     /// person's reason.
     ///
     /// ```
-    /// use toolkit_runtime::{ApprovalRequest, CallContext, Toolkit, Verdict};
+    /// use toolkit_core::{ApprovalRequest, CallContext, Toolkit, Verdict};
     ///
     /// # let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
     /// # runtime.block_on(async {

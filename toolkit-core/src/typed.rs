@@ -20,7 +20,7 @@ use crate::{CallContext, Reason, ToolSource, ToolSourceError};
 ///
 /// ```
 /// use serde::Serialize;
-/// use toolkit_runtime::{FnSource, FnTool, call_typed};
+/// use toolkit_core::{FnSource, FnTool, call_typed};
 ///
 /// #[derive(Serialize, serde::Deserialize, schemars::JsonSchema)]
 /// struct Greet { name: String }
@@ -72,7 +72,7 @@ where
 /// ```
 /// use serde::Serialize;
 /// use serde_json::json;
-/// use toolkit_runtime::{FnSource, FnTool, call_answered};
+/// use toolkit_core::{FnSource, FnTool, call_answered};
 ///
 /// #[derive(Serialize, serde::Deserialize, schemars::JsonSchema)]
 /// struct Find { id: u32 }

@@ -12,10 +12,10 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// as `Absent`:
 ///
 /// ```
-/// use toolkit_runtime::codegen::{Nullable, serde, serde_json};
+/// use toolkit_core::codegen::{Nullable, serde, serde_json};
 ///
 /// #[derive(serde::Serialize, serde::Deserialize)]
-/// #[serde(crate = "toolkit_runtime::codegen::serde")]
+/// #[serde(crate = "toolkit_core::codegen::serde")]
 /// struct UpdateIssue {
 ///     #[serde(default, skip_serializing_if = "Nullable::is_absent")]
 ///     milestone: Nullable<i64>,
@@ -111,12 +111,12 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Nullable<T> {
 /// `deserialize_with`, which this is).
 ///
 /// ```
-/// use toolkit_runtime::codegen::{serde, serde_json};
+/// use toolkit_core::codegen::{serde, serde_json};
 ///
 /// #[derive(Debug, serde::Deserialize)]
-/// #[serde(crate = "toolkit_runtime::codegen::serde")]
+/// #[serde(crate = "toolkit_core::codegen::serde")]
 /// struct Answer {
-///     #[serde(deserialize_with = "toolkit_runtime::codegen::present")]
+///     #[serde(deserialize_with = "toolkit_core::codegen::present")]
 ///     closed_at: Option<String>,
 /// }
 ///

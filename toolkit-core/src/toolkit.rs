@@ -103,7 +103,7 @@ impl Tool {
     /// ```
     /// use std::sync::Arc;
     /// use serde_json::json;
-    /// use toolkit_runtime::{Approval, Tool, ToolDefinition};
+    /// use toolkit_core::{Approval, Tool, ToolDefinition};
     ///
     /// let schema = json!({ "type": "object" }).as_object().cloned().unwrap_or_default();
     /// let definition = ToolDefinition::new("now", schema)?;
@@ -111,7 +111,7 @@ impl Tool {
     ///     Box::pin(async { Ok(json!("2026-11-29")) })
     /// }));
     /// assert_eq!(tool.name(), "now");
-    /// # Ok::<(), toolkit_runtime::DefinitionError>(())
+    /// # Ok::<(), toolkit_core::DefinitionError>(())
     /// ```
     pub fn new(definition: ToolDefinition, approval: Approval, handler: Handler) -> Self {
         Self {
@@ -127,7 +127,8 @@ impl Tool {
     }
 
     /// A tool of the source named `source`, which knows it as `tool`.
-    pub(crate) fn of_source(
+    #[doc(hidden)]
+    pub fn of_source(
         definition: ToolDefinition,
         approval: Approval,
         handler: Handler,
@@ -319,7 +320,8 @@ impl fmt::Debug for Tool {
 }
 
 /// What a panic said, as text.
-pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> &str {
+#[doc(hidden)]
+pub fn panic_message(panic: &(dyn Any + Send)) -> &str {
     panic
         .downcast_ref::<&str>()
         .copied()
@@ -332,7 +334,7 @@ pub(crate) fn panic_message(panic: &(dyn Any + Send)) -> &str {
 /// ```
 /// use std::sync::Arc;
 /// use serde_json::json;
-/// use toolkit_runtime::{Approval, Tool, ToolDefinition, Toolkit};
+/// use toolkit_core::{Approval, Tool, ToolDefinition, Toolkit};
 ///
 /// # tokio_test_block(async {
 /// let schema = json!({
@@ -425,7 +427,8 @@ impl Toolkit {
     }
 
     /// A toolkit of tools already keyed by their distinct names.
-    pub(crate) fn from_named(tools: IndexMap<String, Tool>) -> Self {
+    #[doc(hidden)]
+    pub fn from_named(tools: IndexMap<String, Tool>) -> Self {
         Self { tools }
     }
 
@@ -498,7 +501,7 @@ impl Toolkit {
     /// ```
     /// use std::sync::Arc;
     /// use serde_json::json;
-    /// use toolkit_runtime::{Approval, ApprovalRequest, CallContext, Tool, ToolDefinition, Toolkit, Verdict};
+    /// use toolkit_core::{Approval, ApprovalRequest, CallContext, Tool, ToolDefinition, Toolkit, Verdict};
     ///
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let schema = json!({ "type": "object", "properties": { "path": { "type": "string" } } });
@@ -541,7 +544,8 @@ fn no_tool(name: &str) -> Failure {
 }
 
 /// The handler of a source's tool: calls the source by the name it knows the tool by.
-pub(crate) fn source_handler(source: Arc<dyn ToolSource>, name: &str) -> Handler {
+#[doc(hidden)]
+pub fn source_handler(source: Arc<dyn ToolSource>, name: &str) -> Handler {
     let name: Arc<str> = Arc::from(name);
     Arc::new(move |input, context| {
         let source = Arc::clone(&source);

@@ -5,13 +5,15 @@ pub const ECHO_LIMIT: usize = 200;
 
 /// `text` cut to [`ECHO_LIMIT`] UTF-16 code units, never inside a character, and ended with `…`
 /// when cut: a value the model gave is echoed back in a failure without flooding it.
-pub(crate) fn cut_for_echo(text: &str) -> String {
+#[doc(hidden)]
+pub fn cut_for_echo(text: &str) -> String {
     cut_utf16(text, ECHO_LIMIT)
 }
 
 /// `text` cut to at most `limit` UTF-16 code units (the unit models' APIs count in), at a
 /// character boundary, and ended with `…` when cut.
-pub(crate) fn cut_utf16(text: &str, limit: usize) -> String {
+#[doc(hidden)]
+pub fn cut_utf16(text: &str, limit: usize) -> String {
     let mut units = 0;
     for (index, character) in text.char_indices() {
         units += character.len_utf16();
@@ -26,8 +28,8 @@ pub(crate) fn cut_utf16(text: &str, limit: usize) -> String {
 
 /// How many UTF-16 code units `text` has: its length as JavaScript and models' APIs count it, and
 /// what "characters" means in the limits of code mode.
-#[cfg_attr(not(feature = "code"), allow(dead_code))]
-pub(crate) fn utf16_length(text: &str) -> usize {
+#[doc(hidden)]
+pub fn utf16_length(text: &str) -> usize {
     text.chars().map(char::len_utf16).sum()
 }
 

@@ -13,7 +13,7 @@ impl Toolkit {
     /// The toolkit of the tools for which `keep` says `true`, in their order.
     ///
     /// ```
-    /// # use toolkit_runtime::Toolkit;
+    /// # use toolkit_core::Toolkit;
     /// # let toolkit = Toolkit::default();
     /// let readers = toolkit.restrict(|tool| tool.definition().annotations.hints().read_only);
     /// ```

@@ -13,7 +13,7 @@ use std::sync::Arc;
 /// that serves it (in the manner of `http::Extensions`). Cheap to clone.
 ///
 /// ```
-/// use toolkit_runtime::context::Extensions;
+/// use toolkit_core::context::Extensions;
 ///
 /// #[derive(Debug, PartialEq)]
 /// struct Tenant(&'static str);
