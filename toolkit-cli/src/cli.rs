@@ -170,7 +170,7 @@ pub enum Command {
         #[arg(long, value_enum, default_value_t = serve::LogFormat::Text)]
         log_format: serve::LogFormat,
     },
-    /// Serves one code-mode run as a worker process of `toolkit_runtime::WorkerIsolate` (JSON
+    /// Serves one code-mode run as a worker process of `toolkit_runtime::code::WorkerIsolate` (JSON
     /// lines on standard input and output); not for people.
     #[command(hide = true)]
     QuickjsWorker,
@@ -302,7 +302,7 @@ fn check_catalog(file: &std::path::Path) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match toolkit_runtime::decode_catalog(&text) {
+    match toolkit_runtime::definition::decode_catalog(&text) {
         Ok(definitions) => {
             for definition in &definitions {
                 println!("{}", definition.name());
@@ -323,8 +323,8 @@ fn quickjs_worker() -> ExitCode {
         .enable_all()
         .build();
     let served = runtime.map(|runtime| {
-        runtime.block_on(toolkit_runtime::serve_worker(
-            toolkit_runtime::QuickJsOptions::default(),
+        runtime.block_on(toolkit_runtime::code::serve_worker(
+            toolkit_runtime::code::QuickJsOptions::default(),
         ))
     });
     match served {

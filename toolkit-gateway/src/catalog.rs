@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use toolkit_runtime::{ToolDefinition, ToolSource, decode_catalog};
+use toolkit_runtime::{ToolDefinition, ToolSource, definition::decode_catalog};
 
 /// The definitions of each source, by the source's name.
 #[derive(Clone, Debug, Default, PartialEq)]

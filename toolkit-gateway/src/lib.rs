@@ -16,8 +16,8 @@ use std::time::Duration;
 
 use toolkit_runtime::mcp::ToolsChanged;
 use toolkit_runtime::{
-    Assembly, CodeMode, CodeModeOptions, Member, QuickJs, SearchOptions, ToolSearch, ToolSource,
-    Toolkit,
+    Assembly, Member, ToolSource, Toolkit, code::CodeMode, code::CodeModeOptions, code::QuickJs,
+    search::SearchOptions, search::ToolSearch,
 };
 
 use self::catalog::{Catalog, RefreshFailure};
@@ -39,7 +39,7 @@ pub struct Gateway {
     changes: Arc<Mutex<Vec<ToolsChanged>>>,
     /// The model searches rank by meaning with (`serve.search_model`), loaded once.
     #[cfg(feature = "search-embeddings")]
-    meaning: Option<toolkit_runtime::MeaningModel>,
+    meaning: Option<toolkit_runtime::search::MeaningModel>,
 }
 
 /// Whether the gateway is ready to serve, as `/readyz` says: its catalog loaded (the start's
@@ -133,7 +133,7 @@ impl Gateway {
         let catalog = Catalog::load(&config.catalog.file).map_err(|problem| problems.push(problem));
         #[cfg(feature = "search-embeddings")]
         let meaning = config.serve.search_model.as_ref().and_then(|model| {
-            toolkit_runtime::MeaningModel::load(model)
+            toolkit_runtime::search::MeaningModel::load(model)
                 .map_err(|error| {
                     problems.push(format!("serve.search_model {}: {error}", model.display()));
                 })

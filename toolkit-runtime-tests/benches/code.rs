@@ -11,7 +11,8 @@ use std::time::{Duration, Instant};
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
 use toolkit_runtime::{
-    CodeRuntime, PoolOptions, QuickJs, RunLimits, ToolCall, WorkerIsolate, WorkerPool,
+    code::CodeRuntime, code::PoolOptions, code::QuickJs, code::RunLimits, code::ToolCall,
+    code::WorkerIsolate, code::WorkerPool,
 };
 
 fn limits() -> RunLimits {

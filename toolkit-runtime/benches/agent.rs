@@ -15,7 +15,8 @@ use std::time::{Duration, Instant};
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use serde_json::{Value, json};
 use toolkit_runtime::{
-    ApprovalRequest, CallContext, ToolDefinition, Toolkit, ToolkitOptions, Verdict,
+    CallContext, ToolDefinition, Toolkit, ToolkitOptions, approval::ApprovalRequest,
+    approval::Verdict,
 };
 
 #[path = "support/issue.rs"]

@@ -72,7 +72,7 @@ fn assembly_of_ten_thousand(c: &mut Criterion) {
 fn check_compile(c: &mut Criterion) {
     let schema = ten_property_schema();
     c.bench_function("input_check_compile_10_properties", |b| {
-        b.iter(|| toolkit_runtime::InputCheck::new(black_box(&schema)))
+        b.iter(|| toolkit_runtime::input::InputCheck::new(black_box(&schema)))
     });
 }
 

@@ -12,7 +12,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use toolkit_runtime::{SearchIndex, ToolDefinition};
+use toolkit_runtime::{ToolDefinition, search::SearchIndex};
 
 const VERBS: [&str; 10] = [
     "create", "list", "get", "update", "delete", "search", "send", "sync", "archive", "export",
@@ -87,8 +87,9 @@ fn hybrid(c: &mut Criterion) {
     use std::sync::Arc;
     let directory =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/peers/all-minilm-l6-v2");
-    let embedder =
-        Arc::new(toolkit_runtime::Embedder::load(directory).expect("scripts/install-test-peers"));
+    let embedder = Arc::new(
+        toolkit_runtime::search::Embedder::load(directory).expect("scripts/install-test-peers"),
+    );
     let query = "create an invoice for a customer";
     c.bench_function("embed_query", |b| {
         b.iter(|| embedder.embed(black_box(query)))
@@ -108,8 +109,8 @@ fn hybrid(c: &mut Criterion) {
     let kept = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../target/peers/all-minilm-l6-v2.static.safetensors");
     let distilled = Arc::new(
-        toolkit_runtime::StaticEmbedder::load(&kept)
-            .or_else(|_| toolkit_runtime::StaticEmbedder::distill(&embedder))
+        toolkit_runtime::search::StaticEmbedder::load(&kept)
+            .or_else(|_| toolkit_runtime::search::StaticEmbedder::distill(&embedder))
             .expect("the model distils"),
     );
     c.bench_function("embed_query_static", |b| {

@@ -11,8 +11,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use toolkit_runtime::{
-    Annotations, ApprovalRequest, Assembly, CallContext, Decision, FnSource, FnTool, Member,
-    Reason, ToolDefinition, Verdict, model,
+    Assembly, CallContext, Decision, FnSource, FnTool, Member, Reason, ToolDefinition,
+    approval::ApprovalRequest, approval::Verdict, definition::Annotations, model,
 };
 
 /// Lists the notes, optionally only those that mention a word.

@@ -17,8 +17,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use toolkit_runtime::{
-    Annotations, ApprovalRequest, Assembly, CallContext, Decision, FnSource, FnTool, Member,
-    Reason, ToolDefinition, Verdict,
+    Assembly, CallContext, Decision, FnSource, FnTool, Member, Reason, ToolDefinition,
+    approval::ApprovalRequest, approval::Verdict, definition::Annotations,
 };
 
 /// Lists the notes.

@@ -27,7 +27,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use toolkit_runtime::{JsonObject, Ranking, SearchIndex, ToolDefinition};
+use toolkit_runtime::{JsonObject, ToolDefinition, search::Ranking, search::SearchIndex};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let directory = std::env::args()
@@ -83,7 +83,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .unwrap_or_else(|| {
                 PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/peers/all-minilm-l6-v2")
             });
-        let embedder = std::sync::Arc::new(toolkit_runtime::Embedder::load(&directory)?);
+        let embedder = std::sync::Arc::new(toolkit_runtime::search::Embedder::load(&directory)?);
         let started = Instant::now();
         let hybrid = SearchIndex::hybrid(&definitions, std::sync::Arc::clone(&embedder))?;
         println!(
@@ -105,11 +105,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         }
         // Static vectors distilled from the same model, kept in a file between runs.
         let distilled = directory.with_extension("static.safetensors");
-        let distilled = match toolkit_runtime::StaticEmbedder::load(&distilled) {
+        let distilled = match toolkit_runtime::search::StaticEmbedder::load(&distilled) {
             Ok(model) => model,
             Err(_) => {
                 let started = Instant::now();
-                let model = toolkit_runtime::StaticEmbedder::distill(&embedder)?;
+                let model = toolkit_runtime::search::StaticEmbedder::distill(&embedder)?;
                 model.save(&distilled)?;
                 println!(
                     "static vectors distilled in {:.1} s into {}",

@@ -14,8 +14,8 @@ use serde_json::json;
 use toolkit_runtime::http::HttpSource;
 use toolkit_runtime::openapi::{ReadOptions, decode_document, read_operations};
 use toolkit_runtime::{
-    Assembly, CodeMode, CodeModeOptions, Decision, Declarations, Member, QuickJs, SearchOptions,
-    ToolSearch, Toolkit, model,
+    Assembly, Decision, Member, Toolkit, code::CodeMode, code::CodeModeOptions, code::Declarations,
+    code::QuickJs, model, search::SearchOptions, search::ToolSearch,
 };
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -3,15 +3,15 @@
 #![deny(missing_docs)]
 
 // The core's modules, at the paths they had when they lived here (`crate::definition::…`).
-use toolkit_core::{
-    approval, assembly, definition, error, functions, input, progress, source, text, toolkit, typed,
+pub use toolkit_core::{
+    approval, assembly, context, definition, functions, input, model, naming, progress, text,
+    toolkit, typed,
 };
-pub use toolkit_core::{context, model, naming};
 
 #[cfg(feature = "auth")]
 pub mod auth;
 #[cfg(feature = "code")]
-mod code;
+pub mod code;
 pub mod codegen;
 #[cfg(feature = "conformance")]
 pub mod conformance;
@@ -23,42 +23,40 @@ pub mod mcp;
 pub mod openapi;
 #[cfg(feature = "rig")]
 pub mod rig;
-mod search;
+pub mod search;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod telemetry;
 
-pub use approval::{APPROVAL_DECLINED, ApprovalRequest, Approver, MAX_REASON_LENGTH, Verdict};
-pub use assembly::{Assembly, AssemblyError, Clash, Decision, Member, NameClash, QualifiedName};
+// The root: what a host's first toolkit and a source's author need. Everything else lives in
+// its module (`approval::`, `search::`, `code::`, `definition::`, …).
+pub use toolkit_core::{
+    Assembly, BoxFuture, CallContext, Decision, Failure, FnSource, FnTool, JsonObject, Member,
+    Reason, Tool, ToolDefinition, ToolSource, ToolSourceError, Toolkit, ToolkitOptions,
+};
+
+// The rest of the core's and the presentations' names, in reach of this crate's own files as
+// `crate::Name` (they were root names once); not public from here.
 #[cfg(feature = "code")]
-pub use code::{
+#[allow(unused_imports)]
+use code::{
     CodeFailure, CodeMode, CodeModeOptions, CodeRuntime, Declarations, EVERY_DECLARATION_LIMIT,
     PoolOptions, QuickJs, QuickJsOptions, RunLimits, RunOutput, ToolCall, WorkerInput,
     WorkerIsolate, WorkerOutput, WorkerPool, declare_tools, serve_worker, serve_worker_on,
     worker_stdio,
 };
-pub use context::CallContext;
-pub use definition::{
-    Annotations, CatalogError, DefinitionError, Hints, JsonObject, ToolDefinition, decode_catalog,
-    encode_catalog,
-};
-pub use error::{Failure, Reason, ToolSourceError};
-pub use functions::{FnSource, FnSourceBuilder, FnSourceError, FnTool};
-pub use input::{InputCheck, InvalidInput, MAX_INPUT_DEPTH};
-pub use progress::Progress;
-pub use search::{
+#[allow(unused_imports)]
+use search::{
     CONFIDENT_MARGIN, Found, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, Ranking, SearchIndex,
     SearchOptions, ToolSearch,
 };
 #[cfg(feature = "search-embeddings")]
-pub use search::{
+#[allow(unused_imports)]
+use search::{
     Embedder, EmbedderError, MAX_EMBEDDED_TOKENS, MAX_KEPT_VECTORS, MeaningModel, StaticEmbedder,
 };
-pub use source::ToolSource;
-pub use text::ECHO_LIMIT;
-pub use toolkit::{Approval, DuplicateName, Handler, Tool, Toolkit, ToolkitOptions};
-pub use toolkit_core::BoxFuture;
-pub use typed::{call_answered, call_typed};
+#[allow(unused_imports)]
+use toolkit_core::*;
 
 /// The README's examples, compiled and run as doc tests (with the features they use).
 #[doc = include_str!("../../README.md")]

@@ -12,7 +12,7 @@
 //! ```
 //! use std::sync::Arc;
 //! use serde_json::json;
-//! use toolkit_runtime::{ApprovalRequest, CallContext, Tool, ToolDefinition, Toolkit, Verdict, Approval};
+//! use toolkit_runtime::{approval::ApprovalRequest, CallContext, Tool, ToolDefinition, Toolkit, approval::Verdict, toolkit::Approval};
 //!
 //! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 //! let schema = json!({ "type": "object", "properties": { "city": { "type": "string" } }, "required": ["city"] });

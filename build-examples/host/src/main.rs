@@ -18,7 +18,8 @@ use serde_json::{Value, json};
 use toolkit_runtime::mcp::Mcp;
 use toolkit_runtime::naming::{DEFAULT_MAX_NAME_LENGTH, tool_name};
 use toolkit_runtime::{
-    ApprovalRequest, Assembly, CallContext, Decision, Member, ToolDefinition, ToolSource, Verdict,
+    Assembly, CallContext, Decision, Member, ToolDefinition, ToolSource, approval::ApprovalRequest,
+    approval::Verdict,
 };
 use typed_tools::petstore::{ListPetsInput, Petstore, ShowPetByIdInput};
 use typed_tools::tasks::{AddTaskInput, ListTasksInput, ListTasksInputStatus, Tasks};

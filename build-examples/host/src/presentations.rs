@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use toolkit_runtime::mcp::Mcp;
 use toolkit_runtime::serve::{McpServer, bind_loopback};
 use toolkit_runtime::{
-    CallContext, CodeMode, CodeModeOptions, Progress, QuickJs, SearchOptions, ToolDefinition,
-    ToolSearch, ToolSource, Toolkit,
+    CallContext, ToolDefinition, ToolSource, Toolkit, code::CodeMode, code::CodeModeOptions,
+    code::QuickJs, progress::Progress, search::SearchOptions, search::ToolSearch,
 };
 
 type Outcome = Result<(), Box<dyn std::error::Error>>;

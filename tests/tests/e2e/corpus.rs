@@ -8,8 +8,9 @@ use std::sync::Arc;
 use serde_json::Value;
 use toolkit_runtime::naming::tool_name;
 use toolkit_runtime::{
-    Assembly, AssemblyError, BoxFuture, Decision, InputCheck, JsonObject, Member, Reason,
-    ToolDefinition, ToolSource, ToolSourceError, decode_catalog, encode_catalog,
+    Assembly, BoxFuture, Decision, JsonObject, Member, Reason, ToolDefinition, ToolSource,
+    ToolSourceError, assembly::AssemblyError, definition::decode_catalog,
+    definition::encode_catalog, input::InputCheck,
 };
 
 fn corpus() -> Vec<(String, Vec<ToolDefinition>)> {

@@ -6,8 +6,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use toolkit_runtime::{
-    ApprovalRequest, Assembly, CallContext, Decision, FnSource, FnTool, Member, ToolSource,
-    Verdict, decode_catalog, encode_catalog,
+    Assembly, CallContext, Decision, FnSource, FnTool, Member, ToolSource,
+    approval::ApprovalRequest, approval::Verdict, definition::decode_catalog,
+    definition::encode_catalog,
 };
 
 /// Looks a word up.

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
-use toolkit_runtime::{CodeMode, CodeModeOptions, QuickJs, ToolSource, Toolkit, ToolkitOptions};
+use toolkit_runtime::{
+    ToolSource, Toolkit, ToolkitOptions, code::CodeMode, code::CodeModeOptions, code::QuickJs,
+};
 
 use super::login::OAuthArgs;
 use super::mcp::McpServer;

@@ -11,8 +11,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolkit_runtime::{
-    BoxFuture, JsonObject, Reason, SearchOptions, ToolDefinition, ToolSearch, ToolSource,
-    ToolSourceError, Toolkit, ToolkitOptions, decode_catalog,
+    BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError, Toolkit,
+    ToolkitOptions, definition::decode_catalog, search::SearchOptions, search::ToolSearch,
 };
 
 /// What to search for: one query, or a file of them.
@@ -122,7 +122,7 @@ pub fn search(
 /// is not UTF-8, also named on `err` by its line number, so that the Nth answer is always the
 /// Nth query's. Returns whether every line was answered with a result.
 ///
-/// [`MAX_QUERY_CHARS`]: toolkit_runtime::MAX_QUERY_CHARS
+/// [`MAX_QUERY_CHARS`]: toolkit_runtime::search::MAX_QUERY_CHARS
 fn batch(
     mut lines: impl BufRead,
     search_one: impl Fn(&str) -> Result<Value, String>,
@@ -166,10 +166,10 @@ fn batch(
 }
 
 /// Distills `model`'s static token vectors into `output` (see
-/// [`StaticEmbedder::distill`](toolkit_runtime::StaticEmbedder::distill)).
+/// [`StaticEmbedder::distill`](toolkit_runtime::search::StaticEmbedder::distill)).
 #[cfg(feature = "search-embeddings")]
 pub fn distill(model: &Path, output: &Path) -> ExitCode {
-    use toolkit_runtime::{Embedder, StaticEmbedder};
+    use toolkit_runtime::{search::Embedder, search::StaticEmbedder};
     let distilled = Embedder::load(model)
         .and_then(|model| StaticEmbedder::distill(&model))
         .and_then(|distilled| distilled.save(output).map(|()| distilled));

@@ -5,7 +5,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use toolkit_runtime::{
-    CodeMode, CodeModeOptions, FnSource, FnTool, Reason, Toolkit, ToolkitOptions, WorkerIsolate,
+    FnSource, FnTool, Reason, Toolkit, ToolkitOptions, code::CodeMode, code::CodeModeOptions,
+    code::WorkerIsolate,
 };
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]

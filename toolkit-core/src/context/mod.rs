@@ -157,11 +157,13 @@ impl CallContext {
         self
     }
 
+    /// Who approves the calls of this context, if anyone.
     #[doc(hidden)]
-
     pub fn approver_ref(&self) -> Option<&Arc<dyn Approver>> {
         self.approver.as_ref()
     }
+
+    /// Where the progress of this context's calls goes, if anywhere.
     #[doc(hidden)]
     pub fn progress_sink(&self) -> Option<&ProgressSink> {
         self.progress.as_ref()

@@ -2,7 +2,7 @@
 //! that exist, parameter descriptions, a schema the runtime can compile, and `x-mcp-header` marks.
 
 use serde_json::{Map, Value};
-use toolkit_runtime::InputCheck;
+use toolkit_runtime::input::InputCheck;
 use toolkit_runtime::mcp::mark_problems;
 
 use super::pointer::{in_input, join};

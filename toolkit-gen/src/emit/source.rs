@@ -3,7 +3,7 @@
 //! `mcp::SnapshotSource` of the snapshot's tools), with one typed method per tool.
 //!
 //! Everything a tool does is the runtime's: the operations or definitions are embedded as one JSON
-//! constant, and each typed method is one call of `toolkit_runtime::call_typed`.
+//! constant, and each typed method is one call of `toolkit_runtime::typed::call_typed`.
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;

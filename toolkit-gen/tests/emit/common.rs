@@ -23,7 +23,7 @@ pub fn corpus(path: &str) -> PathBuf {
 /// The fixture tools that exercise every schema form.
 pub fn forms() -> Vec<ToolDefinition> {
     let text = std::fs::read_to_string(here("fixtures/forms.json")).unwrap();
-    toolkit_runtime::decode_catalog(&text).unwrap()
+    toolkit_runtime::definition::decode_catalog(&text).unwrap()
 }
 
 /// The fixture tools with each one's input schema as its `outputSchema` (and no input): every

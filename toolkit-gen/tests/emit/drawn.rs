@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 use proptest::strategy::Union;
 use serde_json::{Map, Value};
-use toolkit_runtime::InputCheck;
+use toolkit_runtime::input::InputCheck;
 
 use crate::common::forms;
 

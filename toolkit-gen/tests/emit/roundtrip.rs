@@ -3,7 +3,7 @@
 //! is refused by serde.
 
 use serde_json::{Value, json};
-use toolkit_runtime::InputCheck;
+use toolkit_runtime::input::InputCheck;
 
 use crate::common::forms;
 

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolkit_runtime::{
-    APPROVAL_DECLINED, ApprovalRequest, CallContext, MAX_REASON_LENGTH, SearchOptions, ToolSearch,
-    Toolkit, ToolkitOptions, Verdict,
+    CallContext, Toolkit, ToolkitOptions, approval::APPROVAL_DECLINED, approval::ApprovalRequest,
+    approval::MAX_REASON_LENGTH, approval::Verdict, search::SearchOptions, search::ToolSearch,
 };
 
 use crate::support::{Scripted, definition, object};

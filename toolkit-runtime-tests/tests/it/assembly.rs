@@ -5,7 +5,9 @@ use std::sync::Arc;
 use proptest::prelude::*;
 use serde_json::json;
 use toolkit_runtime::naming::tool_name;
-use toolkit_runtime::{Assembly, AssemblyError, Decision, Member, QualifiedName};
+use toolkit_runtime::{
+    Assembly, Decision, Member, assembly::AssemblyError, assembly::QualifiedName,
+};
 
 use crate::support::{Scripted, any_object, definition};
 

@@ -9,8 +9,8 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use toolkit_runtime::{
-    CodeMode, CodeModeOptions, Failure, FnSource, FnTool, QuickJs, Toolkit, ToolkitOptions,
-    declare_tools,
+    Failure, FnSource, FnTool, Toolkit, ToolkitOptions, code::CodeMode, code::CodeModeOptions,
+    code::QuickJs, code::declare_tools,
 };
 
 use crate::support::{Scripted, definition};

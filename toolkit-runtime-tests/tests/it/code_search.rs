@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use toolkit_runtime::http::HttpSource;
 use toolkit_runtime::openapi::{ReadOptions, decode_document, read_operations};
 use toolkit_runtime::{
-    Assembly, CodeMode, CodeModeOptions, Decision, Declarations, EVERY_DECLARATION_LIMIT, Member,
-    QuickJs, Toolkit, ToolkitOptions,
+    Assembly, Decision, Member, Toolkit, ToolkitOptions, code::CodeMode, code::CodeModeOptions,
+    code::Declarations, code::EVERY_DECLARATION_LIMIT, code::QuickJs,
 };
 
 use crate::openapi_corpus::github_description;
@@ -70,7 +70,7 @@ fn a_small_toolkit_is_declared_whole_and_a_large_one_is_searched() {
     assert!(description.unwrap().contains("record_4(input: {"));
 
     let large = many(400, &[]);
-    let every = toolkit_runtime::declare_tools(large.tools());
+    let every = toolkit_runtime::code::declare_tools(large.tools());
     assert!(every.chars().count() > EVERY_DECLARATION_LIMIT);
     let searched = code_mode(&large, Declarations::Auto);
     assert_eq!(names(&searched), ["execute", "search_tools"]);

@@ -1,7 +1,9 @@
 //! Definitions as catalog data (seed 003 and the `tool-definition` tests of seed 000).
 
 use serde_json::{Value, json};
-use toolkit_runtime::{Annotations, ToolDefinition, decode_catalog, encode_catalog};
+use toolkit_runtime::{
+    ToolDefinition, definition::Annotations, definition::decode_catalog, definition::encode_catalog,
+};
 
 use crate::support::{definition, object};
 

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use toolkit_runtime::{
-    Assembly, Decision, FnSource, FnSourceError, FnTool, Member, Reason, ToolSource,
+    Assembly, Decision, FnSource, FnTool, Member, Reason, ToolSource, functions::FnSourceError,
 };
 
 /// Orders a pizza.

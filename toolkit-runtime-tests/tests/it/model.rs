@@ -3,7 +3,9 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolkit_runtime::{ApprovalRequest, CallContext, Toolkit, ToolkitOptions, Verdict, model};
+use toolkit_runtime::{
+    CallContext, Toolkit, ToolkitOptions, approval::ApprovalRequest, approval::Verdict, model,
+};
 
 use crate::support::{Scripted, definition};
 

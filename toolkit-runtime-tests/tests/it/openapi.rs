@@ -292,7 +292,7 @@ fn schemas_stand_alone_with_defs_and_3_0_made_as_3_1() {
         json!({"type": ["string", "null"], "enum": ["green", "red", null]})
     );
     // It compiles, and a null the API accepts passes.
-    let check = toolkit_runtime::InputCheck::new(schema.as_object().unwrap());
+    let check = toolkit_runtime::input::InputCheck::new(schema.as_object().unwrap());
     assert!(check.is_complete());
     assert!(check.check(&json!({"height": null, "body": {"name": null, "leaf": null, "children": [{"name": "x"}]}})).is_ok());
     assert!(
@@ -337,7 +337,7 @@ fn read_only_properties_are_no_input_and_write_only_ones_no_answer() {
     assert_eq!(user["required"], json!(["name", "password"]));
     let properties: Vec<&String> = user["properties"].as_object().unwrap().keys().collect();
     assert_eq!(properties, ["name", "password"]);
-    let check = toolkit_runtime::InputCheck::new(input);
+    let check = toolkit_runtime::input::InputCheck::new(input);
     assert!(
         check
             .check(&json!({"body": {"name": "a", "password": "p"}}))

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use toolkit_runtime::InputCheck;
+use toolkit_runtime::input::InputCheck;
 use toolkit_runtime::openapi::{ReadOperations, ReadOptions, decode_document, read_operations};
 
 const METHODS: &[&str] = &[

@@ -4,7 +4,8 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::json;
 use toolkit_runtime::{
-    CallContext, CodeMode, CodeModeOptions, Progress, QuickJs, Toolkit, ToolkitOptions,
+    CallContext, Toolkit, ToolkitOptions, code::CodeMode, code::CodeModeOptions, code::QuickJs,
+    progress::Progress,
 };
 
 use crate::spans::{Spans, assert_nothing_secret, capturing};

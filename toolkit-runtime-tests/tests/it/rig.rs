@@ -8,7 +8,8 @@ use rig_core::message::{Message, ToolResultContent, UserContent};
 use rig_core::test_utils::{MockCompletionModel, MockTurn};
 use serde_json::{Value, json};
 use toolkit_runtime::{
-    ApprovalRequest, CallContext, SearchOptions, ToolSearch, Toolkit, ToolkitOptions, Verdict,
+    CallContext, Toolkit, ToolkitOptions, approval::ApprovalRequest, approval::Verdict,
+    search::SearchOptions, search::ToolSearch,
 };
 
 use crate::support::{Scripted, definition, object};

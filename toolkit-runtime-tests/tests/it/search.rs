@@ -4,8 +4,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use toolkit_runtime::{
-    ApprovalRequest, Assembly, CallContext, Decision, MAX_QUERY_CHARS, Member, Ranking,
-    SearchIndex, SearchOptions, ToolSearch, Toolkit, ToolkitOptions, Verdict, model,
+    Assembly, CallContext, Decision, Member, Toolkit, ToolkitOptions, approval::ApprovalRequest,
+    approval::Verdict, model, search::MAX_QUERY_CHARS, search::Ranking, search::SearchIndex,
+    search::SearchOptions, search::ToolSearch,
 };
 
 use crate::support::{Scripted, definition, object};

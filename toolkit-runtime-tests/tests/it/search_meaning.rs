@@ -6,8 +6,9 @@ use std::sync::{Arc, OnceLock};
 
 use serde_json::json;
 use toolkit_runtime::{
-    Embedder, MAX_EMBEDDED_TOKENS, MeaningModel, SearchIndex, SearchOptions, StaticEmbedder,
-    ToolDefinition, ToolSearch, Toolkit, ToolkitOptions,
+    ToolDefinition, Toolkit, ToolkitOptions, search::Embedder, search::MAX_EMBEDDED_TOKENS,
+    search::MeaningModel, search::SearchIndex, search::SearchOptions, search::StaticEmbedder,
+    search::ToolSearch,
 };
 
 use crate::support::{Scripted, definition};
@@ -171,7 +172,9 @@ async fn tool_search_ranks_by_meaning_with_either_model_in_its_options() {
 #[cfg(feature = "code")]
 #[tokio::test]
 async fn code_mode_search_tools_ranks_by_meaning_with_a_model_in_its_options() {
-    use toolkit_runtime::{CodeMode, CodeModeOptions, Declarations, QuickJs};
+    use toolkit_runtime::{
+        code::CodeMode, code::CodeModeOptions, code::Declarations, code::QuickJs,
+    };
 
     let presented = presented();
     let search = |meaning: Option<MeaningModel>| {

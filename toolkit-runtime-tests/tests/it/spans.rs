@@ -11,7 +11,8 @@ use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::{Layer, Registry};
 
 use toolkit_runtime::{
-    ApprovalRequest, Assembly, CallContext, Decision, Member, ToolDefinition, Verdict,
+    Assembly, CallContext, Decision, Member, ToolDefinition, approval::ApprovalRequest,
+    approval::Verdict,
 };
 
 use crate::support::{ADDRESS, Scripted, definition};
@@ -214,9 +215,9 @@ fn a_search_s_tool_call_holds_the_span_of_the_tool_it_reaches() {
     capturing(&spans, async {
         let source = Scripted::new("s");
         let toolkit = assembled(&source);
-        let search = toolkit_runtime::ToolSearch::toolkit(
+        let search = toolkit_runtime::search::ToolSearch::toolkit(
             &toolkit,
-            &toolkit_runtime::SearchOptions::default(),
+            &toolkit_runtime::search::SearchOptions::default(),
         );
         let called = search
             .call_with(

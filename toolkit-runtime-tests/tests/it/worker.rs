@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
 use toolkit_runtime::{
-    CodeFailure, CodeMode, CodeModeOptions, CodeRuntime, FnSource, FnTool, PoolOptions, RunLimits,
-    RunOutput, ToolCall, Toolkit, ToolkitOptions, WorkerIsolate, WorkerPool,
+    FnSource, FnTool, Toolkit, ToolkitOptions, code::CodeFailure, code::CodeMode,
+    code::CodeModeOptions, code::CodeRuntime, code::PoolOptions, code::RunLimits, code::RunOutput,
+    code::ToolCall, code::WorkerIsolate, code::WorkerPool,
 };
 
 const WORKER: &str = env!("CARGO_BIN_EXE_toolkit-code-worker");

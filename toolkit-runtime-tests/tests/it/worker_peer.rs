@@ -82,7 +82,7 @@ impl<W: AsyncWrite + Unpin> AsyncWrite for CrashOnceStarted<W> {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
-    let (input, output) = toolkit_runtime::worker_stdio();
+    let (input, output) = toolkit_runtime::code::worker_stdio();
     let seen = Arc::new(AtomicBool::new(false));
     let input = WatchForMarker {
         inner: input,
@@ -94,9 +94,12 @@ async fn main() -> ExitCode {
         seen,
         started: false,
     };
-    let served =
-        toolkit_runtime::serve_worker_on(toolkit_runtime::QuickJsOptions::default(), input, output)
-            .await;
+    let served = toolkit_runtime::code::serve_worker_on(
+        toolkit_runtime::code::QuickJsOptions::default(),
+        input,
+        output,
+    )
+    .await;
     match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {

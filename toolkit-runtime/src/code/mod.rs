@@ -30,7 +30,7 @@
 //! # runtime.block_on(async {
 //! use std::sync::Arc;
 //! use serde_json::json;
-//! use toolkit_runtime::{CodeMode, CodeModeOptions, QuickJs, Toolkit};
+//! use toolkit_runtime::{code::CodeMode, code::CodeModeOptions, code::QuickJs, Toolkit};
 //!
 //! let presented = Toolkit::default(); // an assembled toolkit
 //! let toolkit = CodeMode::toolkit(&presented, Arc::new(QuickJs::default()), &CodeModeOptions::default());
@@ -45,11 +45,6 @@
 mod carried;
 mod declarations;
 mod discovery;
-mod pool;
-mod quickjs;
-mod runtime;
-mod serve_worker;
-mod worker;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -58,11 +53,11 @@ use serde_json::{Value, json};
 
 pub use declarations::declare_tools;
 pub use discovery::{Declarations, EVERY_DECLARATION_LIMIT};
-pub use pool::{PoolOptions, WorkerPool};
-pub use quickjs::{QuickJs, QuickJsOptions};
-pub use runtime::{CodeFailure, CodeRuntime, RunLimits, RunOutput, ToolCall};
-pub use serve_worker::{WorkerInput, WorkerOutput, serve_worker, serve_worker_on, worker_stdio};
-pub use worker::WorkerIsolate;
+pub use toolkit_code::{
+    CodeFailure, CodeRuntime, PoolOptions, QuickJs, QuickJsOptions, RunLimits, RunOutput, ToolCall,
+    WorkerInput, WorkerIsolate, WorkerOutput, WorkerPool, serve_worker, serve_worker_on,
+    worker_stdio,
+};
 
 use tracing::Instrument as _;
 
@@ -78,7 +73,7 @@ const MAX_FAILURE_TEXT: usize = 2_000;
 ///
 /// ```
 /// use std::time::Duration;
-/// use toolkit_runtime::{CodeModeOptions, Declarations};
+/// use toolkit_runtime::{code::CodeModeOptions, code::Declarations};
 ///
 /// let options = CodeModeOptions::default()
 ///     .timeout(Duration::from_secs(10))
@@ -250,6 +245,8 @@ async fn execute(
             Err(CodeFailure::Error { .. }) => Some("CodeError"),
             Err(CodeFailure::Timeout { .. }) => Some("Timeout"),
             Err(CodeFailure::ResultTooLarge { .. }) => Some("ResultTooLarge"),
+            // A kind of failure a later isolate crate adds.
+            Err(_) => Some("CodeError"),
         },
     );
     match outcome {
@@ -282,6 +279,11 @@ async fn execute(
         Err(CodeFailure::ResultTooLarge { length, .. }) => {
             Err(too_large(length, options.max_result_length))
         }
+        Err(other) => Err(Failure::new(
+            "CodeError",
+            format!("The code could not run: {other}"),
+            false,
+        )),
     }
 }
 

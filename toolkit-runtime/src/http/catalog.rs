@@ -96,7 +96,7 @@ impl std::error::Error for OperationsError {
 /// });
 /// let operation = |name: &str| {
 ///     let definition = ToolDefinition::new(name, schema.as_object().cloned().unwrap_or_default())?;
-///     Ok::<_, toolkit_runtime::DefinitionError>(Operation::new(definition, RequestTemplate::new("POST", "/pets")))
+///     Ok::<_, toolkit_runtime::definition::DefinitionError>(Operation::new(definition, RequestTemplate::new("POST", "/pets")))
 /// };
 /// let operations = vec![operation("add_pet")?, operation("update_pet")?];
 /// let text = encode_operations(&operations);
@@ -127,7 +127,7 @@ pub fn encode_operations(operations: &[Operation]) -> String {
 /// let operation = |defs: serde_json::Value| {
 ///     let schema = json!({ "properties": { "pet": { "$ref": "#/$defs/Pet" } }, "$defs": defs });
 ///     let definition = ToolDefinition::new("add_pet", schema.as_object().cloned().unwrap_or_default())?;
-///     Ok::<_, toolkit_runtime::DefinitionError>(vec![Operation::new(definition, RequestTemplate::new("POST", "/pets"))])
+///     Ok::<_, toolkit_runtime::definition::DefinitionError>(vec![Operation::new(definition, RequestTemplate::new("POST", "/pets"))])
 /// };
 /// let defs = json!({ "Pet": pet }).as_object().cloned().unwrap_or_default();
 /// assert_eq!(

@@ -29,7 +29,7 @@ use crate::{
 /// let mcp = Mcp::stdio("tasks", StdioCommand::new("tasks-server"));
 /// let tasks = SnapshotSource::new(mcp, tools)?;
 /// assert_eq!(tasks.definitions()[0].name(), "list_tasks");
-/// # Ok::<(), toolkit_runtime::CatalogError>(())
+/// # Ok::<(), toolkit_runtime::definition::CatalogError>(())
 /// ```
 #[derive(Debug)]
 pub struct SnapshotSource {
@@ -158,7 +158,7 @@ impl SnapshotDrift {
     /// assert_eq!(drift.removed, ["old"]);
     /// assert_eq!(drift.changed[0].aspects, [Aspect::InputSchema]);
     /// assert!(!drift.is_empty());
-    /// # Ok::<(), toolkit_runtime::DefinitionError>(())
+    /// # Ok::<(), toolkit_runtime::definition::DefinitionError>(())
     /// ```
     pub fn between(snapshot: &[ToolDefinition], live: &[ToolDefinition]) -> Self {
         let find = |tools: &'_ [ToolDefinition], name: &str| -> Option<usize> {

@@ -69,14 +69,14 @@ impl From<candle_core::Error> for EmbedderError {
 /// that mean the same.
 ///
 /// ```no_run
-/// use toolkit_runtime::Embedder;
+/// use toolkit_runtime::search::Embedder;
 ///
 /// let model = Embedder::load("target/peers/all-minilm-l6-v2")?;
 /// let a = model.embed("What will the weather be tomorrow?")?;
 /// let b = model.embed("forecast for the next day")?;
 /// let similarity: f32 = a.iter().zip(&b).map(|(x, y)| x * y).sum();
 /// assert!(similarity > 0.5);
-/// # Ok::<(), toolkit_runtime::EmbedderError>(())
+/// # Ok::<(), toolkit_runtime::search::EmbedderError>(())
 /// ```
 pub struct Embedder {
     model: BertModel,

@@ -108,7 +108,7 @@ struct PlainWords {
 ///
 /// ```
 /// use serde_json::json;
-/// use toolkit_runtime::{SearchIndex, ToolDefinition};
+/// use toolkit_runtime::{search::SearchIndex, ToolDefinition};
 ///
 /// let tool = |name: &str, description: &str| {
 ///     ToolDefinition::new(name, json!({ "type": "object" }).as_object().cloned().unwrap_or_default())
@@ -124,7 +124,7 @@ struct PlainWords {
 /// assert_eq!(found.tools, [0]);
 /// assert_eq!(found.matched, 1);
 /// assert_eq!(index.search("", 2).tools, [0, 1]);
-/// # Ok::<(), toolkit_runtime::DefinitionError>(())
+/// # Ok::<(), toolkit_runtime::definition::DefinitionError>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct SearchIndex {

@@ -13,7 +13,7 @@
 //! input), as it asks about any other call. `tool_search` runs nothing and needs none.
 //!
 //! ```
-//! # use toolkit_runtime::{SearchOptions, ToolSearch, Toolkit};
+//! # use toolkit_runtime::{search::SearchOptions, search::ToolSearch, Toolkit};
 //! # let assembled = Toolkit::default();
 //! let toolkit = ToolSearch::toolkit(&assembled, &SearchOptions::default());
 //! let names: Vec<_> = toolkit.tools().map(|tool| tool.name()).collect();
@@ -51,7 +51,7 @@ pub const MAX_SEARCH_LIMIT: usize = 20;
 /// Options of [`ToolSearch::toolkit`], set one by one from the defaults.
 ///
 /// ```
-/// use toolkit_runtime::{Ranking, SearchOptions};
+/// use toolkit_runtime::{search::Ranking, search::SearchOptions};
 ///
 /// let options = SearchOptions::default().limit(3).ranking(Ranking::Relevance);
 /// # let _ = options;

@@ -31,9 +31,9 @@ const FEWEST_HOLDING: u32 = 2;
 ///
 /// ```no_run
 /// # use std::sync::Arc;
-/// # use toolkit_runtime::{Embedder, MeaningModel, StaticEmbedder};
+/// # use toolkit_runtime::{search::Embedder, search::MeaningModel, search::StaticEmbedder};
 /// let model: MeaningModel = Arc::new(StaticEmbedder::load("minilm-static.safetensors")?).into();
-/// # Ok::<(), toolkit_runtime::EmbedderError>(())
+/// # Ok::<(), toolkit_runtime::search::EmbedderError>(())
 /// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]

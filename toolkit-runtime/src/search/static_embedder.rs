@@ -50,7 +50,7 @@ const VOCABULARY: &str = "vocabulary";
 ///
 /// ```no_run
 /// use std::sync::Arc;
-/// use toolkit_runtime::{Embedder, SearchIndex, StaticEmbedder};
+/// use toolkit_runtime::{search::Embedder, search::SearchIndex, search::StaticEmbedder};
 ///
 /// // Once, ahead (about 30 s):
 /// let model = Embedder::load("target/peers/all-minilm-l6-v2")?;
@@ -60,7 +60,7 @@ const VOCABULARY: &str = "vocabulary";
 /// let model = Arc::new(StaticEmbedder::load("minilm-static.safetensors")?);
 /// # let definitions: Vec<toolkit_runtime::ToolDefinition> = Vec::new();
 /// let index = SearchIndex::hybrid(&definitions, model)?;
-/// # Ok::<(), toolkit_runtime::EmbedderError>(())
+/// # Ok::<(), toolkit_runtime::search::EmbedderError>(())
 /// ```
 pub struct StaticEmbedder {
     words: WordPiece,

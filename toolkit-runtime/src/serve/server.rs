@@ -122,7 +122,7 @@ impl McpServer {
     /// gives [`Toolkit::answer`] and the rig adapter.
     ///
     /// ```
-    /// use toolkit_runtime::{ApprovalRequest, Toolkit, Verdict};
+    /// use toolkit_runtime::{approval::ApprovalRequest, Toolkit, approval::Verdict};
     /// use toolkit_runtime::serve::McpServer;
     ///
     /// let server = McpServer::new(Toolkit::default()).approver(|request: ApprovalRequest| async move {

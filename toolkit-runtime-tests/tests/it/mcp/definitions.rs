@@ -2,7 +2,7 @@
 //! output schema, title and hints.
 
 use serde_json::{Value, json};
-use toolkit_runtime::{ToolSource, decode_catalog, encode_catalog};
+use toolkit_runtime::{ToolSource, definition::decode_catalog, definition::encode_catalog};
 
 use super::http;
 use super::scripted::*;

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
 use toolkit_runtime::mcp::{Mcp, McpOptions};
-use toolkit_runtime::{CallContext, Progress, ToolSource, Toolkit, ToolkitOptions};
+use toolkit_runtime::{CallContext, ToolSource, Toolkit, ToolkitOptions, progress::Progress};
 
 use super::quick;
 use super::rmcp_peer::{Peer, serve};

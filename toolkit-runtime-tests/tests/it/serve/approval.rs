@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::json;
 use toolkit_runtime::serve::McpServer;
 use toolkit_runtime::serve::testing::InProcessClient;
-use toolkit_runtime::{ApprovalRequest, Verdict};
+use toolkit_runtime::{approval::ApprovalRequest, approval::Verdict};
 
 use super::demo;
 
@@ -37,7 +37,7 @@ async fn serve_a_host_approver_is_asked_and_its_reason_served() {
 #[cfg(feature = "code")]
 #[tokio::test]
 async fn serve_progress_reaches_a_client_that_asked_for_it() {
-    use toolkit_runtime::{CodeMode, CodeModeOptions, QuickJs};
+    use toolkit_runtime::{code::CodeMode, code::CodeModeOptions, code::QuickJs};
     let code_mode = CodeMode::toolkit(
         &demo::toolkit(),
         Arc::new(QuickJs::default()),

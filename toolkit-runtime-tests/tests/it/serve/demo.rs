@@ -7,7 +7,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use toolkit_runtime::serve::failure::{Remediation, echo, message};
-use toolkit_runtime::{Annotations, FnSource, FnTool, Reason, Toolkit, ToolkitOptions};
+use toolkit_runtime::{FnSource, FnTool, Reason, Toolkit, ToolkitOptions, definition::Annotations};
 
 /// Answers with the text it is given.
 #[derive(Deserialize, JsonSchema)]

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use toolkit_runtime::serve::McpServer;
 use toolkit_runtime::serve::testing::{HarnessError, InProcessClient};
 use toolkit_runtime::{
-    Annotations, Assembly, Decision, FnSource, FnTool, Member, Toolkit, ToolkitOptions,
+    Assembly, Decision, FnSource, FnTool, Member, Toolkit, ToolkitOptions, definition::Annotations,
 };
 
 use super::demo::{self, Nothing};

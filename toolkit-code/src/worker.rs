@@ -12,9 +12,9 @@ use tokio::io::{AsyncBufReadExt as _, AsyncReadExt as _, AsyncWriteExt as _, Buf
 use tokio::process::{Child, ChildStdin, ChildStdout};
 use tokio::sync::mpsc;
 
-use super::quickjs::{QuickJsOptions, longer_than, tool_result_too_large};
-use super::runtime::{CodeFailure, CodeRuntime, RunLimits, RunOutput, ToolCall};
-use crate::{BoxFuture, Failure};
+use crate::quickjs::{QuickJsOptions, longer_than, tool_result_too_large};
+use crate::runtime::{CodeFailure, CodeRuntime, RunLimits, RunOutput, ToolCall};
+use toolkit_core::{BoxFuture, Failure};
 
 /// How long past the deadline a worker may take to say it timed out before it is killed.
 const GRACE: Duration = Duration::from_millis(100);
@@ -60,7 +60,7 @@ impl WorkerIsolate {
     /// Workers started as `program` (with no arguments yet, and an empty environment).
     ///
     /// ```no_run
-    /// use toolkit_runtime::WorkerIsolate;
+    /// use toolkit_code::WorkerIsolate;
     /// let isolate = WorkerIsolate::new("toolkit-gen").arg("quickjs-worker");
     /// ```
     pub fn new(program: impl Into<OsString>) -> Self {
@@ -92,7 +92,7 @@ impl WorkerIsolate {
     /// host's environment reaches a worker unless it is given here.
     ///
     /// ```no_run
-    /// use toolkit_runtime::WorkerIsolate;
+    /// use toolkit_code::WorkerIsolate;
     /// let isolate = WorkerIsolate::new("toolkit-gen").arg("quickjs-worker").env("LANG", "C.UTF-8");
     /// ```
     #[must_use]

@@ -29,9 +29,9 @@ use rquickjs::promise::PromiseState;
 use rquickjs::{Context, Ctx, Exception, Function, Object, Promise, Runtime, Value};
 use serde_json::Value as Json;
 
-use super::runtime::{CodeFailure, CodeRuntime, RunLimits, RunOutput, ToolCall};
-use crate::text::utf16_length;
-use crate::{BoxFuture, Failure};
+use crate::runtime::{CodeFailure, CodeRuntime, RunLimits, RunOutput, ToolCall};
+use toolkit_core::text::utf16_length;
+use toolkit_core::{BoxFuture, Failure};
 
 /// Options of the [`QuickJs`] isolate.
 #[derive(Clone, Debug)]

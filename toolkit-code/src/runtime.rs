@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use serde_json::Value;
 
-use crate::{BoxFuture, Failure};
+use toolkit_core::{BoxFuture, Failure};
 
 /// Calls one tool from code: its name and its input; gives its JSON or its failure.
 pub type ToolCall =

@@ -6,9 +6,9 @@ use std::time::Duration;
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::runtime::{CodeFailure, CodeRuntime, RunLimits, RunOutput, ToolCall};
-use super::worker::{Failed, Worker, WorkerIsolate, reap};
-use crate::BoxFuture;
+use crate::runtime::{CodeFailure, CodeRuntime, RunLimits, RunOutput, ToolCall};
+use crate::worker::{Failed, Worker, WorkerIsolate, reap};
+use toolkit_core::BoxFuture;
 
 /// How long a worker started ahead may take to say it is ready.
 const READY_TIMEOUT: Duration = Duration::from_secs(10);
@@ -45,7 +45,7 @@ impl Default for PoolOptions {
 ///
 /// ```no_run
 /// # async fn host() {
-/// use toolkit_runtime::{PoolOptions, WorkerIsolate, WorkerPool};
+/// use toolkit_code::{PoolOptions, WorkerIsolate, WorkerPool};
 /// let pool = WorkerPool::new(
 ///     WorkerIsolate::new("toolkit-gen").arg("quickjs-worker"),
 ///     PoolOptions { size: 16, idle: 4 },

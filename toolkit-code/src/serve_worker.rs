@@ -9,10 +9,10 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt as _, AsyncRead, AsyncWrite, AsyncWriteExt as _, BufReader};
 use tokio::sync::oneshot;
 
-use super::quickjs::{QuickJs, QuickJsOptions};
-use super::runtime::{CodeFailure, RunLimits, ToolCall};
-use super::worker::{Done, FromWorker, ToWorker, encode};
-use crate::Failure;
+use crate::quickjs::{QuickJs, QuickJsOptions};
+use crate::runtime::{CodeFailure, RunLimits, ToolCall};
+use crate::worker::{Done, FromWorker, ToWorker, encode};
+use toolkit_core::Failure;
 
 /// The calls a worker has asked the host for, by number, each with where its answer goes.
 type Waiting = HashMap<u64, oneshot::Sender<Result<Value, Failure>>>;
@@ -25,7 +25,7 @@ type Waiting = HashMap<u64, oneshot::Sender<Result<Value, Failure>>>;
 /// fn main() -> std::process::ExitCode {
 ///     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
 ///     let served = runtime.map(|runtime| {
-///         runtime.block_on(toolkit_runtime::serve_worker(toolkit_runtime::QuickJsOptions::default()))
+///         runtime.block_on(toolkit_code::serve_worker(toolkit_code::QuickJsOptions::default()))
 ///     });
 ///     match served {
 ///         Ok(Ok(())) => std::process::ExitCode::SUCCESS,
