@@ -6,9 +6,9 @@ pub mod catalog;
 pub mod config;
 mod http;
 pub mod metrics;
-pub mod policy;
+mod policy;
 pub mod serve;
-pub mod sources;
+mod sources;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -33,15 +33,6 @@ const PASSED_ON: [&str; 9] = [
 /// How long a call may take when a source does not say.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Makes the source `config` names.
-///
-/// # Errors
-///
-/// A credential's variable is not set, a header or URL is malformed, or the document cannot be
-/// read; the message names the source.
-pub fn make(config: &SourceConfig) -> Result<Arc<dyn ToolSource>, ConfigError> {
-    made(config).map(|made| made.source)
-}
 
 /// A source made, with what tells when its tools changed (an MCP server's
 /// `notifications/tools/list_changed`, where its transport hears it).
