@@ -33,7 +33,6 @@ const PASSED_ON: [&str; 9] = [
 /// How long a call may take when a source does not say.
 const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
 
-
 /// A source made, with what tells when its tools changed (an MCP server's
 /// `notifications/tools/list_changed`, where its transport hears it).
 pub struct Made {

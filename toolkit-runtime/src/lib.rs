@@ -27,6 +27,8 @@ pub mod search;
 #[cfg(feature = "serve")]
 pub mod serve;
 pub mod telemetry;
+#[cfg(feature = "mcp")]
+mod unreached;
 
 // The root: what a host's first toolkit and a source's author need. Everything else lives in
 // its module (`approval::`, `search::`, `code::`, `definition::`, …).

@@ -10,14 +10,14 @@ use std::time::Duration;
 use reqwest::Url;
 use serde::Deserialize;
 
+use super::AuthError;
+use super::authorization_server::AuthorizationServer;
 use super::callback::AuthorizationCallback;
-use super::discovery::AuthorizationServer;
 use super::fetch::{AuthHttp, Fetched};
 use super::flow::{self, Ask, RefreshFailed};
-use super::grant::{Grant, RegisteredClient};
+use super::grant::{Grant, RegisteredClient, client_auth};
 use super::policy::UrlPolicy;
 use super::store::{MemoryStore, TokenStore};
-use super::{AuthError, registration};
 use crate::BoxFuture;
 use crate::http::{Credential, CredentialProvider};
 
@@ -263,7 +263,7 @@ impl AuthorizationCode {
                 Err(RefreshFailed::Failed(error)) => return Err(error),
             }
         }
-        let client_auth = registration::client_auth(&self.client, server.auth_methods.as_deref());
+        let client_auth = client_auth(&self.client, server.auth_methods.as_deref());
         let redirect_uri = self.callback.redirect_uri();
         let ask = Ask {
             server: &server,

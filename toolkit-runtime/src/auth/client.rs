@@ -15,13 +15,13 @@ use super::challenge::Challenge;
 use super::discovery::{self, Discovered, covers};
 use super::fetch::AuthHttp;
 use super::flow::{self, Ask, RefreshFailed};
-use super::grant::{Grant, RegisteredClient};
+use super::grant::{Grant, RegisteredClient, client_auth};
 use super::machine::{self, MachineCredentials};
 use super::policy::{UrlPolicy, is_loopback};
 use super::registration::{self, ClientConfig};
 use super::store::{Change, ChangeFn, MemoryStore, TokenStore, Updated};
 use crate::mcp::McpHttpClient;
-use crate::mcp::transport::status::transport_failure;
+use crate::unreached::transport_failure;
 use crate::{BoxFuture, Reason};
 
 /// The limits of an [`OAuthClient`].
@@ -616,8 +616,7 @@ impl OAuthClient {
             return Ok(self.keep(grant).await);
         }
         let client = self.client_for(&discovered).await?;
-        let client_auth =
-            registration::client_auth(&client, discovered.server.auth_methods.as_deref());
+        let client_auth = client_auth(&client, discovered.server.auth_methods.as_deref());
         let ask = Ask {
             server: &discovered.server,
             client: &client,

@@ -11,6 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::AuthError;
+use super::authorization_server::AuthorizationServer;
 use super::challenge::Challenge;
 use super::fetch::{AuthHttp, Fetched};
 use super::policy::UrlPolicy;
@@ -28,20 +29,6 @@ pub(crate) struct Discovered {
     pub scopes_supported: Option<Vec<String>>,
     /// The authorization server.
     pub server: AuthorizationServer,
-}
-
-/// An authorization server, from its metadata.
-#[derive(Clone, Debug)]
-pub(crate) struct AuthorizationServer {
-    pub issuer: String,
-    /// Absent for a server that offers no grant through the user (client credentials only).
-    pub authorization_endpoint: Option<Url>,
-    pub token_endpoint: Url,
-    pub registration_endpoint: Option<Url>,
-    /// `token_endpoint_auth_methods_supported` (absent: `client_secret_basic` only).
-    pub auth_methods: Option<Vec<String>>,
-    pub client_id_metadata_document_supported: bool,
-    pub iss_parameter_supported: bool,
 }
 
 #[derive(Deserialize)]

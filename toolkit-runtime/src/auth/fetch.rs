@@ -83,6 +83,7 @@ impl AuthHttp {
         Ok(Fetched::Found(value))
     }
 
+    #[cfg(feature = "mcp")]
     /// POSTs `body` as JSON to `url`; the status and the JSON answer.
     pub(crate) async fn post_json(
         &self,

@@ -11,8 +11,8 @@ use oauth2::{
 };
 use reqwest::Url;
 
+use super::authorization_server::AuthorizationServer;
 use super::callback::AuthorizationCallback;
-use super::discovery::AuthorizationServer;
 use super::error::server_words;
 use super::fetch::{AuthHttp, Unreached};
 use super::grant::{ClientAuth, Grant, RegisteredClient, now};

@@ -96,3 +96,34 @@ impl Grant {
         self.granted.as_deref().unwrap_or(&self.scopes)
     }
 }
+
+/// How `client` authenticates at `server`'s token endpoint: the method its registration named if
+/// the server lists it, else Basic, else the body, else none (what the server lists; a server
+/// that lists nothing takes `client_secret_basic`).
+pub(crate) fn client_auth(client: &RegisteredClient, methods: Option<&[String]>) -> ClientAuth {
+    let listed = |name: &str| match methods {
+        None => name == "client_secret_basic",
+        Some(methods) => methods.iter().any(|m| m == name),
+    };
+    let has_secret = client.client_secret.is_some();
+    let named = match client.auth_method.as_deref() {
+        Some("none") => Some(ClientAuth::None),
+        Some("client_secret_basic") if has_secret => Some(ClientAuth::ClientSecretBasic),
+        Some("client_secret_post") if has_secret => Some(ClientAuth::ClientSecretPost),
+        _ => None,
+    };
+    if let (Some(method), Some(name)) = (named, client.auth_method.as_deref())
+        && listed(name)
+    {
+        return method;
+    }
+    if has_secret && listed("client_secret_basic") {
+        ClientAuth::ClientSecretBasic
+    } else if has_secret && listed("client_secret_post") {
+        ClientAuth::ClientSecretPost
+    } else if !has_secret || listed("none") {
+        ClientAuth::None
+    } else {
+        ClientAuth::ClientSecretBasic
+    }
+}

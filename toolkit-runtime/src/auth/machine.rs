@@ -11,7 +11,7 @@ use oauth2::basic::BasicClient;
 use oauth2::{AuthType, ClientId, ClientSecret, CsrfToken, Scope, TokenResponse, TokenUrl};
 use serde::Serialize;
 
-use super::discovery::AuthorizationServer;
+use super::authorization_server::AuthorizationServer;
 use super::error::server_words;
 use super::fetch::AuthHttp;
 use super::grant::{ClientAuth, Grant, RegisteredClient, now};

@@ -29,11 +29,15 @@
 
 #[cfg(feature = "http")]
 mod authorization_code;
+mod authorization_server;
 mod callback;
+#[cfg(feature = "mcp")]
 mod challenge;
+#[cfg(feature = "mcp")]
 mod client;
 #[cfg(feature = "http")]
 mod client_credentials;
+#[cfg(feature = "mcp")]
 mod discovery;
 mod error;
 mod fetch;
@@ -41,8 +45,10 @@ mod file_lock;
 mod flow;
 mod grant;
 mod loopback;
+#[cfg(feature = "mcp")]
 mod machine;
 mod policy;
+#[cfg(feature = "mcp")]
 mod registration;
 mod secret;
 mod store;
@@ -50,7 +56,9 @@ mod store;
 #[cfg(feature = "http")]
 pub use authorization_code::AuthorizationCode;
 pub use callback::AuthorizationCallback;
+#[cfg(feature = "mcp")]
 pub use challenge::MAX_CHALLENGE_BYTES;
+#[cfg(feature = "mcp")]
 pub use client::{OAuthClient, OAuthClientBuilder, OAuthOptions};
 #[cfg(feature = "http")]
 pub use client_credentials::ClientCredentials;
@@ -58,6 +66,7 @@ pub use error::AuthError;
 pub use fetch::MAX_METADATA_BYTES;
 pub use grant::{ClientAuth, Grant, RegisteredClient};
 pub use loopback::{LoopbackCallback, MAX_CALLBACK_REQUEST_BYTES};
+#[cfg(feature = "mcp")]
 pub use machine::MachineCredentials;
 pub use secret::Secret;
 pub use store::{Change, ChangeFn, FileStore, MemoryStore, TokenStore, Updated};

@@ -118,6 +118,7 @@ impl UrlPolicy {
     }
 }
 
+#[cfg(feature = "mcp")]
 /// Whether `url` is on a loopback host (a redirect URI must be).
 pub(crate) fn is_loopback(url: &Url) -> bool {
     class_of(url) == HostClass::Loopback

@@ -8,17 +8,7 @@ use reqwest::header::{HeaderMap, RETRY_AFTER};
 use crate::Reason;
 use crate::mcp::jsonrpc::RpcError;
 
-/// A reqwest failure as the reason a source fails with. Connection refused or reset, a body cut
-/// short and timeouts all mean the server cannot be reached now. The description leaves out the
-/// URL.
-pub(crate) fn transport_failure(error: reqwest::Error) -> Reason {
-    let error = error.without_url();
-    if error.is_builder() {
-        Reason::unknown(format!("the request could not be built: {error}"))
-    } else {
-        Reason::unavailable(format!("the server could not be reached: {error}"))
-    }
-}
+pub(crate) use crate::unreached::transport_failure;
 
 /// The failure of a status that ends a request whatever its body says, or `None`.
 ///
