@@ -197,7 +197,7 @@ mod tests {
             .map(|n| (n.to_string(), json!({"method": ELICITATION_CREATE})))
             .collect();
         let error = asked(&object(json!({ "inputRequests": many }))).unwrap_err();
-        assert!(error.to_string().contains("more than 16"), "{error}");
+        assert!(format!("{error:?}").contains("more than 16"), "{error:?}");
         let state = asked(&object(json!({"requestState": "s"}))).unwrap();
         assert_eq!(state.request_state, Some(json!("s")));
         assert!(state.requests.is_empty());
