@@ -12,6 +12,8 @@
 //! [catalog]
 //! file = "toolkit-catalog.json"  # next to this file unless absolute
 //! refresh_seconds = 600          # 0: discover at start only
+//! min_refresh_seconds = 10       # a source whose list says it expires (ttlMs) is listed again
+//!                                # then, but no sooner than this, no later than refresh_seconds
 //!
 //! [policy]
 //! default = "approve"            # what a tool no rule matches gets; there is no implicit default
@@ -248,6 +250,13 @@ pub struct CatalogConfig {
     /// Seconds between refreshes, at most a week; 0 refreshes only at start.
     #[serde(default = "default_refresh")]
     pub refresh_seconds: u64,
+    /// The fewest seconds between two listings of a source whose list says when it expires (an
+    /// MCP server's `ttlMs`): it is listed again when it expires, but no sooner than this after
+    /// it was last asked, and no later than `refresh_seconds` after it was listed (a larger one
+    /// counts as `refresh_seconds`; with `refresh_seconds = 0` nothing is refreshed after the
+    /// start). 10 by default.
+    #[serde(default = "default_min_refresh")]
+    pub min_refresh_seconds: u64,
 }
 
 impl Default for CatalogConfig {
@@ -255,6 +264,7 @@ impl Default for CatalogConfig {
         Self {
             file: default_catalog_file(),
             refresh_seconds: default_refresh(),
+            min_refresh_seconds: default_min_refresh(),
         }
     }
 }
@@ -265,6 +275,10 @@ fn default_catalog_file() -> PathBuf {
 
 fn default_refresh() -> u64 {
     600
+}
+
+fn default_min_refresh() -> u64 {
+    10
 }
 
 /// The longest refresh interval: a week.
@@ -581,6 +595,11 @@ impl Config {
         if config.catalog.refresh_seconds > MAX_REFRESH_SECONDS {
             problems.push(format!(
                 "catalog.refresh_seconds is at most {MAX_REFRESH_SECONDS} (a week)"
+            ));
+        }
+        if config.catalog.min_refresh_seconds > MAX_REFRESH_SECONDS {
+            problems.push(format!(
+                "catalog.min_refresh_seconds is at most {MAX_REFRESH_SECONDS} (a week)"
             ));
         }
         let mut seen = std::collections::BTreeSet::new();
@@ -947,11 +966,15 @@ mod tests {
 
     #[test]
     fn intervals_and_timeouts_are_bounded() {
-        let text = "[catalog]\nrefresh_seconds = 9223372036854775807\n[policy]\ndefault = \"allow\"\n\
+        let text = "[catalog]\nrefresh_seconds = 9223372036854775807\nmin_refresh_seconds = 604801\n[policy]\ndefault = \"allow\"\n\
                     [[sources]]\nname = \"a\"\nurl = \"http://127.0.0.1:1/mcp\"\ntimeout_seconds = 0\n";
         let error = Config::parse(text).unwrap_err().0;
         assert!(
             error.contains("catalog.refresh_seconds is at most 604800"),
+            "{error}"
+        );
+        assert!(
+            error.contains("catalog.min_refresh_seconds is at most 604800"),
             "{error}"
         );
         assert!(error.contains("`timeout_seconds` is 1 to 3600"), "{error}");

@@ -5,6 +5,7 @@ pub mod auth;
 pub mod catalog;
 pub mod config;
 mod http;
+pub mod lifetimes;
 pub mod metrics;
 mod policy;
 pub mod serve;
@@ -37,6 +38,8 @@ pub struct Gateway {
     readiness: Readiness,
     /// What wakes when a source says its tools changed, taken once by whoever refreshes.
     changes: Arc<Mutex<Vec<ToolsChanged>>>,
+    /// Where each MCP source keeps the lifetime of its last listing, by the source's name.
+    lifetimes: Vec<(String, toolkit_runtime::mcp::ListLifetimeHandle)>,
     /// The model searches rank by meaning with (`serve.search_model`), loaded once.
     #[cfg(feature = "search-embeddings")]
     meaning: Option<toolkit_runtime::search::MeaningModel>,
@@ -119,6 +122,7 @@ impl Gateway {
         let policy = Policy::new(&config.policy).map_err(|error| problems.push(error.0));
         let mut sources = Vec::new();
         let mut changes = Vec::new();
+        let mut lifetimes = Vec::new();
         for source in &config.sources {
             match sources::made(source) {
                 Ok(made) => {
@@ -126,6 +130,7 @@ impl Gateway {
                         Arc::new(Metered::new(made.source, Arc::clone(&metrics)));
                     sources.push((metered, sources::timeout(source)));
                     changes.extend(made.changes);
+                    lifetimes.extend(made.lifetime.map(|handle| (source.name.clone(), handle)));
                 }
                 Err(error) => problems.push(error.0),
             }
@@ -155,6 +160,7 @@ impl Gateway {
                 metrics,
                 readiness: Readiness::default(),
                 changes: Arc::new(Mutex::new(changes)),
+                lifetimes,
                 #[cfg(feature = "search-embeddings")]
                 meaning,
             }),

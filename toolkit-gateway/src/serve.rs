@@ -142,8 +142,9 @@ async fn stop_signal() {
     interrupt.await;
 }
 
-/// Refreshes the catalog every `interval` (if any) and at once when a source says its tools
-/// changed, and serves the new toolkit when it changed (its clients hear
+/// Refreshes the catalog every `interval` (if any), a source whose list expires (its `ttlMs`,
+/// within the configured bounds, see [`Lifetimes`](super::lifetimes::Lifetimes)) when it does,
+/// and at once when a source says its tools changed, and serves the new toolkit when it changed (its clients hear
 /// `notifications/tools/list_changed`). Whatever fails here is logged, and the last good toolkit
 /// goes on being served.
 async fn keep_refreshed(
@@ -171,7 +172,17 @@ async fn keep_refreshed(
         ticks
     });
     let mut listening = true;
+    let mut lifetimes = gateway.lifetimes();
     loop {
+        let due = lifetimes
+            .as_ref()
+            .and_then(super::lifetimes::Lifetimes::next_due);
+        let expired = async {
+            match due {
+                Some(due) => tokio::time::sleep_until(due.into()).await,
+                None => std::future::pending().await,
+            }
+        };
         let tick = async {
             match ticks.as_mut() {
                 Some(ticks) => {
@@ -182,6 +193,16 @@ async fn keep_refreshed(
         };
         tokio::select! {
             () = tick => {}
+            () = expired => {
+                let names = lifetimes
+                    .as_mut()
+                    .map(|lifetimes| lifetimes.take_due(std::time::Instant::now()))
+                    .unwrap_or_default();
+                tracing::info!(sources = ?names, "a source's list expired, refreshing it");
+                let refresh = gateway.refresh_sources(&names).await;
+                serve_refreshed(&gateway, &served, &refresh);
+                continue;
+            }
             told = heard.recv(), if listening => match told {
                 Some(()) => tracing::info!("a source's tools changed, refreshing"),
                 None => {
@@ -191,25 +212,30 @@ async fn keep_refreshed(
             },
         }
         let refresh = gateway.refresh().await;
-        for failure in &refresh.failures {
-            tracing::warn!(source = %failure.source, "refresh failed, keeping the last known tools: {}", failure.problem);
+        serve_refreshed(&gateway, &served, &refresh);
+    }
+}
+
+/// Logs what `refresh` left wrong, and serves the new toolkit when the catalog changed.
+fn serve_refreshed(gateway: &Gateway, served: &ServedToolkit, refresh: &super::Refresh) {
+    for failure in &refresh.failures {
+        tracing::warn!(source = %failure.source, "refresh failed, keeping the last known tools: {}", failure.problem);
+    }
+    if let Some(problem) = &refresh.unsaved {
+        tracing::warn!("the refreshed catalog is served but not saved: {problem}");
+    }
+    if !refresh.changed {
+        return;
+    }
+    match gateway.toolkit() {
+        Ok(toolkit) => {
+            tracing::info!(tools = toolkit.len(), "catalog changed, serving it");
+            served.replace(toolkit);
         }
-        if let Some(problem) = &refresh.unsaved {
-            tracing::warn!("the refreshed catalog is served but not saved: {problem}");
-        }
-        if !refresh.changed {
-            continue;
-        }
-        match gateway.toolkit() {
-            Ok(toolkit) => {
-                tracing::info!(tools = toolkit.len(), "catalog changed, serving it");
-                served.replace(toolkit);
-            }
-            Err(problem) => {
-                tracing::warn!(
-                    "the refreshed catalog cannot be assembled, serving the last good one: {problem}"
-                );
-            }
+        Err(problem) => {
+            tracing::warn!(
+                "the refreshed catalog cannot be assembled, serving the last good one: {problem}"
+            );
         }
     }
 }

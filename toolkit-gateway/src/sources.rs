@@ -11,7 +11,7 @@ use toolkit_runtime::auth::{
     RegisteredClient, Secret,
 };
 use toolkit_runtime::http::{Credentials, HeaderClient, HttpSource, client_builder};
-use toolkit_runtime::mcp::{Mcp, McpOptions, StdioCommand, ToolsChanged};
+use toolkit_runtime::mcp::{ListLifetimeHandle, Mcp, McpOptions, StdioCommand, ToolsChanged};
 use toolkit_runtime::{BoxFuture, ToolSource};
 
 use super::config::{ConfigError, SourceConfig, SourceKind, SourceOAuth, read_env};
@@ -40,6 +40,8 @@ pub struct Made {
     pub source: Arc<dyn ToolSource>,
     /// Wakes when the source says its tools changed.
     pub changes: Option<ToolsChanged>,
+    /// Where an MCP source keeps how long its last listing stays fresh (`ttlMs`).
+    pub lifetime: Option<ListLifetimeHandle>,
 }
 
 impl std::fmt::Debug for Made {
@@ -47,6 +49,7 @@ impl std::fmt::Debug for Made {
         f.debug_struct("Made")
             .field("source", &self.source.name())
             .field("changes", &self.changes.is_some())
+            .field("lifetime", &self.lifetime.is_some())
             .finish()
     }
 }
@@ -60,9 +63,11 @@ pub fn made(config: &SourceConfig) -> Result<Made, ConfigError> {
     let plain = |source: Arc<dyn ToolSource>| Made {
         source,
         changes: None,
+        lifetime: None,
     };
     let mcp = |source: Mcp| Made {
         changes: source.tools_changed(),
+        lifetime: Some(source.list_lifetime_handle()),
         source: Arc::new(source),
     };
     let name = config.name.as_str();

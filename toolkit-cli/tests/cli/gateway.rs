@@ -827,3 +827,75 @@ fn output_schema_on_an_mcp_source_exits_1_naming_the_setting() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The command of `python_expiring_peer.py` (the Python SDK's server whose `tools/list` says
+/// `ttlMs` and changes without saying so) with `ttl_ms`, over stdio.
+fn expiring_mcp(ttl_ms: &str) -> String {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    format!(
+        r#"["{root}/target/peers/mcp-python/bin/python", "{root}/toolkit-runtime-tests/tests/it/mcp/python_expiring_peer.py", "{ttl_ms}", "stdio"]"#
+    )
+}
+
+/// Serves `python_expiring_peer.py` with `ttl_ms` under `catalog`, has it grow a tool, and
+/// waits (up to 30 s) until the gateway's list has it: true when it came.
+async fn follows_a_growing_list(name: &str, ttl_ms: &str, catalog: &str) -> bool {
+    let dir = workspace(name, "");
+    let text = format!(
+        "\n[catalog]\n{catalog}\n\n[policy]\ndefault = \"allow\"\n\n[[sources]]\nname = \"expiring\"\ncommand = {}\n",
+        expiring_mcp(ttl_ms)
+    );
+    std::fs::write(dir.join("toolkit.toml"), text).unwrap();
+    let served = gateway(&dir);
+    let first = served.discover().await.unwrap();
+    let names: Vec<&str> = first.iter().map(ToolDefinition::name).collect();
+    assert_eq!(names, ["expiring__grow"]);
+    let grown = served
+        .call(
+            "expiring__grow",
+            serde_json::Map::new(),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(grown, json!({"result": "grown_1"}));
+    let mut followed = false;
+    for _ in 0..300 {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        let later = served.discover().await.unwrap();
+        if later.iter().any(|d| d.name() == "expiring__grown_1") {
+            followed = true;
+            break;
+        }
+    }
+    drop(served);
+    std::fs::remove_dir_all(&dir).unwrap();
+    followed
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_source_whose_list_expires_is_refreshed_when_it_does() {
+    // The interval (10 minutes) would not come within the test: the list's ttl (1 s) does.
+    assert!(
+        follows_a_growing_list(
+            "expiring",
+            "1000",
+            "refresh_seconds = 600\nmin_refresh_seconds = 1"
+        )
+        .await,
+        "the gateway's list followed the upstream's after its ttl"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_ttl_waits_no_longer_than_the_refresh_interval() {
+    assert!(
+        follows_a_growing_list(
+            "lasting",
+            "1000000000000000000000",
+            "refresh_seconds = 2\nmin_refresh_seconds = 1"
+        )
+        .await,
+        "the gateway's list followed the upstream's within the interval"
+    );
+}

@@ -14,6 +14,8 @@
 //! - `revision.rs`: the revisions spoken; `negotiation.rs`: how one is settled from a server's
 //!   answers; `jsonrpc.rs`: the messages.
 //! - `elicitation.rs`: [`Elicitation`], the host's answer to a server's `elicitation/create`.
+//! - `input_required.rs`: what an `input_required` result asks, answered (elicitation, sampling,
+//!   roots) and sent back; `lifetime.rs`: [`ListLifetime`], how long a listing stays fresh.
 //! - `headers.rs`: the `x-mcp-header` rules and the base64 sentinel; `results.rs`: what
 //!   listings and call results become.
 //!
@@ -24,7 +26,7 @@
 //! | a result with `structuredContent` | that value |
 //! | a result without it | its `content` blocks as written |
 //! | `isError: true` | [`CallFailed`](crate::Reason::CallFailed) with the text the tool said |
-//! | `input_required` | [`Unsupported`](crate::Reason::Unsupported) (one with only `requestState` is sent again, a bounded number of times) |
+//! | `input_required` | what it asks answered (an elicitation by the host's callback or the served call's client, declined at once without either; sampling and roots by the served call's client), the call sent again with the answers and its `requestState`; past `input_required_rounds` (8) rounds, [`InvalidResponse`](crate::Reason::InvalidResponse) |
 //! | -32602 for a tool the server does not list, or -32601 | [`NotFound`](crate::Reason::NotFound) |
 //! | -32602 otherwise | [`InvalidInput`](crate::Reason::InvalidInput) with the server's words |
 //! | -32022 (a server redeployed in another revision), or a refusal that answers no request (a session ended) | the link negotiated again once, the request sent again |
@@ -50,7 +52,11 @@ mod elicitation;
 #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
 mod headers;
 #[cfg(feature = "mcp")]
+mod input_required;
+#[cfg(feature = "mcp")]
 mod jsonrpc;
+#[cfg(feature = "mcp")]
+mod lifetime;
 #[cfg(feature = "mcp")]
 mod negotiation;
 #[cfg(feature = "mcp")]
@@ -75,6 +81,8 @@ pub use command::StdioCommand;
 #[cfg(feature = "mcp")]
 pub use elicitation::{Elicitation, ElicitationAnswer, ElicitationRequest};
 pub use headers::{MarkProblem, mark_problems};
+#[cfg(feature = "mcp")]
+pub use lifetime::{CacheScope, ListLifetime, ListLifetimeHandle, MAX_LIST_TTL};
 #[cfg(feature = "mcp")]
 pub use options::McpOptions;
 pub use results::tool_definition;

@@ -38,8 +38,10 @@ pub struct McpOptions {
     /// invalid response, so that a server cannot fill memory with `max_pages` pages of
     /// `max_response_bytes` each. 32 MiB by default.
     pub max_listing_bytes: usize,
-    /// How many times a call is sent again when the server answers `input_required` with only a
-    /// `requestState` to send back. 3 by default.
+    /// How many times a call is sent again when the server answers `input_required` (the
+    /// stateless revision's multi-round-trip requests: what it asks is answered, see
+    /// [`elicitation`](Self::elicitation) and [`relay`](Self::relay)); one more such answer fails
+    /// the call as an invalid response. 8 by default.
     pub input_required_rounds: usize,
     /// stdio: how long to wait for an answer to `server/discover` before taking the server for
     /// one of the session revisions (some never answer it). 3 seconds by default.
@@ -49,7 +51,8 @@ pub struct McpOptions {
     pub shutdown_wait: Duration,
     /// What answers a server's `elicitation/create` (see [`Elicitation`]): given, the source
     /// declares the `elicitation` capability and asks it; `None` (the default), every elicitation
-    /// is declined at once. Never asked in the stateless revision, which has no such requests.
+    /// is declined at once. In the stateless revision it answers the elicitations of an
+    /// `input_required` result the same way.
     pub elicitation: Option<Elicitation>,
     /// For a server that serves this source's tools (a gateway, feature `serve`): the source
     /// declares the `sampling`, `elicitation` and `roots` capabilities, and each
@@ -70,7 +73,7 @@ impl Default for McpOptions {
             max_response_bytes: 16 * 1024 * 1024,
             max_pages: 1_000,
             max_listing_bytes: 32 * 1024 * 1024,
-            input_required_rounds: 3,
+            input_required_rounds: 8,
             discover_wait: Duration::from_secs(3),
             shutdown_wait: Duration::from_secs(2),
             elicitation: None,

@@ -152,8 +152,9 @@ pub fn tool_definition(tool: &Value) -> Result<ToolDefinition, String> {
 pub(crate) enum Called {
     /// The tool's answer.
     Answer(Value),
-    /// The server asks for input first, and gave only `requestState` to send back.
-    Retry { request_state: Value },
+    /// The server asks for input first (`input_required`), and what it asks.
+    #[cfg(feature = "mcp")]
+    InputRequired(crate::mcp::input_required::Asked),
     /// The tool failed.
     Failed(Reason),
 }
@@ -162,18 +163,11 @@ pub(crate) enum Called {
 pub(crate) fn called(result: JsonObject) -> Called {
     match result.get("resultType").map(|kind| kind.as_str()) {
         None | Some(Some("complete")) => {}
+        #[cfg(feature = "mcp")]
         Some(Some("input_required")) => {
-            let asks = result
-                .get("inputRequests")
-                .and_then(Value::as_object)
-                .is_some_and(|requests| !requests.is_empty());
-            return match result.get("requestState") {
-                Some(state) if !asks && !state.is_null() => Called::Retry {
-                    request_state: state.clone(),
-                },
-                _ => Called::Failed(Reason::unsupported(
-                    "the tool asks the client for input (input_required), which this client does not give",
-                )),
+            return match crate::mcp::input_required::asked(&result) {
+                Ok(asked) => Called::InputRequired(asked),
+                Err(reason) => Called::Failed(reason),
             };
         }
         Some(other) => {
@@ -261,22 +255,27 @@ mod tests {
         );
     }
 
+    #[cfg(feature = "mcp")]
     #[test]
-    fn input_required_is_unsupported_unless_only_state_is_asked_back() {
+    fn input_required_is_what_it_asks_and_unknown_kinds_are_invalid() {
         let asks = object(
             json!({"resultType": "input_required", "inputRequests": {"a": {"method": "elicitation/create"}}}),
         );
-        assert!(matches!(
-            called(asks),
-            Called::Failed(Reason::Unsupported { .. })
-        ));
+        let Called::InputRequired(asked) = called(asks) else {
+            panic!("not read as input_required");
+        };
+        assert_eq!(asked.requests.len(), 1);
+        assert_eq!(asked.request_state, None);
         let state = object(json!({"resultType": "input_required", "requestState": "abc"}));
-        assert_eq!(
-            called(state),
-            Called::Retry {
-                request_state: json!("abc")
-            }
-        );
+        let Called::InputRequired(asked) = called(state) else {
+            panic!("not read as input_required");
+        };
+        assert_eq!(asked.request_state, Some(json!("abc")));
+        let empty = object(json!({"resultType": "input_required"}));
+        assert!(matches!(
+            called(empty),
+            Called::Failed(Reason::InvalidResponse { .. })
+        ));
         let unknown = object(json!({"resultType": "task"}));
         assert!(matches!(
             called(unknown),

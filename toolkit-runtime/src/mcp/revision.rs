@@ -69,10 +69,9 @@ pub(crate) fn with_modern_meta(mut params: JsonObject) -> JsonObject {
             "io.modelcontextprotocol/protocolVersion".into(),
             json!(MODERN),
         );
-        meta.insert(
-            "io.modelcontextprotocol/clientCapabilities".into(),
-            json!({}),
-        );
+        // Kept when the request already declares some (see `input_required::declared`).
+        meta.entry("io.modelcontextprotocol/clientCapabilities")
+            .or_insert_with(|| json!({}));
         meta.insert("io.modelcontextprotocol/clientInfo".into(), client_info());
     }
     params

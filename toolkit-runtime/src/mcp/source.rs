@@ -9,7 +9,9 @@ use serde_json::{Map, Value, json};
 use tracing::Instrument as _;
 
 use super::headers::{self, Mark};
+use super::input_required;
 use super::jsonrpc::{self, RpcError};
+use super::lifetime::{self, ListLifetime, ListLifetimeHandle};
 use super::results::{self, Called, MAX_SERVER_WORDS};
 use super::transport::stdio::Stdio;
 use super::transport::streamable_http::StreamableHttp;
@@ -67,6 +69,8 @@ pub struct Mcp {
     transport_kind: &'static str,
     /// The `x-mcp-header` marks of each tool of the last listing (`None` before the first).
     marks: RwLock<Option<HashMap<String, Vec<Mark>>>>,
+    /// The lifetime of the last listing discovered (`ttlMs`), when it said one.
+    lifetime: ListLifetimeHandle,
 }
 
 impl std::fmt::Debug for Mcp {
@@ -82,6 +86,7 @@ impl std::fmt::Debug for Mcp {
 struct Listing {
     tools: Vec<Value>,
     marks_apply: bool,
+    lifetime: Option<ListLifetime>,
 }
 
 impl Mcp {
@@ -150,7 +155,22 @@ impl Mcp {
             options,
             transport_kind,
             marks: RwLock::new(None),
+            lifetime: ListLifetimeHandle::default(),
         }
+    }
+
+    /// How long the tools of the last discovery stay fresh, when the server said it (`ttlMs`
+    /// and `cacheScope` on `tools/list`, stateless revision): past
+    /// [`ListLifetime::stale_at`] a catalog built from them should be discovered again. `None`
+    /// before the first discovery and when the server said nothing (every session revision).
+    pub fn list_lifetime(&self) -> Option<ListLifetime> {
+        self.lifetime.get()
+    }
+
+    /// Where [`list_lifetime`](Self::list_lifetime) is read from, for a host that keeps the
+    /// source behind a wrapper and reads it after each discovery.
+    pub fn list_lifetime_handle(&self) -> ListLifetimeHandle {
+        self.lifetime.clone()
     }
 
     /// The server's tools exactly as it lists them (all pages), with who it is and the version
@@ -225,6 +245,8 @@ impl Mcp {
         let mut seen = HashSet::new();
         let mut marks_apply;
         let mut bytes = 0usize;
+        let listed_at = std::time::Instant::now();
+        let mut lifetimes = Vec::new();
         for _ in 0..self.options.max_pages {
             let mut params = Map::new();
             if let Some(cursor) = &cursor {
@@ -247,6 +269,7 @@ impl Mcp {
                 })
             })?;
             let page = results::page(&result).map_err(|reason| self.error(reason))?;
+            lifetimes.extend(lifetime::said(&result));
             bytes = bytes.saturating_add(json_length(&page.tools));
             if bytes > self.options.max_listing_bytes {
                 return Err(self.error(Reason::invalid_response(format!(
@@ -256,7 +279,14 @@ impl Mcp {
             }
             tools.extend(page.tools);
             match page.next_cursor {
-                None => return Ok(Listing { tools, marks_apply }),
+                None => {
+                    let lifetime = lifetime::of_listing(listed_at, lifetimes);
+                    return Ok(Listing {
+                        tools,
+                        marks_apply,
+                        lifetime,
+                    });
+                }
                 Some(next) => {
                     if !seen.insert(next.clone()) {
                         return Err(self.error(Reason::invalid_response(
@@ -295,6 +325,7 @@ impl Mcp {
             }
         }
         *self.marks.write().unwrap_or_else(PoisonError::into_inner) = Some(marks);
+        self.lifetime.set(listing.lifetime);
         Ok(definitions)
     }
 
@@ -379,7 +410,8 @@ impl Mcp {
         progress: Option<&crate::progress::Registration>,
     ) -> Result<Value, ToolSourceError> {
         let mut param_headers = headers::param_headers(&self.marks_of(tool), &input);
-        let mut request_state: Option<Value> = None;
+        // What the call is sent again with after an `input_required` result.
+        let mut answers: Option<(Option<JsonObject>, input_required::Asked)> = None;
         let mut rounds = 0;
         let mut listed_again = false;
         // A server serving this call passes the result on as written.
@@ -388,8 +420,8 @@ impl Mcp {
             let mut params = Map::new();
             params.insert("name".into(), json!(tool));
             params.insert("arguments".into(), Value::Object(input.clone()));
-            if let Some(state) = &request_state {
-                params.insert("requestState".into(), state.clone());
+            if let Some((responses, asked)) = &answers {
+                input_required::retried(&mut params, responses.clone(), asked);
             }
             if let Some(progress) = &progress {
                 params.insert("_meta".into(), json!({ "progressToken": progress.token() }));
@@ -453,16 +485,17 @@ impl Mcp {
             }
             match called {
                 Called::Answer(answer) => return Ok(answer),
-                Called::Retry {
-                    request_state: state,
-                } if rounds < self.options.input_required_rounds => {
+                Called::InputRequired(asked) if rounds < self.options.input_required_rounds => {
                     rounds += 1;
-                    request_state = Some(state);
+                    let responses = input_required::answered(&asked, &self.options, context)
+                        .await
+                        .map_err(|reason| self.error(reason))?;
+                    answers = Some((responses, asked));
                 }
-                Called::Retry { .. } => {
-                    return Err(self.error(Reason::unsupported(
-                        "the server kept answering input_required",
-                    )));
+                Called::InputRequired(_) => {
+                    return Err(self.error(Reason::invalid_response(format!(
+                        "the server asked for input again after {rounds} rounds of answers; the call is stopped"
+                    ))));
                 }
                 Called::Failed(reason) => return Err(self.error(reason)),
             }

@@ -10,9 +10,11 @@ mod definitions;
 #[cfg(feature = "serve")]
 mod elicitation;
 mod everything;
+pub mod input_required;
 mod legacy;
 #[cfg(feature = "serve")]
 mod list_changed;
+mod list_lifetime;
 mod peer_handler;
 mod pool;
 pub mod processes;

@@ -537,7 +537,7 @@ async fn mcp_wire_header_mismatch_with_nothing_to_change_is_not_retried() {
 }
 
 #[tokio::test]
-async fn mcp_wire_input_required_with_only_state_is_sent_back_a_bounded_number_of_times() {
+async fn mcp_wire_input_required_is_answered_and_sent_back_a_bounded_number_of_times() {
     let server = modern(|r| match r.body["params"]["requestState"].as_str() {
         None => result(
             r,
@@ -561,20 +561,30 @@ async fn mcp_wire_input_required_with_only_state_is_sent_back_a_bounded_number_o
     .await;
     let failed = call_t(&http(&forever.url)).await.unwrap_err();
     assert!(
-        matches!(failed.reason, Reason::Unsupported { .. }),
+        matches!(failed.reason, Reason::InvalidResponse { .. }),
         "{failed}"
     );
-    assert_eq!(forever.seen_method("tools/call").len(), 4);
+    // The first call and 8 rounds (`input_required_rounds`).
+    assert_eq!(forever.seen_method("tools/call").len(), 9);
 
+    // Asked an elicitation with no host callback: declined, sent back under its key, each round.
     let asks = modern(|r| {
         result(r, json!({"resultType": "input_required", "inputRequests": {"q": {"method": "elicitation/create", "params": {}}}}))
     })
     .await;
     let failed = call_t(&http(&asks.url)).await.unwrap_err();
     assert!(
-        matches!(failed.reason, Reason::Unsupported { .. }),
+        matches!(failed.reason, Reason::InvalidResponse { .. }),
         "{failed}"
     );
+    let calls = asks.seen_method("tools/call");
+    assert_eq!(calls.len(), 9);
+    assert_eq!(calls[0].body["params"].get("inputResponses"), None);
+    assert_eq!(
+        calls[1].body["params"]["inputResponses"],
+        json!({"q": {"action": "decline"}})
+    );
+    assert_eq!(calls[1].body["params"].get("requestState"), None);
 }
 
 #[tokio::test]

@@ -256,3 +256,36 @@ async fn serve_relay_a_question_open_when_the_call_is_cancelled_is_cancelled() {
     client.cancel().await.unwrap();
     serving.stop().await.unwrap();
 }
+
+/// An upstream of the stateless revision that asks with `input_required` (the Python SDK's
+/// `python_asking_peer.py`): what it asks is relayed to the served call's client as an
+/// elicitation or a sampling request on the call's stream, the client's answers go back in the
+/// call sent again, and the call completes.
+#[tokio::test]
+async fn serve_relay_an_input_required_result_to_the_calls_client() {
+    let upstream = crate::mcp::input_required::asking_peer().await;
+    let serving = served(&upstream).await;
+    let (handler, mut seen) = asked(false);
+    let client = handler
+        .serve(StreamableHttpClientTransport::from_uri(
+            serving.url.to_string(),
+        ))
+        .await
+        .unwrap();
+    let greeted = call(&client, "greet", json!({})).await;
+    assert_eq!(
+        greeted["structuredContent"]["result"], r#"accepted {"response": "yes"}"#,
+        "{greeted}"
+    );
+    let request = seen.try_recv().unwrap();
+    assert_eq!(request["message"], "What is your name?");
+    let summarized = call(&client, "summarize", json!({})).await;
+    assert_eq!(
+        summarized["structuredContent"]["result"], "the model said: from the client",
+        "{summarized}"
+    );
+    let request = seen.try_recv().unwrap();
+    assert_eq!(request["messages"][0]["content"]["text"], "Summarize");
+    client.cancel().await.unwrap();
+    serving.stop().await.unwrap();
+}

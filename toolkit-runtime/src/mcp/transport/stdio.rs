@@ -325,8 +325,16 @@ impl Stdio {
             .unwrap_or(Era::Session {
                 version: revision::SESSION_REVISIONS[0],
             });
+        let params = match era {
+            Era::Modern => crate::mcp::input_required::declared(
+                request.params,
+                &self.options,
+                &request.context,
+            ),
+            Era::Session { .. } => request.params,
+        };
         let outcome = self
-            .exchange(&process, &era, request.method, request.params)
+            .exchange(&process, &era, request.method, params)
             .await?;
         Ok(Reply { outcome, era })
     }

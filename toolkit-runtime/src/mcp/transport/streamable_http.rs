@@ -328,7 +328,11 @@ impl StreamableHttp {
     ) -> Result<Posted, Fault> {
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
         let params = match settled.era {
-            Era::Modern => revision::with_modern_meta(request.params.clone()),
+            Era::Modern => revision::with_modern_meta(crate::mcp::input_required::declared(
+                request.params.clone(),
+                &self.shared.options,
+                &request.context,
+            )),
             Era::Session { .. } => request.params.clone(),
         };
         let message = jsonrpc::request(id, request.method, params);
