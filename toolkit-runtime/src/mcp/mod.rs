@@ -64,6 +64,8 @@ mod snapshot;
 #[cfg(feature = "mcp")]
 mod source;
 #[cfg(feature = "mcp")]
+mod tasks;
+#[cfg(feature = "mcp")]
 pub(crate) mod transport;
 
 #[cfg(feature = "mcp")]
