@@ -15,7 +15,7 @@
 //!   answers; `jsonrpc.rs`: the messages.
 //! - `elicitation.rs`: [`Elicitation`], the host's answer to a server's `elicitation/create`.
 //! - `headers.rs`: the `x-mcp-header` rules and the base64 sentinel; `results.rs`: what
-//!   listings and call results become.
+//!   listings and call results become; `tasks.rs`: tools run as tasks.
 //!
 //! What becomes of a call:
 //!
@@ -24,6 +24,7 @@
 //! | a result with `structuredContent` | that value |
 //! | a result without it | its `content` blocks as written |
 //! | `isError: true` | [`CallFailed`](crate::Reason::CallFailed) with the text the tool said |
+//! | a task (for a tool listed with `execution.taskSupport`: `tasks.rs`) | polled to its end with `tasks/get`, then its `tasks/result` read as above; `failed` or `cancelled` is [`CallFailed`](crate::Reason::CallFailed) |
 //! | `input_required` | [`Unsupported`](crate::Reason::Unsupported) (one with only `requestState` is sent again, a bounded number of times) |
 //! | -32602 for a tool the server does not list, or -32601 | [`NotFound`](crate::Reason::NotFound) |
 //! | -32602 otherwise | [`InvalidInput`](crate::Reason::InvalidInput) with the server's words |
