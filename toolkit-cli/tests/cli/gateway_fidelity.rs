@@ -228,13 +228,12 @@ fn the_gateway_passes_on_what_four_real_servers_list_and_answer() {
                 Some(tool)
             })
             .collect();
-        // A tool that runs only as a task is not served (issue #30), and rmcp's `Tool` (3.11)
-        // has no `execution`: the one thing of a listed tool the gateway cannot pass on yet.
+        // The gateway serves a task tool as a plain one (it runs the task upstream), so it
+        // serves no `execution` — which rmcp's `Tool` (3.11) has no field for either.
         let listed: Vec<Value> = direct["tools"]
             .as_array()
             .unwrap()
             .iter()
-            .filter(|tool| tool["execution"]["taskSupport"] != "required")
             .map(|tool| {
                 let mut tool = tool.clone();
                 tool.as_object_mut().unwrap().remove("execution");
@@ -278,5 +277,78 @@ fn the_gateway_passes_on_what_four_real_servers_list_and_answer() {
     assert!(roots.contains("the test's folder"), "{roots}");
     assert_eq!(read["filesystem"]["calls"][1]["result"]["isError"], true);
     assert_eq!(read["time"]["calls"][1]["result"]["isError"], true);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_gateway_runs_a_task_tool_upstream_for_a_client_without_tasks() {
+    let dir = std::env::temp_dir().join(format!("toolkit-fidelity-tasks-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let everything = vec![
+        "node".to_owned(),
+        peer("mcp-npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+        "stdio".to_owned(),
+    ];
+    let servers = vec![("everything", everything.clone(), Vec::new())];
+    let config_path = dir.join("toolkit.toml");
+    std::fs::write(&config_path, config(&servers)).unwrap();
+    let research = |tool: &str, ambiguous: bool| json!({"tool": tool, "arguments": {"topic": "python", "ambiguous": ambiguous}});
+    let plan = dir.join("plan.json");
+    let targets = json!([
+        {"key": "direct", "command": everything[0], "args": everything[1..],
+         "calls": [research("simulate-research-query", false)]},
+        {"key": "gateway", "command": env!("CARGO_BIN_EXE_toolkit-gen"),
+         "args": ["serve", "--config", config_path.to_string_lossy()],
+         "calls": [
+             research("everything__simulate-research-query", false),
+             research("everything__simulate-research-query", true),
+         ]},
+    ]);
+    std::fs::write(&plan, json!({"roots": [], "targets": targets}).to_string()).unwrap();
+    let output = Command::new("node")
+        .env("NODE_PATH", peer("mcp-npm/node_modules"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/cli/fidelity_client.cjs"
+        ))
+        .arg(&plan)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let read: Value = serde_json::from_slice(&output.stdout).unwrap();
+
+    // The SDK's client will not call a tool that runs only as a task without tasks of its own.
+    let direct = &read["direct"]["calls"][0];
+    assert!(
+        direct["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("requires task-based execution"),
+        "{direct}"
+    );
+    // Through the gateway it is a tool like any other, and the call a plain one.
+    let served = read["gateway"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|tool| tool["name"] == "everything__simulate-research-query")
+        .expect("the task tool is served");
+    assert!(served.get("execution").is_none(), "{served}");
+    let calls = &read["gateway"]["calls"];
+    let report = calls[0]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(report.contains("# Research Report: python"), "{}", calls[0]);
+    // Ambiguous: the upstream asks for clarification through `tasks/result`, which the gateway
+    // relays to its client (which declines).
+    let report = calls[1]["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(report.contains("User declined"), "{}", calls[1]);
     let _ = std::fs::remove_dir_all(&dir);
 }

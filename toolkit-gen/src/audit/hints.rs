@@ -23,7 +23,7 @@ pub(super) fn audit(tool: &Map<String, Value>, at: &mut ToolFindings<'_>) {
             Severity::Warning,
             Check::TaskRequired,
             "#/execution/taskSupport",
-            "the tool runs only as a task, which this toolkit's MCP client does not do: it leaves the tool out".to_owned(),
+            "the tool runs only as a task: a client without tasks cannot call it (this toolkit's MCP client runs it as one, and its gateway serves it as a plain call)".to_owned(),
         );
     }
     let hints = match tool.get("annotations") {

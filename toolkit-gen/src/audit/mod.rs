@@ -20,7 +20,7 @@
 //! | `inputSchema` | warning | an input schema that is no valid JSON Schema: only an object is checked |
 //! | `objectRootedOutput` | error | an `outputSchema` whose root is not `type: "object"` (a bare `anyOf`) |
 //! | `mcpHeader` | error / warning | an `x-mcp-header` mark a client over HTTP refuses (the tool is dropped), or one the specification forbids but this runtime accepts (`number`, no `type`) |
-//! | `taskRequired` | warning | `execution.taskSupport: "required"`: this toolkit's client leaves the tool out |
+//! | `taskRequired` | warning | `execution.taskSupport: "required"`: a client without tasks cannot call the tool |
 //! | `hints` | warning / info | annotations that are no booleans, or that contradict each other |
 //!
 //! # Examples

@@ -17,7 +17,7 @@
 //! - `input_required.rs`: what an `input_required` result asks, answered (elicitation, sampling,
 //!   roots) and sent back; `lifetime.rs`: [`ListLifetime`], how long a listing stays fresh.
 //! - `headers.rs`: the `x-mcp-header` rules and the base64 sentinel; `results.rs`: what
-//!   listings and call results become.
+//!   listings and call results become; `tasks.rs`: tools run as tasks.
 //!
 //! What becomes of a call:
 //!
@@ -27,6 +27,7 @@
 //! | a result without it | its `content` blocks as written |
 //! | `isError: true` | [`CallFailed`](crate::Reason::CallFailed) with the text the tool said |
 //! | `input_required` | what it asks answered (an elicitation by the host's callback or the served call's client, declined at once without either; sampling and roots by the served call's client), the call sent again with the answers and its `requestState`; past `input_required_rounds` (8) rounds, [`InvalidResponse`](crate::Reason::InvalidResponse) |
+//! | a task (for a tool listed with `execution.taskSupport`: `tasks.rs`) | polled to its end with `tasks/get`, then its `tasks/result` read as above; `failed` or `cancelled` is [`CallFailed`](crate::Reason::CallFailed) |
 //! | -32602 for a tool the server does not list, or -32601 | [`NotFound`](crate::Reason::NotFound) |
 //! | -32602 otherwise | [`InvalidInput`](crate::Reason::InvalidInput) with the server's words |
 //! | -32022 (a server redeployed in another revision), or a refusal that answers no request (a session ended) | the link negotiated again once, the request sent again |
@@ -69,6 +70,8 @@ mod revision;
 mod snapshot;
 #[cfg(feature = "mcp")]
 mod source;
+#[cfg(feature = "mcp")]
+mod tasks;
 #[cfg(feature = "mcp")]
 pub(crate) mod transport;
 

@@ -31,6 +31,7 @@ pub(crate) fn after_discovered(result: &JsonObject) -> Result<Next, Reason> {
         Discovered::Modern => Ok(Next::Modern(Settled {
             era: Era::Modern,
             server_info: revision::server_info(result),
+            capabilities: result.get("capabilities").cloned(),
         })),
         Discovered::Session(version) => Ok(Next::Initialize(version)),
         Discovered::NoCommonVersion(versions) => Err(no_common_version(&versions)),
@@ -95,6 +96,7 @@ pub(crate) fn after_initialize(outcome: Result<JsonObject, RpcError>) -> Result<
     Ok(Settled {
         era: Era::Session { version },
         server_info: revision::server_info(&result),
+        capabilities: result.get("capabilities").cloned(),
     })
 }
 

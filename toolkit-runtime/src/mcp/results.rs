@@ -62,16 +62,6 @@ pub(crate) fn listed(tool: &Value, with_marks: bool) -> Result<Listed, String> {
     let Some(Value::Object(input_schema)) = tool.get("inputSchema") else {
         return Err(format!("tool {name:?} has no inputSchema object"));
     };
-    if tool
-        .get("execution")
-        .and_then(|execution| execution.get("taskSupport"))
-        .and_then(Value::as_str)
-        == Some("required")
-    {
-        return Err(format!(
-            "tool {name:?} runs only as a task (execution.taskSupport is \"required\"), which this client does not do"
-        ));
-    }
     let marks = if with_marks {
         headers::marks(input_schema).map_err(|problem| format!("tool {name:?}: {problem}"))?
     } else {
@@ -141,8 +131,7 @@ pub(crate) fn listed(tool: &Value, with_marks: bool) -> Result<Listed, String> {
 ///
 /// # Errors
 ///
-/// Why the tool is left out: no name, no `inputSchema` object, a `title` that is no string, or
-/// a tool that runs only as a task.
+/// Why the tool is left out: no name, no `inputSchema` object, or a `title` that is no string.
 pub fn tool_definition(tool: &Value) -> Result<ToolDefinition, String> {
     listed(tool, false).map(|listed| listed.definition)
 }
@@ -284,7 +273,7 @@ mod tests {
     }
 
     #[test]
-    fn listed_tools_carry_hints_and_task_only_tools_are_left_out() {
+    fn listed_tools_carry_hints_and_keep_their_execution() {
         let tool = json!({
             "name": "get", "title": "Get", "description": "Gets.",
             "inputSchema": {"type": "object"},
@@ -298,7 +287,8 @@ mod tests {
         assert_eq!(listed.definition.description.as_deref(), Some("Gets."));
         let task =
             json!({"name": "t", "inputSchema": {}, "execution": {"taskSupport": "required"}});
-        assert!(super::listed(&task, false).is_err());
+        let task = super::listed(&task, false).unwrap().definition;
+        assert_eq!(task.execution().unwrap()["taskSupport"], "required");
         assert!(super::listed(&json!({"name": "", "inputSchema": {}}), false).is_err());
     }
 

@@ -13,6 +13,7 @@ use super::input_required;
 use super::jsonrpc::{self, RpcError};
 use super::lifetime::{self, ListLifetime, ListLifetimeHandle};
 use super::results::{self, Called, MAX_SERVER_WORDS};
+use super::tasks;
 use super::transport::stdio::Stdio;
 use super::transport::streamable_http::StreamableHttp;
 use super::transport::{Fault, Reply, Request, Transport};
@@ -63,7 +64,7 @@ use crate::{
 /// ```
 pub struct Mcp {
     name: String,
-    transport: Box<dyn Transport>,
+    transport: Arc<dyn Transport>,
     options: McpOptions,
     /// How the server is reached, as spans name it: `streamable-http` or `stdio`.
     transport_kind: &'static str,
@@ -71,6 +72,8 @@ pub struct Mcp {
     marks: RwLock<Option<HashMap<String, Vec<Mark>>>>,
     /// The lifetime of the last listing discovered (`ttlMs`), when it said one.
     lifetime: ListLifetimeHandle,
+    /// The tools of the last listing that are called as tasks (see `tasks.rs`).
+    task_tools: RwLock<HashSet<String>>,
 }
 
 impl std::fmt::Debug for Mcp {
@@ -151,11 +154,12 @@ impl Mcp {
     ) -> Self {
         Self {
             name,
-            transport,
+            transport: Arc::from(transport),
             options,
             transport_kind,
             marks: RwLock::new(None),
             lifetime: ListLifetimeHandle::default(),
+            task_tools: RwLock::default(),
         }
     }
 
@@ -306,6 +310,13 @@ impl Mcp {
     /// Lists the tools, keeps their marks, and gives their definitions.
     async fn discover_now(&self) -> Result<Vec<ToolDefinition>, ToolSourceError> {
         let listing = self.list().await?;
+        let capabilities = self
+            .transport
+            .settle()
+            .await
+            .ok()
+            .and_then(|settled| settled.capabilities);
+        let mut task_tools = HashSet::new();
         let mut definitions = Vec::with_capacity(listing.tools.len());
         let mut marks = HashMap::new();
         for tool in &listing.tools {
@@ -315,6 +326,9 @@ impl Mcp {
                     if marks.contains_key(&name) {
                         tracing::warn!(source = %self.name, tool = %name, "the server lists the tool twice; the second is left out");
                         continue;
+                    }
+                    if tasks::runs_as_task(listed.definition.execution(), capabilities.as_ref()) {
+                        task_tools.insert(name.clone());
                     }
                     marks.insert(name, listed.marks);
                     definitions.push(listed.definition);
@@ -326,6 +340,10 @@ impl Mcp {
         }
         *self.marks.write().unwrap_or_else(PoisonError::into_inner) = Some(marks);
         self.lifetime.set(listing.lifetime);
+        *self
+            .task_tools
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = task_tools;
         Ok(definitions)
     }
 
@@ -426,6 +444,15 @@ impl Mcp {
             if let Some(progress) = &progress {
                 params.insert("_meta".into(), json!({ "progressToken": progress.token() }));
             }
+            let as_task = self
+                .task_tools
+                .read()
+                .unwrap_or_else(PoisonError::into_inner)
+                .contains(tool);
+            if as_task {
+                let ttl = self.options.max_call_time.max(self.options.timeout);
+                params.insert("task".into(), tasks::task_param(ttl));
+            }
             let request = Request {
                 method: "tools/call",
                 params,
@@ -433,10 +460,18 @@ impl Mcp {
                 param_headers: param_headers.clone(),
                 context: context.clone(),
             };
-            let reply = self
+            let mut reply = self
                 .send(request)
                 .await
                 .map_err(|fault| self.call_fault(fault))?;
+            if let Ok(result) = &reply.outcome
+                && let Some(task) = tasks::created(result)
+            {
+                let task = task.map_err(|reason| self.error(reason))?;
+                reply.outcome = tasks::finish(&self.transport, task, context)
+                    .await
+                    .map_err(|fault| self.call_fault(fault))?;
+            }
             let result = match reply.outcome {
                 Ok(result) => result,
                 Err(error)

@@ -158,9 +158,9 @@ impl fmt::Debug for ServedToolkit {
 /// except that a tool that may need approval is served destructive and not read-only, so that a
 /// client's own approval flow asks its person.
 ///
-/// rmcp's `Tool` has no `execution`: a definition's `execution` is not served (an upstream's
-/// tool that runs only as a task is not listed at all). An icon rmcp cannot read (no `src`, a
-/// theme other than `light` or `dark`) is left out.
+/// A definition's `execution` is not served: an upstream's task tool is served as a plain one,
+/// whose call the MCP source runs as a task upstream (and rmcp's `Tool` has no `execution`).
+/// An icon rmcp cannot read (no `src`, a theme other than `light` or `dark`) is left out.
 pub(crate) fn served_tool(tool: &Tool) -> McpTool {
     let definition = tool.definition();
     let mut served = McpTool::new_with_raw(

@@ -30,6 +30,7 @@ mod scripted;
 mod sdks;
 mod standalone;
 mod stdio;
+mod tasks;
 mod wire;
 
 use std::time::Duration;

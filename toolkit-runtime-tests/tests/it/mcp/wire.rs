@@ -397,7 +397,6 @@ async fn mcp_wire_bad_tools_are_left_out_of_discover() {
                     {"name": "object", "inputSchema": {"properties": {"a": {"type": "object", "x-mcp-header": "A"}}}},
                     {"name": "deep", "inputSchema": {"properties": {"a": {"type": "array", "items": {"type": "string", "x-mcp-header": "A"}}}}},
                     {"name": "token", "inputSchema": {"properties": {"a": {"type": "string", "x-mcp-header": "A B"}}}},
-                    {"name": "task", "inputSchema": {}, "execution": {"taskSupport": "required"}},
                     {"name": "", "inputSchema": {}},
                     {"name": "noschema"},
                     {"name": "good", "inputSchema": {}}

@@ -102,6 +102,7 @@ impl LegacySse {
         let provisional = Settled {
             era: Era::Session { version },
             server_info: None,
+            capabilities: None,
         };
         let initialize = Request::new(
             "initialize",

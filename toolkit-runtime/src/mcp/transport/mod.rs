@@ -89,6 +89,8 @@ pub(crate) struct Settled {
     pub era: Era,
     /// `serverInfo` (`{name, version}`), when the server said.
     pub server_info: Option<Value>,
+    /// The server's `capabilities`, when it said (what `tasks.rs` reads of it).
+    pub capabilities: Option<Value>,
 }
 
 /// A way of reaching an MCP server.

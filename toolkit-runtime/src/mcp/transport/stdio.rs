@@ -312,7 +312,8 @@ impl Stdio {
     async fn send(&self, request: Request) -> Result<Reply, Fault> {
         // stdio ties no request of the server to a call: the client of the one served call in
         // flight is asked.
-        let _in_flight = if request.method == "tools/call" {
+        // A task's `tasks/result` is where its server asks what the call needs.
+        let _in_flight = if matches!(request.method, "tools/call" | "tasks/result") {
             self.in_flight
                 .enter(requests::relay_of(&self.options, &request.context))
         } else {

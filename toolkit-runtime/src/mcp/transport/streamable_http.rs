@@ -161,6 +161,7 @@ impl StreamableHttp {
         let modern = Settled {
             era: Era::Modern,
             server_info: None,
+            capabilities: None,
         };
         let next = match self.post(&modern, None, &discover).await {
             Ok(Posted::Answer(Ok(result))) => negotiation::after_discovered(&result)?,
@@ -261,6 +262,7 @@ impl StreamableHttp {
         let provisional = Settled {
             era: Era::Session { version },
             server_info: None,
+            capabilities: None,
         };
         let outcome = match self
             .read(
@@ -478,7 +480,8 @@ impl StreamableHttp {
     async fn send(&self, request: Request) -> Result<Reply, Fault> {
         // A served call's client is asked what the server asks on a stream of no call, while
         // it is the one in flight.
-        let _in_flight = if request.method == "tools/call" {
+        // A task's `tasks/result` is where its server asks what the call needs.
+        let _in_flight = if matches!(request.method, "tools/call" | "tasks/result") {
             self.shared
                 .in_flight
                 .enter(requests::relay_of(&self.shared.options, &request.context))
