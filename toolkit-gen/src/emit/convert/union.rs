@@ -161,12 +161,12 @@ impl Converter<'_> {
                 if let Some(tagging) = self.find_tag(&kept) {
                     return wrap(self.tagged(&kept, tagging, pointer, &mut hint));
                 }
-                if let Some(names) = self.told_apart(&kept) {
+                if let Some(apart) = self.told_apart(&kept) {
                     let ty = self.untagged(
                         &kept,
                         &kinds,
                         &vec![None; kinds.len()],
-                        Objects::Apart(names),
+                        Objects::Apart(apart),
                         pointer,
                         hint,
                     );
@@ -206,8 +206,8 @@ impl Converter<'_> {
         let objects = if objects.len() > 1 {
             if let Some(tagging) = self.find_tag(&objects) {
                 Objects::Tagged(tagging)
-            } else if let Some(names) = self.told_apart(&objects) {
-                Objects::Apart(names)
+            } else if let Some(apart) = self.told_apart(&objects) {
+                Objects::Apart(apart)
             } else {
                 return wrap(self.untyped(pointer, "a union whose members can't be told apart"));
             }
@@ -295,13 +295,32 @@ impl Converter<'_> {
         let anonymous = hint.fixed.is_none();
         let name = self.item_name(&mut hint);
         let slot = self.reserve(&name);
-        let mut order: Vec<(Kind, Option<Kind>, usize, &Value)> = kinds
+        let order: Vec<(Kind, Option<Kind>, usize, &Value)> = kinds
             .iter()
             .zip(item_kinds)
             .zip(kept)
             .map(|((kind, items), (index, member))| (*kind, *items, *index, *member))
             .collect();
-        order.sort_by_key(|(kind, items, _, _)| (*kind, *items));
+        // Objects told apart by their properties are tried in the order that tells them apart.
+        let ranks: Vec<usize> = match &objects {
+            Objects::Apart(apart) => apart.ranks.clone(),
+            _ => Vec::new(),
+        };
+        let mut objects_seen = 0;
+        let mut rank_of = Vec::with_capacity(order.len());
+        for (kind, _, _, _) in &order {
+            if *kind == Kind::Object {
+                rank_of.push(ranks.get(objects_seen).copied().unwrap_or(objects_seen));
+                objects_seen += 1;
+            } else {
+                rank_of.push(0);
+            }
+        }
+        let mut ranked: Vec<(usize, (Kind, Option<Kind>, usize, &Value))> =
+            rank_of.into_iter().zip(order).collect();
+        ranked.sort_by_key(|(rank, (kind, items, _, _))| (*kind, *items, *rank));
+        let order: Vec<(Kind, Option<Kind>, usize, &Value)> =
+            ranked.into_iter().map(|(_, entry)| entry).collect();
         let object_members: Vec<(usize, &Value)> = order
             .iter()
             .filter(|(kind, _, _, _)| *kind == Kind::Object)
@@ -318,7 +337,7 @@ impl Converter<'_> {
         let (mut tagging, apart) = match objects {
             Objects::One => (None, None),
             Objects::Tagged(tagging) => (Some(tagging), None),
-            Objects::Apart(names) => (None, Some(names)),
+            Objects::Apart(apart) => (None, Some(apart.names)),
         };
         let mut variants = Vec::new();
         let mut done_kinds = HashSet::new();
@@ -455,7 +474,7 @@ impl Converter<'_> {
 enum Objects {
     One,
     Tagged(Tagging),
-    Apart(Vec<String>),
+    Apart(super::apart::Apart),
 }
 
 /// Whether a union member says nothing of the value's shape but "an object, or null" or
