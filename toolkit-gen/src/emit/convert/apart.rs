@@ -162,8 +162,7 @@ impl Converter<'_> {
                 && !y.extras
                 && x.required.iter().any(|name| {
                     !y.declared.contains(name)
-                        && x
-                            .properties
+                        && x.properties
                             .get(name)
                             .is_some_and(|property| !self.accepts_null(property))
                 })
