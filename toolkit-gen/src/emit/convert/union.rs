@@ -295,32 +295,25 @@ impl Converter<'_> {
         let anonymous = hint.fixed.is_none();
         let name = self.item_name(&mut hint);
         let slot = self.reserve(&name);
-        let order: Vec<(Kind, Option<Kind>, usize, &Value)> = kinds
+        let mut order: Vec<(Kind, Option<Kind>, usize, &Value)> = kinds
             .iter()
             .zip(item_kinds)
             .zip(kept)
             .map(|((kind, items), (index, member))| (*kind, *items, *index, *member))
             .collect();
-        // Objects told apart by their properties are tried in the order that tells them apart.
+        // Objects told apart by their properties are tried in the order that tells them apart:
+        // each object member's rank, by its index among the union's members.
         let ranks: Vec<usize> = match &objects {
             Objects::Apart(apart) => apart.ranks.clone(),
             _ => Vec::new(),
         };
-        let mut objects_seen = 0;
-        let mut rank_of = Vec::with_capacity(order.len());
-        for (kind, _, _, _) in &order {
-            if *kind == Kind::Object {
-                rank_of.push(ranks.get(objects_seen).copied().unwrap_or(objects_seen));
-                objects_seen += 1;
-            } else {
-                rank_of.push(0);
-            }
-        }
-        let mut ranked: Vec<(usize, (Kind, Option<Kind>, usize, &Value))> =
-            rank_of.into_iter().zip(order).collect();
-        ranked.sort_by_key(|(rank, (kind, items, _, _))| (*kind, *items, *rank));
-        let order: Vec<(Kind, Option<Kind>, usize, &Value)> =
-            ranked.into_iter().map(|(_, entry)| entry).collect();
+        let rank_of: std::collections::HashMap<usize, usize> = order
+            .iter()
+            .filter(|(kind, _, _, _)| *kind == Kind::Object)
+            .enumerate()
+            .map(|(seen, (_, _, index, _))| (*index, ranks.get(seen).copied().unwrap_or(seen)))
+            .collect();
+        order.sort_by_key(|(kind, items, index, _)| (*kind, *items, rank_of.get(index).copied()));
         let object_members: Vec<(usize, &Value)> = order
             .iter()
             .filter(|(kind, _, _, _)| *kind == Kind::Object)
