@@ -15,7 +15,7 @@
 //! Beside Stripe, in the same run, the generator a Rust user would pick instead: crates.io
 //! `openapi-to-rust` 0.23 (`openapi-to-rust generate DOC --output-dir DIR`, client included),
 //! from `OPENAPI_TO_RUST` (the binary; by default `target/peers/openapi-to-rust/bin/`, where
-//! `cargo install openapi-to-rust --version 0.23.0 --root target/peers/openapi-to-rust` puts it),
+//! `TOOLKIT_BENCH_PEERS=1 scripts/install-test-peers` puts it),
 //! its work being the document and every file it writes. Not installed: said and skipped.
 
 use std::path::{Path, PathBuf};
