@@ -931,3 +931,72 @@ fn modules_from_shared_defs_are_the_modules_from_copies() {
     let document = serde_json::from_str(&text).unwrap();
     assert!(shared_defs_write_the_same_module("api.github.com.json", &document) > 600);
 }
+
+#[test]
+fn an_expandable_field_is_an_enum_of_its_id_and_its_objects() {
+    // Stripe's expandable field (`Subscription.application`): the object's id, the object, or
+    // the deleted object, which alone requires `deleted`. Tried first, the deleted object refuses
+    // a live one (which has no `deleted`), and a lenient answer struct would take either.
+    let output = json!({
+        "type": "object",
+        "properties": {
+            "application": {
+                "anyOf": [
+                    {"type": "string", "maxLength": 5000},
+                    {"$ref": "#/$defs/application"},
+                    {"$ref": "#/$defs/deleted_application"},
+                    {"type": "null"}
+                ]
+            }
+        },
+        "required": ["application"],
+        "$defs": {
+            "application": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "string"},
+                    "name": {"type": ["string", "null"]},
+                    "object": {"type": "string", "enum": ["application"]}
+                },
+                "required": ["id", "object"]
+            },
+            "deleted_application": {
+                "type": "object",
+                "properties": {
+                    "deleted": {"type": "boolean", "enum": [true]},
+                    "id": {"type": "string"},
+                    "object": {"type": "string", "enum": ["application"]}
+                },
+                "required": ["deleted", "id", "object"]
+            }
+        }
+    });
+    let subscription = ToolDefinition::new(
+        "get_subscription",
+        json!({"type": "object"}).as_object().cloned().unwrap(),
+    )
+    .unwrap()
+    .with_output_schema(output.as_object().cloned().unwrap());
+    let emitted = toolkit_gen::emit::mcp_source(
+        "stripe-like.json",
+        &[subscription],
+        &toolkit_gen::emit::SourceOptions::new("stripe"),
+        &EmitOptions::default(),
+    );
+    let code = emitted
+        .code
+        .lines()
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_has(
+        &code,
+        "pub application: Option<GetSubscriptionAnswerApplication>,",
+    );
+    assert_has(
+        &code,
+        "pub enum GetSubscriptionAnswerApplication {\nString(String),\n\
+         DeletedApplication(DeletedApplication),\nApplication(Application),\n}",
+    );
+    syn::parse_file(&emitted.code).unwrap();
+}

@@ -26,6 +26,8 @@ mod openapi;
 #[cfg(feature = "openapi")]
 mod openapi_corpus;
 mod presentation;
+#[cfg(feature = "openapi")]
+mod prism_judge;
 #[cfg(feature = "code")]
 mod progress;
 #[cfg(feature = "rig")]

@@ -19,6 +19,13 @@
 //!   a value carrying the property is told apart by it; one leaving it out has the same
 //!   properties for both, fits both structs and is written back as the same JSON whichever
 //!   reads it.
+//! - one requires a property the other does not declare, whose value cannot be `null`, and the
+//!   other is an answer's (lenient) struct of named properties and no `additionalProperties`
+//!   schema: tried first, the one refuses every value of the
+//!   other as documented (which lacks the property), and takes its own before the other could
+//!   (Stripe's expandable fields: `application | deleted_application`, the deleted one
+//!   requiring `deleted: true`). The enum's variants are ordered so (a cycle of such orders is
+//!   not told apart).
 //!
 //! Anything else (members that differ only in constraints serde does not check, open structs
 //! that would take each other's properties into their `extra` map) stays a `serde_json::Value`.
@@ -41,15 +48,17 @@ struct Shape {
     closed: bool,
     /// An answer's struct: ignores what it does not name.
     lenient: bool,
+    /// The schema takes properties it does not name (`additionalProperties` other than `false`).
+    extras: bool,
 }
 
 impl Converter<'_> {
-    /// Variant names for the object members `objects` of a union, when every member is told
+    /// How the object members `objects` of a union are told apart, when every member is told
     /// apart from every other by its properties (see the module's documentation); `None`
     /// otherwise. The string values that tell members apart are recorded in
     /// [`Shared::deciding`](crate::emit::shared::Shared::deciding): their enums get no
     /// catch-all variant.
-    pub(super) fn told_apart(&mut self, objects: &[(usize, &Value)]) -> Option<Vec<String>> {
+    pub(super) fn told_apart(&mut self, objects: &[(usize, &Value)]) -> Option<Apart> {
         let mut shapes = Vec::new();
         for (_, member) in objects {
             let mut view = Map::new();
@@ -85,31 +94,42 @@ impl Converter<'_> {
                 properties,
                 closed: is_struct && !lenient && self.closes(&view),
                 lenient,
+                extras: view
+                    .get("additionalProperties")
+                    .is_some_and(|extras| extras != &Value::Bool(false)),
             });
         }
         let mut deciding = Vec::new();
+        let mut before = Vec::new();
         for (index, a) in shapes.iter().enumerate() {
-            for b in shapes.iter().skip(index + 1) {
-                if !self.decides(a, b, &mut deciding) {
-                    return None;
+            for (other, b) in shapes.iter().enumerate().skip(index + 1) {
+                match self.decides(a, b, &mut deciding) {
+                    Decided::Not => return None,
+                    Decided::Either => {}
+                    Decided::FirstBefore => before.push((index, other)),
+                    Decided::SecondBefore => before.push((other, index)),
                 }
             }
         }
+        let order = tried_order(shapes.len(), &before)?;
         self.shared.deciding.extend(deciding);
         let mut scope = Scope::default();
-        Some(
-            objects
-                .iter()
-                .zip(&shapes)
-                .enumerate()
-                .map(|(index, ((_, member), shape))| {
-                    let base = self
-                        .variant_base(member, shape, &shapes)
-                        .unwrap_or_else(|| format!("Object{index}"));
-                    scope.unique(&base, "")
-                })
-                .collect(),
-        )
+        let mut names: Vec<(usize, String)> = objects
+            .iter()
+            .zip(&shapes)
+            .enumerate()
+            .map(|(index, ((_, member), shape))| {
+                let base = self
+                    .variant_base(member, shape, &shapes)
+                    .unwrap_or_else(|| format!("Object{index}"));
+                (order[index], scope.unique(&base, ""))
+            })
+            .collect();
+        names.sort_by_key(|(rank, _)| *rank);
+        Some(Apart {
+            names: names.into_iter().map(|(_, name)| name).collect(),
+            ranks: order,
+        })
     }
 
     /// Whether serde tells the members `a` and `b` apart. When it does, the value sets of every
@@ -117,7 +137,7 @@ impl Converter<'_> {
     /// against `single_select`) are added to `deciding`, whichever rule decided: with a
     /// catch-all on such an enum, a value of one member that misses what the rule looks at
     /// (`options`) would read as the other.
-    fn decides(&self, a: &Shape, b: &Shape, deciding: &mut Vec<BTreeSet<String>>) -> bool {
+    fn decides(&self, a: &Shape, b: &Shape, deciding: &mut Vec<BTreeSet<String>>) -> Decided {
         let differ = |name: &String| match (a.properties.get(name), b.properties.get(name)) {
             (Some(x), Some(y)) => self.apart_by(x, y),
             _ => None,
@@ -134,12 +154,32 @@ impl Converter<'_> {
                 .filter(|name| b.required.contains(*name))
                 .any(|name| differ(name).is_some())
             || (a.declared == b.declared && a.declared.iter().any(|name| differ(name).is_some()));
-        if decided {
-            for name in a.declared.intersection(&b.declared) {
-                deciding.extend(differ(name).into_iter().flatten());
-            }
+        // A property only `x` requires, which no value of `y` as documented carries: `x`,
+        // tried first, refuses those values when a missing property is an error for it.
+        let requires_own = |x: &Shape, y: &Shape| {
+            y.lenient
+                && !y.properties.is_empty()
+                && !y.extras
+                && x.required.iter().any(|name| {
+                    !y.declared.contains(name)
+                        && x.properties
+                            .get(name)
+                            .is_some_and(|property| !self.accepts_null(property))
+                })
+        };
+        let outcome = if decided {
+            Decided::Either
+        } else if requires_own(a, b) {
+            Decided::FirstBefore
+        } else if requires_own(b, a) {
+            Decided::SecondBefore
+        } else {
+            return Decided::Not;
+        };
+        for name in a.declared.intersection(&b.declared) {
+            deciding.extend(differ(name).into_iter().flatten());
         }
-        decided
+        outcome
     }
 
     /// Whether no JSON value fits both property schemas as serde reads them.
@@ -261,6 +301,38 @@ impl Converter<'_> {
         }
         None
     }
+}
+
+/// Object members of a union told apart: their variant names, in the order the enum tries
+/// them, and each member's place in that order (by its place among the union's objects).
+pub(super) struct Apart {
+    pub(super) names: Vec<String>,
+    pub(super) ranks: Vec<usize>,
+}
+
+/// How two members are told apart: whichever serde tries first, or only with one of them first.
+enum Decided {
+    Not,
+    Either,
+    FirstBefore,
+    SecondBefore,
+}
+
+/// The order in which `count` members are tried, each `(x, y)` of `before` putting `x` first,
+/// and the members' own order otherwise; each member's rank, or `None` for a cycle. (A
+/// topological sort of a handful of members, which no crate of the workspace has.)
+fn tried_order(count: usize, before: &[(usize, usize)]) -> Option<Vec<usize>> {
+    let mut ranks = vec![usize::MAX; count];
+    for rank in 0..count {
+        let next = (0..count).find(|&member| {
+            ranks[member] == usize::MAX
+                && before
+                    .iter()
+                    .all(|&(first, then)| then != member || ranks[first] != usize::MAX)
+        })?;
+        ranks[next] = rank;
+    }
+    Some(ranks)
 }
 
 /// Whether two JSON kinds share no value as serde reads them (an integer is a number too).

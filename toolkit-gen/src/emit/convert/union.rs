@@ -161,12 +161,12 @@ impl Converter<'_> {
                 if let Some(tagging) = self.find_tag(&kept) {
                     return wrap(self.tagged(&kept, tagging, pointer, &mut hint));
                 }
-                if let Some(names) = self.told_apart(&kept) {
+                if let Some(apart) = self.told_apart(&kept) {
                     let ty = self.untagged(
                         &kept,
                         &kinds,
                         &vec![None; kinds.len()],
-                        Objects::Apart(names),
+                        Objects::Apart(apart),
                         pointer,
                         hint,
                     );
@@ -206,8 +206,8 @@ impl Converter<'_> {
         let objects = if objects.len() > 1 {
             if let Some(tagging) = self.find_tag(&objects) {
                 Objects::Tagged(tagging)
-            } else if let Some(names) = self.told_apart(&objects) {
-                Objects::Apart(names)
+            } else if let Some(apart) = self.told_apart(&objects) {
+                Objects::Apart(apart)
             } else {
                 return wrap(self.untyped(pointer, "a union whose members can't be told apart"));
             }
@@ -301,7 +301,19 @@ impl Converter<'_> {
             .zip(kept)
             .map(|((kind, items), (index, member))| (*kind, *items, *index, *member))
             .collect();
-        order.sort_by_key(|(kind, items, _, _)| (*kind, *items));
+        // Objects told apart by their properties are tried in the order that tells them apart:
+        // each object member's rank, by its index among the union's members.
+        let ranks: Vec<usize> = match &objects {
+            Objects::Apart(apart) => apart.ranks.clone(),
+            _ => Vec::new(),
+        };
+        let rank_of: std::collections::HashMap<usize, usize> = order
+            .iter()
+            .filter(|(kind, _, _, _)| *kind == Kind::Object)
+            .enumerate()
+            .map(|(seen, (_, _, index, _))| (*index, ranks.get(seen).copied().unwrap_or(seen)))
+            .collect();
+        order.sort_by_key(|(kind, items, index, _)| (*kind, *items, rank_of.get(index).copied()));
         let object_members: Vec<(usize, &Value)> = order
             .iter()
             .filter(|(kind, _, _, _)| *kind == Kind::Object)
@@ -318,7 +330,7 @@ impl Converter<'_> {
         let (mut tagging, apart) = match objects {
             Objects::One => (None, None),
             Objects::Tagged(tagging) => (Some(tagging), None),
-            Objects::Apart(names) => (None, Some(names)),
+            Objects::Apart(apart) => (None, Some(apart.names)),
         };
         let mut variants = Vec::new();
         let mut done_kinds = HashSet::new();
@@ -455,7 +467,7 @@ impl Converter<'_> {
 enum Objects {
     One,
     Tagged(Tagging),
-    Apart(Vec<String>),
+    Apart(super::apart::Apart),
 }
 
 /// Whether a union member says nothing of the value's shape but "an object, or null" or

@@ -421,8 +421,8 @@ pub struct MoreUnionsAnswer {
     pub editor: __tk::Nullable<Identity>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub digests: Option<MoreUnionsAnswerDigests>,
-    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
-    pub review: __tk::Nullable<__tk::serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review: Option<MoreUnionsAnswerReview>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<MoreUnionsAnswerField>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -463,6 +463,41 @@ pub struct MoreUnionsAnswerDigestsSubjectDigests {
 #[serde(crate = "__tk::serde")]
 pub struct MoreUnionsAnswerDigestsAttestationIds {
     pub attestation_ids: Vec<i64>,
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum MoreUnionsAnswerReview {
+    StateRequired(StateRequired),
+    CommentRequired(CommentRequired),
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde")]
+pub struct StateRequired {
+    pub environment: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comment: Option<String>,
+    pub state: StateRequiredState,
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StateRequiredState {
+    Approved,
+    Rejected,
+    /// A value the schema does not list.
+    Other(String),
+}
+__tk::string_enum!(
+    StateRequiredState { Approved = "approved", Rejected = "rejected", ..Other }
+);
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde")]
+pub struct CommentRequired {
+    pub environment: String,
+    pub comment: String,
 }
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
