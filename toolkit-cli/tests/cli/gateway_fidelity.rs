@@ -252,7 +252,24 @@ fn the_gateway_passes_on_what_four_real_servers_list_and_answer() {
             let direct = without_clock(&direct["calls"][index]);
             let through = without_clock(&gateway["calls"][next_call]);
             next_call += 1;
-            assert_eq!(through, direct, "{name}: the call {call} answers otherwise");
+            assert_eq!(
+                through["result"], direct["result"],
+                "{name}: the call {call} answers otherwise"
+            );
+            assert_eq!(
+                through["error"], direct["error"],
+                "{name}: the call {call} fails otherwise"
+            );
+            // The progress the gateway passes on is what the server told. Spoken to directly,
+            // server-everything's last notification sometimes reaches the SDK's client after the
+            // result on a loaded machine (the client then drops it): the direct list is a
+            // prefix of the gateway's, never more (the count is checked exactly below).
+            let told = through["progress"].as_array().cloned().unwrap_or_default();
+            let heard = direct["progress"].as_array().cloned().unwrap_or_default();
+            assert!(
+                heard.len() <= told.len() && told[..heard.len()] == heard[..],
+                "{name}: the call {call} reports other progress: {told:?} against {heard:?}"
+            );
         }
     }
 
@@ -270,7 +287,8 @@ fn the_gateway_passes_on_what_four_real_servers_list_and_answer() {
     );
     assert_eq!(everything[5]["result"]["content"][1]["type"], "resource");
     assert!(everything[6]["result"]["structuredContent"].is_object());
-    assert_eq!(everything[7]["progress"].as_array().unwrap().len(), 2);
+    // Both steps' progress, through the gateway (the list of everything's calls comes first).
+    assert_eq!(gateway["calls"][7]["progress"].as_array().unwrap().len(), 2);
     let roots = everything[8]["result"]["content"][0]["text"]
         .as_str()
         .unwrap();
