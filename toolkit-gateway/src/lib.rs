@@ -7,7 +7,9 @@ pub mod config;
 mod http;
 pub mod metrics;
 pub mod policy;
+pub mod resources;
 pub mod serve;
+pub mod served_names;
 pub mod sources;
 
 use std::path::PathBuf;
@@ -35,6 +37,8 @@ pub struct Gateway {
     catalog: Catalog,
     metrics: Arc<Metrics>,
     readiness: Readiness,
+    /// The MCP sources, whose resources and prompts are served too: `(name, prefixed, source)`.
+    upstreams: Vec<(String, bool, Arc<toolkit_runtime::mcp::Mcp>)>,
     /// What wakes when a source says its tools changed, taken once by whoever refreshes.
     changes: Arc<Mutex<Vec<ToolsChanged>>>,
     /// The model searches rank by meaning with (`serve.search_model`), loaded once.
@@ -119,9 +123,13 @@ impl Gateway {
         let policy = Policy::new(&config.policy).map_err(|error| problems.push(error.0));
         let mut sources = Vec::new();
         let mut changes = Vec::new();
+        let mut upstreams = Vec::new();
         for source in &config.sources {
             match sources::made(source) {
                 Ok(made) => {
+                    if let Some(mcp) = made.mcp {
+                        upstreams.push((source.name.clone(), source.prefix, mcp));
+                    }
                     let metered: Arc<dyn ToolSource> =
                         Arc::new(Metered::new(made.source, Arc::clone(&metrics)));
                     sources.push((metered, sources::timeout(source)));
@@ -154,6 +162,7 @@ impl Gateway {
                 catalog,
                 metrics,
                 readiness: Readiness::default(),
+                upstreams,
                 changes: Arc::new(Mutex::new(changes)),
                 #[cfg(feature = "search-embeddings")]
                 meaning,
@@ -215,7 +224,15 @@ impl Gateway {
         }
     }
 
-    /// The toolkit of the catalog under the policy, presented as the configuration says.
+    /// The resources, resource templates, prompts and completion of the MCP sources, served
+    /// beside the tools under the same policy (see [`resources`]).
+    pub fn resources(&self) -> resources::Upstreams {
+        resources::Upstreams::new(self.upstreams.clone(), self.policy.clone())
+    }
+
+    /// The toolkit of the catalog under the policy, presented as the configuration says. The
+    /// `ui://` resource an MCP App's tool names (`_meta.ui.resourceUri`) is named as the gateway
+    /// serves it ([`served_names`]).
     ///
     /// # Errors
     ///
@@ -227,7 +244,19 @@ impl Gateway {
             .iter()
             .filter_map(|(source, _)| {
                 let definitions = self.catalog.get(source.name())?;
-                Some(Member::new(Arc::clone(source), definitions.to_vec()))
+                let prefixed_mcp = self
+                    .upstreams
+                    .iter()
+                    .any(|(name, prefixed, _)| name == source.name() && *prefixed);
+                let definitions = if prefixed_mcp {
+                    definitions
+                        .iter()
+                        .map(|definition| served_names::with_served_app(source.name(), definition))
+                        .collect()
+                } else {
+                    definitions.to_vec()
+                };
+                Some(Member::new(Arc::clone(source), definitions))
             })
             .collect();
         let assembly = self

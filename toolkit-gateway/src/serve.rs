@@ -54,9 +54,13 @@ pub async fn serve(path: &Path) -> Result<(), String> {
         "serving"
     );
     let serve = gateway.config().serve.clone();
+    // The MCP sources' resources and prompts, offered as far as they have them.
+    let resources = gateway.resources();
+    resources.probe().await;
     let server = McpServer::new(toolkit)
         .name(serve.name.clone())
-        .version(env!("CARGO_PKG_VERSION"));
+        .version(env!("CARGO_PKG_VERSION"))
+        .resources(std::sync::Arc::new(resources));
     // The bound address is a `Host` its clients send (any loopback address, not only the
     // loopback names rmcp accepts by default).
     let mut options = HttpOptions::default();

@@ -50,6 +50,8 @@ pub struct Made {
     pub source: Arc<dyn ToolSource>,
     /// Wakes when the source says its tools changed.
     pub changes: Option<ToolsChanged>,
+    /// The source as an MCP server, whose resources and prompts the gateway serves too.
+    pub mcp: Option<Arc<Mcp>>,
 }
 
 impl std::fmt::Debug for Made {
@@ -70,10 +72,16 @@ pub fn made(config: &SourceConfig) -> Result<Made, ConfigError> {
     let plain = |source: Arc<dyn ToolSource>| Made {
         source,
         changes: None,
+        mcp: None,
     };
-    let mcp = |source: Mcp| Made {
-        changes: source.tools_changed(),
-        source: Arc::new(source),
+    let mcp = |source: Mcp| {
+        let changes = source.tools_changed();
+        let source = Arc::new(source);
+        Made {
+            changes,
+            source: Arc::clone(&source) as Arc<dyn ToolSource>,
+            mcp: Some(source),
+        }
     };
     let name = config.name.as_str();
     let fail = |problem: String| ConfigError(format!("source {name:?}: {problem}"));
