@@ -1,7 +1,7 @@
 //! The MCP source's resources, prompts and completion, against
-//! `@modelcontextprotocol/server-everything` (npm) over the old HTTP+SSE transport and stdio (a
-//! Streamable HTTP session and the stateless revision are the gateway's tests, `serve/resources.rs`),
-//! and the answer cap on a resource read.
+//! `@modelcontextprotocol/server-everything` (npm) over a Streamable HTTP session, the old HTTP+SSE
+//! transport and stdio (the stateless revision is spoken to the gateway in toolkit-cli's
+//! `gateway_resources.rs`), and the answer cap on a resource read.
 
 use serde_json::{Value, json};
 use tokio::process::Command;
@@ -96,6 +96,19 @@ async fn reads_everything(source: &Mcp) {
 }
 
 #[tokio::test]
+async fn mcp_resources_and_prompts_over_a_streamable_http_session() {
+    let server = start("streamableHttp").await;
+    let source = Mcp::http_with_options(
+        "everything",
+        server.url("/mcp"),
+        reqwest::Client::new(),
+        quick(),
+    );
+    reads_everything(&source).await;
+    source.close().await;
+}
+
+#[tokio::test]
 async fn mcp_resources_and_prompts_over_the_old_http_sse_transport() {
     let server = start("sse").await;
     let source = Mcp::http_with_options(
@@ -125,16 +138,17 @@ async fn mcp_a_resource_over_the_answer_cap_is_refused() {
         max_response_bytes: 8 * 1024,
         ..quick()
     };
-    for over_stdio in [false, true] {
+    for transport in ["stdio", "sse", "streamableHttp"] {
         let server;
-        let source = if over_stdio {
+        let source = if transport == "stdio" {
             let command = StdioCommand::new("node").arg(everything()).arg("stdio");
             Mcp::stdio_with_options("everything", command, options.clone())
         } else {
-            server = start("sse").await;
+            server = start(transport).await;
+            let path = if transport == "sse" { "/sse" } else { "/mcp" };
             Mcp::http_with_options(
                 "everything",
-                server.url("/sse"),
+                server.url(path),
                 reqwest::Client::new(),
                 options.clone(),
             )
