@@ -4,8 +4,9 @@
 //!
 //! Every request asks the upstreams live (a listing asks them all at once; one that fails is left
 //! out of that listing and logged). Resources are offered when some upstream answered
-//! `resources/list` at the start (or could not be asked: only an upstream that says it has no
-//! such method, `-32601`, is taken to have none), prompts likewise; completion is offered with
+//! `resources/list` at the start (or had not answered within the start's wait of 2 s, or could not
+//! be asked: only an upstream that says it has no such method, `-32601`, is taken to have none),
+//! prompts likewise; completion is offered with
 //! either, and an upstream that does not complete answers with no values.
 
 use std::sync::{Arc, Mutex, PoisonError};
