@@ -8,7 +8,9 @@ mod http;
 pub mod lifetimes;
 pub mod metrics;
 mod policy;
+mod resources;
 pub mod serve;
+pub mod served_names;
 mod sources;
 
 use std::path::PathBuf;
@@ -36,6 +38,8 @@ pub struct Gateway {
     catalog: Catalog,
     metrics: Arc<Metrics>,
     readiness: Readiness,
+    /// The MCP sources, whose resources and prompts are served too: `(name, prefixed, source)`.
+    upstreams: Vec<(String, bool, Arc<toolkit_runtime::mcp::Mcp>)>,
     /// What wakes when a source says its tools changed, taken once by whoever refreshes.
     changes: Arc<Mutex<Vec<ToolsChanged>>>,
     /// Where each MCP source keeps the lifetime of its last listing, by the source's name.
@@ -123,9 +127,13 @@ impl Gateway {
         let mut sources = Vec::new();
         let mut changes = Vec::new();
         let mut lifetimes = Vec::new();
+        let mut upstreams = Vec::new();
         for source in &config.sources {
             match sources::made(source) {
                 Ok(made) => {
+                    if let Some(mcp) = made.mcp {
+                        upstreams.push((source.name.clone(), source.prefix, mcp));
+                    }
                     let metered: Arc<dyn ToolSource> =
                         Arc::new(Metered::new(made.source, Arc::clone(&metrics)));
                     sources.push((metered, sources::timeout(source)));
@@ -159,6 +167,7 @@ impl Gateway {
                 catalog,
                 metrics,
                 readiness: Readiness::default(),
+                upstreams,
                 changes: Arc::new(Mutex::new(changes)),
                 lifetimes,
                 #[cfg(feature = "search-embeddings")]
@@ -221,7 +230,15 @@ impl Gateway {
         }
     }
 
-    /// The toolkit of the catalog under the policy, presented as the configuration says.
+    /// The resources, resource templates, prompts and completion of the MCP sources, served
+    /// beside the tools under the same policy (see [`resources`]).
+    pub fn resources(&self) -> resources::Upstreams {
+        resources::Upstreams::new(self.upstreams.clone(), self.policy.clone())
+    }
+
+    /// The toolkit of the catalog under the policy, presented as the configuration says. The
+    /// `ui://` resource an MCP App's tool names (`_meta.ui.resourceUri`) is named as the gateway
+    /// serves it ([`served_names`]).
     ///
     /// # Errors
     ///
@@ -233,7 +250,19 @@ impl Gateway {
             .iter()
             .filter_map(|(source, _)| {
                 let definitions = self.catalog.get(source.name())?;
-                Some(Member::new(Arc::clone(source), definitions.to_vec()))
+                let prefixed_mcp = self
+                    .upstreams
+                    .iter()
+                    .any(|(name, prefixed, _)| name == source.name() && *prefixed);
+                let definitions = if prefixed_mcp {
+                    definitions
+                        .iter()
+                        .map(|definition| served_names::with_served_app(source.name(), definition))
+                        .collect()
+                } else {
+                    definitions.to_vec()
+                };
+                Some(Member::new(Arc::clone(source), definitions))
             })
             .collect();
         let assembly = self

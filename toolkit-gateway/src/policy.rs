@@ -76,9 +76,16 @@ impl Policy {
     /// What the policy decides for `tool` of `source`: the most restrictive decision of the rules
     /// that match, or the default when none does.
     pub fn decide(&self, source: &str, tool: &ToolDefinition) -> Decision {
+        self.decide_name(source, tool.name())
+    }
+
+    /// What the policy decides for what `source` names `name` (a tool, a prompt, or a resource's
+    /// URI as the source writes it): as [`Policy::decide`], the rules' `tool` pattern matched
+    /// against `name`.
+    pub fn decide_name(&self, source: &str, name: &str) -> Decision {
         self.rules
             .iter()
-            .filter(|rule| rule.matches(source, tool.name()))
+            .filter(|rule| rule.matches(source, name))
             .map(|rule| rule.decision)
             .max_by_key(|decision| severity(*decision))
             .unwrap_or(self.default)

@@ -54,9 +54,17 @@ pub async fn serve(path: &Path) -> Result<(), String> {
         "serving"
     );
     let serve = gateway.config().serve.clone();
+    // The MCP sources' resources and prompts, offered as far as they have them: the start waits
+    // for the sources' answers a little (a source that has not answered yet counts as having
+    // them), and the rest are heard in the background.
+    let resources = gateway.resources();
+    let probing = resources.clone();
+    let probe = tokio::spawn(async move { probing.probe().await });
+    let _ = tokio::time::timeout(PROBE_WAIT, probe).await;
     let server = McpServer::new(toolkit)
         .name(serve.name.clone())
-        .version(env!("CARGO_PKG_VERSION"));
+        .version(env!("CARGO_PKG_VERSION"))
+        .resources(std::sync::Arc::new(resources));
     // The bound address is a `Host` its clients send (any loopback address, not only the
     // loopback names rmcp accepts by default).
     let mut options = HttpOptions::default();
@@ -117,6 +125,9 @@ pub async fn serve(path: &Path) -> Result<(), String> {
         }
     }
 }
+
+/// How long the start waits for the MCP sources to say whether they have resources and prompts.
+const PROBE_WAIT: Duration = Duration::from_secs(2);
 
 /// Completes at the first SIGTERM or SIGINT (never, when neither can be listened for).
 async fn stop_signal() {

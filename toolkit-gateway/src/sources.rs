@@ -42,6 +42,8 @@ pub struct Made {
     pub changes: Option<ToolsChanged>,
     /// Where an MCP source keeps how long its last listing stays fresh (`ttlMs`).
     pub lifetime: Option<ListLifetimeHandle>,
+    /// The source as an MCP server, whose resources and prompts the gateway serves too.
+    pub mcp: Option<Arc<Mcp>>,
 }
 
 impl std::fmt::Debug for Made {
@@ -64,11 +66,18 @@ pub fn made(config: &SourceConfig) -> Result<Made, ConfigError> {
         source,
         changes: None,
         lifetime: None,
+        mcp: None,
     };
-    let mcp = |source: Mcp| Made {
-        changes: source.tools_changed(),
-        lifetime: Some(source.list_lifetime_handle()),
-        source: Arc::new(source),
+    let mcp = |source: Mcp| {
+        let changes = source.tools_changed();
+        let lifetime = Some(source.list_lifetime_handle());
+        let source = Arc::new(source);
+        Made {
+            changes,
+            lifetime,
+            source: Arc::clone(&source) as Arc<dyn ToolSource>,
+            mcp: Some(source),
+        }
     };
     let name = config.name.as_str();
     let fail = |problem: String| ConfigError(format!("source {name:?}: {problem}"));

@@ -247,25 +247,24 @@ const SERVER_PASSING: &[&str] = &[
     "server-sse-multiple-streams",
     "server-sse-polling",
     "dns-rebinding-protection",
+    // The upstream's resources, template, prompts and completion, served by the gateway.
+    "completion-complete",
+    "resources-list",
+    "resources-read-text",
+    "resources-read-binary",
+    "resources-templates-read",
+    "resources-subscribe",
+    "resources-unsubscribe",
+    "prompts-list",
+    "prompts-get-simple",
+    "prompts-get-with-args",
+    "prompts-get-embedded-resource",
+    "prompts-get-with-image",
 ];
 
 /// Server scenarios that fail through the gateway today, each with why. A scenario that starts
 /// passing fails this test: move it to `SERVER_PASSING`.
-const SERVER_FAILING_TODAY: &[(&str, &str)] = &[
-    // Out of scope: the gateway serves tools only (-32601 for these methods).
-    ("completion-complete", "no completion/complete"),
-    ("resources-list", "no resources"),
-    ("resources-read-text", "no resources"),
-    ("resources-read-binary", "no resources"),
-    ("resources-templates-read", "no resources"),
-    ("resources-subscribe", "no resources"),
-    ("resources-unsubscribe", "no resources"),
-    ("prompts-list", "no prompts"),
-    ("prompts-get-simple", "no prompts"),
-    ("prompts-get-with-args", "no prompts"),
-    ("prompts-get-embedded-resource", "no prompts"),
-    ("prompts-get-with-image", "no prompts"),
-];
+const SERVER_FAILING_TODAY: &[(&str, &str)] = &[];
 
 /// Stops the conformance server script (SIGTERM: it stops the gateway and the upstream) on drop.
 struct Script(std::process::Child);

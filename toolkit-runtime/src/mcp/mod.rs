@@ -3,12 +3,16 @@
 //! A server is reached over Streamable HTTP ([`Mcp::http`]) — in the stateless revision
 //! 2026-07-28 or a session of 2025-11-25, 2025-06-18, 2025-03-26 or 2024-11-05, and through the old
 //! HTTP+SSE transport for a server that has only that — or over stdio ([`Mcp::stdio`]), as a
-//! process the source starts. Either way the source lists the server's tools and runs them, and
-//! does nothing else of MCP.
+//! process the source starts. Either way the source lists the server's tools and runs them; beside
+//! its tools (no part of [`ToolSource`](crate::ToolSource)) it lists and reads the server's
+//! resources and resource templates, lists and gets its prompts, and asks it for completions
+//! (what a gateway serves of an upstream, an MCP App's `ui://` resources among them).
 //!
 //! - `client.rs`: [`McpHttpClient`], what requests over HTTP are sent through (a
 //!   `reqwest::Client`, or one that authenticates them).
 //! - `source.rs`: the source: paging, results, the `-32020` re-listing, timeouts.
+//! - `resources.rs`, `prompts.rs`: its resources and prompts and completion, asked through
+//!   `asked.rs` (one request, every page of a listing, under the same caps).
 //! - `transport/`: how requests reach the server (`streamable_http.rs`, `legacy_sse.rs`,
 //!   `stdio.rs`), and how answers are read (`body.rs`, `status.rs`, `channel.rs`).
 //! - `revision.rs`: the revisions spoken; `negotiation.rs`: how one is settled from a server's
@@ -41,6 +45,8 @@
 //! source and its transports are feature `mcp`.
 
 #[cfg(feature = "mcp")]
+mod asked;
+#[cfg(feature = "mcp")]
 mod changes;
 #[cfg(feature = "mcp")]
 mod client;
@@ -62,6 +68,10 @@ mod lifetime;
 mod negotiation;
 #[cfg(feature = "mcp")]
 mod options;
+#[cfg(feature = "mcp")]
+mod prompts;
+#[cfg(feature = "mcp")]
+mod resources;
 #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
 mod results;
 #[cfg(feature = "mcp")]

@@ -25,7 +25,8 @@ use crate::{
 };
 
 /// An MCP server as a tool source: it lists the server's tools with `tools/list` and runs them
-/// with `tools/call`, and does nothing else of MCP.
+/// with `tools/call`; beside them, it reads the server's resources and prompts
+/// ([`Mcp::list_resources`], [`Mcp::read_resource`], [`Mcp::get_prompt`], [`Mcp::complete`], ...).
 ///
 /// How the server is spoken to is found out when the source first needs it: the stateless
 /// revision 2026-07-28 when the server answers `server/discover` with it, else a session begun
@@ -65,7 +66,7 @@ use crate::{
 pub struct Mcp {
     name: String,
     transport: Arc<dyn Transport>,
-    options: McpOptions,
+    pub(super) options: McpOptions,
     /// How the server is reached, as spans name it: `streamable-http` or `stdio`.
     transport_kind: &'static str,
     /// The `x-mcp-header` marks of each tool of the last listing (`None` before the first).
@@ -212,12 +213,12 @@ impl Mcp {
         self.transport.close().await;
     }
 
-    fn error(&self, reason: Reason) -> ToolSourceError {
+    pub(super) fn error(&self, reason: Reason) -> ToolSourceError {
         ToolSourceError::new(self.name.clone(), reason)
     }
 
     /// `work`, failing as unavailable past the timeout.
-    async fn bounded<T>(
+    pub(super) async fn bounded<T>(
         &self,
         work: impl Future<Output = Result<T, ToolSourceError>>,
     ) -> Result<T, ToolSourceError> {
@@ -231,7 +232,7 @@ impl Mcp {
             })
     }
 
-    fn list_fault(&self, fault: Fault) -> ToolSourceError {
+    pub(super) fn list_fault(&self, fault: Fault) -> ToolSourceError {
         self.error(match fault {
             Fault::Elsewhere => Fault::elsewhere_reason(),
             Fault::TooLarge => Reason::invalid_response(format!(
@@ -539,7 +540,7 @@ impl Mcp {
 
     /// Sends `request` in a span of its own (`mcp.request`), and records how the server was
     /// spoken to there and on the span of the tool call it is part of.
-    async fn send(&self, request: Request) -> Result<Reply, Fault> {
+    pub(super) async fn send(&self, request: Request) -> Result<Reply, Fault> {
         let span = telemetry::mcp_request(
             request.method,
             &self.name,
@@ -579,14 +580,14 @@ impl Mcp {
 }
 
 /// The reason of a server that refuses the revision settled with it even after negotiating again.
-fn no_longer_spoken() -> Reason {
+pub(super) fn no_longer_spoken() -> Reason {
     Reason::unsupported(
         "the server refused the protocol revision it was spoken to in (-32022), even negotiated again",
     )
 }
 
 /// The number of bytes of `value` as JSON, counted without writing it anywhere.
-fn json_length(value: &impl serde::Serialize) -> usize {
+pub(super) fn json_length(value: &impl serde::Serialize) -> usize {
     struct Counter(usize);
     impl std::io::Write for Counter {
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {

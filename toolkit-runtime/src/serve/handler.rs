@@ -1,16 +1,21 @@
 //! rmcp's [`ServerHandler`] over a [`ServedToolkit`]: `tools/list`, `tools/call` (an MCP
 //! source's result passed on as its server wrote it, its progress and logs relayed, what its
 //! server asks the client relayed),
-//! `logging/setLevel`, and the notifications of a replaced toolkit.
+//! `logging/setLevel`, and the notifications of a replaced toolkit; `resources/*`, `prompts/*`
+//! and `completion/complete` answered by the host's [`Resources`](super::Resources), when it
+//! gave some (`resources.rs`).
 
 use std::borrow::Cow;
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
-    ProtocolVersion, ServerCapabilities, ServerConfig, SubscriptionFilter, Tool as McpTool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ProgressToken, ProtocolVersion, ReadResourceRequestParams,
+    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
+    SubscriptionFilter, Tool as McpTool, UnsubscribeRequestParams,
 };
 #[allow(deprecated)] // logging: deprecated by SEP-2577, still spoken by the session revisions
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, SetLevelRequestParams};
@@ -20,6 +25,7 @@ use serde_json::Value;
 
 use super::failure::{Remediation, echo, message};
 use super::relay::ClientRelay;
+use super::resources;
 use super::served::ServedToolkit;
 use crate::context::{Relay, Written};
 use crate::{ApprovalRequest, CallContext, Failure, JsonObject, Progress, Verdict};
@@ -46,16 +52,19 @@ pub(crate) struct Handler {
     /// sets one.
     #[allow(deprecated)]
     pub(crate) level: Arc<Mutex<Option<LoggingLevel>>>,
+    /// What the host serves beside the tools (resources, prompts, completion).
+    pub(crate) resources: resources::Hosted,
 }
 
 impl ServerHandler for Handler {
     #[allow(deprecated)] // logging: see the import
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder()
+        let mut capabilities = ServerCapabilities::builder()
             .enable_tools()
             .enable_tool_list_changed()
             .enable_logging()
             .build();
+        resources::advertise(&self.resources, &mut capabilities);
         let info = ServerConfig::new(capabilities).with_server_info(Implementation::new(
             self.identity.name.clone(),
             self.identity.version.clone(),
@@ -165,6 +174,76 @@ impl ServerHandler for Handler {
     ) -> Result<(), ErrorData> {
         *self.level.lock().unwrap_or_else(PoisonError::into_inner) = Some(request.level);
         Ok(())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        resources::list_resources(&self.resources).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        resources::list_resource_templates(&self.resources).await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        resources::read_resource(&self.resources, &request)
+            .await
+            .map(Into::into)
+    }
+
+    #[allow(deprecated)] // resources/subscribe: spoken by the session revisions
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        resources::subscription(&self.resources, &request.uri, true).await
+    }
+
+    #[allow(deprecated)] // resources/unsubscribe: spoken by the session revisions
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        resources::subscription(&self.resources, &request.uri, false).await
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        resources::list_prompts(&self.resources).await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        resources::get_prompt(&self.resources, request)
+            .await
+            .map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        resources::complete(&self.resources, &request).await
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

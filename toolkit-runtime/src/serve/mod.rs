@@ -11,6 +11,7 @@
 //! - [`failure`]: what an agent reads of a failed call — the remediation folded into the
 //!   message, and every value echoed back cut to a bounded length.
 //! - [`ServedToolkit`]: replaces the served toolkit live and tells clients the tools changed.
+//! - [`Resources`]: what a host serves beside the tools (resources, prompts, completion).
 //! - [`run_guarded`]: the crash guard of a server binary.
 //! - `testing` (feature `testing`): an in-process client and a probe of a built server binary.
 //!
@@ -50,6 +51,7 @@ mod guard;
 mod handler;
 mod output_check;
 mod relay;
+mod resources;
 mod served;
 mod server;
 pub mod stdin_guard;
@@ -59,6 +61,7 @@ mod transport;
 
 pub use error::ServeError;
 pub use guard::run_guarded;
+pub use resources::{Offer, Refusal, Resources};
 pub use served::ServedToolkit;
 pub use server::{HttpOptions, MCP_PATH, McpServer, bind_loopback, without_delay};
 /// Cancels a server's HTTP sessions ([`McpServer::router`]); re-exported from `tokio-util`.

@@ -71,6 +71,7 @@ pub struct McpServer {
     guard: StdinGuardOptions,
     http: HttpOptions,
     approval: Option<CallContext>,
+    resources: super::resources::Hosted,
 }
 
 /// Options of [`McpServer::serve_http`] and [`McpServer::router`].
@@ -114,6 +115,7 @@ impl McpServer {
             guard: StdinGuardOptions::default(),
             http: HttpOptions::default(),
             approval: None,
+            resources: None,
         }
     }
 
@@ -133,6 +135,16 @@ impl McpServer {
     #[must_use]
     pub fn approver(mut self, approver: impl Approver + 'static) -> Self {
         self.approval = Some(CallContext::new().approver(approver));
+        self
+    }
+
+    /// Serves `resources` beside the tools: `resources/list`, `resources/templates/list`,
+    /// `resources/read`, `resources/subscribe` / `unsubscribe`, `prompts/list`, `prompts/get`
+    /// and `completion/complete`, each capability advertised when its
+    /// [`Offer`](super::Offer) says (none by default).
+    #[must_use]
+    pub fn resources(mut self, resources: Arc<dyn super::Resources>) -> Self {
+        self.resources = Some(resources);
         self
     }
 
@@ -217,6 +229,7 @@ impl McpServer {
             identity: Arc::new(self.identity.clone()),
             approval: self.approval.clone(),
             level: Arc::default(),
+            resources: self.resources.clone(),
         }
     }
 

@@ -21,6 +21,7 @@ pub mod processes;
 mod progress;
 mod redirects;
 mod renegotiation;
+mod resources;
 mod resumption;
 mod rmcp_http;
 mod rmcp_peer;

@@ -1,7 +1,8 @@
 // An upstream of the TypeScript MCP SDK (@modelcontextprotocol/sdk on npm, its low-level Server,
 // so that every result and schema is written as raw JSON): Streamable HTTP with sessions, answers
 // as SSE. Its tools are those the official conformance suite's server scenarios call (named and
-// answering as the suite's reference everything-server does), so that a gateway in front of it
+// answering as the suite's reference everything-server does), and so are its resources, resource
+// template, prompts and completion, so that a gateway in front of it
 // can be run against the suite; the runtime's tests use them to check what a served call passes
 // on. Run with NODE_PATH at the installed node_modules.
 // Usage: node content_peer.cjs PORT
@@ -15,6 +16,14 @@ const {
   ListToolsRequestSchema,
   CallToolRequestSchema,
   SetLevelRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  ListPromptsRequestSchema,
+  GetPromptRequestSchema,
+  CompleteRequestSchema,
   ElicitResultSchema,
   CreateMessageResultSchema,
 } = require("@modelcontextprotocol/sdk/types.js");
@@ -254,11 +263,94 @@ async function call(server, name, args, extra) {
   }
 }
 
+// The resources, template and prompts of the suite's resources-* and prompts-* scenarios, as its
+// reference everything-server has them.
+const resources = [
+  { uri: "test://static-text", name: "static-text", mimeType: "text/plain" },
+  { uri: "test://static-binary", name: "static-binary", mimeType: "image/png" },
+  { uri: "test://watched-resource", name: "watched-resource", mimeType: "text/plain" },
+];
+const resourceTemplates = [{ uriTemplate: "test://template/{id}/data", name: "template", mimeType: "application/json" }];
+function read(uri) {
+  if (uri === "test://static-text") {
+    return { contents: [{ uri, mimeType: "text/plain", text: "This is the content of the static text resource." }] };
+  }
+  if (uri === "test://static-binary") return { contents: [{ uri, mimeType: "image/png", blob: PNG }] };
+  if (uri === "test://watched-resource") return { contents: [{ uri, mimeType: "text/plain", text: "Watched resource content" }] };
+  const templated = /^test:\/\/template\/([^/]+)\/data$/.exec(uri);
+  if (templated) {
+    return { contents: [{ uri, mimeType: "application/json", text: JSON.stringify({ id: templated[1], templateTest: true, data: `Data for ID: ${templated[1]}` }) }] };
+  }
+  const error = new Error(`Resource not found: ${uri}`);
+  error.code = -32002;
+  throw error;
+}
+const prompts = [
+  { name: "test_simple_prompt", description: "A simple prompt without arguments" },
+  {
+    name: "test_prompt_with_arguments",
+    description: "A prompt with required arguments",
+    arguments: [
+      { name: "arg1", description: "First test argument", required: true },
+      { name: "arg2", description: "Second test argument", required: true },
+    ],
+  },
+  {
+    name: "test_prompt_with_embedded_resource",
+    description: "A prompt that includes an embedded resource",
+    arguments: [{ name: "resourceUri", description: "URI of the resource to embed", required: true }],
+  },
+  { name: "test_prompt_with_image", description: "A prompt that includes image content" },
+];
+function prompt(name, args) {
+  const user = (content) => ({ role: "user", content });
+  switch (name) {
+    case "test_simple_prompt":
+      return { messages: [user({ type: "text", text: "This is a simple prompt for testing." })] };
+    case "test_prompt_with_arguments":
+      return { messages: [user({ type: "text", text: `Prompt with arguments: arg1='${args.arg1}', arg2='${args.arg2}'` })] };
+    case "test_prompt_with_embedded_resource":
+      return {
+        messages: [
+          user({ type: "resource", resource: { uri: args.resourceUri, mimeType: "text/plain", text: "Embedded resource content for testing." } }),
+          user({ type: "text", text: "Please process the embedded resource above." }),
+        ],
+      };
+    case "test_prompt_with_image":
+      return { messages: [user({ type: "image", data: PNG, mimeType: "image/png" }), user({ type: "text", text: "Please analyze the image above." })] };
+    default: {
+      const error = new Error(`Unknown prompt: ${name}`);
+      error.code = -32602;
+      throw error;
+    }
+  }
+}
+
 function makeServer() {
   const server = new Server(
     { name: "content-peer", version: "1.32.2" },
-    { capabilities: { tools: { listChanged: true }, logging: {} } },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        logging: {},
+        resources: { subscribe: true },
+        prompts: {},
+        completions: {},
+      },
+    },
   );
+  server.setRequestHandler(ListResourcesRequestSchema, async () => ({ resources }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => ({ resourceTemplates }));
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => read(request.params.uri));
+  server.setRequestHandler(SubscribeRequestSchema, async () => ({}));
+  server.setRequestHandler(UnsubscribeRequestSchema, async () => ({}));
+  server.setRequestHandler(ListPromptsRequestSchema, async () => ({ prompts }));
+  server.setRequestHandler(GetPromptRequestSchema, async (request) => prompt(request.params.name, request.params.arguments ?? {}));
+  server.setRequestHandler(CompleteRequestSchema, async (request) => {
+    const value = request.params.argument.value;
+    const values = ["testValue1", "testValue2"].filter((candidate) => candidate.startsWith(value));
+    return { completion: { values, total: values.length, hasMore: false } };
+  });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools }));
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) =>
     call(server, request.params.name, request.params.arguments ?? {}, extra),

@@ -1,0 +1,425 @@
+//! What the gateway serves beside tools: its MCP upstreams' resources, resource templates,
+//! prompts and completion ([`Upstreams`], the runtime's [`Resources`]), each named as
+//! [`served_names`](super::served_names) says and under the same policy rules as tools.
+//!
+//! Every request asks the upstreams live (a listing asks them all at once; one that fails is left
+//! out of that listing and logged). Resources are offered when some upstream answered
+//! `resources/list` at the start (or had not answered within the start's wait of 2 s, or could not
+//! be asked: only an upstream that says it has no such method, `-32601`, is taken to have none),
+//! prompts likewise; completion is offered with
+//! either, and an upstream that does not complete answers with no values.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futures_util::future::join_all;
+use serde_json::{Value, json};
+use toolkit_runtime::mcp::Mcp;
+use toolkit_runtime::serve::{Offer, Refusal, Resources};
+use toolkit_runtime::{BoxFuture, Decision, JsonObject, Reason, ToolSourceError};
+
+use super::policy::Policy;
+use super::served_names::{climbs, served_prompt, served_uri, upstream_prompt, upstream_uri};
+
+/// The gateway's MCP upstreams, served as one server's resources, prompts and completion.
+#[derive(Clone, Debug)]
+pub struct Upstreams {
+    upstreams: Arc<Vec<Upstream>>,
+    policy: Policy,
+}
+
+/// One MCP source, with what it was found to have.
+#[derive(Debug)]
+struct Upstream {
+    name: String,
+    /// Whether its names and URIs are served under its name (`prefix`, true unless configured
+    /// otherwise).
+    prefixed: bool,
+    mcp: Arc<Mcp>,
+    has: Mutex<Has>,
+}
+
+/// What an upstream has, as far as is known (everything, until it says otherwise).
+#[derive(Clone, Copy, Debug)]
+struct Has {
+    resources: bool,
+    prompts: bool,
+}
+
+impl Upstreams {
+    /// The upstreams `(name, prefixed, source)`, under `policy`.
+    pub fn new(upstreams: Vec<(String, bool, Arc<Mcp>)>, policy: Policy) -> Self {
+        let upstreams = upstreams
+            .into_iter()
+            .map(|(name, prefixed, mcp)| Upstream {
+                name,
+                prefixed,
+                mcp,
+                has: Mutex::new(Has {
+                    resources: true,
+                    prompts: true,
+                }),
+            })
+            .collect();
+        Self {
+            upstreams: Arc::new(upstreams),
+            policy,
+        }
+    }
+
+    /// Asks each upstream once whether it has resources and prompts (all at once); one that
+    /// answers `-32601` is taken to have none.
+    pub async fn probe(&self) {
+        join_all(self.upstreams.iter().map(|upstream| async move {
+            let (resources, templates, prompts) = futures_util::join!(
+                upstream.mcp.list_resources(),
+                upstream.mcp.list_resource_templates(),
+                upstream.mcp.list_prompts()
+            );
+            let has = Has {
+                resources: !(lacks(&resources) && lacks(&templates)),
+                prompts: !lacks(&prompts),
+            };
+            *upstream.has.lock().unwrap_or_else(PoisonError::into_inner) = has;
+        }))
+        .await;
+    }
+
+    fn has(upstream: &Upstream) -> Has {
+        *upstream.has.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn allowed(&self, upstream: &Upstream, name: &str) -> bool {
+        self.policy.decide_name(&upstream.name, name) != Decision::Block
+    }
+
+    fn served_uri(upstream: &Upstream, uri: &str) -> String {
+        if upstream.prefixed {
+            served_uri(&upstream.name, uri)
+        } else {
+            uri.to_owned()
+        }
+    }
+
+    /// The upstream a served URI is of, and its URI there; refused when it climbs (`..`), names
+    /// no upstream, or the policy blocks it.
+    fn route_uri(&self, served: &str) -> Result<(&Upstream, String), Refusal> {
+        if climbs(served) {
+            return Err(Refusal::InvalidParams(format!(
+                "The URI {} is refused: it has a `..` segment.",
+                cut(served)
+            )));
+        }
+        let with_resources = || {
+            self.upstreams
+                .iter()
+                .filter(|upstream| Self::has(upstream).resources)
+        };
+        let found = with_resources()
+            .filter(|upstream| upstream.prefixed)
+            .find_map(|upstream| Some((upstream, upstream_uri(&upstream.name, served)?)))
+            .or_else(|| {
+                with_resources()
+                    .find(|upstream| !upstream.prefixed)
+                    .map(|upstream| (upstream, served.to_owned()))
+            });
+        match found {
+            Some((upstream, uri)) if self.allowed(upstream, &uri) => Ok((upstream, uri)),
+            _ => Err(Refusal::NotFound(format!(
+                "No resource {} is served.",
+                cut(served)
+            ))),
+        }
+    }
+
+    /// The upstream a served prompt name is of, and its name there.
+    fn route_prompt(&self, served: &str) -> Result<(&Upstream, String), Refusal> {
+        let with_prompts = || {
+            self.upstreams
+                .iter()
+                .filter(|upstream| Self::has(upstream).prompts)
+        };
+        let found = with_prompts()
+            .filter(|upstream| upstream.prefixed)
+            .find_map(|upstream| Some((upstream, upstream_prompt(&upstream.name, served)?)))
+            .map(|(upstream, name)| (upstream, name.to_owned()))
+            .or_else(|| {
+                with_prompts()
+                    .find(|upstream| !upstream.prefixed)
+                    .map(|upstream| (upstream, served.to_owned()))
+            });
+        match found {
+            Some((upstream, name)) if self.allowed(upstream, &name) => Ok((upstream, name)),
+            _ => Err(Refusal::NotFound(format!(
+                "No prompt {} is served.",
+                cut(served)
+            ))),
+        }
+    }
+
+    /// Each upstream's listing `list` (those that have what `has` picks), the entries the policy
+    /// allows by `key`, rewritten by `serve`.
+    async fn listed<'a, F>(
+        &'a self,
+        has: impl Fn(Has) -> bool,
+        list: impl Fn(&'a Mcp) -> F,
+        key: &str,
+        serve: impl Fn(&Upstream, &str) -> String,
+    ) -> Vec<Value>
+    where
+        F: std::future::Future<Output = Result<Vec<Value>, ToolSourceError>>,
+    {
+        let asked: Vec<_> = self
+            .upstreams
+            .iter()
+            .filter(|upstream| has(Self::has(upstream)))
+            .collect();
+        let answers = join_all(asked.iter().map(|upstream| list(&upstream.mcp))).await;
+        let mut all = Vec::new();
+        for (upstream, answer) in asked.into_iter().zip(answers) {
+            match answer {
+                Ok(entries) => {
+                    for mut entry in entries {
+                        let Some(name) = entry.get(key).and_then(Value::as_str) else {
+                            continue;
+                        };
+                        if !self.allowed(upstream, name) {
+                            continue;
+                        }
+                        let served = serve(upstream, name);
+                        entry[key] = Value::String(served);
+                        all.push(entry);
+                    }
+                }
+                Err(error) if matches!(error.reason, Reason::Unsupported { .. }) => {}
+                Err(error) => {
+                    tracing::warn!(source = %upstream.name, "left out of the listing: {error}");
+                }
+            }
+        }
+        all
+    }
+
+    /// The `uri` of each block of `contents` (a read's contents, a prompt's messages' resources)
+    /// served.
+    fn serve_uris(upstream: &Upstream, value: &mut Value) {
+        if !upstream.prefixed {
+            return;
+        }
+        match value {
+            Value::Object(object) => {
+                for (key, inner) in object.iter_mut() {
+                    match inner {
+                        Value::String(uri) if key == "uri" => {
+                            *uri = served_uri(&upstream.name, uri);
+                        }
+                        Value::Object(_) | Value::Array(_) if key != "_meta" => {
+                            Self::serve_uris(upstream, inner);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for item in items {
+                    Self::serve_uris(upstream, item);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn offer(&self) -> Offer {
+        let mut offer = Offer::none();
+        let any = |pick: fn(Has) -> bool| {
+            self.upstreams
+                .iter()
+                .any(|upstream| pick(Self::has(upstream)))
+        };
+        let resources = any(|has| has.resources);
+        let prompts = any(|has| has.prompts);
+        if resources {
+            offer = offer.with_resources(true);
+        }
+        if prompts {
+            offer = offer.with_prompts();
+        }
+        if resources || prompts {
+            offer = offer.with_completions();
+        }
+        offer
+    }
+}
+
+/// Whether an answer says the upstream has no such method.
+fn lacks<T>(answer: &Result<T, ToolSourceError>) -> bool {
+    matches!(answer, Err(error) if matches!(error.reason, Reason::Unsupported { .. }))
+}
+
+/// What the client reads of an upstream's failure.
+fn refusal(error: &ToolSourceError) -> Refusal {
+    match &error.reason {
+        Reason::NotFound { description } => Refusal::NotFound(description.clone()),
+        Reason::InvalidInput { .. } => Refusal::InvalidParams(error.reason.description().into()),
+        Reason::Unsupported { description } => Refusal::Unsupported(description.clone()),
+        _ => Refusal::Failed(error.to_string()),
+    }
+}
+
+/// A served value echoed in a refusal, cut.
+fn cut(value: &str) -> String {
+    let mut cut: String = value.chars().take(200).collect();
+    if cut.len() < value.len() {
+        cut.push('…');
+    }
+    format!("{cut:?}")
+}
+
+impl Resources for Upstreams {
+    fn offer(&self) -> Offer {
+        Upstreams::offer(self)
+    }
+
+    fn list_resources(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>> {
+        Box::pin(async {
+            Ok(self
+                .listed(
+                    |has| has.resources,
+                    |mcp| mcp.list_resources(),
+                    "uri",
+                    Self::served_uri,
+                )
+                .await)
+        })
+    }
+
+    fn list_resource_templates(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>> {
+        Box::pin(async {
+            Ok(self
+                .listed(
+                    |has| has.resources,
+                    |mcp| mcp.list_resource_templates(),
+                    "uriTemplate",
+                    Self::served_uri,
+                )
+                .await)
+        })
+    }
+
+    fn read_resource<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
+        Box::pin(async move {
+            let (upstream, uri) = self.route_uri(uri)?;
+            let read = upstream
+                .mcp
+                .read_resource(&uri)
+                .await
+                .map_err(|error| refusal(&error))?;
+            let mut read = Value::Object(read);
+            if let Some(contents) = read.get_mut("contents") {
+                Self::serve_uris(upstream, contents);
+            }
+            match read {
+                Value::Object(read) => Ok(read),
+                _ => Err(Refusal::Failed("the read is no object".into())),
+            }
+        })
+    }
+
+    fn subscribe<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<(), Refusal>> {
+        Box::pin(async move {
+            let (upstream, uri) = self.route_uri(uri)?;
+            upstream
+                .mcp
+                .subscribe_resource(&uri)
+                .await
+                .map_err(|error| refusal(&error))
+        })
+    }
+
+    fn unsubscribe<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<(), Refusal>> {
+        Box::pin(async move {
+            let (upstream, uri) = self.route_uri(uri)?;
+            upstream
+                .mcp
+                .unsubscribe_resource(&uri)
+                .await
+                .map_err(|error| refusal(&error))
+        })
+    }
+
+    fn list_prompts(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>> {
+        Box::pin(async {
+            Ok(self
+                .listed(
+                    |has| has.prompts,
+                    |mcp| mcp.list_prompts(),
+                    "name",
+                    |upstream, name| {
+                        if upstream.prefixed {
+                            served_prompt(&upstream.name, name)
+                        } else {
+                            name.to_owned()
+                        }
+                    },
+                )
+                .await)
+        })
+    }
+
+    fn get_prompt<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: JsonObject,
+    ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
+        Box::pin(async move {
+            let (upstream, name) = self.route_prompt(name)?;
+            let got = upstream
+                .mcp
+                .get_prompt(&name, arguments)
+                .await
+                .map_err(|error| refusal(&error))?;
+            let mut got = Value::Object(got);
+            if let Some(messages) = got.get_mut("messages") {
+                Self::serve_uris(upstream, messages);
+            }
+            match got {
+                Value::Object(got) => Ok(got),
+                _ => Err(Refusal::Failed("the prompt is no object".into())),
+            }
+        })
+    }
+
+    fn complete(&self, mut params: JsonObject) -> BoxFuture<'_, Result<JsonObject, Refusal>> {
+        Box::pin(async move {
+            let reference = params.get("ref").cloned().unwrap_or(Value::Null);
+            let (upstream, upstream_ref) = match reference["type"].as_str() {
+                Some("ref/prompt") => {
+                    let (upstream, name) =
+                        self.route_prompt(reference["name"].as_str().unwrap_or_default())?;
+                    (upstream, json!({"type": "ref/prompt", "name": name}))
+                }
+                Some("ref/resource") => {
+                    let (upstream, uri) =
+                        self.route_uri(reference["uri"].as_str().unwrap_or_default())?;
+                    (upstream, json!({"type": "ref/resource", "uri": uri}))
+                }
+                _ => {
+                    return Err(Refusal::InvalidParams(
+                        "The ref is neither a ref/prompt nor a ref/resource.".into(),
+                    ));
+                }
+            };
+            params.insert("ref".into(), upstream_ref);
+            match upstream.mcp.complete(params).await {
+                Ok(completed) => Ok(completed),
+                // An upstream that does not complete suggests nothing.
+                Err(error) if matches!(error.reason, Reason::Unsupported { .. }) => Ok(json!({
+                    "completion": {"values": [], "hasMore": false}
+                })
+                .as_object()
+                .cloned()
+                .unwrap_or_default()),
+                Err(error) => Err(refusal(&error)),
+            }
+        })
+    }
+}

@@ -1,0 +1,299 @@
+//! What a server serves beside its tools: [`Resources`] — resources, resource templates, prompts
+//! and completion — given by the host ([`McpServer::resources`](super::McpServer::resources)),
+//! and how the handler answers `resources/*`, `prompts/*` and `completion/complete` with it.
+//!
+//! A host (the gateway) passes its upstreams' answers on as they wrote them, as JSON; here they
+//! become rmcp's types, an entry rmcp cannot read left out of its listing (and logged) rather than
+//! failing the whole listing.
+
+use std::sync::Arc;
+
+use rmcp::ErrorData;
+use rmcp::model::{
+    CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResult,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, Prompt,
+    ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
+};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::{BoxFuture, JsonObject};
+
+/// What a server offers beside its tools, as its capabilities say (`resources`, with
+/// `subscribe`; `prompts`; `completions`): a method of what is not offered is `-32601`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Offer {
+    /// `resources/list`, `resources/templates/list`, `resources/read`.
+    pub resources: bool,
+    /// `resources/subscribe` and `resources/unsubscribe`.
+    pub subscribe: bool,
+    /// `prompts/list`, `prompts/get`.
+    pub prompts: bool,
+    /// `completion/complete`.
+    pub completions: bool,
+}
+
+impl Offer {
+    /// Nothing offered.
+    pub fn none() -> Self {
+        Self::default()
+    }
+
+    /// With resources (`subscribe` too when `subscribe`).
+    #[must_use]
+    pub fn with_resources(mut self, subscribe: bool) -> Self {
+        self.resources = true;
+        self.subscribe = subscribe;
+        self
+    }
+
+    /// With prompts.
+    #[must_use]
+    pub fn with_prompts(mut self) -> Self {
+        self.prompts = true;
+        self
+    }
+
+    /// With completion.
+    #[must_use]
+    pub fn with_completions(mut self) -> Self {
+        self.completions = true;
+        self
+    }
+}
+
+/// Why a request of [`Resources`] is refused, as its client reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Refusal {
+    /// No such resource or prompt (`-32002` for a resource, as the spec says; `-32602` for a
+    /// prompt).
+    NotFound(String),
+    /// The request's params are refused (`-32602`).
+    InvalidParams(String),
+    /// The method is not served (`-32601`).
+    Unsupported(String),
+    /// Anything else, such as an upstream that did not answer (`-32603`).
+    Failed(String),
+}
+
+/// The resources, resource templates, prompts and completion a server serves beside its tools,
+/// each answer as the MCP result writes it (JSON). Every method is asked at each request (the
+/// host may change what it serves live); [`Resources::offer`] at each `initialize` and
+/// `server/discover`.
+pub trait Resources: std::fmt::Debug + Send + Sync + 'static {
+    /// What is served, for the capabilities.
+    fn offer(&self) -> Offer;
+
+    /// The `resources` of `resources/list`.
+    fn list_resources(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>>;
+
+    /// The `resourceTemplates` of `resources/templates/list`.
+    fn list_resource_templates(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>>;
+
+    /// The result of `resources/read` for `uri` (`contents`).
+    fn read_resource<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<JsonObject, Refusal>>;
+
+    /// `resources/subscribe` for `uri`.
+    fn subscribe<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<(), Refusal>>;
+
+    /// `resources/unsubscribe` for `uri`.
+    fn unsubscribe<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<(), Refusal>>;
+
+    /// The `prompts` of `prompts/list`.
+    fn list_prompts(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>>;
+
+    /// The result of `prompts/get` for `name` with `arguments` (`messages`).
+    fn get_prompt<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: JsonObject,
+    ) -> BoxFuture<'a, Result<JsonObject, Refusal>>;
+
+    /// The result of `completion/complete` for its params as written (`completion`).
+    fn complete(&self, params: JsonObject) -> BoxFuture<'_, Result<JsonObject, Refusal>>;
+}
+
+/// The host's resources of a server, or none.
+pub(crate) type Hosted = Option<Arc<dyn Resources>>;
+
+/// What the client reads of a refusal, for a request about a resource (`resource`) or not.
+fn error(refusal: Refusal, resource: bool) -> ErrorData {
+    match refusal {
+        Refusal::NotFound(words) if resource => ErrorData::resource_not_found(words, None),
+        Refusal::NotFound(words) | Refusal::InvalidParams(words) => {
+            ErrorData::invalid_params(words, None)
+        }
+        Refusal::Unsupported(words) => {
+            ErrorData::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, words, None)
+        }
+        Refusal::Failed(words) => ErrorData::internal_error(words, None),
+    }
+}
+
+/// The host's resources when they offer what `offered` picks, else `-32601` for `method`.
+fn offering<'a>(
+    hosted: &'a Hosted,
+    offered: impl Fn(Offer) -> bool,
+    method: &str,
+) -> Result<&'a dyn Resources, ErrorData> {
+    match hosted {
+        Some(resources) if offered(resources.offer()) => Ok(resources.as_ref()),
+        _ => Err(ErrorData::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            format!("{method} is not served"),
+            None,
+        )),
+    }
+}
+
+/// Each entry as rmcp's type; one it cannot read is left out (and logged).
+fn entries<T: DeserializeOwned>(items: Vec<Value>, what: &str) -> Vec<T> {
+    items
+        .into_iter()
+        .filter_map(|item| match serde_json::from_value(item) {
+            Ok(entry) => Some(entry),
+            Err(error) => {
+                tracing::warn!(%error, "a {what} is left out of the listing");
+                None
+            }
+        })
+        .collect()
+}
+
+/// A result as rmcp's type, or a failure naming `method`.
+fn result<T: DeserializeOwned>(result: JsonObject, method: &str) -> Result<T, ErrorData> {
+    serde_json::from_value(Value::Object(result)).map_err(|error| {
+        ErrorData::internal_error(
+            format!("the answer to {method} cannot be served: {error}"),
+            None,
+        )
+    })
+}
+
+/// `resources/list`.
+pub(crate) async fn list_resources(hosted: &Hosted) -> Result<ListResourcesResult, ErrorData> {
+    let resources = offering(hosted, |offer| offer.resources, "resources/list")?;
+    let items = resources
+        .list_resources()
+        .await
+        .map_err(|refusal| error(refusal, true))?;
+    Ok(ListResourcesResult::with_all_items(entries::<Resource>(
+        items, "resource",
+    )))
+}
+
+/// `resources/templates/list`.
+pub(crate) async fn list_resource_templates(
+    hosted: &Hosted,
+) -> Result<ListResourceTemplatesResult, ErrorData> {
+    let resources = offering(hosted, |offer| offer.resources, "resources/templates/list")?;
+    let items = resources
+        .list_resource_templates()
+        .await
+        .map_err(|refusal| error(refusal, true))?;
+    Ok(ListResourceTemplatesResult::with_all_items(entries::<
+        ResourceTemplate,
+    >(
+        items,
+        "resource template",
+    )))
+}
+
+/// `resources/read`.
+pub(crate) async fn read_resource(
+    hosted: &Hosted,
+    request: &ReadResourceRequestParams,
+) -> Result<ReadResourceResult, ErrorData> {
+    let resources = offering(hosted, |offer| offer.resources, "resources/read")?;
+    let read = resources
+        .read_resource(&request.uri)
+        .await
+        .map_err(|refusal| error(refusal, true))?;
+    result(read, "resources/read")
+}
+
+/// `resources/subscribe` (`subscribe`) or `resources/unsubscribe`.
+pub(crate) async fn subscription(
+    hosted: &Hosted,
+    uri: &str,
+    subscribe: bool,
+) -> Result<(), ErrorData> {
+    let method = if subscribe {
+        "resources/subscribe"
+    } else {
+        "resources/unsubscribe"
+    };
+    let resources = offering(hosted, |offer| offer.subscribe, method)?;
+    let done = if subscribe {
+        resources.subscribe(uri).await
+    } else {
+        resources.unsubscribe(uri).await
+    };
+    done.map_err(|refusal| error(refusal, true))
+}
+
+/// `prompts/list`.
+pub(crate) async fn list_prompts(hosted: &Hosted) -> Result<ListPromptsResult, ErrorData> {
+    let resources = offering(hosted, |offer| offer.prompts, "prompts/list")?;
+    let items = resources
+        .list_prompts()
+        .await
+        .map_err(|refusal| error(refusal, false))?;
+    Ok(ListPromptsResult::with_all_items(entries::<Prompt>(
+        items, "prompt",
+    )))
+}
+
+/// `prompts/get`.
+pub(crate) async fn get_prompt(
+    hosted: &Hosted,
+    request: GetPromptRequestParams,
+) -> Result<GetPromptResult, ErrorData> {
+    let resources = offering(hosted, |offer| offer.prompts, "prompts/get")?;
+    let got = resources
+        .get_prompt(&request.name, request.arguments.unwrap_or_default())
+        .await
+        .map_err(|refusal| error(refusal, false))?;
+    result(got, "prompts/get")
+}
+
+/// `completion/complete`.
+pub(crate) async fn complete(
+    hosted: &Hosted,
+    request: &CompleteRequestParams,
+) -> Result<CompleteResult, ErrorData> {
+    let resources = offering(hosted, |offer| offer.completions, "completion/complete")?;
+    let Ok(Value::Object(mut params)) = serde_json::to_value(request) else {
+        return Err(ErrorData::invalid_params(
+            "the completion/complete params cannot be read",
+            None,
+        ));
+    };
+    params.remove("_meta");
+    let completed = resources
+        .complete(params)
+        .await
+        .map_err(|refusal| error(refusal, false))?;
+    result(completed, "completion/complete")
+}
+
+/// The capabilities of `hosted`'s offer, added to `capabilities`.
+pub(crate) fn advertise(hosted: &Hosted, capabilities: &mut rmcp::model::ServerCapabilities) {
+    let Some(resources) = hosted else {
+        return;
+    };
+    let offer = resources.offer();
+    if offer.resources {
+        let mut capability = rmcp::model::ResourcesCapability::default();
+        capability.subscribe = offer.subscribe.then_some(true);
+        capabilities.resources = Some(capability);
+    }
+    if offer.prompts {
+        capabilities.prompts = Some(rmcp::model::PromptsCapability::default());
+    }
+    if offer.completions {
+        capabilities.completions = Some(JsonObject::new());
+    }
+}
