@@ -9,6 +9,7 @@ pub mod metrics;
 pub mod policy;
 pub mod serve;
 pub mod sources;
+pub mod token_store;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
