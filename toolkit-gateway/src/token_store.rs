@@ -136,6 +136,7 @@ impl fmt::Display for TokenStoreConfig {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -827,6 +827,24 @@ async fn an_mcp_source_sends_the_tokens_login_kept() {
     std::fs::remove_dir_all(&up).unwrap();
 }
 
+/// The gateway runs with transparent huge pages off (mimalloc would otherwise back its segments
+/// with 2 MiB pages, resident whole: a third of its memory; docs/performance.md).
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_runs_without_transparent_huge_pages() {
+    let seen = Arc::new(Seen::default());
+    let base = api(Arc::clone(&seen)).await;
+    let port = free_port();
+    let dir = workspace("no-huge-pages", &format!("127.0.0.1:{port}"), &base, "", "");
+    let child = start(&dir, port, &[]).await;
+    let pid = child.id().unwrap();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let (code, stderr) = terminate(child).await;
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(status.contains("THP_enabled:\t0"), "{status}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 /// Replicas on several machines share a Redis token store: the grant `login` put there is sent
 /// upstream, the URL (with its password) comes from the environment and no log line shows it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

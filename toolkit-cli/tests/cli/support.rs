@@ -1,5 +1,6 @@
 //! What the command-line tests share: running the built `toolkit-gen` as a user runs it, a free
 //! port, a `redis-server` of their own.
+#![allow(clippy::panic)]
 
 use std::process::Command;
 
