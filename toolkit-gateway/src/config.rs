@@ -56,6 +56,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use toolkit_runtime::Decision;
 
+use crate::token_store::TokenStoreConfig;
+
 /// The whole configuration, as written.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -395,9 +397,10 @@ fn yes() -> bool {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceOAuth {
-    /// The token store (owner-only), relative to the configuration's directory: required for a
-    /// user's authorization; for client credentials, where tokens are kept between starts.
-    pub token_store: Option<PathBuf>,
+    /// The token store: a file (owner-only, relative to the configuration's directory) for one
+    /// machine, or Redis for replicas on several ([`TokenStoreConfig`]). Required for a user's
+    /// authorization; for client credentials, where tokens are kept between starts.
+    pub token_store: Option<TokenStoreConfig>,
     /// The client id: registered ahead at the authorization server (as given to `login`), or the
     /// client credentials' id.
     pub client_id: Option<String>,
@@ -563,7 +566,7 @@ impl Config {
                 *document = base.join(&*document);
             }
             if let Some(store) = source.oauth.as_mut().and_then(|o| o.token_store.as_mut()) {
-                *store = base.join(&*store);
+                store.relative_to(base);
             }
         }
         Ok(config)
@@ -1061,6 +1064,13 @@ mod tests {
                 .contains("needs `token_store`")
         );
         assert!(problem("url = \"http://127.0.0.1:9/mcp\"\noauth = { token_store = \"t.json\", private_key_env = \"KEY\" }").contains("go with `client_credentials`"));
+        let redis = problem(
+            "url = \"http://127.0.0.1:9/mcp\"\noauth = { token_store = \"redis://:hunter2@127.0.0.1/0\" }",
+        );
+        assert!(
+            redis.contains("redis_url_env") && !redis.contains("hunter2"),
+            "{redis}"
+        );
         let written = problem(
             "openapi = \"a.json\"\nbase_url = \"http://127.0.0.1:9\"\ncredentials = { key = \"sk-live secret\" }",
         );

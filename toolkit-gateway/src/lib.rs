@@ -12,6 +12,7 @@ mod resources;
 pub mod serve;
 pub mod served_names;
 mod sources;
+mod token_store;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};

@@ -8,13 +8,14 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use toolkit_runtime::auth::{
     AuthError, AuthorizationCallback, FileStore, MachineCredentials, OAuthClient, OAuthOptions,
-    RegisteredClient, Secret,
+    RedisStore, RegisteredClient, Secret, TokenStore,
 };
 use toolkit_runtime::http::{Credentials, HeaderClient, HttpSource, client_builder};
 use toolkit_runtime::mcp::{ListLifetimeHandle, Mcp, McpOptions, StdioCommand, ToolsChanged};
 use toolkit_runtime::{BoxFuture, ToolSource};
 
 use super::config::{ConfigError, SourceConfig, SourceKind, SourceOAuth, read_env};
+use super::token_store::{RedisUrl, TokenStoreConfig};
 
 /// The host's variables a stdio server gets besides those its `env` names: what programs need to
 /// be found and run, and no credential.
@@ -212,8 +213,8 @@ fn oauth_client(
     } else {
         let store = oauth
             .token_store
-            .as_deref()
-            .map(|path| path.display().to_string())
+            .as_ref()
+            .map(ToString::to_string)
             .unwrap_or_default();
         tracing::info!(
             source = name,
@@ -235,12 +236,31 @@ fn oauth_client(
     if let Some(issuer) = &oauth.issuer {
         builder = builder.issuer(issuer.clone());
     }
-    if let Some(path) = &oauth.token_store {
-        builder = builder.store(FileStore::new(path));
+    if let Some(store) = &oauth.token_store {
+        builder = builder.shared_store(open_store(name, store)?);
     }
     builder
         .build()
         .map_err(|error| ConfigError(format!("source {name:?}: {error}")))
+}
+
+/// The token store of source `name`, nothing connected yet.
+fn open_store(name: &str, store: &TokenStoreConfig) -> Result<Arc<dyn TokenStore>, ConfigError> {
+    match store {
+        TokenStoreConfig::File(path) => Ok(Arc::new(FileStore::new(path))),
+        TokenStoreConfig::Redis { url, key_prefix } => {
+            let url = match url {
+                RedisUrl::Written(url) => url.clone(),
+                RedisUrl::Env(variable) => read_env(name, variable)?,
+            };
+            let mut store = RedisStore::new(&url)
+                .map_err(|error| ConfigError(format!("source {name:?}: {error}")))?;
+            if let Some(prefix) = key_prefix {
+                store = store.key_prefix(prefix.clone());
+            }
+            Ok(Arc::new(store))
+        }
+    }
 }
 
 /// The authorization callback of a gateway: there is no user to send anywhere.

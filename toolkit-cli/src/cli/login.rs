@@ -8,7 +8,8 @@
 //!   `$BROWSER URL` when `BROWSER` names a program (split as a shell would, run without one).
 //!   The redirect comes back to a listener on `127.0.0.1`.
 //! - Tokens are kept in an owner-only file: `--token-store FILE`, else `$TOOLKIT_TOKEN_STORE`,
-//!   else `toolkit-gen/tokens.json` in the user's configuration folder.
+//!   else `toolkit-gen/tokens.json` in the user's configuration folder; or in Redis, for
+//!   gateway replicas, when that names a `redis://` or `rediss://` URL.
 
 use std::path::PathBuf;
 use std::process::{ExitCode, Stdio};
@@ -16,7 +17,8 @@ use std::process::{ExitCode, Stdio};
 use reqwest::Url;
 use reqwest::header::HeaderMap;
 use toolkit_runtime::auth::{
-    AuthError, FileStore, LoopbackCallback, OAuthClient, RegisteredClient, Secret,
+    AuthError, FileStore, LoopbackCallback, OAuthClient, RedisStore, RegisteredClient, Secret,
+    TokenStore,
 };
 use toolkit_runtime::mcp::Mcp;
 use toolkit_runtime::{ToolSource, http::client_builder};
@@ -25,7 +27,9 @@ use toolkit_runtime::{ToolSource, http::client_builder};
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct OAuthArgs {
     /// The file the tokens are kept in (owner-only); by default `toolkit-gen/tokens.json` in the
-    /// user's configuration folder.
+    /// user's configuration folder. A `redis://` or `rediss://` URL keeps them in Redis (the
+    /// store gateway replicas share; give a URL with a password in `$TOOLKIT_TOKEN_STORE`, not
+    /// on the command line).
     #[arg(long, value_name = "FILE", env = "TOOLKIT_TOKEN_STORE")]
     pub token_store: Option<PathBuf>,
     /// The id of a client registered ahead at the server's authorization server (without it,
@@ -65,6 +69,39 @@ impl OAuthArgs {
             .ok_or_else(|| "no configuration folder is known: give --token-store FILE".into())
     }
 
+    /// The token store: Redis when `--token-store` is a Redis URL, else the file.
+    fn store(&self) -> Result<std::sync::Arc<dyn TokenStore>, String> {
+        if let Some(url) = self.redis_url() {
+            let store = RedisStore::new(url).map_err(|error| error.to_string())?;
+            return Ok(std::sync::Arc::new(store));
+        }
+        Ok(std::sync::Arc::new(FileStore::new(self.store_path()?)))
+    }
+
+    /// `--token-store` when it is a Redis URL.
+    fn redis_url(&self) -> Option<&str> {
+        self.token_store
+            .as_deref()
+            .and_then(|path| path.to_str())
+            .filter(|text| text.starts_with("redis://") || text.starts_with("rediss://"))
+    }
+
+    /// The token store as a message names it: the file's path, or Redis's address (never the
+    /// URL, which may hold a password).
+    pub fn store_name(&self) -> Result<String, String> {
+        if let Some(url) = self.redis_url() {
+            let address = Url::parse(url)
+                .ok()
+                .and_then(|url| {
+                    let host = url.host_str()?.to_owned();
+                    Some(format!("{host}:{}", url.port().unwrap_or(6379)))
+                })
+                .unwrap_or_else(|| "?".into());
+            return Ok(format!("Redis at {address}"));
+        }
+        Ok(self.store_path()?.display().to_string())
+    }
+
     /// The HTTP client of the MCP server at `url` that authorizes as these arguments say,
     /// sending `headers` on every request.
     ///
@@ -82,7 +119,7 @@ impl OAuthArgs {
             .map_err(|error| format!("the HTTP client could not be built: {error}"))?;
         let mut builder = OAuthClient::builder(url.clone(), callback)
             .http(http)
-            .store(FileStore::new(self.store_path()?))
+            .shared_store(self.store()?)
             .client_name("toolkit-gen");
         if let Some(id) = &self.client_id {
             let secret = match &self.client_secret_env {
@@ -172,13 +209,12 @@ async fn authorize(args: &LoginArgs) -> Result<String, String> {
         .url
         .parse()
         .map_err(|error| format!("--mcp-url is no URL: {error}"))?;
-    let store = args.oauth.store_path()?;
+    let store = args.oauth.store_name()?;
     let client = args.oauth.client(&url, HeaderMap::new()).await?;
     if args.logout {
         client.logout().await.map_err(|error| error.to_string())?;
         return Ok(format!(
-            "logged out of {url}; its tokens are gone from {}",
-            store.display()
+            "logged out of {url}; its tokens are gone from {store}"
         ));
     }
     let grant = client.login().await.map_err(|error| error.to_string())?;
@@ -190,9 +226,8 @@ async fn authorize(args: &LoginArgs) -> Result<String, String> {
         format!("authorized, but the server's tools could not be listed with the token: {error}")
     })?;
     Ok(format!(
-        "authorized at {url} by {} ({} tools listed); the tokens are kept in {}",
+        "authorized at {url} by {} ({} tools listed); the tokens are kept in {store}",
         grant.issuer,
         tools.len(),
-        store.display()
     ))
 }

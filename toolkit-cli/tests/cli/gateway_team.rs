@@ -827,6 +827,90 @@ async fn an_mcp_source_sends_the_tokens_login_kept() {
     std::fs::remove_dir_all(&up).unwrap();
 }
 
+/// The gateway runs with transparent huge pages off (mimalloc would otherwise back its segments
+/// with 2 MiB pages, resident whole: a third of its memory; docs/performance.md).
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_runs_without_transparent_huge_pages() {
+    let seen = Arc::new(Seen::default());
+    let base = api(Arc::clone(&seen)).await;
+    let port = free_port();
+    let dir = workspace("no-huge-pages", &format!("127.0.0.1:{port}"), &base, "", "");
+    let child = start(&dir, port, &[]).await;
+    let pid = child.id().unwrap();
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let (code, stderr) = terminate(child).await;
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(status.contains("THP_enabled:\t0"), "{status}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Replicas on several machines share a Redis token store: the grant `login` put there is sent
+/// upstream, the URL (with its password) comes from the environment and no log line shows it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_mcp_source_sends_the_tokens_kept_in_redis() {
+    use toolkit_runtime::auth::{Grant, RedisStore, TokenStore as _};
+    let seen = Arc::new(Seen::default());
+    let base = api(Arc::clone(&seen)).await;
+    let up_port = free_port();
+    let up = workspace(
+        "redis-upstream",
+        &format!("127.0.0.1:{up_port}"),
+        &base,
+        "[serve.auth]\nmode = \"tokens\"\ntokens = [{ name = \"down\", env = \"UP_TOKEN\" }]",
+        "",
+    );
+    let secret = "upstream-token-0123456789abcdef";
+    let upstream = start(&up, up_port, &[("UP_TOKEN", secret)]).await;
+    let up_url = format!("http://127.0.0.1:{up_port}/mcp");
+    let redis_port = free_port();
+    let _redis = crate::support::Redis::start(redis_port, Some("redis-pass-0123"));
+    let redis_url = format!("redis://:redis-pass-0123@127.0.0.1:{redis_port}/0");
+    let grant: Grant = serde_json::from_value(json!({
+        "issuer": "http://127.0.0.1:9",
+        "token_endpoint": "http://127.0.0.1:9/token",
+        "client": { "client_id": "toolkit-gen" },
+        "client_auth": "none",
+        "access_token": secret,
+    }))
+    .unwrap();
+    RedisStore::new(&redis_url)
+        .unwrap()
+        .key_prefix("team:")
+        .save(&up_url, &grant)
+        .await
+        .unwrap();
+    let port = free_port();
+    let dir = workspace(
+        "redis-kept",
+        &format!("127.0.0.1:{port}"),
+        &base,
+        "",
+        &format!(
+            "[[sources]]\nname = \"up\"\nurl = \"{up_url}\"\n\
+             oauth = {{ token_store = {{ redis_url_env = \"TOKENS_REDIS\", key_prefix = \"team:\" }} }}\n"
+        ),
+    );
+    let child = start(&dir, port, &[("TOKENS_REDIS", &redis_url)]).await;
+    let answer = client(port, None)
+        .call(
+            "up__api__list_pets",
+            object(json!({})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer[0]["name"], "Rex", "{answer}");
+    let (code, stderr) = terminate(child).await;
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("upstream-token"), "{stderr}");
+    assert!(!stderr.contains("redis-pass"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+    let (code, stderr) = terminate(upstream).await;
+    assert_eq!(code, Some(0), "{stderr}");
+    std::fs::remove_dir_all(&up).unwrap();
+}
+
 /// An OpenAPI source's `credentials` name the document's schemes: each operation carries the
 /// credential of its requirement, read from the variable, and no log line shows it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

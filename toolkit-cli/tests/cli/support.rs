@@ -1,4 +1,6 @@
-//! What the command-line tests share: running the built `toolkit-gen` as a user runs it.
+//! What the command-line tests share: running the built `toolkit-gen` as a user runs it, a free
+//! port, a `redis-server` of their own.
+#![allow(clippy::panic)]
 
 use std::process::Command;
 
@@ -13,4 +15,54 @@ pub fn run(args: &[&str]) -> (i32, String, String) {
         String::from_utf8_lossy(&output.stdout).into_owned(),
         String::from_utf8_lossy(&output.stderr).into_owned(),
     )
+}
+
+/// A free port of 127.0.0.1 (bound, then let go).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|listener| listener.local_addr())
+        .map(|address| address.port())
+        .unwrap_or_else(|error| panic!("no free port: {error}"))
+}
+
+/// A `redis-server` of the test's own (Debian's, installed by `scripts/install-test-peers`) on a
+/// free port of 127.0.0.1, nothing saved to disk; killed when dropped.
+pub struct Redis(std::process::Child);
+
+impl Drop for Redis {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Redis {
+    /// Starts one on `port`, with `password` if given, and waits until it takes connections.
+    pub fn start(port: u16, password: Option<&str>) -> Self {
+        let child = Command::new("redis-server")
+            .args(["--bind", "127.0.0.1", "--port", &port.to_string()])
+            .args(["--save", "", "--appendonly", "no"])
+            .args(
+                password
+                    .map(|password| ["--requirepass", password])
+                    .into_iter()
+                    .flatten(),
+            )
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap_or_else(|error| {
+                panic!("redis-server ({error}); run scripts/install-test-peers")
+            });
+        let redis = Self(child);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "redis-server did not start"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        redis
+    }
 }

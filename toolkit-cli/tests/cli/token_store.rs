@@ -1,7 +1,7 @@
 //! One token store shared by several `toolkit-gen` processes (command lines, gateways on one
 //! machine): they refresh one grant against an authorization server that rotates refresh
 //! tokens and revokes them all when one is used twice (as npm `oidc-provider` does), and none
-//! loses it.
+//! loses it; with the store in a file, and in Redis.
 #![allow(clippy::panic)]
 
 use std::collections::HashMap;
@@ -14,6 +14,9 @@ use axum::body::Bytes;
 use axum::http::{HeaderMap, Method, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
+use toolkit_runtime::auth::{Grant, RedisStore, TokenStore as _};
+
+use crate::support::{Redis, free_port};
 
 /// The tokens the fixture issued: good or spent, and how many refresh tokens came back spent.
 #[derive(Default)]
@@ -101,6 +104,17 @@ async fn handle(
 
 #[test]
 fn processes_sharing_a_token_store_refresh_a_rotating_grant_without_losing_it() {
+    processes_refresh_one_grant(false);
+}
+
+/// The same with the store in Redis (a `redis-server` of the test's own), as replicas on
+/// several machines share it.
+#[test]
+fn processes_sharing_a_redis_token_store_refresh_a_rotating_grant_without_losing_it() {
+    processes_refresh_one_grant(true);
+}
+
+fn processes_refresh_one_grant(in_redis: bool) {
     const PROCESSES: usize = 4;
     let runtime = tokio::runtime::Runtime::new().unwrap();
     let tokens = Arc::new(Mutex::new(Tokens::default()));
@@ -119,21 +133,37 @@ fn processes_sharing_a_token_store_refresh_a_rotating_grant_without_losing_it() 
         .unwrap()
         .refresh
         .insert("refresh-0".into(), true);
-    let folder = std::env::temp_dir().join(format!("toolkit-gen-store-{}", std::process::id()));
+    let folder = std::env::temp_dir().join(format!(
+        "toolkit-gen-store-{}-{in_redis}",
+        std::process::id()
+    ));
     let _ = std::fs::remove_dir_all(&folder);
     std::fs::create_dir_all(&folder).unwrap();
-    let store = folder.join("tokens.json");
     // A grant `login` kept, its access token expired.
     let url = format!("{base}/mcp");
-    let kept = json!({"grants": {url.clone(): {
+    let grant = json!({
         "issuer": base, "token_endpoint": format!("{base}/token"),
         "client": {"client_id": "cli"}, "client_auth": "none",
         "access_token": "access-0", "refresh_token": "refresh-0", "expires_at": 1,
         "scopes": ["tools"],
-    }}});
-    std::fs::write(&store, kept.to_string()).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o600)).unwrap();
+    });
+    let redis_port = free_port();
+    let _redis = in_redis.then(|| Redis::start(redis_port, None));
+    let redis_url = format!("redis://127.0.0.1:{redis_port}/0");
+    let store = if in_redis {
+        let grant: Grant = serde_json::from_value(grant).unwrap();
+        runtime
+            .block_on(RedisStore::new(&redis_url).unwrap().save(&url, &grant))
+            .unwrap();
+        std::path::PathBuf::from(&redis_url)
+    } else {
+        let store = folder.join("tokens.json");
+        let kept = json!({"grants": {url.clone(): grant}});
+        std::fs::write(&store, kept.to_string()).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&store, std::fs::Permissions::from_mode(0o600)).unwrap();
+        store
+    };
 
     let children: Vec<_> = (0..PROCESSES)
         .map(|_| {
@@ -165,7 +195,14 @@ fn processes_sharing_a_token_store_refresh_a_rotating_grant_without_losing_it() 
         tokens.refreshes, 1,
         "the others used the grant the first refreshed"
     );
-    let kept: Value = serde_json::from_str(&std::fs::read_to_string(&store).unwrap()).unwrap();
+    let kept: Value = if in_redis {
+        let grant = runtime
+            .block_on(RedisStore::new(&redis_url).unwrap().load(&url))
+            .unwrap();
+        json!({"grants": {url.clone(): serde_json::to_value(grant).unwrap()}})
+    } else {
+        serde_json::from_str(&std::fs::read_to_string(&store).unwrap()).unwrap()
+    };
     let refresh = kept["grants"][&url]["refresh_token"]
         .as_str()
         .unwrap_or_default();

@@ -20,6 +20,8 @@
 //!   credentials grant (secret or `private_key_jwt`) in place of a user's authorization.
 //! - `grant.rs`: [`Grant`]; `store.rs`: [`TokenStore`], [`MemoryStore`], [`FileStore`];
 //!   `file_lock.rs`: one writer at a time of a file store, in and across processes;
+//!   `redis_store.rs` (with feature `redis-store`): [`RedisStore`], grants in Redis for replicas
+//!   on several machines;
 //!   `callback.rs`: [`AuthorizationCallback`]; `loopback.rs`: [`LoopbackCallback`], the redirect
 //!   received on a loopback port; `secret.rs`: [`Secret`].
 //! - `policy.rs`: which URLs metadata may send the client to; `fetch.rs`: the bounded requests.
@@ -48,6 +50,8 @@ mod loopback;
 #[cfg(feature = "mcp")]
 mod machine;
 mod policy;
+#[cfg(feature = "redis-store")]
+mod redis_store;
 #[cfg(feature = "mcp")]
 mod registration;
 mod secret;
@@ -68,5 +72,7 @@ pub use grant::{ClientAuth, Grant, RegisteredClient};
 pub use loopback::{LoopbackCallback, MAX_CALLBACK_REQUEST_BYTES};
 #[cfg(feature = "mcp")]
 pub use machine::MachineCredentials;
+#[cfg(feature = "redis-store")]
+pub use redis_store::RedisStore;
 pub use secret::Secret;
 pub use store::{Change, ChangeFn, FileStore, MemoryStore, TokenStore, Updated};

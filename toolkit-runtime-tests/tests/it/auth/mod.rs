@@ -9,6 +9,8 @@ mod authorization_code;
 mod client_credentials;
 mod fixture;
 mod oidc_provider;
+#[cfg(feature = "redis-store")]
+mod redis_store;
 mod store;
 
 use std::time::Duration;
