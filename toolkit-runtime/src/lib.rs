@@ -25,7 +25,7 @@ pub mod openapi;
 pub mod rig;
 pub mod search;
 #[cfg(feature = "serve")]
-pub mod serve;
+pub use toolkit_serve as serve;
 pub mod telemetry;
 #[cfg(feature = "mcp")]
 mod unreached;

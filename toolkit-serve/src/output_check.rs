@@ -17,8 +17,8 @@ use std::sync::{Arc, OnceLock};
 use jsonschema::Validator;
 use serde_json::Value;
 
-use crate::JsonObject;
-use crate::text::cut_for_echo;
+use toolkit_core::JsonObject;
+use toolkit_core::text::cut_for_echo;
 
 /// How many places that do not conform a failure names; the rest are counted.
 const NAMED: usize = 3;
@@ -47,7 +47,7 @@ impl OutputCheck {
     /// error result: where it does not conform, then the whole answer.
     pub(crate) fn check(&self, answer: &Value) -> Result<(), String> {
         let validator = self.validator.get_or_init(|| {
-            crate::input::compile(&Value::Object((*self.schema).clone()))
+            toolkit_core::input::compile(&Value::Object((*self.schema).clone()))
                 .inspect_err(|error| {
                     tracing::debug!(%error, "a tool's output schema could not be compiled; answers are not checked");
                 })
@@ -81,11 +81,11 @@ impl OutputCheck {
             Value::String(text) => text.clone(),
             other => other.to_string(),
         };
-        if crate::text::utf16_length(&whole) > MAX_ANSWER_TEXT {
+        if toolkit_core::text::utf16_length(&whole) > MAX_ANSWER_TEXT {
             text.push_str(&format!(
                 ". The answer, cut to its first {MAX_ANSWER_TEXT} characters:\n"
             ));
-            text.push_str(&crate::text::cut_utf16(&whole, MAX_ANSWER_TEXT));
+            text.push_str(&toolkit_core::text::cut_utf16(&whole, MAX_ANSWER_TEXT));
         } else {
             text.push_str(". The whole answer:\n");
             text.push_str(&whole);

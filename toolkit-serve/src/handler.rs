@@ -27,8 +27,8 @@ use super::failure::{Remediation, echo, message};
 use super::relay::ClientRelay;
 use super::resources;
 use super::served::ServedToolkit;
-use crate::context::{Relay, Written};
-use crate::{ApprovalRequest, CallContext, Failure, JsonObject, Progress, Verdict};
+use toolkit_core::context::{Relay, Written};
+use toolkit_core::{ApprovalRequest, CallContext, Failure, JsonObject, Progress, Verdict};
 
 /// What a server says of itself.
 #[derive(Clone, Debug)]

@@ -1,7 +1,7 @@
 //! Serving a toolkit as an MCP server — the boundary of seed 002.
 //!
-//! [`McpServer`] serves any [`Toolkit`](crate::Toolkit) (assembled under a policy, or shown as
-//! [`ToolSearch`](crate::ToolSearch) or code mode) over stdio ([`McpServer::serve_stdio`]) or
+//! [`McpServer`] serves any [`Toolkit`](toolkit_core::Toolkit) (assembled under a policy, or shown as
+//! `ToolSearch` or code mode) over stdio ([`McpServer::serve_stdio`]) or
 //! Streamable HTTP ([`McpServer::serve_http`], [`McpServer::router`]), wrapping rmcp's server,
 //! which speaks the stateless revision 2026-07-28 and the session revisions.
 //!
@@ -18,8 +18,8 @@
 //! ```
 //! use std::sync::Arc;
 //! use serde_json::json;
-//! use toolkit_runtime::serve::McpServer;
-//! use toolkit_runtime::{Assembly, Decision, FnSource, FnTool, Member};
+//! use toolkit_serve::McpServer;
+//! use toolkit_core::{Assembly, Decision, FnSource, FnTool, Member};
 //!
 //! #[derive(serde::Deserialize, schemars::JsonSchema)]
 //! #[serde(deny_unknown_fields)]

@@ -21,7 +21,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use toolkit_runtime::serve::stdin_guard::{Frame, Reply, StdinGuard};
+//! use toolkit_serve::stdin_guard::{Frame, Reply, StdinGuard};
 //!
 //! # tokio::runtime::Builder::new_current_thread().build()?.block_on(async {
 //! let stdin: &[u8] = b"\xEF\xBB\xBF{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n \r\nnot json\n";

@@ -21,7 +21,7 @@ use super::handler::{Handler, Identity};
 use super::served::ServedToolkit;
 use super::stdin_guard::{StdinGuard, StdinGuardOptions};
 use super::transport::{GuardedTransport, Input, spawn_writer};
-use crate::{Approver, CallContext, Toolkit};
+use toolkit_core::{Approver, CallContext, Toolkit};
 
 /// The path [`McpServer::serve_http`] serves MCP at.
 pub const MCP_PATH: &str = "/mcp";
@@ -35,11 +35,11 @@ pub const MCP_PATH: &str = "/mcp";
 /// - `tools/list`: each tool's name, description, input schema and output schema (when its
 ///   definition has one, as an MCP source's do), and its definition's hints as
 ///   `annotations` (`readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`,
-///   `title`) as the source gave them. A tool whose [`approval`](crate::Tool::approval) may be
+///   `title`) as the source gave them. A tool whose [`approval`](toolkit_core::Tool::approval) may be
 ///   required is served with `destructiveHint: true` and `readOnlyHint: false`, so that a
 ///   client's own approval flow asks its person; a tool the policy blocked is not in the toolkit
 ///   and so is never served.
-/// - `tools/call`: [`Tool::call`](crate::Tool::call) — the input checked strictly before the tool
+/// - `tools/call`: [`Tool::call`](toolkit_core::Tool::call) — the input checked strictly before the tool
 ///   runs (every problem named at once, then `Accepted params at …` lines), a panic caught, and
 ///   the call stopped when the client cancels it (`notifications/cancelled`, or a dropped HTTP
 ///   request). A
@@ -56,8 +56,8 @@ pub const MCP_PATH: &str = "/mcp";
 /// Each server owns everything it uses: several servers in one process share nothing.
 ///
 /// ```
-/// use toolkit_runtime::Toolkit;
-/// use toolkit_runtime::serve::McpServer;
+/// use toolkit_core::Toolkit;
+/// use toolkit_serve::McpServer;
 ///
 /// let server = McpServer::new(Toolkit::default())
 ///     .name("notes")
@@ -124,8 +124,8 @@ impl McpServer {
     /// gives [`Toolkit::answer`] and the rig adapter.
     ///
     /// ```
-    /// use toolkit_runtime::{approval::ApprovalRequest, Toolkit, approval::Verdict};
-    /// use toolkit_runtime::serve::McpServer;
+    /// use toolkit_core::{approval::ApprovalRequest, Toolkit, approval::Verdict};
+    /// use toolkit_serve::McpServer;
     ///
     /// let server = McpServer::new(Toolkit::default()).approver(|request: ApprovalRequest| async move {
     ///     Verdict::decline(format!("{} is not allowed from this server.", request.tool_name()))
@@ -173,8 +173,8 @@ impl McpServer {
     /// those rmcp knows; a name it does not know is left out. Every revision by default.
     ///
     /// ```
-    /// use toolkit_runtime::Toolkit;
-    /// use toolkit_runtime::serve::McpServer;
+    /// use toolkit_core::Toolkit;
+    /// use toolkit_serve::McpServer;
     ///
     /// // A server of the session revisions only: clients fall back to `initialize`.
     /// let server = McpServer::new(Toolkit::default())
@@ -197,9 +197,9 @@ impl McpServer {
     /// [`McpServer::serve_stdio`].
     ///
     /// ```
-    /// use toolkit_runtime::Toolkit;
-    /// use toolkit_runtime::serve::McpServer;
-    /// use toolkit_runtime::serve::stdin_guard::StdinGuardOptions;
+    /// use toolkit_core::Toolkit;
+    /// use toolkit_serve::McpServer;
+    /// use toolkit_serve::stdin_guard::StdinGuardOptions;
     ///
     /// let server = McpServer::new(Toolkit::default())
     ///     .stdin_guard(StdinGuardOptions { max_line_utf16: 1024 * 1024 });
@@ -337,8 +337,8 @@ impl McpServer {
     /// session ends, and serving ends once the connections are done.
     ///
     /// ```no_run
-    /// use toolkit_runtime::Toolkit;
-    /// use toolkit_runtime::serve::{McpServer, bind_loopback};
+    /// use toolkit_core::Toolkit;
+    /// use toolkit_serve::{McpServer, bind_loopback};
     ///
     /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
     /// let listener = bind_loopback(8080).await?;
@@ -386,8 +386,8 @@ impl fmt::Debug for McpServer {
 /// [`McpServer::router`] on its own listener.
 ///
 /// ```no_run
-/// use toolkit_runtime::serve::{McpServer, CancellationToken, bind_loopback, without_delay};
-/// # use toolkit_runtime::Toolkit;
+/// use toolkit_serve::{McpServer, CancellationToken, bind_loopback, without_delay};
+/// # use toolkit_core::Toolkit;
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let router = McpServer::new(Toolkit::default()).router("/mcp", CancellationToken::new());

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 use futures_util::FutureExt as _;
 
-use crate::toolkit::panic_message;
+use toolkit_core::toolkit::panic_message;
 
 /// Runs `main` — which builds the toolkit and serves it — and gives the exit code of the
 /// process: `0` when `main` ends well (stdin ended), `1` when it fails or panics, with one line
@@ -25,8 +25,8 @@ use crate::toolkit::panic_message;
 ///
 /// ```no_run
 /// use std::process::ExitCode;
-/// use toolkit_runtime::Toolkit;
-/// use toolkit_runtime::serve::{McpServer, run_guarded};
+/// use toolkit_core::Toolkit;
+/// use toolkit_serve::{McpServer, run_guarded};
 ///
 /// #[tokio::main]
 /// async fn main() -> ExitCode {

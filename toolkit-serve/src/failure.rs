@@ -8,7 +8,7 @@
 //! — a path, a diagnostic — through [`echo_engine`] ([`ENGINE_ECHO_LIMIT`]).
 //!
 //! ```
-//! use toolkit_runtime::serve::failure::{Remediation, echo, message};
+//! use toolkit_serve::failure::{Remediation, echo, message};
 //!
 //! let id = "missing-id";
 //! let remediation = Remediation::hint("List the ids first.").suggested_tool("list_things");
@@ -21,8 +21,8 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::text::ECHO_LIMIT;
-use crate::text::cut_utf16;
+pub use toolkit_core::text::ECHO_LIMIT;
+use toolkit_core::text::cut_utf16;
 
 /// The most UTF-16 code units of a value the engine itself produced (a path, a diagnostic)
 /// echoed back in a message: larger than [`ECHO_LIMIT`], which is for caller-supplied values.
@@ -46,7 +46,7 @@ impl Remediation {
     /// A remediation that is only a hint.
     ///
     /// ```
-    /// use toolkit_runtime::serve::failure::Remediation;
+    /// use toolkit_serve::failure::Remediation;
     /// assert_eq!(Remediation::hint("Run init.").hint.as_deref(), Some("Run init."));
     /// ```
     pub fn hint(hint: impl Into<String>) -> Self {
@@ -59,7 +59,7 @@ impl Remediation {
     /// This remediation, also naming the tool to call next (replacing any named before).
     ///
     /// ```
-    /// use toolkit_runtime::serve::failure::Remediation;
+    /// use toolkit_serve::failure::Remediation;
     /// let remediation = Remediation::default().suggested_tool("list_things");
     /// assert_eq!(remediation.suggested_tool.as_deref(), Some("list_things"));
     /// ```
@@ -106,7 +106,7 @@ pub fn message(reason: &str, remediation: &Remediation) -> String {
 /// code units without splitting a surrogate pair, then `…`; a shorter value is kept whole.
 ///
 /// ```
-/// use toolkit_runtime::serve::failure::echo;
+/// use toolkit_serve::failure::echo;
 /// assert_eq!(echo(&"a".repeat(500)).encode_utf16().count(), 201); // 200, then "…"
 /// ```
 pub fn echo(value: &str) -> String {
@@ -117,7 +117,7 @@ pub fn echo(value: &str) -> String {
 /// [`echo`], at the larger [`ENGINE_ECHO_LIMIT`].
 ///
 /// ```
-/// use toolkit_runtime::serve::failure::echo_engine;
+/// use toolkit_serve::failure::echo_engine;
 /// let path = format!("/work/{}file.ts", "deep/".repeat(100));
 /// assert_eq!(echo_engine(&path), path);
 /// ```

@@ -17,7 +17,7 @@ use rmcp::model::{
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::{BoxFuture, JsonObject};
+use toolkit_core::{BoxFuture, JsonObject};
 
 /// What a server offers beside its tools, as its capabilities say (`resources`, with
 /// `subscribe`; `prompts`; `completions`): a method of what is not offered is `-32601`.

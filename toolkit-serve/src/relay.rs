@@ -1,7 +1,7 @@
 //! The relay of a served call to its client over rmcp (`sampling/createMessage`,
-//! `elicitation/create`, `roots/list`): [`ClientRelay`], the server's [`Relay`](crate::context::Relay).
+//! `elicitation/create`, `roots/list`): [`ClientRelay`], the server's [`Relay`](toolkit_core::context::Relay).
 //!
-//! A served call puts its [`ClientRelay`] in its [`CallContext`](crate::CallContext); an MCP
+//! A served call puts its [`ClientRelay`] in its [`CallContext`](toolkit_core::CallContext); an MCP
 //! source whose options say so (`McpOptions::relay`) declares the capabilities to its server, and
 //! passes each request the server makes on the call's own stream to the relay (one it makes on a
 //! stream of no call — a session's standalone stream, stdio — to the relay of the one served call
@@ -17,8 +17,8 @@ use rmcp::{Peer, RoleServer};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::BoxFuture;
-use crate::context::{ELICITATION_CREATE, ROOTS_LIST, Relay, Relayed, SAMPLING_CREATE};
+use toolkit_core::BoxFuture;
+use toolkit_core::context::{ELICITATION_CREATE, ROOTS_LIST, Relay, Relayed, SAMPLING_CREATE};
 
 /// One served call's way to its client.
 #[derive(Debug)]

@@ -17,7 +17,7 @@ use rmcp::service::Peer;
 use tokio::sync::watch;
 
 use super::output_check::OutputCheck;
-use crate::{Tool, ToolDefinition, Toolkit};
+use toolkit_core::{Tool, ToolDefinition, Toolkit};
 
 /// A toolkit as served: the tools, and their MCP form computed once.
 #[derive(Debug)]
@@ -53,8 +53,8 @@ impl Served {
 /// A cheap, cloneable handle on the toolkit a server serves.
 ///
 /// ```
-/// use toolkit_runtime::Toolkit;
-/// use toolkit_runtime::serve::McpServer;
+/// use toolkit_core::Toolkit;
+/// use toolkit_serve::McpServer;
 ///
 /// let server = McpServer::new(Toolkit::default());
 /// let handle = server.toolkit_handle();

@@ -8,7 +8,7 @@ use tokio::io::{DuplexStream, ReadHalf, WriteHalf};
 use tokio::task::JoinHandle;
 
 use super::conversation::{Conversation, HarnessError, Revision};
-use crate::serve::{McpServer, ServeError};
+use crate::{McpServer, ServeError};
 
 /// How many bytes the in-memory pipe holds each way.
 const PIPE_SIZE: usize = 1 << 20;
@@ -18,9 +18,9 @@ const PIPE_SIZE: usize = 1 << 20;
 ///
 /// ```
 /// use serde_json::json;
-/// use toolkit_runtime::serve::McpServer;
-/// use toolkit_runtime::serve::testing::InProcessClient;
-/// use toolkit_runtime::{FnSource, FnTool, Toolkit, ToolkitOptions};
+/// use toolkit_serve::McpServer;
+/// use toolkit_serve::testing::InProcessClient;
+/// use toolkit_core::{FnSource, FnTool, Toolkit, ToolkitOptions};
 ///
 /// #[derive(serde::Deserialize, schemars::JsonSchema)]
 /// struct Nothing {}
