@@ -144,6 +144,26 @@ fn config(servers: &[(&'static str, Vec<String>, Vec<Value>)]) -> String {
     config
 }
 
+/// What the TypeScript SDK's client read of each target of the plan at `plan` (its listing, and
+/// each call's result or error with the progress it was told).
+fn run_client(plan: &Path) -> Value {
+    let output = Command::new("node")
+        .env("NODE_PATH", peer("mcp-npm/node_modules"))
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/cli/fidelity_client.cjs"
+        ))
+        .arg(plan)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
 /// A call's record without the clock time server-everything writes into a resource it makes
 /// (`… created at 9:54:55 PM`), which differs between two calls.
 fn without_clock(call: &Value) -> Value {
@@ -196,21 +216,7 @@ fn the_gateway_passes_on_what_four_real_servers_list_and_answer() {
         json!({"roots": roots, "targets": targets}).to_string(),
     )
     .unwrap();
-    let output = Command::new("node")
-        .env("NODE_PATH", peer("mcp-npm/node_modules"))
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/cli/fidelity_client.cjs"
-        ))
-        .arg(&plan)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let read: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let read = run_client(&plan);
     let gateway = &read["gateway"];
 
     let mut next_call = 0;
@@ -324,21 +330,7 @@ fn the_gateway_runs_a_task_tool_upstream_for_a_client_without_tasks() {
          ]},
     ]);
     std::fs::write(&plan, json!({"roots": [], "targets": targets}).to_string()).unwrap();
-    let output = Command::new("node")
-        .env("NODE_PATH", peer("mcp-npm/node_modules"))
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/cli/fidelity_client.cjs"
-        ))
-        .arg(&plan)
-        .output()
-        .unwrap();
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let read: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let read = run_client(&plan);
 
     // The SDK's client will not call a tool that runs only as a task without tasks of its own.
     let direct = &read["direct"]["calls"][0];
