@@ -21,7 +21,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use toolkit_runtime::openapi::ReadOperations;
+use toolkit_openapi::ReadOperations;
 
 use crate::emit::{
     Customizations, EmitOptions, Matched, Module, SourceOptions, Strictness, mcp_source,

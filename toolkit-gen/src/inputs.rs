@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_json::Value;
+use toolkit_openapi::{ReadOperations, ReadOptions, decode_document, read_operations};
 use toolkit_runtime::ToolDefinition;
-use toolkit_runtime::openapi::{ReadOperations, ReadOptions, decode_document, read_operations};
 
 use crate::problem::Problem;
 
@@ -156,7 +156,7 @@ pub fn source_name(file: &Path) -> String {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use serde_json::json;
-    use toolkit_runtime::openapi::{ReadOptions, read_operations};
+    use toolkit_openapi::{ReadOptions, read_operations};
 
     use super::*;
 

@@ -83,9 +83,9 @@ use std::fmt;
 
 use proc_macro2::TokenStream;
 use serde_json::Value;
+use toolkit_openapi::ReadOperations;
+use toolkit_openapi::operations::RequestTemplate;
 use toolkit_runtime::ToolDefinition;
-use toolkit_runtime::http::RequestTemplate;
-use toolkit_runtime::openapi::ReadOperations;
 
 use naming::Scope;
 use shared::Shared;
@@ -688,9 +688,9 @@ pub fn openapi_source_observed(
         .collect();
     // Each `$defs` entry once, however many operations reach it (the runtime puts them back).
     let data = if read.defs.is_empty() {
-        toolkit_runtime::http::encode_operations(&read.operations)
+        toolkit_openapi::operations::encode_operations(&read.operations)
     } else {
-        toolkit_runtime::http::encode_shared_operations(&read.operations, &read.defs)
+        toolkit_openapi::operations::encode_shared_operations(&read.operations, &read.defs)
     };
     let requests: Vec<&RequestTemplate> = read
         .operations

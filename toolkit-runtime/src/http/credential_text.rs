@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::security::SecurityScheme;
+use super::SecurityScheme;
 use super::{Credential, Credentials};
 
 /// Why a credential's text cannot be used for its scheme. The message names the scheme, never

@@ -9,7 +9,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use reqwest::header::{AUTHORIZATION, COOKIE, HeaderName, HeaderValue};
 
-use super::security::{KeyLocation, SecurityRequirement, SecurityScheme};
+use super::{KeyLocation, SecurityRequirement, SecurityScheme};
 use crate::BoxFuture;
 
 /// A credential the host gives for a scheme. Shown by no `Debug` output.

@@ -13,46 +13,36 @@
 //! path's shape or reach another host.
 //!
 //! The operations and their templates are data (feature `operations`, which a generator needs,
-//! with no executor); the source that sends them is feature `http`.
+//! with no executor): the `toolkit-openapi` crate's, re-exported here. The source that sends
+//! them is feature `http`.
 
 #[cfg(feature = "http")]
 mod answer;
-mod catalog;
 #[cfg(feature = "http")]
 pub mod client;
 #[cfg(feature = "http")]
 mod credential_text;
 #[cfg(feature = "http")]
 mod credentials;
-// What a value may be where: the checks of templates need its sets, the source all of it.
-#[cfg_attr(not(feature = "http"), allow(dead_code))]
-mod encoding;
-mod operation;
 #[cfg(feature = "http")]
 mod redaction;
-// Security schemes and requirements are data (read from documents); applying credentials is
-// the source's (feature `http`).
-mod security;
 #[cfg(feature = "http")]
 mod source;
-pub(crate) mod template;
 
 #[cfg(feature = "http")]
 pub use answer::MAX_ERROR_WORDS;
-pub use catalog::{
-    OperationsError, decode_operations, encode_operations, encode_shared_operations,
-};
 #[cfg(feature = "http")]
 pub use client::{HeaderClient, HttpClient, MAX_REDIRECTS, client_builder, same_origin_redirects};
 #[cfg(feature = "http")]
 pub use credential_text::CredentialTextError;
 #[cfg(feature = "http")]
 pub use credentials::{Credential, CredentialProvider, Credentials};
-pub use operation::{
-    Body, BodyEncoding, Location, Operation, Parameter, QueryStyle, RequestTemplate,
-};
-pub use security::{KeyLocation, OAuthFlow, SecurityRequirement, SecurityScheme};
 #[cfg(feature = "http")]
 pub use source::{
     DEFAULT_MAX_ANSWER_LENGTH, DEFAULT_TIMEOUT, HttpSource, HttpSourceBuilder, HttpSourceError,
+};
+pub use toolkit_openapi::operations::{
+    Body, BodyEncoding, CompiledTemplate, FilledRequest, KeyLocation, Location, OAuthFlow,
+    Operation, OperationsError, Parameter, QueryStyle, RequestTemplate, SecurityRequirement,
+    SecurityScheme, decode_operations, encode_operations, encode_shared_operations,
 };

@@ -9,13 +9,13 @@ use indexmap::IndexMap;
 use serde_json::Value;
 use url::Url;
 
+use super::Operation;
 use super::answer::{self, Capped, Failing, MAX_ERROR_WORDS};
 use super::client::HttpClient;
 use super::credentials::{Applied, CredentialProvider, SourceSecurity};
-use super::operation::Operation;
 use super::redaction::Redactor;
-use super::security::{SecurityRequirement, SecurityScheme};
-use super::template::CompiledTemplate;
+use super::{CompiledTemplate, FilledRequest};
+use super::{SecurityRequirement, SecurityScheme};
 use crate::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
 
 /// How long a call may take, answer read included, unless the source says otherwise: 30 s.
@@ -468,6 +468,7 @@ impl ToolSource for HttpSource {
             };
             let request = template
                 .request(&self.base, &input)
+                .map(to_reqwest)
                 .map_err(|message| self.error(Reason::invalid_input(message)))?;
             let span = crate::telemetry::http_request(request.method().as_str(), &self.name, tool);
             let sent = async {
@@ -539,3 +540,18 @@ impl fmt::Display for HttpSourceError {
 }
 
 impl std::error::Error for HttpSourceError {}
+
+/// The filled request of a template, as reqwest sends it.
+fn to_reqwest(filled: FilledRequest) -> reqwest::Request {
+    let FilledRequest {
+        method,
+        url,
+        headers,
+        body,
+        ..
+    } = filled;
+    let mut request = reqwest::Request::new(method, url);
+    *request.headers_mut() = headers;
+    *request.body_mut() = body.map(reqwest::Body::from);
+    request
+}

@@ -278,61 +278,6 @@ mod tests {
         assert_eq!(Value::Object(shared.into_shared()), held);
     }
 
-    /// A document of `operations` operations whose bodies each reach every one of `schemas`
-    /// chained schemas.
-    fn chained(operations: usize, schemas: usize) -> Value {
-        let mut components = Map::new();
-        for index in 0..schemas {
-            let next = (index + 1) % schemas;
-            components.insert(
-                format!("S{index}"),
-                json!({"type": "object", "properties": {"next": {"$ref": format!("#/components/schemas/S{next}")}}}),
-            );
-        }
-        let mut paths = Map::new();
-        for index in 0..operations {
-            paths.insert(
-                format!("/o{index}"),
-                json!({"post": {
-                    "operationId": format!("o{index}"),
-                    "requestBody": {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/S0"}}}},
-                    "responses": {}
-                }}),
-            );
-        }
-        json!({"openapi": "3.1.0", "info": {"title": "t", "version": "1"}, "paths": paths, "components": {"schemas": components}})
-    }
-
-    #[test]
-    fn copies_past_the_budget_skip_their_operations_where_they_are() {
-        let document = chained(10, 50);
-        // One operation's copies: 50 schemas of about 70 bytes each.
-        let options = ReadOptions::default().copy_budget(4 * 50 * 70);
-        let read = crate::openapi::read_operations(&document, &options).unwrap();
-        assert!(
-            read.operations.len() >= 3 && read.operations.len() < 10,
-            "{}",
-            read.operations.len()
-        );
-        let skipped = &read.skipped[0];
-        assert_eq!(skipped.reason.kind(), "overBudget");
-        assert_eq!(
-            skipped.location,
-            format!("#/paths/~1o{}/post", read.operations.len())
-        );
-        assert!(
-            skipped.reason.to_string().contains("shared `$defs`"),
-            "{}",
-            skipped.reason
-        );
-        assert_eq!(read.operations.len() + read.skipped.len(), 10);
-        // Shared, the entries are held once: every operation is read within the same budget.
-        let shared =
-            crate::openapi::read_operations(&document, &options.shared_defs(true)).unwrap();
-        assert_eq!(shared.operations.len(), 10);
-        assert_eq!(shared.defs.len(), 50);
-    }
-
     #[test]
     fn places_that_would_share_a_name_are_told_apart() {
         let mut names = Names::default();

@@ -37,7 +37,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::Operation;
-use crate::JsonObject;
+use toolkit_core::JsonObject;
 
 /// The key of a schema's named subschemas, and of the catalog's shared ones.
 const DEFS: &str = "$defs";
@@ -86,8 +86,8 @@ impl std::error::Error for OperationsError {
 ///
 /// ```
 /// use serde_json::json;
-/// use toolkit_runtime::ToolDefinition;
-/// use toolkit_runtime::http::{Operation, RequestTemplate, decode_operations, encode_operations};
+/// use toolkit_core::ToolDefinition;
+/// use toolkit_openapi::operations::{Operation, RequestTemplate, decode_operations, encode_operations};
 ///
 /// let schema = json!({
 ///     "type": "object",
@@ -96,7 +96,7 @@ impl std::error::Error for OperationsError {
 /// });
 /// let operation = |name: &str| {
 ///     let definition = ToolDefinition::new(name, schema.as_object().cloned().unwrap_or_default())?;
-///     Ok::<_, toolkit_runtime::definition::DefinitionError>(Operation::new(definition, RequestTemplate::new("POST", "/pets")))
+///     Ok::<_, toolkit_core::definition::DefinitionError>(Operation::new(definition, RequestTemplate::new("POST", "/pets")))
 /// };
 /// let operations = vec![operation("add_pet")?, operation("update_pet")?];
 /// let text = encode_operations(&operations);
@@ -118,8 +118,8 @@ pub fn encode_operations(operations: &[Operation]) -> String {
 ///
 /// ```
 /// use serde_json::json;
-/// use toolkit_runtime::ToolDefinition;
-/// use toolkit_runtime::http::{
+/// use toolkit_core::ToolDefinition;
+/// use toolkit_openapi::operations::{
 ///     Operation, RequestTemplate, encode_operations, encode_shared_operations,
 /// };
 ///
@@ -127,7 +127,7 @@ pub fn encode_operations(operations: &[Operation]) -> String {
 /// let operation = |defs: serde_json::Value| {
 ///     let schema = json!({ "properties": { "pet": { "$ref": "#/$defs/Pet" } }, "$defs": defs });
 ///     let definition = ToolDefinition::new("add_pet", schema.as_object().cloned().unwrap_or_default())?;
-///     Ok::<_, toolkit_runtime::definition::DefinitionError>(vec![Operation::new(definition, RequestTemplate::new("POST", "/pets"))])
+///     Ok::<_, toolkit_core::definition::DefinitionError>(vec![Operation::new(definition, RequestTemplate::new("POST", "/pets"))])
 /// };
 /// let defs = json!({ "Pet": pet }).as_object().cloned().unwrap_or_default();
 /// assert_eq!(
@@ -358,8 +358,8 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::ToolDefinition;
-    use crate::http::RequestTemplate;
+    use crate::operations::RequestTemplate;
+    use toolkit_core::ToolDefinition;
 
     fn operation(name: &str, input: Value, output: Option<Value>) -> Operation {
         let mut definition =

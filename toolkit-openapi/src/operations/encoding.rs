@@ -28,7 +28,7 @@ use percent_encoding::{AsciiSet, NON_ALPHANUMERIC, percent_decode_str, utf8_perc
 use serde_json::Value;
 
 use super::operation::QueryStyle;
-use crate::text::cut_for_echo;
+use toolkit_core::text::cut_for_echo;
 
 /// Everything but RFC 3986's unreserved characters (`A-Z a-z 0-9 - . _ ~`).
 const PATH_VALUE: &AsciiSet = &NON_ALPHANUMERIC

@@ -1,9 +1,12 @@
-//! A [`RequestTemplate`] checked once and kept ready to fill: [`CompiledTemplate`].
+//! A [`RequestTemplate`] checked once and kept ready to fill: [`CompiledTemplate`], whose
+//! [`request`](CompiledTemplate::request) is the [`FilledRequest`] of one call.
 //!
 //! Templates are data a host stores, so a source checks them when it is built (a method that is
 //! a token, a path that starts with `/` and has no query, fragment or dot segment, a `{name}` for
 //! every path parameter and a path parameter for every `{name}`, header names that are names,
-//! distinct properties) and fills them on every call with what the model gave.
+//! distinct properties) and fills them on every call with what the model gave. The filled
+//! request is plain data (method, URL, headers, body): whichever HTTP client sends it, nothing
+//! the model wrote can add a header, change the path's shape or reach another host.
 
 use std::collections::HashSet;
 
@@ -33,7 +36,6 @@ const RESERVED_HEADERS: &[&str] = &[
 
 /// A piece of a path template.
 #[derive(Debug)]
-#[cfg_attr(not(feature = "http"), allow(dead_code))] // read when filling (feature `http`)
 enum Piece {
     /// Text of the template, already percent-encoded.
     Literal(String),
@@ -43,7 +45,6 @@ enum Piece {
 
 /// A query parameter of a template.
 #[derive(Debug)]
-#[cfg_attr(not(feature = "http"), allow(dead_code))] // read when filling (feature `http`)
 struct QueryPlace {
     property: String,
     name: String,
@@ -54,7 +55,6 @@ struct QueryPlace {
 
 /// The body of a template.
 #[derive(Debug)]
-#[cfg_attr(not(feature = "http"), allow(dead_code))] // read when filling (feature `http`)
 struct BodyPlace {
     property: String,
     encoding: BodyEncoding,
@@ -63,9 +63,24 @@ struct BodyPlace {
 }
 
 /// A request template, checked and ready to fill.
+///
+/// # Examples
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit_openapi::operations::{CompiledTemplate, Location, RequestTemplate};
+/// use url::Url;
+///
+/// let template = RequestTemplate::new("GET", "/pets/{petId}").parameter("id", Location::Path, "petId");
+/// let compiled = CompiledTemplate::new(&template).map_err(|problems| problems.join("; "))?;
+/// let base = Url::parse("https://api.example.com/v1").map_err(|e| e.to_string())?;
+/// let input = json!({ "id": "a/b" }).as_object().cloned().unwrap_or_default();
+/// let request = compiled.request(&base, &input)?;
+/// assert_eq!(request.url.as_str(), "https://api.example.com/v1/pets/a%2Fb");
+/// # Ok::<(), String>(())
+/// ```
 #[derive(Debug)]
-#[cfg_attr(not(feature = "http"), allow(dead_code))] // read when filling (feature `http`)
-pub(crate) struct CompiledTemplate {
+pub struct CompiledTemplate {
     method: Method,
     path: Vec<Piece>,
     /// The fixed query the template's path ends with.
@@ -84,7 +99,7 @@ impl CompiledTemplate {
     /// # Errors
     ///
     /// Every problem of the template, each as a sentence.
-    pub(crate) fn new(template: &RequestTemplate) -> Result<Self, Vec<String>> {
+    pub fn new(template: &RequestTemplate) -> Result<Self, Vec<String>> {
         let mut problems = Vec::new();
         let method = Method::from_bytes(template.method.as_bytes())
             .ok()
@@ -214,7 +229,7 @@ impl RequestTemplate {
     /// # Examples
     ///
     /// ```
-    /// use toolkit_runtime::http::{Location, RequestTemplate};
+    /// use toolkit_openapi::operations::{Location, RequestTemplate};
     ///
     /// let good = RequestTemplate::new("GET", "/pets/{petId}").parameter("id", Location::Path, "petId");
     /// assert!(good.check().is_ok());
@@ -226,19 +241,32 @@ impl RequestTemplate {
     }
 }
 
-/// Filling a checked template: what the HTTP source does on every call (feature `http`).
-#[cfg(feature = "http")]
+/// Filling a checked template: what an HTTP source does on every call.
 mod fill {
-    use reqwest::Request;
-    use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
+    use http::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
+    use http::{HeaderMap, Method};
     use serde_json::Value;
+    use toolkit_core::JsonObject;
     use url::Url;
 
     use std::collections::HashSet;
 
     use super::{BodyEncoding, CompiledTemplate, Piece};
-    use crate::JsonObject;
-    use crate::http::encoding;
+    use crate::operations::encoding;
+
+    /// The request of one call, filled from a [`CompiledTemplate`]: what an HTTP client sends.
+    #[derive(Clone, Debug)]
+    #[non_exhaustive]
+    pub struct FilledRequest {
+        /// The template's method.
+        pub method: Method,
+        /// The base URL with the filled path and query (and no fragment).
+        pub url: Url,
+        /// `Accept`, the header parameters the input gave, and `Content-Type` with a body.
+        pub headers: HeaderMap,
+        /// The encoded body (JSON or a form), when the input gave one.
+        pub body: Option<Vec<u8>>,
+    }
 
     impl CompiledTemplate {
         /// The request for `input`, below `base` (a URL whose path does not end with `/`).
@@ -246,7 +274,7 @@ mod fill {
         /// # Errors
         ///
         /// A message for the model when the input does not fit the places the template has for it.
-        pub(crate) fn request(&self, base: &Url, input: &JsonObject) -> Result<Request, String> {
+        pub fn request(&self, base: &Url, input: &JsonObject) -> Result<FilledRequest, String> {
             if let Some(unknown) = input.keys().find(|key| !self.properties.contains(*key)) {
                 return Err(format!("The operation takes no property {unknown:?}."));
             }
@@ -295,9 +323,14 @@ mod fill {
                 url.set_query(Some(&join_pairs(&pairs)));
             }
 
-            let mut request = Request::new(self.method.clone(), url);
+            let mut request = FilledRequest {
+                method: self.method.clone(),
+                url,
+                headers: HeaderMap::new(),
+                body: None,
+            };
             if let Some(accept) = &self.accept {
-                request.headers_mut().insert(ACCEPT, accept.clone());
+                request.headers.insert(ACCEPT, accept.clone());
             }
             for (property, name) in &self.headers {
                 if let Some(value) = present(property) {
@@ -305,7 +338,7 @@ mod fill {
                     let value = HeaderValue::from_str(&text).map_err(|_| {
                         format!("The property {property:?} cannot be sent in a header.")
                     })?;
-                    request.headers_mut().append(name.clone(), value);
+                    request.headers.append(name.clone(), value);
                 }
             }
             if let Some(body) = &self.body
@@ -319,9 +352,9 @@ mod fill {
                     ),
                 };
                 request
-                    .headers_mut()
+                    .headers
                     .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
-                *request.body_mut() = Some(bytes.into());
+                request.body = Some(bytes);
             }
             Ok(request)
         }
@@ -375,6 +408,8 @@ mod fill {
         text
     }
 }
+
+pub use fill::FilledRequest;
 
 /// The pieces of `path`, each `{name}` resolved to its property.
 fn parse_path(
@@ -439,15 +474,15 @@ fn parse_path(
     pieces
 }
 
-#[cfg(all(test, feature = "http"))]
+#[cfg(test)]
 #[allow(clippy::panic, clippy::unwrap_used)]
 mod tests {
     use serde_json::{Value, json};
     use url::Url;
 
     use super::*;
-    use crate::JsonObject;
-    use crate::http::RequestTemplate;
+    use crate::operations::RequestTemplate;
+    use toolkit_core::JsonObject;
 
     fn compile(template: RequestTemplate) -> CompiledTemplate {
         match CompiledTemplate::new(&template) {
@@ -505,11 +540,11 @@ mod tests {
             )
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
-            request.url().as_str(),
+            request.url.as_str(),
             "http://127.0.0.1:9/api/v1/files/a%20b.txt?beta=true&tag=x%26y%3D1&tag=%23z&fields=a,b"
         );
-        assert_eq!(request.headers()["x-trace"], "1,2");
-        assert_eq!(request.headers()["content-type"], "application/json");
+        assert_eq!(request.headers["x-trace"], "1,2");
+        assert_eq!(request.headers["content-type"], "application/json");
         let refused =
             compiled.request(&base, &object(json!({"name": "a", "ext": "b", "other": 1})));
         assert_eq!(
@@ -519,7 +554,7 @@ mod tests {
     }
 }
 
-#[cfg(all(test, feature = "http"))]
+#[cfg(test)]
 #[allow(clippy::panic, clippy::unwrap_used)]
 mod properties {
     use percent_encoding::percent_decode_str;
@@ -528,7 +563,7 @@ mod properties {
     use url::Url;
 
     use super::*;
-    use crate::http::RequestTemplate;
+    use crate::operations::RequestTemplate;
 
     fn template() -> CompiledTemplate {
         CompiledTemplate::new(
@@ -550,7 +585,7 @@ mod properties {
             let base = Url::parse("https://api.example.com/api").unwrap();
             let input = json!({ "id": value.clone() }).as_object().cloned().unwrap();
             if let Ok(request) = template().request(&base, &input) {
-                let url = request.url();
+                let url = &request.url;
                 prop_assert_eq!(url.origin(), base.origin());
                 let segments: Vec<&str> = url.path_segments().unwrap().collect();
                 prop_assert_eq!(segments.len(), 4);
@@ -568,7 +603,7 @@ mod properties {
             let base = Url::parse("https://api.example.com/").unwrap();
             let input = json!({ "id": "1", "tag": values.clone() }).as_object().cloned().unwrap();
             let request = template().request(&base, &input).unwrap();
-            let pairs: Vec<(String, String)> = request.url().query_pairs().into_owned().collect();
+            let pairs: Vec<(String, String)> = request.url.query_pairs().into_owned().collect();
             let expected: Vec<(String, String)> = values.iter().map(|v| ("tag".to_owned(), v.clone())).collect();
             prop_assert_eq!(pairs, expected);
         }
@@ -580,8 +615,8 @@ mod properties {
             let input = json!({ "id": "1", "trace": value.clone() }).as_object().cloned().unwrap();
             match template().request(&base, &input) {
                 Ok(request) => {
-                    prop_assert_eq!(request.headers().len(), 1);
-                    prop_assert_eq!(request.headers()["x-trace"].to_str().unwrap(), value.as_str());
+                    prop_assert_eq!(request.headers.len(), 1);
+                    prop_assert_eq!(request.headers["x-trace"].to_str().unwrap(), value.as_str());
                     prop_assert!(!value.contains(['\r', '\n', '\0']));
                 }
                 Err(_) => prop_assert!(value.chars().any(|c| c.is_control() || !c.is_ascii())),

@@ -1,5 +1,8 @@
-//! Reading OpenAPI 3.0 and 3.1 documents into [`Operation`]s of the HTTP
-//! source: [`read_operations`].
+//! HTTP operations as data ([`operations`]) and the reader that makes them from OpenAPI 3.0 and
+//! 3.1 documents: [`read_operations`]. No executor: `toolkit-runtime`'s `HttpSource` (feature
+//! `http`) sends the operations; the generator (`toolkit-gen`) writes typed modules of them; the
+//! gateway serves them. `toolkit-runtime` re-exports this crate as `http::` (the operations) and
+//! `openapi::` (the reader).
 //!
 //! The reader takes a document already parsed ([`decode_document`] reads JSON or YAML text) and
 //! fetches nothing: a reference to another document skips the operations that use it, and the
@@ -45,7 +48,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use toolkit_runtime::openapi::{ReadOptions, read_operations};
+//! use toolkit_openapi::{ReadOptions, read_operations};
 //!
 //! let document = json!({
 //!     "openapi": "3.0.3",
@@ -77,8 +80,12 @@
 //! assert_eq!(read.skipped[0].location, "#/paths/~1pets~1{id}/put");
 //! assert_eq!(read.skipped[0].reason.kind(), "bodyNotJson");
 //! assert_eq!(read.servers[0].url, "https://petstore.example.com/v1");
-//! # Ok::<(), toolkit_runtime::openapi::NotOpenApi>(())
+//! # Ok::<(), toolkit_openapi::NotOpenApi>(())
 //! ```
+
+#![deny(missing_docs)]
+
+pub mod operations;
 
 mod answer;
 mod def_names;
@@ -101,7 +108,7 @@ pub use reader::read_operations;
 pub use security::{CredentialParameter, Security};
 pub use skipped::{SkipReason, Skipped};
 
-use crate::http::Operation;
+use operations::Operation;
 
 /// What [`read_operations`] found in a document.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -122,13 +129,13 @@ pub struct ReadOperations {
     /// with none is not here. When the root is an object the operation's definition also
     /// carries it as its `outputSchema`.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub answers: std::collections::BTreeMap<String, crate::JsonObject>,
+    pub answers: std::collections::BTreeMap<String, toolkit_core::JsonObject>,
     /// Read with [`ReadOptions::shared_defs`]: every `$defs` entry some schema names, each
     /// once, by name (empty otherwise). The schemas of `operations` and `answers` then list
     /// their entries' names (`"$defs": ["Pet", "Tag"]`) instead of holding them, as
-    /// [`encode_shared_operations`](crate::http::encode_shared_operations) writes a catalog.
+    /// [`encode_shared_operations`](crate::operations::encode_shared_operations) writes a catalog.
     #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
-    pub defs: crate::JsonObject,
+    pub defs: toolkit_core::JsonObject,
 }
 
 impl ReadOperations {
@@ -193,7 +200,7 @@ impl ReadOptions {
     /// These options with deprecated operations read or left out.
     ///
     /// ```
-    /// let options = toolkit_runtime::openapi::ReadOptions::default().deprecated(false);
+    /// let options = toolkit_openapi::ReadOptions::default().deprecated(false);
     /// assert!(!options.deprecated);
     /// ```
     #[must_use]
@@ -207,7 +214,7 @@ impl ReadOptions {
     ///
     /// ```
     /// use serde_json::json;
-    /// use toolkit_runtime::openapi::{ReadOptions, read_operations};
+    /// use toolkit_openapi::{ReadOptions, read_operations};
     ///
     /// let document = json!({
     ///     "openapi": "3.1.0",
@@ -223,7 +230,7 @@ impl ReadOptions {
     /// let read = read_operations(&document, &ReadOptions::default().shared_defs(true))?;
     /// assert_eq!(read.operations[0].definition.input_schema()["$defs"], json!(["Pet"]));
     /// assert_eq!(read.defs["Pet"], json!({ "type": "object" }));
-    /// # Ok::<(), toolkit_runtime::openapi::NotOpenApi>(())
+    /// # Ok::<(), toolkit_openapi::NotOpenApi>(())
     /// ```
     #[must_use]
     pub fn shared_defs(mut self, shared: bool) -> Self {
@@ -235,7 +242,7 @@ impl ReadOptions {
     /// [`ReadOptions::copy_budget`](Self#structfield.copy_budget)).
     ///
     /// ```
-    /// let options = toolkit_runtime::openapi::ReadOptions::default().copy_budget(1 << 20);
+    /// let options = toolkit_openapi::ReadOptions::default().copy_budget(1 << 20);
     /// assert_eq!(options.copy_budget, 1 << 20);
     /// ```
     #[must_use]
@@ -266,3 +273,8 @@ impl fmt::Display for NotOpenApi {
 }
 
 impl std::error::Error for NotOpenApi {}
+
+/// The README's example, compiled and run as a doc test.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -27,9 +27,9 @@ impl std::error::Error for DecodeError {}
 /// The document `text` holds: JSON when it starts with `{`, YAML otherwise.
 ///
 /// ```
-/// let document = toolkit_runtime::openapi::decode_document("openapi: 3.0.3\npaths:\n  /a:\n    get:\n      responses:\n        200: {description: ok}\n")?;
+/// let document = toolkit_openapi::decode_document("openapi: 3.0.3\npaths:\n  /a:\n    get:\n      responses:\n        200: {description: ok}\n")?;
 /// assert!(document["paths"]["/a"]["get"]["responses"]["200"].is_object());
-/// # Ok::<(), toolkit_runtime::openapi::DecodeError>(())
+/// # Ok::<(), toolkit_openapi::DecodeError>(())
 /// ```
 ///
 /// # Errors

@@ -5,7 +5,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use toolkit_runtime::http::{Location, Operation};
+//! use toolkit_openapi::operations::{Location, Operation};
 //!
 //! let operation: Operation = serde_json::from_value(json!({
 //!     "definition": {
@@ -30,7 +30,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ToolDefinition;
+use toolkit_core::ToolDefinition;
 
 /// A tool that is an HTTP request: what the model is told, and how its input becomes a request.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

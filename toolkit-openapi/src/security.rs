@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::pointer::{self, location};
 use super::{SkipReason, Skipped};
-use crate::http::{KeyLocation, OAuthFlow, SecurityRequirement, SecurityScheme};
+use crate::operations::{KeyLocation, OAuthFlow, SecurityRequirement, SecurityScheme};
 
 /// A document's security, as [`read_operations`](super::read_operations) read it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,16 +2,16 @@
 //!
 //! - A tool is named by its `operationId`. One without gets a name from its method and path:
 //!   `GET /pets/{petId}/photos` → `get_pets_petId_photos`. Two operations whose names a model
-//!   would read as one (the runtime's charset rule, [`crate::naming`]) cannot both be tools.
+//!   would read as one (the runtime's charset rule, [`toolkit_core::naming`]) cannot both be tools.
 //! - A property is named as its parameter, in the characters agents accept (`A-Z a-z 0-9 _ -`,
-//!   the charset of [`crate::naming`]; every other character becomes `_`), cut to 64. The place
+//!   the charset of [`toolkit_core::naming`]; every other character becomes `_`), cut to 64. The place
 //!   goes before the name (`query_id`, `path_id`) when two parameters would share one or one is
 //!   `body`, which names the body's property. Should two still share one, the later ones end
 //!   with `_2`, `_3`, … in the document's order.
 
 use std::collections::{HashMap, HashSet};
 
-use crate::http::Location;
+use crate::operations::Location;
 
 /// The longest property name agents accept (Anthropic's limit).
 const MAX_PROPERTY_LENGTH: usize = 64;
@@ -43,7 +43,7 @@ pub(crate) fn operation_name(method: &str, path: &str) -> String {
 
 /// The name a model reads for the tool `name`, under the runtime's rules (without the cut).
 pub(crate) fn as_model_reads(name: &str) -> String {
-    crate::naming::tool_name("s", name, usize::MAX)
+    toolkit_core::naming::tool_name("s", name, usize::MAX)
 }
 
 /// `name` in the agents' charset, cut to 64 characters.
