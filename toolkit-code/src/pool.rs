@@ -17,6 +17,7 @@ const MAX_DEAD_TAKEN: usize = 3;
 
 /// Options of a [`WorkerPool`].
 #[derive(Clone, Copy, Debug)]
+#[non_exhaustive]
 pub struct PoolOptions {
     /// The most worker processes alive at once (8 by default, at least 1).
     pub size: usize,
@@ -27,6 +28,23 @@ pub struct PoolOptions {
 impl Default for PoolOptions {
     fn default() -> Self {
         Self { size: 8, idle: 2 }
+    }
+}
+
+/// Builder methods: each sets one field, the others keep their [`Default`] values.
+impl PoolOptions {
+    /// Sets [`size`](Self::size).
+    #[must_use]
+    pub fn size(mut self, size: usize) -> Self {
+        self.size = size;
+        self
+    }
+
+    /// Sets [`idle`](Self::idle).
+    #[must_use]
+    pub fn idle(mut self, idle: usize) -> Self {
+        self.idle = idle;
+        self
     }
 }
 

@@ -35,6 +35,7 @@ use toolkit_core::{BoxFuture, Failure};
 
 /// Options of the [`QuickJs`] isolate.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub struct QuickJsOptions {
     /// The most memory one run may allocate, in bytes (64 MiB by default).
     pub memory_limit: usize,
@@ -52,6 +53,30 @@ impl Default for QuickJsOptions {
             stack_limit: 512 << 10,
             max_tool_result_length: 8 << 20,
         }
+    }
+}
+
+/// Builder methods: each sets one field, the others keep their [`Default`] values.
+impl QuickJsOptions {
+    /// Sets [`memory_limit`](Self::memory_limit).
+    #[must_use]
+    pub fn memory_limit(mut self, memory_limit: usize) -> Self {
+        self.memory_limit = memory_limit;
+        self
+    }
+
+    /// Sets [`stack_limit`](Self::stack_limit).
+    #[must_use]
+    pub fn stack_limit(mut self, stack_limit: usize) -> Self {
+        self.stack_limit = stack_limit;
+        self
+    }
+
+    /// Sets [`max_tool_result_length`](Self::max_tool_result_length).
+    #[must_use]
+    pub fn max_tool_result_length(mut self, max_tool_result_length: usize) -> Self {
+        self.max_tool_result_length = max_tool_result_length;
+        self
     }
 }
 

@@ -141,12 +141,10 @@ pub fn made(config: &SourceConfig) -> Result<Made, ConfigError> {
                 .build()
                 .map_err(|error| fail(format!("cannot build an HTTP client: {error}")))?;
             // What the server asks while a served call runs goes to the client of that call.
-            let options = McpOptions {
-                timeout,
-                max_call_time: max_call_time(config),
-                relay: true,
-                ..McpOptions::default()
-            };
+            let options = McpOptions::default()
+                .timeout(timeout)
+                .max_call_time(max_call_time(config))
+                .relay(true);
             match &config.oauth {
                 None => Ok(mcp(Mcp::http_with_options(name, url, client, options))),
                 Some(oauth) => {
@@ -169,12 +167,10 @@ pub fn made(config: &SourceConfig) -> Result<Made, ConfigError> {
                 command = command.env(variable, read_env(name, host_variable)?);
             }
             // What the server asks while a served call runs goes to the client of that call.
-            let options = McpOptions {
-                timeout,
-                max_call_time: max_call_time(config),
-                relay: true,
-                ..McpOptions::default()
-            };
+            let options = McpOptions::default()
+                .timeout(timeout)
+                .max_call_time(max_call_time(config))
+                .relay(true);
             Ok(mcp(Mcp::stdio_with_options(name, command, options)))
         }
     }
@@ -222,10 +218,8 @@ fn oauth_client(
             "OAuth tokens are read from the token store; when the server refuses them, run \
              `toolkit-gen login --mcp-url {url} --token-store {store}`"
         );
-        let mut builder = OAuthClient::builder(url.clone(), NoUser).options(OAuthOptions {
-            max_authorizations: 0,
-            ..OAuthOptions::default()
-        });
+        let mut builder = OAuthClient::builder(url.clone(), NoUser)
+            .options(OAuthOptions::default().max_authorizations(0));
         if let Some(id) = &oauth.client_id {
             let secret = secret(&oauth.client_secret_env)?.map(Secret::new);
             builder = builder.pre_registered(RegisteredClient::new(id, secret));

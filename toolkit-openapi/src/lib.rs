@@ -165,6 +165,7 @@ pub struct Server {
 
 /// How [`read_operations`] reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ReadOptions {
     /// Whether operations marked `deprecated` are read (they are by default).
     pub deprecated: bool,

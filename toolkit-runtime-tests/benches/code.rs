@@ -50,8 +50,9 @@ fn code(c: &mut Criterion) {
                 .expect("a run")
         })
     });
-    let pool = runtime
-        .block_on(async { WorkerPool::new(worker.clone(), PoolOptions { size: 8, idle: 4 }) });
+    let pool = runtime.block_on(async {
+        WorkerPool::new(worker.clone(), PoolOptions::default().size(8).idle(4))
+    });
     // A run's latency when workers wait for it, as between a model's turns: before each timed
     // run the pool is let refill (untimed), so that starting replacements in the background
     // neither competes with the run nor makes this a measure of how fast processes start.

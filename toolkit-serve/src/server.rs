@@ -202,7 +202,7 @@ impl McpServer {
     /// use toolkit_serve::stdin_guard::StdinGuardOptions;
     ///
     /// let server = McpServer::new(Toolkit::default())
-    ///     .stdin_guard(StdinGuardOptions { max_line_utf16: 1024 * 1024 });
+    ///     .stdin_guard(StdinGuardOptions::default().max_line_utf16(1024 * 1024));
     /// # let _ = server;
     /// ```
     #[must_use]

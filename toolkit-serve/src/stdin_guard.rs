@@ -94,6 +94,7 @@ pub enum Frame {
 
 /// How a [`StdinGuard`] frames stdin.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StdinGuardOptions {
     /// The longest line kept, in UTF-16 code units; a longer line gets one
     /// [`Reply::ParseError`] and is discarded. [`MAX_LINE_UTF16`] by default.
@@ -105,6 +106,16 @@ impl Default for StdinGuardOptions {
         Self {
             max_line_utf16: MAX_LINE_UTF16,
         }
+    }
+}
+
+/// Builder methods: each sets one field, the others keep their [`Default`] values.
+impl StdinGuardOptions {
+    /// Sets [`max_line_utf16`](Self::max_line_utf16).
+    #[must_use]
+    pub fn max_line_utf16(mut self, max_line_utf16: usize) -> Self {
+        self.max_line_utf16 = max_line_utf16;
+        self
     }
 }
 

@@ -70,10 +70,7 @@ fn context() -> Map<String, Value> {
 }
 
 fn options() -> McpOptions {
-    McpOptions {
-        timeout: Duration::from_secs(20),
-        ..McpOptions::default()
-    }
+    McpOptions::default().timeout(Duration::from_secs(20))
 }
 
 /// Lists the tools and calls `tool` with `input`, as a host does; then ends the session.
@@ -108,12 +105,10 @@ async fn run(scenario: &str, url: reqwest::Url) -> Result<ExitCode, String> {
         "sse-retry" => list_and_call(plain(), Some(("test_reconnection", json!({})))).await,
         "elicitation-sep1034-client-defaults" => {
             // A host with nobody to ask: it accepts the form as its schema's defaults fill it.
-            let options = McpOptions {
-                elicitation: Some(Elicitation::new(|request: ElicitationRequest| async move {
+            let options =
+                options().elicitation(Elicitation::new(|request: ElicitationRequest| async move {
                     ElicitationAnswer::Accept(request.defaults())
-                })),
-                ..options()
-            };
+                }));
             let source =
                 Mcp::http_with_options("conformance", url.clone(), reqwest::Client::new(), options);
             list_and_call(

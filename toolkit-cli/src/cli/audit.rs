@@ -81,14 +81,14 @@ pub struct AuditArgs {
 
 impl AuditArgs {
     fn options(&self) -> AuditOptions {
-        AuditOptions {
-            closed_input: match self.closed_input {
-                ClosedInput::Off => None,
-                ClosedInput::Info => Some(Severity::Info),
-                ClosedInput::Warning => Some(Severity::Warning),
-                ClosedInput::Error => Some(Severity::Error),
-            },
-        }
+        let mut options = AuditOptions::default();
+        options.closed_input = match self.closed_input {
+            ClosedInput::Off => None,
+            ClosedInput::Info => Some(Severity::Info),
+            ClosedInput::Warning => Some(Severity::Warning),
+            ClosedInput::Error => Some(Severity::Error),
+        };
+        options
     }
 }
 

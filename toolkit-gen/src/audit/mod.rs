@@ -175,6 +175,7 @@ impl fmt::Display for Finding {
 
 /// What the audit holds tools to.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct AuditOptions {
     /// The severity of an open object level of an input (`closedInput`); `None` leaves the check
     /// out. Info by default: the structs toolkit-gen writes refuse unknown properties whatever
@@ -187,6 +188,16 @@ impl Default for AuditOptions {
         Self {
             closed_input: Some(Severity::Info),
         }
+    }
+}
+
+/// Builder methods: each sets one field, the others keep their [`Default`] values.
+impl AuditOptions {
+    /// Sets [`closed_input`](Self::closed_input).
+    #[must_use]
+    pub fn closed_input(mut self, closed_input: Severity) -> Self {
+        self.closed_input = Some(closed_input);
+        self
     }
 }
 

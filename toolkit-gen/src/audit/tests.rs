@@ -196,16 +196,14 @@ fn open_object_levels_are_reported_at_the_chosen_severity() {
         ]
     );
     assert!(found[2].message.contains("record"));
-    let strict = AuditOptions {
-        closed_input: Some(Severity::Warning),
-    };
+    let strict = AuditOptions::default().closed_input(Severity::Warning);
     let found = audit(&[tool.clone()], &strict);
     assert!(
         of(&found, Check::ClosedInput)
             .iter()
             .all(|(s, _)| *s == Severity::Warning)
     );
-    let off = AuditOptions { closed_input: None };
+    let off = AuditOptions::default();
     assert!(of(&audit(&[tool], &off), Check::ClosedInput).is_empty());
 }
 

@@ -271,7 +271,7 @@ async fn serve_invalid_utf8_becomes_the_replacement_character() {
 }
 
 fn capped(max_line_utf16: usize) -> StdinGuardOptions {
-    StdinGuardOptions { max_line_utf16 }
+    StdinGuardOptions::default().max_line_utf16(max_line_utf16)
 }
 
 #[tokio::test]

@@ -202,7 +202,10 @@ async fn a_tool_result_past_the_cap_never_crosses_the_pipe() {
 
 #[tokio::test]
 async fn code_mode_runs_through_the_pool() {
-    let pool = WorkerPool::new(WorkerIsolate::new(WORKER), PoolOptions { size: 2, idle: 1 });
+    let pool = WorkerPool::new(
+        WorkerIsolate::new(WORKER),
+        PoolOptions::default().size(2).idle(1),
+    );
     let presented = echo_toolkit();
     let toolkit = CodeMode::toolkit(&presented, Arc::new(pool), &CodeModeOptions::default());
     for n in 0..5 {
@@ -217,7 +220,10 @@ async fn code_mode_runs_through_the_pool() {
 
 #[tokio::test]
 async fn a_pool_starts_its_idle_workers_ahead_and_replaces_each_after_one_run() {
-    let pool = WorkerPool::new(WorkerIsolate::new(WORKER), PoolOptions { size: 4, idle: 3 });
+    let pool = WorkerPool::new(
+        WorkerIsolate::new(WORKER),
+        PoolOptions::default().size(4).idle(3),
+    );
     settle(|| pool.waiting() == 3).await;
     assert_eq!(pool.waiting(), 3);
     let before: Vec<u32> = children().into_iter().map(|(pid, _)| pid).collect();
@@ -240,7 +246,10 @@ async fn a_pool_starts_its_idle_workers_ahead_and_replaces_each_after_one_run() 
 
 #[tokio::test]
 async fn a_waiting_worker_that_died_is_replaced_without_failing_the_next_run() {
-    let pool = WorkerPool::new(WorkerIsolate::new(WORKER), PoolOptions { size: 3, idle: 2 });
+    let pool = WorkerPool::new(
+        WorkerIsolate::new(WORKER),
+        PoolOptions::default().size(3).idle(2),
+    );
     settle(|| pool.waiting() == 2).await;
     for (pid, _) in children() {
         let killed = std::process::Command::new("kill")
@@ -268,7 +277,7 @@ async fn a_worker_that_ends_before_it_reads_the_run_hands_the_run_to_another() {
         .env("PATH", "/usr/bin:/bin")
         .env("MARKER", &marker)
         .env("WORKER", WORKER);
-    let pool = WorkerPool::new(isolate, PoolOptions { size: 2, idle: 1 });
+    let pool = WorkerPool::new(isolate, PoolOptions::default().size(2).idle(1));
     settle(|| pool.waiting() == 1).await;
     let output = run_ten_seconds(&pool, "return 7;").await;
     let first_was_the_one_that_ends = marker.is_dir();
@@ -303,7 +312,7 @@ async fn a_pool_whose_workers_cannot_start_fails_the_run_as_a_code_error() {
 /// zombie, no more than `size` live at once, and memory stays flat.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_pool_under_churn() {
-    let options = PoolOptions { size: 8, idle: 4 };
+    let options = PoolOptions::default().size(8).idle(4);
     let pool = WorkerPool::new(WorkerIsolate::new(WORKER), options);
     let run = |n: usize| {
         let pool = pool.clone();

@@ -26,6 +26,7 @@ use crate::{BoxFuture, Reason};
 
 /// The limits of an [`OAuthClient`].
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct OAuthOptions {
     /// How long each request to a metadata, registration or token endpoint may take. 10 seconds
     /// by default.
@@ -51,6 +52,37 @@ impl Default for OAuthOptions {
             max_authorizations: 3,
             refresh_margin: Duration::from_secs(60),
         }
+    }
+}
+
+/// Builder methods: each sets one field, the others keep their [`Default`] values.
+impl OAuthOptions {
+    /// Sets [`request_timeout`](Self::request_timeout).
+    #[must_use]
+    pub fn request_timeout(mut self, request_timeout: Duration) -> Self {
+        self.request_timeout = request_timeout;
+        self
+    }
+
+    /// Sets [`authorization_timeout`](Self::authorization_timeout).
+    #[must_use]
+    pub fn authorization_timeout(mut self, authorization_timeout: Duration) -> Self {
+        self.authorization_timeout = authorization_timeout;
+        self
+    }
+
+    /// Sets [`max_authorizations`](Self::max_authorizations).
+    #[must_use]
+    pub fn max_authorizations(mut self, max_authorizations: usize) -> Self {
+        self.max_authorizations = max_authorizations;
+        self
+    }
+
+    /// Sets [`refresh_margin`](Self::refresh_margin).
+    #[must_use]
+    pub fn refresh_margin(mut self, refresh_margin: Duration) -> Self {
+        self.refresh_margin = refresh_margin;
+        self
     }
 }
 

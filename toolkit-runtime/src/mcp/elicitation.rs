@@ -101,12 +101,11 @@ impl ElicitationAnswer {
 /// use toolkit_runtime::mcp::{Elicitation, ElicitationAnswer, McpOptions};
 ///
 /// // A host with nobody to ask accepts what the form fills in by itself.
-/// let options = McpOptions {
-///     elicitation: Some(Elicitation::new(|request: toolkit_runtime::mcp::ElicitationRequest| async move {
+/// let options = McpOptions::default().elicitation(Elicitation::new(
+///     |request: toolkit_runtime::mcp::ElicitationRequest| async move {
 ///         ElicitationAnswer::Accept(request.defaults())
-///     })),
-///     ..McpOptions::default()
-/// };
+///     },
+/// ));
 /// # let _ = options;
 /// ```
 #[derive(Clone)]

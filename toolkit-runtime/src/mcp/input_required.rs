@@ -218,12 +218,12 @@ mod tests {
             Value::Object(declined.unwrap()),
             json!({"who": {"action": "decline"}})
         );
-        let host = McpOptions {
-            elicitation: Some(Elicitation::new(|request: ElicitationRequest| async move {
-                ElicitationAnswer::Accept(request.defaults())
-            })),
-            ..McpOptions::default()
-        };
+        let host =
+            McpOptions::default().elicitation(Elicitation::new(
+                |request: ElicitationRequest| async move {
+                    ElicitationAnswer::Accept(request.defaults())
+                },
+            ));
         let accepted = answered(&asked, &host, &CallContext::new()).await.unwrap();
         assert_eq!(
             Value::Object(accepted.unwrap()),
@@ -252,10 +252,8 @@ mod tests {
             none["_meta"]["io.modelcontextprotocol/clientCapabilities"],
             json!({})
         );
-        let host = McpOptions {
-            elicitation: Some(Elicitation::new(|_| async { ElicitationAnswer::Cancel })),
-            ..McpOptions::default()
-        };
+        let host = McpOptions::default()
+            .elicitation(Elicitation::new(|_| async { ElicitationAnswer::Cancel }));
         let mut params = Map::new();
         params.insert("_meta".into(), json!({"progressToken": 1}));
         let params = declared(params, &host, &CallContext::new());

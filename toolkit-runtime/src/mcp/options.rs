@@ -11,12 +11,13 @@ use super::Elicitation;
 /// use std::time::Duration;
 /// use toolkit_runtime::mcp::McpOptions;
 ///
-/// let options = McpOptions { timeout: Duration::from_secs(20), ..McpOptions::default() };
+/// let options = McpOptions::default().timeout(Duration::from_secs(20));
 /// assert_eq!(options.max_pages, 1_000);
 /// assert_eq!(options.max_call_time, Duration::from_secs(600));
 /// assert_eq!(options.max_listing_bytes, 32 * 1024 * 1024);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct McpOptions {
     /// How long a call or a discovery may take in all, retries and the first contact with the
     /// server included; past it the source fails as unavailable. One minute by default.
@@ -79,5 +80,78 @@ impl Default for McpOptions {
             elicitation: None,
             relay: false,
         }
+    }
+}
+
+/// Builder methods: each sets one field, the others keep their [`Default`] values.
+impl McpOptions {
+    /// Sets [`timeout`](Self::timeout).
+    #[must_use]
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets [`max_call_time`](Self::max_call_time).
+    #[must_use]
+    pub fn max_call_time(mut self, max_call_time: Duration) -> Self {
+        self.max_call_time = max_call_time;
+        self
+    }
+
+    /// Sets [`max_response_bytes`](Self::max_response_bytes).
+    #[must_use]
+    pub fn max_response_bytes(mut self, max_response_bytes: usize) -> Self {
+        self.max_response_bytes = max_response_bytes;
+        self
+    }
+
+    /// Sets [`max_pages`](Self::max_pages).
+    #[must_use]
+    pub fn max_pages(mut self, max_pages: usize) -> Self {
+        self.max_pages = max_pages;
+        self
+    }
+
+    /// Sets [`max_listing_bytes`](Self::max_listing_bytes).
+    #[must_use]
+    pub fn max_listing_bytes(mut self, max_listing_bytes: usize) -> Self {
+        self.max_listing_bytes = max_listing_bytes;
+        self
+    }
+
+    /// Sets [`input_required_rounds`](Self::input_required_rounds).
+    #[must_use]
+    pub fn input_required_rounds(mut self, input_required_rounds: usize) -> Self {
+        self.input_required_rounds = input_required_rounds;
+        self
+    }
+
+    /// Sets [`discover_wait`](Self::discover_wait).
+    #[must_use]
+    pub fn discover_wait(mut self, discover_wait: Duration) -> Self {
+        self.discover_wait = discover_wait;
+        self
+    }
+
+    /// Sets [`shutdown_wait`](Self::shutdown_wait).
+    #[must_use]
+    pub fn shutdown_wait(mut self, shutdown_wait: Duration) -> Self {
+        self.shutdown_wait = shutdown_wait;
+        self
+    }
+
+    /// Sets [`elicitation`](Self::elicitation).
+    #[must_use]
+    pub fn elicitation(mut self, elicitation: Elicitation) -> Self {
+        self.elicitation = Some(elicitation);
+        self
+    }
+
+    /// Sets [`relay`](Self::relay).
+    #[must_use]
+    pub fn relay(mut self, relay: bool) -> Self {
+        self.relay = relay;
+        self
     }
 }

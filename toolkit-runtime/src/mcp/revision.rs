@@ -156,10 +156,7 @@ mod tests {
 
     #[test]
     fn a_relaying_source_declares_sampling_elicitation_and_roots() {
-        let relaying = McpOptions {
-            relay: true,
-            ..McpOptions::default()
-        };
+        let relaying = McpOptions::default().relay(true);
         let params = initialize_params("2025-11-25", &relaying);
         assert_eq!(
             params["capabilities"],

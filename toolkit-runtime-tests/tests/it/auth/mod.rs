@@ -34,11 +34,9 @@ const SECRETS: &[&str] = &[
 ];
 
 fn options() -> OAuthOptions {
-    OAuthOptions {
-        request_timeout: Duration::from_millis(800),
-        authorization_timeout: Duration::from_millis(800),
-        ..OAuthOptions::default()
-    }
+    OAuthOptions::default()
+        .request_timeout(Duration::from_millis(800))
+        .authorization_timeout(Duration::from_millis(800))
 }
 
 fn client(servers: &Servers, callback: impl AuthorizationCallback) -> OAuthClient {
@@ -49,10 +47,7 @@ fn client(servers: &Servers, callback: impl AuthorizationCallback) -> OAuthClien
 }
 
 fn source(servers: &Servers, client: OAuthClient) -> Mcp {
-    let options = McpOptions {
-        timeout: Duration::from_secs(10),
-        ..McpOptions::default()
-    };
+    let options = McpOptions::default().timeout(Duration::from_secs(10));
     Mcp::http_with_options("guarded", servers.url.clone(), client, options)
 }
 
@@ -270,10 +265,7 @@ async fn auth_a_token_expiring_mid_use_is_refreshed_or_authorized_again() {
     })
     .await;
     let oauth = OAuthClient::builder(servers.url.clone(), Headless)
-        .options(OAuthOptions {
-            refresh_margin: Duration::ZERO,
-            ..options()
-        })
+        .options(options().refresh_margin(Duration::ZERO))
         .build()
         .unwrap();
     let mcp = source(&servers, oauth);
@@ -500,10 +492,7 @@ async fn auth_login_ahead_through_a_loopback_listener_then_requests_need_no_user
             .starts_with("http://127.0.0.1:")
     );
     let oauth = OAuthClient::builder(servers.url.clone(), callback)
-        .options(OAuthOptions {
-            authorization_timeout: Duration::from_secs(5),
-            ..options()
-        })
+        .options(options().authorization_timeout(Duration::from_secs(5)))
         .build()
         .unwrap();
     let grant = oauth.login().await.unwrap();

@@ -214,10 +214,7 @@ impl AuthorizationCallback for Browser {
 }
 
 fn source(url: &Url, client: OAuthClient) -> Mcp {
-    let options = McpOptions {
-        timeout: Duration::from_secs(20),
-        ..McpOptions::default()
-    };
+    let options = McpOptions::default().timeout(Duration::from_secs(20));
     Mcp::http_with_options("guarded", url.clone(), client, options)
 }
 
@@ -230,11 +227,9 @@ async fn auth_oidc_provider_login_then_shared_refreshes_with_rotation_keep_the_g
     let folder = std::env::temp_dir().join(format!("toolkit-oidc-provider-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&folder);
     let path = folder.join("tokens.json");
-    let options = OAuthOptions {
-        request_timeout: Duration::from_secs(10),
-        authorization_timeout: Duration::from_secs(20),
-        ..OAuthOptions::default()
-    };
+    let options = OAuthOptions::default()
+        .request_timeout(Duration::from_secs(10))
+        .authorization_timeout(Duration::from_secs(20));
 
     // `login`: registration, PKCE, the user's consent, a JWT for the MCP server and a refresh
     // token, kept in an owner-only file.
@@ -253,11 +248,10 @@ async fn auth_oidc_provider_login_then_shared_refreshes_with_rotation_keep_the_g
     // Six clients over the file (as a gateway's sources and command lines), each refreshing
     // before its first request (every token expires within the margin): oidc-provider revokes
     // the grant if a rotated refresh token comes back, so one sent twice fails them all.
-    let sharing = OAuthOptions {
-        refresh_margin: Duration::from_secs(7200),
-        max_authorizations: 0,
-        ..options.clone()
-    };
+    let sharing = options
+        .clone()
+        .refresh_margin(Duration::from_secs(7200))
+        .max_authorizations(0);
     let clients: Vec<OAuthClient> = (0..6)
         .map(|_| {
             OAuthClient::builder(url.clone(), Browser)

@@ -12,8 +12,7 @@ use futures_util::future::join_all;
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
 use toolkit_runtime::ToolSource;
 use toolkit_runtime::auth::{
-    Change, ClientAuth, Grant, OAuthClient, OAuthOptions, RedisStore, RegisteredClient, Secret,
-    TokenStore,
+    Change, ClientAuth, Grant, OAuthClient, RedisStore, RegisteredClient, Secret, TokenStore,
 };
 
 use super::fixture::{Headless, Knobs, Never, start};
@@ -284,11 +283,9 @@ async fn auth_clients_with_their_own_redis_connections_refresh_a_rotating_grant_
     })
     .await;
     // Every token expires within the margin: each client refreshes before its first request.
-    let sharing = OAuthOptions {
-        refresh_margin: Duration::from_secs(7200),
-        max_authorizations: 0,
-        ..options()
-    };
+    let sharing = options()
+        .refresh_margin(Duration::from_secs(7200))
+        .max_authorizations(0);
     let login = OAuthClient::builder(servers.url.clone(), Headless)
         .store(redis.store("r:"))
         .options(options())

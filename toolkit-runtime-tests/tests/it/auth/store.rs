@@ -13,7 +13,7 @@ use toolkit_runtime::BoxFuture;
 use toolkit_runtime::ToolSource;
 use toolkit_runtime::auth::{
     AuthError, Change, ClientAuth, FileStore, Grant, MachineCredentials, MemoryStore, OAuthClient,
-    OAuthOptions, RegisteredClient, Secret, TokenStore,
+    RegisteredClient, Secret, TokenStore,
 };
 
 use super::fixture::{Headless, Knobs, Never, start};
@@ -182,11 +182,9 @@ async fn auth_clients_sharing_a_token_file_refresh_a_rotating_grant_without_losi
     .await;
     let folder = folder("rotation");
     // Every token expires within the margin: each client refreshes before its first request.
-    let sharing = OAuthOptions {
-        refresh_margin: Duration::from_secs(7200),
-        max_authorizations: 0,
-        ..options()
-    };
+    let sharing = options()
+        .refresh_margin(Duration::from_secs(7200))
+        .max_authorizations(0);
     let login = OAuthClient::builder(servers.url.clone(), Headless)
         .store(FileStore::new(folder.join("tokens.json")))
         .options(options())
@@ -271,10 +269,7 @@ async fn auth_a_refreshed_grant_the_store_cannot_keep_is_used_from_memory() {
     let store = Arc::new(FailingSaves::default());
     let oauth = OAuthClient::builder(servers.url.clone(), Headless)
         .shared_store(store.clone())
-        .options(OAuthOptions {
-            refresh_margin: Duration::from_secs(7200),
-            ..options()
-        })
+        .options(options().refresh_margin(Duration::from_secs(7200)))
         .build()
         .unwrap();
     oauth.login().await.unwrap();

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use toolkit_runtime::mcp::{Mcp, McpOptions};
+use toolkit_runtime::mcp::Mcp;
 use toolkit_runtime::{Reason, ToolSource};
 
 use super::scripted::*;
@@ -32,11 +32,9 @@ async fn mcp_bounds_a_listing_is_capped_over_all_its_pages() {
         }
     })
     .await;
-    let options = McpOptions {
-        max_response_bytes: 64 * 1024,
-        max_listing_bytes: 256 * 1024,
-        ..quick()
-    };
+    let options = quick()
+        .max_response_bytes(64 * 1024)
+        .max_listing_bytes(256 * 1024);
     let source =
         Mcp::http_with_options("peer", server.url.clone(), reqwest::Client::new(), options);
     let failed = source.discover().await.unwrap_err();
@@ -46,11 +44,9 @@ async fn mcp_bounds_a_listing_is_capped_over_all_its_pages() {
     );
     assert!(server.seen_method("tools/list").len() < 10);
     // With room for them, the same pages are read whole.
-    let options = McpOptions {
-        max_response_bytes: 64 * 1024,
-        max_listing_bytes: 1024 * 1024,
-        ..quick()
-    };
+    let options = quick()
+        .max_response_bytes(64 * 1024)
+        .max_listing_bytes(1024 * 1024);
     let source =
         Mcp::http_with_options("peer", server.url.clone(), reqwest::Client::new(), options);
     assert_eq!(source.discover().await.unwrap().len(), 400);

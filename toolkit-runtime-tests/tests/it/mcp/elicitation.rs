@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 use toolkit_runtime::ToolSource;
-use toolkit_runtime::mcp::{Elicitation, ElicitationAnswer, ElicitationRequest, Mcp, McpOptions};
+use toolkit_runtime::mcp::{Elicitation, ElicitationAnswer, ElicitationRequest, Mcp};
 
 use super::quick;
 use crate::serve::pass_through::upstream;
@@ -21,16 +21,13 @@ fn text(answer: &Value) -> String {
 async fn elicitations_reach_the_hosts_callback_on_either_stream() {
     let upstream = upstream().await;
     let asked = Arc::new(Mutex::new(Vec::new()));
-    let options = McpOptions {
-        elicitation: Some(Elicitation::new({
-            let asked = asked.clone();
-            move |request: ElicitationRequest| {
-                asked.lock().unwrap().push(request.message().to_owned());
-                async move { ElicitationAnswer::Accept(request.defaults()) }
-            }
-        })),
-        ..quick()
-    };
+    let options = quick().elicitation(Elicitation::new({
+        let asked = asked.clone();
+        move |request: ElicitationRequest| {
+            asked.lock().unwrap().push(request.message().to_owned());
+            async move { ElicitationAnswer::Accept(request.defaults()) }
+        }
+    }));
     let source =
         Mcp::http_with_options("up", upstream.url("/mcp"), reqwest::Client::new(), options);
     // Asked on the session's standalone stream, unrelated to the call.

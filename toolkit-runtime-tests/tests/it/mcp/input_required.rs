@@ -29,13 +29,10 @@ pub async fn asking_peer() -> Listening {
 /// A host that accepts each form with its defaults, and keeps what it was asked.
 fn accepting(asked: &Arc<Mutex<Vec<String>>>) -> McpOptions {
     let asked = Arc::clone(asked);
-    McpOptions {
-        elicitation: Some(Elicitation::new(move |request: ElicitationRequest| {
-            asked.lock().unwrap().push(request.message().to_owned());
-            async move { ElicitationAnswer::Accept(request.defaults()) }
-        })),
-        ..quick()
-    }
+    quick().elicitation(Elicitation::new(move |request: ElicitationRequest| {
+        asked.lock().unwrap().push(request.message().to_owned());
+        async move { ElicitationAnswer::Accept(request.defaults()) }
+    }))
 }
 
 #[tokio::test]

@@ -7,7 +7,7 @@ use axum::body::{Body, Bytes};
 use axum::response::Response;
 use serde_json::json;
 use tokio::sync::mpsc;
-use toolkit_runtime::mcp::{Mcp, McpOptions};
+use toolkit_runtime::mcp::Mcp;
 use toolkit_runtime::{Reason, ToolSource};
 
 use super::quick;
@@ -129,10 +129,7 @@ async fn mcp_legacy_sse_an_event_past_the_cap_fails_the_call() {
         _ => None,
     })
     .await;
-    let options = McpOptions {
-        max_response_bytes: 1024 * 1024,
-        ..quick()
-    };
+    let options = quick().max_response_bytes(1024 * 1024);
     let source = Mcp::http_with_options(
         "legacy",
         server.url.clone(),
@@ -164,10 +161,7 @@ async fn mcp_legacy_sse_the_cap_is_per_event_whatever_ends_the_events() {
             _ => None,
         })
         .await;
-        let options = McpOptions {
-            max_response_bytes: 64 * 1024,
-            ..quick()
-        };
+        let options = quick().max_response_bytes(64 * 1024);
         let source = Mcp::http_with_options(
             "legacy",
             server.url.clone(),

@@ -40,10 +40,7 @@ use toolkit_runtime::mcp::{Mcp, McpOptions};
 
 /// Options with short bounds, so that a test that hits one ends soon.
 pub fn quick() -> McpOptions {
-    McpOptions {
-        timeout: Duration::from_secs(10),
-        ..McpOptions::default()
-    }
+    McpOptions::default().timeout(Duration::from_secs(10))
 }
 
 /// A source over `url` with a plain client and [`quick`] options.

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
-use toolkit_runtime::mcp::{Mcp, McpOptions};
+use toolkit_runtime::mcp::Mcp;
 use toolkit_runtime::{CallContext, ToolSource, Toolkit, ToolkitOptions, progress::Progress};
 
 use super::quick;
@@ -85,10 +85,7 @@ async fn mcp_progress_reaches_the_host_that_asked_for_it() {
             json!([{ "type": "text", "text": "asked for progress: true" }])
         );
         // Unless progress may not keep it alive: then it is not asked for.
-        let options = McpOptions {
-            max_call_time: quick().timeout,
-            ..quick()
-        };
+        let options = quick().max_call_time(quick().timeout);
         let unextended =
             Mcp::http_with_options("peer", server.url.clone(), reqwest::Client::new(), options);
         let answer = unextended
@@ -171,11 +168,7 @@ fn mcp_spans_name_the_transport_and_revision_and_nothing_secret() {
 
 /// A source whose calls time out after `timeout` without progress, and live at most `max`.
 fn slow_source(url: &reqwest::Url, timeout: Duration, max: Duration) -> Mcp {
-    let options = McpOptions {
-        timeout,
-        max_call_time: max,
-        ..quick()
-    };
+    let options = quick().timeout(timeout).max_call_time(max);
     Mcp::http_with_options("peer", url.clone(), reqwest::Client::new(), options)
 }
 

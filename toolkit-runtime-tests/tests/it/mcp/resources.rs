@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 use tokio::process::Command;
 use toolkit_runtime::Reason;
-use toolkit_runtime::mcp::{Mcp, McpOptions, StdioCommand};
+use toolkit_runtime::mcp::{Mcp, StdioCommand};
 
 use super::everything::everything;
 use super::processes::{Listening, free_port, listening, script};
@@ -132,12 +132,10 @@ async fn mcp_resources_and_prompts_over_stdio() {
 /// on reading the ones that fit.
 #[tokio::test]
 async fn mcp_a_resource_over_the_answer_cap_is_refused() {
-    let options = McpOptions {
+    let options = quick()
         // The initialize answer (with the server's instructions) and architecture.md fit;
         // structure.md (12 KB) does not.
-        max_response_bytes: 8 * 1024,
-        ..quick()
-    };
+        .max_response_bytes(8 * 1024);
     for transport in ["stdio", "sse", "streamableHttp"] {
         let server;
         let source = if transport == "stdio" {

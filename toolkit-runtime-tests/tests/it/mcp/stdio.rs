@@ -57,11 +57,9 @@ fn peer_by(
 }
 
 fn fast() -> McpOptions {
-    McpOptions {
-        discover_wait: Duration::from_millis(300),
-        shutdown_wait: Duration::from_millis(300),
-        ..quick()
-    }
+    quick()
+        .discover_wait(Duration::from_millis(300))
+        .shutdown_wait(Duration::from_millis(300))
 }
 
 impl Peer {
@@ -297,10 +295,7 @@ async fn mcp_stdio_a_dropped_source_stops_its_server() {
 
 #[tokio::test]
 async fn mcp_stdio_a_line_past_the_cap_fails_the_call() {
-    let options = McpOptions {
-        max_response_bytes: 1024 * 1024,
-        ..fast()
-    };
+    let options = fast().max_response_bytes(1024 * 1024);
     let (source, peer) = peer("huge-line", options);
     let failed = source
         .call(
@@ -344,10 +339,7 @@ async fn mcp_stdio_a_program_that_does_not_exist_is_unavailable() {
 
 #[tokio::test]
 async fn mcp_stdio_a_server_that_never_answers_is_bounded_by_the_timeout() {
-    let options = McpOptions {
-        timeout: Duration::from_millis(200),
-        ..fast()
-    };
+    let options = fast().timeout(Duration::from_millis(200));
     let source = Mcp::stdio_with_options("cat", StdioCommand::new("sleep").arg("30"), options);
     let failed = source.discover().await.unwrap_err();
     assert!(

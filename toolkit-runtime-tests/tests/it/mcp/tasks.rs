@@ -38,10 +38,7 @@ fn answering(asked: &Arc<Mutex<Vec<String>>>) -> Elicitation {
 #[tokio::test]
 async fn mcp_task_everything_research_query_over_stdio_with_input_required() {
     let asked = Arc::new(Mutex::new(Vec::new()));
-    let options = McpOptions {
-        elicitation: Some(answering(&asked)),
-        ..quick()
-    };
+    let options = quick().elicitation(answering(&asked));
     let command = StdioCommand::new("node").arg(everything()).arg("stdio");
     let source = Mcp::stdio_with_options("everything", command, options);
     let definitions = source.discover().await.unwrap();
@@ -207,11 +204,9 @@ async fn mcp_task_of_two_seconds_reports_progress_and_answers_plainly() {
 
 #[tokio::test]
 async fn mcp_task_that_never_ends_is_cancelled_at_the_timeout_or_when_dropped() {
-    let options = McpOptions {
-        timeout: Duration::from_secs(1),
-        max_call_time: Duration::from_secs(1),
-        ..quick()
-    };
+    let options = quick()
+        .timeout(Duration::from_secs(1))
+        .max_call_time(Duration::from_secs(1));
     let source = task_peer(options).await;
     let failed = source
         .call("never", object(json!({})), &CallContext::new())

@@ -7,7 +7,7 @@ use std::time::Duration;
 use axum::response::Response;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
-use toolkit_runtime::mcp::{Mcp, McpOptions};
+use toolkit_runtime::mcp::Mcp;
 use toolkit_runtime::{Reason, ToolSource, ToolSourceError};
 
 use super::scripted::*;
@@ -209,10 +209,7 @@ async fn mcp_wire_garbage_in_an_event_stream_is_invalid() {
 
 #[tokio::test]
 async fn mcp_wire_a_stall_past_the_timeout_is_unavailable() {
-    let options = McpOptions {
-        timeout: Duration::from_millis(200),
-        ..quick()
-    };
+    let options = quick().timeout(Duration::from_millis(200));
     // Stalls after the headers, in the middle of an event stream.
     let server = modern(|_| then_stall("text/event-stream", vec![": waiting\n\n".into()])).await;
     let source = Mcp::http_with_options(
@@ -287,10 +284,7 @@ async fn mcp_wire_a_hundred_megabyte_answer_is_cut_off() {
         "peer",
         events.url.clone(),
         reqwest::Client::new(),
-        McpOptions {
-            max_response_bytes: 1024 * 1024,
-            ..quick()
-        },
+        quick().max_response_bytes(1024 * 1024),
     );
     let failed = call_t(&source).await.unwrap_err();
     assert!(
@@ -308,10 +302,7 @@ async fn mcp_wire_a_huge_listing_is_an_invalid_response() {
         }
     })
     .await;
-    let options = McpOptions {
-        max_response_bytes: 1024 * 1024,
-        ..quick()
-    };
+    let options = quick().max_response_bytes(1024 * 1024);
     let source =
         Mcp::http_with_options("peer", server.url.clone(), reqwest::Client::new(), options);
     let failed = source.discover().await.unwrap_err();
@@ -336,10 +327,7 @@ async fn mcp_wire_endless_and_repeating_pagination_end() {
         }
     })
     .await;
-    let options = McpOptions {
-        max_pages: 5,
-        ..quick()
-    };
+    let options = quick().max_pages(5);
     let source =
         Mcp::http_with_options("peer", endless.url.clone(), reqwest::Client::new(), options);
     let failed = source.discover().await.unwrap_err();

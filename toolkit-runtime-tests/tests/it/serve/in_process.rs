@@ -550,9 +550,8 @@ async fn serve_a_client_that_does_not_read_holds_the_server_back_and_loses_nothi
 #[tokio::test]
 async fn serve_the_line_cap_can_be_lowered_and_is_answered_once() {
     use toolkit_runtime::serve::stdin_guard::StdinGuardOptions;
-    let server = McpServer::new(demo::toolkit()).stdin_guard(StdinGuardOptions {
-        max_line_utf16: 200,
-    });
+    let server = McpServer::new(demo::toolkit())
+        .stdin_guard(StdinGuardOptions::default().max_line_utf16(200));
     let mut client = InProcessClient::start(server);
     client.initialize().await.unwrap();
     let mut long = format!(

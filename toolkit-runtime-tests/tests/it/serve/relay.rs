@@ -85,11 +85,9 @@ impl ClientHandler for Asked {
 
 /// The upstream as a source that relays, its tools under their own names, served.
 async fn served(upstream: &Listening) -> Serving {
-    let options = McpOptions {
-        timeout: Duration::from_secs(20),
-        relay: true,
-        ..McpOptions::default()
-    };
+    let options = McpOptions::default()
+        .timeout(Duration::from_secs(20))
+        .relay(true);
     let source = Arc::new(Mcp::http_with_options(
         "up",
         upstream.url("/mcp"),
