@@ -66,7 +66,7 @@ impl PoolOptions {
 /// use toolkit_code::{PoolOptions, WorkerIsolate, WorkerPool};
 /// let pool = WorkerPool::new(
 ///     WorkerIsolate::new("toolkit-gen").arg("quickjs-worker"),
-///     PoolOptions { size: 16, idle: 4 },
+///     PoolOptions::default().size(16).idle(4),
 /// );
 /// # }
 /// ```
