@@ -374,8 +374,9 @@ fn unions_of_kinds_round_trip() {
 #[test]
 fn unions_told_apart_read_back_as_the_member_they_are() {
     use strict::{
-        MoreUnionsInput, MoreUnionsInputDigests, MoreUnionsInputField, MoreUnionsInputLabels,
-        MoreUnionsInputReview, MoreUnionsInputSize, MoreUnionsInputWhen,
+        MoreUnionsInput, MoreUnionsInputDigests, MoreUnionsInputEditor, MoreUnionsInputField,
+        MoreUnionsInputLabels, MoreUnionsInputOwner, MoreUnionsInputReview, MoreUnionsInputSize,
+        MoreUnionsInputWhen,
     };
     use toolkit_runtime::codegen::Nullable;
     let read = |value: Value| -> MoreUnionsInput {
@@ -397,7 +398,10 @@ fn unions_told_apart_read_back_as_the_member_they_are() {
         "check": { "status": "completed", "conclusion": "ok" }
     }));
     assert_eq!(input.owner, Nullable::Null);
-    assert!(matches!(input.editor, Nullable::Value(ref identity) if identity.id == "e"));
+    assert!(matches!(
+        input.editor,
+        Nullable::Value(MoreUnionsInputEditor::Identity(ref identity)) if identity.id == "e"
+    ));
     assert!(matches!(
         input.digests,
         Some(MoreUnionsInputDigests::AttestationIds(_))
@@ -442,6 +446,17 @@ fn unions_told_apart_read_back_as_the_member_they_are() {
     assert_eq!(
         input.size,
         Some(MoreUnionsInputSize::String("large".to_owned()))
+    );
+    // Beside a reference, `{type: [object, null]}` allows an object that is not an `Identity`
+    // (no `id`), and `{}` any value: each is kept as it is, not refused.
+    let input = read(json!({ "owner": { "name": "Ada" }, "editor": "someone" }));
+    assert!(matches!(
+        input.owner,
+        Nullable::Value(MoreUnionsInputOwner::Other(ref object)) if object["name"] == "Ada"
+    ));
+    assert_eq!(
+        input.editor,
+        Nullable::Value(MoreUnionsInputEditor::Other(json!("someone")))
     );
     // A value of both members at once fits neither.
     let both = json!({ "digests": { "subject_digests": [], "attestation_ids": [] } });

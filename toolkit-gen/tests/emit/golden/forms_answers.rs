@@ -416,9 +416,9 @@ pub type MoreUnionsInput = __tk::serde_json::Map<String, __tk::serde_json::Value
 #[serde(crate = "__tk::serde")]
 pub struct MoreUnionsAnswer {
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
-    pub owner: __tk::Nullable<Identity>,
+    pub owner: __tk::Nullable<MoreUnionsAnswerOwner>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
-    pub editor: __tk::Nullable<Identity>,
+    pub editor: __tk::Nullable<MoreUnionsAnswerEditor>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub digests: Option<MoreUnionsAnswerDigests>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -440,9 +440,27 @@ pub struct MoreUnionsAnswer {
 }
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum MoreUnionsAnswerOwner {
+    Identity(Identity),
+    /// An object that is not one of the above: the schema allows any.
+    Other(__tk::serde_json::Map<String, __tk::serde_json::Value>),
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct Identity {
     pub id: String,
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum MoreUnionsAnswerEditor {
+    Identity(Identity),
+    /// A value that is not one of the above: the schema allows any.
+    Other(__tk::serde_json::Value),
 }
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
