@@ -339,6 +339,57 @@ fn a_reference_that_requires_nothing_beside_a_nullable_object_is_the_reference_n
 }
 
 #[test]
+fn an_answers_objects_that_require_nothing_are_one_struct_with_their_common_properties_joined() {
+    // Stripe's `payment_method_options.card`: two objects of optional properties, one of which
+    // (`setup_future_usage`) both declare with different enums.
+    let output = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "card": { "anyOf": [
+                { "type": "object", "properties": {
+                    "installments": { "type": "string" },
+                    "setup_future_usage": { "type": "string", "enum": ["none"] }
+                } },
+                { "type": "object", "properties": {
+                    "capture_method": { "type": "string" },
+                    "setup_future_usage": { "type": "string", "enum": ["off_session", "none"] }
+                } }
+            ] }
+        }
+    });
+    let input = serde_json::json!({ "type": "object" });
+    let definition = ToolDefinition::new("pay", input.as_object().cloned().unwrap())
+        .unwrap()
+        .with_output_schema(output.as_object().cloned().unwrap());
+    let emitted = toolkit_gen::emit::mcp_source(
+        "pay.json",
+        &[definition],
+        &toolkit_gen::emit::SourceOptions::new("pay"),
+        &EmitOptions::default(),
+    );
+    let code = &emitted.code;
+    assert_has(code, "pub card: Option<PayAnswerCard>,");
+    assert_has(
+        code,
+        "pub struct PayAnswerCard {\n#[serde(skip_serializing_if = \"Option::is_none\")]\n\
+         pub installments: Option<String>,",
+    );
+    assert_has(code, "pub capture_method: Option<String>,");
+    assert_has(
+        code,
+        "PayAnswerCardSetupFutureUsage { None = \"none\", OffSession = \"off_session\", ..Other }",
+    );
+    assert!(
+        emitted.answers["pay"].untyped.is_empty(),
+        "{:?}",
+        emitted.answers
+    );
+    // An input's objects stay apart: a caller could build a value neither member allows.
+    let input_side = toolkit_gen::emit::input_types("pay", &output, &EmitOptions::default());
+    assert_eq!(input_side.untyped.len(), 1, "{:?}", input_side.untyped);
+}
+
+#[test]
 fn open_structs_are_not_told_apart_by_what_they_do_not_declare() {
     // As the schema says, `digests`' members are open: each would take the other's property
     // into its `extra` map, so nothing tells them apart.

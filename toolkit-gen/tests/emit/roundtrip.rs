@@ -501,6 +501,17 @@ fn answers_accept_unknown_properties_and_unlisted_enum_values() {
 }
 
 #[test]
+fn answer_objects_nothing_tells_apart_read_into_one_struct_of_all_their_properties() {
+    use answers::UnionsAnswerAddress;
+    // `address` is `oneOf [{first}, {last}]`, both optional: every property of either is kept.
+    let value = json!({ "first": "Ada", "last": "Lovelace" });
+    let address: UnionsAnswerAddress = serde_json::from_value(value.clone()).unwrap();
+    assert_eq!(address.first.as_deref(), Some("Ada"));
+    assert_eq!(address.last.as_deref(), Some("Lovelace"));
+    assert_eq!(serde_json::to_value(&address).unwrap(), value);
+}
+
+#[test]
 fn answer_unions_are_told_apart_and_their_deciding_enums_have_no_catch_all() {
     use answers::{
         MoreUnionsAnswer, MoreUnionsAnswerDigests, MoreUnionsAnswerField,

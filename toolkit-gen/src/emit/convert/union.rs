@@ -11,6 +11,8 @@
 //! - objects whose one property holds a different constant in each: an internally tagged enum;
 //! - objects told apart by their properties ([`apart`](super::apart)): an untagged enum of
 //!   their structs;
+//! - an answer's objects that nothing tells apart and that require nothing
+//!   ([`merged`](super::merged)): one struct of all their properties;
 //! - members of different JSON kinds (several objects told apart by a tag or by their
 //!   properties, several arrays by their items' kinds, several primitives of one kind as that
 //!   primitive): an untagged enum, tried in the order integer, number, string, array, object —
@@ -187,6 +189,9 @@ impl Converter<'_> {
                         pointer,
                         hint,
                     );
+                    return wrap(ty);
+                }
+                if let Some(ty) = self.merged(&kept, pointer, hint.clone()) {
                     return wrap(ty);
                 }
             }
