@@ -25,6 +25,7 @@ use super::{EmitOptions, Strictness, Untyped};
 
 mod apart;
 mod constraints;
+mod merged;
 mod union;
 
 /// How deep schemas may nest (objects in arrays in objects …) before the rest is a `Value`:

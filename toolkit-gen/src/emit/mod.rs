@@ -26,7 +26,8 @@
 //! - `type: [T, "null"]`, a `null` in an `enum`, `anyOf: [T, {type: null}]`: `Option<T>`;
 //! - `prefixItems` (or draft-07 `items: [..]`): a tuple; `items`: a `Vec`;
 //! - a local `$ref` (into `$defs`, `definitions` or any pointer of the schema): the target's type,
-//!   named once; a reference back into a type being defined is boxed. A `$defs` (or
+//!   named once; a reference back into a type being defined is boxed, and so is a named type
+//!   larger than 256 bytes where another holds it inline (`boxing.rs`). A `$defs` (or
 //!   `definitions`) entry is one type for the whole module, named after its key (`Pet`) and shared
 //!   by every tool whose entry of that key has the same content (`shared.rs`); anonymous string
 //!   enums of the same values, and anonymous structs and unions of the same documentation and
@@ -68,6 +69,7 @@
 //! assert!(emitted.untyped.is_empty());
 //! ```
 
+mod boxing;
 mod convert;
 mod customize;
 mod dedup;
@@ -277,6 +279,7 @@ pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Em
     let attributes = customize::Attributes::new(&options.customizations);
     let mut items = converted.items;
     shared.close_deciding(&mut items);
+    boxing::box_large_types(std::slice::from_mut(&mut items));
     let mut tokens = rust::prelude();
     tokens.extend(rust::items(&items, &attributes, &mut Matched::default()));
     let (code, problem) = rust::format(&header(&format!("the tool `{tool_name}`")), tokens);
@@ -490,6 +493,7 @@ fn tool_types(
     let inputs: std::collections::HashSet<String> =
         tools.iter().map(|tool| tool.root_type.clone()).collect();
     dedup::alias_equal_types(&mut items, &inputs, &shared.named_types(), &attributes);
+    boxing::box_large_types(&mut items);
     let mut tokens = rust::prelude();
     for tool_items in &items {
         tokens.extend(rust::items(tool_items, &attributes, &mut matched));

@@ -27,8 +27,9 @@ fn values(schema: &Value, root: &Value, depth: u32) -> BoxedStrategy<Value> {
     let Some(map) = schema.as_object() else {
         return Just(Value::Null).boxed();
     };
-    // `{}` or a bare nullable object beside a reference is read as "or null" (Microsoft
-    // Graph's nullable reference), on purpose narrower than the schema: it is drawn as `null`.
+    // `{}` or a bare nullable object beside a reference is drawn as `null` (what else it allows
+    // is kept by an `Other` variant, read in `roundtrip.rs`; beside a reference that requires
+    // nothing, Microsoft Graph's nullable reference, it is read as "or null").
     let bare_nullable_object =
         map.len() == 1 && map.get("type") == Some(&serde_json::json!(["object", "null"]));
     if depth == 0 || map.is_empty() || bare_nullable_object {

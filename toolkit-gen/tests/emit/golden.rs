@@ -256,9 +256,22 @@ fn unions_become_enums_when_they_can_be_told_apart() {
 fn unions_told_apart_by_properties_nulls_and_kinds_are_typed() {
     let emitted = module("fixtures/forms.json", &forms(), &EmitOptions::default());
     let code = &emitted.code;
-    // A reference next to a bare nullable object, or next to `{}`: the reference, nullable.
-    assert_has(code, "pub owner: __tk::Nullable<Identity>,");
-    assert_has(code, "pub editor: __tk::Nullable<Identity>,");
+    // A reference next to a bare nullable object, or next to `{}`: the reference or what the
+    // loose member allows beside it (the reference requires a property), nullable.
+    assert_has(code, "pub owner: __tk::Nullable<MoreUnionsInputOwner>,");
+    assert_has(
+        code,
+        "pub enum MoreUnionsInputOwner {\nIdentity(Identity),\n\
+         /// An object that is not one of the above: the schema allows any.\n\
+         Other(__tk::serde_json::Map<String, __tk::serde_json::Value>),\n}",
+    );
+    assert_has(code, "pub editor: __tk::Nullable<MoreUnionsInputEditor>,");
+    assert_has(
+        code,
+        "pub enum MoreUnionsInputEditor {\nIdentity(Identity),\n\
+         /// A value that is not one of the above: the schema allows any.\n\
+         Other(__tk::serde_json::Value),\n}",
+    );
     // Objects told apart by a property only one of them requires (strict structs).
     assert_has(
         code,
@@ -308,6 +321,72 @@ fn unions_told_apart_by_properties_nulls_and_kinds_are_typed() {
         pointers,
         ["#/properties/address/oneOf", "#/properties/meta/oneOf"]
     );
+}
+
+#[test]
+fn a_reference_that_requires_nothing_beside_a_nullable_object_is_the_reference_nullable() {
+    // Microsoft Graph's nullable reference: every object is a (partial) `Thing`.
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "thing": { "anyOf": [{ "$ref": "#/$defs/Thing" }, { "type": ["object", "null"] }] }
+        },
+        "$defs": { "Thing": { "type": "object", "properties": { "id": { "type": "string" } } } }
+    });
+    let emitted = toolkit_gen::emit::input_types("graph", &schema, &EmitOptions::default());
+    assert_has(&emitted.code, "pub thing: __tk::Nullable<Thing>,");
+    assert!(emitted.untyped.is_empty(), "{:?}", emitted.untyped);
+}
+
+#[test]
+fn an_answers_objects_that_require_nothing_are_one_struct_with_their_common_properties_joined() {
+    // Stripe's `payment_method_options.card`: two objects of optional properties, one of which
+    // (`setup_future_usage`) both declare with different enums.
+    let output = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "card": { "anyOf": [
+                { "type": "object", "properties": {
+                    "installments": { "type": "string" },
+                    "setup_future_usage": { "type": "string", "enum": ["none"] }
+                } },
+                { "type": "object", "properties": {
+                    "capture_method": { "type": "string" },
+                    "setup_future_usage": { "type": "string", "enum": ["off_session", "none"] }
+                } }
+            ] }
+        }
+    });
+    let input = serde_json::json!({ "type": "object" });
+    let definition = ToolDefinition::new("pay", input.as_object().cloned().unwrap())
+        .unwrap()
+        .with_output_schema(output.as_object().cloned().unwrap());
+    let emitted = toolkit_gen::emit::mcp_source(
+        "pay.json",
+        &[definition],
+        &toolkit_gen::emit::SourceOptions::new("pay"),
+        &EmitOptions::default(),
+    );
+    let code = &emitted.code;
+    assert_has(code, "pub card: Option<PayAnswerCard>,");
+    assert_has(
+        code,
+        "pub struct PayAnswerCard {\n#[serde(skip_serializing_if = \"Option::is_none\")]\n\
+         pub installments: Option<String>,",
+    );
+    assert_has(code, "pub capture_method: Option<String>,");
+    assert_has(
+        code,
+        "PayAnswerCardSetupFutureUsage { None = \"none\", OffSession = \"off_session\", ..Other }",
+    );
+    assert!(
+        emitted.answers["pay"].untyped.is_empty(),
+        "{:?}",
+        emitted.answers
+    );
+    // An input's objects stay apart: a caller could build a value neither member allows.
+    let input_side = toolkit_gen::emit::input_types("pay", &output, &EmitOptions::default());
+    assert_eq!(input_side.untyped.len(), 1, "{:?}", input_side.untyped);
 }
 
 #[test]

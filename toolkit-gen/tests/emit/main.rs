@@ -14,3 +14,4 @@ mod golden;
 mod roundtrip;
 mod snapshot_conformance;
 mod sources;
+mod stack;

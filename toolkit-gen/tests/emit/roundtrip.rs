@@ -374,8 +374,9 @@ fn unions_of_kinds_round_trip() {
 #[test]
 fn unions_told_apart_read_back_as_the_member_they_are() {
     use strict::{
-        MoreUnionsInput, MoreUnionsInputDigests, MoreUnionsInputField, MoreUnionsInputLabels,
-        MoreUnionsInputReview, MoreUnionsInputSize, MoreUnionsInputWhen,
+        MoreUnionsInput, MoreUnionsInputDigests, MoreUnionsInputEditor, MoreUnionsInputField,
+        MoreUnionsInputLabels, MoreUnionsInputOwner, MoreUnionsInputReview, MoreUnionsInputSize,
+        MoreUnionsInputWhen,
     };
     use toolkit_runtime::codegen::Nullable;
     let read = |value: Value| -> MoreUnionsInput {
@@ -397,7 +398,10 @@ fn unions_told_apart_read_back_as_the_member_they_are() {
         "check": { "status": "completed", "conclusion": "ok" }
     }));
     assert_eq!(input.owner, Nullable::Null);
-    assert!(matches!(input.editor, Nullable::Value(ref identity) if identity.id == "e"));
+    assert!(matches!(
+        input.editor,
+        Nullable::Value(MoreUnionsInputEditor::Identity(ref identity)) if identity.id == "e"
+    ));
     assert!(matches!(
         input.digests,
         Some(MoreUnionsInputDigests::AttestationIds(_))
@@ -443,6 +447,17 @@ fn unions_told_apart_read_back_as_the_member_they_are() {
         input.size,
         Some(MoreUnionsInputSize::String("large".to_owned()))
     );
+    // Beside a reference, `{type: [object, null]}` allows an object that is not an `Identity`
+    // (no `id`), and `{}` any value: each is kept as it is, not refused.
+    let input = read(json!({ "owner": { "name": "Ada" }, "editor": "someone" }));
+    assert!(matches!(
+        input.owner,
+        Nullable::Value(MoreUnionsInputOwner::Other(ref object)) if object["name"] == "Ada"
+    ));
+    assert_eq!(
+        input.editor,
+        Nullable::Value(MoreUnionsInputEditor::Other(json!("someone")))
+    );
     // A value of both members at once fits neither.
     let both = json!({ "digests": { "subject_digests": [], "attestation_ids": [] } });
     assert!(serde_json::from_value::<MoreUnionsInput>(both).is_err());
@@ -483,6 +498,17 @@ fn answers_accept_unknown_properties_and_unlisted_enum_values() {
         )
         .unwrap_err();
     assert_eq!(error.path().to_string(), "petId");
+}
+
+#[test]
+fn answer_objects_nothing_tells_apart_read_into_one_struct_of_all_their_properties() {
+    use answers::UnionsAnswerAddress;
+    // `address` is `oneOf [{first}, {last}]`, both optional: every property of either is kept.
+    let value = json!({ "first": "Ada", "last": "Lovelace" });
+    let address: UnionsAnswerAddress = serde_json::from_value(value.clone()).unwrap();
+    assert_eq!(address.first.as_deref(), Some("Ada"));
+    assert_eq!(address.last.as_deref(), Some("Lovelace"));
+    assert_eq!(serde_json::to_value(&address).unwrap(), value);
 }
 
 #[test]

@@ -5,10 +5,14 @@
 //! - members of one primitive kind (`string(ipv4) | string(ipv6)`, `string | enum`): that type;
 //! - a member next to bare nullable objects or empty schemas (`anyOf: [{$ref: X}, {type:
 //!   object, nullable: true}]`, Microsoft Graph's spelling of a nullable reference, or the
-//!   same with `{}`): an optional `X`, the reading Microsoft's own generators give it;
+//!   same with `{}`): an optional `X`, the reading Microsoft's own generators give it, when
+//!   every object is a partial `X` (it requires nothing); else an optional enum of `X` and
+//!   `Other` (any object, or any value beside `{}`), which keeps what the document allows;
 //! - objects whose one property holds a different constant in each: an internally tagged enum;
 //! - objects told apart by their properties ([`apart`](super::apart)): an untagged enum of
 //!   their structs;
+//! - an answer's objects that nothing tells apart and that require nothing
+//!   ([`merged`](super::merged)): one struct of all their properties;
 //! - members of different JSON kinds (several objects told apart by a tag or by their
 //!   properties, several arrays by their items' kinds, several primitives of one kind as that
 //!   primitive): an untagged enum, tried in the order integer, number, string, array, object —
@@ -91,9 +95,24 @@ impl Converter<'_> {
             .filter(|(_, member)| !is_loose(member))
             .collect();
         if kept.len() > 1
-            && let [(_, member)] = shaped.as_slice()
+            && let [(index, member)] = shaped.as_slice()
             && (member.get("$ref").is_some() || self.kind(member, 0) == Some(Kind::Object))
         {
+            // The loose members allow an object that is not a full member (one without a
+            // property the member requires): kept beside it, unless every object the loose
+            // members allow is one (the member requires nothing, Microsoft Graph's case).
+            let open = if kept
+                .iter()
+                .any(|(_, loose)| is_loose(loose) && loose_kind(loose) == Ty::Value)
+            {
+                Ty::Value
+            } else {
+                Ty::Object
+            };
+            if self.requires_some(member) {
+                let ty = self.member_or_open(*index, member, open, pointer, hint);
+                return ty.optional();
+            }
             nullable = true;
             kept = shaped;
         }
@@ -172,6 +191,9 @@ impl Converter<'_> {
                     );
                     return wrap(ty);
                 }
+                if let Some(ty) = self.merged(&kept, pointer, hint.clone()) {
+                    return wrap(ty);
+                }
             }
             return wrap(self.untyped(pointer, "a union whose members can't be told apart"));
         }
@@ -221,6 +243,63 @@ impl Converter<'_> {
         };
         let ty = self.untagged(&kept, &kinds, &item_kinds, objects, pointer, hint);
         wrap(ty)
+    }
+
+    /// Whether `member`'s objects must have some property (merged through `allOf`).
+    fn requires_some(&self, member: &Value) -> bool {
+        let mut view = Map::new();
+        self.object_view(member, 0, &mut view)
+            && view
+                .get("required")
+                .and_then(Value::as_array)
+                .is_some_and(|required| !required.is_empty())
+    }
+
+    /// An untagged enum of `member` (at `index` of the union) and what loose members beside it
+    /// allow that it does not: any object (`{type: [object, null]}`), or any value (`{}`).
+    fn member_or_open(
+        &mut self,
+        index: usize,
+        member: &Value,
+        open: Ty,
+        pointer: &str,
+        mut hint: Hint,
+    ) -> Ty {
+        let anonymous = hint.fixed.is_none();
+        let name = self.item_name(&mut hint);
+        let slot = self.reserve(&name);
+        let ty = self.convert(
+            member,
+            &format!("{pointer}/{index}"),
+            Hint::new(format!("{name}Member")),
+            false,
+        );
+        let mut scope = Scope::default();
+        let first = match &ty {
+            Ty::Named(named) => named.clone(),
+            Ty::Box(inner) => match inner.as_ref() {
+                Ty::Named(named) => named.clone(),
+                _ => "Member".to_owned(),
+            },
+            _ => "Member".to_owned(),
+        };
+        let variants = vec![
+            Variant {
+                name: scope.unique(&first, ""),
+                ty,
+                doc: doc_of(member),
+            },
+            Variant {
+                name: scope.unique("Other", ""),
+                doc: Some(if open == Ty::Object {
+                    "An object that is not one of the above: the schema allows any.".to_owned()
+                } else {
+                    "A value that is not one of the above: the schema allows any.".to_owned()
+                }),
+                ty: open,
+            },
+        ];
+        self.settle(slot, name, anonymous, None, ItemKind::Untagged(variants))
     }
 
     /// The JSON kind a member's values have, when it has one.
@@ -489,6 +568,16 @@ fn is_loose(member: &Value) -> bool {
         && map
             .keys()
             .all(|k| k == "type" || ANNOTATIONS.contains(&k.as_str()))
+}
+
+/// What a loose member allows beside `null`: any object (`{type: [object, null]}`), or any value
+/// (`{}`).
+fn loose_kind(member: &Value) -> Ty {
+    if member.get("type").is_some() {
+        Ty::Object
+    } else {
+        Ty::Value
+    }
 }
 
 /// How a union's object members are told apart: the tag property, each member's object (merged

@@ -248,8 +248,8 @@ pub struct UnionsAnswer {
     pub model: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mode: Option<UnionsAnswerMode>,
-    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
-    pub address: __tk::Nullable<__tk::serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<UnionsAnswerAddress>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub choice: __tk::Nullable<UnionsAnswerChoice>,
 }
@@ -296,6 +296,15 @@ pub enum UnionsAnswerMode {
     Other(String),
 }
 __tk::string_enum!(UnionsAnswerMode { Fast = "fast", Slow = "slow", ..Other });
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde")]
+pub struct UnionsAnswerAddress {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last: Option<String>,
+}
 #[allow(missing_docs)]
 #[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
@@ -416,9 +425,9 @@ pub type MoreUnionsInput = __tk::serde_json::Map<String, __tk::serde_json::Value
 #[serde(crate = "__tk::serde")]
 pub struct MoreUnionsAnswer {
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
-    pub owner: __tk::Nullable<Identity>,
+    pub owner: __tk::Nullable<MoreUnionsAnswerOwner>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
-    pub editor: __tk::Nullable<Identity>,
+    pub editor: __tk::Nullable<MoreUnionsAnswerEditor>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub digests: Option<MoreUnionsAnswerDigests>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -433,16 +442,34 @@ pub struct MoreUnionsAnswer {
     pub size: Option<MoreUnionsAnswerSize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub check: Option<MoreUnionsAnswerCheck>,
-    #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
-    pub address: __tk::Nullable<__tk::serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub address: Option<MoreUnionsAnswerAddress>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub meta: __tk::Nullable<__tk::serde_json::Value>,
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum MoreUnionsAnswerOwner {
+    Identity(Identity),
+    /// An object that is not one of the above: the schema allows any.
+    Other(__tk::serde_json::Map<String, __tk::serde_json::Value>),
 }
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct Identity {
     pub id: String,
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum MoreUnionsAnswerEditor {
+    Identity(Identity),
+    /// A value that is not one of the above: the schema allows any.
+    Other(__tk::serde_json::Value),
 }
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
@@ -604,6 +631,15 @@ pub enum MoreUnionsAnswerCheckStatus {
 __tk::string_enum!(
     MoreUnionsAnswerCheckStatus { Queued = "queued", Completed = "completed", ..Other }
 );
+#[allow(missing_docs)]
+#[derive(Debug, Clone, Default, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde")]
+pub struct MoreUnionsAnswerAddress {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub street: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub city: Option<String>,
+}
 /// The tools of the MCP snapshot `fixtures/forms.json (as answers)` as a tool source: the server reached over Streamable HTTP or stdio, its tools known from the snapshot.
 ///
 /// `discover` reports the snapshot's tools and contacts nothing; [`Self::verify`] compares them with what the live server lists. A tool the server has beyond the snapshot is still called through this source: put the definitions of `verify`'s `added` in its assembly member, beside [`Self::definitions`].

@@ -453,9 +453,9 @@ pub enum MixedUnionsInputPrompt {
 #[serde(crate = "__tk::serde")]
 pub struct MoreUnionsInput {
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
-    pub owner: __tk::Nullable<Identity>,
+    pub owner: __tk::Nullable<MoreUnionsInputOwner>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
-    pub editor: __tk::Nullable<Identity>,
+    pub editor: __tk::Nullable<MoreUnionsInputEditor>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
     pub digests: __tk::Nullable<__tk::serde_json::Value>,
     #[serde(default, skip_serializing_if = "__tk::Nullable::is_absent")]
@@ -480,12 +480,30 @@ pub struct MoreUnionsInput {
 }
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum MoreUnionsInputOwner {
+    Identity(Identity),
+    /// An object that is not one of the above: the schema allows any.
+    Other(__tk::serde_json::Map<String, __tk::serde_json::Value>),
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
 #[serde(crate = "__tk::serde")]
 pub struct Identity {
     pub id: String,
     /// The properties the schema does not name.
     #[serde(flatten)]
     pub extra: __tk::serde_json::Map<String, __tk::serde_json::Value>,
+}
+#[allow(missing_docs)]
+#[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
+#[serde(crate = "__tk::serde", untagged)]
+#[allow(clippy::large_enum_variant)]
+pub enum MoreUnionsInputEditor {
+    Identity(Identity),
+    /// A value that is not one of the above: the schema allows any.
+    Other(__tk::serde_json::Value),
 }
 #[allow(missing_docs)]
 #[derive(Debug, Clone, PartialEq, __tk::Serialize, __tk::Deserialize)]
