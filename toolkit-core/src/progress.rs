@@ -50,10 +50,11 @@ pub enum Progress {
     Reported {
         /// The tool being run, by the name the model knows it.
         tool: String,
-        /// How far it has come (grows with each report).
-        progress: f64,
-        /// Where `progress` ends, when the source knows.
-        total: Option<f64>,
+        /// How far it has come (grows with each report), as the source wrote the number (an
+        /// integer stays one; `as_f64` for arithmetic).
+        progress: serde_json::Number,
+        /// Where `progress` ends, when the source knows, as it wrote the number.
+        total: Option<serde_json::Number>,
         /// What the source said, for a person (cut to 1,000 characters).
         message: Option<String>,
     },
@@ -183,17 +184,15 @@ pub fn deliver(params: Option<&Value>) {
     let Some(token) = params.get("progressToken").and_then(Value::as_str) else {
         return;
     };
-    let Some(progress) = params
-        .get("progress")
-        .and_then(Value::as_f64)
-        .filter(|p| p.is_finite())
-    else {
+    // The numbers as written: a JSON number is finite, and an integer stays one.
+    let number = |key: &str| match params.get(key) {
+        Some(Value::Number(number)) => Some(number.clone()),
+        _ => None,
+    };
+    let Some(progress) = number("progress") else {
         return;
     };
-    let total = params
-        .get("total")
-        .and_then(Value::as_f64)
-        .filter(|t| t.is_finite());
+    let total = number("total");
     let message = params
         .get("message")
         .and_then(Value::as_str)

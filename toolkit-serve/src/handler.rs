@@ -13,20 +13,23 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
     ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
-    SubscriptionFilter, Tool as McpTool, UnsubscribeRequestParams,
+    ProgressToken, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool as McpTool,
+    UnsubscribeRequestParams,
 };
 #[allow(deprecated)] // logging: deprecated by SEP-2577, still spoken by the session revisions
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, SetLevelRequestParams};
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde::Deserialize as _;
 use serde_json::Value;
 
 use super::failure::{Remediation, echo, message};
 use super::relay::ClientRelay;
 use super::resources;
 use super::served::ServedToolkit;
+use super::told::{self, Told};
+use super::written_result;
 use toolkit_core::context::{Relay, Written};
 use toolkit_core::{ApprovalRequest, CallContext, Failure, JsonObject, Progress, Verdict};
 
@@ -149,7 +152,8 @@ impl ServerHandler for Handler {
         while let Ok(event) = progress.try_recv() {
             self.tell(&context, token.as_ref(), &mut told, &event).await;
         }
-        if let Some(result) = written.take_for(&outcome).and_then(as_written) {
+        if let Some((result, as_written)) = written.take_for(&outcome).and_then(as_written) {
+            written_result::keep(&context, as_written);
             return Ok(result.into());
         }
         let result = match outcome {
@@ -325,7 +329,7 @@ impl Handler {
         {
             self.log(context, level, logger.as_deref(), data).await;
         } else if let Some(token) = token {
-            notify(context, token, told, event).await;
+            told::notify(context, token, told, event).await;
         }
     }
 
@@ -369,83 +373,17 @@ fn severity(level: LoggingLevel) -> u8 {
     }
 }
 
-/// The progress told so far of one call: how many events, and the last value sent.
-#[derive(Debug, Default)]
-struct Told {
-    /// The last progress value sent, if any was.
-    last: Option<f64>,
-}
-
-impl Told {
-    /// One more than the last value sent (1 for the first).
-    fn next(&self) -> f64 {
-        self.last.map_or(1.0, |last| last + 1.0)
-    }
-}
-
-/// Tells the client of one piece of a call's progress. A source's own report is passed on as it
-/// said it (progress, total, message) while its progress grows; anything else (a code-mode
-/// run's tool calls) counts one more than the last value sent.
-async fn notify(
-    context: &RequestContext<RoleServer>,
-    token: &ProgressToken,
-    told: &mut Told,
-    event: &Progress,
-) {
-    let (value, total, message) = match event {
-        Progress::Reported {
-            progress,
-            total,
-            message,
-            ..
-        } if told.last.is_none_or(|last| *progress > last) => (*progress, *total, message.clone()),
-        Progress::Reported {
-            progress,
-            total,
-            message,
-            ..
-        } => (
-            told.next(),
-            None,
-            Some(message.clone().unwrap_or_else(|| match total {
-                Some(total) => format!("{progress} of {total}"),
-                None => format!("{progress}"),
-            })),
-        ),
-        Progress::CallStarted { called, .. } => {
-            (told.next(), None, Some(format!("calls {called}")))
-        }
-        Progress::CallEnded {
-            called, failure, ..
-        } => (
-            told.next(),
-            None,
-            Some(match failure {
-                None => format!("{called} answered"),
-                Some(code) => format!("{called} failed ({code})"),
-            }),
-        ),
-        _ => (told.next(), None, None),
-    };
-    told.last = Some(value);
-    let mut note = ProgressNotificationParam::new(token.clone(), value);
-    note.total = total;
-    note.message = message;
-    if let Err(error) = context.peer.notify_progress(note).await {
-        tracing::debug!(%error, "the client could not be told of progress");
-    }
-}
-
 /// The `_meta` keys of a result that describe the server that wrote it, not the tool's answer:
 /// an upstream's are not passed on (the served call's client has the serving server's own).
 const ABOUT_THE_SERVER: [&str; 1] = ["io.modelcontextprotocol/serverInfo"];
 
-/// An upstream's result as written, as rmcp's result; `None` when rmcp cannot read it (a block
-/// of a kind it does not know), and the call is answered as any other. An upstream of a session
-/// revision writes no `resultType`: it is `complete` (rmcp strips it again for such a client).
-/// What `_meta` says of the upstream itself ([`ABOUT_THE_SERVER`]) is left out, and `_meta`
-/// with it when nothing else is in it.
-fn as_written(mut result: JsonObject) -> Option<CallToolResult> {
+/// An upstream's result as written, as rmcp's result and as the JSON served in its place
+/// ([`written_result`]); `None` when rmcp cannot read it (a block of a kind it does not know),
+/// and the call is answered as any other. An upstream of a session revision writes no
+/// `resultType`: it is `complete` (rmcp strips it again for such a client). What `_meta` says of
+/// the upstream itself ([`ABOUT_THE_SERVER`]) is left out, and `_meta` with it when nothing else
+/// is in it.
+fn as_written(mut result: JsonObject) -> Option<(CallToolResult, JsonObject)> {
     if let Some(Value::Object(meta)) = result.get_mut("_meta") {
         for key in ABOUT_THE_SERVER {
             meta.remove(key);
@@ -454,11 +392,16 @@ fn as_written(mut result: JsonObject) -> Option<CallToolResult> {
             result.remove("_meta");
         }
     }
-    let mut result: CallToolResult = serde_json::from_value(Value::Object(result)).ok()?;
-    result
+    // Read from a borrow: the JSON is served as it is.
+    let result = Value::Object(result);
+    let mut typed = CallToolResult::deserialize(&result).ok()?;
+    typed
         .result_type
         .get_or_insert(rmcp::model::ResultType::COMPLETE);
-    Some(result)
+    match result {
+        Value::Object(result) => Some((typed, result)),
+        _ => None,
+    }
 }
 
 /// A tool's answer as a result: the JSON as text (a string as itself), and as structured
@@ -494,7 +437,7 @@ mod tests {
     use super::*;
 
     fn written(value: Value) -> Value {
-        let result = as_written(value.as_object().cloned().unwrap()).unwrap();
+        let (result, _) = as_written(value.as_object().cloned().unwrap()).unwrap();
         serde_json::to_value(result).unwrap()
     }
 

@@ -57,7 +57,9 @@ mod server;
 pub mod stdin_guard;
 #[cfg(feature = "testing")]
 pub mod testing;
+mod told;
 mod transport;
+mod written_result;
 
 pub use error::ServeError;
 pub use guard::run_guarded;

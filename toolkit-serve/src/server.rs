@@ -21,6 +21,7 @@ use super::handler::{Handler, Identity};
 use super::served::ServedToolkit;
 use super::stdin_guard::{StdinGuard, StdinGuardOptions};
 use super::transport::{GuardedTransport, Input, spawn_writer};
+use super::written_result::WrittenResults;
 use toolkit_core::{Approver, CallContext, Toolkit};
 
 /// The path [`McpServer::serve_http`] serves MCP at.
@@ -269,7 +270,7 @@ impl McpServer {
         let (output, writer) = spawn_writer(writer);
         loop {
             let transport = GuardedTransport::new(Arc::clone(&input), output.clone());
-            match rmcp::serve_server(handler.for_session(), transport).await {
+            match rmcp::serve_server(WrittenResults(handler.for_session()), transport).await {
                 Ok(running) => {
                     if let Err(error) = running.waiting().await {
                         tracing::error!(%error, "the server's task failed");
@@ -317,6 +318,8 @@ impl McpServer {
             .with_max_request_body_bytes(self.http.max_request_body_bytes)
             .with_sse_keep_alive(None)
             .with_cancellation_token(shutdown);
+        // rmcp's HTTP service takes only a `ServerHandler`, whose call results are typed: over
+        // HTTP an upstream's result is served as rmcp reads it (see `written_result`).
         let service: StreamableHttpService<Handler, LocalSessionManager> =
             StreamableHttpService::new(move || Ok(handler.for_session()), Arc::default(), config);
         axum::Router::new().nest_service(path, service)

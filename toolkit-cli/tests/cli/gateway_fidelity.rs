@@ -362,3 +362,189 @@ fn the_gateway_runs_a_task_tool_upstream_for_a_client_without_tasks() {
     assert!(report.contains("User declined"), "{}", calls[1]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A stdio server of our own that writes numbers no real server's SDK writes (JSON that an `f64`
+/// cannot hold: `12345678901234567890`), for the bad input of `numbers_reach_the_client_as_the_upstream_wrote_them`.
+/// Python's `json` writes an int as its digits.
+const BIG_NUMBERS: &str = r#"
+import json, sys
+BIG = 12345678901234567890
+for line in sys.stdin:
+    message = json.loads(line)
+    method, ident = message.get("method"), message.get("id")
+    if ident is None:
+        continue
+    if method == "initialize":
+        result = {"protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "big-numbers", "version": "1"}}
+    elif method == "tools/list":
+        result = {"tools": [{"name": "big", "inputSchema": {"type": "object"}}]}
+    elif method == "tools/call":
+        token = message["params"].get("_meta", {}).get("progressToken")
+        if token is not None:
+            note = {"progressToken": token, "progress": BIG, "total": BIG + 1}
+            print(json.dumps({"jsonrpc": "2.0", "method": "notifications/progress", "params": note}), flush=True)
+        result = {"content": [{"type": "text", "text": "big", "annotations": {"priority": BIG}}]}
+    else:
+        result = {}
+    print(json.dumps({"jsonrpc": "2.0", "id": ident, "result": result}), flush=True)
+"#;
+
+/// A client of the gateway over stdio that reads its lines as written.
+struct RawClient {
+    child: std::process::Child,
+    input: std::process::ChildStdin,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl RawClient {
+    /// The gateway of `config`, initialized (revision `version`, no capabilities).
+    fn start(config: &Path, version: &str) -> Self {
+        use std::io::BufRead as _;
+        use std::process::Stdio;
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+            .args(["serve", "--config"])
+            .arg(config)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let output = std::io::BufReader::new(child.stdout.take().unwrap());
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in output.lines().map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut client = Self {
+            child,
+            input,
+            lines,
+        };
+        client.send(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": version, "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}}),
+        );
+        client.answer(0);
+        client.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        client
+    }
+
+    fn send(&mut self, message: &Value) {
+        use std::io::Write as _;
+        writeln!(self.input, "{message}").unwrap();
+        self.input.flush().unwrap();
+    }
+
+    /// Every line up to the answer to `id`, the answer last, as written. A gateway that never
+    /// answers fails the test after a minute instead of hanging it.
+    fn answer(&mut self, id: u64) -> Vec<String> {
+        let mut read = Vec::new();
+        loop {
+            let line = self.lines.recv_timeout(std::time::Duration::from_secs(60));
+            assert!(line.is_ok(), "no answer to {id}: {read:?}");
+            let line = line.unwrap();
+            let parsed: Value = serde_json::from_str(&line).unwrap();
+            let done = parsed["id"] == id && parsed.get("method").is_none();
+            read.push(line);
+            if done {
+                return read;
+            }
+        }
+    }
+
+    /// Calls `tool` with `arguments` and a progress token: every line read, the answer last.
+    fn call(&mut self, id: u64, tool: &str, arguments: Value) -> Vec<String> {
+        self.send(
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": tool, "arguments": arguments, "_meta": {"progressToken": format!("p{id}")}}}),
+        );
+        self.answer(id)
+    }
+}
+
+impl Drop for RawClient {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn numbers_reach_the_client_as_the_upstream_wrote_them() {
+    let dir = std::env::temp_dir().join(format!("toolkit-fidelity-numbers-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("big.py"), BIG_NUMBERS).unwrap();
+    let servers = vec![
+        (
+            "everything",
+            vec![
+                "node".to_owned(),
+                peer("mcp-npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+                "stdio".to_owned(),
+            ],
+            Vec::new(),
+        ),
+        (
+            "big",
+            vec![
+                peer("mcp-python/bin/python"),
+                dir.join("big.py").to_string_lossy().into_owned(),
+            ],
+            Vec::new(),
+        ),
+    ];
+    let path = dir.join("toolkit.toml");
+    std::fs::write(&path, config(&servers)).unwrap();
+    for version in ["2025-11-25", "2024-11-05"] {
+        let mut client = RawClient::start(&path, version);
+        // server-everything (JavaScript) writes `priority: 1.0` as `1`, and its progress as
+        // integers; rmcp's types would make them `1.0`.
+        let read = client.call(
+            1,
+            "everything__get-annotated-message",
+            json!({"messageType": "error", "includeImage": true}),
+        );
+        let answer = read.last().unwrap();
+        assert!(answer.contains(r#""priority":1}"#), "{version}: {answer}");
+        assert!(answer.contains(r#""priority":0.5}"#), "{version}: {answer}");
+        assert!(!answer.contains("1.0"), "{version}: {answer}");
+        let read = client.call(
+            2,
+            "everything__trigger-long-running-operation",
+            json!({"duration": 0.2, "steps": 2}),
+        );
+        let told: Vec<&String> = read
+            .iter()
+            .filter(|line| line.contains("notifications/progress"))
+            .collect();
+        assert_eq!(told.len(), 2, "{version}: {read:?}");
+        assert!(told[0].contains(r#""progress":1,"#), "{version}: {told:?}");
+        assert!(told[0].contains(r#""total":2"#), "{version}: {told:?}");
+        assert!(told[1].contains(r#""progress":2,"#), "{version}: {told:?}");
+        // Beyond f64: the same digits.
+        let read = client.call(3, "big__big", json!({}));
+        let answer = read.last().unwrap();
+        assert!(
+            answer.contains(r#""priority":12345678901234567890}"#),
+            "{version}: {answer}"
+        );
+        let told: Vec<&String> = read
+            .iter()
+            .filter(|line| line.contains("notifications/progress"))
+            .collect();
+        assert_eq!(told.len(), 1, "{version}: {read:?}");
+        assert!(
+            told[0].contains(r#""progress":12345678901234567890,"#)
+                && told[0].contains(r#""total":12345678901234567891"#),
+            "{version}: {told:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -66,8 +66,9 @@ async fn mcp_progress_reaches_the_host_that_asked_for_it() {
                 .into_iter()
                 .map(|step| Progress::Reported {
                     tool: "progressing".to_owned(),
-                    progress: step,
-                    total: Some(2.0),
+                    // rmcp's server writes its f64s as `1.0`: they stay so.
+                    progress: serde_json::Number::from_f64(step).unwrap(),
+                    total: serde_json::Number::from_f64(2.0),
                     message: Some(format!("step {step} of 2")),
                 })
                 .collect::<Vec<_>>(),

@@ -1,0 +1,136 @@
+//! An upstream's `tools/call` result served as its server wrote it: [`WrittenResults`], the
+//! service around the [`Handler`].
+//!
+//! rmcp's handler answers a call with its typed `CallToolResult`, whose content blocks hold
+//! numbers as floats (`annotations.priority` is an `f32`: an upstream's `1` would reach the
+//! client as `1.0`) and drop what rmcp's types have no field for. The handler still makes that
+//! result (rmcp checks and shapes it), and [`keep`]s the upstream's JSON beside it; this service
+//! then serves the JSON in its place, shaped for the client's revision as rmcp shapes its own
+//! (`resultType: "complete"` only from 2026-07-28).
+//!
+//! Over stdio only: rmcp's Streamable HTTP service (3.11) takes nothing but a `ServerHandler`,
+//! which has no way to answer a call with other than the typed result, so over HTTP the result
+//! is served as rmcp reads it.
+
+use std::borrow::Cow;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use rmcp::model::{
+    ClientNotification, ClientRequest, CustomResult, ProtocolVersion, ServerConfig, ServerResult,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::{ErrorData, RoleServer, Service};
+use serde_json::Value;
+
+use super::handler::Handler;
+use toolkit_core::JsonObject;
+
+/// The handler, serving an upstream's result as it was written.
+#[derive(Clone, Debug)]
+pub(crate) struct WrittenResults(pub(crate) Handler);
+
+/// Where the handler leaves the upstream's JSON of one call (in the request's extensions).
+#[derive(Clone, Debug, Default)]
+struct Slot(Arc<Mutex<Option<JsonObject>>>);
+
+/// Keeps `result`, an upstream's result as written, to be served in place of the typed result
+/// the call answers with.
+pub(crate) fn keep(context: &RequestContext<RoleServer>, result: JsonObject) {
+    if let Some(Slot(slot)) = context.extensions.get::<Slot>() {
+        *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+    }
+}
+
+impl Service<RoleServer> for WrittenResults {
+    async fn handle_request(
+        &self,
+        request: ClientRequest,
+        mut context: RequestContext<RoleServer>,
+    ) -> Result<ServerResult, ErrorData> {
+        if !matches!(request, ClientRequest::CallToolRequest(_)) {
+            return self.0.handle_request(request, context).await;
+        }
+        let current = context
+            .protocol_version()
+            .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let slot = Slot::default();
+        context.extensions.insert(slot.clone());
+        let answer = self.0.handle_request(request, context).await?;
+        let kept = slot.0.lock().unwrap_or_else(PoisonError::into_inner).take();
+        Ok(match (answer, kept) {
+            (ServerResult::CallToolResult(typed), Some(written)) => {
+                match shaped(written, current) {
+                    Some(written) => {
+                        ServerResult::CustomResult(CustomResult(Value::Object(written)))
+                    }
+                    None => ServerResult::CallToolResult(typed),
+                }
+            }
+            (answer, _) => answer,
+        })
+    }
+
+    async fn handle_notification(
+        &self,
+        notification: ClientNotification,
+        context: NotificationContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.0.handle_notification(notification, context).await
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        Service::get_info(&self.0)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        Service::supported_protocol_versions(&self.0)
+    }
+}
+
+/// An upstream's result shaped for a client of the revision 2026-07-28 on (`current`) or of an
+/// earlier one, as rmcp shapes its typed result: `resultType` is `complete` unless the upstream
+/// said otherwise, and an earlier client gets none of `complete`. `None` when the typed result is
+/// to be served instead: structured content that is no object, which an earlier client cannot
+/// take (rmcp moves it into the content).
+fn shaped(mut result: JsonObject, current: bool) -> Option<JsonObject> {
+    if current {
+        result
+            .entry("resultType")
+            .or_insert_with(|| Value::String("complete".to_owned()));
+        return Some(result);
+    }
+    if result.get("resultType").and_then(Value::as_str) == Some("complete") {
+        result.remove("resultType");
+    }
+    match result.get("structuredContent") {
+        None | Some(Value::Object(_) | Value::Null) => Some(result),
+        Some(_) => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::json;
+
+    use super::*;
+
+    fn object(value: Value) -> JsonObject {
+        value.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn a_result_is_shaped_for_the_clients_revision() {
+        let written = object(json!({"content": [], "resultType": "complete"}));
+        assert_eq!(
+            shaped(written.clone(), false),
+            Some(object(json!({"content": []})))
+        );
+        assert_eq!(shaped(written, true).unwrap()["resultType"], "complete");
+        let bare = object(json!({"content": []}));
+        assert_eq!(shaped(bare, true).unwrap()["resultType"], "complete");
+        let listed = object(json!({"content": [], "structuredContent": [1]}));
+        assert_eq!(shaped(listed.clone(), false), None);
+        assert!(shaped(listed, true).is_some());
+    }
+}
