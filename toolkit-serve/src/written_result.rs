@@ -1,5 +1,5 @@
 //! An upstream's `tools/call` result served as its server wrote it: [`WrittenResults`], the
-//! service around the [`Handler`].
+//! service around the server's handler.
 //!
 //! rmcp's handler answers a call with its typed `CallToolResult`, whose content blocks hold
 //! numbers as floats (`annotations.priority` is an `f32`: an upstream's `1` would reach the
@@ -22,12 +22,11 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, Service};
 use serde_json::Value;
 
-use super::handler::Handler;
 use toolkit_core::JsonObject;
 
-/// The handler, serving an upstream's result as it was written.
+/// A service (the server's handler), serving an upstream's result as it was written.
 #[derive(Clone, Debug)]
-pub(crate) struct WrittenResults(pub(crate) Handler);
+pub(crate) struct WrittenResults<S>(pub(crate) S);
 
 /// Where the handler leaves the upstream's JSON of one call (in the request's extensions).
 #[derive(Clone, Debug, Default)]
@@ -41,7 +40,7 @@ pub(crate) fn keep(context: &RequestContext<RoleServer>, result: JsonObject) {
     }
 }
 
-impl Service<RoleServer> for WrittenResults {
+impl<S: Service<RoleServer>> Service<RoleServer> for WrittenResults<S> {
     async fn handle_request(
         &self,
         request: ClientRequest,

@@ -25,6 +25,7 @@ use super::{EmitOptions, Strictness, Untyped};
 
 mod apart;
 mod constraints;
+mod kind;
 mod merged;
 mod union;
 

@@ -34,7 +34,7 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value};
 
-use super::union::Kind;
+use super::kind::Kind;
 use super::{Converter, is_null_schema};
 use crate::emit::naming::{self, Scope};
 use crate::emit::shared;
