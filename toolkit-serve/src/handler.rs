@@ -11,11 +11,12 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
-    ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ProgressToken, ProtocolVersion, ReadResourceRequestParams,
-    ReadResourceResponse, ServerCapabilities, ServerConfig, SubscribeRequestParams,
-    SubscriptionFilter, Tool as McpTool, UnsubscribeRequestParams,
+    ContentBlock, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ProgressToken,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities,
+    ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool as McpTool,
+    UnsubscribeRequestParams,
 };
 #[allow(deprecated)] // logging: deprecated by SEP-2577, still spoken by the session revisions
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, SetLevelRequestParams};
@@ -54,6 +55,8 @@ pub(crate) struct Handler {
     pub(crate) level: Arc<Mutex<Option<LoggingLevel>>>,
     /// What the host serves beside the tools (resources, prompts, completion).
     pub(crate) resources: resources::Hosted,
+    /// What the host does with a client's tasks (`tasks.rs`).
+    pub(crate) tasks: super::tasks::Hosted,
 }
 
 impl ServerHandler for Handler {
@@ -244,6 +247,21 @@ impl ServerHandler for Handler {
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
         resources::complete(&self.resources, &request).await
+    }
+
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        match super::tasks::answer(self, &request, context).await {
+            Some(answered) => answered,
+            None => Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            )),
+        }
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {

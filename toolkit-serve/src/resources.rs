@@ -119,7 +119,7 @@ pub trait Resources: std::fmt::Debug + Send + Sync + 'static {
 pub(crate) type Hosted = Option<Arc<dyn Resources>>;
 
 /// What the client reads of a refusal, for a request about a resource (`resource`) or not.
-fn error(refusal: Refusal, resource: bool) -> ErrorData {
+pub(crate) fn error(refusal: Refusal, resource: bool) -> ErrorData {
     match refusal {
         Refusal::NotFound(words) if resource => ErrorData::resource_not_found(words, None),
         Refusal::NotFound(words) | Refusal::InvalidParams(words) => {

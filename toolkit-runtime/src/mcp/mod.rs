@@ -21,7 +21,8 @@
 //! - `input_required.rs`: what an `input_required` result asks, answered (elicitation, sampling,
 //!   roots) and sent back; `lifetime.rs`: [`ListLifetime`], how long a listing stays fresh.
 //! - `headers.rs`: the `x-mcp-header` rules and the base64 sentinel; `results.rs`: what
-//!   listings and call results become; `tasks.rs`: tools run as tasks.
+//!   listings and call results become; `tasks.rs`: tools run as tasks;
+//!   `task_requests.rs`: the task requests of a caller that drives a task itself.
 //!
 //! What becomes of a call:
 //!
@@ -80,6 +81,8 @@ mod revision;
 mod snapshot;
 #[cfg(feature = "mcp")]
 mod source;
+#[cfg(feature = "mcp")]
+mod task_requests;
 #[cfg(feature = "mcp")]
 mod tasks;
 #[cfg(feature = "mcp")]
