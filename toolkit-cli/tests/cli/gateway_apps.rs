@@ -2,7 +2,8 @@
 //! the TypeScript SDK (`app_server.cjs`, source `apps`), read by the SDK's client as an App host
 //! reads it (`app_host.cjs`): the tool lists with its `_meta.ui.resourceUri` rewritten under the
 //! source (`ui://apps/clock/app.html`), and reading that URI gives the `text/html;profile=mcp-app`
-//! document and its `_meta.ui` exactly as the server wrote them.
+//! document and its `_meta.ui` exactly as the server wrote them; and the gateway advertises the
+//! capabilities the App server declared (resources without `subscribe`, no prompts, no completion).
 
 use std::path::Path;
 use std::process::Command;
@@ -80,5 +81,20 @@ fn an_mcp_app_works_through_the_gateway() {
         through["resources"][0]["_meta"],
         direct["resources"][0]["_meta"]
     );
+    // The gateway advertises what its one upstream declared at `initialize` (`resources`, no
+    // `subscribe`, no `prompts`, no `completions`), not what a probe would infer.
+    let declared = &direct["capabilities"];
+    let advertised = &through["capabilities"];
+    assert_eq!(declared["resources"], serde_json::json!({}), "{declared}");
+    assert!(advertised["resources"].is_object(), "{advertised}");
+    assert_eq!(
+        advertised["resources"].get("subscribe"),
+        None,
+        "{advertised}"
+    );
+    for lacking in ["prompts", "completions"] {
+        assert_eq!(declared.get(lacking), None, "{declared}");
+        assert_eq!(advertised.get(lacking), None, "{advertised}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }

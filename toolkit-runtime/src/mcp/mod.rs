@@ -11,6 +11,7 @@
 //! - `client.rs`: [`McpHttpClient`], what requests over HTTP are sent through (a
 //!   `reqwest::Client`, or one that authenticates them).
 //! - `source.rs`: the source: paging, results, the `-32020` re-listing, timeouts.
+//! - `capabilities.rs`: what the server declared of itself at `initialize`.
 //! - `resources.rs`, `prompts.rs`: its resources and prompts and completion, asked through
 //!   `asked.rs` (one request, every page of a listing, under the same caps).
 //! - `transport/`: how requests reach the server (`streamable_http.rs`, `legacy_sse.rs`,
@@ -47,6 +48,8 @@
 
 #[cfg(feature = "mcp")]
 mod asked;
+#[cfg(feature = "mcp")]
+mod capabilities;
 #[cfg(feature = "mcp")]
 mod changes;
 #[cfg(feature = "mcp")]
