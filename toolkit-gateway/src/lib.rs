@@ -8,6 +8,7 @@ mod http;
 pub mod lifetimes;
 pub mod metrics;
 mod policy;
+mod resource_updates;
 mod resources;
 pub mod serve;
 pub mod served_names;

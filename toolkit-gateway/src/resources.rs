@@ -28,6 +28,8 @@ use super::served_names::{climbs, served_prompt, served_uri, upstream_prompt, up
 pub struct Upstreams {
     upstreams: Arc<Vec<Upstream>>,
     policy: Policy,
+    /// The sources' resource updates, under their served URIs (`resource_updates.rs`).
+    updates: tokio::sync::broadcast::Sender<String>,
 }
 
 /// One MCP source, with what it was found to have.
@@ -74,6 +76,7 @@ impl Has {
 impl Upstreams {
     /// The upstreams `(name, prefixed, source)`, under `policy`.
     pub fn new(upstreams: Vec<(String, bool, Arc<Mcp>)>, policy: Policy) -> Self {
+        let updates = super::resource_updates::forward(&upstreams);
         let upstreams = upstreams
             .into_iter()
             .map(|(name, prefixed, mcp)| Upstream {
@@ -86,6 +89,7 @@ impl Upstreams {
         Self {
             upstreams: Arc::new(upstreams),
             policy,
+            updates,
         }
     }
 
@@ -308,6 +312,10 @@ fn cut(value: &str) -> String {
 impl Resources for Upstreams {
     fn offer(&self) -> Offer {
         Upstreams::offer(self)
+    }
+
+    fn updated(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
+        Some(self.updates.subscribe())
     }
 
     fn list_resources(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>> {

@@ -57,6 +57,8 @@ pub(crate) struct Handler {
     pub(crate) resources: resources::Hosted,
     /// What the host does with a client's tasks (`tasks.rs`).
     pub(crate) tasks: super::tasks::Hosted,
+    /// The session's resource subscriptions (`subscriptions.rs`).
+    pub(crate) subscriptions: Arc<super::subscriptions::Subscriptions>,
 }
 
 impl ServerHandler for Handler {
@@ -209,9 +211,23 @@ impl ServerHandler for Handler {
     async fn subscribe(
         &self,
         request: SubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        resources::subscription(&self.resources, &request.uri, true).await
+        resources::subscription(&self.resources, &request.uri, true).await?;
+        if self
+            .subscriptions
+            .subscribed(&request.uri, &context.peer, &self.resources)
+        {
+            Ok(())
+        } else {
+            Err(ErrorData::invalid_params(
+                format!(
+                    "A session may subscribe to at most {} resources.",
+                    super::subscriptions::MAX_SUBSCRIPTIONS
+                ),
+                None,
+            ))
+        }
     }
 
     #[allow(deprecated)] // resources/unsubscribe: spoken by the session revisions
@@ -220,6 +236,7 @@ impl ServerHandler for Handler {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        self.subscriptions.unsubscribed(&request.uri);
         resources::subscription(&self.resources, &request.uri, false).await
     }
 
@@ -300,6 +317,7 @@ impl Handler {
     pub(crate) fn for_session(&self) -> Self {
         Self {
             level: Arc::default(),
+            subscriptions: Arc::default(),
             ..self.clone()
         }
     }

@@ -56,6 +56,7 @@ mod resources;
 mod served;
 mod server;
 pub mod stdin_guard;
+mod subscriptions;
 mod tasks;
 #[cfg(feature = "testing")]
 pub mod testing;

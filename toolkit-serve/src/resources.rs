@@ -113,6 +113,12 @@ pub trait Resources: std::fmt::Debug + Send + Sync + 'static {
 
     /// The result of `completion/complete` for its params as written (`completion`).
     fn complete(&self, params: JsonObject) -> BoxFuture<'_, Result<JsonObject, Refusal>>;
+
+    /// The URIs (as served) the host's resources change, for the sessions subscribed to them
+    /// (`notifications/resources/updated`); `None` (the default) when the host tells none.
+    fn updated(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
+        None
+    }
 }
 
 /// The host's resources of a server, or none.

@@ -244,6 +244,7 @@ impl McpServer {
             level: Arc::default(),
             resources: self.resources.clone(),
             tasks: self.tasks.clone(),
+            subscriptions: std::sync::Arc::default(),
         }
     }
 

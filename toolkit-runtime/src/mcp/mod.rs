@@ -11,7 +11,8 @@
 //! - `client.rs`: [`McpHttpClient`], what requests over HTTP are sent through (a
 //!   `reqwest::Client`, or one that authenticates them).
 //! - `source.rs`: the source: paging, results, the `-32020` re-listing, timeouts.
-//! - `capabilities.rs`: what the server declared of itself at `initialize`.
+//! - `capabilities.rs`: what the server declared of itself at `initialize`;
+//!   `resources_updated.rs`: [`ResourcesUpdated`], the resources the server says changed.
 //! - `resources.rs`, `prompts.rs`: its resources and prompts and completion, asked through
 //!   `asked.rs` (one request, every page of a listing, under the same caps).
 //! - `transport/`: how requests reach the server (`streamable_http.rs`, `legacy_sse.rs`,
@@ -76,6 +77,8 @@ mod options;
 mod prompts;
 #[cfg(feature = "mcp")]
 mod resources;
+#[cfg(feature = "mcp")]
+mod resources_updated;
 #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
 mod results;
 #[cfg(feature = "mcp")]
@@ -104,6 +107,8 @@ pub use headers::{MarkProblem, mark_problems};
 pub use lifetime::{CacheScope, ListLifetime, ListLifetimeHandle, MAX_LIST_TTL};
 #[cfg(feature = "mcp")]
 pub use options::McpOptions;
+#[cfg(feature = "mcp")]
+pub use resources_updated::ResourcesUpdated;
 pub use results::tool_definition;
 #[cfg(feature = "mcp")]
 pub use snapshot::{Aspect, ChangedTool, SnapshotDrift, SnapshotSource};
