@@ -250,4 +250,28 @@ mod tests {
         assert!(!tasks.knows("a/t1"));
         assert!(tasks.knows("b/t1") && tasks.knows("c/t1"));
     }
+
+    #[test]
+    fn ids_kept_from_many_threads_at_once_stay_within_the_cap() {
+        let tasks = Arc::new(UpstreamTasks::with_cap(Vec::new(), 64));
+        let threads: Vec<_> = (0..8)
+            .map(|thread| {
+                let tasks = Arc::clone(&tasks);
+                std::thread::spawn(move || {
+                    for n in 0..500 {
+                        let id = served_id(&format!("s{thread}"), &n.to_string());
+                        tasks.keep(&id);
+                        assert!(tasks.knows(&id) || tasks.known.lock().unwrap().len() == 64);
+                    }
+                })
+            })
+            .collect();
+        for thread in threads {
+            thread.join().unwrap();
+        }
+        let known = tasks.known.lock().unwrap();
+        assert_eq!(known.len(), 64);
+        let distinct: std::collections::HashSet<_> = known.iter().collect();
+        assert_eq!(distinct.len(), 64, "an id kept twice");
+    }
 }

@@ -1,15 +1,19 @@
 //! One session's resource subscriptions (`resources/subscribe`): the URIs its client subscribed
 //! to, and the task that tells it of each one the host says changed
-//! (`notifications/resources/updated`, from [`Resources::updated`](super::Resources::updated)).
+//! (`notifications/resources/updated`, from [`Resources::updated`](super::Resources::updated));
+//! and `subscriptions/listen` of the stateless revision (2026-07-28): `toolsListChanged`, and
+//! `resourceSubscriptions` when the host offers `subscribe` (at most [`MAX_SUBSCRIPTIONS`] URIs,
+//! subscribed at the host while the listen lasts).
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::RoleServer;
-use rmcp::model::ResourceUpdatedNotificationParam;
-use rmcp::service::Peer;
+use rmcp::model::{ResourceUpdatedNotificationParam, SubscriptionFilter};
+use rmcp::service::{Peer, SubscriptionContext};
 
 use super::resources::Hosted;
+use super::served::ServedToolkit;
 
 /// How many URIs one session may be subscribed to at once (a subscription past it is refused).
 pub const MAX_SUBSCRIPTIONS: usize = 1024;
@@ -98,6 +102,89 @@ impl Subscriptions {
             .unwrap_or_else(PoisonError::into_inner)
             .uris
             .contains(uri)
+    }
+}
+
+/// What a `subscriptions/listen` of `requested` is granted: `toolsListChanged`, and the
+/// resources of `resourceSubscriptions` (the first [`MAX_SUBSCRIPTIONS`]) when the host offers
+/// `subscribe`; `None` when nothing is.
+pub(crate) fn accepted(
+    requested: &SubscriptionFilter,
+    hosted: &Hosted,
+) -> Option<SubscriptionFilter> {
+    let tools = requested.tools_list_changed == Some(true);
+    let subscribe = hosted
+        .as_ref()
+        .is_some_and(|resources| resources.offer().subscribe);
+    let uris: Vec<String> = match &requested.resource_subscriptions {
+        Some(uris) if subscribe => uris.iter().take(MAX_SUBSCRIPTIONS).cloned().collect(),
+        _ => Vec::new(),
+    };
+    if !tools && uris.is_empty() {
+        return None;
+    }
+    let mut filter = SubscriptionFilter::builder();
+    if tools {
+        filter = filter.tools_list_changed();
+    }
+    if !uris.is_empty() {
+        filter = filter.resource_subscriptions(uris);
+    }
+    Some(filter.build())
+}
+
+/// Serves one `subscriptions/listen` until its client ends it: the served toolkit's changes
+/// when accepted, and the host's updates of the resources accepted (subscribed at the host
+/// meanwhile, unsubscribed after).
+pub(crate) async fn listen(toolkit: &ServedToolkit, hosted: &Hosted, context: SubscriptionContext) {
+    let tools = context.accepted().tools_list_changed == Some(true);
+    let uris: HashSet<String> = context
+        .accepted()
+        .resource_subscriptions
+        .iter()
+        .flatten()
+        .cloned()
+        .collect();
+    let resources = hosted.as_ref().filter(|_| !uris.is_empty());
+    let mut updates = resources.and_then(|resources| resources.updated());
+    if let Some(resources) = resources {
+        for uri in &uris {
+            if let Err(refusal) = resources.subscribe(uri).await {
+                tracing::debug!(?refusal, "a listened resource could not be subscribed to");
+            }
+        }
+    }
+    let mut changes = toolkit.changes();
+    changes.mark_unchanged();
+    loop {
+        let update = async {
+            match updates.as_mut() {
+                Some(updates) => updates.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = context.cancelled() => break,
+            changed = changes.changed(), if tools => {
+                if changed.is_err() || context.sink().notify_tool_list_changed().await.is_err() {
+                    break;
+                }
+            }
+            update = update => match update {
+                Ok(uri) if uris.contains(&uri) => {
+                    if context.sink().notify_resource_updated(uri).await.is_err() {
+                        break;
+                    }
+                }
+                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {}
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => updates = None,
+            },
+        }
+    }
+    if let Some(resources) = resources {
+        for uri in &uris {
+            let _ = resources.unsubscribe(uri).await;
+        }
     }
 }
 
