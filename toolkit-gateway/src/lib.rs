@@ -240,7 +240,7 @@ impl Gateway {
     }
 
     /// The tasks of the MCP sources, passed through for a client that drives them (see
-    /// [`tasks`]).
+    /// `tasks.rs`).
     pub fn tasks(&self) -> tasks::UpstreamTasks {
         tasks::UpstreamTasks::new(
             self.upstreams
