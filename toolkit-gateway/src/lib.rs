@@ -8,10 +8,12 @@ mod http;
 pub mod lifetimes;
 pub mod metrics;
 mod policy;
+mod resource_updates;
 mod resources;
 pub mod serve;
 pub mod served_names;
 mod sources;
+mod tasks;
 mod token_store;
 
 use std::path::PathBuf;
@@ -235,6 +237,17 @@ impl Gateway {
     /// beside the tools under the same policy (see [`resources`]).
     pub fn resources(&self) -> resources::Upstreams {
         resources::Upstreams::new(self.upstreams.clone(), self.policy.clone())
+    }
+
+    /// The tasks of the MCP sources, passed through for a client that drives them (see
+    /// `tasks.rs`).
+    pub fn tasks(&self) -> tasks::UpstreamTasks {
+        tasks::UpstreamTasks::new(
+            self.upstreams
+                .iter()
+                .map(|(name, _, mcp)| (name.clone(), Arc::clone(mcp)))
+                .collect(),
+        )
     }
 
     /// The toolkit of the catalog under the policy, presented as the configuration says. The

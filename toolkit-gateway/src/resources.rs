@@ -3,11 +3,14 @@
 //! [`served_names`](super::served_names) says and under the same policy rules as tools.
 //!
 //! Every request asks the upstreams live (a listing asks them all at once; one that fails is left
-//! out of that listing and logged). Resources are offered when some upstream answered
-//! `resources/list` at the start (or had not answered within the start's wait of 2 s, or could not
-//! be asked: only an upstream that says it has no such method, `-32601`, is taken to have none),
-//! prompts likewise; completion is offered with
-//! either, and an upstream that does not complete answers with no values.
+//! out of that listing and logged). What is offered is what the upstreams declared in their
+//! `initialize` answers: resources when some upstream declares `resources` (with `subscribe` when
+//! one of those declares it), prompts when some declares `prompts`, completion when some declares
+//! `completions`. An upstream that had not answered within the start's wait of 2 s counts as
+//! having them all; one that was spoken to in a way that tells no capabilities is asked instead
+//! (only an upstream that says it has no such method, `-32601`, is taken to have none, and
+//! completion goes with resources or prompts). An upstream that does not complete answers with no
+//! values.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -25,6 +28,8 @@ use super::served_names::{climbs, served_prompt, served_uri, upstream_prompt, up
 pub struct Upstreams {
     upstreams: Arc<Vec<Upstream>>,
     policy: Policy,
+    /// The sources' resource updates, under their served URIs (`resource_updates.rs`).
+    updates: tokio::sync::broadcast::Sender<String>,
 }
 
 /// One MCP source, with what it was found to have.
@@ -42,42 +47,74 @@ struct Upstream {
 #[derive(Clone, Copy, Debug)]
 struct Has {
     resources: bool,
+    subscribe: bool,
     prompts: bool,
+    completions: bool,
+}
+
+impl Has {
+    /// Everything: what an upstream is taken to have before it says.
+    const ALL: Self = Self {
+        resources: true,
+        subscribe: true,
+        prompts: true,
+        completions: true,
+    };
+
+    /// What `capabilities` (an `initialize` answer's) declares.
+    fn declared(capabilities: &Value) -> Self {
+        let declares = |key: &str| capabilities.get(key).is_some_and(Value::is_object);
+        Self {
+            resources: declares("resources"),
+            subscribe: capabilities.pointer("/resources/subscribe") == Some(&Value::Bool(true)),
+            prompts: declares("prompts"),
+            completions: declares("completions"),
+        }
+    }
 }
 
 impl Upstreams {
     /// The upstreams `(name, prefixed, source)`, under `policy`.
     pub fn new(upstreams: Vec<(String, bool, Arc<Mcp>)>, policy: Policy) -> Self {
+        let updates = super::resource_updates::forward(&upstreams);
         let upstreams = upstreams
             .into_iter()
             .map(|(name, prefixed, mcp)| Upstream {
                 name,
                 prefixed,
                 mcp,
-                has: Mutex::new(Has {
-                    resources: true,
-                    prompts: true,
-                }),
+                has: Mutex::new(Has::ALL),
             })
             .collect();
         Self {
             upstreams: Arc::new(upstreams),
             policy,
+            updates,
         }
     }
 
-    /// Asks each upstream once whether it has resources and prompts (all at once); one that
-    /// answers `-32601` is taken to have none.
+    /// Reads what each upstream declared in its `initialize` answer (all at once); an upstream
+    /// spoken to in a way that tells none is asked whether it has resources and prompts, one that
+    /// answers `-32601` taken to have none.
     pub async fn probe(&self) {
         join_all(self.upstreams.iter().map(|upstream| async move {
-            let (resources, templates, prompts) = futures_util::join!(
-                upstream.mcp.list_resources(),
-                upstream.mcp.list_resource_templates(),
-                upstream.mcp.list_prompts()
-            );
-            let has = Has {
-                resources: !(lacks(&resources) && lacks(&templates)),
-                prompts: !lacks(&prompts),
+            let has = match upstream.mcp.capabilities().await {
+                Ok(Some(capabilities)) => Has::declared(&capabilities),
+                Ok(None) | Err(_) => {
+                    let (resources, templates, prompts) = futures_util::join!(
+                        upstream.mcp.list_resources(),
+                        upstream.mcp.list_resource_templates(),
+                        upstream.mcp.list_prompts()
+                    );
+                    let resources = !(lacks(&resources) && lacks(&templates));
+                    let prompts = !lacks(&prompts);
+                    Has {
+                        resources,
+                        subscribe: resources,
+                        prompts,
+                        completions: resources || prompts,
+                    }
+                }
             };
             *upstream.has.lock().unwrap_or_else(PoisonError::into_inner) = has;
         }))
@@ -235,15 +272,13 @@ impl Upstreams {
                 .iter()
                 .any(|upstream| pick(Self::has(upstream)))
         };
-        let resources = any(|has| has.resources);
-        let prompts = any(|has| has.prompts);
-        if resources {
-            offer = offer.with_resources(true);
+        if any(|has| has.resources) {
+            offer = offer.with_resources(any(|has| has.resources && has.subscribe));
         }
-        if prompts {
+        if any(|has| has.prompts) {
             offer = offer.with_prompts();
         }
-        if resources || prompts {
+        if any(|has| has.completions) {
             offer = offer.with_completions();
         }
         offer
@@ -277,6 +312,10 @@ fn cut(value: &str) -> String {
 impl Resources for Upstreams {
     fn offer(&self) -> Offer {
         Upstreams::offer(self)
+    }
+
+    fn updated(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
+        Some(self.updates.subscribe())
     }
 
     fn list_resources(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>> {

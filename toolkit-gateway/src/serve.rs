@@ -64,7 +64,8 @@ pub async fn serve(path: &Path) -> Result<(), String> {
     let server = McpServer::new(toolkit)
         .name(serve.name.clone())
         .version(env!("CARGO_PKG_VERSION"))
-        .resources(std::sync::Arc::new(resources));
+        .resources(std::sync::Arc::new(resources))
+        .tasks(std::sync::Arc::new(gateway.tasks()));
     // The bound address is a `Host` its clients send (any loopback address, not only the
     // loopback names rmcp accepts by default).
     let mut options = HttpOptions::default();

@@ -11,11 +11,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
-    ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressToken, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool as McpTool,
-    UnsubscribeRequestParams,
+    ContentBlock, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
+    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ProgressToken, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, SubscriptionFilter, Tool as McpTool, UnsubscribeRequestParams,
 };
 #[allow(deprecated)] // logging: deprecated by SEP-2577, still spoken by the session revisions
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, SetLevelRequestParams};
@@ -57,6 +57,10 @@ pub(crate) struct Handler {
     pub(crate) level: Arc<Mutex<Option<LoggingLevel>>>,
     /// What the host serves beside the tools (resources, prompts, completion).
     pub(crate) resources: resources::Hosted,
+    /// What the host does with a client's tasks (`tasks.rs`).
+    pub(crate) tasks: super::tasks::Hosted,
+    /// The session's resource subscriptions (`subscriptions.rs`).
+    pub(crate) subscriptions: Arc<super::subscriptions::Subscriptions>,
 }
 
 impl ServerHandler for Handler {
@@ -210,9 +214,23 @@ impl ServerHandler for Handler {
     async fn subscribe(
         &self,
         request: SubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        resources::subscription(&self.resources, &request.uri, true).await
+        resources::subscription(&self.resources, &request.uri, true).await?;
+        if self
+            .subscriptions
+            .subscribed(&request.uri, &context.peer, &self.resources)
+        {
+            Ok(())
+        } else {
+            Err(ErrorData::invalid_params(
+                format!(
+                    "A session may subscribe to at most {} resources.",
+                    super::subscriptions::MAX_SUBSCRIPTIONS
+                ),
+                None,
+            ))
+        }
     }
 
     #[allow(deprecated)] // resources/unsubscribe: spoken by the session revisions
@@ -221,6 +239,7 @@ impl ServerHandler for Handler {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        self.subscriptions.unsubscribed(&request.uri);
         resources::subscription(&self.resources, &request.uri, false).await
     }
 
@@ -250,6 +269,21 @@ impl ServerHandler for Handler {
         resources::complete(&self.resources, &request).await
     }
 
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CustomResult, ErrorData> {
+        match super::tasks::answer(self, &self.toolkit, &self.tasks, &request, context).await {
+            Some(answered) => answered,
+            None => Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                request.method,
+                None,
+            )),
+        }
+    }
+
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.toolkit.add_peer(context.peer);
     }
@@ -258,26 +292,12 @@ impl ServerHandler for Handler {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        (requested.tools_list_changed == Some(true))
-            .then(|| SubscriptionFilter::builder().tools_list_changed().build())
+        super::subscriptions::accepted(requested, &self.resources)
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        let mut changes = self.toolkit.changes();
-        changes.mark_unchanged();
-        loop {
-            tokio::select! {
-                () = context.cancelled() => return Ok(()),
-                changed = changes.changed() => {
-                    if changed.is_err() {
-                        return Ok(());
-                    }
-                    if context.sink().notify_tool_list_changed().await.is_err() {
-                        return Ok(());
-                    }
-                }
-            }
-        }
+        super::subscriptions::listen(&self.toolkit, &self.resources, context).await;
+        Ok(())
     }
 }
 
@@ -286,6 +306,7 @@ impl Handler {
     pub(crate) fn for_session(&self) -> Self {
         Self {
             level: Arc::default(),
+            subscriptions: Arc::default(),
             ..self.clone()
         }
     }

@@ -12,6 +12,7 @@
 //!   message, and every value echoed back cut to a bounded length.
 //! - [`ServedToolkit`]: replaces the served toolkit live and tells clients the tools changed.
 //! - [`Resources`]: what a host serves beside the tools (resources, prompts, completion).
+//! - [`Tasks`]: what a host does with the tasks of a client that drives them (2025-11-25).
 //! - [`run_guarded`]: the crash guard of a server binary.
 //! - `testing` (feature `testing`): an in-process client and a probe of a built server binary.
 //!
@@ -55,6 +56,8 @@ mod resources;
 mod served;
 mod server;
 pub mod stdin_guard;
+mod subscriptions;
+mod tasks;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod told;
@@ -66,5 +69,6 @@ pub use guard::run_guarded;
 pub use resources::{Offer, Refusal, Resources};
 pub use served::ServedToolkit;
 pub use server::{HttpOptions, MCP_PATH, McpServer, bind_loopback, without_delay};
+pub use tasks::Tasks;
 /// Cancels a server's HTTP sessions ([`McpServer::router`]); re-exported from `tokio-util`.
 pub use tokio_util::sync::CancellationToken;

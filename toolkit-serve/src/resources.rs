@@ -113,13 +113,19 @@ pub trait Resources: std::fmt::Debug + Send + Sync + 'static {
 
     /// The result of `completion/complete` for its params as written (`completion`).
     fn complete(&self, params: JsonObject) -> BoxFuture<'_, Result<JsonObject, Refusal>>;
+
+    /// The URIs (as served) the host's resources change, for the sessions subscribed to them
+    /// (`notifications/resources/updated`); `None` (the default) when the host tells none.
+    fn updated(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
+        None
+    }
 }
 
 /// The host's resources of a server, or none.
 pub(crate) type Hosted = Option<Arc<dyn Resources>>;
 
 /// What the client reads of a refusal, for a request about a resource (`resource`) or not.
-fn error(refusal: Refusal, resource: bool) -> ErrorData {
+pub(crate) fn error(refusal: Refusal, resource: bool) -> ErrorData {
     match refusal {
         Refusal::NotFound(words) if resource => ErrorData::resource_not_found(words, None),
         Refusal::NotFound(words) | Refusal::InvalidParams(words) => {

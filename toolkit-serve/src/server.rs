@@ -73,6 +73,7 @@ pub struct McpServer {
     http: HttpOptions,
     approval: Option<CallContext>,
     resources: super::resources::Hosted,
+    tasks: super::tasks::Hosted,
 }
 
 /// Options of [`McpServer::serve_http`] and [`McpServer::router`].
@@ -117,6 +118,7 @@ impl McpServer {
             http: HttpOptions::default(),
             approval: None,
             resources: None,
+            tasks: None,
         }
     }
 
@@ -146,6 +148,17 @@ impl McpServer {
     #[must_use]
     pub fn resources(mut self, resources: Arc<dyn super::Resources>) -> Self {
         self.resources = Some(resources);
+        self
+    }
+
+    /// Passes the tasks of a client that declares `capabilities.tasks` (MCP 2025-11-25) to
+    /// `tasks`, over stdio: its tools listed with `execution.taskSupport` are served with it, a
+    /// `tools/call` made as a task goes to `tasks`, and so do its `tasks/get`, `tasks/result`,
+    /// `tasks/cancel` and `tasks/list`. Other clients, and clients over HTTP, are served task
+    /// tools as plain tools (none by default).
+    #[must_use]
+    pub fn tasks(mut self, tasks: Arc<dyn super::Tasks>) -> Self {
+        self.tasks = Some(tasks);
         self
     }
 
@@ -231,6 +244,8 @@ impl McpServer {
             approval: self.approval.clone(),
             level: Arc::default(),
             resources: self.resources.clone(),
+            tasks: self.tasks.clone(),
+            subscriptions: std::sync::Arc::default(),
         }
     }
 
@@ -269,7 +284,8 @@ impl McpServer {
         ))));
         let (output, writer) = spawn_writer(writer);
         loop {
-            let transport = GuardedTransport::new(Arc::clone(&input), output.clone());
+            let transport =
+                GuardedTransport::new(Arc::clone(&input), output.clone(), self.tasks.is_some());
             match rmcp::serve_server(WrittenResults(handler.for_session()), transport).await {
                 Ok(running) => {
                     if let Err(error) = running.waiting().await {

@@ -16,6 +16,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Mutex, mpsc};
 
 use super::stdin_guard::{Frame, StdinGuard};
+use super::tasks::Dialect;
 
 /// How many lines may wait for the writer before a sender waits for room.
 const OUTPUT_QUEUE: usize = 256;
@@ -72,14 +73,18 @@ pub(crate) struct GuardedTransport<R> {
     output: Output,
     /// A reply that found the output queue full, sent before anything is read.
     pending: Option<String>,
+    /// What the session's client speaks of tasks (`tasks.rs`).
+    dialect: Arc<std::sync::Mutex<Dialect>>,
 }
 
 impl<R> GuardedTransport<R> {
-    pub(crate) fn new(input: Arc<Mutex<Input<R>>>, output: Output) -> Self {
+    /// A transport of a host that passes tasks through (`tasks`) or not.
+    pub(crate) fn new(input: Arc<Mutex<Input<R>>>, output: Output, tasks: bool) -> Self {
         Self {
             input,
             output,
             pending: None,
+            dialect: Arc::new(std::sync::Mutex::new(Dialect::new(tasks))),
         }
     }
 
@@ -102,7 +107,19 @@ where
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let output = self.output.clone();
-        let line = serde_json::to_string(&item);
+        let mut dialect = self
+            .dialect
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let line = if dialect.waits() {
+            serde_json::to_value(&item).and_then(|mut message| {
+                dialect.outgoing(&mut message);
+                serde_json::to_string(&message)
+            })
+        } else {
+            serde_json::to_string(&item)
+        };
+        drop(dialect);
         async move {
             let line = line.map_err(io::Error::other)?;
             output
@@ -146,7 +163,13 @@ where
             drop(input);
             match frame {
                 Frame::Reply(reply) => self.queue(reply.line().to_owned()),
-                Frame::Message(value) => match answer_or_message(value) {
+                Frame::Message(mut value) => match answer_or_message({
+                    self.dialect
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner)
+                        .incoming(&mut value);
+                    value
+                }) {
                     Ok(message) => return Some(message),
                     Err(Some(reply)) => self.queue(reply),
                     Err(None) => {}

@@ -1,7 +1,7 @@
 // What an MCP App host does, with the TypeScript MCP SDK's client (@modelcontextprotocol/sdk on
 // npm): lists the tools of the server COMMAND starts (stdio), and reads the `ui://` resource each
 // tool's `_meta.ui.resourceUri` names, as a host reads the view it renders. Prints one JSON
-// object: {tools, reads: {uri: result}}. Run with NODE_PATH at the installed node_modules.
+// object: {tools, reads: {uri: result}, resources, capabilities}. Run with NODE_PATH at the installed node_modules.
 // Usage: node app_host.cjs COMMAND [ARG...]
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
@@ -18,7 +18,8 @@ const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio
     if (uri) reads[uri] = await client.readResource({ uri });
   }
   const resources = (await client.listResources()).resources;
-  process.stdout.write(JSON.stringify({ tools, reads, resources }));
+  const capabilities = client.getServerCapabilities();
+  process.stdout.write(JSON.stringify({ tools, reads, resources, capabilities }));
   await client.close();
 })().catch((error) => {
   process.stdout.write(JSON.stringify({ error: String(error) }));

@@ -23,7 +23,8 @@ fn everything() -> PathBuf {
     path
 }
 
-fn gateway() -> Mcp {
+/// The gateway's configuration file: server-everything as source `everything`, two rules.
+fn gateway_config() -> PathBuf {
     let dir =
         std::env::temp_dir().join(format!("toolkit-gateway-resources-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -48,9 +49,13 @@ command = ["node", "{server}", "stdio"]
         server = everything().display()
     );
     std::fs::write(dir.join("toolkit.toml"), config).unwrap();
+    dir.join("toolkit.toml")
+}
+
+fn gateway() -> Mcp {
     let command = StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
         .args(["serve", "--config"])
-        .arg(dir.join("toolkit.toml"));
+        .arg(gateway_config());
     Mcp::stdio("gateway", command)
 }
 
@@ -160,4 +165,36 @@ async fn the_gateway_serves_an_mcp_sources_resources_and_prompts_under_its_name(
         .unwrap();
     assert_eq!(completed["completion"]["values"], json!(["Eve"]));
     gateway.close().await;
+}
+
+/// server-everything tells a subscribed client of its resource at once and every 5 s once its
+/// `toggle-subscriber-updates` tool is called: through the gateway, the TypeScript SDK's client
+/// (a session revision, `subscriber.cjs`) is told under the served URI.
+#[test]
+fn a_sources_resource_update_reaches_the_gateway_client_subscribed_to_it() {
+    let gateway = gateway_config();
+    let modules =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/peers/mcp-npm/node_modules");
+    let output = std::process::Command::new("node")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/cli/subscriber.cjs"
+        ))
+        .args([ARCHITECTURE, "everything__toggle-subscriber-updates"])
+        .args([env!("CARGO_BIN_EXE_toolkit-gen"), "serve", "--config"])
+        .arg(&gateway)
+        .env("NODE_PATH", modules)
+        .output()
+        .unwrap();
+    let seen: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| json!(String::from_utf8_lossy(&output.stdout)));
+    assert!(
+        seen.get("error").is_none() && seen.is_object(),
+        "{seen}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(seen["capabilities"]["resources"]["subscribe"], true);
+    let updated = seen["updated"].as_array().unwrap();
+    assert!(!updated.is_empty(), "no update reached the client");
+    assert!(updated.iter().all(|uri| uri == ARCHITECTURE), "{updated:?}");
 }

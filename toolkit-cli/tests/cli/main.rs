@@ -10,6 +10,7 @@ mod gateway_apps;
 mod gateway_fidelity;
 mod gateway_replicas;
 mod gateway_resources;
+mod gateway_tasks;
 mod gateway_team;
 mod krate;
 mod mcp;

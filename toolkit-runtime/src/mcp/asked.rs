@@ -122,7 +122,7 @@ impl Mcp {
 
 /// The reason of a JSON-RPC error answered to `method`, decided by its code; the server's words
 /// are passed on, cut, never read.
-fn refused(method: &str, error: &RpcError) -> Reason {
+pub(super) fn refused(method: &str, error: &RpcError) -> Reason {
     let words = crate::text::cut_utf16(&error.message, MAX_SERVER_WORDS);
     match error.code {
         jsonrpc::METHOD_NOT_FOUND => Reason::unsupported(format!(

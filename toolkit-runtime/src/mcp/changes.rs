@@ -22,13 +22,17 @@ impl ToolsChanged {
     }
 }
 
-/// The sending half a transport keeps, and how a source's users subscribe.
+/// The sending half a transport keeps, and how a source's users subscribe (of the resources
+/// the server says changed too: `resources_updated.rs`).
 #[derive(Debug)]
-pub(crate) struct Changes(watch::Sender<u64>);
+pub(crate) struct Changes(watch::Sender<u64>, tokio::sync::broadcast::Sender<String>);
 
 impl Default for Changes {
     fn default() -> Self {
-        Self(watch::channel(0).0)
+        Self(
+            watch::channel(0).0,
+            tokio::sync::broadcast::channel(super::resources_updated::UPDATES_KEPT).0,
+        )
     }
 }
 
@@ -46,6 +50,18 @@ impl Changes {
     /// A waiter that wakes at the next change.
     pub(crate) fn subscribe(&self) -> ToolsChanged {
         ToolsChanged(self.0.subscribe())
+    }
+
+    /// The server said the resource of a `notifications/resources/updated` (`params`) changed.
+    pub(crate) fn resource_updated(&self, params: Option<&serde_json::Value>) {
+        if let Some(uri) = super::resources_updated::updated_uri(params) {
+            let _ = self.1.send(uri);
+        }
+    }
+
+    /// A waiter for the resources the server says changed.
+    pub(crate) fn resources(&self) -> super::ResourcesUpdated {
+        super::ResourcesUpdated::new(self.1.subscribe())
     }
 }
 

@@ -11,6 +11,8 @@
 //! - `client.rs`: [`McpHttpClient`], what requests over HTTP are sent through (a
 //!   `reqwest::Client`, or one that authenticates them).
 //! - `source.rs`: the source: paging, results, the `-32020` re-listing, timeouts.
+//! - `capabilities.rs`: what the server declared of itself at `initialize`;
+//!   `resources_updated.rs`: [`ResourcesUpdated`], the resources the server says changed.
 //! - `resources.rs`, `prompts.rs`: its resources and prompts and completion, asked through
 //!   `asked.rs` (one request, every page of a listing, under the same caps).
 //! - `transport/`: how requests reach the server (`streamable_http.rs`, `legacy_sse.rs`,
@@ -21,7 +23,8 @@
 //! - `input_required.rs`: what an `input_required` result asks, answered (elicitation, sampling,
 //!   roots) and sent back; `lifetime.rs`: [`ListLifetime`], how long a listing stays fresh.
 //! - `headers.rs`: the `x-mcp-header` rules and the base64 sentinel; `results.rs`: what
-//!   listings and call results become; `tasks.rs`: tools run as tasks.
+//!   listings and call results become; `tasks.rs`: tools run as tasks;
+//!   `task_requests.rs`: the task requests of a caller that drives a task itself.
 //!
 //! What becomes of a call:
 //!
@@ -46,6 +49,8 @@
 
 #[cfg(feature = "mcp")]
 mod asked;
+#[cfg(feature = "mcp")]
+mod capabilities;
 #[cfg(feature = "mcp")]
 mod changes;
 #[cfg(feature = "mcp")]
@@ -72,6 +77,8 @@ mod options;
 mod prompts;
 #[cfg(feature = "mcp")]
 mod resources;
+#[cfg(feature = "mcp")]
+mod resources_updated;
 #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
 mod results;
 #[cfg(feature = "mcp")]
@@ -80,6 +87,8 @@ mod revision;
 mod snapshot;
 #[cfg(feature = "mcp")]
 mod source;
+#[cfg(feature = "mcp")]
+mod task_requests;
 #[cfg(feature = "mcp")]
 mod tasks;
 #[cfg(feature = "mcp")]
@@ -98,6 +107,8 @@ pub use headers::{MarkProblem, mark_problems};
 pub use lifetime::{CacheScope, ListLifetime, ListLifetimeHandle, MAX_LIST_TTL};
 #[cfg(feature = "mcp")]
 pub use options::McpOptions;
+#[cfg(feature = "mcp")]
+pub use resources_updated::ResourcesUpdated;
 pub use results::tool_definition;
 #[cfg(feature = "mcp")]
 pub use snapshot::{Aspect, ChangedTool, SnapshotDrift, SnapshotSource};

@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::resources_updated::ResourcesUpdated;
 use super::source::Mcp;
 use crate::{JsonObject, Reason, ToolSourceError};
 
@@ -90,4 +91,13 @@ fn with_uri(uri: &str) -> JsonObject {
 /// The reason of an answer over the cap to a request that carries no content.
 pub(super) fn too_large(cap: usize) -> Reason {
     Reason::invalid_response(format!("the server answered with more than {cap} bytes"))
+}
+
+impl Mcp {
+    /// A waiter for the resources the server says changed (after a
+    /// [`subscribe_resource`](Mcp::subscribe_resource)), where its transport hears the server
+    /// unasked; `None` where it does not.
+    pub fn resources_updated(&self) -> Option<ResourcesUpdated> {
+        self.transport.resources_updated()
+    }
 }

@@ -65,7 +65,7 @@ use crate::{
 /// ```
 pub struct Mcp {
     name: String,
-    transport: Arc<dyn Transport>,
+    pub(super) transport: Arc<dyn Transport>,
     pub(super) options: McpOptions,
     /// How the server is reached, as spans name it: `streamable-http` or `stdio`.
     transport_kind: &'static str,

@@ -1,7 +1,9 @@
 //! Tools run as tasks (MCP 2025-11-25): `server-everything`'s `simulate-research-query`
 //! (`taskSupport: "required"`, with an `input_required` step when asked to be ambiguous) over
 //! stdio and Streamable HTTP, and a TypeScript SDK server of our own (`ts_task_peer.cjs`) whose
-//! tasks take two seconds, never end, or fail — and which records the `tasks/cancel` it gets.
+//! tasks take two seconds, never end, or fail — and which records the `tasks/cancel` it gets (and,
+//! over Streamable HTTP with a `tasks/cancel` it never answers, that the source gave it up at its
+//! bound).
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -260,5 +262,68 @@ async fn mcp_task_that_fails_is_a_failed_call_in_the_servers_words() {
         failed.reason,
         Reason::call_failed("The tool's task failed: the disk is full")
     );
+    source.close().await;
+}
+
+/// The background `tasks/cancel` of a call given up is itself given up after its bound (5 s,
+/// `CANCEL_WAIT`) when the server never answers it: over Streamable HTTP the source then tells
+/// the server it gave the request up (`notifications/cancelled`), which the peer records.
+#[tokio::test]
+async fn mcp_task_cancel_the_server_never_answers_is_given_up_at_its_bound() {
+    let port = free_port();
+    let mut command = Command::new("node");
+    command
+        .arg(script("ts_task_peer.cjs"))
+        .env("NODE_PATH", installed("mcp-npm/node_modules"))
+        .env("PORT", port.to_string())
+        .env("STUBBORN_CANCEL", "1");
+    let server = listening(command, port, "ts_task_peer").await;
+    let options = quick()
+        .timeout(Duration::from_secs(1))
+        .max_call_time(Duration::from_secs(1));
+    let source =
+        Mcp::http_with_options("tasks", server.url("/mcp"), reqwest::Client::new(), options);
+    source.discover().await.unwrap();
+    let failed = source
+        .call("never", object(json!({})), &CallContext::new())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(failed.reason, Reason::Unavailable { .. }),
+        "{failed}"
+    );
+    let id = last_task(&recorded(&source).await, "never")["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    // Asked to cancel, never answering; given up once the bound passes (waited for at most
+    // 20 s here: the bound is 5 s).
+    let mut record = recorded(&source).await;
+    for _ in 0..200 {
+        if record["cancelGivenUp"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(id))
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        record = recorded(&source).await;
+    }
+    assert!(
+        record["cancelAsked"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(id)),
+        "{record}"
+    );
+    assert!(
+        record["cancelGivenUp"]
+            .as_array()
+            .unwrap()
+            .contains(&json!(id)),
+        "the tasks/cancel of {id} was never given up: {record}"
+    );
+    assert_eq!(record["cancelled"], json!([]), "{record}");
     source.close().await;
 }

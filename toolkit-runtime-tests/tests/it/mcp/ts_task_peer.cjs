@@ -1,6 +1,9 @@
 // A stdio server of the TypeScript MCP SDK (@modelcontextprotocol/sdk on npm) whose tools run as
 // tasks (MCP 2025-11-25), for the tests. Run with NODE_PATH at the installed node_modules.
-// Usage: node ts_task_peer.cjs
+// Usage: node ts_task_peer.cjs (stdio), or with PORT set, Streamable HTTP on 127.0.0.1:PORT/mcp
+// (one session); with STUBBORN_CANCEL=1, `tasks/cancel` is never answered, and `record` tells
+// the ids it was asked to cancel (cancelAsked) and those whose request the client gave up
+// (cancelGivenUp: its `notifications/cancelled` came).
 //   slow      taskSupport "required": four steps of 500 ms, each reported as progress
 //   optional  taskSupport "optional": answers after 300 ms
 //   never     taskSupport "required": never ends
@@ -13,6 +16,8 @@ const { z } = require("zod");
 
 const created = [];
 const cancelled = [];
+const cancelAsked = [];
+const cancelGivenUp = [];
 
 // The SDK's store, recording what the client asked of it.
 class RecordingStore extends InMemoryTaskStore {
@@ -83,7 +88,27 @@ taskTool("doomed", "required", 100, async (_args, taskId, store) => {
 });
 
 server.registerTool("record", { description: "What the client asked of the task store." }, async () => ({
-  content: [{ type: "text", text: JSON.stringify({ created, cancelled }) }],
+  content: [{ type: "text", text: JSON.stringify({ created, cancelled, cancelAsked, cancelGivenUp }) }],
 }));
 
-server.connect(new StdioServerTransport());
+if (process.env.STUBBORN_CANCEL === "1") {
+  const { CancelTaskRequestSchema } = require("@modelcontextprotocol/sdk/types.js");
+  server.server.setRequestHandler(CancelTaskRequestSchema, (request, extra) => new Promise(() => {
+    cancelAsked.push(request.params.taskId);
+    extra.signal.addEventListener("abort", () => cancelGivenUp.push(request.params.taskId));
+  }));
+}
+
+if (process.env.PORT) {
+  const http = require("node:http");
+  const { randomUUID } = require("node:crypto");
+  const { StreamableHTTPServerTransport } = require("@modelcontextprotocol/sdk/server/streamableHttp.js");
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => randomUUID() });
+  server.connect(transport).then(() => {
+    http
+      .createServer((request, response) => transport.handleRequest(request, response))
+      .listen(Number(process.env.PORT), "127.0.0.1");
+  });
+} else {
+  server.connect(new StdioServerTransport());
+}

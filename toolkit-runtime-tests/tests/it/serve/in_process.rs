@@ -624,3 +624,123 @@ async fn serve_a_call_the_client_cancels_stops_the_tool() {
     assert_eq!(echoed["structuredContent"], json!({"k": 2}));
     client.close().await.unwrap();
 }
+
+/// A host's resources that serve nothing but subscriptions: what it was asked to subscribe to
+/// and unsubscribe from, and the updates it tells (`updates`).
+#[derive(Debug)]
+struct Subscribable {
+    updates: tokio::sync::broadcast::Sender<String>,
+    asked: std::sync::Mutex<Vec<String>>,
+}
+
+impl toolkit_runtime::serve::Resources for Subscribable {
+    fn offer(&self) -> toolkit_runtime::serve::Offer {
+        toolkit_runtime::serve::Offer::none().with_resources(true)
+    }
+    fn list_resources(
+        &self,
+    ) -> toolkit_runtime::BoxFuture<'_, Result<Vec<Value>, toolkit_runtime::serve::Refusal>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
+    fn list_resource_templates(
+        &self,
+    ) -> toolkit_runtime::BoxFuture<'_, Result<Vec<Value>, toolkit_runtime::serve::Refusal>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
+    fn read_resource<'a>(
+        &'a self,
+        uri: &'a str,
+    ) -> toolkit_runtime::BoxFuture<
+        'a,
+        Result<toolkit_runtime::JsonObject, toolkit_runtime::serve::Refusal>,
+    > {
+        Box::pin(async move { Err(toolkit_runtime::serve::Refusal::NotFound(uri.to_owned())) })
+    }
+    fn subscribe<'a>(
+        &'a self,
+        uri: &'a str,
+    ) -> toolkit_runtime::BoxFuture<'a, Result<(), toolkit_runtime::serve::Refusal>> {
+        self.asked.lock().unwrap().push(format!("subscribe {uri}"));
+        Box::pin(async { Ok(()) })
+    }
+    fn unsubscribe<'a>(
+        &'a self,
+        uri: &'a str,
+    ) -> toolkit_runtime::BoxFuture<'a, Result<(), toolkit_runtime::serve::Refusal>> {
+        self.asked
+            .lock()
+            .unwrap()
+            .push(format!("unsubscribe {uri}"));
+        Box::pin(async { Ok(()) })
+    }
+    fn list_prompts(
+        &self,
+    ) -> toolkit_runtime::BoxFuture<'_, Result<Vec<Value>, toolkit_runtime::serve::Refusal>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
+    fn get_prompt<'a>(
+        &'a self,
+        name: &'a str,
+        _arguments: toolkit_runtime::JsonObject,
+    ) -> toolkit_runtime::BoxFuture<
+        'a,
+        Result<toolkit_runtime::JsonObject, toolkit_runtime::serve::Refusal>,
+    > {
+        Box::pin(async move { Err(toolkit_runtime::serve::Refusal::NotFound(name.to_owned())) })
+    }
+    fn complete(
+        &self,
+        _params: toolkit_runtime::JsonObject,
+    ) -> toolkit_runtime::BoxFuture<
+        '_,
+        Result<toolkit_runtime::JsonObject, toolkit_runtime::serve::Refusal>,
+    > {
+        Box::pin(async { Err(toolkit_runtime::serve::Refusal::Unsupported("no".into())) })
+    }
+    fn updated(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
+        Some(self.updates.subscribe())
+    }
+}
+
+#[tokio::test]
+async fn serve_a_stateless_client_that_listens_for_a_resource_hears_its_updates_only() {
+    let host = Arc::new(Subscribable {
+        updates: tokio::sync::broadcast::channel(16).0,
+        asked: std::sync::Mutex::default(),
+    });
+    let server = McpServer::new(demo::toolkit()).resources(host.clone());
+    let mut client = InProcessClient::stateless(server);
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    client
+        .send(&json!({
+            "jsonrpc": "2.0", "id": "listen", "method": "subscriptions/listen",
+            "params": {"notifications": {"resourceSubscriptions": ["demo://a"]}, "_meta": meta}
+        }))
+        .await
+        .unwrap();
+    let acknowledged = client.next_message().await.unwrap();
+    assert_eq!(
+        acknowledged["params"]["notifications"]["resourceSubscriptions"],
+        json!(["demo://a"]),
+        "{acknowledged}"
+    );
+    // The host is asked to subscribe before updates are told; wait for it (bounded).
+    for _ in 0..100 {
+        if !host.asked.lock().unwrap().is_empty() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(*host.asked.lock().unwrap(), ["subscribe demo://a"]);
+    host.updates.send("demo://b".into()).unwrap();
+    host.updates.send("demo://a".into()).unwrap();
+    let notified = client.next_message().await.unwrap();
+    assert_eq!(
+        notified["method"], "notifications/resources/updated",
+        "{notified}"
+    );
+    assert_eq!(notified["params"]["uri"], "demo://a", "{notified}");
+}

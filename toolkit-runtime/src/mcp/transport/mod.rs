@@ -113,6 +113,12 @@ pub(crate) trait Transport: Send + Sync + 'static {
     fn tools_changed(&self) -> Option<crate::mcp::ToolsChanged> {
         None
     }
+
+    /// A waiter for the resources the server says changed, where this transport hears the
+    /// server unasked (`None` where it does not).
+    fn resources_updated(&self) -> Option<crate::mcp::ResourcesUpdated> {
+        None
+    }
 }
 
 /// The most answers to a server's requests (its pings) in flight at once; a request that comes

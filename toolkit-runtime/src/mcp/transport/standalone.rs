@@ -123,6 +123,11 @@ async fn read(
                     Incoming::Notification { method, .. } if method == TOOLS_LIST_CHANGED => {
                         shared.changes.tell();
                     }
+                    Incoming::Notification { method, params }
+                        if method == crate::mcp::resources_updated::RESOURCES_UPDATED =>
+                    {
+                        shared.changes.resource_updated(params.as_ref());
+                    }
                     // Answers belong on the streams of their requests; progress and logs were
                     // passed on when read.
                     _ => {}

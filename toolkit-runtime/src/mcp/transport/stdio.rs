@@ -28,6 +28,7 @@ use crate::context::ELICITATION_CREATE;
 use crate::mcp::changes::{Changes, TOOLS_LIST_CHANGED};
 use crate::mcp::jsonrpc::{self, Incoming, Outcome};
 use crate::mcp::negotiation::{self, Next};
+use crate::mcp::resources_updated::RESOURCES_UPDATED;
 use crate::mcp::revision::{self, Era};
 use crate::mcp::{Elicitation, McpOptions, StdioCommand};
 use crate::{BoxFuture, Reason};
@@ -383,6 +384,10 @@ impl Transport for Stdio {
         Some(self.changes.subscribe())
     }
 
+    fn resources_updated(&self) -> Option<crate::mcp::ResourcesUpdated> {
+        Some(self.changes.resources())
+    }
+
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(Stdio::close(self))
     }
@@ -478,6 +483,9 @@ async fn read_stdout(
                 }
                 Incoming::Notification { method, .. } if method == TOOLS_LIST_CHANGED => {
                     changes.tell()
+                }
+                Incoming::Notification { method, params } if method == RESOURCES_UPDATED => {
+                    changes.resource_updated(params.as_ref());
                 }
                 Incoming::Notification { .. } => {}
             }

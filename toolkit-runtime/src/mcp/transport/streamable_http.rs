@@ -641,6 +641,10 @@ impl Transport for StreamableHttp {
         Some(self.shared.changes.subscribe())
     }
 
+    fn resources_updated(&self) -> Option<crate::mcp::ResourcesUpdated> {
+        Some(self.shared.changes.resources())
+    }
+
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(async {
             let _settling = self.settling.lock().await;

@@ -1,0 +1,176 @@
+//! Tasks through the gateway (MCP 2025-11-25): `toolkit-gen serve --config` in front of a
+//! TypeScript SDK task server (`ts_task_peer.cjs` of the runtime's tests, source `tasks`) and npm
+//! `@modelcontextprotocol/server-everything` (source `everything`, whose
+//! `simulate-research-query` runs only as a task), read by the TypeScript SDK's client with its
+//! task API (`task_client.cjs`). A client that declares tasks sees the tools' `execution`, calls
+//! them as tasks, and its `tasks/get`, `tasks/list`, `tasks/cancel` and `tasks/result` reach the
+//! source that owns the task, under ids served as `source/id`; a client that does not declare
+//! them is served the task tools as plain tools.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+fn peer(path: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/peers")
+        .join(path);
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/install-test-peers",
+        path.display()
+    );
+    path.to_string_lossy().into_owned()
+}
+
+/// The gateway's configuration file, in a folder of this test's own (`name`).
+fn config(name: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("toolkit-gateway-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let server = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../toolkit-runtime-tests/tests/it/mcp/ts_task_peer.cjs"
+    );
+    let everything =
+        peer("mcp-npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let config = format!(
+        "[catalog]\nfile = \"{}\"\nrefresh_seconds = 0\n\n[policy]\ndefault = \"allow\"\n\n\
+         [[sources]]\nname = \"tasks\"\ncommand = [\"node\", \"{server}\"]\nenv = {{ NODE_PATH = \"TASKS_NODE_PATH\" }}\n\n\
+         [[sources]]\nname = \"everything\"\ncommand = [\"node\", \"{everything}\", \"stdio\"]\n",
+        dir.join("catalog.json").display()
+    );
+    std::fs::write(dir.join("toolkit.toml"), config).unwrap();
+    dir.join("toolkit.toml").to_string_lossy().into_owned()
+}
+
+/// What the SDK's client saw through the gateway, declaring tasks (`tasks`) or not.
+fn seen(tasks: bool) -> Value {
+    let config = config(if tasks { "tasks" } else { "plain-tasks" });
+    let output = Command::new("node")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/cli/task_client.cjs"
+        ))
+        .args([
+            env!("CARGO_BIN_EXE_toolkit-gen"),
+            "serve",
+            "--config",
+            &config,
+        ])
+        .env("NODE_PATH", peer("mcp-npm/node_modules"))
+        .env("TASKS_NODE_PATH", peer("mcp-npm/node_modules"))
+        .env("TASKS", if tasks { "1" } else { "0" })
+        .output()
+        .unwrap();
+    let seen: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&output.stdout).into_owned()));
+    assert!(
+        seen.is_object() && seen.get("error").is_none(),
+        "{seen}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    seen
+}
+
+#[test]
+fn a_client_that_speaks_tasks_drives_the_sources_tasks_through_the_gateway() {
+    let seen = seen(true);
+    assert_eq!(
+        seen["capabilities"]["tasks"]["requests"]["tools"]["call"],
+        json!({})
+    );
+    assert_eq!(
+        seen["tools"]["tasks__slow"],
+        json!({"taskSupport": "required"})
+    );
+    assert_eq!(
+        seen["tools"]["tasks__optional"],
+        json!({"taskSupport": "optional"})
+    );
+    assert_eq!(
+        seen["tools"]["everything__simulate-research-query"]["taskSupport"],
+        "required"
+    );
+    assert_eq!(seen["tools"]["tasks__record"], Value::Null);
+
+    // Made as a task, polled by the client, its result read from the source that owns it.
+    let slow = &seen["slow"];
+    assert_eq!(slow["types"][0], "taskCreated", "{slow}");
+    assert_eq!(slow["types"].as_array().unwrap().last().unwrap(), "result");
+    assert!(
+        slow["taskId"].as_str().unwrap().starts_with("tasks/"),
+        "{slow}"
+    );
+    assert_eq!(
+        slow["result"]["content"],
+        json!([{"type": "text", "text": "researched tides"}])
+    );
+    let research = &seen["research"];
+    assert!(
+        research["taskId"]
+            .as_str()
+            .unwrap()
+            .starts_with("everything/"),
+        "{research}"
+    );
+    assert!(
+        research["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("# Research Report: python"),
+        "{research}"
+    );
+
+    // A task that never ends: seen working, listed, cancelled at its source.
+    let never = &seen["never"];
+    let id = never["created"]["taskId"].as_str().unwrap();
+    assert!(id.starts_with("tasks/"), "{never}");
+    assert_eq!(never["got"]["taskId"], id);
+    assert_eq!(never["got"]["status"], "working");
+    let listed = never["listed"].as_array().unwrap();
+    assert!(listed.contains(&json!(id)), "{never}");
+    assert!(listed.contains(&slow["taskId"]), "{never}");
+    assert!(
+        listed
+            .iter()
+            .all(|listed| listed.as_str().unwrap().starts_with("tasks/")
+                || listed.as_str().unwrap().starts_with("everything/"))
+    );
+    assert_eq!(never["after"]["status"], "cancelled");
+    let record = &seen["record"];
+    assert!(
+        record["cancelled"]
+            .as_array()
+            .unwrap()
+            .contains(&seen["upstreamId"]),
+        "{record}"
+    );
+    assert!(
+        record["created"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|task| task["tool"] == "slow" && task["asTask"] == true)
+    );
+
+    // Ids the gateway did not hand out, or of another source, are refused.
+    for refused in ["unknown", "bare", "elsewhere"] {
+        assert_eq!(
+            seen[refused]["code"], -32602,
+            "{refused}: {}",
+            seen[refused]
+        );
+    }
+}
+
+#[test]
+fn a_client_that_does_not_declare_tasks_is_served_task_tools_as_plain_tools() {
+    let seen = seen(false);
+    assert!(seen["capabilities"].get("tasks").is_none(), "{seen}");
+    assert_eq!(seen["tools"]["tasks__slow"], Value::Null);
+    assert_eq!(
+        seen["plain"]["content"],
+        json!([{"type": "text", "text": "researched tides"}])
+    );
+}

@@ -1,0 +1,353 @@
+//! Tasks passed through (MCP 2025-11-25): to a client that declares `capabilities.tasks` at
+//! `initialize`, a host that gives [`Tasks`] (the gateway) serves its sources' task tools as
+//! they are listed upstream (`execution.taskSupport`), takes a `tools/call` made as a task, and
+//! answers `tasks/get`, `tasks/result`, `tasks/cancel` and `tasks/list` through the host.
+//!
+//! rmcp 3.11 knows only the 2026-07-28 Tasks extension (`tasks/get`, `tasks/update`,
+//! `tasks/cancel` under `io.modelcontextprotocol/tasks`), whose task model differs, and its
+//! types drop what the 2025-11-25 form adds (a tool's `execution`, a call's `task`, the
+//! `tasks` capability). So the stdio transport renames, for such a client, the requests of the
+//! 2025-11-25 form to methods rmcp passes on as they were written ([`Dialect::incoming`]),
+//! and they are answered here as JSON; the `initialize` answer gains the `tasks` capability
+//! ([`Dialect::outgoing`]). A client that declares no tasks is served as before: task tools
+//! listed without `execution`, their calls run as tasks upstream by the MCP source.
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolRequestParams, CustomRequest, CustomResult};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{Value, json};
+
+use super::relay::ClientRelay;
+use super::resources::{Refusal, error};
+use super::served::ServedToolkit;
+use toolkit_core::context::Relay;
+use toolkit_core::{BoxFuture, CallContext, JsonObject};
+
+/// What a host does with the tasks of its sources' tools, for a client that drives tasks
+/// itself. Every answer is the MCP result as written (JSON), its task ids the ones the client
+/// is to use.
+pub trait Tasks: std::fmt::Debug + Send + Sync + 'static {
+    /// `tools/call` of `tool` of `source` (the names the source knows) as a task (`task`, the
+    /// client's parameter): the `CreateTaskResult`, or a plain result when the source ran the
+    /// call without a task. What the source asks on the way is asked through `context`.
+    fn call<'a>(
+        &'a self,
+        source: &'a str,
+        tool: &'a str,
+        arguments: JsonObject,
+        task: JsonObject,
+        context: &'a CallContext,
+    ) -> BoxFuture<'a, Result<JsonObject, Refusal>>;
+
+    /// `tasks/get`, `tasks/result`, `tasks/cancel` or `tasks/list` (`method`) with its params
+    /// as the client wrote them (`_meta` removed); what the source asks meanwhile (for
+    /// `tasks/result`) is asked through `context`.
+    fn request<'a>(
+        &'a self,
+        method: &'a str,
+        params: JsonObject,
+        context: &'a CallContext,
+    ) -> BoxFuture<'a, Result<JsonObject, Refusal>>;
+}
+
+/// A host's tasks, or none.
+pub(crate) type Hosted = Option<Arc<dyn Tasks>>;
+
+/// The prefix of the methods the transport renames for a client that speaks tasks.
+const RENAMED: &str = "toolkit-tasks:";
+
+/// The requests of the 2025-11-25 task form (beside a `tools/call` with `task`).
+const TASK_METHODS: [&str; 4] = ["tasks/get", "tasks/result", "tasks/cancel", "tasks/list"];
+
+/// What one session's transport knows of its client's tasks: whether it declared them, and the
+/// id of its `initialize`, whose answer gains the `tasks` capability.
+#[derive(Debug, Default)]
+pub(crate) struct Dialect {
+    /// The host gives [`Tasks`].
+    hosted: bool,
+    /// The client declared `capabilities.tasks`.
+    speaks: bool,
+    /// The id of the client's `initialize`, until it is answered.
+    initialize: Option<Value>,
+}
+
+impl Dialect {
+    /// The dialect of a session of a host that gives [`Tasks`] (`hosted`) or not.
+    pub(crate) fn new(hosted: bool) -> Self {
+        Self {
+            hosted,
+            ..Self::default()
+        }
+    }
+
+    /// Reads a message from the client before rmcp does: an `initialize` says whether the client
+    /// speaks tasks; for one that does, `tools/list`, a `tools/call` with `task` and the
+    /// `tasks/*` requests are renamed, to be answered as written ([`answer`]).
+    pub(crate) fn incoming(&mut self, message: &mut Value) {
+        let Some(method) = message.get("method").and_then(Value::as_str) else {
+            return;
+        };
+        if method == "initialize" {
+            self.speaks = self.hosted
+                && message
+                    .pointer("/params/capabilities/tasks")
+                    .is_some_and(Value::is_object);
+            self.initialize = self.speaks.then(|| message.get("id").cloned()).flatten();
+            return;
+        }
+        if !self.speaks || message.get("id").is_none() {
+            return;
+        }
+        let renamed = match method {
+            "tools/list" => true,
+            "tools/call" => message
+                .pointer("/params/task")
+                .is_some_and(Value::is_object),
+            other => TASK_METHODS.contains(&other),
+        };
+        if renamed {
+            let name = format!("{RENAMED}{method}");
+            message["method"] = Value::String(name);
+        }
+    }
+
+    /// Writes a message to the client after rmcp does: the answer to the `initialize` of a
+    /// client that speaks tasks says the server takes tasks of `tools/call`, lists them and
+    /// cancels them.
+    pub(crate) fn outgoing(&mut self, message: &mut Value) {
+        let Some(id) = &self.initialize else {
+            return;
+        };
+        if message.get("method").is_some() || message.get("id") != Some(id) {
+            return;
+        }
+        self.initialize = None;
+        if let Some(Value::Object(capabilities)) = message.pointer_mut("/result/capabilities") {
+            capabilities.insert(
+                "tasks".into(),
+                json!({"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}),
+            );
+        }
+    }
+
+    /// Whether an answer may need [`Dialect::outgoing`] (the `initialize` is not answered yet).
+    pub(crate) fn waits(&self) -> bool {
+        self.initialize.is_some()
+    }
+}
+
+/// Answers a request the transport renamed; `None` for any other custom request.
+pub(crate) async fn answer(
+    handler: &impl ServerHandler,
+    toolkit: &ServedToolkit,
+    hosted: &Hosted,
+    request: &CustomRequest,
+    context: RequestContext<RoleServer>,
+) -> Option<Result<CustomResult, ErrorData>> {
+    let method = request.method.strip_prefix(RENAMED)?;
+    let mut params = match request.params.clone() {
+        Some(Value::Object(params)) => params,
+        None | Some(Value::Null) => JsonObject::new(),
+        Some(_) => {
+            return Some(Err(ErrorData::invalid_params(
+                "params must be an object",
+                None,
+            )));
+        }
+    };
+    Some(match method {
+        "tools/list" => Ok(CustomResult(listing(toolkit))),
+        "tools/call" => call(handler, toolkit, hosted, params, context).await,
+        method if TASK_METHODS.contains(&method) => match hosted {
+            Some(tasks) => {
+                params.remove("_meta");
+                let relayed = relayed(&context);
+                tasks
+                    .request(method, params, &relayed)
+                    .await
+                    .map(|result| CustomResult(Value::Object(result)))
+                    .map_err(|refusal| error(refusal, false))
+            }
+            None => Err(ErrorData::new(
+                rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+                format!("{method} is not served"),
+                None,
+            )),
+        },
+        other => Err(ErrorData::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            other.to_owned(),
+            None,
+        )),
+    })
+}
+
+/// The tools as `tools/list` serves them, a tool passed through as a task with its
+/// `execution` as its source listed it.
+fn listing(toolkit: &ServedToolkit) -> Value {
+    let served = toolkit.served();
+    let tools: Vec<Value> = served
+        .listing
+        .iter()
+        .map(|(name, listed)| {
+            let mut listed = serde_json::to_value(listed).unwrap_or(Value::Null);
+            if let Some(tool) = served.toolkit.get(name)
+                && passed_through(tool)
+                && let (Some(execution), Value::Object(listed)) =
+                    (tool.definition().execution(), &mut listed)
+            {
+                listed.insert("execution".into(), Value::Object(execution.clone()));
+            }
+            listed
+        })
+        .collect();
+    json!({ "tools": tools })
+}
+
+/// Whether a tool's calls made as tasks go to its source as tasks: a tool of a source, listed
+/// with a `taskSupport` other than `forbidden`, that needs no approval (a call that does is
+/// asked of the host's approver, which only a plain call waits for).
+fn passed_through(tool: &toolkit_core::Tool) -> bool {
+    let support = tool
+        .definition()
+        .execution()
+        .and_then(|execution| execution.get("taskSupport"))
+        .and_then(Value::as_str);
+    tool.origin().is_some()
+        && matches!(support, Some("required" | "optional"))
+        && !tool.approval().may_be_required()
+}
+
+/// A `tools/call` made as a task: passed to the host for a tool passed through, else run as a
+/// plain call (the spec's answer of a server that does not take the request as a task).
+async fn call(
+    handler: &impl ServerHandler,
+    toolkit: &ServedToolkit,
+    hosted: &Hosted,
+    mut params: JsonObject,
+    context: RequestContext<RoleServer>,
+) -> Result<CustomResult, ErrorData> {
+    let task = match params.remove("task") {
+        Some(Value::Object(task)) => task,
+        _ => JsonObject::new(),
+    };
+    let name = params
+        .get("name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let served = toolkit.served();
+    let routed = served
+        .toolkit
+        .get(&name)
+        .filter(|tool| passed_through(tool))
+        .zip(hosted.as_ref());
+    let Some((tool, tasks)) = routed else {
+        let plain: CallToolRequestParams = serde_json::from_value(Value::Object(params))
+            .map_err(|_| ErrorData::invalid_params("Invalid params", None))?;
+        let answered = rmcp::model::ServerResult::from(handler.call_tool(plain, context).await?);
+        let mut answered = serde_json::to_value(answered).unwrap_or(Value::Null);
+        // The session revisions write no `resultType` (rmcp strips it from its own results).
+        if let Value::Object(result) = &mut answered {
+            result.remove("resultType");
+        }
+        return Ok(CustomResult(answered));
+    };
+    let arguments = match params.remove("arguments") {
+        Some(Value::Object(arguments)) => arguments,
+        None | Some(Value::Null) => JsonObject::new(),
+        Some(_) => {
+            return Err(ErrorData::invalid_params(
+                "arguments must be an object",
+                None,
+            ));
+        }
+    };
+    let input = Value::Object(arguments);
+    if let Err(invalid) = tool.input_check().check(&input) {
+        return Err(ErrorData::invalid_params(invalid.report(tool.name()), None));
+    }
+    let Value::Object(arguments) = input else {
+        return Err(ErrorData::invalid_params(
+            "arguments must be an object",
+            None,
+        ));
+    };
+    let Some((source, upstream)) = tool.origin() else {
+        return Err(ErrorData::internal_error("the tool has no source", None));
+    };
+    let relayed = relayed(&context);
+    tasks
+        .call(source, upstream, arguments, task, &relayed)
+        .await
+        .map(|result| CustomResult(Value::Object(result)))
+        .map_err(|refusal| error(refusal, false))
+}
+
+/// The context of a request passed through: what the source asks meanwhile goes to this client.
+fn relayed(context: &RequestContext<RoleServer>) -> CallContext {
+    let relay: Arc<dyn Relay> = Arc::new(ClientRelay::new(
+        context.peer.clone(),
+        context.id.clone(),
+        context.ct.child_token(),
+    ));
+    CallContext::new().with_extension(relay)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn only_a_client_that_declares_tasks_has_its_requests_renamed() {
+        let mut silent = Dialect::new(true);
+        silent.incoming(
+            &mut json!({"id": 1, "method": "initialize", "params": {"capabilities": {}}}),
+        );
+        let mut list = json!({"id": 2, "method": "tools/list"});
+        silent.incoming(&mut list);
+        assert_eq!(list["method"], "tools/list");
+
+        let mut speaking = Dialect::new(true);
+        speaking.incoming(&mut json!({
+            "id": 1, "method": "initialize", "params": {"capabilities": {"tasks": {}}}
+        }));
+        for (method, params, renamed) in [
+            ("tools/list", json!({}), true),
+            ("tools/call", json!({"name": "t", "task": {}}), true),
+            ("tools/call", json!({"name": "t"}), false),
+            ("tasks/get", json!({"taskId": "x"}), true),
+            ("tasks/list", json!({}), true),
+            ("resources/list", json!({}), false),
+        ] {
+            let mut message = json!({"id": 3, "method": method, "params": params});
+            speaking.incoming(&mut message);
+            let expected = if renamed {
+                format!("{RENAMED}{method}")
+            } else {
+                method.to_owned()
+            };
+            assert_eq!(message["method"], expected.as_str());
+        }
+        let mut answer = json!({"id": 1, "result": {"capabilities": {"tools": {}}}});
+        assert!(speaking.waits());
+        speaking.outgoing(&mut answer);
+        assert_eq!(
+            answer["result"]["capabilities"]["tasks"]["requests"]["tools"]["call"],
+            json!({})
+        );
+        assert!(!speaking.waits());
+
+        // A host without tasks renames nothing.
+        let mut unhosted = Dialect::new(false);
+        unhosted.incoming(&mut json!({
+            "id": 1, "method": "initialize", "params": {"capabilities": {"tasks": {}}}
+        }));
+        let mut get = json!({"id": 2, "method": "tasks/get", "params": {"taskId": "x"}});
+        unhosted.incoming(&mut get);
+        assert_eq!(get["method"], "tasks/get");
+    }
+}
