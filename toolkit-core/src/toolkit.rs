@@ -8,8 +8,8 @@
 //! [`Toolkit::call`] runs a tool as the host says (it asks no one). [`Toolkit::call_with`] runs a
 //! call the model made, with what the host gives with it ([`CallContext`]): a tool that needs
 //! approval runs only once the host's [`Approver`](crate::Approver) approves (see
-//! [`Verdict`](crate::Verdict)), and the tool's [`Handler`] is given the context. Each call is an
-//! `execute_tool` span ([`telemetry`](crate::telemetry)).
+//! [`crate::Verdict`]), and the tool's [`Handler`] is given the context. Each call is an
+//! `execute_tool` span ([`crate::telemetry`]).
 
 use std::any::Any;
 use std::fmt;

@@ -398,7 +398,7 @@ fn yes() -> bool {
 #[serde(deny_unknown_fields)]
 pub struct SourceOAuth {
     /// The token store: a file (owner-only, relative to the configuration's directory) for one
-    /// machine, or Redis for replicas on several ([`TokenStoreConfig`]). Required for a user's
+    /// machine, or Redis for replicas on several (`token_store`: a path, a `redis://` URL, or a table). Required for a user's
     /// authorization; for client credentials, where tokens are kept between starts.
     pub token_store: Option<TokenStoreConfig>,
     /// The client id: registered ahead at the authorization server (as given to `login`), or the

@@ -234,7 +234,7 @@ impl Gateway {
     }
 
     /// The resources, resource templates, prompts and completion of the MCP sources, served
-    /// beside the tools under the same policy (see [`resources`]).
+    /// beside the tools under the same policy (`resources.rs`).
     pub fn resources(&self) -> resources::Upstreams {
         resources::Upstreams::new(self.upstreams.clone(), self.policy.clone())
     }
