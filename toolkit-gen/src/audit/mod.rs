@@ -193,10 +193,10 @@ impl Default for AuditOptions {
 
 /// Builder methods: each sets one field, the others keep their [`Default`] values.
 impl AuditOptions {
-    /// Sets [`closed_input`](Self::closed_input).
+    /// Sets [`closed_input`](Self::closed_input): a severity, or `None` to leave the check out.
     #[must_use]
-    pub fn closed_input(mut self, closed_input: Severity) -> Self {
-        self.closed_input = Some(closed_input);
+    pub fn closed_input(mut self, closed_input: impl Into<Option<Severity>>) -> Self {
+        self.closed_input = closed_input.into();
         self
     }
 }

@@ -203,7 +203,7 @@ fn open_object_levels_are_reported_at_the_chosen_severity() {
             .iter()
             .all(|(s, _)| *s == Severity::Warning)
     );
-    let off = AuditOptions::default();
+    let off = AuditOptions::default().closed_input(None);
     assert!(of(&audit(&[tool], &off), Check::ClosedInput).is_empty());
 }
 

@@ -5,11 +5,12 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
 use toolkit_gen::emit::{EmitOptions, SourceOptions, openapi_source};
 use toolkit_runtime::openapi::{ReadOptions, read_operations};
+
+use crate::common::nested_cargo;
 
 fn github() -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -172,8 +173,7 @@ fn github_answers_are_typed_and_its_answer_examples_fit_their_types() {
     main.push_str("}\n");
     std::fs::write(root.join("src/bin/fit.rs"), main).unwrap();
 
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let output = Command::new(cargo)
+    let output = nested_cargo()
         .args([
             "run",
             "--offline",
@@ -183,10 +183,6 @@ fn github_answers_are_typed_and_its_answer_examples_fit_their_types() {
             "--manifest-path",
         ])
         .arg(root.join("Cargo.toml"))
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("emit-compile/target"),
-        )
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);

@@ -1,6 +1,7 @@
 //! Fixtures shared by the emitter's tests.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use serde_json::Value;
 use toolkit_runtime::ToolDefinition;
@@ -18,6 +19,22 @@ pub fn corpus(path: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../shared/corpus")
         .join(path)
+}
+
+/// `cargo` for a crate a test writes under the target directory (its command line to follow):
+/// one target directory for them all, so the runtime is built once, and no debug information,
+/// which for a generated module of a large document is gigabytes on a disk that CI shares.
+pub fn nested_cargo() -> Command {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
+    let mut command = Command::new(cargo);
+    command
+        .env(
+            "CARGO_TARGET_DIR",
+            Path::new(env!("CARGO_TARGET_TMPDIR")).join("emit-compile/target"),
+        )
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .env("CARGO_INCREMENTAL", "0");
+    command
 }
 
 /// The fixture tools that exercise every schema form.

@@ -7,12 +7,11 @@
 //! `cargo doc` with `RUSTDOCFLAGS=-D warnings`.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use toolkit_gen::emit::{EmitOptions, SourceOptions, Strictness, mcp_source, openapi_source};
 use toolkit_runtime::openapi::{ReadOptions, decode_document, read_operations};
 
-use crate::common::{corpus, forms, mcp_servers};
+use crate::common::{corpus, forms, mcp_servers, nested_cargo};
 
 /// The documents whose modules are compiled (the others are parsed by `corpus.rs`): compiling
 /// costs minutes on a small machine, so a few that between them hold every form.
@@ -64,14 +63,11 @@ fn write_crate(dir: &str, head: &str, modules: &[(String, String)]) -> PathBuf {
 /// Runs `cargo` with `args` on the crate at `root` (offline, quiet, in the shared target
 /// directory), with the environment `env`, and asserts that it succeeds without a warning.
 fn cargo_clean(root: &Path, args: &[&str], env: &[(&str, &str)]) {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let target = Path::new(env!("CARGO_TARGET_TMPDIR")).join("emit-compile/target");
-    let output = Command::new(cargo)
+    let output = nested_cargo()
         .arg(args[0])
         .args(["--offline", "--quiet", "--manifest-path"])
         .arg(root.join("Cargo.toml"))
         .args(&args[1..])
-        .env("CARGO_TARGET_DIR", target)
         .envs(env.iter().copied())
         .output()
         .unwrap();

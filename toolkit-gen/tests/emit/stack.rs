@@ -10,11 +10,12 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::{Map, Value, json};
 use toolkit_gen::emit::{EmitOptions, SourceOptions, openapi_source};
 use toolkit_runtime::openapi::{ReadOptions, read_operations};
+
+use crate::common::nested_cargo;
 
 /// Down to this many levels of objects every property of an instance is filled; deeper, only
 /// the required ones, with the simplest member of each union (an id, `null`).
@@ -240,8 +241,7 @@ fn every_stripe_answer_reads_on_a_two_megabyte_stack_in_a_debug_build() {
     main.push_str("}\n");
     std::fs::write(root.join("src/bin/read.rs"), main).unwrap();
 
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
-    let output = Command::new(cargo)
+    let output = nested_cargo()
         .args([
             "run",
             "--offline",
@@ -253,10 +253,6 @@ fn every_stripe_answer_reads_on_a_two_megabyte_stack_in_a_debug_build() {
         .arg(root.join("Cargo.toml"))
         .arg("--")
         .arg(&instances)
-        .env(
-            "CARGO_TARGET_DIR",
-            Path::new(env!("CARGO_TARGET_TMPDIR")).join("emit-compile/target"),
-        )
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);

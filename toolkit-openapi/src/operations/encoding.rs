@@ -127,8 +127,9 @@ pub(crate) fn query_pairs(
 ///
 /// # Errors
 ///
-/// A message naming `property` for a value nested deeper than [`MAX_DEEP_OBJECT_DEPTH`], or an
-/// object key that is empty or holds a bracket (it would read as other nesting).
+/// A message naming `property` for a value nested deeper than [`MAX_DEEP_OBJECT_DEPTH`], an
+/// object key that is empty or holds a bracket (it would read as other nesting), or an empty
+/// list or object below the top (it would be sent as nothing).
 pub(crate) fn deep_object(
     property: &str,
     key: String,
@@ -146,6 +147,20 @@ pub(crate) fn deep_object(
             Ok(())
         }
     };
+    // An empty list or object below the top would be no pair at all: the API would read the
+    // key as absent, so the model's value would be lost unseen.
+    let empty = match value {
+        Value::Array(items) => items.is_empty(),
+        Value::Object(fields) => fields.is_empty(),
+        _ => false,
+    };
+    if empty && depth > 0 {
+        return Err(format!(
+            "The property {property:?} holds an empty list or object at {:?}, which a \
+             deepObject query cannot carry: leave it out or give it a value.",
+            cut_for_echo(&key)
+        ));
+    }
     match value {
         Value::Null => {}
         Value::Array(items) => {
@@ -413,6 +428,9 @@ mod tests {
                 "color[recurring][interval]=month",
             ),
             (json!({"key": ""}), "color[key]="),
+            // Empty at the top, as `form` writes it: nothing, as if left out.
+            (json!([]), ""),
+            (json!({}), ""),
         ];
         for (value, expected) in cases {
             assert_eq!(
@@ -433,6 +451,8 @@ mod tests {
             (QueryStyle::DeepObject, false, json!({"a]": 1})),
             (QueryStyle::DeepObject, false, json!({"": 1})),
             (QueryStyle::DeepObject, false, json!({"a": {"b[c": 1}})),
+            (QueryStyle::DeepObject, false, json!({"metadata": {}})),
+            (QueryStyle::DeepObject, false, json!([{"tax": []}])),
         ];
         for (style, joined, value) in refused {
             let error = query(style, joined, &value).unwrap_err();

@@ -73,8 +73,8 @@ async fn serve_progress_reaches_a_client_that_asked_for_it() {
     assert_eq!(
         progress,
         [
-            (json!(1.0), json!("calls echo")),
-            (json!(2.0), json!("echo answered")),
+            (json!(1), json!("calls echo")),
+            (json!(2), json!("echo answered")),
         ]
     );
     // Without a token, nothing is told.
