@@ -39,6 +39,8 @@ mod search_meaning;
 mod serve;
 mod source;
 mod spans;
+#[cfg(feature = "openapi")]
+mod stripe_judge;
 mod support;
 #[cfg(feature = "code-test-worker")]
 mod worker;
