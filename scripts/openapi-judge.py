@@ -23,6 +23,7 @@ import argparse
 import json
 import re
 import sys
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from http.cookies import SimpleCookie
 from urllib.parse import parse_qsl, urlsplit
@@ -195,8 +196,9 @@ def serve(path, port):
     server_url = urlsplit(document["servers"][0]["url"])
     host_url = f"{server_url.scheme}://{server_url.netloc}"
     finder = APICallPathFinder(openapi.spec)
-    # Answers are made once per operation and reused: a judge is deterministic.
+    # Answers are made once per operation and reused: they depend on the operation alone.
     answers = {}
+    lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -229,19 +231,31 @@ def serve(path, port):
                 return self.reply(422, reason.encode(), [("Content-Type", "text/plain")])
             operation = finder.find(request.method, request.host_url + request.path).operation
             key = (request.method, operation.read_value().get("operationId"))
-            if key not in answers:
-                answers[key] = success(document, operation.read_value())
-            if answers[key] is None:
-                return self.reply(204, b"")
-            status, schema = answers[key]
+            with lock:
+                known = answers.get(key)
+            if known is None:
+                known = self.answer(request, operation.read_value())
+                with lock:
+                    answers[key] = known
+            self.reply(*known)
+
+        def answer(self, request, operation):
+            """The status, body and headers of the answer to a valid request of `operation`."""
+            found = success(document, operation)
+            if found is None:
+                return 204, b"", []
+            status, schema = found
             body = json.dumps(instance(document, schema)).encode()
             try:
                 openapi.validate_response(request, Answer(body, status))
                 verdict = [("X-Judge-Answer-Valid", "true")]
             except Exception as error:
-                verdict = [("X-Judge-Answer-Valid", "false"),
-                           ("X-Judge-Answer-Reason", str(error).replace("\n", " ")[:500])]
-            self.reply(status, body, [("Content-Type", "application/json")] + verdict)
+                reason = re.sub(r"\s+", " ", str(error))[:300]
+                # Said once per operation: the test's output shows which answers go unjudged.
+                print(f"openapi-judge: the answer of {operation.get('operationId')} does not fit: {reason}",
+                      file=sys.stderr, flush=True)
+                verdict = [("X-Judge-Answer-Valid", "false"), ("X-Judge-Answer-Reason", reason)]
+            return status, body, [("Content-Type", "application/json")] + verdict
 
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = judge
 

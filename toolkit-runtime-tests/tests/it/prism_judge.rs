@@ -123,7 +123,8 @@ async fn start_prism(document: &Path) -> Prism {
     }
 }
 
-/// A credential for every scheme: what Prism checks is that one is there, in the right place.
+/// A credential for every scheme: what a judge checks is that one is there, in the right place.
+/// Words no answer holds: the source redacts a credential wherever an answer echoes it.
 pub(crate) struct AnyCredential(pub(crate) BTreeMap<String, SecurityScheme>);
 
 impl CredentialProvider for AnyCredential {
@@ -133,7 +134,7 @@ impl CredentialProvider for AnyCredential {
             Some(if basic {
                 Credential::Basic {
                     user: "judge".into(),
-                    password: "secret".into(),
+                    password: "judge-password".into(),
                 }
             } else {
                 Credential::Token("judge-token".into())
@@ -247,6 +248,10 @@ pub(crate) fn instance(
                         continue;
                     }
                     match instance(property, defs, full, depth + 1) {
+                        // An optional empty object or list says nothing, and a deepObject query
+                        // or form body cannot carry it (the source refuses it, by design).
+                        Some(Value::Object(empty)) if !needed && empty.is_empty() => {}
+                        Some(Value::Array(empty)) if !needed && empty.is_empty() => {}
                         Some(value) => {
                             object.insert(name.clone(), value);
                         }
@@ -260,18 +265,32 @@ pub(crate) fn instance(
                     object.insert(name.to_owned(), json!("a"));
                 }
             }
+            // Filled, below FULL_DEPTH an object would carry nothing, which a deepObject list
+            // item cannot: it gets the first property that makes a scalar.
+            if full
+                && object.is_empty()
+                && let Some(Value::Object(properties)) = schema.get("properties")
+            {
+                let first = properties.iter().find_map(|(name, property)| {
+                    match instance(property, defs, false, depth + 1)? {
+                        Value::Object(_) | Value::Array(_) => None,
+                        value => Some((name.clone(), value)),
+                    }
+                });
+                object.extend(first);
+            }
             Some(Value::Object(object))
         }
         "array" => {
-            let least = schema
-                .get("minItems")
-                .and_then(Value::as_u64)
-                .unwrap_or(0)
-                .max(1);
+            let asked = schema.get("minItems").and_then(Value::as_u64).unwrap_or(0);
             let item = match schema.get("items") {
                 Some(items) => instance(items, defs, full, depth + 1)?,
                 None => json!("a"),
             };
+            // Items that carry nothing (an empty object) make an empty list, as few as allowed:
+            // a deepObject form cannot carry them either.
+            let empty = matches!(&item, Value::Object(o) if o.is_empty());
+            let least = if empty { asked } else { asked.max(1) };
             Some(Value::Array(vec![
                 item;
                 usize::try_from(least).unwrap_or(1)
