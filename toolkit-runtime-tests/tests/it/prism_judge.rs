@@ -64,14 +64,16 @@ fn documents() -> Vec<(&'static str, PathBuf)> {
     ]
 }
 
-/// A Prism mock server on 127.0.0.1, stopped when dropped.
-struct Prism {
-    _child: Child,
-    port: u16,
+/// A judge's server on 127.0.0.1 (Prism, or `scripts/openapi-judge.py`), stopped when dropped.
+pub(crate) struct Peer {
+    /// The server's process, killed on drop.
+    pub(crate) _child: Child,
+    /// The port it listens on.
+    pub(crate) port: u16,
 }
 
 /// Starts `prism mock DOC --errors` on a free port and waits until it listens.
-async fn start_prism(document: &Path) -> Prism {
+async fn start_prism(document: &Path) -> Peer {
     let prism = peers().join("prism/node_modules/@stoplight/prism-cli/dist/index.js");
     assert!(
         prism.is_file(),
@@ -117,7 +119,7 @@ async fn start_prism(document: &Path) -> Prism {
     );
     // Prism writes a line per request: keep reading so that its pipe never fills.
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    Prism {
+    Peer {
         _child: child,
         port,
     }
@@ -479,7 +481,7 @@ pub(crate) enum Outcome {
 }
 
 /// Calls every operation of one document through the source and judges what Prism says.
-async fn judge(name: &str, file: &Path, prism: &Prism) -> Vec<(String, Outcome)> {
+async fn judge(name: &str, file: &Path, prism: &Peer) -> Vec<(String, Outcome)> {
     let text = std::fs::read_to_string(file).unwrap();
     let document = decode_document(&text).unwrap();
     let read = read_operations(&document, &ReadOptions::default()).unwrap();

@@ -13,24 +13,18 @@ use std::time::{Duration, Instant};
 
 use reqwest::{Request, Response};
 use tokio::io::{AsyncBufReadExt as _, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Command;
 use toolkit_runtime::http::{HttpClient, HttpSource, client_builder};
 use toolkit_runtime::openapi::{ReadOptions, decode_document, read_operations};
 use toolkit_runtime::{BoxFuture, CallContext, ToolSource};
 
-use crate::prism_judge::{AnyCredential, assert_goals, call_every, peers};
+use crate::prism_judge::{AnyCredential, Peer, assert_goals, call_every, peers};
 
 /// How long the judge may take to load Stripe's 7 MB document (about 10 s).
 const START: Duration = Duration::from_secs(120);
 
-/// The judge on 127.0.0.1, stopped when dropped.
-struct Judge {
-    _child: Child,
-    port: u16,
-}
-
 /// Starts `scripts/openapi-judge.py` on `document` on a port it picks, and reads that port.
-async fn start_judge(document: &std::path::Path) -> Judge {
+async fn start_judge(document: &std::path::Path) -> Peer {
     let python = peers().join("openapi-core-venv/bin/python");
     assert!(
         python.is_file(),
@@ -62,7 +56,7 @@ async fn start_judge(document: &std::path::Path) -> Judge {
             document.display()
         );
     };
-    Judge {
+    Peer {
         _child: child,
         port,
     }
