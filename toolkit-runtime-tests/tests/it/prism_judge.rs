@@ -28,7 +28,7 @@ use toolkit_runtime::openapi::{ReadOptions, decode_document, read_operations};
 use toolkit_runtime::{BoxFuture, CallContext, Reason, ToolSource, ToolSourceError};
 
 /// The share of requests Prism must accept, and of fitting answers that must decode.
-pub(crate) const GOAL: f64 = 0.995;
+const GOAL: f64 = 0.995;
 
 /// The most calls, as a share of all, for which no valid input is made (a `pattern` none of
 /// [`string`]'s candidates matches): 2.7 % in December 2026.
@@ -102,27 +102,43 @@ async fn start_prism(document: &Path) -> Peer {
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let listening = tokio::time::timeout(START, async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            if line.contains("Prism is listening") {
-                return true;
-            }
-        }
-        false
+    let listening = ready_line(&mut child, START, |line| {
+        line.contains("Prism is listening").then_some(())
     })
     .await;
     assert!(
-        listening == Ok(true),
+        listening.is_some(),
         "Prism did not start on {} within {START:?}",
         document.display()
     );
-    // Prism writes a line per request: keep reading so that its pipe never fills.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
     Peer {
         _child: child,
         port,
     }
+}
+
+/// Reads `child`'s standard output, piped, for up to `within` until `ready` takes a value from a
+/// line (a server saying it listens, and where); then goes on reading in the background, since
+/// a server that writes a line per request would otherwise fill its pipe and stall.
+pub(crate) async fn ready_line<T>(
+    child: &mut Child,
+    within: Duration,
+    ready: impl Fn(&str) -> Option<T>,
+) -> Option<T> {
+    let mut lines = BufReader::new(child.stdout.take()?).lines();
+    let found = tokio::time::timeout(within, async {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if let Some(value) = ready(&line) {
+                return Some(value);
+            }
+        }
+        None
+    })
+    .await
+    .ok()
+    .flatten();
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    found
 }
 
 /// A credential for every scheme: what a judge checks is that one is there, in the right place.
@@ -148,12 +164,7 @@ impl CredentialProvider for AnyCredential {
 /// Makes a value valid for `schema` (a tool's input schema, whose `$ref`s lead into `defs`):
 /// the required properties, and with `full` the optional ones too (down to [`FULL_DEPTH`]).
 /// `None` when no value was found (a pattern no candidate matches, a recursion without end).
-pub(crate) fn instance(
-    schema: &Value,
-    defs: &Map<String, Value>,
-    full: bool,
-    depth: usize,
-) -> Option<Value> {
+fn instance(schema: &Value, defs: &Map<String, Value>, full: bool, depth: usize) -> Option<Value> {
     if depth > 40 {
         return None;
     }

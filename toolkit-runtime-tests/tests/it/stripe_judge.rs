@@ -12,13 +12,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use reqwest::{Request, Response};
-use tokio::io::{AsyncBufReadExt as _, BufReader};
 use tokio::process::Command;
 use toolkit_runtime::http::{HttpClient, HttpSource, client_builder};
 use toolkit_runtime::openapi::{ReadOptions, decode_document, read_operations};
 use toolkit_runtime::{BoxFuture, CallContext, ToolSource};
 
-use crate::prism_judge::{AnyCredential, Peer, assert_goals, call_every, peers};
+use crate::prism_judge::{AnyCredential, Peer, assert_goals, call_every, peers, ready_line};
 
 /// How long the judge may take to load Stripe's 7 MB document (about 10 s).
 const START: Duration = Duration::from_secs(120);
@@ -40,17 +39,14 @@ async fn start_judge(document: &std::path::Path) -> Peer {
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let port = tokio::time::timeout(START, async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(address) = line.strip_prefix("openapi-judge listening on 127.0.0.1:") {
-                return address.trim().parse::<u16>().ok();
-            }
-        }
-        None
+    let port = ready_line(&mut child, START, |line| {
+        line.strip_prefix("openapi-judge listening on 127.0.0.1:")?
+            .trim()
+            .parse::<u16>()
+            .ok()
     })
     .await;
-    let Ok(Some(port)) = port else {
+    let Some(port) = port else {
         panic!(
             "the judge did not start on {} within {START:?}",
             document.display()
