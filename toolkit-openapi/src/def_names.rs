@@ -34,14 +34,26 @@ impl Names {
             }
             _ => sanitize(&tokens.join("_")),
         };
-        let mut name = wanted.clone();
+        let name = self.take(&wanted);
+        self.by_reference.insert(reference.to_owned(), name.clone());
+        name
+    }
+
+    /// A name of its own for a variant of the entry `name` (`Pet.request`): asked once per
+    /// variant, it is told apart from every other name like a place's.
+    pub(crate) fn variant(&mut self, name: &str, suffix: &str) -> String {
+        self.take(&format!("{name}.{suffix}"))
+    }
+
+    /// `wanted`, or the first of `wanted_2`, `wanted_3`, … no place has, taken.
+    fn take(&mut self, wanted: &str) -> String {
+        let mut name = wanted.to_owned();
         let mut count = 1;
         while self.taken.contains(&name) {
             count += 1;
             name = format!("{wanted}_{count}");
         }
         self.taken.insert(name.clone());
-        self.by_reference.insert(reference.to_owned(), name.clone());
         name
     }
 }

@@ -26,6 +26,7 @@ use serde_json::{Map, Value};
 use super::def_names::Names;
 use super::pointer;
 use super::schema::{Converter, Dialect};
+use super::visibility::{self, Directed, Direction};
 use super::{ReadOptions, SkipReason};
 
 /// A converted schema of the document, the references it makes, and its size as JSON text.
@@ -44,6 +45,20 @@ pub(crate) struct Defs<'d> {
     /// The bytes of JSON the schemas' own copies may take, and those they take so far.
     budget: usize,
     copied: usize,
+    /// Per direction, the name of each entry's variant there, or `None` when the entry is the
+    /// same in that direction.
+    variant_names: HashMap<(Direction, String), Option<String>>,
+    /// The variants made so far, by name.
+    variants: HashMap<String, Converted>,
+}
+
+/// What [`Defs::gather`] gathered for one schema.
+#[derive(Debug)]
+pub(crate) struct Gathered {
+    /// The schema's `$defs`: its entries, or their names when entries are shared.
+    pub(crate) defs: Option<Value>,
+    /// What the direction changes in the schema's own subschemas (apply it to them).
+    pub(crate) directed: Directed,
 }
 
 impl<'d> Defs<'d> {
@@ -59,6 +74,8 @@ impl<'d> Defs<'d> {
             shared: options.shared_defs.then(Map::new),
             budget: options.copy_budget,
             copied: 0,
+            variant_names: HashMap::new(),
+            variants: HashMap::new(),
         }
     }
 
@@ -70,15 +87,6 @@ impl<'d> Defs<'d> {
     /// The entry `name` of the shared entries, once a schema named it.
     pub(crate) fn shared_entry(&self, name: &str) -> Option<&Value> {
         self.shared.as_ref()?.get(name)
-    }
-
-    /// The entries `refs` reach, copied for one schema even where entries are shared: for an
-    /// operation whose copy must differ from the shared entries (see `visibility`).
-    pub(crate) fn gather_copied(&mut self, refs: Vec<String>) -> Result<Option<Value>, SkipReason> {
-        let shared = self.shared.take();
-        let copied = self.gather(refs);
-        self.shared = shared;
-        copied
     }
 
     /// A schema written in an operation (a parameter's, a body's), converted; its references
@@ -101,22 +109,32 @@ impl<'d> Defs<'d> {
         .convert(schema)
     }
 
-    /// The `$defs` of a schema whose references are `refs`: the entries they reach, each
-    /// converted, named as its references name it — an object of them, or, when the entries are
-    /// shared, the list of their names (each entry kept in the shared ones); `None` when `refs`
-    /// reach nothing.
+    /// The `$defs` of a schema whose references are `refs`, as `direction` carries them: the
+    /// entries they reach, each converted, named as its references name it — an object of them,
+    /// or, when the entries are shared, the list of their names (each entry kept in the shared
+    /// ones); `None` when `refs` reach nothing. An entry that changes in `direction` is its
+    /// variant there (see `visibility`); [`Gathered::directed`] makes the schema's own
+    /// properties and references agree.
     ///
     /// # Errors
     ///
     /// The reason of the first reference that leads outside the document, to nothing, or to
     /// something that is no schema; [`SkipReason::OverBudget`] when the copies would take the
     /// document's past its budget.
-    pub(crate) fn gather(&mut self, refs: Vec<String>) -> Result<Option<Value>, SkipReason> {
+    pub(crate) fn gather(
+        &mut self,
+        refs: Vec<String>,
+        direction: Direction,
+    ) -> Result<Gathered, SkipReason> {
         let reached = self.reach(refs)?;
+        let (reached, directed) = self.directed(reached, direction);
         if reached.is_empty() {
-            return Ok(None);
+            return Ok(Gathered {
+                defs: None,
+                directed,
+            });
         }
-        Ok(Some(match &mut self.shared {
+        let defs = match &mut self.shared {
             Some(shared) => {
                 let mut names = Vec::with_capacity(reached.len());
                 for (name, converted) in reached {
@@ -145,7 +163,108 @@ impl<'d> Defs<'d> {
                         .collect(),
                 )
             }
-        }))
+        };
+        Ok(Gathered {
+            defs: Some(defs),
+            directed,
+        })
+    }
+
+    /// The `reached` entries as `direction` carries them: each that changes there (it has a
+    /// property the direction does not carry, or reaches an entry that changes) replaced by its
+    /// variant, made once per document; and how the schema that reached them changes.
+    ///
+    /// Linear in the entries reached: whether an entry changes is found once per direction
+    /// (`reached` holds everything an entry reaches, so the answer is the entry's own), and a
+    /// variant is made once.
+    fn directed(
+        &mut self,
+        reached: Vec<(String, Converted)>,
+        direction: Direction,
+    ) -> (Vec<(String, Converted)>, Directed) {
+        let keyword = direction.keyword();
+        let marked: HashSet<String> = reached
+            .iter()
+            .filter(|(_, converted)| visibility::is_marked(&converted.0, keyword))
+            .map(|(name, _)| name.clone())
+            .collect();
+        let unknown = reached
+            .iter()
+            .any(|(name, _)| !self.variant_names.contains_key(&(direction, name.clone())));
+        if unknown {
+            self.name_variants(&reached, direction, &marked);
+        }
+        let renamed: HashMap<String, String> = reached
+            .iter()
+            .filter_map(|(name, _)| {
+                let variant = self.variant_names.get(&(direction, name.clone()))?.as_ref()?;
+                Some((name.clone(), variant.clone()))
+            })
+            .collect();
+        let directed = Directed::new(direction, marked, renamed);
+        if directed.renames_nothing() {
+            return (reached, directed);
+        }
+        let reached = reached
+            .into_iter()
+            .map(|(name, converted)| match directed.variant(&name) {
+                None => (name, converted),
+                Some(variant) => {
+                    let made = self.variants.entry(variant.to_owned()).or_insert_with(|| {
+                        let mut schema = converted.0.clone();
+                        directed.apply(&mut schema);
+                        Arc::new((schema, Vec::new(), converted.2))
+                    });
+                    (variant.to_owned(), Arc::clone(made))
+                }
+            })
+            .collect();
+        (reached, directed)
+    }
+
+    /// Finds which of `reached` change in `direction` and names their variants: an entry
+    /// changes when it leaves out a property itself or refers to one that changes (followed
+    /// backwards from the first kind).
+    fn name_variants(
+        &mut self,
+        reached: &[(String, Converted)],
+        direction: Direction,
+        marked: &HashSet<String>,
+    ) {
+        let probe = Directed::new(direction, marked.clone(), HashMap::new());
+        let mut referrers: HashMap<String, Vec<&str>> = HashMap::new();
+        let mut changes = HashSet::new();
+        let mut queue = Vec::new();
+        for (name, converted) in reached {
+            for reference in &converted.1 {
+                referrers
+                    .entry(self.names.name(reference))
+                    .or_default()
+                    .push(name);
+            }
+            let known = self.variant_names.get(&(direction, name.clone()));
+            if known.map_or_else(|| probe.removes(&converted.0), Option::is_some) {
+                changes.insert(name.as_str());
+                queue.push(name.as_str());
+            }
+        }
+        while let Some(name) = queue.pop() {
+            for referrer in referrers.get(name).into_iter().flatten() {
+                if changes.insert(referrer) {
+                    queue.push(referrer);
+                }
+            }
+        }
+        for (name, _) in reached {
+            let key = (direction, name.clone());
+            if self.variant_names.contains_key(&key) {
+                continue;
+            }
+            let variant = changes
+                .contains(name.as_str())
+                .then(|| self.names.variant(name, direction.suffix()));
+            self.variant_names.insert(key, variant);
+        }
     }
 
     /// The entries `refs` reach, each once, in the order a schema's `$defs` lists them.
@@ -229,7 +348,7 @@ mod tests {
             .convert(&json!({"$ref": "#/components/schemas/Tree"}), &mut refs)
             .unwrap();
         assert_eq!(root, json!({"$ref": "#/$defs/Tree"}));
-        let gathered = defs.gather(refs).unwrap().unwrap();
+        let gathered = defs.gather(refs, Direction::Request).unwrap().defs.unwrap();
         assert_eq!(
             gathered["Tree"]["properties"]["children"]["items"],
             json!({"$ref": "#/$defs/Tree"})
@@ -244,8 +363,9 @@ mod tests {
         }}});
         let mut defs = Defs::new(&document, Dialect::V31, &ReadOptions::default());
         let gathered = defs
-            .gather(vec!["#/components/schemas/Filter".into()])
+            .gather(vec!["#/components/schemas/Filter".into()], Direction::Request)
             .unwrap()
+            .defs
             .unwrap();
         assert_eq!(
             gathered["Filter"],
@@ -261,21 +381,69 @@ mod tests {
         }}});
         let refs = || vec!["#/components/schemas/Pet".to_owned()];
         let held = Defs::new(&document, Dialect::V31, &ReadOptions::default())
-            .gather(refs())
+            .gather(refs(), Direction::Request)
             .unwrap()
+            .defs
             .unwrap();
         let mut shared = Defs::new(
             &document,
             Dialect::V31,
             &ReadOptions::default().shared_defs(true),
         );
-        let named = shared.gather(refs()).unwrap().unwrap();
-        let again = shared.gather(refs()).unwrap().unwrap();
+        let named = shared.gather(refs(), Direction::Request).unwrap().defs.unwrap();
+        let again = shared.gather(refs(), Direction::Request).unwrap().defs.unwrap();
         let keys: Vec<Value> = held.as_object().unwrap().keys().map(|k| json!(k)).collect();
         assert_eq!(named, Value::Array(keys));
         assert_eq!(again, named);
         assert_eq!(shared.shared_entry("Tag"), Some(&json!({"type": "string"})));
         assert_eq!(Value::Object(shared.into_shared()), held);
+    }
+
+    #[test]
+    fn an_entry_that_changes_in_a_direction_is_a_variant_made_once() {
+        let document = json!({"components": {"schemas": {
+            "Owner": {"type": "object", "properties": {"pet": {"$ref": "#/components/schemas/Pet"}, "tag": {"$ref": "#/components/schemas/Tag"}}},
+            "Pet": {"type": "object", "required": ["id"], "properties": {"id": {"readOnly": true}, "name": {"type": "string"}}},
+            "Tag": {"type": "string"}
+        }}});
+        let refs = || vec!["#/components/schemas/Owner".to_owned()];
+        let mut shared = Defs::new(
+            &document,
+            Dialect::V31,
+            &ReadOptions::default().shared_defs(true),
+        );
+        let sent = shared.gather(refs(), Direction::Request).unwrap();
+        let again = shared.gather(refs(), Direction::Request).unwrap();
+        let answered = shared.gather(refs(), Direction::Answer).unwrap();
+        assert_eq!(sent.defs, again.defs);
+        let mut names: Vec<Value> = sent.defs.unwrap().as_array().unwrap().clone();
+        names.sort_by_key(ToString::to_string);
+        assert_eq!(names, [json!("Owner.request"), json!("Pet.request"), json!("Tag")]);
+        let mut answer_names = answered.defs.unwrap().as_array().unwrap().clone();
+        answer_names.sort_by_key(ToString::to_string);
+        assert_eq!(answer_names, [json!("Owner"), json!("Pet"), json!("Tag")]);
+        let mut root = json!({"$ref": "#/$defs/Owner"});
+        sent.directed.apply(&mut root);
+        assert_eq!(root, json!({"$ref": "#/$defs/Owner.request"}));
+        assert_eq!(
+            shared.shared_entry("Owner.request").unwrap()["properties"]["pet"],
+            json!({"$ref": "#/$defs/Pet.request"})
+        );
+        assert_eq!(
+            shared.shared_entry("Pet.request"),
+            Some(&json!({"type": "object", "required": [], "properties": {"name": {"type": "string"}}}))
+        );
+        assert_eq!(shared.into_shared().len(), 5);
+
+        // Copies carry the same variants under the same names.
+        let copied = Defs::new(&document, Dialect::V31, &ReadOptions::default())
+            .gather(refs(), Direction::Request)
+            .unwrap()
+            .defs
+            .unwrap();
+        let mut keys: Vec<&String> = copied.as_object().unwrap().keys().collect();
+        keys.sort();
+        assert_eq!(keys, ["Owner.request", "Pet.request", "Tag"]);
     }
 
     #[test]
@@ -293,15 +461,15 @@ mod tests {
         let document = json!({"components": {"parameters": {"id": {"name": "id", "in": "path", "schema": {"type": "string"}}}}});
         let mut defs = Defs::new(&document, Dialect::V31, &ReadOptions::default());
         assert!(matches!(
-            defs.gather(vec!["#/components/parameters/id".into()]),
+            defs.gather(vec!["#/components/parameters/id".into()], Direction::Request),
             Err(SkipReason::NotASchema { .. })
         ));
         assert!(
-            defs.gather(vec!["#/components/parameters/id/schema".into()])
+            defs.gather(vec!["#/components/parameters/id/schema".into()], Direction::Request)
                 .is_ok()
         );
         assert!(matches!(
-            defs.gather(vec!["https://example.com/s.json".into()]),
+            defs.gather(vec!["https://example.com/s.json".into()], Direction::Request),
             Err(SkipReason::ExternalReference { .. })
         ));
     }

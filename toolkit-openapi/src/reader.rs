@@ -5,12 +5,12 @@ use std::collections::{BTreeSet, HashMap};
 use serde_json::{Map, Value, json};
 
 use super::answer;
-use super::defs::Defs;
+use super::defs::{Defs, Gathered};
 use super::naming::{self, BODY};
 use super::pointer::{self, location};
 use super::schema::Dialect;
 use super::security::{self, CredentialParameter};
-use super::visibility::{self, Direction};
+use super::visibility::Direction;
 use super::{NotOpenApi, ReadOperations, ReadOptions, Server, SkipReason, Skipped};
 use crate::operations::CompiledTemplate;
 use crate::operations::{
@@ -300,11 +300,9 @@ impl<'d> Reader<'d> {
         if let Err(problems) = CompiledTemplate::new(&template) {
             return Err(SkipReason::malformed(problems.join("; ")));
         }
-        let defs = self.gathered(refs, Direction::Request)?;
         // A request never carries a `readOnly` property (see `visibility`).
-        let mut no_body = Value::Null;
-        let body_schema = properties.get_mut(BODY).unwrap_or(&mut no_body);
-        let defs = visibility::left_out(body_schema, defs, Direction::Request);
+        let Gathered { defs, directed } = self.defs.gather(refs, Direction::Request)?;
+        properties.values_mut().for_each(|schema| directed.apply(schema));
 
         let mut input = Map::new();
         input.insert("type".to_owned(), json!("object"));
@@ -342,28 +340,6 @@ impl<'d> Reader<'d> {
         Ok(Operation::new(definition, template))
     }
 
-    /// The `$defs` entries `refs` reach: shared by name where entries are shared, unless one
-    /// marks a property `direction` leaves out, which this schema's own copies then lose.
-    fn gathered(
-        &mut self,
-        refs: Vec<String>,
-        direction: Direction,
-    ) -> Result<Option<Value>, SkipReason> {
-        let defs = self.defs.gather(refs.clone())?;
-        let marked = match &defs {
-            Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).any(|name| {
-                self.defs
-                    .shared_entry(name)
-                    .is_some_and(|entry| visibility::marks(entry, direction))
-            }),
-            _ => false,
-        };
-        if marked {
-            return self.defs.gather_copied(refs);
-        }
-        Ok(defs)
-    }
-
     /// The schema of the operation's success answer (see [`answer`](super::answer)), standing
     /// alone with its `$defs`; `None` when there is none or it cannot be read (an external
     /// reference): the operation is a tool all the same.
@@ -371,9 +347,9 @@ impl<'d> Reader<'d> {
         let schema = answer::success_schema(self.document, responses)?;
         let mut refs = Vec::new();
         let mut converted = self.defs.convert(schema, &mut refs).ok()?;
-        let defs = self.gathered(refs, Direction::Answer).ok()?;
         // An answer never carries a `writeOnly` property.
-        let defs = visibility::left_out(&mut converted, defs, Direction::Answer);
+        let Gathered { defs, directed } = self.defs.gather(refs, Direction::Answer).ok()?;
+        directed.apply(&mut converted);
         let mut answer = match converted {
             Value::Object(object) => object,
             Value::Bool(true) => Map::new(),
