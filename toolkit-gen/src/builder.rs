@@ -135,6 +135,7 @@ pub struct Builder {
     renames: BTreeMap<String, String>,
     strictness: Strictness,
     max_name_length: Option<usize>,
+    max_types: Option<usize>,
     out_dir: Option<PathBuf>,
     embed_catalog: bool,
     customizations: Customizations,
@@ -401,6 +402,24 @@ impl Builder {
         self
     }
 
+    /// The most types a module may hold (default
+    /// [`DEFAULT_MAX_TYPES`](crate::emit::DEFAULT_MAX_TYPES)): a document that needs more fails
+    /// with an error naming the tool that passed the bound, instead of taking the machine's
+    /// memory.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// # let petstore_yaml = toolkit_gen::builder::EXAMPLE_PETSTORE;
+    /// let error = toolkit_gen::Builder::new().openapi(petstore_yaml).max_types(1).modules().unwrap_err();
+    /// assert!(error.to_string().contains("more than 1 types"));
+    /// ```
+    #[must_use]
+    pub fn max_types(mut self, types: usize) -> Self {
+        self.max_types = Some(types);
+        self
+    }
+
     /// Makes every string, integer or number schema of `format` (`date-time`, `uuid`, …; a
     /// JSON Schema or OpenAPI format) the Rust type `rust_type` (a path the generated crate can
     /// name, such as `::chrono::DateTime<::chrono::Utc>`) instead of `String` or an integer
@@ -561,6 +580,7 @@ impl Builder {
         let options = EmitOptions {
             strictness: self.strictness,
             customizations: self.customizations.clone(),
+            max_types: self.max_types.unwrap_or(crate::emit::DEFAULT_MAX_TYPES),
         };
         let mut used = UsedFilters::default();
         let mut matched = Matched::default();

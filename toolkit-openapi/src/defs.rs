@@ -18,7 +18,7 @@
 //! one are told apart with `_2`, `_3`, … in the order the reader meets them.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use percent_encoding::percent_decode_str;
 use serde_json::{Map, Value};
@@ -29,8 +29,24 @@ use super::schema::{Converter, Dialect};
 use super::visibility::{self, Directed, Direction};
 use super::{ReadOptions, SkipReason};
 
-/// A converted schema of the document, the references it makes, and its size as JSON text.
-type Converted = Arc<(Value, Vec<String>, usize)>;
+/// A converted schema of the document, kept for every schema that reaches it.
+type Converted = Arc<Entry>;
+
+/// A schema of the document, converted.
+#[derive(Debug)]
+struct Entry {
+    schema: Value,
+    /// The references it makes.
+    refs: Vec<String>,
+    /// Its size as JSON text.
+    size: usize,
+    /// Per direction (request, answer), whether the keyword that direction leaves out appears
+    /// in it: when none of an operation's entries has it, the direction changes none of them.
+    mentions: [bool; 2],
+    /// Per direction, the name of its variant there, or `None` when it is the same there; set
+    /// once known.
+    variant: [OnceLock<Option<String>>; 2],
+}
 
 /// The schemas of one document, converted on first use.
 #[derive(Debug)]
@@ -45,9 +61,6 @@ pub(crate) struct Defs<'d> {
     /// The bytes of JSON the schemas' own copies may take, and those they take so far.
     budget: usize,
     copied: usize,
-    /// Per direction, the name of each entry's variant there, or `None` when the entry is the
-    /// same in that direction.
-    variant_names: HashMap<(Direction, String), Option<String>>,
     /// The variants made so far, by name.
     variants: HashMap<String, Converted>,
 }
@@ -74,7 +87,6 @@ impl<'d> Defs<'d> {
             shared: options.shared_defs.then(Map::new),
             budget: options.copy_budget,
             copied: 0,
-            variant_names: HashMap::new(),
             variants: HashMap::new(),
         }
     }
@@ -139,7 +151,7 @@ impl<'d> Defs<'d> {
                 let mut names = Vec::with_capacity(reached.len());
                 for (name, converted) in reached {
                     if !shared.contains_key(&name) {
-                        shared.insert(name.clone(), converted.0.clone());
+                        shared.insert(name.clone(), converted.schema.clone());
                     }
                     names.push(Value::String(name));
                 }
@@ -147,7 +159,7 @@ impl<'d> Defs<'d> {
             }
             None => {
                 let size = reached.iter().fold(0_usize, |sum, (_, converted)| {
-                    sum.saturating_add(converted.2)
+                    sum.saturating_add(converted.size)
                 });
                 let copied = self.copied.saturating_add(size);
                 if copied > self.budget {
@@ -159,7 +171,7 @@ impl<'d> Defs<'d> {
                 Value::Object(
                     reached
                         .into_iter()
-                        .map(|(name, converted)| (name, converted.0.clone()))
+                        .map(|(name, converted)| (name, converted.schema.clone()))
                         .collect(),
                 )
             }
@@ -182,22 +194,32 @@ impl<'d> Defs<'d> {
         reached: Vec<(String, Converted)>,
         direction: Direction,
     ) -> (Vec<(String, Converted)>, Directed) {
+        let index = direction as usize;
+        if !reached
+            .iter()
+            .any(|(_, converted)| converted.mentions[index])
+        {
+            return (
+                reached,
+                Directed::new(direction, HashSet::new(), HashMap::new()),
+            );
+        }
         let keyword = direction.keyword();
         let marked: HashSet<String> = reached
             .iter()
-            .filter(|(_, converted)| visibility::is_marked(&converted.0, keyword))
+            .filter(|(_, converted)| visibility::is_marked(&converted.schema, keyword))
             .map(|(name, _)| name.clone())
             .collect();
         let unknown = reached
             .iter()
-            .any(|(name, _)| !self.variant_names.contains_key(&(direction, name.clone())));
+            .any(|(_, converted)| converted.variant[index].get().is_none());
         if unknown {
             self.name_variants(&reached, direction, &marked);
         }
         let renamed: HashMap<String, String> = reached
             .iter()
-            .filter_map(|(name, _)| {
-                let variant = self.variant_names.get(&(direction, name.clone()))?.as_ref()?;
+            .filter_map(|(name, converted)| {
+                let variant = converted.variant[index].get()?.as_ref()?;
                 Some((name.clone(), variant.clone()))
             })
             .collect();
@@ -211,9 +233,15 @@ impl<'d> Defs<'d> {
                 None => (name, converted),
                 Some(variant) => {
                     let made = self.variants.entry(variant.to_owned()).or_insert_with(|| {
-                        let mut schema = converted.0.clone();
+                        let mut schema = converted.schema.clone();
                         directed.apply(&mut schema);
-                        Arc::new((schema, Vec::new(), converted.2))
+                        Arc::new(Entry {
+                            schema,
+                            refs: Vec::new(),
+                            size: converted.size,
+                            mentions: [false; 2],
+                            variant: Default::default(),
+                        })
                     });
                     (variant.to_owned(), Arc::clone(made))
                 }
@@ -236,14 +264,14 @@ impl<'d> Defs<'d> {
         let mut changes = HashSet::new();
         let mut queue = Vec::new();
         for (name, converted) in reached {
-            for reference in &converted.1 {
+            for reference in &converted.refs {
                 referrers
                     .entry(self.names.name(reference))
                     .or_default()
                     .push(name);
             }
-            let known = self.variant_names.get(&(direction, name.clone()));
-            if known.map_or_else(|| probe.removes(&converted.0), Option::is_some) {
+            let known = converted.variant[direction as usize].get();
+            if known.map_or_else(|| probe.removes(&converted.schema), Option::is_some) {
                 changes.insert(name.as_str());
                 queue.push(name.as_str());
             }
@@ -255,15 +283,14 @@ impl<'d> Defs<'d> {
                 }
             }
         }
-        for (name, _) in reached {
-            let key = (direction, name.clone());
-            if self.variant_names.contains_key(&key) {
-                continue;
+        for (name, converted) in reached {
+            let known = &converted.variant[direction as usize];
+            if known.get().is_none() {
+                let variant = changes
+                    .contains(name.as_str())
+                    .then(|| self.names.variant(name, direction.suffix()));
+                let _ = known.set(variant);
             }
-            let variant = changes
-                .contains(name.as_str())
-                .then(|| self.names.variant(name, direction.suffix()));
-            self.variant_names.insert(key, variant);
         }
     }
 
@@ -279,7 +306,7 @@ impl<'d> Defs<'d> {
             let converted = self.definition(&reference)?;
             queue.extend(
                 converted
-                    .1
+                    .refs
                     .iter()
                     .filter(|next| !seen.contains(*next))
                     .cloned(),
@@ -326,7 +353,15 @@ impl<'d> Defs<'d> {
         .convert(target)?;
         // Measured once per schema: the budget of copies counts in bytes of JSON.
         let size = serde_json::to_string(&schema).map_or(0, |text| text.len());
-        Ok(Arc::new((schema, refs, size)))
+        let mentions = [Direction::Request, Direction::Answer]
+            .map(|direction| visibility::mentions(&schema, direction.keyword()));
+        Ok(Arc::new(Entry {
+            schema,
+            refs,
+            size,
+            mentions,
+            variant: Default::default(),
+        }))
     }
 }
 
@@ -363,7 +398,10 @@ mod tests {
         }}});
         let mut defs = Defs::new(&document, Dialect::V31, &ReadOptions::default());
         let gathered = defs
-            .gather(vec!["#/components/schemas/Filter".into()], Direction::Request)
+            .gather(
+                vec!["#/components/schemas/Filter".into()],
+                Direction::Request,
+            )
             .unwrap()
             .defs
             .unwrap();
@@ -390,8 +428,16 @@ mod tests {
             Dialect::V31,
             &ReadOptions::default().shared_defs(true),
         );
-        let named = shared.gather(refs(), Direction::Request).unwrap().defs.unwrap();
-        let again = shared.gather(refs(), Direction::Request).unwrap().defs.unwrap();
+        let named = shared
+            .gather(refs(), Direction::Request)
+            .unwrap()
+            .defs
+            .unwrap();
+        let again = shared
+            .gather(refs(), Direction::Request)
+            .unwrap()
+            .defs
+            .unwrap();
         let keys: Vec<Value> = held.as_object().unwrap().keys().map(|k| json!(k)).collect();
         assert_eq!(named, Value::Array(keys));
         assert_eq!(again, named);
@@ -418,7 +464,10 @@ mod tests {
         assert_eq!(sent.defs, again.defs);
         let mut names: Vec<Value> = sent.defs.unwrap().as_array().unwrap().clone();
         names.sort_by_key(ToString::to_string);
-        assert_eq!(names, [json!("Owner.request"), json!("Pet.request"), json!("Tag")]);
+        assert_eq!(
+            names,
+            [json!("Owner.request"), json!("Pet.request"), json!("Tag")]
+        );
         let mut answer_names = answered.defs.unwrap().as_array().unwrap().clone();
         answer_names.sort_by_key(ToString::to_string);
         assert_eq!(answer_names, [json!("Owner"), json!("Pet"), json!("Tag")]);
@@ -431,7 +480,9 @@ mod tests {
         );
         assert_eq!(
             shared.shared_entry("Pet.request"),
-            Some(&json!({"type": "object", "required": [], "properties": {"name": {"type": "string"}}}))
+            Some(
+                &json!({"type": "object", "required": [], "properties": {"name": {"type": "string"}}})
+            )
         );
         assert_eq!(shared.into_shared().len(), 5);
 
@@ -461,15 +512,24 @@ mod tests {
         let document = json!({"components": {"parameters": {"id": {"name": "id", "in": "path", "schema": {"type": "string"}}}}});
         let mut defs = Defs::new(&document, Dialect::V31, &ReadOptions::default());
         assert!(matches!(
-            defs.gather(vec!["#/components/parameters/id".into()], Direction::Request),
+            defs.gather(
+                vec!["#/components/parameters/id".into()],
+                Direction::Request
+            ),
             Err(SkipReason::NotASchema { .. })
         ));
         assert!(
-            defs.gather(vec!["#/components/parameters/id/schema".into()], Direction::Request)
-                .is_ok()
+            defs.gather(
+                vec!["#/components/parameters/id/schema".into()],
+                Direction::Request
+            )
+            .is_ok()
         );
         assert!(matches!(
-            defs.gather(vec!["https://example.com/s.json".into()], Direction::Request),
+            defs.gather(
+                vec!["https://example.com/s.json".into()],
+                Direction::Request
+            ),
             Err(SkipReason::ExternalReference { .. })
         ));
     }

@@ -302,7 +302,9 @@ impl<'d> Reader<'d> {
         }
         // A request never carries a `readOnly` property (see `visibility`).
         let Gathered { defs, directed } = self.defs.gather(refs, Direction::Request)?;
-        properties.values_mut().for_each(|schema| directed.apply(schema));
+        properties
+            .values_mut()
+            .for_each(|schema| directed.apply(schema));
 
         let mut input = Map::new();
         input.insert("type".to_owned(), json!("object"));

@@ -20,9 +20,9 @@ use serde_json::Value;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Direction {
     /// A request: `readOnly` properties are left out.
-    Request,
+    Request = 0,
     /// An answer: `writeOnly` properties are left out.
-    Answer,
+    Answer = 1,
 }
 
 impl Direction {
@@ -47,6 +47,18 @@ impl Direction {
 /// direction where a property refers to it).
 pub(crate) fn is_marked(schema: &Value, keyword: &str) -> bool {
     schema.get(keyword) == Some(&Value::Bool(true))
+}
+
+/// Whether `keyword: true` appears anywhere in `schema` (in data too: a cheap test that may
+/// say yes where nothing goes, never no where something does).
+pub(crate) fn mentions(schema: &Value, keyword: &str) -> bool {
+    match schema {
+        Value::Object(object) => object.iter().any(|(key, value)| {
+            (key == keyword && value == &Value::Bool(true)) || mentions(value, keyword)
+        }),
+        Value::Array(items) => items.iter().any(|item| mentions(item, keyword)),
+        _ => false,
+    }
 }
 
 /// Keywords whose values are data, not schemas: never walked.
@@ -231,6 +243,9 @@ mod tests {
         assert!(answered["properties"].get("secret").is_none());
         assert!(answered["properties"].get("id").is_some());
         assert!(answered["properties"].get("created").is_some());
-        assert_eq!(answered["properties"]["owner"], json!({"$ref": "#/$defs/Owner"}));
+        assert_eq!(
+            answered["properties"]["owner"],
+            json!({"$ref": "#/$defs/Owner"})
+        );
     }
 }

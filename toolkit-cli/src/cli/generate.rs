@@ -63,6 +63,10 @@ pub struct GenerateArgs {
     /// How closed the generated structs are.
     #[arg(long, value_enum, default_value_t)]
     pub strictness: StrictnessArg,
+    /// The most types the module may hold: a document that needs more fails, naming the tool
+    /// that passed the bound, instead of taking the machine's memory (about 70 KB a type).
+    #[arg(long, default_value_t = toolkit_gen::emit::DEFAULT_MAX_TYPES)]
+    pub max_types: usize,
     /// The source's name, which an assembly puts before its tools' names (and, in
     /// UpperCamelCase, the source type's name) [default: the input's file stem, in snake_case]
     #[arg(long)]
@@ -76,6 +80,7 @@ impl GenerateArgs {
                 StrictnessArg::Strict => Strictness::Strict,
                 StrictnessArg::FollowSchema => Strictness::FollowSchema,
             },
+            max_types: self.max_types,
             ..EmitOptions::default()
         }
     }
@@ -268,9 +273,50 @@ mod tests {
             input,
             output,
             strictness: StrictnessArg::Strict,
+            max_types: toolkit_gen::emit::DEFAULT_MAX_TYPES,
             name: None,
             embed_catalog,
         }
+    }
+
+    #[test]
+    fn a_module_over_its_type_bound_is_refused_naming_the_tool_and_writes_nothing() {
+        let dir = std::env::temp_dir().join(format!("toolkit-gen-bound-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap_or_default();
+        let input = dir.join("tasks.json");
+        let tool = |name: &str| {
+            format!(
+                r#"{{"name":"{name}","inputSchema":{{"type":"object","properties":{{"at":{{"type":"object","properties":{{"{name}":{{"type":"string"}}}}}}}}}}}}"#
+            )
+        };
+        std::fs::write(
+            &input,
+            format!(
+                r#"{{"tools":[{},{},{}]}}"#,
+                tool("one"),
+                tool("two"),
+                tool("three")
+            ),
+        )
+        .unwrap_or_default();
+        let output = dir.join("tasks.rs");
+        let mut bounded = args(input.clone(), Some(output.clone()), false);
+        // Each tool makes two types (its input and `at`): the second passes a bound of 3.
+        bounded.max_types = 3;
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        assert_eq!(mcp(&bounded, &mut out, &mut err), ExitCode::FAILURE);
+        let err = String::from_utf8_lossy(&err);
+        assert!(
+            err.contains("more than 3 types") && err.contains("tool `two` (2 of 3)"),
+            "{err}"
+        );
+        assert!(!output.exists() && !dir.join("tasks.tools.json").exists());
+        bounded.max_types = 6;
+        assert_eq!(
+            mcp(&bounded, &mut out, &mut err.to_string().into_bytes()),
+            ExitCode::SUCCESS
+        );
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -107,12 +107,31 @@ pub enum Strictness {
 }
 
 /// How the emitter writes types.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EmitOptions {
     /// How closed structs are.
     pub strictness: Strictness,
     /// The user's type replacements and attributes (none by default).
     pub customizations: Customizations,
+    /// The most types a module may hold ([`DEFAULT_MAX_TYPES`] by default): a document that
+    /// needs more is refused in [`Module::errors`], naming the tool whose types passed the
+    /// bound, rather than taking the machine's memory (each type costs about 70 KB while a
+    /// module is made).
+    pub max_types: usize,
+}
+
+/// The default [`EmitOptions::max_types`]: 100,000, three times what the largest real API
+/// document known needs (Microsoft Graph beta: 32,086 types, 2.2 GB at the peak).
+pub const DEFAULT_MAX_TYPES: usize = 100_000;
+
+impl Default for EmitOptions {
+    fn default() -> Self {
+        Self {
+            strictness: Strictness::default(),
+            customizations: Customizations::default(),
+            max_types: DEFAULT_MAX_TYPES,
+        }
+    }
 }
 
 /// A place of a schema typed as `serde_json::Value` for want of a better type.
@@ -346,6 +365,8 @@ struct Typed {
     tools: Vec<ToolTypes>,
     answers: BTreeMap<String, AnswerType>,
     matched: Matched,
+    /// Why no module can be written: more types than [`EmitOptions::max_types`].
+    over: Option<String>,
 }
 
 /// The schemas of each tool's answer, by tool name: an OpenAPI document's (the reader's
@@ -441,6 +462,8 @@ fn tool_types(
         .collect();
     let mut tools = Vec::with_capacity(definitions.len());
     let mut answer_types = BTreeMap::new();
+    let mut count = 0_usize;
+    let mut over = None;
     for (index, (definition, naming)) in definitions.iter().zip(inputs).enumerate() {
         let base = naming.base;
         let schema = Value::Object(definition.input_schema().clone());
@@ -477,6 +500,7 @@ fn tool_types(
             );
             answer_types.insert(definition.name().to_owned(), answer);
         }
+        count = count.saturating_add(tool_items.len());
         items.push(tool_items);
         tools.push(ToolTypes {
             tool: definition.name().to_owned(),
@@ -484,6 +508,29 @@ fn tool_types(
             untyped: converted.untyped,
         });
         typed(definition.name());
+        if count > options.max_types {
+            over = Some(format!(
+                "the module would hold more than {} types (`max_types`): the types of the \
+                 tool `{}` ({} of {}) passed the bound; generate fewer tools (a filter) or \
+                 raise it",
+                options.max_types,
+                definition.name(),
+                index + 1,
+                definitions.len()
+            ));
+            break;
+        }
+    }
+    if over.is_some() {
+        return Typed {
+            tokens: TokenStream::new(),
+            items,
+            attributes,
+            tools,
+            answers: answer_types,
+            matched,
+            over,
+        };
     }
     // Written once every tool is converted: a union met late may take the catch-all off an
     // enum made early, and a type made late may have the body of one made early.
@@ -505,6 +552,7 @@ fn tool_types(
         tools,
         answers: answer_types,
         matched,
+        over: None,
     }
 }
 
@@ -558,6 +606,16 @@ fn locate(items: &mut [schema::Item], root_type: &str, request: &RequestTemplate
 /// parse, each tool whose own types do not is named in [`Module::errors`] (the module alone
 /// when every tool's do).
 fn finish(input: &str, typed: Typed, rest: TokenStream) -> Module {
+    if let Some(over) = typed.over {
+        return Module {
+            code: String::new(),
+            tools: typed.tools,
+            answers: typed.answers,
+            matched: typed.matched,
+            errors: vec![over],
+            catalog: None,
+        };
+    }
     let mut tokens = typed.tokens;
     tokens.extend(rest);
     let (code, problem) = rust::format(&header(input), tokens);
