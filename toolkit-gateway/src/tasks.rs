@@ -8,12 +8,18 @@
 //! through one of its clients' calls, nor one of another source (the id names its source, and
 //! is asked of it only). `tasks/list` lists only those tasks. At most [`MAX_TASKS`] ids are
 //! kept, the oldest forgotten first.
+//!
+//! A call passed through as a task is counted in the gateway's metrics as any call of its
+//! source is (`toolkit_gateway_tool_calls_total` by source, tool and outcome, its latency,
+//! upstream errors): the call is the task's creation (`ok` once the source took it).
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 use toolkit_runtime::mcp::Mcp;
+
+use super::metrics::Metrics;
 use toolkit_runtime::serve::{Refusal, Tasks};
 use toolkit_runtime::{BoxFuture, CallContext, JsonObject, Reason, ToolSourceError};
 
@@ -30,19 +36,22 @@ pub struct UpstreamTasks {
     /// The served ids handed out, oldest first.
     known: Mutex<VecDeque<String>>,
     cap: usize,
+    /// Where the calls passed through are counted.
+    metrics: Arc<Metrics>,
 }
 
 impl UpstreamTasks {
-    /// The tasks of the sources `(name, source)`.
-    pub fn new(upstreams: Vec<(String, Arc<Mcp>)>) -> Self {
-        Self::with_cap(upstreams, MAX_TASKS)
+    /// The tasks of the sources `(name, source)`, their calls counted in `metrics`.
+    pub fn new(upstreams: Vec<(String, Arc<Mcp>)>, metrics: Arc<Metrics>) -> Self {
+        Self::with_cap(upstreams, metrics, MAX_TASKS)
     }
 
-    fn with_cap(upstreams: Vec<(String, Arc<Mcp>)>, cap: usize) -> Self {
+    fn with_cap(upstreams: Vec<(String, Arc<Mcp>)>, metrics: Arc<Metrics>, cap: usize) -> Self {
         Self {
             upstreams,
             known: Mutex::new(VecDeque::new()),
             cap: cap.max(1),
+            metrics,
         }
     }
 
@@ -143,8 +152,13 @@ impl Tasks for UpstreamTasks {
                     cut(source)
                 )));
             };
-            let mut result = mcp
-                .call_as_task(tool, arguments, task, context)
+            let mut result = self
+                .metrics
+                .metered(
+                    source,
+                    tool,
+                    mcp.call_as_task(tool, arguments, task, context),
+                )
                 .await
                 .map_err(|error| refusal(&error))?;
             serve_ids(source, &mut result);
@@ -223,7 +237,7 @@ mod tests {
 
     #[test]
     fn ids_are_served_under_their_source_and_only_those_handed_out_are_taken() {
-        let tasks = UpstreamTasks::with_cap(Vec::new(), 2);
+        let tasks = UpstreamTasks::with_cap(Vec::new(), Arc::default(), 2);
         let mut created = json!({"task": {"taskId": "t1", "status": "working"},
             "_meta": {RELATED_TASK: {"taskId": "t1"}}})
         .as_object()
@@ -253,7 +267,7 @@ mod tests {
 
     #[test]
     fn ids_kept_from_many_threads_at_once_stay_within_the_cap() {
-        let tasks = Arc::new(UpstreamTasks::with_cap(Vec::new(), 64));
+        let tasks = Arc::new(UpstreamTasks::with_cap(Vec::new(), Arc::default(), 64));
         let threads: Vec<_> = (0..8)
             .map(|thread| {
                 let tasks = Arc::clone(&tasks);
