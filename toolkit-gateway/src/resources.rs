@@ -542,3 +542,6 @@ impl Resources for Upstreams {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -158,9 +158,9 @@ async fn stop_signal() {
 }
 
 /// What the gateway serves, refreshed: the toolkit, and the sources' resources and prompts.
-struct Served {
-    toolkit: ServedToolkit,
-    resources: super::resources::Upstreams,
+pub(crate) struct Served {
+    pub(crate) toolkit: ServedToolkit,
+    pub(crate) resources: super::resources::Upstreams,
 }
 
 /// Refreshes the catalog every `interval` (if any), a source whose list expires (its `ttlMs`,
@@ -170,7 +170,7 @@ struct Served {
 /// again too (their clients hear `notifications/resources/list_changed` or
 /// `notifications/prompts/list_changed` when they changed). Whatever fails here is logged, and
 /// the last good toolkit goes on being served.
-async fn keep_refreshed(
+pub(crate) async fn keep_refreshed(
     mut gateway: Gateway,
     served: Served,
     interval: Option<Duration>,
