@@ -544,4 +544,4 @@ impl Resources for Upstreams {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

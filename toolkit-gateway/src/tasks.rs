@@ -288,4 +288,76 @@ mod tests {
         let distinct: std::collections::HashSet<_> = known.iter().collect();
         assert_eq!(distinct.len(), 64, "an id kept twice");
     }
+
+    /// A line of JSON-RPC read from the server, as JSON.
+    async fn answer_to(
+        lines: &mut tokio::io::Lines<
+            tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>,
+        >,
+        id: u64,
+    ) -> Value {
+        loop {
+            let line = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
+                .await
+                .unwrap()
+                .unwrap()
+                .unwrap();
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_call_passed_through_as_a_task_is_counted_in_the_metrics() {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+
+        let mut gateway = crate::Gateway::new(crate::resources::tests::config("tasks", 0)).unwrap();
+        let refresh = gateway.refresh().await;
+        assert!(refresh.failures.is_empty(), "{:?}", refresh.failures);
+        let server = toolkit_runtime::serve::McpServer::new(gateway.toolkit().unwrap())
+            .tasks(Arc::new(gateway.tasks()));
+        let (client, served) = tokio::io::duplex(1 << 20);
+        let (server_in, server_out) = tokio::io::split(served);
+        let serving = tokio::spawn(server.serve_io(server_in, server_out));
+        let (reader, mut writer) = tokio::io::split(client);
+        let mut lines = tokio::io::BufReader::new(reader).lines();
+        let mut send = async |message: Value| {
+            let mut line = message.to_string();
+            line.push('\n');
+            writer.write_all(line.as_bytes()).await.unwrap();
+        };
+        send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {"tasks": {}},
+            "clientInfo": {"name": "tasks", "version": "1"}}}),
+        )
+        .await;
+        let initialized = answer_to(&mut lines, 1).await;
+        assert!(
+            initialized["result"]["capabilities"]["tasks"].is_object(),
+            "{initialized}"
+        );
+        send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+        send(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "everything__simulate-research-query", "arguments": {"topic": "tides"},
+            "task": {"ttl": 60000}}}),
+        )
+        .await;
+        let created = answer_to(&mut lines, 2).await;
+        let id = created["result"]["task"]["taskId"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(id.starts_with("everything/"), "{created}");
+        let metrics = gateway.metrics().render();
+        for expected in [
+            r#"toolkit_gateway_tool_calls_total{source="everything",tool="simulate-research-query",outcome="ok"} 1"#,
+            r#"toolkit_gateway_tool_call_duration_seconds_count{source="everything",tool="simulate-research-query"} 1"#,
+        ] {
+            assert!(metrics.contains(expected), "{expected} not in\n{metrics}");
+        }
+        serving.abort();
+    }
 }

@@ -22,7 +22,7 @@ const ARCHITECTURE: &str = "demo://everything/resource/static/document/architect
 const TOGGLE: &str = "everything__toggle-subscriber-updates";
 
 /// `dist/index.js` of the installed server-everything.
-fn everything() -> PathBuf {
+pub(crate) fn everything() -> PathBuf {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(
         "../target/peers/mcp-npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
     );
@@ -49,7 +49,9 @@ impl Drop for Served {
     }
 }
 
-async fn served(name: &str, refresh_seconds: u64) -> Served {
+/// The configuration of a gateway (named `name`, for its catalog's directory) of
+/// server-everything as source `everything`, refreshed every `refresh_seconds`.
+pub(crate) fn config(name: &str, refresh_seconds: u64) -> Config {
     let dir = std::env::temp_dir().join(format!(
         "toolkit-gateway-sessions-{name}-{}",
         std::process::id()
@@ -71,7 +73,11 @@ command = ["node", "{server}", "stdio"]
         catalog = dir.join("catalog.json").display(),
         server = everything().display()
     );
-    let mut gateway = Gateway::new(Config::parse(&config).unwrap()).unwrap();
+    Config::parse(&config).unwrap()
+}
+
+async fn served(name: &str, refresh_seconds: u64) -> Served {
+    let mut gateway = Gateway::new(config(name, refresh_seconds)).unwrap();
     let refresh = gateway.refresh().await;
     assert!(refresh.failures.is_empty(), "{:?}", refresh.failures);
     let resources = gateway.resources().watched(refresh_seconds > 0);
