@@ -11,7 +11,9 @@
 //!
 //! A call passed through as a task is counted in the gateway's metrics as any call of its
 //! source is (`toolkit_gateway_tool_calls_total` by source, tool and outcome, its latency,
-//! upstream errors): the call is the task's creation (`ok` once the source took it).
+//! upstream errors): the call is the task's creation (`ok` once the source took it). A
+//! `tasks/get`, `tasks/result` or `tasks/cancel` the source fails (but for a task or input it
+//! does not know, or a method it does not have) counts as an upstream error of the source.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -193,7 +195,13 @@ impl Tasks for UpstreamTasks {
                     return Err(Refusal::Unsupported(format!("{other} is not served")));
                 }
             };
-            let mut result = answered.map_err(|error| refusal(&error))?;
+            let mut result = answered.map_err(|error| {
+                let reason = super::metrics::reason_label(&error);
+                if !matches!(reason, "invalid_input" | "not_found" | "unsupported") {
+                    self.metrics.record_upstream_error(source, reason);
+                }
+                refusal(&error)
+            })?;
             serve_ids(source, &mut result);
             Ok(result)
         })
