@@ -69,7 +69,9 @@ impl Offer {
     }
 
     /// Telling when the resources change (`resources`) and when the prompts do (`prompts`):
-    /// `listChanged` advertised for those offered.
+    /// `listChanged` advertised for those offered already (call it after
+    /// [`Offer::with_resources`] and [`Offer::with_prompts`]). The host is to tell each change
+    /// on [`Resources::list_changed`].
     #[must_use]
     pub fn with_list_changed(mut self, resources: bool, prompts: bool) -> Self {
         self.resources_list_changed = resources && self.resources;
