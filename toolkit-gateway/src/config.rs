@@ -249,7 +249,9 @@ pub struct CatalogConfig {
     /// The file that holds the catalog, relative to the configuration's directory.
     #[serde(default = "default_catalog_file")]
     pub file: PathBuf,
-    /// Seconds between refreshes, at most a week; 0 refreshes only at start.
+    /// Seconds between refreshes, at most a week; 0 refreshes only at start. Each refresh lists
+    /// the MCP sources' resources and prompts again too, and tells the clients when they changed
+    /// (`listChanged` is advertised for them only when this is not 0).
     #[serde(default = "default_refresh")]
     pub refresh_seconds: u64,
     /// The fewest seconds between two listings of a source whose list says when it expires (an

@@ -240,13 +240,14 @@ impl Gateway {
     }
 
     /// The tasks of the MCP sources, passed through for a client that drives them (see
-    /// `tasks.rs`).
+    /// `tasks.rs`), their calls counted in the gateway's metrics.
     pub fn tasks(&self) -> tasks::UpstreamTasks {
         tasks::UpstreamTasks::new(
             self.upstreams
                 .iter()
                 .map(|(name, _, mcp)| (name.clone(), Arc::clone(mcp)))
                 .collect(),
+            Arc::clone(&self.metrics),
         )
     }
 

@@ -139,6 +139,36 @@ impl Metrics {
     }
 }
 
+impl Metrics {
+    /// Runs `call`, a call of `tool` of `source`, counted and timed as every call of a source
+    /// is: the one a source's [`ToolSource::call`] makes (through [`Metered`]), and the ones
+    /// that reach a source another way (a task passed through, `tasks.rs`). A failure but for
+    /// invalid input counts as an upstream error too.
+    pub(crate) async fn metered<T>(
+        &self,
+        source: &str,
+        tool: &str,
+        call: impl std::future::Future<Output = Result<T, ToolSourceError>>,
+    ) -> Result<T, ToolSourceError> {
+        self.in_flight.inc();
+        let _running = InFlight(&self.in_flight);
+        let start = Instant::now();
+        let answer = call.await;
+        let outcome = match &answer {
+            Ok(_) => "ok",
+            Err(error) => {
+                let reason = reason_label(error);
+                if reason != "invalid_input" {
+                    self.record_upstream_error(source, reason);
+                }
+                reason
+            }
+        };
+        self.record_call(source, tool, outcome, start.elapsed());
+        answer
+    }
+}
+
 /// The label of a failure's reason.
 pub fn reason_label(error: &ToolSourceError) -> &'static str {
     match error.reason {
@@ -196,25 +226,10 @@ impl ToolSource for Metered {
         input: JsonObject,
         context: &'a toolkit_runtime::CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
-        Box::pin(async move {
-            self.metrics.in_flight.inc();
-            let _running = InFlight(&self.metrics.in_flight);
-            let start = Instant::now();
-            let answer = self.inner.call(tool, input, context).await;
-            let outcome = match &answer {
-                Ok(_) => "ok",
-                Err(error) => {
-                    let reason = reason_label(error);
-                    if reason != "invalid_input" {
-                        self.metrics
-                            .record_upstream_error(self.inner.name(), reason);
-                    }
-                    reason
-                }
-            };
-            self.metrics
-                .record_call(self.inner.name(), tool, outcome, start.elapsed());
-            answer
-        })
+        Box::pin(self.metrics.metered(
+            self.inner.name(),
+            tool,
+            self.inner.call(tool, input, context),
+        ))
     }
 }

@@ -11,13 +11,19 @@
 //! (only an upstream that says it has no such method, `-32601`, is taken to have none, and
 //! completion goes with resources or prompts). An upstream that does not complete answers with no
 //! values.
+//!
+//! When the gateway refreshes on an interval (`catalog.refresh_seconds`), each refresh lists the
+//! resources, templates and prompts again ([`Upstreams::relist`]) and, when what is served
+//! changed, tells the clients (`notifications/resources/list_changed`,
+//! `notifications/prompts/list_changed`); only then is `listChanged` advertised
+//! ([`Upstreams::watched`]).
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures_util::future::join_all;
 use serde_json::{Value, json};
 use toolkit_runtime::mcp::Mcp;
-use toolkit_runtime::serve::{Offer, Refusal, Resources};
+use toolkit_runtime::serve::{ListChanged, Offer, Refusal, Resources};
 use toolkit_runtime::{BoxFuture, Decision, JsonObject, Reason, ToolSourceError};
 
 use super::policy::Policy;
@@ -30,6 +36,14 @@ pub struct Upstreams {
     policy: Policy,
     /// The sources' resource updates, under their served URIs (`resource_updates.rs`).
     updates: tokio::sync::broadcast::Sender<String>,
+    /// Whether the lists are listed again at each refresh ([`Upstreams::relist`]), so that
+    /// their changes are told.
+    watched: bool,
+    /// The changes of the lists served, found by [`Upstreams::relist`].
+    list_changes: tokio::sync::broadcast::Sender<ListChanged>,
+    /// What the last [`Upstreams::relist`] found served: the resources and templates, and the
+    /// prompts (as JSON).
+    last_listed: Arc<Mutex<Option<(String, String)>>>,
 }
 
 /// One MCP source, with what it was found to have.
@@ -90,6 +104,68 @@ impl Upstreams {
             upstreams: Arc::new(upstreams),
             policy,
             updates,
+            watched: false,
+            list_changes: tokio::sync::broadcast::channel(16).0,
+            last_listed: Arc::default(),
+        }
+    }
+
+    /// Whether [`Upstreams::relist`] is called at each refresh (`watched`), so that the clients
+    /// can be told of the lists that change: `listChanged` advertised for resources and prompts
+    /// then only.
+    #[must_use]
+    pub fn watched(mut self, watched: bool) -> Self {
+        self.watched = watched;
+        self
+    }
+
+    /// Lists the resources, templates and prompts as served again, and tells the clients of each
+    /// list that differs from the last time's (the first time, nothing is told: it is the list
+    /// the clients were served).
+    pub async fn relist(&self) {
+        let offer = self.offer();
+        let (resources, templates, prompts) = futures_util::join!(
+            async {
+                if offer.resources {
+                    self.list_resources().await.unwrap_or_default()
+                } else {
+                    Vec::new()
+                }
+            },
+            async {
+                if offer.resources {
+                    self.list_resource_templates().await.unwrap_or_default()
+                } else {
+                    Vec::new()
+                }
+            },
+            async {
+                if offer.prompts {
+                    self.list_prompts().await.unwrap_or_default()
+                } else {
+                    Vec::new()
+                }
+            },
+        );
+        let listed = (
+            json!([resources, templates]).to_string(),
+            Value::Array(prompts).to_string(),
+        );
+        let before = self
+            .last_listed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .replace(listed.clone());
+        let Some(before) = before else {
+            return;
+        };
+        if before.0 != listed.0 {
+            tracing::info!("the sources' resources changed");
+            let _ = self.list_changes.send(ListChanged::Resources);
+        }
+        if before.1 != listed.1 {
+            tracing::info!("the sources' prompts changed");
+            let _ = self.list_changes.send(ListChanged::Prompts);
         }
     }
 
@@ -281,7 +357,7 @@ impl Upstreams {
         if any(|has| has.completions) {
             offer = offer.with_completions();
         }
-        offer
+        offer.with_list_changed(self.watched, self.watched)
     }
 }
 
@@ -316,6 +392,10 @@ impl Resources for Upstreams {
 
     fn updated(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
         Some(self.updates.subscribe())
+    }
+
+    fn list_changed(&self) -> Option<tokio::sync::broadcast::Receiver<ListChanged>> {
+        self.watched.then(|| self.list_changes.subscribe())
     }
 
     fn list_resources(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>> {
@@ -462,3 +542,6 @@ impl Resources for Upstreams {
         })
     }
 }
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -57,14 +57,15 @@ pub async fn serve(path: &Path) -> Result<(), String> {
     // The MCP sources' resources and prompts, offered as far as they have them: the start waits
     // for the sources' answers a little (a source that has not answered yet counts as having
     // them), and the rest are heard in the background.
-    let resources = gateway.resources();
+    let interval = gateway.refresh_interval();
+    let resources = gateway.resources().watched(interval.is_some());
     let probing = resources.clone();
     let probe = tokio::spawn(async move { probing.probe().await });
     let _ = tokio::time::timeout(PROBE_WAIT, probe).await;
     let server = McpServer::new(toolkit)
         .name(serve.name.clone())
         .version(env!("CARGO_PKG_VERSION"))
-        .resources(std::sync::Arc::new(resources))
+        .resources(std::sync::Arc::new(resources.clone()))
         .tasks(std::sync::Arc::new(gateway.tasks()));
     // The bound address is a `Host` its clients send (any loopback address, not only the
     // loopback names rmcp accepts by default).
@@ -95,11 +96,13 @@ pub async fn serve(path: &Path) -> Result<(), String> {
         allowed_hosts: options.allowed_hosts.clone(),
     };
     let changes = gateway.take_tools_changed();
-    let interval = gateway.refresh_interval();
     if interval.is_some() || !changes.is_empty() {
         tokio::spawn(keep_refreshed(
             gateway,
-            server.toolkit_handle(),
+            Served {
+                toolkit: server.toolkit_handle(),
+                resources,
+            },
             interval,
             changes,
         ));
@@ -154,17 +157,27 @@ async fn stop_signal() {
     interrupt.await;
 }
 
+/// What the gateway serves, refreshed: the toolkit, and the sources' resources and prompts.
+pub(crate) struct Served {
+    pub(crate) toolkit: ServedToolkit,
+    pub(crate) resources: super::resources::Upstreams,
+}
+
 /// Refreshes the catalog every `interval` (if any), a source whose list expires (its `ttlMs`,
 /// within the configured bounds, see [`Lifetimes`](super::lifetimes::Lifetimes)) when it does,
 /// and at once when a source says its tools changed, and serves the new toolkit when it changed (its clients hear
-/// `notifications/tools/list_changed`). Whatever fails here is logged, and the last good toolkit
-/// goes on being served.
-async fn keep_refreshed(
+/// `notifications/tools/list_changed`). Each refresh lists the sources' resources and prompts
+/// again too (their clients hear `notifications/resources/list_changed` or
+/// `notifications/prompts/list_changed` when they changed). Whatever fails here is logged, and
+/// the last good toolkit goes on being served.
+pub(crate) async fn keep_refreshed(
     mut gateway: Gateway,
-    served: ServedToolkit,
+    served: Served,
     interval: Option<Duration>,
     changes: Vec<ToolsChanged>,
 ) {
+    // What the clients were first served, to tell the changes from.
+    served.resources.relist().await;
     // One refresh waits at most: changes heard while one waits are served by it.
     let (told, mut heard) = tokio::sync::mpsc::channel::<()>(1);
     for mut waiter in changes {
@@ -212,7 +225,8 @@ async fn keep_refreshed(
                     .unwrap_or_default();
                 tracing::info!(sources = ?names, "a source's list expired, refreshing it");
                 let refresh = gateway.refresh_sources(&names).await;
-                serve_refreshed(&gateway, &served, &refresh);
+                serve_refreshed(&gateway, &served.toolkit, &refresh);
+                served.resources.relist().await;
                 continue;
             }
             told = heard.recv(), if listening => match told {
@@ -224,7 +238,8 @@ async fn keep_refreshed(
             },
         }
         let refresh = gateway.refresh().await;
-        serve_refreshed(&gateway, &served, &refresh);
+        serve_refreshed(&gateway, &served.toolkit, &refresh);
+        served.resources.relist().await;
     }
 }
 

@@ -8,12 +8,20 @@
 //! through one of its clients' calls, nor one of another source (the id names its source, and
 //! is asked of it only). `tasks/list` lists only those tasks. At most [`MAX_TASKS`] ids are
 //! kept, the oldest forgotten first.
+//!
+//! A call passed through as a task is counted in the gateway's metrics as any call of its
+//! source is (`toolkit_gateway_tool_calls_total` by source, tool and outcome, its latency,
+//! upstream errors): the call is the task's creation (`ok` once the source took it). A
+//! `tasks/get`, `tasks/result` or `tasks/cancel` the source fails (but for a task or input it
+//! does not know, or a method it does not have) counts as an upstream error of the source.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 use toolkit_runtime::mcp::Mcp;
+
+use super::metrics::Metrics;
 use toolkit_runtime::serve::{Refusal, Tasks};
 use toolkit_runtime::{BoxFuture, CallContext, JsonObject, Reason, ToolSourceError};
 
@@ -30,19 +38,22 @@ pub struct UpstreamTasks {
     /// The served ids handed out, oldest first.
     known: Mutex<VecDeque<String>>,
     cap: usize,
+    /// Where the calls passed through are counted.
+    metrics: Arc<Metrics>,
 }
 
 impl UpstreamTasks {
-    /// The tasks of the sources `(name, source)`.
-    pub fn new(upstreams: Vec<(String, Arc<Mcp>)>) -> Self {
-        Self::with_cap(upstreams, MAX_TASKS)
+    /// The tasks of the sources `(name, source)`, their calls counted in `metrics`.
+    pub fn new(upstreams: Vec<(String, Arc<Mcp>)>, metrics: Arc<Metrics>) -> Self {
+        Self::with_cap(upstreams, metrics, MAX_TASKS)
     }
 
-    fn with_cap(upstreams: Vec<(String, Arc<Mcp>)>, cap: usize) -> Self {
+    fn with_cap(upstreams: Vec<(String, Arc<Mcp>)>, metrics: Arc<Metrics>, cap: usize) -> Self {
         Self {
             upstreams,
             known: Mutex::new(VecDeque::new()),
             cap: cap.max(1),
+            metrics,
         }
     }
 
@@ -143,8 +154,13 @@ impl Tasks for UpstreamTasks {
                     cut(source)
                 )));
             };
-            let mut result = mcp
-                .call_as_task(tool, arguments, task, context)
+            let mut result = self
+                .metrics
+                .metered(
+                    source,
+                    tool,
+                    mcp.call_as_task(tool, arguments, task, context),
+                )
                 .await
                 .map_err(|error| refusal(&error))?;
             serve_ids(source, &mut result);
@@ -179,7 +195,13 @@ impl Tasks for UpstreamTasks {
                     return Err(Refusal::Unsupported(format!("{other} is not served")));
                 }
             };
-            let mut result = answered.map_err(|error| refusal(&error))?;
+            let mut result = answered.map_err(|error| {
+                let reason = super::metrics::reason_label(&error);
+                if !matches!(reason, "invalid_input" | "not_found" | "unsupported") {
+                    self.metrics.record_upstream_error(source, reason);
+                }
+                refusal(&error)
+            })?;
             serve_ids(source, &mut result);
             Ok(result)
         })
@@ -223,7 +245,7 @@ mod tests {
 
     #[test]
     fn ids_are_served_under_their_source_and_only_those_handed_out_are_taken() {
-        let tasks = UpstreamTasks::with_cap(Vec::new(), 2);
+        let tasks = UpstreamTasks::with_cap(Vec::new(), Arc::default(), 2);
         let mut created = json!({"task": {"taskId": "t1", "status": "working"},
             "_meta": {RELATED_TASK: {"taskId": "t1"}}})
         .as_object()
@@ -253,7 +275,7 @@ mod tests {
 
     #[test]
     fn ids_kept_from_many_threads_at_once_stay_within_the_cap() {
-        let tasks = Arc::new(UpstreamTasks::with_cap(Vec::new(), 64));
+        let tasks = Arc::new(UpstreamTasks::with_cap(Vec::new(), Arc::default(), 64));
         let threads: Vec<_> = (0..8)
             .map(|thread| {
                 let tasks = Arc::clone(&tasks);
@@ -273,5 +295,77 @@ mod tests {
         assert_eq!(known.len(), 64);
         let distinct: std::collections::HashSet<_> = known.iter().collect();
         assert_eq!(distinct.len(), 64, "an id kept twice");
+    }
+
+    /// A line of JSON-RPC read from the server, as JSON.
+    async fn answer_to(
+        lines: &mut tokio::io::Lines<
+            tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>,
+        >,
+        id: u64,
+    ) -> Value {
+        loop {
+            let line = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
+                .await
+                .unwrap()
+                .unwrap()
+                .unwrap();
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_call_passed_through_as_a_task_is_counted_in_the_metrics() {
+        use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+
+        let mut gateway = crate::Gateway::new(crate::resources::tests::config("tasks", 0)).unwrap();
+        let refresh = gateway.refresh().await;
+        assert!(refresh.failures.is_empty(), "{:?}", refresh.failures);
+        let server = toolkit_runtime::serve::McpServer::new(gateway.toolkit().unwrap())
+            .tasks(Arc::new(gateway.tasks()));
+        let (client, served) = tokio::io::duplex(1 << 20);
+        let (server_in, server_out) = tokio::io::split(served);
+        let serving = tokio::spawn(server.serve_io(server_in, server_out));
+        let (reader, mut writer) = tokio::io::split(client);
+        let mut lines = tokio::io::BufReader::new(reader).lines();
+        let mut send = async |message: Value| {
+            let mut line = message.to_string();
+            line.push('\n');
+            writer.write_all(line.as_bytes()).await.unwrap();
+        };
+        send(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {"tasks": {}},
+            "clientInfo": {"name": "tasks", "version": "1"}}}),
+        )
+        .await;
+        let initialized = answer_to(&mut lines, 1).await;
+        assert!(
+            initialized["result"]["capabilities"]["tasks"].is_object(),
+            "{initialized}"
+        );
+        send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})).await;
+        send(
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "everything__simulate-research-query", "arguments": {"topic": "tides"},
+            "task": {"ttl": 60000}}}),
+        )
+        .await;
+        let created = answer_to(&mut lines, 2).await;
+        let id = created["result"]["task"]["taskId"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(id.starts_with("everything/"), "{created}");
+        let metrics = gateway.metrics().render();
+        for expected in [
+            r#"toolkit_gateway_tool_calls_total{source="everything",tool="simulate-research-query",outcome="ok"} 1"#,
+            r#"toolkit_gateway_tool_call_duration_seconds_count{source="everything",tool="simulate-research-query"} 1"#,
+        ] {
+            assert!(metrics.contains(expected), "{expected} not in\n{metrics}");
+        }
+        serving.abort();
     }
 }

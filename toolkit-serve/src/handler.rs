@@ -61,6 +61,10 @@ pub(crate) struct Handler {
     pub(crate) tasks: super::tasks::Hosted,
     /// The session's resource subscriptions (`subscriptions.rs`).
     pub(crate) subscriptions: Arc<super::subscriptions::Subscriptions>,
+    /// Who is subscribed to each resource, across the server's sessions (`subscribers.rs`).
+    pub(crate) subscribers: Arc<super::subscribers::Subscribers>,
+    /// Cancelled when the session ends (`session_end.rs`).
+    pub(crate) ended: Arc<super::session_end::SessionEnd>,
 }
 
 impl ServerHandler for Handler {
@@ -216,21 +220,9 @@ impl ServerHandler for Handler {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        resources::subscription(&self.resources, &request.uri, true).await?;
-        if self
-            .subscriptions
-            .subscribed(&request.uri, &context.peer, &self.resources)
-        {
-            Ok(())
-        } else {
-            Err(ErrorData::invalid_params(
-                format!(
-                    "A session may subscribe to at most {} resources.",
-                    super::subscriptions::MAX_SUBSCRIPTIONS
-                ),
-                None,
-            ))
-        }
+        self.subscriptions
+            .subscribe(&request.uri, &context.peer)
+            .await
     }
 
     #[allow(deprecated)] // resources/unsubscribe: spoken by the session revisions
@@ -239,8 +231,7 @@ impl ServerHandler for Handler {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
-        self.subscriptions.unsubscribed(&request.uri);
-        resources::subscription(&self.resources, &request.uri, false).await
+        self.subscriptions.unsubscribe(&request.uri).await
     }
 
     async fn list_prompts(
@@ -285,6 +276,7 @@ impl ServerHandler for Handler {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        super::list_changes::tell(&self.resources, context.peer.clone(), self.ended.token());
         self.toolkit.add_peer(context.peer);
     }
 
@@ -296,17 +288,25 @@ impl ServerHandler for Handler {
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        super::subscriptions::listen(&self.toolkit, &self.resources, context).await;
+        super::subscriptions::listen(&self.toolkit, &self.resources, &self.subscribers, context)
+            .await;
         Ok(())
     }
 }
 
 impl Handler {
-    /// A handler for one more session: the same served toolkit, a log level of its own.
+    /// A handler for one more session: the same served toolkit and server-wide subscribers, a
+    /// log level, subscriptions and end of its own.
     pub(crate) fn for_session(&self) -> Self {
+        let ended = Arc::new(super::session_end::SessionEnd::default());
         Self {
             level: Arc::default(),
-            subscriptions: Arc::default(),
+            subscriptions: Arc::new(super::subscriptions::Subscriptions::new(
+                Arc::clone(&self.subscribers),
+                self.resources.clone(),
+                ended.token(),
+            )),
+            ended,
             ..self.clone()
         }
     }

@@ -50,12 +50,15 @@ mod error;
 pub mod failure;
 mod guard;
 mod handler;
+mod list_changes;
 mod output_check;
 mod relay;
 mod resources;
 mod served;
 mod server;
+mod session_end;
 pub mod stdin_guard;
+mod subscribers;
 mod subscriptions;
 mod tasks;
 #[cfg(feature = "testing")]
@@ -66,6 +69,7 @@ mod written_result;
 
 pub use error::ServeError;
 pub use guard::run_guarded;
+pub use list_changes::ListChanged;
 pub use resources::{Offer, Refusal, Resources};
 pub use served::ServedToolkit;
 pub use server::{HttpOptions, MCP_PATH, McpServer, bind_loopback, without_delay};

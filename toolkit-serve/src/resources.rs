@@ -32,6 +32,12 @@ pub struct Offer {
     pub prompts: bool,
     /// `completion/complete`.
     pub completions: bool,
+    /// `resources.listChanged`: the host tells when its resources change
+    /// ([`Resources::list_changed`]).
+    pub resources_list_changed: bool,
+    /// `prompts.listChanged`: the host tells when its prompts change
+    /// ([`Resources::list_changed`]).
+    pub prompts_list_changed: bool,
 }
 
 impl Offer {
@@ -59,6 +65,17 @@ impl Offer {
     #[must_use]
     pub fn with_completions(mut self) -> Self {
         self.completions = true;
+        self
+    }
+
+    /// Telling when the resources change (`resources`) and when the prompts do (`prompts`):
+    /// `listChanged` advertised for those offered already (call it after
+    /// [`Offer::with_resources`] and [`Offer::with_prompts`]). The host is to tell each change
+    /// on [`Resources::list_changed`].
+    #[must_use]
+    pub fn with_list_changed(mut self, resources: bool, prompts: bool) -> Self {
+        self.resources_list_changed = resources && self.resources;
+        self.prompts_list_changed = prompts && self.prompts;
         self
     }
 }
@@ -117,6 +134,13 @@ pub trait Resources: std::fmt::Debug + Send + Sync + 'static {
     /// The URIs (as served) the host's resources change, for the sessions subscribed to them
     /// (`notifications/resources/updated`); `None` (the default) when the host tells none.
     fn updated(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
+        None
+    }
+
+    /// The host's lists that change ([`ListChanged`](super::ListChanged)), for the clients
+    /// told of them (`notifications/resources/list_changed`, `notifications/prompts/list_changed`)
+    /// when [`Resources::offer`] says so; `None` (the default) when the host tells none.
+    fn list_changed(&self) -> Option<tokio::sync::broadcast::Receiver<super::ListChanged>> {
         None
     }
 }
@@ -220,24 +244,13 @@ pub(crate) async fn read_resource(
     result(read, "resources/read")
 }
 
-/// `resources/subscribe` (`subscribe`) or `resources/unsubscribe`.
-pub(crate) async fn subscription(
-    hosted: &Hosted,
-    uri: &str,
-    subscribe: bool,
-) -> Result<(), ErrorData> {
-    let method = if subscribe {
-        "resources/subscribe"
-    } else {
-        "resources/unsubscribe"
-    };
-    let resources = offering(hosted, |offer| offer.subscribe, method)?;
-    let done = if subscribe {
-        resources.subscribe(uri).await
-    } else {
-        resources.unsubscribe(uri).await
-    };
-    done.map_err(|refusal| error(refusal, true))
+/// The host's resources when they offer `subscribe`, else `-32601` for `method`
+/// (`resources/subscribe`, `resources/unsubscribe`).
+pub(crate) fn subscribing<'a>(
+    hosted: &'a Hosted,
+    method: &str,
+) -> Result<&'a dyn Resources, ErrorData> {
+    offering(hosted, |offer| offer.subscribe, method)
 }
 
 /// `prompts/list`.
@@ -294,10 +307,13 @@ pub(crate) fn advertise(hosted: &Hosted, capabilities: &mut rmcp::model::ServerC
     if offer.resources {
         let mut capability = rmcp::model::ResourcesCapability::default();
         capability.subscribe = offer.subscribe.then_some(true);
+        capability.list_changed = offer.resources_list_changed.then_some(true);
         capabilities.resources = Some(capability);
     }
     if offer.prompts {
-        capabilities.prompts = Some(rmcp::model::PromptsCapability::default());
+        let mut capability = rmcp::model::PromptsCapability::default();
+        capability.list_changed = offer.prompts_list_changed.then_some(true);
+        capabilities.prompts = Some(capability);
     }
     if offer.completions {
         capabilities.completions = Some(JsonObject::new());

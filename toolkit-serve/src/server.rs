@@ -74,6 +74,8 @@ pub struct McpServer {
     approval: Option<CallContext>,
     resources: super::resources::Hosted,
     tasks: super::tasks::Hosted,
+    /// Who is subscribed to each resource, across the sessions (`subscribers.rs`).
+    subscribers: Arc<super::subscribers::Subscribers>,
 }
 
 /// Options of [`McpServer::serve_http`] and [`McpServer::router`].
@@ -119,6 +121,7 @@ impl McpServer {
             approval: None,
             resources: None,
             tasks: None,
+            subscribers: Arc::default(),
         }
     }
 
@@ -144,7 +147,11 @@ impl McpServer {
     /// Serves `resources` beside the tools: `resources/list`, `resources/templates/list`,
     /// `resources/read`, `resources/subscribe` / `unsubscribe`, `prompts/list`, `prompts/get`
     /// and `completion/complete`, each capability advertised when its
-    /// [`Offer`](super::Offer) says (none by default).
+    /// [`Offer`](super::Offer) says (none by default). The host is subscribed to a resource
+    /// while one session at least is (its first subscriber subscribes it, its last to leave —
+    /// unsubscribing, or its session ending — unsubscribes it); clients are told of the lists
+    /// that change ([`Resources::list_changed`](super::Resources::list_changed)) when the offer
+    /// says so.
     #[must_use]
     pub fn resources(mut self, resources: Arc<dyn super::Resources>) -> Self {
         self.resources = Some(resources);
@@ -237,7 +244,9 @@ impl McpServer {
         self.toolkit.clone()
     }
 
+    /// The handler each session's is made from ([`Handler::for_session`]).
     fn handler(&self) -> Handler {
+        let ended = Arc::new(super::session_end::SessionEnd::default());
         Handler {
             toolkit: self.toolkit.clone(),
             identity: Arc::new(self.identity.clone()),
@@ -245,7 +254,13 @@ impl McpServer {
             level: Arc::default(),
             resources: self.resources.clone(),
             tasks: self.tasks.clone(),
-            subscriptions: std::sync::Arc::default(),
+            subscriptions: Arc::new(super::subscriptions::Subscriptions::new(
+                Arc::clone(&self.subscribers),
+                self.resources.clone(),
+                ended.token(),
+            )),
+            subscribers: Arc::clone(&self.subscribers),
+            ended,
         }
     }
 

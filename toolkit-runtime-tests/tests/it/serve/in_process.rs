@@ -626,16 +626,42 @@ async fn serve_a_call_the_client_cancels_stops_the_tool() {
 }
 
 /// A host's resources that serve nothing but subscriptions: what it was asked to subscribe to
-/// and unsubscribe from, and the updates it tells (`updates`).
+/// and unsubscribe from, the updates it tells (`updates`), and the changes of its lists
+/// (`lists`).
 #[derive(Debug)]
 struct Subscribable {
     updates: tokio::sync::broadcast::Sender<String>,
+    lists: tokio::sync::broadcast::Sender<toolkit_runtime::serve::ListChanged>,
     asked: std::sync::Mutex<Vec<String>>,
+}
+
+impl Subscribable {
+    fn new() -> Self {
+        Self {
+            updates: tokio::sync::broadcast::channel(16).0,
+            lists: tokio::sync::broadcast::channel(16).0,
+            asked: std::sync::Mutex::default(),
+        }
+    }
+
+    /// Waits (bounded) until `listeners` wait for the changes of the lists.
+    async fn listened(&self, listeners: usize) {
+        for _ in 0..200 {
+            if self.lists.receiver_count() >= listeners {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        panic!("nobody listens for the lists' changes");
+    }
 }
 
 impl toolkit_runtime::serve::Resources for Subscribable {
     fn offer(&self) -> toolkit_runtime::serve::Offer {
-        toolkit_runtime::serve::Offer::none().with_resources(true)
+        toolkit_runtime::serve::Offer::none()
+            .with_resources(true)
+            .with_prompts()
+            .with_list_changed(true, true)
     }
     fn list_resources(
         &self,
@@ -700,14 +726,77 @@ impl toolkit_runtime::serve::Resources for Subscribable {
     fn updated(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
         Some(self.updates.subscribe())
     }
+    fn list_changed(
+        &self,
+    ) -> Option<tokio::sync::broadcast::Receiver<toolkit_runtime::serve::ListChanged>> {
+        Some(self.lists.subscribe())
+    }
+}
+
+#[tokio::test]
+async fn serve_a_hosts_list_changes_are_told_to_a_session_client_and_a_listening_one() {
+    use toolkit_runtime::serve::ListChanged;
+
+    let host = Arc::new(Subscribable::new());
+    let mut session =
+        InProcessClient::start(McpServer::new(demo::toolkit()).resources(host.clone()));
+    let initialized = session.initialize().await.unwrap();
+    let capabilities = &initialized["result"]["capabilities"];
+    assert_eq!(
+        capabilities["resources"]["listChanged"], true,
+        "{capabilities}"
+    );
+    assert_eq!(
+        capabilities["prompts"]["listChanged"], true,
+        "{capabilities}"
+    );
+    host.listened(1).await;
+    host.lists.send(ListChanged::Prompts).unwrap();
+    let notified = session.next_message().await.unwrap();
+    assert_eq!(
+        notified["method"], "notifications/prompts/list_changed",
+        "{notified}"
+    );
+    host.lists.send(ListChanged::Resources).unwrap();
+    let notified = session.next_message().await.unwrap();
+    assert_eq!(
+        notified["method"], "notifications/resources/list_changed",
+        "{notified}"
+    );
+    session.close().await.unwrap();
+
+    let mut listening =
+        InProcessClient::stateless(McpServer::new(demo::toolkit()).resources(host.clone()));
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    listening
+        .send(&json!({
+            "jsonrpc": "2.0", "id": "listen", "method": "subscriptions/listen",
+            "params": {"notifications": {"resourcesListChanged": true}, "_meta": meta}
+        }))
+        .await
+        .unwrap();
+    let acknowledged = listening.next_message().await.unwrap();
+    assert_eq!(
+        acknowledged["params"]["notifications"]["resourcesListChanged"], true,
+        "{acknowledged}"
+    );
+    host.listened(1).await;
+    // Prompts were not asked for: only the resources' change is told.
+    host.lists.send(ListChanged::Prompts).unwrap();
+    host.lists.send(ListChanged::Resources).unwrap();
+    let notified = listening.next_message().await.unwrap();
+    assert_eq!(
+        notified["method"], "notifications/resources/list_changed",
+        "{notified}"
+    );
 }
 
 #[tokio::test]
 async fn serve_a_stateless_client_that_listens_for_a_resource_hears_its_updates_only() {
-    let host = Arc::new(Subscribable {
-        updates: tokio::sync::broadcast::channel(16).0,
-        asked: std::sync::Mutex::default(),
-    });
+    let host = Arc::new(Subscribable::new());
     let server = McpServer::new(demo::toolkit()).resources(host.clone());
     let mut client = InProcessClient::stateless(server);
     let meta = json!({
