@@ -218,6 +218,15 @@ impl Stream for Events {
                 return Poll::Ready((!rest.is_empty()).then(|| Ok(Bytes::from(rest))));
             }
             match self.body.poll_next_unpin(cx) {
+                // Whole events with nothing kept (every answer of a tool of no MCP source):
+                // passed on as they came, unbuffered.
+                Poll::Ready(Some(Ok(chunk)))
+                    if self.buffer.is_empty()
+                        && chunk.ends_with(b"\n\n")
+                        && self.kept.is_empty() =>
+                {
+                    return Poll::Ready(Some(Ok(chunk)));
+                }
                 Poll::Ready(Some(Ok(chunk))) => self.buffer.extend_from_slice(&chunk),
                 Poll::Ready(Some(Err(error))) => return Poll::Ready(Some(Err(error))),
                 Poll::Ready(None) => self.ended = true,
