@@ -368,28 +368,76 @@ mod tests {
         kept
     }
 
+    /// An event stream: comments, a priming event, a progress notification and a result kept
+    /// for, one of each not kept for, data that is no JSON, a last event cut short.
+    const EVENTS: &str = concat!(
+        ": keep-alive\n\n",
+        "data:\nid: 0\nretry: 3000\n\n",
+        "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":1.0}}\nid: 1\n\n",
+        "event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\r\ndata: \"result\":{\"content\":[]}}\r\nid: 2\r\n\r\n",
+        "data: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\nid: 3\n\n",
+        "data: not json\n\n",
+        "data: {\"half",
+    );
+
+    /// [`EVENTS`] with what [`kept`] holds written in.
+    const REWRITTEN: &str = concat!(
+        ": keep-alive\n\n",
+        "data:\nid: 0\nretry: 3000\n\n",
+        "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":1}}\nid: 1\n\n",
+        "event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"a\",\"annotations\":{\"priority\":1}}]}}\r\nid: 2\r\n\r\n",
+        "data: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\nid: 3\n\n",
+        "data: not json\n\n",
+        "data: {\"half",
+    );
+
     #[test]
     fn an_event_stream_is_rewritten_where_something_was_kept_and_else_passes_byte_for_byte() {
-        let events = concat!(
-            ": keep-alive\n\n",
-            "data:\nid: 0\nretry: 3000\n\n",
-            "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":1.0}}\nid: 1\n\n",
-            "event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\r\ndata: \"result\":{\"content\":[]}}\r\nid: 2\r\n\r\n",
-            "data: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\nid: 3\n\n",
-            "data: not json\n\n",
-            "data: {\"half",
-        );
-        let out = rewritten_events(events.as_bytes(), &kept());
-        let expected = concat!(
-            ": keep-alive\n\n",
-            "data:\nid: 0\nretry: 3000\n\n",
-            "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":1}}\nid: 1\n\n",
-            "event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"a\",\"annotations\":{\"priority\":1}}]}}\r\nid: 2\r\n\r\n",
-            "data: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\nid: 3\n\n",
-            "data: not json\n\n",
-            "data: {\"half",
-        );
-        assert_eq!(String::from_utf8(out).unwrap(), expected);
+        let out = rewritten_events(EVENTS.as_bytes(), &kept());
+        assert_eq!(String::from_utf8(out).unwrap(), REWRITTEN);
+        let untouched = rewritten_events(EVENTS.as_bytes(), &Kept::default());
+        assert_eq!(String::from_utf8(untouched).unwrap(), EVENTS);
+    }
+
+    /// What [`Events`] passes on of `chunks`.
+    async fn streamed(chunks: Vec<Vec<u8>>, kept: Kept) -> Vec<u8> {
+        let body = Body::from_stream(futures_util::stream::iter(
+            chunks.into_iter().map(Ok::<_, std::convert::Infallible>),
+        ));
+        let events = Events {
+            body: body.into_data_stream(),
+            buffer: Vec::new(),
+            searched: 0,
+            kept,
+            ended: false,
+        };
+        let chunks: Vec<Result<Bytes, axum::Error>> = events.collect().await;
+        chunks
+            .into_iter()
+            .flat_map(|chunk| chunk.unwrap())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn an_event_stream_cut_anywhere_is_rewritten_the_same() {
+        let bytes = EVENTS.as_bytes();
+        for at in 0..=bytes.len() {
+            for third in [at, (at + bytes.len()) / 2] {
+                let chunks = vec![
+                    bytes[..at].to_vec(),
+                    bytes[at..third].to_vec(),
+                    bytes[third..].to_vec(),
+                ];
+                let out = streamed(chunks.clone(), kept()).await;
+                assert_eq!(
+                    String::from_utf8(out).unwrap(),
+                    REWRITTEN,
+                    "cut at {at}, {third}"
+                );
+                let untouched = streamed(chunks, Kept::default()).await;
+                assert_eq!(untouched, bytes, "cut at {at}, {third}");
+            }
+        }
     }
 
     #[test]
