@@ -103,8 +103,8 @@ impl Kept {
             let token = sent.get("progressToken")?.to_string();
             let queue = held.progress.get_mut(&token)?;
             // The first kept that says what was sent; one before it never reached this answer.
-            let written = std::iter::from_fn(|| queue.pop_front())
-                .find(|kept| same(&Value::Object(kept.clone()), &Value::Object(sent.clone())))?;
+            let written =
+                std::iter::from_fn(|| queue.pop_front()).find(|kept| same_fields(kept, sent))?;
             object.insert("params".to_owned(), Value::Object(written));
         } else {
             return None;
@@ -119,12 +119,7 @@ impl Kept {
 fn same(written: &Value, typed: &Value) -> bool {
     match (written, typed) {
         (Value::Number(written), Value::Number(typed)) => written.as_f64() == typed.as_f64(),
-        (Value::Object(written), Value::Object(typed)) => {
-            written.len() == typed.len()
-                && written
-                    .iter()
-                    .all(|(key, value)| typed.get(key).is_some_and(|other| same(value, other)))
-        }
+        (Value::Object(written), Value::Object(typed)) => same_fields(written, typed),
         (Value::Array(written), Value::Array(typed)) => {
             written.len() == typed.len()
                 && written
@@ -134,6 +129,14 @@ fn same(written: &Value, typed: &Value) -> bool {
         }
         (written, typed) => written == typed,
     }
+}
+
+/// Whether the objects `written` and `typed` have the same fields saying the same ([`same`]).
+fn same_fields(written: &JsonObject, typed: &JsonObject) -> bool {
+    written.len() == typed.len()
+        && written
+            .iter()
+            .all(|(key, value)| typed.get(key).is_some_and(|other| same(value, other)))
 }
 
 /// The layer (`axum::middleware::from_fn`): gives the request a [`Kept`] slot, and serves the
@@ -164,8 +167,13 @@ pub(crate) async fn answers(mut request: Request, next: Next) -> Response {
         // rmcp answers with JSON only once the call is answered: what it kept is there.
         Some("application/json") if !kept.is_empty() => {
             let (mut parts, body) = response.into_parts();
-            let Ok(bytes) = axum::body::to_bytes(body, usize::MAX).await else {
-                return Response::from_parts(parts, Body::empty());
+            let bytes = match axum::body::to_bytes(body, usize::MAX).await {
+                Ok(bytes) => bytes,
+                Err(error) => {
+                    // rmcp's JSON body is whole (it cannot fail): nothing was read to pass on.
+                    tracing::debug!(%error, "an answer's JSON body could not be read");
+                    return Response::from_parts(parts, Body::empty());
+                }
             };
             match kept.rewritten(&bytes) {
                 Some(written) => {
