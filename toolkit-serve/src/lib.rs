@@ -65,6 +65,7 @@ mod tasks;
 pub mod testing;
 mod told;
 mod transport;
+mod written_http;
 mod written_result;
 
 pub use error::ServeError;

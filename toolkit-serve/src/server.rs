@@ -21,6 +21,7 @@ use super::handler::{Handler, Identity};
 use super::served::ServedToolkit;
 use super::stdin_guard::{StdinGuard, StdinGuardOptions};
 use super::transport::{GuardedTransport, Input, spawn_writer};
+use super::written_http;
 use super::written_result::WrittenResults;
 use toolkit_core::{Approver, CallContext, Toolkit};
 
@@ -349,11 +350,13 @@ impl McpServer {
             .with_max_request_body_bytes(self.http.max_request_body_bytes)
             .with_sse_keep_alive(None)
             .with_cancellation_token(shutdown);
-        // rmcp's HTTP service takes only a `ServerHandler`, whose call results are typed: over
-        // HTTP an upstream's result is served as rmcp reads it (see `written_result`).
+        // rmcp's HTTP service takes only a `ServerHandler`, whose call results and a session's
+        // progress are typed: the layer writes what an upstream wrote into the answers.
         let service: StreamableHttpService<Handler, LocalSessionManager> =
             StreamableHttpService::new(move || Ok(handler.for_session()), Arc::default(), config);
-        axum::Router::new().nest_service(path, service)
+        axum::Router::new()
+            .nest_service(path, service)
+            .layer(axum::middleware::from_fn(written_http::answers))
     }
 
     /// Serves Streamable HTTP at [`MCP_PATH`] on `listener` until it fails (never, in practice).

@@ -2,8 +2,10 @@
 //! [`notify`]. An upstream's numbers reach the client as the upstream wrote them (`1` stays `1`,
 //! `12345678901234567890` keeps its digits), which rmcp's typed notification (an `f64`) cannot
 //! carry: the notification is sent as written wherever it rides the call's one stream (stdio,
-//! the stateless revision over HTTP). A session over HTTP gets rmcp's typed one, because rmcp
-//! routes a session's progress to the call's stream by that type.
+//! the stateless revision over HTTP). In a session over HTTP rmcp routes progress to the call's
+//! stream by its typed notification, so that one is sent, and its params as written are kept in
+//! the HTTP request's slot, for the layer around the service to write into the answer in its
+//! place (`written_http.rs`).
 
 use axum::http::request::Parts;
 use rmcp::RoleServer;
@@ -14,6 +16,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use serde_json::{Map, Number, Value};
 
+use super::written_http::Kept;
 use toolkit_core::Progress;
 
 /// The progress told so far of one call: the last value sent.
@@ -92,10 +95,14 @@ pub(crate) async fn notify(
     let sent = if routed_by_type(context) {
         let mut note = ProgressNotificationParam::new(token.clone(), value.as_f64().unwrap_or(0.0));
         note.total = total.as_ref().and_then(Number::as_f64);
-        note.message = message;
+        note.message.clone_from(&message);
+        if let Some(kept) = Kept::of(context) {
+            kept.progress(written(token, value, total, message));
+        }
         context.peer.notify_progress(note).await
     } else {
-        let note = written(token, value, total, message);
+        let params = written(token, value, total, message);
+        let note = CustomNotification::new("notifications/progress", Some(Value::Object(params)));
         context
             .peer
             .send_notification(ServerNotification::CustomNotification(note))
@@ -115,13 +122,13 @@ fn routed_by_type(context: &RequestContext<RoleServer>) -> bool {
     !stateless && context.extensions.get::<Parts>().is_some()
 }
 
-/// `notifications/progress` with the numbers as they are.
+/// The params of `notifications/progress` with the numbers as they are.
 fn written(
     token: &ProgressToken,
     progress: Number,
     total: Option<Number>,
     message: Option<String>,
-) -> CustomNotification {
+) -> Map<String, Value> {
     let mut params = Map::new();
     params.insert(
         "progressToken".to_owned(),
@@ -134,7 +141,7 @@ fn written(
     if let Some(message) = message {
         params.insert("message".to_owned(), Value::String(message));
     }
-    CustomNotification::new("notifications/progress", Some(Value::Object(params)))
+    params
 }
 
 #[cfg(test)]

@@ -8,9 +8,10 @@
 //! then serves the JSON in its place, shaped for the client's revision as rmcp shapes its own
 //! (`resultType: "complete"` only from 2026-07-28).
 //!
-//! Over stdio only: rmcp's Streamable HTTP service (3.11) takes nothing but a `ServerHandler`,
-//! which has no way to answer a call with other than the typed result, so over HTTP the result
-//! is served as rmcp reads it.
+//! Over stdio. rmcp's Streamable HTTP service (3.11) takes nothing but a `ServerHandler`, which
+//! has no way to answer a call with other than the typed result: over HTTP, [`keep`] leaves the
+//! result, shaped the same way, in the HTTP request's slot, and the layer around the service
+//! writes it into the answer (`written_http.rs`).
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -22,6 +23,7 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, Service};
 use serde_json::Value;
 
+use super::written_http::Kept;
 use toolkit_core::JsonObject;
 
 /// A service (the server's handler), serving an upstream's result as it was written.
@@ -33,11 +35,23 @@ pub(crate) struct WrittenResults<S>(pub(crate) S);
 struct Slot(Arc<Mutex<Option<JsonObject>>>);
 
 /// Keeps `result`, an upstream's result as written, to be served in place of the typed result
-/// the call answers with.
+/// the call answers with: in this service's slot (stdio), or shaped for the client in the slot of
+/// the HTTP request the call came in ([`Kept`]).
 pub(crate) fn keep(context: &RequestContext<RoleServer>, result: JsonObject) {
     if let Some(Slot(slot)) = context.extensions.get::<Slot>() {
         *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+    } else if let Some(kept) = Kept::of(context)
+        && let Some(result) = shaped(result, current(context))
+    {
+        kept.result(&context.id, result);
     }
+}
+
+/// Whether the call's client speaks the revision 2026-07-28 or a later one.
+fn current(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 impl<S: Service<RoleServer>> Service<RoleServer> for WrittenResults<S> {
@@ -49,9 +63,7 @@ impl<S: Service<RoleServer>> Service<RoleServer> for WrittenResults<S> {
         if !matches!(request, ClientRequest::CallToolRequest(_)) {
             return self.0.handle_request(request, context).await;
         }
-        let current = context
-            .protocol_version()
-            .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
+        let current = current(&context);
         let slot = Slot::default();
         context.extensions.insert(slot.clone());
         let answer = self.0.handle_request(request, context).await?;

@@ -1,0 +1,690 @@
+//! An HTTP answer served with what an upstream wrote: [`answers`], the layer around the
+//! Streamable HTTP service, and [`Kept`], the slot of one HTTP request it reads.
+//!
+//! rmcp's Streamable HTTP service (3.11) takes only a `ServerHandler`, whose `tools/call` answer
+//! is rmcp's typed `CallToolResult` (a block's `annotations.priority` is an `f32`; fields rmcp has
+//! no type for are dropped), and it routes a session's `notifications/progress` to the call's
+//! stream by rmcp's typed notification (`progress` an `f64`). So the handler answers with the
+//! typed values and [`keep`](super::written_result::keep)s what the upstream wrote in the slot of
+//! the HTTP request the call came in; rmcp hands the handler that request's `Parts`, and with
+//! them its extensions, where this layer put the slot. The layer then writes the kept JSON into
+//! the answer on its way out: the result of each JSON-RPC response whose id has one, and the
+//! params of each progress notification whose token has some (in order).
+//!
+//! Written by hand: nothing in rmcp, tower or axum rewrites the messages of an answer, and the SSE
+//! crates at hand (`sse-stream`, `eventsource-stream`) read an event into its fields, which would
+//! write every event again; here an event is cut out as its bytes, and one whose message is not
+//! rewritten (every event but those, a keep-alive comment, a priming event) passes byte for byte,
+//! its `id:` (resumability) and framing with it. A body that is neither JSON nor SSE, or that
+//! does not parse, passes unchanged. What rmcp replays to a client that resumes a session's
+//! stream (`Last-Event-ID`) is its own typed form.
+
+use std::collections::{HashMap, VecDeque};
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll};
+
+use axum::body::{Body, BodyDataStream, Bytes};
+use axum::extract::Request;
+use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
+use axum::http::request::Parts;
+use axum::middleware::Next;
+use axum::response::Response;
+use futures_util::{Stream, StreamExt as _};
+use rmcp::RoleServer;
+use rmcp::model::RequestId;
+use rmcp::service::RequestContext;
+use serde_json::Value;
+
+use toolkit_core::JsonObject;
+
+/// What the calls of one HTTP request kept as their upstreams wrote it, to be served in the
+/// request's answer (an extension of the request, shared with the answer's body).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Kept(Arc<Mutex<Held>>);
+
+/// The contents of [`Kept`].
+#[derive(Debug, Default)]
+struct Held {
+    /// Each call's result as written, by its JSON-RPC request id (as JSON).
+    results: HashMap<String, JsonObject>,
+    /// Each progress notification's params as written, by progress token (as JSON), in order.
+    progress: HashMap<String, VecDeque<JsonObject>>,
+}
+
+impl Kept {
+    /// The slot of the HTTP request a call came in, when it came over HTTP through [`answers`].
+    pub(crate) fn of(context: &RequestContext<RoleServer>) -> Option<&Self> {
+        context.extensions.get::<Parts>()?.extensions.get::<Self>()
+    }
+
+    /// Keeps `result`, written for the client, to answer the request `id` with.
+    pub(crate) fn result(&self, id: &RequestId, result: JsonObject) {
+        if let Ok(id) = serde_json::to_string(id) {
+            self.held().results.insert(id, result);
+        }
+    }
+
+    /// Keeps `params` of a progress notification as written, to be sent in place of the typed
+    /// notification that says the same.
+    pub(crate) fn progress(&self, params: JsonObject) {
+        if let Some(token) = params.get("progressToken").map(Value::to_string) {
+            self.held()
+                .progress
+                .entry(token)
+                .or_default()
+                .push_back(params);
+        }
+    }
+
+    /// The contents, locked.
+    fn held(&self) -> MutexGuard<'_, Held> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether nothing is kept (then nothing is to be rewritten).
+    fn is_empty(&self) -> bool {
+        let held = self.held();
+        held.results.is_empty() && held.progress.values().all(VecDeque::is_empty)
+    }
+
+    /// `message` (one JSON-RPC message) with what was kept for it written in, or `None` when
+    /// nothing was kept for it (or it is not JSON): then it passes as it is.
+    fn rewritten(&self, message: &[u8]) -> Option<Vec<u8>> {
+        let mut message: Value = serde_json::from_slice(message).ok()?;
+        let object = message.as_object_mut()?;
+        let mut held = self.held();
+        if object.contains_key("result") {
+            let id = object.get("id")?.to_string();
+            let written = held.results.remove(&id)?;
+            object.insert("result".to_owned(), Value::Object(written));
+        } else if object.get("method").and_then(Value::as_str) == Some("notifications/progress") {
+            let sent = object.get("params")?.as_object()?;
+            let token = sent.get("progressToken")?.to_string();
+            let queue = held.progress.get_mut(&token)?;
+            // The first kept that says what was sent; one before it never reached this answer.
+            let written =
+                std::iter::from_fn(|| queue.pop_front()).find(|kept| same_fields(kept, sent))?;
+            object.insert("params".to_owned(), Value::Object(written));
+        } else {
+            return None;
+        }
+        drop(held);
+        serde_json::to_vec(&message).ok()
+    }
+}
+
+/// Whether `written` and `typed` say the same, numbers compared as `f64` (as rmcp's types hold
+/// them).
+fn same(written: &Value, typed: &Value) -> bool {
+    match (written, typed) {
+        (Value::Number(written), Value::Number(typed)) => written.as_f64() == typed.as_f64(),
+        (Value::Object(written), Value::Object(typed)) => same_fields(written, typed),
+        (Value::Array(written), Value::Array(typed)) => {
+            written.len() == typed.len()
+                && written
+                    .iter()
+                    .zip(typed)
+                    .all(|(one, other)| same(one, other))
+        }
+        (written, typed) => written == typed,
+    }
+}
+
+/// Whether the objects `written` and `typed` have the same fields saying the same ([`same`]).
+fn same_fields(written: &JsonObject, typed: &JsonObject) -> bool {
+    written.len() == typed.len()
+        && written
+            .iter()
+            .all(|(key, value)| typed.get(key).is_some_and(|other| same(value, other)))
+}
+
+/// The layer (`axum::middleware::from_fn`): gives the request a [`Kept`] slot, and serves the
+/// answer with what its calls kept written in (`application/json` as a whole, `text/event-stream`
+/// event by event, as it comes).
+pub(crate) async fn answers(mut request: Request, next: Next) -> Response {
+    let kept = Kept::default();
+    request.extensions_mut().insert(kept.clone());
+    let response = next.run(request).await;
+    let kind = response
+        .headers()
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .map(|kind| kind.trim().to_ascii_lowercase());
+    match kind.as_deref() {
+        Some("text/event-stream") => {
+            let (parts, body) = response.into_parts();
+            let events = Events {
+                body: body.into_data_stream(),
+                buffer: Vec::new(),
+                searched: 0,
+                kept,
+                ended: false,
+            };
+            Response::from_parts(parts, Body::from_stream(events))
+        }
+        // rmcp answers with JSON only once the call is answered: what it kept is there.
+        Some("application/json") if !kept.is_empty() => {
+            let (mut parts, body) = response.into_parts();
+            let bytes = match axum::body::to_bytes(body, usize::MAX).await {
+                Ok(bytes) => bytes,
+                Err(error) => {
+                    // rmcp's JSON body is whole (it cannot fail): nothing was read to pass on.
+                    tracing::debug!(%error, "an answer's JSON body could not be read");
+                    return Response::from_parts(parts, Body::empty());
+                }
+            };
+            match kept.rewritten(&bytes) {
+                Some(written) => {
+                    parts.headers.remove(CONTENT_LENGTH);
+                    Response::from_parts(parts, Body::from(written))
+                }
+                None => Response::from_parts(parts, Body::from(bytes)),
+            }
+        }
+        _ => response,
+    }
+}
+
+/// An SSE body with what was kept written into its events' messages.
+struct Events {
+    /// The body as rmcp wrote it.
+    body: BodyDataStream,
+    /// Bytes read and not yet passed on: the start of an event.
+    buffer: Vec<u8>,
+    /// How far `buffer` was searched for an event's end (a line's start).
+    searched: usize,
+    /// What the request's calls kept.
+    kept: Kept,
+    /// Whether the body has ended.
+    ended: bool,
+}
+
+impl Stream for Events {
+    type Item = Result<Bytes, axum::Error>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        loop {
+            let ended = self.ended;
+            let (end, searched) = events_end(&self.buffer, self.searched, ended);
+            self.searched = searched;
+            if let Some(end) = end {
+                let rest = self.buffer.split_off(end);
+                let events = std::mem::replace(&mut self.buffer, rest);
+                self.searched -= end;
+                let events = if self.kept.is_empty() {
+                    events
+                } else {
+                    rewritten_events(&events, &self.kept)
+                };
+                return Poll::Ready(Some(Ok(Bytes::from(events))));
+            }
+            if ended {
+                // What is left is no whole event: it passes as it is.
+                let rest = std::mem::take(&mut self.buffer);
+                return Poll::Ready((!rest.is_empty()).then(|| Ok(Bytes::from(rest))));
+            }
+            match self.body.poll_next_unpin(cx) {
+                // Whole events with nothing kept (every answer of a tool of no MCP source):
+                // passed on as they came, unbuffered.
+                Poll::Ready(Some(Ok(chunk)))
+                    if self.buffer.is_empty()
+                        && chunk.ends_with(b"\n\n")
+                        && self.kept.is_empty() =>
+                {
+                    return Poll::Ready(Some(Ok(chunk)));
+                }
+                Poll::Ready(Some(Ok(chunk))) => self.buffer.extend_from_slice(&chunk),
+                Poll::Ready(Some(Err(error))) => return Poll::Ready(Some(Err(error))),
+                Poll::Ready(None) => self.ended = true,
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+    }
+}
+
+/// The lines of `bytes`, each with its line ending (`\r\n`, `\n` or `\r`) and whether it has one;
+/// a `\r` at the very end counts as an ending only once the body has `ended` (a `\n` may follow).
+fn lines(bytes: &[u8], ended: bool) -> impl Iterator<Item = (&[u8], bool)> {
+    let mut rest = bytes;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let Some(at) = rest.iter().position(|&byte| byte == b'\n' || byte == b'\r') else {
+            let line = rest;
+            rest = &[];
+            return Some((line, false));
+        };
+        let length = match (rest[at], rest.get(at + 1)) {
+            (b'\r', Some(b'\n')) => at + 2,
+            (b'\r', None) if !ended => {
+                let line = rest;
+                rest = &[];
+                return Some((line, false));
+            }
+            _ => at + 1,
+        };
+        let (line, after) = rest.split_at(length);
+        rest = after;
+        Some((line, true))
+    })
+}
+
+/// Where the last whole event of `bytes` ends (after its blank line), if one does from `from` (a
+/// line's start) on; and where the last whole line ends, to search on from.
+fn events_end(bytes: &[u8], from: usize, ended: bool) -> (Option<usize>, usize) {
+    let mut at = from;
+    let mut end = None;
+    for (line, whole) in lines(bytes.get(from..).unwrap_or_default(), ended) {
+        if !whole {
+            break;
+        }
+        at += line.len();
+        if is_blank(line) {
+            end = Some(at);
+        }
+    }
+    (end, at)
+}
+
+/// Whether `line` (with its ending) is blank: the end of an event.
+fn is_blank(line: &[u8]) -> bool {
+    matches!(line, [b'\n'] | [b'\r'] | [b'\r', b'\n'])
+}
+
+/// `line` without its line ending.
+fn content(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// The value of `line` when it is a `data` field (one leading space taken off).
+fn data(line: &[u8]) -> Option<&[u8]> {
+    let line = content(line);
+    if line == b"data" {
+        return Some(&[]);
+    }
+    let value = line.strip_prefix(b"data:")?;
+    Some(value.strip_prefix(b" ").unwrap_or(value))
+}
+
+/// `events` (whole SSE events) with what was kept written into their messages.
+fn rewritten_events(events: &[u8], kept: &Kept) -> Vec<u8> {
+    let mut out = Vec::with_capacity(events.len());
+    let mut event = Vec::new();
+    for (line, _) in lines(events, true) {
+        event.push(line);
+        if is_blank(line) {
+            rewrite_event(&event, kept, &mut out);
+            event.clear();
+        }
+    }
+    rewrite_event(&event, kept, &mut out);
+    out
+}
+
+/// One event's `lines` onto `out`: as they are, or with their data lines made one line of the
+/// rewritten message (in the first one's place, with its line ending).
+fn rewrite_event(lines: &[&[u8]], kept: &Kept, out: &mut Vec<u8>) {
+    let mut message = Vec::new();
+    let mut first = None;
+    for (index, line) in lines.iter().enumerate() {
+        if let Some(value) = data(line) {
+            if first.is_some() {
+                message.push(b'\n');
+            }
+            message.extend_from_slice(value);
+            first.get_or_insert(index);
+        }
+    }
+    let written = first.and_then(|first| Some((first, kept.rewritten(&message)?)));
+    let Some((first, written)) = written else {
+        lines.iter().for_each(|line| out.extend_from_slice(line));
+        return;
+    };
+    for (index, line) in lines.iter().enumerate() {
+        if index == first {
+            out.extend_from_slice(b"data: ");
+            out.extend_from_slice(&written);
+            out.extend_from_slice(&line[content(line).len()..]);
+        } else if data(line).is_none() {
+            out.extend_from_slice(line);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::json;
+
+    use super::*;
+
+    fn kept() -> Kept {
+        let kept = Kept::default();
+        let result =
+            json!({"content": [{"type": "text", "text": "a", "annotations": {"priority": 1}}]});
+        kept.result(&RequestId::Number(3), result.as_object().cloned().unwrap());
+        kept.progress(
+            json!({"progressToken": "t", "progress": 1})
+                .as_object()
+                .cloned()
+                .unwrap(),
+        );
+        kept
+    }
+
+    /// An event stream: comments, a priming event, a progress notification and a result kept
+    /// for, one of each not kept for, data that is no JSON, a last event cut short.
+    const EVENTS: &str = concat!(
+        ": keep-alive\n\n",
+        "data:\nid: 0\nretry: 3000\n\n",
+        "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":1.0}}\nid: 1\n\n",
+        "event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\r\ndata: \"result\":{\"content\":[]}}\r\nid: 2\r\n\r\n",
+        "data: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\nid: 3\n\n",
+        "data: not json\n\n",
+        "data: {\"half",
+    );
+
+    /// [`EVENTS`] with what [`kept`] holds written in.
+    const REWRITTEN: &str = concat!(
+        ": keep-alive\n\n",
+        "data:\nid: 0\nretry: 3000\n\n",
+        "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":1}}\nid: 1\n\n",
+        "event: message\r\ndata: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"a\",\"annotations\":{\"priority\":1}}]}}\r\nid: 2\r\n\r\n",
+        "data: {\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\nid: 3\n\n",
+        "data: not json\n\n",
+        "data: {\"half",
+    );
+
+    #[test]
+    fn an_event_stream_is_rewritten_where_something_was_kept_and_else_passes_byte_for_byte() {
+        let out = rewritten_events(EVENTS.as_bytes(), &kept());
+        assert_eq!(String::from_utf8(out).unwrap(), REWRITTEN);
+        let untouched = rewritten_events(EVENTS.as_bytes(), &Kept::default());
+        assert_eq!(String::from_utf8(untouched).unwrap(), EVENTS);
+    }
+
+    /// What [`Events`] passes on of `chunks`.
+    async fn streamed(chunks: Vec<Vec<u8>>, kept: Kept) -> Vec<u8> {
+        let body = Body::from_stream(futures_util::stream::iter(
+            chunks.into_iter().map(Ok::<_, std::convert::Infallible>),
+        ));
+        let events = Events {
+            body: body.into_data_stream(),
+            buffer: Vec::new(),
+            searched: 0,
+            kept,
+            ended: false,
+        };
+        let chunks: Vec<Result<Bytes, axum::Error>> = events.collect().await;
+        chunks
+            .into_iter()
+            .flat_map(|chunk| chunk.unwrap())
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn an_event_stream_cut_anywhere_is_rewritten_the_same() {
+        let bytes = EVENTS.as_bytes();
+        for at in 0..=bytes.len() {
+            for third in [at, (at + bytes.len()) / 2] {
+                let chunks = vec![
+                    bytes[..at].to_vec(),
+                    bytes[at..third].to_vec(),
+                    bytes[third..].to_vec(),
+                ];
+                let out = streamed(chunks.clone(), kept()).await;
+                assert_eq!(
+                    String::from_utf8(out).unwrap(),
+                    REWRITTEN,
+                    "cut at {at}, {third}"
+                );
+                let untouched = streamed(chunks, Kept::default()).await;
+                assert_eq!(untouched, bytes, "cut at {at}, {third}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_event_ends_after_its_blank_line_whatever_the_line_endings() {
+        assert_eq!(events_end(b"data: x\n\ndata: y", 0, false), (Some(9), 9));
+        assert_eq!(events_end(b"data: x\r\n\r\n", 0, false), (Some(11), 11));
+        assert_eq!(events_end(b"data: x\r\r", 0, false), (None, 8));
+        assert_eq!(events_end(b"data: x\r\r", 8, true), (Some(9), 9));
+        assert_eq!(events_end(b"data: x\n", 0, true), (None, 8));
+        assert_eq!(events_end(b"", 0, true), (None, 0));
+    }
+
+    #[test]
+    fn progress_is_rewritten_only_where_the_kept_params_say_what_was_sent() {
+        let kept = kept();
+        let other = br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":2.0}}"#;
+        assert_eq!(kept.rewritten(other), None);
+        assert!(
+            kept.held().progress["\"t\""].is_empty(),
+            "the unsent one is dropped"
+        );
+        assert_eq!(kept.rewritten(b"\xff not json"), None);
+        assert_eq!(kept.rewritten(b"[1]"), None);
+    }
+
+    /// The result the upstream of [`Upstream`] writes: a block's `priority` of `1`, fields rmcp
+    /// has no type for, an integer beyond `f64`.
+    fn upstream_result() -> Value {
+        json!({
+            "content": [{
+                "type": "text", "text": "big",
+                "annotations": {"priority": 1, "audience": ["user"]},
+                "x-unknown": {"kept": true}
+            }],
+            "structuredContent": {"id": 12_345_678_901_234_567_890_u64, "count": 1},
+            "x-beside": [1, 2]
+        })
+    }
+
+    /// A source standing for an MCP upstream: its one tool `big` reports progress `1` of `2` and
+    /// `12345678901234567890`, and leaves [`upstream_result`] as written.
+    struct Upstream;
+
+    impl toolkit_core::ToolSource for Upstream {
+        fn name(&self) -> &str {
+            "up"
+        }
+
+        fn discover(
+            &self,
+        ) -> toolkit_core::BoxFuture<
+            '_,
+            Result<Vec<toolkit_core::ToolDefinition>, toolkit_core::ToolSourceError>,
+        > {
+            Box::pin(async { Ok(definitions()) })
+        }
+
+        fn call<'a>(
+            &'a self,
+            tool: &'a str,
+            _input: JsonObject,
+            context: &'a toolkit_core::CallContext,
+        ) -> toolkit_core::BoxFuture<'a, Result<Value, toolkit_core::ToolSourceError>> {
+            use toolkit_core::progress::{Registration, deliver};
+            Box::pin(async move {
+                let registration = Registration::new(context.progress_sink().cloned(), tool, None);
+                if let Some(registration) = &registration {
+                    let token = registration.token();
+                    deliver(Some(
+                        &json!({"progressToken": token, "progress": 1, "total": 2}),
+                    ));
+                    deliver(Some(&json!({
+                        "progressToken": token,
+                        "progress": 12_345_678_901_234_567_890_u64,
+                        "message": "far"
+                    })));
+                }
+                let result = upstream_result();
+                let answer = result["structuredContent"].clone();
+                if let Some(written) = context.extension::<Arc<toolkit_core::context::Written>>() {
+                    written.leave(result.as_object().cloned().unwrap(), Ok(answer.clone()));
+                }
+                Ok(answer)
+            })
+        }
+    }
+
+    fn definitions() -> Vec<toolkit_core::ToolDefinition> {
+        let schema = json!({"type": "object"}).as_object().cloned().unwrap();
+        vec![toolkit_core::ToolDefinition::new("big", schema).unwrap()]
+    }
+
+    /// The Streamable HTTP endpoint of a server of [`Upstream`], `json` answers where it can.
+    fn router(json: bool) -> axum::Router {
+        let toolkit = toolkit_core::Toolkit::from_source(
+            Arc::new(Upstream),
+            definitions(),
+            &toolkit_core::ToolkitOptions::default(),
+        )
+        .unwrap();
+        let options = crate::HttpOptions {
+            json_response: json,
+            ..crate::HttpOptions::default()
+        };
+        crate::McpServer::new(toolkit)
+            .http_options(options)
+            .router(crate::MCP_PATH, crate::CancellationToken::new())
+    }
+
+    /// One POST of `body` with `headers`: the answer's head and its body, read to its end.
+    async fn post(
+        router: &mut axum::Router,
+        headers: &[(&str, &str)],
+        body: &Value,
+    ) -> (axum::http::response::Parts, String) {
+        // A router is always ready (axum's `Router::poll_ready`).
+        use tower_service::Service;
+        let mut request = axum::http::Request::post("http://localhost/mcp")
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let request = request.body(Body::from(body.to_string())).unwrap();
+        let response = Service::<Request>::call(router, request).await.unwrap();
+        let (parts, body) = response.into_parts();
+        let read = axum::body::to_bytes(body, usize::MAX);
+        let bytes = tokio::time::timeout(std::time::Duration::from_secs(10), read)
+            .await
+            .unwrap()
+            .unwrap();
+        (parts, String::from_utf8(bytes.to_vec()).unwrap())
+    }
+
+    /// The messages of an answer: its JSON, or each SSE event's data.
+    fn messages(parts: &axum::http::response::Parts, body: &str) -> Vec<Value> {
+        if parts.headers[CONTENT_TYPE] == "application/json" {
+            return vec![serde_json::from_str(body).unwrap()];
+        }
+        body.lines()
+            .filter_map(|line| line.strip_prefix("data: "))
+            .filter(|data| !data.is_empty())
+            .map(|data| serde_json::from_str(data).unwrap())
+            .collect()
+    }
+
+    /// A `tools/call` of `big` with the progress token `p`.
+    fn call(id: u64, meta: Value) -> Value {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "big", "arguments": {}, "_meta": meta}})
+    }
+
+    /// A session over HTTP (2025-11-25): the session's `Mcp-Session-Id`, initialized.
+    async fn session(router: &mut axum::Router) -> String {
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"}
+        }});
+        let (parts, _) = post(router, &[], &initialize).await;
+        let session = parts.headers["mcp-session-id"].to_str().unwrap().to_owned();
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        let headers = [
+            ("mcp-session-id", session.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+        ];
+        let (parts, _) = post(router, &headers, &initialized).await;
+        assert_eq!(parts.status, 202);
+        session
+    }
+
+    #[tokio::test]
+    async fn a_session_over_http_is_answered_with_the_result_and_progress_as_written() {
+        let mut router = router(false);
+        let session = session(&mut router).await;
+        let headers = [
+            ("mcp-session-id", session.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+        ];
+        let (parts, body) = post(
+            &mut router,
+            &headers,
+            &call(1, json!({"progressToken": "p"})),
+        )
+        .await;
+        assert_eq!(parts.headers[CONTENT_TYPE], "text/event-stream");
+        assert!(body.contains(r#""priority":1,"#), "{body}");
+        assert!(body.contains("12345678901234567890"), "{body}");
+        assert!(!body.contains("1.0"), "{body}");
+        let messages = messages(&parts, &body);
+        let progress: Vec<&Value> = messages
+            .iter()
+            .filter(|message| message["method"] == "notifications/progress")
+            .map(|message| &message["params"])
+            .collect();
+        assert_eq!(
+            progress,
+            [
+                &json!({"progressToken": "p", "progress": 1, "total": 2}),
+                &json!({"progressToken": "p", "progress": 12_345_678_901_234_567_890_u64, "message": "far"}),
+            ],
+            "{body}"
+        );
+        let answer = messages.iter().find(|message| message["id"] == 1).unwrap();
+        assert_eq!(answer["result"], upstream_result(), "{body}");
+        // Every event keeps its id (resumability).
+        let events: Vec<&str> = body
+            .split("\n\n")
+            .filter(|event| !event.is_empty())
+            .collect();
+        assert_eq!(events.len(), 4, "{body}");
+        assert!(
+            events.iter().all(|event| event.contains("\nid: ")),
+            "{body}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_stateless_client_over_http_is_answered_with_the_result_as_written() {
+        let meta = json!({
+            "progressToken": "p",
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}
+        });
+        let headers = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "big"),
+        ];
+        let mut expected = upstream_result();
+        expected["resultType"] = json!("complete");
+        for json in [false, true] {
+            let mut router = router(json);
+            let (parts, body) = post(&mut router, &headers, &call(5, meta.clone())).await;
+            assert_eq!(parts.status, 200, "{body}");
+            let messages = messages(&parts, &body);
+            let answer = messages.iter().find(|message| message["id"] == 5).unwrap();
+            assert_eq!(answer["result"], expected, "json answers {json}: {body}");
+            assert!(!body.contains("1.0"), "{body}");
+        }
+    }
+}
