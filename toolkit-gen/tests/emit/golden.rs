@@ -1012,6 +1012,63 @@ fn modules_from_shared_defs_are_the_modules_from_copies() {
 }
 
 #[test]
+fn a_schema_with_read_only_properties_is_a_request_type_of_its_own_shared_by_operations() {
+    // `Owner` reaches `Pet`, whose `id` is `readOnly`: both have a request variant, made once
+    // for the two operations that send them; `Tag` is the same both ways.
+    let document = json!({
+        "openapi": "3.1.0",
+        "info": {"title": "Pets", "version": "1"},
+        "paths": {
+            "/owners": {
+                "post": {"operationId": "createOwner", "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Owner"}}}}, "responses": {"200": {"description": "made", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Owner"}}}}}},
+                "put": {"operationId": "replaceOwner", "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Owner"}}}}, "responses": {"204": {"description": "done"}}}
+            }
+        },
+        "components": {"schemas": {
+            "Owner": {"type": "object", "required": ["pet"], "properties": {"pet": {"$ref": "#/components/schemas/Pet"}, "tag": {"$ref": "#/components/schemas/Tag"}}},
+            "Pet": {"type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": {"id": {"type": "integer", "readOnly": true}, "name": {"type": "string"}}},
+            "Tag": {"type": "string"}
+        }}
+    });
+    assert_eq!(
+        shared_defs_write_the_same_module("owners.json", &document),
+        5
+    );
+    let read = toolkit_runtime::openapi::read_operations(
+        &document,
+        &toolkit_runtime::openapi::ReadOptions::default().shared_defs(true),
+    )
+    .unwrap();
+    let source = toolkit_gen::emit::SourceOptions::new("owners");
+    let code =
+        toolkit_gen::emit::openapi_source("owners.json", &read, &source, &EmitOptions::default())
+            .code;
+    let item = |name: &str| {
+        let start = code
+            .find(&format!("pub struct {name} "))
+            .unwrap_or_else(|| panic!("{name}: {code}"));
+        code[start..].split("\n}\n").next().unwrap().to_owned()
+    };
+    let sent = item("PetRequest");
+    assert!(
+        sent.contains("pub name: String") && !sent.contains("pub id"),
+        "{sent}"
+    );
+    let answered = item("Pet");
+    assert!(
+        answered.contains("pub id: i64") && answered.contains("pub name"),
+        "{answered}"
+    );
+    assert!(
+        item("OwnerRequest").contains("pub pet: PetRequest"),
+        "{code}"
+    );
+    assert!(item("Owner").contains("pub pet: Pet,"), "{code}");
+    // One request type for both operations.
+    assert_eq!(code.matches("pub struct PetRequest ").count(), 1);
+}
+
+#[test]
 fn an_expandable_field_is_an_enum_of_its_id_and_its_objects() {
     // Stripe's expandable field (`Subscription.application`): the object's id, the object, or
     // the deleted object, which alone requires `deleted`. Tried first, the deleted object refuses
