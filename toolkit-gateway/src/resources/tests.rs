@@ -90,11 +90,12 @@ async fn served(name: &str, refresh_seconds: u64) -> Served {
             toolkit: server.toolkit_handle(),
             resources: resources.clone(),
         };
+        let changes = gateway.take_tools_changed();
         tokio::spawn(crate::serve::keep_refreshed(
             gateway,
             served,
             Some(interval),
-            Vec::new(),
+            changes,
         ));
     }
     let listener = bind_loopback(0).await.unwrap();
@@ -334,7 +335,10 @@ async fn a_change_of_the_resources_served_is_told_to_the_session_clients() {
     assert_eq!(raw.capabilities["resources"].get("listChanged"), None);
     drop(still);
 
-    let served = served("changing", 1).await;
+    // Refreshed every hour: the change is told when the upstream says its resources changed
+    // (server-everything's SDK server sends `notifications/resources/list_changed` as a
+    // resource is registered), not at the next refresh.
+    let served = served("changing", 3600).await;
     let mut raw = RawSession::open(&served.url).await;
     assert_eq!(raw.capabilities["resources"]["listChanged"], true);
     assert_eq!(raw.capabilities["prompts"]["listChanged"], true);

@@ -3,8 +3,9 @@
 
 use tokio::sync::watch;
 
-/// Wakes each time the server of an [`Mcp`](super::Mcp) source says its tools changed, so that a
-/// host lists them again at once instead of at its next refresh.
+/// Wakes each time the server of an [`Mcp`](super::Mcp) source says its tools changed (or its
+/// resources or prompts, which a host serving them lists again too), so that a host lists them
+/// again at once instead of at its next refresh.
 ///
 /// A transport hears the notification where the server can send it unasked: on stdio, on the old
 /// HTTP+SSE transport's event stream, and on a Streamable HTTP session's standalone stream (and
@@ -67,3 +68,16 @@ impl Changes {
 
 /// The method of the notification.
 pub(crate) const TOOLS_LIST_CHANGED: &str = "notifications/tools/list_changed";
+
+/// Whether a notification's `method` says one of the server's lists changed: its tools, its
+/// resources or its prompts. Each wakes the [`ToolsChanged`] waiters, so that a host that serves
+/// the server's resources and prompts as well (the gateway) lists them again at once, as it does
+/// the tools.
+pub(crate) fn says_a_list_changed(method: &str) -> bool {
+    matches!(
+        method,
+        TOOLS_LIST_CHANGED
+            | "notifications/resources/list_changed"
+            | "notifications/prompts/list_changed"
+    )
+}

@@ -166,3 +166,34 @@ async fn mcp_a_resource_over_the_answer_cap_is_refused() {
         source.close().await;
     }
 }
+
+/// The old HTTP+SSE transport hears `notifications/resources/updated` of a subscribed resource
+/// (server-everything sends one at once and every 5 s once its `toggle-subscriber-updates` tool
+/// is called), as stdio and a Streamable HTTP session do.
+#[tokio::test]
+async fn mcp_the_old_http_sse_transport_hears_a_subscribed_resource_updated() {
+    use toolkit_runtime::{CallContext, JsonObject, ToolSource};
+
+    let server = start("sse").await;
+    let source = Mcp::http_with_options(
+        "everything",
+        server.url("/sse"),
+        reqwest::Client::new(),
+        quick(),
+    );
+    let mut updates = source.resources_updated().expect("a waiter of updates");
+    source.subscribe_resource(ARCHITECTURE).await.unwrap();
+    source
+        .call(
+            "toggle-subscriber-updates",
+            JsonObject::new(),
+            &CallContext::new(),
+        )
+        .await
+        .unwrap();
+    let updated = tokio::time::timeout(std::time::Duration::from_secs(12), updates.next())
+        .await
+        .expect("an update within 12 s");
+    assert_eq!(updated.as_deref(), Some(ARCHITECTURE));
+    source.unsubscribe_resource(ARCHITECTURE).await.unwrap();
+}

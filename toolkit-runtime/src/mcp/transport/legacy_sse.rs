@@ -19,7 +19,7 @@ use super::spawn_bounded;
 use super::status;
 use super::{Fault, Request, Settled};
 use crate::Reason;
-use crate::mcp::changes::TOOLS_LIST_CHANGED;
+use crate::mcp::changes::says_a_list_changed;
 use crate::mcp::jsonrpc::{self, Incoming, Outcome};
 use crate::mcp::negotiation;
 use crate::mcp::revision::{self, Era};
@@ -253,8 +253,13 @@ async fn read_stream(
                         let _ = sender.send(builder).await;
                     });
                 }
-                Incoming::Notification { method, .. } if method == TOOLS_LIST_CHANGED => {
+                Incoming::Notification { method, .. } if says_a_list_changed(&method) => {
                     shared.changes.tell();
+                }
+                Incoming::Notification { method, params }
+                    if method == crate::mcp::resources_updated::RESOURCES_UPDATED =>
+                {
+                    shared.changes.resource_updated(params.as_ref());
                 }
                 Incoming::Notification { .. } => {}
             }

@@ -18,7 +18,7 @@ use super::Settled;
 use super::body;
 use super::shared::{Shared, headers_for};
 use super::standalone::Standalone;
-use crate::mcp::changes::TOOLS_LIST_CHANGED;
+use crate::mcp::changes::says_a_list_changed;
 use crate::mcp::jsonrpc::{self, Incoming};
 use crate::mcp::revision;
 
@@ -63,7 +63,7 @@ async fn read(shared: Arc<Shared>, settled: Settled) {
             };
             for message in messages {
                 match message {
-                    Incoming::Notification { method, .. } if method == TOOLS_LIST_CHANGED => {
+                    Incoming::Notification { method, .. } if says_a_list_changed(&method) => {
                         heard = true;
                         shared.changes.tell();
                     }

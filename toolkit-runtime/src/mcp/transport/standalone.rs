@@ -18,7 +18,7 @@ use tokio::task::AbortHandle;
 use super::Settled;
 use super::body;
 use super::shared::{Shared, answer_server_request};
-use crate::mcp::changes::TOOLS_LIST_CHANGED;
+use crate::mcp::changes::says_a_list_changed;
 use crate::mcp::jsonrpc::Incoming;
 
 /// How long setting up a session waits for the server to open the stream.
@@ -120,7 +120,7 @@ async fn read(
                         let relay = shared.in_flight.only();
                         answer_server_request(&shared, &settled, session.clone(), request, relay);
                     }
-                    Incoming::Notification { method, .. } if method == TOOLS_LIST_CHANGED => {
+                    Incoming::Notification { method, .. } if says_a_list_changed(&method) => {
                         shared.changes.tell();
                     }
                     Incoming::Notification { method, params }

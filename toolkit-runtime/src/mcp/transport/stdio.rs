@@ -25,7 +25,7 @@ use super::requests;
 use super::{Fault, Reply, Request, Settled, Transport};
 use super::{MAX_ANSWERS_IN_FLIGHT, spawn_bounded};
 use crate::context::ELICITATION_CREATE;
-use crate::mcp::changes::{Changes, TOOLS_LIST_CHANGED};
+use crate::mcp::changes::{Changes, says_a_list_changed};
 use crate::mcp::jsonrpc::{self, Incoming, Outcome};
 use crate::mcp::negotiation::{self, Next};
 use crate::mcp::resources_updated::RESOURCES_UPDATED;
@@ -481,7 +481,7 @@ async fn read_stdout(
                         send(&outgoing, answer);
                     }
                 }
-                Incoming::Notification { method, .. } if method == TOOLS_LIST_CHANGED => {
+                Incoming::Notification { method, .. } if says_a_list_changed(&method) => {
                     changes.tell()
                 }
                 Incoming::Notification { method, params } if method == RESOURCES_UPDATED => {
