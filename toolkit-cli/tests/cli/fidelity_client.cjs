@@ -4,10 +4,16 @@
 // at the installed node_modules.
 // Usage: node fidelity_client.cjs PLAN.json
 // The plan: {"roots": [...], "targets": [{"key", "command", "args", "calls": [{"tool", "arguments"}]}]}
+// A target may be {"key", "url", "calls"} instead: a server over Streamable HTTP at `url`.
 // Prints one JSON object: for each target's key, its tools and each call's result (or the error
-// it threw) with the progress it was told.
+// it threw) with the progress it was told; for an HTTP target also `wire`, the body of each
+// answer to a POST as it came over the socket (JSON or an event stream), since a JavaScript
+// number no longer tells `1` from `1.0`.
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
+const {
+  StreamableHTTPClientTransport,
+} = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
 const {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -15,13 +21,45 @@ const {
 } = require("@modelcontextprotocol/sdk/types.js");
 const fs = require("fs");
 
-async function read(target, roots) {
-  const transport = new StdioClientTransport({
+// A transport to `target`: over HTTP with a `fetch` that copies each POST answer's body as it
+// passes to the SDK (into `bodies`, one `{ text }` each), or over stdio. The copy is made of what
+// the SDK reads, not read off a clone: a clone whose connection the client's close cuts may
+// never settle.
+function transportOf(target, bodies) {
+  if (target.url !== undefined) {
+    const recording = async (url, init) => {
+      const response = await fetch(url, init);
+      if (init?.method !== "POST" || response.body === null) {
+        return response;
+      }
+      const body = { text: "" };
+      bodies.push(body);
+      const decoder = new TextDecoder();
+      const copy = new TransformStream({
+        transform(chunk, controller) {
+          body.text += decoder.decode(chunk, { stream: true });
+          controller.enqueue(chunk);
+        },
+      });
+      return new Response(response.body.pipeThrough(copy), {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+    };
+    return new StreamableHTTPClientTransport(new URL(target.url), { fetch: recording });
+  }
+  return new StdioClientTransport({
     command: target.command,
     args: target.args,
     env: { ...process.env, ...(target.env || {}) },
     stderr: "ignore",
   });
+}
+
+async function read(target, roots) {
+  const bodies = [];
+  const transport = transportOf(target, bodies);
   // The capabilities the gateway declares to its servers, so that a server lists the same tools
   // to both (server-everything registers some only for a client that declares them).
   const capabilities = { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } };
@@ -56,6 +94,9 @@ async function read(target, roots) {
     }
   }
   await client.close();
+  if (target.url !== undefined) {
+    return { tools, calls, wire: bodies.map((body) => body.text) };
+  }
   return { tools, calls };
 }
 

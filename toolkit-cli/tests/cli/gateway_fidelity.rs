@@ -4,7 +4,10 @@
 //! client (`fidelity_client.cjs`, which declares `roots`) directly and through the gateway: each
 //! server's `tools/list` equals the gateway's tools of that source without the prefix, and each
 //! call (text, image, annotated blocks, resource links, an embedded resource, structured content,
-//! error results, progress, the client's roots) gives the direct result exactly.
+//! error results, progress, the client's roots) gives the direct result exactly. The same holds
+//! through the same gateway serving Streamable HTTP (`[serve] transport = "http"`, a process of
+//! its own, read over `StreamableHTTPClientTransport`), where the bodies as written on the socket
+//! also show `priority: 1` and the progress steps as integers (written_http.rs).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -180,47 +183,47 @@ fn without_clock(call: &Value) -> Value {
     call
 }
 
-#[test]
-fn the_gateway_passes_on_what_four_real_servers_list_and_answer() {
-    let dir = workspace();
-    let servers = servers(&dir);
-    std::fs::write(dir.join("toolkit.toml"), config(&servers)).unwrap();
-    // The client's roots are the folder the filesystem server is started with: a server that asks
-    // for roots as it starts (server-filesystem, which then serves the roots instead) asks the
-    // gateway before any client is there, and is answered as without roots.
-    let roots = json!([{"uri": format!("file://{}", dir.join("files").display()), "name": "the test's folder"}]);
-    let mut targets: Vec<Value> = servers
-        .iter()
-        .map(|(name, command, calls)| {
-            json!({"key": name, "command": command[0], "args": command[1..], "calls": calls})
-        })
-        .collect();
-    let gateway_calls: Vec<Value> = servers
-        .iter()
-        .flat_map(|(name, _, calls)| {
-            calls.iter().map(move |call| {
-                json!({"tool": format!("{name}__{}", call["tool"].as_str().unwrap()), "arguments": call["arguments"]})
-            })
-        })
-        .collect();
-    let config_path = dir.join("toolkit.toml").to_string_lossy().into_owned();
-    targets.push(json!({
-        "key": "gateway",
-        "command": env!("CARGO_BIN_EXE_toolkit-gen"),
-        "args": ["serve", "--config", config_path],
-        "calls": gateway_calls,
-    }));
-    let plan = dir.join("plan.json");
-    std::fs::write(
-        &plan,
-        json!({"roots": roots, "targets": targets}).to_string(),
-    )
-    .unwrap();
-    let read = run_client(&plan);
-    let gateway = &read["gateway"];
+/// The gateway of the configuration at `config`, serving Streamable HTTP on 127.0.0.1:`port`
+/// (as its `[serve]` says), started as a process and killed when dropped.
+struct HttpGateway(std::process::Child);
 
+impl HttpGateway {
+    /// Starts it and waits (a minute at most) until it accepts connections.
+    fn start(config: &Path, port: u16) -> Self {
+        let child = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+            .args(["serve", "--config"])
+            .arg(config)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let gateway = Self(child);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "the gateway does not listen on {port}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        gateway
+    }
+}
+
+impl Drop for HttpGateway {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Asserts that what the client read of the gateway at `key` of `read` is what it read of each
+/// server directly: each server's listing (its tools of that source, without the prefix) and
+/// each call's result, error and progress (the gateway's calls are the servers' in order).
+fn assert_passes_on(read: &Value, key: &str, servers: &[(&'static str, Vec<String>, Vec<Value>)]) {
+    let gateway = &read[key];
     let mut next_call = 0;
-    for (name, _, calls) in &servers {
+    for (name, _, calls) in servers {
         let direct = &read[*name];
         let prefix = format!("{name}__");
         let through: Vec<Value> = gateway["tools"]
@@ -249,10 +252,10 @@ fn the_gateway_passes_on_what_four_real_servers_list_and_answer() {
         assert_eq!(
             through.len(),
             listed.len(),
-            "{name}: {through:#?}\n{listed:#?}"
+            "{key}, {name}: {through:#?}\n{listed:#?}"
         );
         for (through, listed) in through.iter().zip(&listed) {
-            assert_eq!(through, listed, "{name}: a tool is listed otherwise");
+            assert_eq!(through, listed, "{key}, {name}: a tool is listed otherwise");
         }
         for (index, call) in calls.iter().enumerate() {
             let direct = without_clock(&direct["calls"][index]);
@@ -260,24 +263,119 @@ fn the_gateway_passes_on_what_four_real_servers_list_and_answer() {
             next_call += 1;
             assert_eq!(
                 through["result"], direct["result"],
-                "{name}: the call {call} answers otherwise"
+                "{key}, {name}: the call {call} answers otherwise"
             );
             assert_eq!(
                 through["error"], direct["error"],
-                "{name}: the call {call} fails otherwise"
+                "{key}, {name}: the call {call} fails otherwise"
             );
             // The progress the gateway passes on is what the server told. Spoken to directly,
             // server-everything's last notification sometimes reaches the SDK's client after the
             // result on a loaded machine (the client then drops it): the direct list is a
-            // prefix of the gateway's, never more (the count is checked exactly below).
+            // prefix of the gateway's, never more (the count is checked exactly by the caller).
             let told = through["progress"].as_array().cloned().unwrap_or_default();
             let heard = direct["progress"].as_array().cloned().unwrap_or_default();
             assert!(
                 heard.len() <= told.len() && told[..heard.len()] == heard[..],
-                "{name}: the call {call} reports other progress: {told:?} against {heard:?}"
+                "{key}, {name}: the call {call} reports other progress: {told:?} against {heard:?}"
             );
         }
     }
+    assert_eq!(
+        gateway["calls"].as_array().map(Vec::len),
+        Some(next_call),
+        "{key}: other calls"
+    );
+}
+
+/// Every JSON-RPC message in the bodies of HTTP answers `wire` (each a JSON message or batch, or
+/// an event stream of them), parsed by serde_json, which tells `1` from `1.0`.
+fn wire_messages(wire: &Value) -> Vec<Value> {
+    let mut messages = Vec::new();
+    for body in wire.as_array().unwrap() {
+        let body = body.as_str().unwrap();
+        let texts: Vec<String> = if body.trim_start().starts_with(['{', '[']) {
+            vec![body.to_owned()]
+        } else {
+            // An event's data may come in several `data:` lines, joined by newlines.
+            body.split("\n\n")
+                .map(|event| {
+                    event
+                        .lines()
+                        .filter_map(|line| line.strip_prefix("data:"))
+                        .map(|data| data.strip_prefix(' ').unwrap_or(data))
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+                .filter(|data| !data.trim().is_empty())
+                .collect()
+        };
+        for text in texts {
+            match serde_json::from_str(&text).unwrap() {
+                Value::Array(batch) => messages.extend(batch),
+                message => messages.push(message),
+            }
+        }
+    }
+    messages
+}
+
+#[test]
+fn the_gateway_passes_on_what_four_real_servers_list_and_answer() {
+    let dir = workspace();
+    let servers = servers(&dir);
+    std::fs::write(dir.join("toolkit.toml"), config(&servers)).unwrap();
+    // The same gateway over Streamable HTTP, as a process of its own.
+    let port = crate::support::free_port();
+    let http_config = dir.join("toolkit-http.toml");
+    std::fs::write(
+        &http_config,
+        format!(
+            "[serve]\ntransport = \"http\"\naddress = \"127.0.0.1:{port}\"\n\n{}",
+            config(&servers)
+        ),
+    )
+    .unwrap();
+    let _http = HttpGateway::start(&http_config, port);
+    // The client's roots are the folder the filesystem server is started with: a server that asks
+    // for roots as it starts (server-filesystem, which then serves the roots instead) asks the
+    // gateway before any client is there, and is answered as without roots.
+    let roots = json!([{"uri": format!("file://{}", dir.join("files").display()), "name": "the test's folder"}]);
+    let mut targets: Vec<Value> = servers
+        .iter()
+        .map(|(name, command, calls)| {
+            json!({"key": name, "command": command[0], "args": command[1..], "calls": calls})
+        })
+        .collect();
+    let gateway_calls: Vec<Value> = servers
+        .iter()
+        .flat_map(|(name, _, calls)| {
+            calls.iter().map(move |call| {
+                json!({"tool": format!("{name}__{}", call["tool"].as_str().unwrap()), "arguments": call["arguments"]})
+            })
+        })
+        .collect();
+    let config_path = dir.join("toolkit.toml").to_string_lossy().into_owned();
+    targets.push(json!({
+        "key": "gateway",
+        "command": env!("CARGO_BIN_EXE_toolkit-gen"),
+        "args": ["serve", "--config", config_path],
+        "calls": gateway_calls,
+    }));
+    targets.push(json!({
+        "key": "http",
+        "url": format!("http://127.0.0.1:{port}/mcp"),
+        "calls": gateway_calls,
+    }));
+    let plan = dir.join("plan.json");
+    std::fs::write(
+        &plan,
+        json!({"roots": roots, "targets": targets}).to_string(),
+    )
+    .unwrap();
+    let read = run_client(&plan);
+    assert_passes_on(&read, "gateway", &servers);
+    assert_passes_on(&read, "http", &servers);
 
     // The calls meant what they were meant to: an image, a resource link, an embedded resource,
     // structured content, error results, progress, the client's roots.
@@ -293,14 +391,50 @@ fn the_gateway_passes_on_what_four_real_servers_list_and_answer() {
     );
     assert_eq!(everything[5]["result"]["content"][1]["type"], "resource");
     assert!(everything[6]["result"]["structuredContent"].is_object());
-    // Both steps' progress, through the gateway (the list of everything's calls comes first).
-    assert_eq!(gateway["calls"][7]["progress"].as_array().unwrap().len(), 2);
+    // Both steps' progress, through either gateway (the list of everything's calls comes first).
+    for key in ["gateway", "http"] {
+        assert_eq!(
+            read[key]["calls"][7]["progress"].as_array().unwrap().len(),
+            2,
+            "{key}"
+        );
+    }
     let roots = everything[8]["result"]["content"][0]["text"]
         .as_str()
         .unwrap();
     assert!(roots.contains("the test's folder"), "{roots}");
     assert_eq!(read["filesystem"]["calls"][1]["result"]["isError"], true);
     assert_eq!(read["time"]["calls"][1]["result"]["isError"], true);
+
+    // Over HTTP, as written on the socket (a JavaScript number no longer tells `1` from `1.0`):
+    // server-everything's `priority: 1` and its two progress notifications are integers.
+    let messages = wire_messages(&read["http"]["wire"]);
+    // The answer to get-annotated-message (its first block server-everything's error text).
+    let annotated: Vec<&Value> = messages
+        .iter()
+        .filter(|message| {
+            message["result"]["content"][0]["text"] == "Error: Operation failed"
+                && message["result"]["content"][0]["annotations"].is_object()
+        })
+        .collect();
+    assert_eq!(annotated.len(), 1, "{annotated:?}");
+    let priority = &annotated[0]["result"]["content"][0]["annotations"]["priority"];
+    assert!(
+        priority.is_u64() && *priority == 1,
+        "the priority is written otherwise: {priority}"
+    );
+    let progress: Vec<&Value> = messages
+        .iter()
+        .filter(|message| message["method"] == "notifications/progress")
+        .map(|message| &message["params"])
+        .collect();
+    assert_eq!(progress.len(), 2, "{progress:?}");
+    for (step, told) in progress.iter().enumerate() {
+        assert!(
+            told["progress"].is_u64() && told["progress"] == step + 1 && told["total"].is_u64(),
+            "the progress is written otherwise: {told}"
+        );
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 
