@@ -17,6 +17,7 @@
 //! reserved, sorted, before any type is named ([`Shared::reserve`]), so adding an operation to a
 //! document never renames an existing named type.
 
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::hash::{DefaultHasher, Hasher};
 use std::io;
@@ -55,6 +56,9 @@ pub(crate) struct Shared {
     /// The keys whose reserved name is taken by content converted already.
     used: HashSet<String>,
     entries: HashMap<Key, Entry>,
+    /// The places typed as `Value` of each named schema and every schema it reaches, once
+    /// every one of those is converted ([`Shared::get`]).
+    closures: RefCell<HashMap<Key, Vec<Untyped>>>,
     /// The string enums made so far, by their values in order: an anonymous enum of the same
     /// values is that type again (GitHub's `direction: asc | desc` on a hundred operations).
     enums: HashMap<Vec<String>, String>,
@@ -91,20 +95,36 @@ impl Shared {
     /// named schemas it reached included).
     pub(crate) fn get(&self, key: &Key) -> Option<(Ty, Vec<Untyped>)> {
         let entry = self.entries.get(key)?;
+        if let Some(untyped) = self.closures.borrow().get(key) {
+            return Some((entry.ty.clone(), untyped.clone()));
+        }
         let mut untyped = Vec::new();
         let mut seen = HashSet::new();
         let mut stack = vec![key];
+        // Whether every schema reached is converted: only then is the list final (one still
+        // being converted, in a cycle, may add places).
+        let mut complete = true;
         while let Some(key) = stack.pop() {
             if !seen.insert(key) {
                 continue;
             }
-            if let Some(entry) = self.entries.get(key) {
-                untyped.extend(entry.untyped.iter().cloned());
-                stack.extend(entry.reached.iter());
+            match self.entries.get(key) {
+                Some(entry) => {
+                    untyped.extend(entry.untyped.iter().cloned());
+                    stack.extend(entry.reached.iter());
+                }
+                None => complete = false,
             }
         }
         let mut places = HashSet::new();
         untyped.retain(|u| places.insert(u.pointer.clone()));
+        // Kept: on Stripe's document, whose schemas nearly all reach one another, walking the
+        // ~490 schemas an answer reaches at each of its references was a tenth of the run.
+        if complete {
+            self.closures
+                .borrow_mut()
+                .insert(key.clone(), untyped.clone());
+        }
         Some((entry.ty.clone(), untyped))
     }
 
