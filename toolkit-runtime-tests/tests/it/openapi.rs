@@ -333,7 +333,12 @@ fn read_only_properties_are_no_input_and_write_only_ones_no_answer() {
     ));
     let create = operation(&read, "createUser");
     let input = create.definition.input_schema();
-    let user = &input["$defs"]["User"];
+    // The request's `User` is a variant of its own, the body refers to it.
+    assert_eq!(
+        input["properties"]["body"]["$ref"],
+        json!("#/$defs/User.request")
+    );
+    let user = &input["$defs"]["User.request"];
     assert_eq!(user["required"], json!(["name", "password"]));
     let properties: Vec<&String> = user["properties"].as_object().unwrap().keys().collect();
     assert_eq!(properties, ["name", "password"]);
@@ -350,7 +355,8 @@ fn read_only_properties_are_no_input_and_write_only_ones_no_answer() {
         "closed without id"
     );
     let answer = &read.answers["createUser"];
-    let user = &answer["$defs"]["User"];
+    assert_eq!(answer["$ref"], json!("#/$defs/User.answer"));
+    let user = &answer["$defs"]["User.answer"];
     assert_eq!(user["required"], json!(["id", "name"]));
     let properties: Vec<&String> = user["properties"].as_object().unwrap().keys().collect();
     assert_eq!(properties, ["id", "created", "name"]);
