@@ -155,14 +155,7 @@ pub(crate) async fn answers(mut request: Request, next: Next) -> Response {
     match kind.as_deref() {
         Some("text/event-stream") => {
             let (parts, body) = response.into_parts();
-            let events = Events {
-                body: body.into_data_stream(),
-                buffer: Vec::new(),
-                searched: 0,
-                kept,
-                ended: false,
-            };
-            Response::from_parts(parts, Body::from_stream(events))
+            Response::from_parts(parts, Body::from_stream(Events::new(body, kept)))
         }
         // rmcp answers with JSON only once the call is answered: what it kept is there.
         Some("application/json") if !kept.is_empty() => {
@@ -199,6 +192,19 @@ struct Events {
     kept: Kept,
     /// Whether the body has ended.
     ended: bool,
+}
+
+impl Events {
+    /// The events of `body`, with what `kept` holds written into them.
+    fn new(body: Body, kept: Kept) -> Self {
+        Self {
+            body: body.into_data_stream(),
+            buffer: Vec::new(),
+            searched: 0,
+            kept,
+            ended: false,
+        }
+    }
 }
 
 impl Stream for Events {
@@ -412,13 +418,7 @@ mod tests {
         let body = Body::from_stream(futures_util::stream::iter(
             chunks.into_iter().map(Ok::<_, std::convert::Infallible>),
         ));
-        let events = Events {
-            body: body.into_data_stream(),
-            buffer: Vec::new(),
-            searched: 0,
-            kept,
-            ended: false,
-        };
+        let events = Events::new(body, kept);
         let chunks: Vec<Result<Bytes, axum::Error>> = events.collect().await;
         chunks
             .into_iter()

@@ -108,8 +108,9 @@ async fn mcp_resources_and_prompts_over_a_streamable_http_session() {
     source.close().await;
 }
 
-#[tokio::test]
-async fn mcp_resources_and_prompts_over_the_old_http_sse_transport() {
+/// server-everything over the old HTTP+SSE transport, and the source that speaks to it (keep
+/// the server as long as the source).
+async fn over_the_old_transport() -> (Listening, Mcp) {
     let server = start("sse").await;
     let source = Mcp::http_with_options(
         "everything",
@@ -117,6 +118,12 @@ async fn mcp_resources_and_prompts_over_the_old_http_sse_transport() {
         reqwest::Client::new(),
         quick(),
     );
+    (server, source)
+}
+
+#[tokio::test]
+async fn mcp_resources_and_prompts_over_the_old_http_sse_transport() {
+    let (_server, source) = over_the_old_transport().await;
     reads_everything(&source).await;
 }
 
@@ -174,13 +181,7 @@ async fn mcp_a_resource_over_the_answer_cap_is_refused() {
 async fn mcp_the_old_http_sse_transport_hears_a_subscribed_resource_updated() {
     use toolkit_runtime::{CallContext, JsonObject, ToolSource};
 
-    let server = start("sse").await;
-    let source = Mcp::http_with_options(
-        "everything",
-        server.url("/sse"),
-        reqwest::Client::new(),
-        quick(),
-    );
+    let (_server, source) = over_the_old_transport().await;
     let mut updates = source.resources_updated().expect("a waiter of updates");
     source.subscribe_resource(ARCHITECTURE).await.unwrap();
     source
