@@ -251,7 +251,8 @@ pub struct CatalogConfig {
     pub file: PathBuf,
     /// Seconds between refreshes, at most a week; 0 refreshes only at start. Each refresh lists
     /// the MCP sources' resources and prompts again too, and tells the clients when they changed
-    /// (`listChanged` is advertised for them only when this is not 0).
+    /// (`listChanged` is advertised for them when this is not 0, or when an MCP source can say
+    /// its lists changed, which refreshes at once).
     #[serde(default = "default_refresh")]
     pub refresh_seconds: u64,
     /// The fewest seconds between two listings of a source whose list says when it expires (an

@@ -58,7 +58,12 @@ pub async fn serve(path: &Path) -> Result<(), String> {
     // for the sources' answers a little (a source that has not answered yet counts as having
     // them), and the rest are heard in the background.
     let interval = gateway.refresh_interval();
-    let resources = gateway.resources().watched(interval.is_some());
+    // The lists are told when they change wherever a change is found: at each refresh, or when
+    // an MCP source says one of its lists changed (its `ToolsChanged` wakes for all three).
+    let changes = gateway.take_tools_changed();
+    let resources = gateway
+        .resources()
+        .watched(interval.is_some() || !changes.is_empty());
     let probing = resources.clone();
     let probe = tokio::spawn(async move { probing.probe().await });
     let _ = tokio::time::timeout(PROBE_WAIT, probe).await;
@@ -95,7 +100,6 @@ pub async fn serve(path: &Path) -> Result<(), String> {
         grace: Duration::from_secs(serve.shutdown_grace_seconds),
         allowed_hosts: options.allowed_hosts.clone(),
     };
-    let changes = gateway.take_tools_changed();
     if interval.is_some() || !changes.is_empty() {
         tokio::spawn(keep_refreshed(
             gateway,
