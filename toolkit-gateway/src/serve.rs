@@ -58,12 +58,10 @@ pub async fn serve(path: &Path) -> Result<(), String> {
     // for the sources' answers a little (a source that has not answered yet counts as having
     // them), and the rest are heard in the background.
     let interval = gateway.refresh_interval();
-    // The lists are told when they change wherever a change is found: at each refresh, or when
-    // an MCP source says one of its lists changed (its `ToolsChanged` wakes for all three).
     let changes = gateway.take_tools_changed();
     let resources = gateway
         .resources()
-        .watched(interval.is_some() || !changes.is_empty());
+        .watched(lists_watched(interval, &changes));
     let probing = resources.clone();
     let probe = tokio::spawn(async move { probing.probe().await });
     let _ = tokio::time::timeout(PROBE_WAIT, probe).await;
@@ -100,7 +98,7 @@ pub async fn serve(path: &Path) -> Result<(), String> {
         grace: Duration::from_secs(serve.shutdown_grace_seconds),
         allowed_hosts: options.allowed_hosts.clone(),
     };
-    if interval.is_some() || !changes.is_empty() {
+    if lists_watched(interval, &changes) {
         tokio::spawn(keep_refreshed(
             gateway,
             Served {
@@ -132,6 +130,12 @@ pub async fn serve(path: &Path) -> Result<(), String> {
             Ok(())
         }
     }
+}
+
+/// Whether the gateway finds its sources' lists changing, and so keeps refreshing and tells its
+/// clients: it refreshes every `interval`, or some source can say its lists changed (`changes`).
+pub(crate) fn lists_watched(interval: Option<Duration>, changes: &[ToolsChanged]) -> bool {
+    interval.is_some() || !changes.is_empty()
 }
 
 /// How long the start waits for the MCP sources to say whether they have resources and prompts.

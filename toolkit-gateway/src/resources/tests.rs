@@ -77,25 +77,34 @@ command = ["node", "{server}", "stdio"]
 }
 
 async fn served(name: &str, refresh_seconds: u64) -> Served {
+    served_hearing(name, refresh_seconds, false).await
+}
+
+/// [`served`], hearing its source say that its lists changed when `hears` (as `serve` does),
+/// and so refreshing then.
+async fn served_hearing(name: &str, refresh_seconds: u64, hears: bool) -> Served {
     let mut gateway = Gateway::new(config(name, refresh_seconds)).unwrap();
     let refresh = gateway.refresh().await;
     assert!(refresh.failures.is_empty(), "{:?}", refresh.failures);
-    let resources = gateway.resources().watched(refresh_seconds > 0);
+    let interval = gateway.refresh_interval();
+    let changes = if hears {
+        gateway.take_tools_changed()
+    } else {
+        Vec::new()
+    };
+    let watched = crate::serve::lists_watched(interval, &changes);
+    let resources = gateway.resources().watched(watched);
     resources.probe().await;
     let server = McpServer::new(gateway.toolkit().unwrap())
         .resources(Arc::new(resources.clone()))
         .protocol_versions(["2025-11-25"]);
-    if let Some(interval) = gateway.refresh_interval() {
+    if watched {
         let served = crate::serve::Served {
             toolkit: server.toolkit_handle(),
             resources: resources.clone(),
         };
-        let changes = gateway.take_tools_changed();
         tokio::spawn(crate::serve::keep_refreshed(
-            gateway,
-            served,
-            Some(interval),
-            changes,
+            gateway, served, interval, changes,
         ));
     }
     let listener = bind_loopback(0).await.unwrap();
@@ -326,7 +335,8 @@ impl RawSession {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_change_of_the_resources_served_is_told_to_the_session_clients() {
-    // Without a refresh, no change could be told: listChanged is not advertised.
+    // Without a refresh, and deaf to what its source says, no change could be told:
+    // listChanged is not advertised.
     let still = served("still", 0).await;
     let offer = Resources::offer(&still.resources);
     assert!(offer.resources && offer.prompts);
@@ -335,10 +345,10 @@ async fn a_change_of_the_resources_served_is_told_to_the_session_clients() {
     assert_eq!(raw.capabilities["resources"].get("listChanged"), None);
     drop(still);
 
-    // Refreshed every hour: the change is told when the upstream says its resources changed
+    // Never refreshed: the change is told when the upstream says its resources changed
     // (server-everything's SDK server sends `notifications/resources/list_changed` as a
-    // resource is registered), not at the next refresh.
-    let served = served("changing", 3600).await;
+    // resource is registered).
+    let served = served_hearing("changing", 0, true).await;
     let mut raw = RawSession::open(&served.url).await;
     assert_eq!(raw.capabilities["resources"]["listChanged"], true);
     assert_eq!(raw.capabilities["prompts"]["listChanged"], true);
