@@ -20,6 +20,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use toolkit_runtime::context::Clients;
 use toolkit_runtime::mcp::ToolsChanged;
 use toolkit_runtime::{
     Assembly, Member, ToolSource, Toolkit, code::CodeMode, code::CodeModeOptions, code::QuickJs,
@@ -43,6 +44,8 @@ pub struct Gateway {
     readiness: Readiness,
     /// The MCP sources, whose resources and prompts are served too: `(name, prefixed, source)`.
     upstreams: Vec<(String, bool, Arc<toolkit_runtime::mcp::Mcp>)>,
+    /// The clients of the sessions served, for what an upstream asks outside any call.
+    clients: Arc<Clients>,
     /// What wakes when a source says its tools changed, taken once by whoever refreshes.
     changes: Arc<Mutex<Vec<ToolsChanged>>>,
     /// Where each MCP source keeps the lifetime of its last listing, by the source's name.
@@ -131,8 +134,9 @@ impl Gateway {
         let mut changes = Vec::new();
         let mut lifetimes = Vec::new();
         let mut upstreams = Vec::new();
+        let clients = Arc::new(Clients::default());
         for source in &config.sources {
-            match sources::made(source) {
+            match sources::made(source, &clients) {
                 Ok(made) => {
                     if let Some(mcp) = made.mcp {
                         upstreams.push((source.name.clone(), source.prefix, mcp));
@@ -162,6 +166,7 @@ impl Gateway {
                     .to_owned(),
             );
         }
+        tell_roots_changed(&clients, &upstreams);
         match (policy, catalog) {
             (Ok(policy), Ok(catalog)) if problems.is_empty() => Ok(Self {
                 config,
@@ -171,6 +176,7 @@ impl Gateway {
                 metrics,
                 readiness: Readiness::default(),
                 upstreams,
+                clients,
                 changes: Arc::new(Mutex::new(changes)),
                 lifetimes,
                 #[cfg(feature = "search-embeddings")]
@@ -231,6 +237,14 @@ impl Gateway {
             changed,
             unsaved,
         }
+    }
+
+    /// The clients of the sessions served, which a server of the gateway's toolkit joins
+    /// ([`McpServer::clients`](toolkit_runtime::serve::McpServer::clients)): what an MCP
+    /// source's server asks outside any call (`roots/list`) goes to the one client there is, and
+    /// a client's `notifications/roots/list_changed` is told to every MCP source.
+    pub fn clients(&self) -> &Arc<Clients> {
+        &self.clients
     }
 
     /// The resources, resource templates, prompts and completion of the MCP sources, served
@@ -334,6 +348,27 @@ impl Gateway {
     pub fn catalog_file(&self) -> &PathBuf {
         &self.config.catalog.file
     }
+}
+
+/// Tells every MCP source of `upstreams` (on the connection it has) when a client of `clients`
+/// says its roots changed.
+fn tell_roots_changed(
+    clients: &Clients,
+    upstreams: &[(String, bool, Arc<toolkit_runtime::mcp::Mcp>)],
+) {
+    let told: Vec<_> = upstreams
+        .iter()
+        .map(|(_, _, mcp)| Arc::downgrade(mcp))
+        .collect();
+    clients.on_roots_changed(move || {
+        // Told from a session's handler, on its runtime; with none, there is nothing to tell.
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        for mcp in told.iter().filter_map(std::sync::Weak::upgrade) {
+            runtime.spawn(async move { mcp.roots_changed().await });
+        }
+    });
 }
 
 #[cfg(test)]

@@ -69,7 +69,8 @@ pub async fn serve(path: &Path) -> Result<(), String> {
         .name(serve.name.clone())
         .version(env!("CARGO_PKG_VERSION"))
         .resources(std::sync::Arc::new(resources.clone()))
-        .tasks(std::sync::Arc::new(gateway.tasks()));
+        .tasks(std::sync::Arc::new(gateway.tasks()))
+        .clients(std::sync::Arc::clone(gateway.clients()));
     // The bound address is a `Host` its clients send (any loopback address, not only the
     // loopback names rmcp accepts by default).
     let mut options = HttpOptions::default();

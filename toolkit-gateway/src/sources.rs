@@ -10,6 +10,7 @@ use toolkit_runtime::auth::{
     AuthError, AuthorizationCallback, FileStore, MachineCredentials, OAuthClient, OAuthOptions,
     RedisStore, RegisteredClient, Secret, TokenStore,
 };
+use toolkit_runtime::context::Clients;
 use toolkit_runtime::http::{Credentials, HeaderClient, HttpSource, client_builder};
 use toolkit_runtime::mcp::{ListLifetimeHandle, Mcp, McpOptions, StdioCommand, ToolsChanged};
 use toolkit_runtime::{BoxFuture, ToolSource};
@@ -57,12 +58,14 @@ impl std::fmt::Debug for Made {
     }
 }
 
-/// [`make`], with what tells when the source's tools changed.
+/// The source `config` describes, with what tells when its tools changed; an MCP source asks
+/// what its server asks outside any served call (`roots/list`) of the one client of `clients`,
+/// the gateway's sessions, when there is one.
 ///
 /// # Errors
 ///
-/// As [`make`].
-pub fn made(config: &SourceConfig) -> Result<Made, ConfigError> {
+/// A message naming the source: an unset variable, an unreadable document, a bad URL.
+pub fn made(config: &SourceConfig, clients: &Arc<Clients>) -> Result<Made, ConfigError> {
     let plain = |source: Arc<dyn ToolSource>| Made {
         source,
         changes: None,
@@ -144,7 +147,8 @@ pub fn made(config: &SourceConfig) -> Result<Made, ConfigError> {
             let options = McpOptions::default()
                 .timeout(timeout)
                 .max_call_time(max_call_time(config))
-                .relay(true);
+                .relay(true)
+                .clients(Arc::clone(clients));
             match &config.oauth {
                 None => Ok(mcp(Mcp::http_with_options(name, url, client, options))),
                 Some(oauth) => {
@@ -170,7 +174,8 @@ pub fn made(config: &SourceConfig) -> Result<Made, ConfigError> {
             let options = McpOptions::default()
                 .timeout(timeout)
                 .max_call_time(max_call_time(config))
-                .relay(true);
+                .relay(true)
+                .clients(Arc::clone(clients));
             Ok(mcp(Mcp::stdio_with_options(name, command, options)))
         }
     }

@@ -7,7 +7,7 @@
 
 use std::borrow::Cow;
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
@@ -30,7 +30,7 @@ use super::resources;
 use super::served::ServedToolkit;
 use super::told::{self, Told};
 use super::written_result;
-use toolkit_core::context::{Relay, Written};
+use toolkit_core::context::{Clients, Joined, Relay, Written};
 use toolkit_core::{ApprovalRequest, CallContext, Failure, JsonObject, Progress, Verdict};
 
 /// What a server says of itself.
@@ -63,6 +63,10 @@ pub(crate) struct Handler {
     pub(crate) subscriptions: Arc<super::subscriptions::Subscriptions>,
     /// Who is subscribed to each resource, across the server's sessions (`subscribers.rs`).
     pub(crate) subscribers: Arc<super::subscribers::Subscribers>,
+    /// The clients of the server's sessions, when the host gave them.
+    pub(crate) clients: Option<Arc<Clients>>,
+    /// Set at the session's first `notifications/initialized`: its client among `clients`.
+    pub(crate) joined: Arc<OnceLock<Option<Joined>>>,
     /// Cancelled when the session ends (`session_end.rs`).
     pub(crate) ended: Arc<super::session_end::SessionEnd>,
 }
@@ -276,8 +280,28 @@ impl ServerHandler for Handler {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let mut first = false;
+        self.joined.get_or_init(|| {
+            first = true;
+            self.clients.as_ref().map(|clients| {
+                clients.join(Arc::new(ClientRelay::for_session(
+                    context.peer.clone(),
+                    self.ended.token(),
+                )))
+            })
+        });
+        // A client that says it again starts nothing twice.
+        if !first {
+            return;
+        }
         super::list_changes::tell(&self.resources, context.peer.clone(), self.ended.token());
         self.toolkit.add_peer(context.peer);
+    }
+
+    async fn on_roots_list_changed(&self, _context: NotificationContext<RoleServer>) {
+        if let Some(clients) = &self.clients {
+            clients.roots_changed();
+        }
     }
 
     fn accepted_subscription_filter(
@@ -306,6 +330,7 @@ impl Handler {
                 self.resources.clone(),
                 ended.token(),
             )),
+            joined: Arc::default(),
             ended,
             ..self.clone()
         }

@@ -6,7 +6,9 @@
 //! passes each request the server makes on the call's own stream to the relay (one it makes on a
 //! stream of no call — a session's standalone stream, stdio — to the relay of the one served call
 //! in flight on that source, if only one is), which sends it to the client that made the call (on
-//! that call's stream) and gives back the client's answer as the client wrote it. A client that
+//! that call's stream) and gives back the client's answer as the client wrote it. Asked outside
+//! any call, it goes to the one session's client there is ([`ClientRelay::for_session`], joined
+//! to the server's [`Clients`](toolkit_core::context::Clients)). A client that
 //! did not declare the capability is not asked: the source answers as for a client without it.
 //! The relay stops when the call ends (answered, cancelled or dropped): a question still open is
 //! cancelled at the client and left unanswered upstream, whose call is cancelled too.
@@ -24,8 +26,9 @@ use toolkit_core::context::{ELICITATION_CREATE, ROOTS_LIST, Relay, Relayed, SAMP
 #[derive(Debug)]
 pub(crate) struct ClientRelay {
     peer: Peer<RoleServer>,
-    /// The client's request of the call: what is asked rides its stream.
-    call: RequestId,
+    /// The client's request of the call: what is asked rides its stream (none for a session's
+    /// relay: what is asked outside any call rides the session's own stream).
+    call: Option<RequestId>,
     /// Cancelled when the call ends.
     stop: CancellationToken,
     sampling: bool,
@@ -36,6 +39,16 @@ pub(crate) struct ClientRelay {
 impl ClientRelay {
     /// The relay of the call `call` of the client behind `peer`, stopped by `stop`.
     pub(crate) fn new(peer: Peer<RoleServer>, call: RequestId, stop: CancellationToken) -> Self {
+        Self::on(peer, Some(call), stop)
+    }
+
+    /// The relay of the session of the client behind `peer`, outside any call, stopped by
+    /// `stop` (the session's end).
+    pub(crate) fn for_session(peer: Peer<RoleServer>, stop: CancellationToken) -> Self {
+        Self::on(peer, None, stop)
+    }
+
+    fn on(peer: Peer<RoleServer>, call: Option<RequestId>, stop: CancellationToken) -> Self {
         let capabilities = peer.peer_info().map(|info| info.capabilities.clone());
         let sampling = capabilities
             .as_ref()
@@ -61,9 +74,11 @@ impl ClientRelay {
     async fn asked(&self, method: &str, params: Option<Value>) -> Relayed {
         let mut request = CustomRequest::new(method, params);
         // On the stream of the call that asked, also from a task that is not the handler's.
-        request
-            .extensions_mut()
-            .insert(OriginatingRequestId(self.call.clone()));
+        if let Some(call) = &self.call {
+            request
+                .extensions_mut()
+                .insert(OriginatingRequestId(call.clone()));
+        }
         let sent = tokio::select! {
             () = self.stop.cancelled() => return Relayed::Stopped,
             sent = self.peer.send_cancellable_request(

@@ -23,6 +23,7 @@ use super::stdin_guard::{StdinGuard, StdinGuardOptions};
 use super::transport::{GuardedTransport, Input, spawn_writer};
 use super::written_http;
 use super::written_result::WrittenResults;
+use toolkit_core::context::Clients;
 use toolkit_core::{Approver, CallContext, Toolkit};
 
 /// The path [`McpServer::serve_http`] serves MCP at.
@@ -77,6 +78,8 @@ pub struct McpServer {
     tasks: super::tasks::Hosted,
     /// Who is subscribed to each resource, across the sessions (`subscribers.rs`).
     subscribers: Arc<super::subscribers::Subscribers>,
+    /// The clients of the sessions, for what an upstream asks outside any call.
+    clients: Option<Arc<Clients>>,
 }
 
 /// Options of [`McpServer::serve_http`] and [`McpServer::router`].
@@ -123,6 +126,7 @@ impl McpServer {
             resources: None,
             tasks: None,
             subscribers: Arc::default(),
+            clients: None,
         }
     }
 
@@ -167,6 +171,27 @@ impl McpServer {
     #[must_use]
     pub fn tasks(mut self, tasks: Arc<dyn super::Tasks>) -> Self {
         self.tasks = Some(tasks);
+        self
+    }
+
+    /// Joins the client of each session to `clients` while the session lasts, and tells them of
+    /// a client's `notifications/roots/list_changed`: an MCP source given the same `clients`
+    /// (`McpOptions::clients`) passes what its server asks outside any served call (its
+    /// `roots/list`) to the one session's client, when there is exactly one (over stdio, always).
+    /// None by default: such a request is answered as for a client without roots.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolkit_core::{Toolkit, context::Clients};
+    /// use toolkit_serve::McpServer;
+    ///
+    /// let clients = Arc::new(Clients::default());
+    /// let server = McpServer::new(Toolkit::default()).clients(Arc::clone(&clients));
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn clients(mut self, clients: Arc<Clients>) -> Self {
+        self.clients = Some(clients);
         self
     }
 
@@ -261,6 +286,8 @@ impl McpServer {
                 ended.token(),
             )),
             subscribers: Arc::clone(&self.subscribers),
+            clients: self.clients.clone(),
+            joined: Arc::default(),
             ended,
         }
     }

@@ -4,6 +4,9 @@
 // at the installed node_modules.
 // Usage: node fidelity_client.cjs PLAN.json
 // The plan: {"roots": [...], "targets": [{"key", "command", "args", "calls": [{"tool", "arguments"}]}]}
+// A call may be {"rootsChanged": [...]} instead: the client's roots become these, and it says so
+// (`notifications/roots/list_changed`); and a call with `until` is made again (every 100 ms, 100
+// times at most) until its result's JSON contains that text.
 // A target may be {"key", "url", "calls"} instead: a server over Streamable HTTP at `url`.
 // Prints one JSON object: for each target's key, its tools and each call's result (or the error
 // it threw) with the progress it was told; for an HTTP target also `wire`, the body of each
@@ -58,13 +61,14 @@ function transportOf(target, bodies) {
 }
 
 async function read(target, roots) {
+  let current = roots;
   const bodies = [];
   const transport = transportOf(target, bodies);
   // The capabilities the gateway declares to its servers, so that a server lists the same tools
   // to both (server-everything registers some only for a client that declares them).
   const capabilities = { roots: { listChanged: true }, sampling: {}, elicitation: { form: {} } };
   const client = new Client({ name: "fidelity-client", version: "1.32.2" }, { capabilities });
-  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots }));
+  client.setRequestHandler(ListRootsRequestSchema, async () => ({ roots: current }));
   client.setRequestHandler(CreateMessageRequestSchema, async () => ({
     role: "assistant",
     content: { type: "text", text: "sampled" },
@@ -81,13 +85,26 @@ async function read(target, roots) {
   } while (cursor !== undefined);
   const calls = [];
   for (const call of target.calls) {
+    if (call.rootsChanged !== undefined) {
+      current = call.rootsChanged;
+      await client.sendRootsListChanged();
+      calls.push({ rootsChanged: true });
+      continue;
+    }
     const progress = [];
     try {
-      const result = await client.callTool(
-        { name: call.tool, arguments: call.arguments },
-        undefined,
-        { onprogress: (event) => progress.push(event), timeout: 30000 },
-      );
+      let result;
+      for (let attempt = 0; attempt < 100; attempt += 1) {
+        result = await client.callTool(
+          { name: call.tool, arguments: call.arguments },
+          undefined,
+          { onprogress: (event) => progress.push(event), timeout: 30000 },
+        );
+        if (call.until === undefined || JSON.stringify(result).includes(call.until)) {
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
       calls.push({ result, progress });
     } catch (error) {
       calls.push({ error: { code: error.code, message: error.message }, progress });

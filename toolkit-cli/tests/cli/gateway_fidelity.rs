@@ -28,8 +28,8 @@ fn peer(path: &str) -> String {
 }
 
 /// A git repository with one commit, and a folder with one file, for the servers to read.
-fn workspace() -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("toolkit-fidelity-{}", std::process::id()));
+fn workspace(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolkit-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let repo = dir.join("repo");
     std::fs::create_dir_all(&repo).unwrap();
@@ -322,7 +322,7 @@ fn wire_messages(wire: &Value) -> Vec<Value> {
 
 #[test]
 fn the_gateway_passes_on_what_four_real_servers_list_and_answer() {
-    let dir = workspace();
+    let dir = workspace("fidelity");
     let servers = servers(&dir);
     std::fs::write(dir.join("toolkit.toml"), config(&servers)).unwrap();
     // The same gateway over Streamable HTTP, as a process of its own.
@@ -681,4 +681,73 @@ fn numbers_reach_the_client_as_the_upstream_wrote_them() {
         );
     }
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A server that asks for its client's roots outside any call — server-filesystem, once it is
+/// told the roots changed — is answered by the gateway's one client, over stdio and over
+/// Streamable HTTP: the client's `notifications/roots/list_changed` reaches the server, the
+/// server's `roots/list` comes back to the client, and the server then serves the new root.
+#[test]
+fn a_server_that_asks_for_roots_outside_any_call_is_answered_by_the_one_client() {
+    let dir = workspace("roots");
+    std::fs::create_dir_all(dir.join("other")).unwrap();
+    let filesystem = vec![
+        "node".to_owned(),
+        peer("mcp-npm/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"),
+        dir.join("files").to_string_lossy().into_owned(),
+    ];
+    let config = format!(
+        "[catalog]\nfile = \"catalog.json\"\nrefresh_seconds = 0\n\n[policy]\ndefault = \"allow\"\n\n\
+         [[sources]]\nname = \"filesystem\"\ncommand = {}\n",
+        serde_json::to_string(&filesystem).unwrap()
+    );
+    std::fs::write(dir.join("toolkit.toml"), &config).unwrap();
+    let port = crate::support::free_port();
+    let http_config = dir.join("toolkit-http.toml");
+    std::fs::write(
+        &http_config,
+        format!("[serve]\ntransport = \"http\"\naddress = \"127.0.0.1:{port}\"\n\n{config}")
+            .replace("catalog.json", "catalog-http.json"),
+    )
+    .unwrap();
+    let _http = HttpGateway::start(&http_config, port);
+    let other = dir.join("other").canonicalize().unwrap();
+    let other = other.to_string_lossy();
+    // Before: the folder of its command line (asked at the gateway's start, with no client, the
+    // server kept it). After the client's new roots: that root, asked for outside any call.
+    let calls = json!([
+        {"tool": "filesystem__list_allowed_directories", "arguments": {}},
+        {"rootsChanged": [{"uri": format!("file://{other}"), "name": "the other folder"}]},
+        {"tool": "filesystem__list_allowed_directories", "arguments": {}, "until": other},
+    ]);
+    let plan = dir.join("plan.json");
+    let config_path = dir.join("toolkit.toml").to_string_lossy().into_owned();
+    let roots =
+        json!([{"uri": format!("file://{}", dir.join("files").display()), "name": "files"}]);
+    let targets = json!([
+        {"key": "stdio", "command": env!("CARGO_BIN_EXE_toolkit-gen"),
+         "args": ["serve", "--config", config_path], "calls": calls},
+        {"key": "http", "url": format!("http://127.0.0.1:{port}/mcp"), "calls": calls},
+    ]);
+    std::fs::write(
+        &plan,
+        json!({"roots": roots, "targets": targets}).to_string(),
+    )
+    .unwrap();
+    let read = run_client(&plan);
+    for key in ["stdio", "http"] {
+        let text = |index: usize| {
+            read[key]["calls"][index]["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        };
+        assert!(!text(0).contains(other.as_ref()), "{key}: {}", text(0));
+        assert!(text(0).contains("files"), "{key}: {}", text(0));
+        assert!(
+            text(2).contains(other.as_ref()),
+            "{key}: the server was not given the new roots: {}",
+            read[key]
+        );
+    }
 }

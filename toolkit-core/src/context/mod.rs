@@ -8,6 +8,7 @@
 //! its server for progress only when the host wants it, and a server passes through it what it
 //! relays ([`Relay`]) and collects ([`Written`]).
 
+mod clients;
 mod extensions;
 mod relay;
 mod written;
@@ -15,6 +16,7 @@ mod written;
 use std::fmt;
 use std::sync::Arc;
 
+pub use clients::{Clients, Joined};
 pub use extensions::Extensions;
 pub use relay::{ELICITATION_CREATE, ROOTS_LIST, Relay, Relayed, SAMPLING_CREATE};
 pub use written::Written;

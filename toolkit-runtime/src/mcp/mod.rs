@@ -84,6 +84,8 @@ mod results;
 #[cfg(feature = "mcp")]
 mod revision;
 #[cfg(feature = "mcp")]
+mod roots;
+#[cfg(feature = "mcp")]
 mod snapshot;
 #[cfg(feature = "mcp")]
 mod source;

@@ -1,6 +1,9 @@
 //! The limits of an MCP source, and what it asks the host: [`McpOptions`].
 
+use std::sync::Arc;
 use std::time::Duration;
+
+use crate::context::Clients;
 
 use super::Elicitation;
 
@@ -64,6 +67,13 @@ pub struct McpOptions {
     /// [`elicitation`](Self::elicitation) (or is declined), a sampling or roots request is refused
     /// (`-32601`), as for a client without it. Off by default.
     pub relay: bool,
+    /// For a relaying source (see [`relay`](Self::relay)): the clients of the server that serves
+    /// it, for what its server asks on a stream of no call (`roots/list` once it starts, or
+    /// after a client said its roots changed): asked of the one client there is when exactly one
+    /// session is joined ([`Clients`]), rather than of the call in flight. None by default: only
+    /// the one call in flight's client is asked, and with none such a request is answered as
+    /// for a client without the capability.
+    pub clients: Option<Arc<Clients>>,
 }
 
 impl Default for McpOptions {
@@ -79,6 +89,7 @@ impl Default for McpOptions {
             shutdown_wait: Duration::from_secs(2),
             elicitation: None,
             relay: false,
+            clients: None,
         }
     }
 }
@@ -152,6 +163,13 @@ impl McpOptions {
     #[must_use]
     pub fn relay(mut self, relay: bool) -> Self {
         self.relay = relay;
+        self
+    }
+
+    /// Sets [`clients`](Self::clients).
+    #[must_use]
+    pub fn clients(mut self, clients: Arc<Clients>) -> Self {
+        self.clients = Some(clients);
         self
     }
 }

@@ -795,6 +795,62 @@ async fn serve_a_hosts_list_changes_are_told_to_a_session_client_and_a_listening
 }
 
 #[tokio::test]
+async fn serve_a_client_that_says_initialized_twice_hears_each_change_once() {
+    use toolkit_runtime::serve::ListChanged;
+
+    let host = Arc::new(Subscribable::new());
+    let server = McpServer::new(demo::toolkit()).resources(host.clone());
+    let handle = server.toolkit_handle();
+    let mut session = InProcessClient::start(server);
+    session.initialize().await.unwrap();
+    session
+        .send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        .await
+        .unwrap();
+    // A ping answered: the second `initialized` was read before it.
+    session
+        .send(&json!({"jsonrpc": "2.0", "id": "ping", "method": "ping"}))
+        .await
+        .unwrap();
+    assert_eq!(session.next_message().await.unwrap()["id"], "ping");
+    host.listened(1).await;
+    assert_eq!(
+        host.lists.receiver_count(),
+        1,
+        "one listener for one session"
+    );
+    host.lists.send(ListChanged::Prompts).unwrap();
+    handle.replace(Toolkit::default());
+    // Every message until a ping's answer, asked once both changes were told.
+    let mut told = vec![
+        session.next_message().await.unwrap(),
+        session.next_message().await.unwrap(),
+    ];
+    session
+        .send(&json!({"jsonrpc": "2.0", "id": "after", "method": "ping"}))
+        .await
+        .unwrap();
+    loop {
+        let message = session.next_message().await.unwrap();
+        if message["id"] == "after" {
+            break;
+        }
+        told.push(message);
+    }
+    let mut methods: Vec<&str> = told.iter().filter_map(|m| m["method"].as_str()).collect();
+    methods.sort_unstable();
+    assert_eq!(
+        methods,
+        [
+            "notifications/prompts/list_changed",
+            "notifications/tools/list_changed"
+        ],
+        "{told:?}"
+    );
+    session.close().await.unwrap();
+}
+
+#[tokio::test]
 async fn serve_a_stateless_client_that_listens_for_a_resource_hears_its_updates_only() {
     let host = Arc::new(Subscribable::new());
     let server = McpServer::new(demo::toolkit()).resources(host.clone());

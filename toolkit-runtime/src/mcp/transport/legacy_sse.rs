@@ -120,7 +120,7 @@ impl LegacySse {
     }
 
     /// Posts one message to the endpoint; the answer, if any, comes on the stream.
-    async fn post(&self, message: &Value) -> Result<(), Fault> {
+    pub(crate) async fn post(&self, message: &Value) -> Result<(), Fault> {
         let response = self
             .shared
             .send(

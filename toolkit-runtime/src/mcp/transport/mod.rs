@@ -108,6 +108,11 @@ pub(crate) trait Transport: Send + Sync + 'static {
     /// Ends the connection now (the session, the process), and waits until it has ended.
     fn close(&self) -> BoxFuture<'_, ()>;
 
+    /// Tells the server the notification `method` (without params) on the connection there is,
+    /// in a session revision: nothing when there is none, in the stateless revision, or when
+    /// the server cannot be told (a failure is logged).
+    fn notify(&self, method: &'static str) -> BoxFuture<'_, ()>;
+
     /// A waiter told when the server says its tools changed, where this transport hears the
     /// server unasked (`None` where it does not).
     fn tools_changed(&self) -> Option<crate::mcp::ToolsChanged> {

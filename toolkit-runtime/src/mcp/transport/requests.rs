@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 
 use crate::CallContext;
-use crate::context::{ELICITATION_CREATE, Relayed};
+use crate::context::{Clients, ELICITATION_CREATE, Relayed};
 use crate::mcp::McpOptions;
 use crate::mcp::elicitation::{Elicitation, ElicitationAnswer, ElicitationRequest};
 use crate::mcp::jsonrpc::{INVALID_PARAMS, METHOD_NOT_FOUND, ServerRequest};
@@ -38,11 +38,15 @@ pub(crate) fn relay_of(options: &McpOptions, context: &CallContext) -> Relay {
 /// The relays of the served calls in flight on one transport, for what a server asks on a stream
 /// of no call (a session's standalone stream, stdio, the old transport's stream): it goes to the
 /// call's client when exactly one such call is in flight — whose else could it be — and is
-/// answered as without a client when there are several (it cannot be told whose it is).
+/// answered as without a client when there are several (it cannot be told whose it is). When
+/// the serving server has one session's client ([`McpOptions::clients`]), that client is asked
+/// whatever is in flight.
 #[derive(Debug, Default)]
 pub(crate) struct InFlight {
     calls: Mutex<Vec<(u64, Relay)>>,
     next: AtomicU64,
+    /// The serving server's clients, asked when no served call is in flight.
+    clients: Option<Arc<Clients>>,
 }
 
 /// A call in flight, until dropped.
@@ -62,6 +66,14 @@ impl Drop for Entered<'_> {
 }
 
 impl InFlight {
+    /// The calls in flight on a transport of a source with `options`.
+    pub(crate) fn new(options: &McpOptions) -> Self {
+        Self {
+            clients: options.clients.clone().filter(|_| options.relay),
+            ..Self::default()
+        }
+    }
+
     /// A call with `relay` is in flight while the guard lives (nothing when it has none).
     pub(crate) fn enter(&self, relay: Relay) -> Option<Entered<'_>> {
         relay.as_ref()?;
@@ -76,8 +88,13 @@ impl InFlight {
         })
     }
 
-    /// The relay of the one served call in flight, if exactly one is.
+    /// The one client of the serving server, if there is one; else the relay of the one served
+    /// call in flight, if exactly one is. The session's client comes first: a call's relay
+    /// stops when its call ends, which may be before the server's question is answered.
     pub(crate) fn only(&self) -> Relay {
+        if let Some(client) = self.clients.as_ref().and_then(|clients| clients.only()) {
+            return Some(client);
+        }
         match self
             .calls
             .lock()
@@ -152,6 +169,71 @@ mod tests {
             method: method.to_owned(),
             params,
         }
+    }
+
+    #[derive(Debug)]
+    struct Named(&'static str);
+
+    impl crate::context::Relay for Named {
+        fn takes(&self, _method: &str) -> bool {
+            true
+        }
+
+        fn ask<'a>(
+            &'a self,
+            _method: &'a str,
+            _params: Option<Value>,
+        ) -> crate::BoxFuture<'a, Relayed> {
+            Box::pin(async { Relayed::Answer(json!(self.0)) })
+        }
+    }
+
+    fn named(relay: &Relay) -> Option<String> {
+        relay.as_ref().map(|relay| format!("{relay:?}"))
+    }
+
+    #[test]
+    fn asked_on_no_call_the_one_session_client_comes_before_the_call_in_flight() {
+        let call: Relay = Some(Arc::new(Named("call")));
+        let clients = Arc::new(Clients::default());
+        let relaying = McpOptions::default()
+            .relay(true)
+            .clients(Arc::clone(&clients));
+
+        let without = InFlight::new(&McpOptions::default().relay(true));
+        assert_eq!(named(&without.only()), None);
+        let _entered = without.enter(call.clone());
+        assert_eq!(named(&without.only()).as_deref(), Some(r#"Named("call")"#));
+
+        let in_flight = InFlight::new(&relaying);
+        assert_eq!(named(&in_flight.only()), None, "no client, no call");
+        let entered = in_flight.enter(call.clone());
+        assert_eq!(
+            named(&in_flight.only()).as_deref(),
+            Some(r#"Named("call")"#)
+        );
+        let session = clients.join(Arc::new(Named("session")));
+        assert_eq!(
+            named(&in_flight.only()).as_deref(),
+            Some(r#"Named("session")"#)
+        );
+        drop(entered);
+        assert_eq!(
+            named(&in_flight.only()).as_deref(),
+            Some(r#"Named("session")"#)
+        );
+        let other = clients.join(Arc::new(Named("other")));
+        assert_eq!(
+            named(&in_flight.only()),
+            None,
+            "two clients, whose would it be"
+        );
+        drop((session, other));
+
+        // A source that does not relay asks no client of the server.
+        let _joined = clients.join(Arc::new(Named("session")));
+        let silent = InFlight::new(&McpOptions::default().clients(clients));
+        assert_eq!(named(&silent.only()), None);
     }
 
     #[tokio::test]

@@ -117,11 +117,11 @@ impl Stdio {
         Self {
             name,
             command,
-            options,
             next_id: Arc::new(AtomicU64::new(1)),
             process: tokio::sync::Mutex::new(None),
             changes: Arc::default(),
-            in_flight: Arc::default(),
+            in_flight: Arc::new(requests::InFlight::new(&options)),
+            options,
         }
     }
 
@@ -390,6 +390,26 @@ impl Transport for Stdio {
 
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(Stdio::close(self))
+    }
+
+    fn notify(&self, method: &'static str) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            // The process there is: none is started to be told.
+            let process = self.process.lock().await.clone();
+            let Some(process) = process.filter(|process| process.is_alive()) else {
+                return;
+            };
+            if process
+                .settled()
+                .is_some_and(|settled| settled.era != Era::Modern)
+                && process
+                    .send(&jsonrpc::notification(method, Map::new()))
+                    .await
+                    .is_err()
+            {
+                tracing::debug!(method, "the stdio server could not be told");
+            }
+        })
     }
 }
 

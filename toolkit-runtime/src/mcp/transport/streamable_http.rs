@@ -99,11 +99,11 @@ impl StreamableHttp {
                 client: sender.client().clone(),
                 sender,
                 url,
+                in_flight: requests::InFlight::new(&options),
                 options,
                 next_id: AtomicU64::new(1),
                 answering: Arc::new(tokio::sync::Semaphore::new(MAX_ANSWERS_IN_FLIGHT)),
                 changes: crate::mcp::changes::Changes::default(),
-                in_flight: requests::InFlight::default(),
             }),
             settling: tokio::sync::Mutex::new(()),
             link: Mutex::new(None),
@@ -643,6 +643,26 @@ impl Transport for StreamableHttp {
 
     fn resources_updated(&self) -> Option<crate::mcp::ResourcesUpdated> {
         Some(self.shared.changes.resources())
+    }
+
+    fn notify(&self, method: &'static str) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let told = match self.current() {
+                Some((_, Link::Streamable { settled, session })) if settled.era != Era::Modern => {
+                    self.notify(&settled, session.as_deref(), method, Map::new())
+                        .await
+                }
+                Some((_, Link::Legacy(legacy, _))) => {
+                    legacy
+                        .post(&jsonrpc::notification(method, Map::new()))
+                        .await
+                }
+                _ => Ok(()),
+            };
+            if told.is_err() {
+                tracing::debug!(method, "the HTTP server could not be told");
+            }
+        })
     }
 
     fn close(&self) -> BoxFuture<'_, ()> {
