@@ -248,9 +248,11 @@ impl Gateway {
     }
 
     /// The resources, resource templates, prompts and completion of the MCP sources, served
-    /// beside the tools under the same policy (`resources.rs`).
+    /// beside the tools under the same policy (`resources.rs`), each request counted in the
+    /// gateway's metrics.
     pub fn resources(&self) -> resources::Upstreams {
         resources::Upstreams::new(self.upstreams.clone(), self.policy.clone())
+            .metered(Arc::clone(&self.metrics))
     }
 
     /// The tasks of the MCP sources, passed through for a client that drives them (see

@@ -1,5 +1,7 @@
 //! The gateway's Prometheus metrics (served at `/metrics` over HTTP): calls by source, tool and
-//! outcome, their latency, upstream errors, catalog refreshes and refused requests. Labels hold
+//! outcome, their latency, the other requests passed to a source (a resource read, a prompt, a
+//! completion) by source, method and outcome, and theirs, upstream errors, catalog refreshes and
+//! refused requests. Labels hold
 //! names the configuration and the catalog chose, never an argument, a token or an address.
 
 use std::sync::Arc;
@@ -25,6 +27,8 @@ pub struct Metrics {
     refreshes: Family<Labels, Counter>,
     refused: Family<Labels, Counter>,
     in_flight: Gauge,
+    requests: Family<Labels, Counter>,
+    request_latency: Family<Labels, Histogram, fn() -> Histogram>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -49,6 +53,10 @@ impl Default for Metrics {
         let refreshes = Family::<Labels, Counter>::default();
         let refused = Family::<Labels, Counter>::default();
         let in_flight = Gauge::default();
+        let requests = Family::<Labels, Counter>::default();
+        let request_latency = Family::<Labels, Histogram, fn() -> Histogram>::new_with_constructor(
+            latency_histogram as fn() -> Histogram,
+        );
         registry.register(
             "tool_calls",
             "Tool calls by source, tool and outcome (ok or the failure's reason)",
@@ -79,6 +87,18 @@ impl Default for Metrics {
             "Tool calls running now",
             in_flight.clone(),
         );
+        registry.register(
+            "upstream_requests",
+            "Requests other than tool calls passed to a source (resources/read, prompts/get, \
+             completion/complete, resources/subscribe, resources/unsubscribe), by source, \
+             method and outcome",
+            requests.clone(),
+        );
+        registry.register(
+            "upstream_request_duration_seconds",
+            "How long requests other than tool calls took, by source and method",
+            request_latency.clone(),
+        );
         Self {
             registry,
             calls,
@@ -87,6 +107,8 @@ impl Default for Metrics {
             refreshes,
             refused,
             in_flight,
+            requests,
+            request_latency,
         }
     }
 }
@@ -165,6 +187,39 @@ impl Metrics {
             }
         };
         self.record_call(source, tool, outcome, start.elapsed());
+        answer
+    }
+}
+
+impl Metrics {
+    /// Runs `request`, a request of `method` (such as `resources/read`) passed to `source`,
+    /// counted and timed by source, method and outcome; a failure but for invalid input counts
+    /// as an upstream error too.
+    pub(crate) async fn requested<T>(
+        &self,
+        source: &str,
+        method: &str,
+        request: impl std::future::Future<Output = Result<T, ToolSourceError>>,
+    ) -> Result<T, ToolSourceError> {
+        let start = Instant::now();
+        let answer = request.await;
+        let outcome = match &answer {
+            Ok(_) => "ok",
+            Err(error) => {
+                let reason = reason_label(error);
+                if reason != "invalid_input" {
+                    self.record_upstream_error(source, reason);
+                }
+                reason
+            }
+        };
+        let place = vec![("source", source.to_owned()), ("method", method.to_owned())];
+        let mut labels = place.clone();
+        labels.push(("outcome", outcome.to_owned()));
+        self.requests.get_or_create(&labels).inc();
+        self.request_latency
+            .get_or_create(&place)
+            .observe(start.elapsed().as_secs_f64());
         answer
     }
 }

@@ -26,6 +26,7 @@ use toolkit_runtime::mcp::Mcp;
 use toolkit_runtime::serve::{ListChanged, Offer, Refusal, Resources};
 use toolkit_runtime::{BoxFuture, Decision, JsonObject, Reason, ToolSourceError};
 
+use super::metrics::Metrics;
 use super::policy::Policy;
 use super::served_names::{climbs, served_prompt, served_uri, upstream_prompt, upstream_uri};
 
@@ -44,6 +45,8 @@ pub struct Upstreams {
     /// What the last [`Upstreams::relist`] found served: the resources and templates, and the
     /// prompts (as JSON).
     last_listed: Arc<Mutex<Option<(String, String)>>>,
+    /// Where each request passed to an upstream is counted.
+    metrics: Arc<Metrics>,
 }
 
 /// One MCP source, with what it was found to have.
@@ -107,7 +110,17 @@ impl Upstreams {
             watched: false,
             list_changes: tokio::sync::broadcast::channel(16).0,
             last_listed: Arc::default(),
+            metrics: Arc::default(),
         }
+    }
+
+    /// Counts each request passed to an upstream (a read, a prompt, a completion, a
+    /// subscription) in `metrics` ([`Metrics`]' `upstream_requests`), rather than in metrics of
+    /// its own.
+    #[must_use]
+    pub fn metered(mut self, metrics: Arc<Metrics>) -> Self {
+        self.metrics = metrics;
+        self
     }
 
     /// Whether [`Upstreams::relist`] is called at each refresh (`watched`), so that the clients
@@ -427,9 +440,13 @@ impl Resources for Upstreams {
     fn read_resource<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
         Box::pin(async move {
             let (upstream, uri) = self.route_uri(uri)?;
-            let read = upstream
-                .mcp
-                .read_resource(&uri)
+            let read = self
+                .metrics
+                .requested(
+                    &upstream.name,
+                    "resources/read",
+                    upstream.mcp.read_resource(&uri),
+                )
                 .await
                 .map_err(|error| refusal(&error))?;
             let mut read = Value::Object(read);
@@ -446,9 +463,12 @@ impl Resources for Upstreams {
     fn subscribe<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<(), Refusal>> {
         Box::pin(async move {
             let (upstream, uri) = self.route_uri(uri)?;
-            upstream
-                .mcp
-                .subscribe_resource(&uri)
+            self.metrics
+                .requested(
+                    &upstream.name,
+                    "resources/subscribe",
+                    upstream.mcp.subscribe_resource(&uri),
+                )
                 .await
                 .map_err(|error| refusal(&error))
         })
@@ -457,9 +477,12 @@ impl Resources for Upstreams {
     fn unsubscribe<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<(), Refusal>> {
         Box::pin(async move {
             let (upstream, uri) = self.route_uri(uri)?;
-            upstream
-                .mcp
-                .unsubscribe_resource(&uri)
+            self.metrics
+                .requested(
+                    &upstream.name,
+                    "resources/unsubscribe",
+                    upstream.mcp.unsubscribe_resource(&uri),
+                )
                 .await
                 .map_err(|error| refusal(&error))
         })
@@ -491,9 +514,13 @@ impl Resources for Upstreams {
     ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
         Box::pin(async move {
             let (upstream, name) = self.route_prompt(name)?;
-            let got = upstream
-                .mcp
-                .get_prompt(&name, arguments)
+            let got = self
+                .metrics
+                .requested(
+                    &upstream.name,
+                    "prompts/get",
+                    upstream.mcp.get_prompt(&name, arguments),
+                )
                 .await
                 .map_err(|error| refusal(&error))?;
             let mut got = Value::Object(got);
@@ -528,7 +555,12 @@ impl Resources for Upstreams {
                 }
             };
             params.insert("ref".into(), upstream_ref);
-            match upstream.mcp.complete(params).await {
+            let completed = self.metrics.requested(
+                &upstream.name,
+                "completion/complete",
+                upstream.mcp.complete(params),
+            );
+            match completed.await {
                 Ok(completed) => Ok(completed),
                 // An upstream that does not complete suggests nothing.
                 Err(error) if matches!(error.reason, Reason::Unsupported { .. }) => Ok(json!({

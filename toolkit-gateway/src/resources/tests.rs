@@ -1,8 +1,9 @@
 //! The gateway's resources served to several sessions at once, in front of npm
 //! `@modelcontextprotocol/server-everything` (stdio, installed by `scripts/install-test-peers`):
 //! one session's unsubscribe (or end) leaves the others' updates coming, sessions that subscribe
-//! and unsubscribe at once leave the upstream subscribed exactly when one is, and a change of the
-//! resources served is told to the session clients.
+//! and unsubscribe at once leave the upstream subscribed exactly when one is, a change of the
+//! resources served is told to the session clients, and the reads, prompts and completions
+//! passed to the upstream are counted in the metrics.
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::path::{Path, PathBuf};
@@ -380,4 +381,57 @@ async fn a_change_of_the_resources_served_is_told_to_the_session_clients() {
         "{listed:?}"
     );
     caller.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_prompts_and_completions_passed_to_an_upstream_are_counted() {
+    let mut gateway = Gateway::new(config("metered", 0)).unwrap();
+    let refresh = gateway.refresh().await;
+    assert!(refresh.failures.is_empty(), "{:?}", refresh.failures);
+    let resources = gateway.resources();
+    resources.read_resource(ARCHITECTURE).await.unwrap();
+    resources
+        .read_resource("demo://everything/resource/static/document/no-such.md")
+        .await
+        .unwrap_err();
+    resources
+        .get_prompt("everything__simple-prompt", JsonObject::new())
+        .await
+        .unwrap();
+    let completion = json!({
+        "ref": {"type": "ref/prompt", "name": "everything__completable-prompt"},
+        "argument": {"name": "department", "value": "E"},
+    });
+    resources
+        .complete(completion.as_object().cloned().unwrap())
+        .await
+        .unwrap();
+    let metrics = gateway.metrics().render();
+    let requests = |method: &str, outcome: &str| {
+        format!(
+            r#"toolkit_gateway_upstream_requests_total{{source="everything",method="{method}",outcome="{outcome}"}} 1"#
+        )
+    };
+    for line in [
+        requests("resources/read", "ok"),
+        requests("prompts/get", "ok"),
+        requests("completion/complete", "ok"),
+        r#"toolkit_gateway_upstream_request_duration_seconds_count{source="everything",method="resources/read"} 2"#.to_owned(),
+    ] {
+        assert!(metrics.contains(&line), "{line} is not in\n{metrics}");
+    }
+    // The failed read: counted under its reason, and as an upstream error.
+    let failed = metrics
+        .lines()
+        .find(|line| {
+            line.starts_with(
+                r#"toolkit_gateway_upstream_requests_total{source="everything",method="resources/read",outcome="#,
+            ) && !line.contains(r#"outcome="ok""#)
+        })
+        .unwrap_or_else(|| panic!("the failed read is not counted:\n{metrics}"));
+    assert!(failed.ends_with(" 1"), "{failed}");
+    assert!(
+        metrics.contains(r#"toolkit_gateway_upstream_errors_total{source="everything""#),
+        "{metrics}"
+    );
 }
