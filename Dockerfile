@@ -11,8 +11,9 @@
 FROM rust:1.95-slim-bookworm AS build
 WORKDIR /src
 COPY . .
-RUN cargo build --release --locked -p toolkit-cli --bin toolkit-gen \
-    && strip target/release/toolkit-gen
+# The `dist` profile (Cargo.toml): whole-program LTO, a smaller binary and fewer resident pages.
+RUN cargo build --profile dist --locked -p toolkit-cli --bin toolkit-gen \
+    && strip target/dist/toolkit-gen
 
 FROM debian:bookworm-slim
 # The system's CA certificates: the sources' HTTPS and the issuer's JWKS are verified with them.
@@ -22,7 +23,7 @@ RUN apt-get update \
     && useradd --system --uid 10001 --user-group --no-create-home toolkit \
     && mkdir -p /etc/toolkit /var/lib/toolkit \
     && chown toolkit:toolkit /var/lib/toolkit
-COPY --from=build /src/target/release/toolkit-gen /usr/local/bin/toolkit-gen
+COPY --from=build /src/target/dist/toolkit-gen /usr/local/bin/toolkit-gen
 USER 10001:10001
 VOLUME ["/var/lib/toolkit"]
 EXPOSE 8808
