@@ -10,6 +10,7 @@ pub mod metrics;
 mod policy;
 mod resource_updates;
 mod resources;
+mod result_uris;
 pub mod serve;
 pub mod served_names;
 mod sources;
@@ -138,12 +139,16 @@ impl Gateway {
         for source in &config.sources {
             match sources::made(source, &clients) {
                 Ok(made) => {
+                    let mut served: Arc<dyn ToolSource> =
+                        Arc::new(Metered::new(made.source, Arc::clone(&metrics)));
                     if let Some(mcp) = made.mcp {
                         upstreams.push((source.name.clone(), source.prefix, mcp));
+                        // Its resources are served under its name: so are its results' URIs.
+                        if source.prefix {
+                            served = Arc::new(result_uris::ResultUris::new(served));
+                        }
                     }
-                    let metered: Arc<dyn ToolSource> =
-                        Arc::new(Metered::new(made.source, Arc::clone(&metrics)));
-                    sources.push((metered, sources::timeout(source)));
+                    sources.push((served, sources::timeout(source)));
                     changes.extend(made.changes);
                     lifetimes.extend(made.lifetime.map(|handle| (source.name.clone(), handle)));
                 }

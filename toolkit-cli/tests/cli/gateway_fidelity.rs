@@ -4,7 +4,9 @@
 //! client (`fidelity_client.cjs`, which declares `roots`) directly and through the gateway: each
 //! server's `tools/list` equals the gateway's tools of that source without the prefix, and each
 //! call (text, image, annotated blocks, resource links, an embedded resource, structured content,
-//! error results, progress, the client's roots) gives the direct result exactly. The same holds
+//! error results, progress, the client's roots) gives the direct result exactly, but for the
+//! URIs of its resource links and embedded resources, served under the source's name as its
+//! resources are. The same holds
 //! through the same gateway serving Streamable HTTP (`[serve] transport = "http"`, a process of
 //! its own, read over `StreamableHTTPClientTransport`), where the bodies as written on the socket
 //! also show `priority: 1` and the progress steps as integers (written_http.rs).
@@ -258,7 +260,7 @@ fn assert_passes_on(read: &Value, key: &str, servers: &[(&'static str, Vec<Strin
             assert_eq!(through, listed, "{key}, {name}: a tool is listed otherwise");
         }
         for (index, call) in calls.iter().enumerate() {
-            let direct = without_clock(&direct["calls"][index]);
+            let direct = as_served(name, without_clock(&direct["calls"][index]));
             let through = without_clock(&gateway["calls"][next_call]);
             next_call += 1;
             assert_eq!(
@@ -286,6 +288,27 @@ fn assert_passes_on(read: &Value, key: &str, servers: &[(&'static str, Vec<Strin
         Some(next_call),
         "{key}: other calls"
     );
+}
+
+/// `call` (one call as read) as the gateway serves source `name`'s: the URIs of its result's
+/// resource links and embedded resources under the source's name, as its resources are served
+/// (`toolkit_gateway::served_names`), so that a client can read them back through it.
+fn as_served(name: &str, mut call: Value) -> Value {
+    for block in call["result"]["content"]
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+    {
+        let uri = match block["type"].as_str() {
+            Some("resource_link") => &mut block["uri"],
+            Some("resource") => &mut block["resource"]["uri"],
+            _ => continue,
+        };
+        if let Some(upstream) = uri.as_str() {
+            *uri = json!(toolkit_gateway::served_names::served_uri(name, upstream));
+        }
+    }
+    call
 }
 
 /// Every JSON-RPC message in the bodies of HTTP answers `wire` (each a JSON message or batch, or

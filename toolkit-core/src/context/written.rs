@@ -37,6 +37,24 @@ impl Written {
         *self.left.lock().unwrap_or_else(PoisonError::into_inner) = Some(Left { result, made });
     }
 
+    /// Edits the content blocks of the result left with `blocks`, and those of what the source
+    /// made of it alike (an answer of blocks, an array; a structured answer, an object, is left
+    /// as it is), so that a server that serves a source's results changed (the gateway, serving
+    /// an upstream's resource URIs under its own) still finds the result the outcome's, once it
+    /// changed that outcome with the same `blocks`.
+    pub fn edit_blocks(&self, blocks: impl Fn(&mut Vec<Value>)) {
+        let mut left = self.left.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(left) = left.as_mut() else {
+            return;
+        };
+        if let Some(Value::Array(content)) = left.result.get_mut("content") {
+            blocks(content);
+        }
+        if let Ok(Value::Array(made)) = &mut left.made {
+            blocks(made);
+        }
+    }
+
     /// The result as written, when the call's `outcome` is what the source made of it.
     pub fn take_for(&self, outcome: &Result<Value, Failure>) -> Option<JsonObject> {
         let left = self
@@ -67,6 +85,50 @@ mod tests {
             .as_object()
             .cloned()
             .unwrap()
+    }
+
+    #[test]
+    fn blocks_edited_are_edited_in_the_result_and_in_what_was_made_of_it() {
+        let link = json!({"type": "resource_link", "uri": "demo://a", "name": "a"});
+        let served = json!({"type": "resource_link", "uri": "demo://s/a", "name": "a"});
+        let edit = |blocks: &mut Vec<Value>| {
+            for block in blocks {
+                block["uri"] = json!("demo://s/a");
+            }
+        };
+        let written = Written::default();
+        written.edit_blocks(edit);
+        written.leave(
+            json!({"content": [link.clone()]})
+                .as_object()
+                .cloned()
+                .unwrap(),
+            Ok(json!([link])),
+        );
+        written.edit_blocks(edit);
+        assert_eq!(written.take_for(&Ok(json!([link.clone()]))), None);
+        written.leave(
+            json!({"content": [link.clone()]})
+                .as_object()
+                .cloned()
+                .unwrap(),
+            Ok(json!([link])),
+        );
+        written.edit_blocks(edit);
+        assert_eq!(
+            written.take_for(&Ok(json!([served.clone()]))),
+            json!({"content": [served]}).as_object().cloned()
+        );
+        // A structured answer is no blocks: it stays as it was made.
+        written.leave(
+            json!({"content": [], "structuredContent": {"uri": "x"}})
+                .as_object()
+                .cloned()
+                .unwrap(),
+            Ok(json!({"uri": "x"})),
+        );
+        written.edit_blocks(edit);
+        assert!(written.take_for(&Ok(json!({"uri": "x"}))).is_some());
     }
 
     #[test]

@@ -435,3 +435,45 @@ async fn reads_prompts_and_completions_passed_to_an_upstream_are_counted() {
         "{metrics}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resource_a_result_links_or_embeds_reads_back_through_the_gateway() {
+    let served = served("links", 0).await;
+    let (client, _) = session(&served, "links");
+    let arguments = |value: Value| value.as_object().cloned().unwrap();
+    let linked = client
+        .call(
+            "everything__get-resource-links",
+            arguments(json!({"count": 1})),
+            &CallContext::new(),
+        )
+        .await
+        .unwrap();
+    let link = linked
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|block| block["type"] == "resource_link")
+        .unwrap_or_else(|| panic!("no link in {linked}"));
+    let embedded = client
+        .call(
+            "everything__get-resource-reference",
+            arguments(json!({"resourceType": "Text", "resourceId": 1})),
+            &CallContext::new(),
+        )
+        .await
+        .unwrap();
+    let resource = embedded
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|block| block["type"] == "resource")
+        .unwrap_or_else(|| panic!("no embedded resource in {embedded}"));
+    for uri in [&link["uri"], &resource["resource"]["uri"]] {
+        let uri = uri.as_str().unwrap();
+        assert!(uri.starts_with("demo://everything/"), "{uri}");
+        let read = client.read_resource(uri).await.unwrap();
+        assert_eq!(read["contents"][0]["uri"], uri, "{read:?}");
+    }
+    client.close().await;
+}
