@@ -22,7 +22,7 @@ use serde_json::Value;
 use toolkit_runtime::mcp::Mcp;
 
 use super::metrics::Metrics;
-use toolkit_runtime::serve::{Refusal, Tasks};
+use toolkit_runtime::serve::{Refusal, Tasks, unknown_task};
 use toolkit_runtime::{BoxFuture, CallContext, JsonObject, Reason, ToolSourceError};
 
 /// How many task ids the gateway keeps (the oldest is forgotten past it).
@@ -86,7 +86,7 @@ impl UpstreamTasks {
 
     /// The source and its id of a served task id this gateway handed out.
     fn route<'a>(&'a self, served: &'a str) -> Result<(&'a str, &'a Arc<Mcp>, &'a str), Refusal> {
-        let unknown = || Refusal::InvalidParams(format!("No task {} is known here.", cut(served)));
+        let unknown = || unknown_task(served);
         if !self.knows(served) {
             return Err(unknown());
         }

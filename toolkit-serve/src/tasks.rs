@@ -22,6 +22,7 @@ use serde_json::{Value, json};
 use super::relay::ClientRelay;
 use super::resources::{Refusal, error};
 use super::served::ServedToolkit;
+use super::task_owners::{TaskOwners, unknown_task};
 use toolkit_core::context::Relay;
 use toolkit_core::{BoxFuture, CallContext, JsonObject};
 
@@ -132,6 +133,11 @@ impl Dialect {
         }
     }
 
+    /// Whether the client declared tasks (of a host that gives them) at its `initialize`.
+    pub(crate) fn speaks(&self) -> bool {
+        self.speaks
+    }
+
     /// Whether an answer may need [`Dialect::outgoing`] (the `initialize` is not answered yet).
     pub(crate) fn waits(&self) -> bool {
         self.initialize.is_some()
@@ -143,6 +149,7 @@ pub(crate) async fn answer(
     handler: &impl ServerHandler,
     toolkit: &ServedToolkit,
     hosted: &Hosted,
+    owners: &TaskOwners,
     request: &CustomRequest,
     context: RequestContext<RoleServer>,
 ) -> Option<Result<CustomResult, ErrorData>> {
@@ -159,14 +166,29 @@ pub(crate) async fn answer(
     };
     Some(match method {
         "tools/list" => Ok(CustomResult(listing(toolkit))),
-        "tools/call" => call(handler, toolkit, hosted, params, context).await,
+        "tools/call" => call(handler, toolkit, hosted, params, context)
+            .await
+            .inspect(|CustomResult(result)| {
+                if let Value::Object(result) = result {
+                    owners.created(result);
+                }
+            }),
         method if TASK_METHODS.contains(&method) => match hosted {
             Some(tasks) => {
                 params.remove("_meta");
+                if let Some(Value::String(id)) = params.get("taskId")
+                    && !owners.owns(id)
+                {
+                    return Some(Err(error(unknown_task(id), false)));
+                }
                 let relayed = relayed(&context);
                 tasks
                     .request(method, params, &relayed)
                     .await
+                    .map(|result| match method {
+                        "tasks/list" => owners.own_only(result),
+                        _ => result,
+                    })
                     .map(|result| CustomResult(Value::Object(result)))
                     .map_err(|refusal| error(refusal, false))
             }
