@@ -13,6 +13,7 @@ mod resources;
 pub mod serve;
 pub mod served_names;
 mod sources;
+mod task_statuses;
 mod tasks;
 mod token_store;
 

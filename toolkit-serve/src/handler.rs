@@ -286,6 +286,7 @@ impl ServerHandler for Handler {
             &self.toolkit,
             &self.tasks,
             &self.task_owners,
+            &self.ended.token(),
             &request,
             context,
         )

@@ -18,11 +18,13 @@ use rmcp::model::{CallToolRequestParams, CustomRequest, CustomResult};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 use super::relay::ClientRelay;
 use super::resources::{Refusal, error};
 use super::served::ServedToolkit;
 use super::task_owners::{TaskOwners, unknown_task};
+use super::task_status::TaskStatusSink;
 use toolkit_core::context::Relay;
 use toolkit_core::{BoxFuture, CallContext, JsonObject};
 
@@ -32,7 +34,8 @@ use toolkit_core::{BoxFuture, CallContext, JsonObject};
 pub trait Tasks: std::fmt::Debug + Send + Sync + 'static {
     /// `tools/call` of `tool` of `source` (the names the source knows) as a task (`task`, the
     /// client's parameter): the `CreateTaskResult`, or a plain result when the source ran the
-    /// call without a task. What the source asks on the way is asked through `context`.
+    /// call without a task. What the source asks on the way is asked through `context`, whose
+    /// [`TaskStatusSink`](super::TaskStatusSink) extension tells the client the task's statuses.
     fn call<'a>(
         &'a self,
         source: &'a str,
@@ -150,6 +153,7 @@ pub(crate) async fn answer(
     toolkit: &ServedToolkit,
     hosted: &Hosted,
     owners: &TaskOwners,
+    ended: &CancellationToken,
     request: &CustomRequest,
     context: RequestContext<RoleServer>,
 ) -> Option<Result<CustomResult, ErrorData>> {
@@ -166,7 +170,7 @@ pub(crate) async fn answer(
     };
     Some(match method {
         "tools/list" => Ok(CustomResult(listing(toolkit))),
-        "tools/call" => call(handler, toolkit, hosted, params, context)
+        "tools/call" => call(handler, toolkit, hosted, params, ended, context)
             .await
             .inspect(|CustomResult(result)| {
                 if let Value::Object(result) = result {
@@ -249,6 +253,7 @@ async fn call(
     toolkit: &ServedToolkit,
     hosted: &Hosted,
     mut params: JsonObject,
+    ended: &CancellationToken,
     context: RequestContext<RoleServer>,
 ) -> Result<CustomResult, ErrorData> {
     let task = match params.remove("task") {
@@ -300,7 +305,8 @@ async fn call(
     let Some((source, upstream)) = tool.origin() else {
         return Err(ErrorData::internal_error("the tool has no source", None));
     };
-    let relayed = relayed(&context);
+    let sink = TaskStatusSink::new(context.peer.clone(), ended.clone());
+    let relayed = relayed(&context).with_extension(sink);
     tasks
         .call(source, upstream, arguments, task, &relayed)
         .await

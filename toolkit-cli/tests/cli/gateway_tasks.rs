@@ -141,6 +141,20 @@ fn a_client_over_http_drives_its_own_tasks_and_no_other_sessions() {
     let first = other["firstListed"].as_array().unwrap();
     assert!(first.contains(&other["kept"]), "{other}");
     assert!(!first.contains(&other["own"]), "{other}");
+    // Told its own task's statuses, and only those; the first session none of them.
+    let slow = &other["slow"]["taskId"];
+    assert_eq!(other["told"], true, "{other}");
+    let told = other["statuses"].as_array().unwrap();
+    assert!(
+        told.iter()
+            .all(|status| &status["taskId"] == slow || status["taskId"] == other["own"]),
+        "{other}"
+    );
+    let first = seen["statuses"].as_array().unwrap();
+    assert!(
+        first.iter().all(|status| &status["taskId"] != slow),
+        "{first:?}"
+    );
 }
 
 /// What a client that speaks tasks saw: the task tools listed with their `execution`, tasks made,
@@ -222,6 +236,23 @@ fn drives_tasks(seen: &Value) {
             .unwrap()
             .iter()
             .any(|task| task["tool"] == "slow" && task["asTask"] == true)
+    );
+
+    // The statuses the sources told, to this client, of its tasks, under their served ids:
+    // server-everything's research task as it moved on.
+    let statuses = seen["statuses"].as_array().unwrap();
+    assert!(
+        statuses
+            .iter()
+            .any(|status| status["taskId"] == research["taskId"] && status["status"] == "working"),
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.iter().all(|status| {
+            let id = status["taskId"].as_str().unwrap();
+            id.starts_with("tasks/") || id.starts_with("everything/")
+        }),
+        "{statuses:?}"
     );
 
     // Ids the gateway did not hand out, or of another source, are refused.

@@ -9,7 +9,11 @@
 const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
 const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
 const { StreamableHTTPClientTransport } = require("@modelcontextprotocol/sdk/client/streamableHttp.js");
-const { CreateTaskResultSchema, CallToolResultSchema } = require("@modelcontextprotocol/sdk/types.js");
+const {
+  CreateTaskResultSchema,
+  CallToolResultSchema,
+  TaskStatusNotificationSchema,
+} = require("@modelcontextprotocol/sdk/types.js");
 
 async function streamed(client, name, args) {
   const seen = { types: [], statuses: [] };
@@ -21,6 +25,15 @@ async function streamed(client, name, args) {
     if (message.type === "error") seen.error = String(message.error);
   }
   return seen;
+}
+
+// Waits (up to 5 s) until `told` holds a status `status` of the task `taskId`.
+async function told(client, taskId, status) {
+  for (let waited = 0; waited < 5000; waited += 50) {
+    if (client.statuses.some((told) => told.taskId === taskId && told.status === status)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
 }
 
 async function refused(promise) {
@@ -37,6 +50,11 @@ async function connected(capabilities) {
   const url = process.env.MCP_URL;
   for (let attempt = 0; ; attempt++) {
     const client = new Client({ name: "task-client", version: "1.0.0" }, { capabilities });
+    // The statuses told (`notifications/tasks/status`), in order.
+    client.statuses = [];
+    client.setNotificationHandler(TaskStatusNotificationSchema, (note) => {
+      client.statuses.push({ taskId: note.params.taskId, status: note.params.status });
+    });
     const [command, ...args] = process.argv.slice(2);
     const transport = url
       ? new StreamableHTTPClientTransport(new URL(url))
@@ -100,12 +118,19 @@ async function connected(capabilities) {
       cancelled: await refused(other.experimental.tasks.cancelTask(kept.task.taskId)),
       listed: (await other.experimental.tasks.listTasks()).tasks.map((task) => task.taskId),
     };
+    // Its own task's statuses are told to it, and not to the first session (the SDK calls a tool
+    // as a task once it listed it so).
+    await other.listTools();
+    out.other.slow = await streamed(other, "tasks__slow", { topic: "waves" });
+    out.other.told = await told(other, out.other.slow.taskId, "completed");
     out.other.keptAfter = (await client.experimental.tasks.getTask(kept.task.taskId)).status;
     out.other.firstListed = (await client.experimental.tasks.listTasks()).tasks.map((task) => task.taskId);
     await other.experimental.tasks.cancelTask(own.task.taskId);
     await client.experimental.tasks.cancelTask(kept.task.taskId);
+    out.other.statuses = other.statuses;
     await other.close();
   }
+  out.statuses = client.statuses;
   out.record = JSON.parse(
     (await client.callTool({ name: "tasks__record", arguments: {} }, CallToolResultSchema)).content[0].text,
   );
