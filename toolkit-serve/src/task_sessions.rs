@@ -244,6 +244,26 @@ mod tests {
         assert_eq!(sessions.len(), 0, "the ended session's dialect is dropped");
         let (request, _) = sessions.incoming(post(Some("s1"), &get)).await.unwrap();
         assert_eq!(body(request).await["method"], "tasks/get");
+
+        // A DELETE drops the session's dialect at once.
+        let (_, pending) = sessions
+            .incoming(post(None, &initialize.to_string()))
+            .await
+            .unwrap();
+        let kept = CancellationToken::new();
+        assert!(sessions.answered(pending, &headers, Some(kept)).is_some());
+        assert_eq!(sessions.len(), 1);
+        let delete = axum::http::Request::delete("http://localhost/mcp")
+            .header(SESSION_ID, "s1")
+            .body(Body::empty())
+            .unwrap();
+        let (_, pending) = sessions.incoming(delete).await.unwrap();
+        assert!(
+            sessions
+                .answered(pending, &HeaderMap::new(), None)
+                .is_none()
+        );
+        assert_eq!(sessions.len(), 0);
     }
 
     #[tokio::test]

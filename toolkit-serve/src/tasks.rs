@@ -6,10 +6,11 @@
 //! rmcp 3.11 knows only the 2026-07-28 Tasks extension (`tasks/get`, `tasks/update`,
 //! `tasks/cancel` under `io.modelcontextprotocol/tasks`), whose task model differs, and its
 //! types drop what the 2025-11-25 form adds (a tool's `execution`, a call's `task`, the
-//! `tasks` capability). So the stdio transport renames, for such a client, the requests of the
+//! `tasks` capability). So the stdio transport (`transport.rs`), and the Streamable HTTP layer
+//! for each session (`task_sessions.rs`), rename, for such a client, the requests of the
 //! 2025-11-25 form to methods rmcp passes on as they were written ([`Dialect::incoming`]),
 //! and they are answered here as JSON; the `initialize` answer gains the `tasks` capability
-//! ([`Dialect::outgoing`]). A client that declares no tasks is served as before: task tools
+//! ([`Dialect::outgoing`]). A session drives only the tasks it created (`task_owners.rs`). A client that declares no tasks is served as before: task tools
 //! listed without `execution`, their calls run as tasks upstream by the MCP source.
 
 use std::sync::Arc;
