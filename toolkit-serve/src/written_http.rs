@@ -9,7 +9,9 @@
 //! the HTTP request the call came in; rmcp hands the handler that request's `Parts`, and with
 //! them its extensions, where this layer put the slot. The layer then writes the kept JSON into
 //! the answer on its way out: the result of each JSON-RPC response whose id has one, and the
-//! params of each progress notification whose token has some (in order).
+//! params of each progress notification whose token has some (in order). For a host that gives
+//! tasks, the layer also renames the requests of a session that speaks them before rmcp reads
+//! them, and writes the `tasks` capability into its `initialize` answer (`task_sessions.rs`).
 //!
 //! Written by hand: nothing in rmcp, tower or axum rewrites the messages of an answer, and the SSE
 //! crates at hand (`sse-stream`, `eventsource-stream`) read an event into its fields, which would
