@@ -14,6 +14,7 @@ mod result_uris;
 pub mod serve;
 pub mod served_names;
 mod sources;
+mod task_statuses;
 mod tasks;
 mod token_store;
 

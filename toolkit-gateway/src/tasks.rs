@@ -9,6 +9,9 @@
 //! is asked of it only). `tasks/list` lists only those tasks. At most [`MAX_TASKS`] ids are
 //! kept, the oldest forgotten first.
 //!
+//! The statuses a source tells of a task (`notifications/tasks/status`) are told to the session
+//! that created it, and to no other (`task_statuses.rs`).
+//!
 //! A call passed through as a task is counted in the gateway's metrics as any call of its
 //! source is (`toolkit_gateway_tool_calls_total` by source, tool and outcome, its latency,
 //! upstream errors): the call is the task's creation (`ok` once the source took it). A
@@ -22,7 +25,8 @@ use serde_json::Value;
 use toolkit_runtime::mcp::Mcp;
 
 use super::metrics::Metrics;
-use toolkit_runtime::serve::{Refusal, Tasks};
+use super::task_statuses::StatusRelay;
+use toolkit_runtime::serve::{Refusal, Tasks, unknown_task};
 use toolkit_runtime::{BoxFuture, CallContext, JsonObject, Reason, ToolSourceError};
 
 /// How many task ids the gateway keeps (the oldest is forgotten past it).
@@ -40,6 +44,8 @@ pub struct UpstreamTasks {
     cap: usize,
     /// Where the calls passed through are counted.
     metrics: Arc<Metrics>,
+    /// Where the statuses the sources tell go (`task_statuses.rs`).
+    statuses: StatusRelay,
 }
 
 impl UpstreamTasks {
@@ -54,6 +60,7 @@ impl UpstreamTasks {
             known: Mutex::new(VecDeque::new()),
             cap: cap.max(1),
             metrics,
+            statuses: StatusRelay::default(),
         }
     }
 
@@ -70,8 +77,10 @@ impl UpstreamTasks {
         if known.iter().any(|id| id == served) {
             return;
         }
-        if known.len() >= self.cap {
-            known.pop_front();
+        if known.len() >= self.cap
+            && let Some(forgotten) = known.pop_front()
+        {
+            self.statuses.forget(&forgotten);
         }
         known.push_back(served.to_owned());
     }
@@ -86,7 +95,7 @@ impl UpstreamTasks {
 
     /// The source and its id of a served task id this gateway handed out.
     fn route<'a>(&'a self, served: &'a str) -> Result<(&'a str, &'a Arc<Mcp>, &'a str), Refusal> {
-        let unknown = || Refusal::InvalidParams(format!("No task {} is known here.", cut(served)));
+        let unknown = || unknown_task(served);
         if !self.knows(served) {
             return Err(unknown());
         }
@@ -154,6 +163,7 @@ impl Tasks for UpstreamTasks {
                     cut(source)
                 )));
             };
+            self.statuses.listen(&self.upstreams, serve_ids);
             let mut result = self
                 .metrics
                 .metered(
@@ -167,6 +177,7 @@ impl Tasks for UpstreamTasks {
             if let Some(Value::String(id)) = result.get("task").and_then(|task| task.get("taskId"))
             {
                 self.keep(id);
+                self.statuses.created(id, context);
             }
             Ok(result)
         })

@@ -12,10 +12,11 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
     ContentBlock, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
-    Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, PaginatedRequestParams, ProgressToken, ProtocolVersion,
-    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
-    SubscribeRequestParams, SubscriptionFilter, Tool as McpTool, UnsubscribeRequestParams,
+    Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressToken, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool as McpTool,
+    UnsubscribeRequestParams,
 };
 #[allow(deprecated)] // logging: deprecated by SEP-2577, still spoken by the session revisions
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, SetLevelRequestParams};
@@ -67,6 +68,8 @@ pub(crate) struct Handler {
     pub(crate) clients: Option<Arc<Clients>>,
     /// Set at the session's first `notifications/initialized`: its client among `clients`.
     pub(crate) joined: Arc<OnceLock<Option<Joined>>>,
+    /// The tasks this session's client created (`task_owners.rs`).
+    pub(crate) task_owners: Arc<super::task_owners::TaskOwners>,
     /// Cancelled when the session ends (`session_end.rs`).
     pub(crate) ended: Arc<super::session_end::SessionEnd>,
 }
@@ -264,12 +267,35 @@ impl ServerHandler for Handler {
         resources::complete(&self.resources, &request).await
     }
 
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        // Over HTTP, the layer keeps what the session speaks of tasks until the session ends.
+        if let Some(kept) = super::written_http::Kept::of(&context) {
+            kept.session_end(self.ended.token());
+        }
+        context.peer.set_peer_info(request.clone());
+        self.negotiate_initialize(&request)
+    }
+
     async fn on_custom_request(
         &self,
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        match super::tasks::answer(self, &self.toolkit, &self.tasks, &request, context).await {
+        match super::tasks::answer(
+            self,
+            &self.toolkit,
+            &self.tasks,
+            &self.task_owners,
+            &self.ended.token(),
+            &request,
+            context,
+        )
+        .await
+        {
             Some(answered) => answered,
             None => Err(ErrorData::new(
                 rmcp::model::ErrorCode::METHOD_NOT_FOUND,
@@ -331,6 +357,7 @@ impl Handler {
                 ended.token(),
             )),
             joined: Arc::default(),
+            task_owners: Arc::default(),
             ended,
             ..self.clone()
         }

@@ -60,6 +60,9 @@ mod session_end;
 pub mod stdin_guard;
 mod subscribers;
 mod subscriptions;
+mod task_owners;
+mod task_sessions;
+mod task_status;
 mod tasks;
 #[cfg(feature = "testing")]
 pub mod testing;
@@ -74,6 +77,8 @@ pub use list_changes::ListChanged;
 pub use resources::{Offer, Refusal, Resources};
 pub use served::ServedToolkit;
 pub use server::{HttpOptions, MCP_PATH, McpServer, bind_loopback, without_delay};
+pub use task_owners::unknown_task;
+pub use task_status::TaskStatusSink;
 pub use tasks::Tasks;
 /// Cancels a server's HTTP sessions ([`McpServer::router`]); re-exported from `tokio-util`.
 pub use tokio_util::sync::CancellationToken;

@@ -20,6 +20,7 @@ use super::ServeError;
 use super::handler::{Handler, Identity};
 use super::served::ServedToolkit;
 use super::stdin_guard::{StdinGuard, StdinGuardOptions};
+use super::task_sessions::TaskSessions;
 use super::transport::{GuardedTransport, Input, spawn_writer};
 use super::written_http;
 use super::written_result::WrittenResults;
@@ -164,10 +165,12 @@ impl McpServer {
     }
 
     /// Passes the tasks of a client that declares `capabilities.tasks` (MCP 2025-11-25) to
-    /// `tasks`, over stdio: its tools listed with `execution.taskSupport` are served with it, a
-    /// `tools/call` made as a task goes to `tasks`, and so do its `tasks/get`, `tasks/result`,
-    /// `tasks/cancel` and `tasks/list`. Other clients, and clients over HTTP, are served task
-    /// tools as plain tools (none by default).
+    /// `tasks`, over stdio and in a Streamable HTTP session: its tools listed with
+    /// `execution.taskSupport` are served with it, a `tools/call` made as a task goes to
+    /// `tasks`, and so do its `tasks/get`, `tasks/result`, `tasks/cancel` and `tasks/list`, each
+    /// session driving only the tasks it created (another's id is refused as an unknown one,
+    /// and `tasks/list` lists its own). Other clients, and stateless HTTP clients, are served
+    /// task tools as plain tools (none by default).
     #[must_use]
     pub fn tasks(mut self, tasks: Arc<dyn super::Tasks>) -> Self {
         self.tasks = Some(tasks);
@@ -288,6 +291,7 @@ impl McpServer {
             subscribers: Arc::clone(&self.subscribers),
             clients: self.clients.clone(),
             joined: Arc::default(),
+            task_owners: Arc::default(),
             ended,
         }
     }
@@ -381,9 +385,16 @@ impl McpServer {
         // progress are typed: the layer writes what an upstream wrote into the answers.
         let service: StreamableHttpService<Handler, LocalSessionManager> =
             StreamableHttpService::new(move || Ok(handler.for_session()), Arc::default(), config);
+        let sessions = Arc::new(TaskSessions::new(
+            self.tasks.is_some() && self.http.sessions,
+            self.http.max_request_body_bytes,
+        ));
         axum::Router::new()
             .nest_service(path, service)
-            .layer(axum::middleware::from_fn(written_http::answers))
+            .layer(axum::middleware::from_fn_with_state(
+                sessions,
+                written_http::answers,
+            ))
     }
 
     /// Serves Streamable HTTP at [`MCP_PATH`] on `listener` until it fails (never, in practice).

@@ -6,10 +6,11 @@
 //! rmcp 3.11 knows only the 2026-07-28 Tasks extension (`tasks/get`, `tasks/update`,
 //! `tasks/cancel` under `io.modelcontextprotocol/tasks`), whose task model differs, and its
 //! types drop what the 2025-11-25 form adds (a tool's `execution`, a call's `task`, the
-//! `tasks` capability). So the stdio transport renames, for such a client, the requests of the
+//! `tasks` capability). So the stdio transport (`transport.rs`), and the Streamable HTTP layer
+//! for each session (`task_sessions.rs`), rename, for such a client, the requests of the
 //! 2025-11-25 form to methods rmcp passes on as they were written ([`Dialect::incoming`]),
 //! and they are answered here as JSON; the `initialize` answer gains the `tasks` capability
-//! ([`Dialect::outgoing`]). A client that declares no tasks is served as before: task tools
+//! ([`Dialect::outgoing`]). A session drives only the tasks it created (`task_owners.rs`). A client that declares no tasks is served as before: task tools
 //! listed without `execution`, their calls run as tasks upstream by the MCP source.
 
 use std::sync::Arc;
@@ -18,10 +19,13 @@ use rmcp::model::{CallToolRequestParams, CustomRequest, CustomResult};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
 
 use super::relay::ClientRelay;
 use super::resources::{Refusal, error};
 use super::served::ServedToolkit;
+use super::task_owners::{TaskOwners, unknown_task};
+use super::task_status::TaskStatusSink;
 use toolkit_core::context::Relay;
 use toolkit_core::{BoxFuture, CallContext, JsonObject};
 
@@ -31,7 +35,8 @@ use toolkit_core::{BoxFuture, CallContext, JsonObject};
 pub trait Tasks: std::fmt::Debug + Send + Sync + 'static {
     /// `tools/call` of `tool` of `source` (the names the source knows) as a task (`task`, the
     /// client's parameter): the `CreateTaskResult`, or a plain result when the source ran the
-    /// call without a task. What the source asks on the way is asked through `context`.
+    /// call without a task. What the source asks on the way is asked through `context`, whose
+    /// [`TaskStatusSink`](super::TaskStatusSink) extension tells the client the task's statuses.
     fn call<'a>(
         &'a self,
         source: &'a str,
@@ -132,6 +137,11 @@ impl Dialect {
         }
     }
 
+    /// Whether the client declared tasks (of a host that gives them) at its `initialize`.
+    pub(crate) fn speaks(&self) -> bool {
+        self.speaks
+    }
+
     /// Whether an answer may need [`Dialect::outgoing`] (the `initialize` is not answered yet).
     pub(crate) fn waits(&self) -> bool {
         self.initialize.is_some()
@@ -143,6 +153,8 @@ pub(crate) async fn answer(
     handler: &impl ServerHandler,
     toolkit: &ServedToolkit,
     hosted: &Hosted,
+    owners: &TaskOwners,
+    ended: &CancellationToken,
     request: &CustomRequest,
     context: RequestContext<RoleServer>,
 ) -> Option<Result<CustomResult, ErrorData>> {
@@ -159,14 +171,29 @@ pub(crate) async fn answer(
     };
     Some(match method {
         "tools/list" => Ok(CustomResult(listing(toolkit))),
-        "tools/call" => call(handler, toolkit, hosted, params, context).await,
+        "tools/call" => call(handler, toolkit, hosted, params, ended, context)
+            .await
+            .inspect(|CustomResult(result)| {
+                if let Value::Object(result) = result {
+                    owners.created(result);
+                }
+            }),
         method if TASK_METHODS.contains(&method) => match hosted {
             Some(tasks) => {
                 params.remove("_meta");
+                if let Some(Value::String(id)) = params.get("taskId")
+                    && !owners.owns(id)
+                {
+                    return Some(Err(error(unknown_task(id), false)));
+                }
                 let relayed = relayed(&context);
                 tasks
                     .request(method, params, &relayed)
                     .await
+                    .map(|result| match method {
+                        "tasks/list" => owners.own_only(result),
+                        _ => result,
+                    })
                     .map(|result| CustomResult(Value::Object(result)))
                     .map_err(|refusal| error(refusal, false))
             }
@@ -227,6 +254,7 @@ async fn call(
     toolkit: &ServedToolkit,
     hosted: &Hosted,
     mut params: JsonObject,
+    ended: &CancellationToken,
     context: RequestContext<RoleServer>,
 ) -> Result<CustomResult, ErrorData> {
     let task = match params.remove("task") {
@@ -278,7 +306,8 @@ async fn call(
     let Some((source, upstream)) = tool.origin() else {
         return Err(ErrorData::internal_error("the tool has no source", None));
     };
-    let relayed = relayed(&context);
+    let sink = TaskStatusSink::new(context.peer.clone(), ended.clone());
+    let relayed = relayed(&context).with_extension(sink);
     tasks
         .call(source, upstream, arguments, task, &relayed)
         .await

@@ -9,7 +9,9 @@
 //! the HTTP request the call came in; rmcp hands the handler that request's `Parts`, and with
 //! them its extensions, where this layer put the slot. The layer then writes the kept JSON into
 //! the answer on its way out: the result of each JSON-RPC response whose id has one, and the
-//! params of each progress notification whose token has some (in order).
+//! params of each progress notification whose token has some (in order). For a host that gives
+//! tasks, the layer also renames the requests of a session that speaks them before rmcp reads
+//! them, and writes the `tasks` capability into its `initialize` answer (`task_sessions.rs`).
 //!
 //! Written by hand: nothing in rmcp, tower or axum rewrites the messages of an answer, and the SSE
 //! crates at hand (`sse-stream`, `eventsource-stream`) read an event into its fields, which would
@@ -25,7 +27,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll};
 
 use axum::body::{Body, BodyDataStream, Bytes};
-use axum::extract::Request;
+use axum::extract::{Request, State};
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use axum::http::request::Parts;
 use axum::middleware::Next;
@@ -35,7 +37,9 @@ use rmcp::RoleServer;
 use rmcp::model::RequestId;
 use rmcp::service::RequestContext;
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
+use super::task_sessions::{SessionDialect, TaskSessions, lock};
 use toolkit_core::JsonObject;
 
 /// What the calls of one HTTP request kept as their upstreams wrote it, to be served in the
@@ -50,6 +54,11 @@ struct Held {
     results: HashMap<String, JsonObject>,
     /// Each progress notification's params as written, by progress token (as JSON), in order.
     progress: HashMap<String, VecDeque<JsonObject>>,
+    /// The end of the session an `initialize` started (`session_end.rs`).
+    ended: Option<CancellationToken>,
+    /// The dialect of a session that speaks tasks, whose `initialize` answer is to gain them
+    /// (`task_sessions.rs`).
+    dialect: Option<SessionDialect>,
 }
 
 impl Kept {
@@ -77,6 +86,11 @@ impl Kept {
         }
     }
 
+    /// Keeps the end of the session the request's `initialize` started.
+    pub(crate) fn session_end(&self, ended: CancellationToken) {
+        self.held().ended = Some(ended);
+    }
+
     /// The contents, locked.
     fn held(&self) -> MutexGuard<'_, Held> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
@@ -85,33 +99,67 @@ impl Kept {
     /// Whether nothing is kept (then nothing is to be rewritten).
     fn is_empty(&self) -> bool {
         let held = self.held();
-        held.results.is_empty() && held.progress.values().all(VecDeque::is_empty)
+        held.results.is_empty()
+            && held.progress.values().all(VecDeque::is_empty)
+            && held
+                .dialect
+                .as_ref()
+                .is_none_or(|dialect| !lock(dialect).waits())
     }
 
     /// `message` (one JSON-RPC message) with what was kept for it written in, or `None` when
     /// nothing was kept for it (or it is not JSON): then it passes as it is.
     fn rewritten(&self, message: &[u8]) -> Option<Vec<u8>> {
         let mut message: Value = serde_json::from_slice(message).ok()?;
-        let object = message.as_object_mut()?;
         let mut held = self.held();
-        if object.contains_key("result") {
-            let id = object.get("id")?.to_string();
-            let written = held.results.remove(&id)?;
-            object.insert("result".to_owned(), Value::Object(written));
-        } else if object.get("method").and_then(Value::as_str) == Some("notifications/progress") {
-            let sent = object.get("params")?.as_object()?;
-            let token = sent.get("progressToken")?.to_string();
-            let queue = held.progress.get_mut(&token)?;
-            // The first kept that says what was sent; one before it never reached this answer.
-            let written =
-                std::iter::from_fn(|| queue.pop_front()).find(|kept| same_fields(kept, sent))?;
-            object.insert("params".to_owned(), Value::Object(written));
-        } else {
+        let initialized = held.dialect.as_ref().is_some_and(|dialect| {
+            let mut dialect = lock(dialect);
+            dialect.waits() && {
+                dialect.outgoing(&mut message);
+                !dialect.waits()
+            }
+        });
+        let written = write_in(&mut held, message.as_object_mut()?);
+        drop(held);
+        if !(initialized || written) {
             return None;
         }
-        drop(held);
         serde_json::to_vec(&message).ok()
     }
+}
+
+/// Writes into `message` what `held` kept for it: whether it kept anything.
+fn write_in(held: &mut Held, message: &mut JsonObject) -> bool {
+    if message.contains_key("result") {
+        let written = message
+            .get("id")
+            .and_then(|id| held.results.remove(&id.to_string()));
+        let Some(written) = written else {
+            return false;
+        };
+        message.insert("result".to_owned(), Value::Object(written));
+        return true;
+    }
+    if message.get("method").and_then(Value::as_str) != Some("notifications/progress") {
+        return false;
+    }
+    let Some(sent) = message.get("params").and_then(Value::as_object) else {
+        return false;
+    };
+    let Some(queue) = sent
+        .get("progressToken")
+        .and_then(|token| held.progress.get_mut(&token.to_string()))
+    else {
+        return false;
+    };
+    // The first kept that says what was sent; one before it never reached this answer.
+    let Some(written) =
+        std::iter::from_fn(|| queue.pop_front()).find(|kept| same_fields(kept, sent))
+    else {
+        return false;
+    };
+    message.insert("params".to_owned(), Value::Object(written));
+    true
 }
 
 /// Whether `written` and `typed` say the same, numbers compared as `f64` (as rmcp's types hold
@@ -139,13 +187,27 @@ fn same_fields(written: &JsonObject, typed: &JsonObject) -> bool {
             .all(|(key, value)| typed.get(key).is_some_and(|other| same(value, other)))
 }
 
-/// The layer (`axum::middleware::from_fn`): gives the request a [`Kept`] slot, and serves the
-/// answer with what its calls kept written in (`application/json` as a whole, `text/event-stream`
-/// event by event, as it comes).
-pub(crate) async fn answers(mut request: Request, next: Next) -> Response {
+/// The layer (`axum::middleware::from_fn_with_state`): renames the requests of a session that
+/// speaks tasks ([`TaskSessions`]), gives the request a [`Kept`] slot, and serves the answer with
+/// what its calls kept written in (`application/json` as a whole, `text/event-stream` event by
+/// event, as it comes), and the `tasks` capability in the `initialize` answer of a client that
+/// declared tasks.
+pub(crate) async fn answers(
+    State(sessions): State<Arc<TaskSessions>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let (mut request, pending) = match sessions.incoming(request).await {
+        Ok(read) => read,
+        Err(refused) => return refused,
+    };
     let kept = Kept::default();
     request.extensions_mut().insert(kept.clone());
     let response = next.run(request).await;
+    let ended = kept.held().ended.take();
+    if let Some(dialect) = sessions.answered(pending, response.headers(), ended) {
+        kept.held().dialect = Some(dialect);
+    }
     let kind = response
         .headers()
         .get(CONTENT_TYPE)

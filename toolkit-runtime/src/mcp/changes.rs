@@ -26,13 +26,18 @@ impl ToolsChanged {
 /// The sending half a transport keeps, and how a source's users subscribe (of the resources
 /// the server says changed too: `resources_updated.rs`).
 #[derive(Debug)]
-pub(crate) struct Changes(watch::Sender<u64>, tokio::sync::broadcast::Sender<String>);
+pub(crate) struct Changes(
+    watch::Sender<u64>,
+    tokio::sync::broadcast::Sender<String>,
+    tokio::sync::broadcast::Sender<crate::JsonObject>,
+);
 
 impl Default for Changes {
     fn default() -> Self {
         Self(
             watch::channel(0).0,
             tokio::sync::broadcast::channel(super::resources_updated::UPDATES_KEPT).0,
+            tokio::sync::broadcast::channel(super::task_statuses::STATUSES_KEPT).0,
         )
     }
 }
@@ -58,6 +63,18 @@ impl Changes {
         if let Some(uri) = super::resources_updated::updated_uri(params) {
             let _ = self.1.send(uri);
         }
+    }
+
+    /// The server told a task's status (`notifications/tasks/status`, its `params`).
+    pub(crate) fn task_status(&self, params: Option<&serde_json::Value>) {
+        if let Some(status) = super::task_statuses::status(params) {
+            let _ = self.2.send(status);
+        }
+    }
+
+    /// A waiter for the task statuses the server tells.
+    pub(crate) fn task_statuses(&self) -> super::TaskStatuses {
+        super::TaskStatuses::new(self.2.subscribe())
     }
 
     /// A waiter for the resources the server says changed.

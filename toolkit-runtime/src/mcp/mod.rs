@@ -13,6 +13,7 @@
 //! - `source.rs`: the source: paging, results, the `-32020` re-listing, timeouts.
 //! - `capabilities.rs`: what the server declared of itself at `initialize`;
 //!   `resources_updated.rs`: [`ResourcesUpdated`], the resources the server says changed.
+//!   `task_statuses.rs`: [`TaskStatuses`], the task statuses the server tells.
 //! - `resources.rs`, `prompts.rs`: its resources and prompts and completion, asked through
 //!   `asked.rs` (one request, every page of a listing, under the same caps).
 //! - `transport/`: how requests reach the server (`streamable_http.rs`, `legacy_sse.rs`,
@@ -91,6 +92,7 @@ mod snapshot;
 mod source;
 #[cfg(feature = "mcp")]
 mod task_requests;
+mod task_statuses;
 #[cfg(feature = "mcp")]
 mod tasks;
 #[cfg(feature = "mcp")]
@@ -116,3 +118,4 @@ pub use results::tool_definition;
 pub use snapshot::{Aspect, ChangedTool, SnapshotDrift, SnapshotSource};
 #[cfg(feature = "mcp")]
 pub use source::Mcp;
+pub use task_statuses::TaskStatuses;

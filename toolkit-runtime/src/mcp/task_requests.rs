@@ -94,6 +94,12 @@ impl Mcp {
         self.every_page("tasks/list", "tasks").await
     }
 
+    /// A waiter for the task statuses the server tells (`notifications/tasks/status`), where its
+    /// transport hears the server unasked; `None` where it does not.
+    pub fn task_statuses(&self) -> Option<super::TaskStatuses> {
+        self.transport.task_statuses()
+    }
+
     /// Sends `request` and gives its result as written, or its JSON-RPC error as a reason.
     async fn task_request(&self, request: Request) -> Result<JsonObject, ToolSourceError> {
         let method = request.method;

@@ -1,6 +1,6 @@
 //! Tools run as tasks (MCP 2025-11-25): `server-everything`'s `simulate-research-query`
 //! (`taskSupport: "required"`, with an `input_required` step when asked to be ambiguous) over
-//! stdio and Streamable HTTP, and a TypeScript SDK server of our own (`ts_task_peer.cjs`) whose
+//! stdio (its `notifications/tasks/status` heard) and Streamable HTTP, and a TypeScript SDK server of our own (`ts_task_peer.cjs`) whose
 //! tasks take two seconds, never end, or fail — and which records the `tasks/cancel` it gets (and,
 //! over Streamable HTTP with a `tasks/cancel` it never answers, that the source gave it up at its
 //! bound).
@@ -52,6 +52,9 @@ async fn mcp_task_everything_research_query_over_stdio_with_input_required() {
         research_tool.execution().unwrap()["taskSupport"],
         "required"
     );
+    let mut statuses = source
+        .task_statuses()
+        .expect("stdio hears the server unasked");
 
     let answer = source
         .call(
@@ -66,6 +69,24 @@ async fn mcp_task_everything_research_query_over_stdio_with_input_required() {
         "{answer}"
     );
     assert!(asked.lock().unwrap().is_empty());
+    // The server told the task's statuses as it moved on (`notifications/tasks/status`).
+    let mut told = Vec::new();
+    while let Ok(Some(status)) =
+        tokio::time::timeout(Duration::from_millis(500), statuses.next()).await
+    {
+        told.push(status);
+    }
+    let id = &told.first().expect("statuses told")["taskId"];
+    assert!(
+        told.iter().all(|status| &status["taskId"] == id),
+        "{told:?}"
+    );
+    for expected in ["working", "completed"] {
+        assert!(
+            told.iter().any(|status| status["status"] == expected),
+            "{expected} not in {told:?}"
+        );
+    }
 
     // Ambiguous: the task stops in input_required and asks the host through tasks/result.
     let answer = source

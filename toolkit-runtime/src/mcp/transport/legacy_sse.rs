@@ -261,6 +261,11 @@ async fn read_stream(
                 {
                     shared.changes.resource_updated(params.as_ref());
                 }
+                Incoming::Notification { method, params }
+                    if method == crate::mcp::task_statuses::TASK_STATUS =>
+                {
+                    shared.changes.task_status(params.as_ref());
+                }
                 Incoming::Notification { .. } => {}
             }
         }

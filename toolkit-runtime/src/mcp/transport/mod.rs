@@ -124,6 +124,12 @@ pub(crate) trait Transport: Send + Sync + 'static {
     fn resources_updated(&self) -> Option<crate::mcp::ResourcesUpdated> {
         None
     }
+
+    /// A waiter for the task statuses the server tells, where this transport hears the server
+    /// unasked (`None` where it does not).
+    fn task_statuses(&self) -> Option<crate::mcp::TaskStatuses> {
+        None
+    }
 }
 
 /// The most answers to a server's requests (its pings) in flight at once; a request that comes

@@ -128,6 +128,11 @@ async fn read(
                     {
                         shared.changes.resource_updated(params.as_ref());
                     }
+                    Incoming::Notification { method, params }
+                        if method == crate::mcp::task_statuses::TASK_STATUS =>
+                    {
+                        shared.changes.task_status(params.as_ref());
+                    }
                     // Answers belong on the streams of their requests; progress and logs were
                     // passed on when read.
                     _ => {}

@@ -388,6 +388,10 @@ impl Transport for Stdio {
         Some(self.changes.resources())
     }
 
+    fn task_statuses(&self) -> Option<crate::mcp::TaskStatuses> {
+        Some(self.changes.task_statuses())
+    }
+
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(Stdio::close(self))
     }
@@ -506,6 +510,11 @@ async fn read_stdout(
                 }
                 Incoming::Notification { method, params } if method == RESOURCES_UPDATED => {
                     changes.resource_updated(params.as_ref());
+                }
+                Incoming::Notification { method, params }
+                    if method == crate::mcp::task_statuses::TASK_STATUS =>
+                {
+                    changes.task_status(params.as_ref());
                 }
                 Incoming::Notification { .. } => {}
             }

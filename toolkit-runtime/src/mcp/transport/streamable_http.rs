@@ -665,6 +665,10 @@ impl Transport for StreamableHttp {
         })
     }
 
+    fn task_statuses(&self) -> Option<crate::mcp::TaskStatuses> {
+        Some(self.shared.changes.task_statuses())
+    }
+
     fn close(&self) -> BoxFuture<'_, ()> {
         Box::pin(async {
             let _settling = self.settling.lock().await;
