@@ -92,6 +92,7 @@ mod snapshot;
 mod source;
 #[cfg(feature = "mcp")]
 mod task_requests;
+#[cfg(feature = "mcp")]
 mod task_statuses;
 #[cfg(feature = "mcp")]
 mod tasks;
@@ -118,4 +119,5 @@ pub use results::tool_definition;
 pub use snapshot::{Aspect, ChangedTool, SnapshotDrift, SnapshotSource};
 #[cfg(feature = "mcp")]
 pub use source::Mcp;
+#[cfg(feature = "mcp")]
 pub use task_statuses::TaskStatuses;
