@@ -176,7 +176,17 @@ impl Metrics {
         let _running = InFlight(&self.in_flight);
         let start = Instant::now();
         let answer = call.await;
-        let outcome = match &answer {
+        let outcome = self.outcome(source, &answer);
+        self.record_call(source, tool, outcome, start.elapsed());
+        answer
+    }
+}
+
+impl Metrics {
+    /// The outcome label of `answer` from `source`: `ok`, or its failure's reason, which counts
+    /// as an upstream error too unless the input was invalid.
+    fn outcome<T>(&self, source: &str, answer: &Result<T, ToolSourceError>) -> &'static str {
+        match answer {
             Ok(_) => "ok",
             Err(error) => {
                 let reason = reason_label(error);
@@ -185,13 +195,9 @@ impl Metrics {
                 }
                 reason
             }
-        };
-        self.record_call(source, tool, outcome, start.elapsed());
-        answer
+        }
     }
-}
 
-impl Metrics {
     /// Runs `request`, a request of `method` (such as `resources/read`) passed to `source`,
     /// counted and timed by source, method and outcome; a failure but for invalid input counts
     /// as an upstream error too.
@@ -203,16 +209,7 @@ impl Metrics {
     ) -> Result<T, ToolSourceError> {
         let start = Instant::now();
         let answer = request.await;
-        let outcome = match &answer {
-            Ok(_) => "ok",
-            Err(error) => {
-                let reason = reason_label(error);
-                if reason != "invalid_input" {
-                    self.record_upstream_error(source, reason);
-                }
-                reason
-            }
-        };
+        let outcome = self.outcome(source, &answer);
         let place = vec![("source", source.to_owned()), ("method", method.to_owned())];
         let mut labels = place.clone();
         labels.push(("outcome", outcome.to_owned()));
