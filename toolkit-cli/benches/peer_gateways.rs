@@ -15,7 +15,9 @@
 //! round is over). Medians over `ROUNDS` rounds, with the lowest and highest round beside them.
 //! The goals of issue 27 are printed as ratios to the best peer.
 //!
-//! `cargo bench -p toolkit-cli --bench peer_gateways` (about two minutes; `ROUNDS=N` for more).
+//! `cargo bench -p toolkit-cli --bench peer_gateways` (about two minutes; `ROUNDS=N` for more;
+//! `TOOLKIT_VARIANT="KEY=VALUE …"` adds ours run with these in its environment, beside it;
+//! `PEERS=0` leaves the peers out).
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
 use std::collections::HashMap;
@@ -85,6 +87,26 @@ impl Drop for Gateway {
     }
 }
 
+impl Gateway {
+    fn url_port(&self) -> &str {
+        let rest = self.url.trim_start_matches("http://127.0.0.1:");
+        &rest[..rest.find('/').unwrap()]
+    }
+}
+
+/// `TOOLKIT_VARIANT="KEY=VALUE …"`: a second instance of ours with these in its environment
+/// (an A/B of a setting, measured in the same interleaved run).
+fn variant() -> Option<Vec<(String, String)>> {
+    let variant = std::env::var("TOOLKIT_VARIANT").ok()?;
+    Some(
+        variant
+            .split_whitespace()
+            .filter_map(|pair| pair.split_once('='))
+            .map(|(key, value)| (key.to_owned(), value.to_owned()))
+            .collect(),
+    )
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -142,6 +164,41 @@ fn gateways(logs: &Path) -> Vec<Gateway> {
         ours,
         format!("http://127.0.0.1:{port}/mcp"),
     ));
+    if let Some(variant) = variant() {
+        // The same gateway in a variant of its environment, in the same interleaved run.
+        let port = free_port();
+        let config = logs.join("toolkit-variant.toml");
+        std::fs::write(
+            &config,
+            std::fs::read_to_string(logs.join("toolkit.toml"))
+                .unwrap()
+                .replace(
+                    &format!("127.0.0.1:{}", all[0].url_port()),
+                    &format!("127.0.0.1:{port}"),
+                ),
+        )
+        .unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"));
+        command
+            .args(["serve", "--config"])
+            .arg(&config)
+            .env("RUST_LOG", "warn")
+            .envs(variant.iter().cloned());
+        let name = variant
+            .iter()
+            .map(|(key, value)| format!("{key}={value}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        all.push(start(
+            Box::leak(format!("toolkit-gen serve ({name})").into_boxed_str()),
+            logs,
+            command,
+            format!("http://127.0.0.1:{port}/mcp"),
+        ));
+    }
+    if std::env::var_os("PEERS").is_some_and(|peers| peers == "0") {
+        return all;
+    }
 
     let port = free_port();
     let mut command = Command::new(&python);
@@ -670,8 +727,12 @@ fn main() {
         );
         medians.push((p50, rate, steady));
     }
-    // Ours is the first gateway; the peers follow it.
-    let (ours, peers) = (medians[1], &medians[2..]);
+    // Ours is the first gateway, then its variant if asked for; the peers follow.
+    let ours = medians[1];
+    let peers = &medians[2 + usize::from(variant().is_some())..];
+    if peers.is_empty() {
+        return;
+    }
     let fastest = peers.iter().map(|m| m.0).fold(f64::INFINITY, f64::min);
     let best = peers.iter().map(|m| m.1).fold(0.0, f64::max);
     let smallest = peers.iter().map(|m| m.2).fold(f64::INFINITY, f64::min);

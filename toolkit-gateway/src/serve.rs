@@ -1,7 +1,6 @@
 //! The gateway's life: start (configuration, sources, catalog refreshed, policy checked against
 //! it), serve, and refresh the catalog on an interval while serving.
 
-use std::path::Path;
 use std::time::Duration;
 
 use toolkit_runtime::mcp::ToolsChanged;
@@ -12,7 +11,7 @@ use super::auth::Authenticator;
 use super::config::{Config, Transport};
 use super::http::{self, Parts};
 
-/// Starts the gateway configured at `path` and serves until the client goes (stdin ends) or,
+/// Starts the gateway `config` describes ([`Config::load`] reads it from a file) and serves until the client goes (stdin ends) or,
 /// over HTTP, until SIGTERM or SIGINT: then no request is taken, calls in flight get
 /// `shutdown_grace_seconds` to finish, and serving ends with `Ok` (the process exits 0).
 ///
@@ -28,8 +27,7 @@ use super::http::{self, Parts};
 /// # Errors
 ///
 /// A message for people, naming the file, source or rule at fault.
-pub async fn serve(path: &Path) -> Result<(), String> {
-    let config = Config::load(path).map_err(|error| error.to_string())?;
+pub async fn serve(config: Config) -> Result<(), String> {
     let auth = match &config.serve.auth {
         Some(auth) if config.serve.transport == Transport::Http => Some(std::sync::Arc::new(
             Authenticator::new(auth).map_err(|error| error.to_string())?,

@@ -273,7 +273,7 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         // Over HTTP, the layer keeps what the session speaks of tasks until the session ends.
-        if let Some(kept) = super::written_http::Kept::of(&context) {
+        if let Some(kept) = super::kept::Kept::of(&context) {
             kept.session_end(self.ended.token());
         }
         context.peer.set_peer_info(request.clone());

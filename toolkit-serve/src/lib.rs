@@ -48,11 +48,14 @@
 
 mod error;
 pub mod failure;
+mod first_message;
 mod guard;
 mod handler;
+mod kept;
 mod list_changes;
 mod output_check;
 mod relay;
+mod replays;
 mod resources;
 mod served;
 mod server;

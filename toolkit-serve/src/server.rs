@@ -18,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::ServeError;
 use super::handler::{Handler, Identity};
+use super::replays::Replays;
 use super::served::ServedToolkit;
 use super::stdin_guard::{StdinGuard, StdinGuardOptions};
 use super::task_sessions::TaskSessions;
@@ -385,14 +386,17 @@ impl McpServer {
         // progress are typed: the layer writes what an upstream wrote into the answers.
         let service: StreamableHttpService<Handler, LocalSessionManager> =
             StreamableHttpService::new(move || Ok(handler.for_session()), Arc::default(), config);
-        let sessions = Arc::new(TaskSessions::new(
-            self.tasks.is_some() && self.http.sessions,
-            self.http.max_request_body_bytes,
-        ));
+        let layer = Arc::new(written_http::Answers {
+            sessions: TaskSessions::new(
+                self.tasks.is_some() && self.http.sessions,
+                self.http.max_request_body_bytes,
+            ),
+            replays: Replays::default(),
+        });
         axum::Router::new()
             .nest_service(path, service)
             .layer(axum::middleware::from_fn_with_state(
-                sessions,
+                layer,
                 written_http::answers,
             ))
     }

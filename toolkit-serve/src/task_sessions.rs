@@ -24,7 +24,7 @@ use tokio_util::sync::CancellationToken;
 use super::tasks::Dialect;
 
 /// The header that names a session.
-const SESSION_ID: &str = "mcp-session-id";
+pub(crate) const SESSION_ID: &str = "mcp-session-id";
 
 /// One session's dialect, shared by its requests.
 pub(crate) type SessionDialect = Arc<Mutex<Dialect>>;

@@ -16,7 +16,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use serde_json::{Map, Number, Value};
 
-use super::written_http::Kept;
+use super::kept::Kept;
 use toolkit_core::Progress;
 
 /// The progress told so far of one call: the last value sent.

@@ -18,174 +18,29 @@
 //! write every event again; here an event is cut out as its bytes, and one whose message is not
 //! rewritten (every event but those, a keep-alive comment, a priming event) passes byte for byte,
 //! its `id:` (resumability) and framing with it. A body that is neither JSON nor SSE, or that
-//! does not parse, passes unchanged. What rmcp replays to a client that resumes a session's
-//! stream (`Last-Event-ID`) is its own typed form.
+//! does not parse, passes unchanged. A stream the client resumes (`Last-Event-ID`) is written
+//! the same way: what rmcp replays of it as first sent, what follows from its call's slot
+//! (`replays.rs`). The head of a POST's stream waits briefly for its first message, so that a fast
+//! call is answered in one write (`first_message.rs`).
 
-use std::collections::{HashMap, VecDeque};
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::body::{Body, BodyDataStream, Bytes};
 use axum::extract::{Request, State};
+use axum::http::Method;
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
-use axum::http::request::Parts;
 use axum::middleware::Next;
 use axum::response::Response;
 use futures_util::{Stream, StreamExt as _};
-use rmcp::RoleServer;
-use rmcp::model::RequestId;
-use rmcp::service::RequestContext;
-use serde_json::Value;
-use tokio_util::sync::CancellationToken;
 
-use super::task_sessions::{SessionDialect, TaskSessions, lock};
-use toolkit_core::JsonObject;
+use super::kept::Kept;
+use super::replays::Replays;
+use super::task_sessions::{SESSION_ID, TaskSessions};
 
-/// What the calls of one HTTP request kept as their upstreams wrote it, to be served in the
-/// request's answer (an extension of the request, shared with the answer's body).
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Kept(Arc<Mutex<Held>>);
-
-/// The contents of [`Kept`].
-#[derive(Debug, Default)]
-struct Held {
-    /// Each call's result as written, by its JSON-RPC request id (as JSON).
-    results: HashMap<String, JsonObject>,
-    /// Each progress notification's params as written, by progress token (as JSON), in order.
-    progress: HashMap<String, VecDeque<JsonObject>>,
-    /// The end of the session an `initialize` started (`session_end.rs`).
-    ended: Option<CancellationToken>,
-    /// The dialect of a session that speaks tasks, whose `initialize` answer is to gain them
-    /// (`task_sessions.rs`).
-    dialect: Option<SessionDialect>,
-}
-
-impl Kept {
-    /// The slot of the HTTP request a call came in, when it came over HTTP through [`answers`].
-    pub(crate) fn of(context: &RequestContext<RoleServer>) -> Option<&Self> {
-        context.extensions.get::<Parts>()?.extensions.get::<Self>()
-    }
-
-    /// Keeps `result`, written for the client, to answer the request `id` with.
-    pub(crate) fn result(&self, id: &RequestId, result: JsonObject) {
-        if let Ok(id) = serde_json::to_string(id) {
-            self.held().results.insert(id, result);
-        }
-    }
-
-    /// Keeps `params` of a progress notification as written, to be sent in place of the typed
-    /// notification that says the same.
-    pub(crate) fn progress(&self, params: JsonObject) {
-        if let Some(token) = params.get("progressToken").map(Value::to_string) {
-            self.held()
-                .progress
-                .entry(token)
-                .or_default()
-                .push_back(params);
-        }
-    }
-
-    /// Keeps the end of the session the request's `initialize` started.
-    pub(crate) fn session_end(&self, ended: CancellationToken) {
-        self.held().ended = Some(ended);
-    }
-
-    /// The contents, locked.
-    fn held(&self) -> MutexGuard<'_, Held> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// Whether nothing is kept (then nothing is to be rewritten).
-    fn is_empty(&self) -> bool {
-        let held = self.held();
-        held.results.is_empty()
-            && held.progress.values().all(VecDeque::is_empty)
-            && held
-                .dialect
-                .as_ref()
-                .is_none_or(|dialect| !lock(dialect).waits())
-    }
-
-    /// `message` (one JSON-RPC message) with what was kept for it written in, or `None` when
-    /// nothing was kept for it (or it is not JSON): then it passes as it is.
-    fn rewritten(&self, message: &[u8]) -> Option<Vec<u8>> {
-        let mut message: Value = serde_json::from_slice(message).ok()?;
-        let mut held = self.held();
-        let initialized = held.dialect.as_ref().is_some_and(|dialect| {
-            let mut dialect = lock(dialect);
-            dialect.waits() && {
-                dialect.outgoing(&mut message);
-                !dialect.waits()
-            }
-        });
-        let written = write_in(&mut held, message.as_object_mut()?);
-        drop(held);
-        if !(initialized || written) {
-            return None;
-        }
-        serde_json::to_vec(&message).ok()
-    }
-}
-
-/// Writes into `message` what `held` kept for it: whether it kept anything.
-fn write_in(held: &mut Held, message: &mut JsonObject) -> bool {
-    if message.contains_key("result") {
-        let written = message
-            .get("id")
-            .and_then(|id| held.results.remove(&id.to_string()));
-        let Some(written) = written else {
-            return false;
-        };
-        message.insert("result".to_owned(), Value::Object(written));
-        return true;
-    }
-    if message.get("method").and_then(Value::as_str) != Some("notifications/progress") {
-        return false;
-    }
-    let Some(sent) = message.get("params").and_then(Value::as_object) else {
-        return false;
-    };
-    let Some(queue) = sent
-        .get("progressToken")
-        .and_then(|token| held.progress.get_mut(&token.to_string()))
-    else {
-        return false;
-    };
-    // The first kept that says what was sent; one before it never reached this answer.
-    let Some(written) =
-        std::iter::from_fn(|| queue.pop_front()).find(|kept| same_fields(kept, sent))
-    else {
-        return false;
-    };
-    message.insert("params".to_owned(), Value::Object(written));
-    true
-}
-
-/// Whether `written` and `typed` say the same, numbers compared as `f64` (as rmcp's types hold
-/// them).
-fn same(written: &Value, typed: &Value) -> bool {
-    match (written, typed) {
-        (Value::Number(written), Value::Number(typed)) => written.as_f64() == typed.as_f64(),
-        (Value::Object(written), Value::Object(typed)) => same_fields(written, typed),
-        (Value::Array(written), Value::Array(typed)) => {
-            written.len() == typed.len()
-                && written
-                    .iter()
-                    .zip(typed)
-                    .all(|(one, other)| same(one, other))
-        }
-        (written, typed) => written == typed,
-    }
-}
-
-/// Whether the objects `written` and `typed` have the same fields saying the same ([`same`]).
-fn same_fields(written: &JsonObject, typed: &JsonObject) -> bool {
-    written.len() == typed.len()
-        && written
-            .iter()
-            .all(|(key, value)| typed.get(key).is_some_and(|other| same(value, other)))
-}
+/// The header of a client resuming a stream.
+const LAST_EVENT_ID: &str = "last-event-id";
 
 /// The layer (`axum::middleware::from_fn_with_state`): renames the requests of a session that
 /// speaks tasks ([`TaskSessions`]), gives the request a [`Kept`] slot, and serves the answer with
@@ -193,11 +48,31 @@ fn same_fields(written: &JsonObject, typed: &JsonObject) -> bool {
 /// event, as it comes), and the `tasks` capability in the `initialize` answer of a client that
 /// declared tasks.
 pub(crate) async fn answers(
-    State(sessions): State<Arc<TaskSessions>>,
+    State(layer): State<Arc<Answers>>,
     request: Request,
     next: Next,
 ) -> Response {
-    let (mut request, pending) = match sessions.incoming(request).await {
+    let post = request.method() == Method::POST;
+    let session = request
+        .headers()
+        .get(SESSION_ID)
+        .and_then(|id| id.to_str().ok())
+        .map(str::to_owned);
+    let last_event_id = (request.method() == Method::GET)
+        .then(|| request.headers().get(LAST_EVENT_ID))
+        .flatten();
+    let resumed = last_event_id.is_some();
+    // The stream a resumed one continues: the part of the event id after its `/`.
+    let resumed_stream = last_event_id
+        .and_then(|id| id.to_str().ok())
+        .and_then(|id| id.split_once('/'))
+        .map(|(_, stream)| stream.to_owned());
+    if request.method() == Method::DELETE
+        && let Some(session) = &session
+    {
+        layer.replays.end(session);
+    }
+    let (mut request, pending) = match layer.sessions.incoming(request).await {
         Ok(read) => read,
         Err(refused) => return refused,
     };
@@ -205,7 +80,12 @@ pub(crate) async fn answers(
     request.extensions_mut().insert(kept.clone());
     let response = next.run(request).await;
     let ended = kept.held().ended.take();
-    if let Some(dialect) = sessions.answered(pending, response.headers(), ended) {
+    if let (Some(ended), Some(started)) = (&ended, response.headers().get(SESSION_ID))
+        && let Ok(started) = started.to_str()
+    {
+        layer.replays.drop_at(started.to_owned(), ended.clone());
+    }
+    if let Some(dialect) = layer.sessions.answered(pending, response.headers(), ended) {
         kept.held().dialect = Some(dialect);
     }
     let kind = response
@@ -217,7 +97,26 @@ pub(crate) async fn answers(
     match kind.as_deref() {
         Some("text/event-stream") => {
             let (parts, body) = response.into_parts();
-            Response::from_parts(parts, Body::from_stream(Events::new(body, kept)))
+            // A resumed stream goes on with the events of the call it continues, from its slot.
+            let kept = resumed_stream
+                .as_deref()
+                .zip(session.as_deref())
+                .and_then(|(stream, session)| layer.replays.call_of(session, stream))
+                .unwrap_or(kept);
+            let replay = session.map(|session| Replay {
+                layer: Arc::clone(&layer),
+                session,
+                resumed,
+                stream: resumed_stream,
+                known: resumed,
+            });
+            let events = Events::new(body, kept, replay);
+            let body = if post {
+                super::first_message::held(events).await
+            } else {
+                Body::from_stream(events)
+            };
+            Response::from_parts(parts, body)
         }
         // rmcp answers with JSON only once the call is answered: what it kept is there.
         Some("application/json") if !kept.is_empty() => {
@@ -242,6 +141,30 @@ pub(crate) async fn answers(
     }
 }
 
+/// The state of [`answers`]: the sessions that speak tasks, and the events rewritten per session
+/// for a resumed stream.
+#[derive(Debug)]
+pub(crate) struct Answers {
+    /// The dialects of the sessions whose clients declared tasks.
+    pub(crate) sessions: TaskSessions,
+    /// The events rewritten, to be replayed as written.
+    pub(crate) replays: Replays,
+}
+
+/// The session of an event stream: its rewritten events are kept, or, for a stream the client
+/// resumed (`Last-Event-ID`), the events rmcp replays are sent as first written.
+struct Replay {
+    layer: Arc<Answers>,
+    session: String,
+    /// The stream is one the client resumed.
+    resumed: bool,
+    /// The id of the call's stream (an event id's part after its `/`), once known.
+    stream: Option<String>,
+    /// The stream's call is known to [`Replays`] (a resumed stream's, or once the stream's first
+    /// event named it).
+    known: bool,
+}
+
 /// An SSE body with what was kept written into its events' messages.
 struct Events {
     /// The body as rmcp wrote it.
@@ -252,19 +175,54 @@ struct Events {
     searched: usize,
     /// What the request's calls kept.
     kept: Kept,
+    /// The stream's session, if it has one.
+    replay: Option<Replay>,
     /// Whether the body has ended.
     ended: bool,
 }
 
 impl Events {
-    /// The events of `body`, with what `kept` holds written into them.
-    fn new(body: Body, kept: Kept) -> Self {
+    /// The events of `body`, with what `kept` holds written into them, those rewritten kept for
+    /// the `replay` of a resumed stream (or, in one, what was kept sent in their place).
+    fn new(body: Body, kept: Kept, replay: Option<Replay>) -> Self {
         Self {
             body: body.into_data_stream(),
             buffer: Vec::new(),
             searched: 0,
             kept,
+            replay,
             ended: false,
+        }
+    }
+
+    /// `events` (whole SSE events) as they are to be sent.
+    fn written(&mut self, events: Vec<u8>) -> Vec<u8> {
+        if let Some(replay) = &mut self.replay
+            && !replay.known
+        {
+            // The stream's first event names it: its call can be found when the client resumes.
+            let mut stream = None;
+            each_event(&events, |event| {
+                if stream.is_none() {
+                    stream = event_id(event)
+                        .and_then(|id| id.split_once('/'))
+                        .map(|(_, stream)| stream.to_owned());
+                }
+            });
+            if let Some(stream) = stream {
+                replay
+                    .layer
+                    .replays
+                    .call(&replay.session, &stream, &self.kept);
+                replay.stream = Some(stream);
+            }
+            // A stream whose first events name no call (a standalone one) is not looked for.
+            replay.known = true;
+        }
+        match &self.replay {
+            Some(replay) if replay.resumed => replayed_events(&events, replay, &self.kept),
+            _ if self.kept.is_empty() => events,
+            replay => rewritten_events(&events, &self.kept, replay.as_ref()),
         }
     }
 }
@@ -281,12 +239,7 @@ impl Stream for Events {
                 let rest = self.buffer.split_off(end);
                 let events = std::mem::replace(&mut self.buffer, rest);
                 self.searched -= end;
-                let events = if self.kept.is_empty() {
-                    events
-                } else {
-                    rewritten_events(&events, &self.kept)
-                };
-                return Poll::Ready(Some(Ok(Bytes::from(events))));
+                return Poll::Ready(Some(Ok(Bytes::from(self.written(events)))));
             }
             if ended {
                 // What is left is no whole event: it passes as it is.
@@ -299,7 +252,11 @@ impl Stream for Events {
                 Poll::Ready(Some(Ok(chunk)))
                     if self.buffer.is_empty()
                         && chunk.ends_with(b"\n\n")
-                        && self.kept.is_empty() =>
+                        && self.kept.is_empty()
+                        && self
+                            .replay
+                            .as_ref()
+                            .is_none_or(|replay| replay.known && !replay.resumed) =>
                 {
                     return Poll::Ready(Some(Ok(chunk)));
                 }
@@ -378,24 +335,70 @@ fn data(line: &[u8]) -> Option<&[u8]> {
     Some(value.strip_prefix(b" ").unwrap_or(value))
 }
 
-/// `events` (whole SSE events) with what was kept written into their messages.
-fn rewritten_events(events: &[u8], kept: &Kept) -> Vec<u8> {
-    let mut out = Vec::with_capacity(events.len());
+/// The events of `events` (whole SSE events), each as its lines.
+fn each_event(events: &[u8], mut each: impl FnMut(&[&[u8]])) {
     let mut event = Vec::new();
     for (line, _) in lines(events, true) {
         event.push(line);
         if is_blank(line) {
-            rewrite_event(&event, kept, &mut out);
+            each(&event);
             event.clear();
         }
     }
-    rewrite_event(&event, kept, &mut out);
+    if !event.is_empty() {
+        each(&event);
+    }
+}
+
+/// The value of an event's `id` field, if it has one.
+fn event_id<'a>(lines: &[&'a [u8]]) -> Option<&'a str> {
+    lines.iter().rev().find_map(|line| {
+        let value = content(line).strip_prefix(b"id:")?;
+        std::str::from_utf8(value.strip_prefix(b" ").unwrap_or(value)).ok()
+    })
+}
+
+/// `events` (whole SSE events) with what was kept written into their messages; each event
+/// rewritten is kept for its session's `replay`, by its id.
+fn rewritten_events(events: &[u8], kept: &Kept, replay: Option<&Replay>) -> Vec<u8> {
+    let mut out = Vec::with_capacity(events.len());
+    each_event(events, |event| {
+        let start = out.len();
+        if rewrite_event(event, kept, &mut out)
+            && let (Some(replay), Some(id)) = (replay, event_id(event))
+        {
+            let written = Bytes::copy_from_slice(&out[start..]);
+            replay.layer.replays.keep(&replay.session, id, written);
+        }
+    });
+    out
+}
+
+/// `events` (whole SSE events) of a resumed stream: each one sent before as it was first
+/// written, the others with what the call `kept` written in.
+fn replayed_events(events: &[u8], replay: &Replay, kept: &Kept) -> Vec<u8> {
+    let mut out = Vec::with_capacity(events.len());
+    each_event(events, |event| {
+        let sent = event_id(event).and_then(|id| replay.layer.replays.written(&replay.session, id));
+        match sent {
+            Some(sent) => out.extend_from_slice(&sent),
+            None => {
+                let start = out.len();
+                if rewrite_event(event, kept, &mut out)
+                    && let Some(id) = event_id(event)
+                {
+                    let written = Bytes::copy_from_slice(&out[start..]);
+                    replay.layer.replays.keep(&replay.session, id, written);
+                }
+            }
+        }
+    });
     out
 }
 
 /// One event's `lines` onto `out`: as they are, or with their data lines made one line of the
-/// rewritten message (in the first one's place, with its line ending).
-fn rewrite_event(lines: &[&[u8]], kept: &Kept, out: &mut Vec<u8>) {
+/// rewritten message (in the first one's place, with its line ending); whether it was rewritten.
+fn rewrite_event(lines: &[&[u8]], kept: &Kept, out: &mut Vec<u8>) -> bool {
     let mut message = Vec::new();
     let mut first = None;
     for (index, line) in lines.iter().enumerate() {
@@ -410,7 +413,7 @@ fn rewrite_event(lines: &[&[u8]], kept: &Kept, out: &mut Vec<u8>) {
     let written = first.and_then(|first| Some((first, kept.rewritten(&message)?)));
     let Some((first, written)) = written else {
         lines.iter().for_each(|line| out.extend_from_slice(line));
-        return;
+        return false;
     };
     for (index, line) in lines.iter().enumerate() {
         if index == first {
@@ -421,12 +424,15 @@ fn rewrite_event(lines: &[&[u8]], kept: &Kept, out: &mut Vec<u8>) {
             out.extend_from_slice(line);
         }
     }
+    true
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use serde_json::json;
+    use rmcp::model::RequestId;
+    use serde_json::{Value, json};
+    use toolkit_core::JsonObject;
 
     use super::*;
 
@@ -469,9 +475,9 @@ mod tests {
 
     #[test]
     fn an_event_stream_is_rewritten_where_something_was_kept_and_else_passes_byte_for_byte() {
-        let out = rewritten_events(EVENTS.as_bytes(), &kept());
+        let out = rewritten_events(EVENTS.as_bytes(), &kept(), None);
         assert_eq!(String::from_utf8(out).unwrap(), REWRITTEN);
-        let untouched = rewritten_events(EVENTS.as_bytes(), &Kept::default());
+        let untouched = rewritten_events(EVENTS.as_bytes(), &Kept::default(), None);
         assert_eq!(String::from_utf8(untouched).unwrap(), EVENTS);
     }
 
@@ -480,7 +486,7 @@ mod tests {
         let body = Body::from_stream(futures_util::stream::iter(
             chunks.into_iter().map(Ok::<_, std::convert::Infallible>),
         ));
-        let events = Events::new(body, kept);
+        let events = Events::new(body, kept, None);
         let chunks: Vec<Result<Bytes, axum::Error>> = events.collect().await;
         chunks
             .into_iter()
@@ -547,8 +553,9 @@ mod tests {
         })
     }
 
-    /// A source standing for an MCP upstream: its one tool `big` reports progress `1` of `2` and
-    /// `12345678901234567890`, and leaves [`upstream_result`] as written.
+    /// A source standing for an MCP upstream: its tool `big` reports progress `1` of `2` and
+    /// `12345678901234567890`, and leaves [`upstream_result`] as written; `held` does the same,
+    /// waiting for [`RELEASE`] after its first progress.
     struct Upstream;
 
     impl toolkit_core::ToolSource for Upstream {
@@ -579,6 +586,9 @@ mod tests {
                     deliver(Some(
                         &json!({"progressToken": token, "progress": 1, "total": 2}),
                     ));
+                    if tool == "held" {
+                        RELEASE.notified().await;
+                    }
                     deliver(Some(&json!({
                         "progressToken": token,
                         "progress": 12_345_678_901_234_567_890_u64,
@@ -595,9 +605,15 @@ mod tests {
         }
     }
 
+    /// What lets a call of `held` go on past its first progress.
+    static RELEASE: tokio::sync::Notify = tokio::sync::Notify::const_new();
+
     fn definitions() -> Vec<toolkit_core::ToolDefinition> {
         let schema = json!({"type": "object"}).as_object().cloned().unwrap();
-        vec![toolkit_core::ToolDefinition::new("big", schema).unwrap()]
+        ["big", "held"]
+            .into_iter()
+            .map(|name| toolkit_core::ToolDefinition::new(name, schema.clone()).unwrap())
+            .collect()
     }
 
     /// The Streamable HTTP endpoint of a server of [`Upstream`], `json` answers where it can.
@@ -723,6 +739,108 @@ mod tests {
             events.iter().all(|event| event.contains("\nid: ")),
             "{body}"
         );
+    }
+
+    /// A `GET` of the session's stream with `headers`: its body, read to its end.
+    async fn get(router: &mut axum::Router, headers: &[(&str, &str)]) -> String {
+        use tower_service::Service;
+        let mut request = axum::http::Request::get("http://localhost/mcp")
+            .header("host", "localhost")
+            .header("accept", "text/event-stream");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let request = request.body(Body::empty()).unwrap();
+        let response = Service::<Request>::call(router, request).await.unwrap();
+        assert_eq!(response.status(), 200);
+        let read = axum::body::to_bytes(response.into_body(), usize::MAX);
+        let bytes = tokio::time::timeout(std::time::Duration::from_secs(10), read)
+            .await
+            .unwrap()
+            .unwrap();
+        String::from_utf8(bytes.to_vec()).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_stream_resumed_after_its_connection_was_lost_goes_on_as_written() {
+        use tower_service::Service;
+        let mut router = router(false);
+        let session = session(&mut router).await;
+        let headers = [
+            ("mcp-session-id", session.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+        ];
+        let mut request = axum::http::Request::post("http://localhost/mcp")
+            .header("host", "localhost")
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream");
+        for (name, value) in headers {
+            request = request.header(name, value);
+        }
+        let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                          "params": {"name": "held", "arguments": {}, "_meta": {"progressToken": "p"}}});
+        let request = request.body(Body::from(call.to_string())).unwrap();
+        let response = Service::<Request>::call(&mut router, request)
+            .await
+            .unwrap();
+        // The client reads up to the call's first progress, and loses the connection.
+        let mut body = response.into_body().into_data_stream();
+        let mut first = String::new();
+        while !first.contains("notifications/progress") {
+            let chunk = tokio::time::timeout(std::time::Duration::from_secs(10), body.next())
+                .await
+                .unwrap()
+                .unwrap()
+                .unwrap();
+            first.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+        drop(body);
+        assert!(first.contains(r#""progress":1,"total":2"#), "{first}");
+        let last = first
+            .lines()
+            .filter_map(|line| line.strip_prefix("id: "))
+            .next_back()
+            .unwrap()
+            .to_owned();
+        let resuming = [
+            ("mcp-session-id".to_owned(), session.clone()),
+            ("mcp-protocol-version".to_owned(), "2025-11-25".to_owned()),
+            ("last-event-id".to_owned(), last),
+        ];
+        let resume = {
+            let mut router = router.clone();
+            async move {
+                let headers: Vec<(&str, &str)> = resuming
+                    .iter()
+                    .map(|(name, value)| (name.as_str(), value.as_str()))
+                    .collect();
+                get(&mut router, &headers).await
+            }
+        };
+        // The call goes on once the client has resumed (rmcp forgets a call's stream once the
+        // call has answered).
+        let resumed = tokio::spawn(resume);
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        RELEASE.notify_one();
+        let resumed = resumed.await.unwrap();
+        let messages: Vec<Value> = resumed
+            .lines()
+            .filter_map(|line| line.strip_prefix("data: "))
+            .filter(|data| !data.is_empty())
+            .map(|data| serde_json::from_str(data).unwrap())
+            .collect();
+        let answer = messages.iter().find(|message| message["id"] == 7);
+        assert_eq!(
+            answer.map(|answer| &answer["result"]),
+            Some(&upstream_result()),
+            "{resumed}"
+        );
+        assert!(resumed.contains(r#""priority":1,"#), "{resumed}");
+        assert!(
+            resumed.contains(r#""progress":12345678901234567890,"message":"far""#),
+            "{resumed}"
+        );
+        assert!(!resumed.contains("1.0"), "{resumed}");
     }
 
     #[tokio::test]

@@ -23,7 +23,7 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, Service};
 use serde_json::Value;
 
-use super::written_http::Kept;
+use super::kept::Kept;
 use toolkit_core::JsonObject;
 
 /// A service (the server's handler), serving an upstream's result as it was written.

@@ -9,6 +9,7 @@
 use std::path::Path;
 use std::process::ExitCode;
 
+use toolkit_gateway::config::Config;
 use toolkit_runtime::serve::run_guarded;
 
 /// How `serve` writes its logs.
@@ -32,21 +33,27 @@ pub fn serve(config: &Path, format: LogFormat) -> ExitCode {
         LogFormat::Json => logs.json().try_init(),
     };
     no_huge_pages();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-    {
+    // The configuration says how many threads serve, so it is read before the runtime starts;
+    // a problem with it is reported as any other failure to start.
+    let loaded = Config::load(config).map_err(|error| error.to_string());
+    let threads = loaded.as_ref().map_or(1, |config| config.serve.threads);
+    let mut builder = if threads == 1 {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        let mut builder = tokio::runtime::Builder::new_multi_thread();
+        builder.worker_threads(threads);
+        builder
+    };
+    let runtime = match builder.enable_all().build() {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("toolkit-gen serve: cannot start a runtime: {error}");
             return ExitCode::FAILURE;
         }
     };
-    let code = runtime.block_on(run_guarded(
-        "toolkit-gen serve",
-        toolkit_gateway::serve::serve(config),
-    ));
+    let code = runtime.block_on(run_guarded("toolkit-gen serve", async move {
+        toolkit_gateway::serve::serve(loaded?).await
+    }));
     // A stdio server's child processes and HTTP connections are not waited for.
     runtime.shutdown_background();
     code

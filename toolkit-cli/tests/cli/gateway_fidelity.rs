@@ -348,13 +348,14 @@ fn the_gateway_passes_on_what_four_real_servers_list_and_answer() {
     let dir = workspace("fidelity");
     let servers = servers(&dir);
     std::fs::write(dir.join("toolkit.toml"), config(&servers)).unwrap();
-    // The same gateway over Streamable HTTP, as a process of its own.
+    // The same gateway over Streamable HTTP, as a process of its own, served by two threads (the
+    // stdio one by the default one).
     let port = crate::support::free_port();
     let http_config = dir.join("toolkit-http.toml");
     std::fs::write(
         &http_config,
         format!(
-            "[serve]\ntransport = \"http\"\naddress = \"127.0.0.1:{port}\"\n\n{}",
+            "[serve]\ntransport = \"http\"\naddress = \"127.0.0.1:{port}\"\nthreads = 2\n\n{}",
             config(&servers)
         ),
     )

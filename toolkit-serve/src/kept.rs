@@ -1,0 +1,182 @@
+//! [`Kept`]: what the calls of one HTTP request kept as their upstreams wrote it, and how it is
+//! written into the messages of the request's answer (`written_http.rs`).
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
+
+use axum::http::request::Parts;
+use rmcp::RoleServer;
+use rmcp::model::RequestId;
+use rmcp::service::RequestContext;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use super::task_sessions::{SessionDialect, lock};
+use toolkit_core::JsonObject;
+
+/// What the calls of one HTTP request kept as their upstreams wrote it, to be served in the
+/// request's answer (an extension of the request, shared with the answer's body).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Kept(Arc<Mutex<Held>>);
+
+/// The contents of [`Kept`].
+#[derive(Debug, Default)]
+pub(crate) struct Held {
+    /// Each call's result as written, by its JSON-RPC request id (as JSON).
+    results: HashMap<String, JsonObject>,
+    /// Each progress notification's params as written, by progress token (as JSON), in order.
+    pub(crate) progress: HashMap<String, VecDeque<JsonObject>>,
+    /// The end of the session an `initialize` started (`session_end.rs`).
+    pub(crate) ended: Option<CancellationToken>,
+    /// The dialect of a session that speaks tasks, whose `initialize` answer is to gain them
+    /// (`task_sessions.rs`).
+    pub(crate) dialect: Option<SessionDialect>,
+}
+
+/// A [`Kept`] that does not keep it alive (the call's handler holds it until it has answered):
+/// how a resumed stream finds the slot of the call it continues ([`Replays`](super::replays)).
+#[derive(Clone, Debug)]
+pub(crate) struct WeakKept(Weak<Mutex<Held>>);
+
+impl WeakKept {
+    /// The slot, while its call still runs.
+    pub(crate) fn upgrade(&self) -> Option<Kept> {
+        self.0.upgrade().map(Kept)
+    }
+
+    /// Whether its call has ended.
+    pub(crate) fn is_gone(&self) -> bool {
+        self.0.strong_count() == 0
+    }
+}
+
+impl Kept {
+    /// This slot, not kept alive by what holds it.
+    pub(crate) fn downgrade(&self) -> WeakKept {
+        WeakKept(Arc::downgrade(&self.0))
+    }
+
+    /// The slot of the HTTP request a call came in, when it came over HTTP through the answers layer.
+    pub(crate) fn of(context: &RequestContext<RoleServer>) -> Option<&Self> {
+        context.extensions.get::<Parts>()?.extensions.get::<Self>()
+    }
+
+    /// Keeps `result`, written for the client, to answer the request `id` with.
+    pub(crate) fn result(&self, id: &RequestId, result: JsonObject) {
+        if let Ok(id) = serde_json::to_string(id) {
+            self.held().results.insert(id, result);
+        }
+    }
+
+    /// Keeps `params` of a progress notification as written, to be sent in place of the typed
+    /// notification that says the same.
+    pub(crate) fn progress(&self, params: JsonObject) {
+        if let Some(token) = params.get("progressToken").map(Value::to_string) {
+            self.held()
+                .progress
+                .entry(token)
+                .or_default()
+                .push_back(params);
+        }
+    }
+
+    /// Keeps the end of the session the request's `initialize` started.
+    pub(crate) fn session_end(&self, ended: CancellationToken) {
+        self.held().ended = Some(ended);
+    }
+
+    /// The contents, locked.
+    pub(crate) fn held(&self) -> MutexGuard<'_, Held> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether nothing is kept (then nothing is to be rewritten).
+    pub(crate) fn is_empty(&self) -> bool {
+        let held = self.held();
+        held.results.is_empty()
+            && held.progress.values().all(VecDeque::is_empty)
+            && held
+                .dialect
+                .as_ref()
+                .is_none_or(|dialect| !lock(dialect).waits())
+    }
+
+    /// `message` (one JSON-RPC message) with what was kept for it written in, or `None` when
+    /// nothing was kept for it (or it is not JSON): then it passes as it is.
+    pub(crate) fn rewritten(&self, message: &[u8]) -> Option<Vec<u8>> {
+        let mut message: Value = serde_json::from_slice(message).ok()?;
+        let mut held = self.held();
+        let initialized = held.dialect.as_ref().is_some_and(|dialect| {
+            let mut dialect = lock(dialect);
+            dialect.waits() && {
+                dialect.outgoing(&mut message);
+                !dialect.waits()
+            }
+        });
+        let written = write_in(&mut held, message.as_object_mut()?);
+        drop(held);
+        if !(initialized || written) {
+            return None;
+        }
+        serde_json::to_vec(&message).ok()
+    }
+}
+
+/// Writes into `message` what `held` kept for it: whether it kept anything.
+fn write_in(held: &mut Held, message: &mut JsonObject) -> bool {
+    if message.contains_key("result") {
+        let written = message
+            .get("id")
+            .and_then(|id| held.results.remove(&id.to_string()));
+        let Some(written) = written else {
+            return false;
+        };
+        message.insert("result".to_owned(), Value::Object(written));
+        return true;
+    }
+    if message.get("method").and_then(Value::as_str) != Some("notifications/progress") {
+        return false;
+    }
+    let Some(sent) = message.get("params").and_then(Value::as_object) else {
+        return false;
+    };
+    let Some(queue) = sent
+        .get("progressToken")
+        .and_then(|token| held.progress.get_mut(&token.to_string()))
+    else {
+        return false;
+    };
+    // The first kept that says what was sent; one before it never reached this answer.
+    let Some(written) =
+        std::iter::from_fn(|| queue.pop_front()).find(|kept| same_fields(kept, sent))
+    else {
+        return false;
+    };
+    message.insert("params".to_owned(), Value::Object(written));
+    true
+}
+
+/// Whether `written` and `typed` say the same, numbers compared as `f64` (as rmcp's types hold
+/// them).
+fn same(written: &Value, typed: &Value) -> bool {
+    match (written, typed) {
+        (Value::Number(written), Value::Number(typed)) => written.as_f64() == typed.as_f64(),
+        (Value::Object(written), Value::Object(typed)) => same_fields(written, typed),
+        (Value::Array(written), Value::Array(typed)) => {
+            written.len() == typed.len()
+                && written
+                    .iter()
+                    .zip(typed)
+                    .all(|(one, other)| same(one, other))
+        }
+        (written, typed) => written == typed,
+    }
+}
+
+/// Whether the objects `written` and `typed` have the same fields saying the same ([`same`]).
+fn same_fields(written: &JsonObject, typed: &JsonObject) -> bool {
+    written.len() == typed.len()
+        && written
+            .iter()
+            .all(|(key, value)| typed.get(key).is_some_and(|other| same(value, other)))
+}
