@@ -6,7 +6,8 @@
 //!
 //! One load generator that keeps its connections, as every real client does: each client has its
 //! own pooled `reqwest` client (HTTP/1.1 keep-alive) and speaks MCP 2025-06-18 (`initialize`,
-//! `notifications/initialized`, then `tools/call`, reading JSON or SSE answers). Per round and
+//! `notifications/initialized`, then `tools/call`, reading JSON or SSE answers, and `DELETE` at
+//! the end, as the Python SDK's client does). Per round and
 //! gateway, in an order that turns each round: `tools/call` p50 and p99 at concurrency 1
 //! (`LATENCY_CALLS` calls after a warm-up), calls per second at concurrency 16 (`CLIENTS`
 //! sessions calling for `LOAD_TIME`), and the resident memory of the gateway's process tree (the
@@ -284,6 +285,31 @@ impl Session {
         Ok(session)
     }
 
+    /// Ends the session (`DELETE`), as the Python SDK's client does when it closes
+    /// (`terminate_on_close`): what the gateway kept for it is then its to free, and the steady
+    /// size is not that of the sessions of the rounds before, left to time out.
+    async fn close(self) -> Result<(), String> {
+        let Some(id) = &self.session else {
+            return Ok(());
+        };
+        let status = self
+            .http
+            .delete(&self.url)
+            .header("mcp-session-id", id)
+            .header("mcp-protocol-version", REVISION)
+            .timeout(CALL_TIMEOUT)
+            .send()
+            .await
+            .map_err(|e| e.to_string())?
+            .status();
+        // A server may refuse to end a session on request (405); nothing else is an answer.
+        if status.is_success() || status == reqwest::StatusCode::METHOD_NOT_ALLOWED {
+            Ok(())
+        } else {
+            Err(format!("DELETE answered {status}"))
+        }
+    }
+
     fn post(&self, body: &Value) -> reqwest::RequestBuilder {
         let mut request = self
             .http
@@ -505,6 +531,7 @@ async fn latency_over_http(url: &str) -> Result<(f64, f64), String> {
         session.call().await?;
         times.push(started.elapsed());
     }
+    session.close().await?;
     times.sort();
     Ok((percentile(&times, 0.5), percentile(&times, 0.99)))
 }
@@ -528,6 +555,7 @@ async fn load_over_http(url: &str, pid: u32) -> Result<(f64, u64), String> {
                 session.call().await?;
                 calls += 1;
             }
+            session.close().await?;
             Ok::<u64, String>(calls)
         }));
     }
@@ -641,7 +669,10 @@ fn main() {
                 loop {
                     match Session::open(&gateway.url).await {
                         Ok(mut session) => match session.call().await {
-                            Ok(()) => return,
+                            Ok(()) => match session.close().await {
+                                Ok(()) => return,
+                                Err(error) => last = error,
+                            },
                             Err(error) => last = error,
                         },
                         Err(error) => last = error,
