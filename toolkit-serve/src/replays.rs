@@ -12,9 +12,10 @@
 //! id (an event id's part after its `/`) while the call runs. (rmcp 3.11 forgets a call's stream
 //! once the call has answered, so a stream is resumed only while its call runs.)
 //!
-//! Bounded: per session the last [`MAX_EVENTS`] events and [`MAX_BYTES`] bytes, none older than
-//! [`MAX_AGE`] (past rmcp's own minute); a session's are dropped when it ends. An event no longer
-//! kept is replayed as rmcp writes it.
+//! Bounded: only the events of streams not yet at their end are kept (a stream read to its end is
+//! not resumed), per session the last [`MAX_EVENTS`] events and [`MAX_BYTES`] bytes, none older
+//! than [`MAX_AGE`]; a session's are dropped when it ends. An event no longer kept is replayed as
+//! rmcp writes it.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -29,7 +30,7 @@ use super::kept::{Kept, WeakKept};
 pub(crate) const MAX_EVENTS: usize = 64;
 /// The most bytes of events kept per session.
 pub(crate) const MAX_BYTES: usize = 4 * 1024 * 1024;
-/// How long an event is kept: rmcp replays a finished call's events for a minute.
+/// How long an event is kept.
 pub(crate) const MAX_AGE: Duration = Duration::from_secs(65);
 
 /// The events the answers layer rewrote, by session, to be replayed as written.
@@ -111,6 +112,21 @@ impl Replays {
             .map(|event| event.written.clone())
     }
 
+    /// Drops the events of the stream `stream` of `session`: it was read to its end.
+    pub(crate) fn finished(&self, session: &str, stream: &str) {
+        let mut sessions = self.sessions();
+        let Some(kept) = sessions.get_mut(session) else {
+            return;
+        };
+        let before = kept.events.len();
+        kept.events
+            .retain(|event| event.id.split_once('/').is_none_or(|(_, of)| of != stream));
+        if kept.events.len() != before {
+            kept.bytes = kept.events.iter().map(|event| event.written.len()).sum();
+        }
+        kept.calls.remove(stream);
+    }
+
     /// Drops what `session` kept once `ended` is cancelled (the session ended).
     pub(crate) fn drop_at(&self, session: String, ended: CancellationToken) {
         let sessions = Arc::clone(&self.sessions);
@@ -158,6 +174,21 @@ mod tests {
         assert_eq!(replays.written("c", "0/1"), None);
         replays.end("a");
         assert_eq!(replays.len("a"), 0);
+    }
+
+    #[test]
+    fn a_stream_read_to_its_end_keeps_nothing() {
+        let replays = Replays::default();
+        replays.keep("a", "1/4", Bytes::from_static(b"of 4"));
+        replays.keep("a", "2/4", Bytes::from_static(b"of 4"));
+        replays.keep("a", "1/5", Bytes::from_static(b"of 5"));
+        let kept = Kept::default();
+        replays.call("a", "4", &kept);
+        replays.finished("a", "4");
+        assert_eq!(replays.len("a"), 1);
+        assert_eq!(replays.written("a", "1/5").as_deref(), Some(&b"of 5"[..]));
+        assert!(replays.call_of("a", "4").is_none());
+        assert_eq!(replays.sessions()["a"].bytes, 4);
     }
 
     #[test]

@@ -262,7 +262,15 @@ impl Stream for Events {
                 }
                 Poll::Ready(Some(Ok(chunk))) => self.buffer.extend_from_slice(&chunk),
                 Poll::Ready(Some(Err(error))) => return Poll::Ready(Some(Err(error))),
-                Poll::Ready(None) => self.ended = true,
+                Poll::Ready(None) => {
+                    self.ended = true;
+                    // Read to its end, the stream is not resumed: what was kept for it goes.
+                    if let Some(replay) = &self.replay
+                        && let Some(stream) = &replay.stream
+                    {
+                        replay.layer.replays.finished(&replay.session, stream);
+                    }
+                }
                 Poll::Pending => return Poll::Pending,
             }
         }
