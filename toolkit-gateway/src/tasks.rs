@@ -26,6 +26,7 @@ use toolkit_runtime::mcp::Mcp;
 
 use super::metrics::Metrics;
 use super::task_statuses::StatusRelay;
+use toolkit_runtime::serve::failure::echo;
 use toolkit_runtime::serve::{Refusal, Tasks, unknown_task};
 use toolkit_runtime::{BoxFuture, CallContext, JsonObject, Reason, ToolSourceError};
 
@@ -140,11 +141,7 @@ fn refusal(error: &ToolSourceError) -> Refusal {
 
 /// A served value echoed in a refusal, cut.
 fn cut(value: &str) -> String {
-    let mut cut: String = value.chars().take(200).collect();
-    if cut.len() < value.len() {
-        cut.push('…');
-    }
-    format!("{cut:?}")
+    format!("{:?}", echo(value))
 }
 
 impl Tasks for UpstreamTasks {

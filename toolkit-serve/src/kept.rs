@@ -31,6 +31,8 @@ pub(crate) struct Held {
     /// The dialect of a session that speaks tasks, whose `initialize` answer is to gain them
     /// (`task_sessions.rs`).
     pub(crate) dialect: Option<SessionDialect>,
+    /// Whether a kept result was written into an answer: the call's answer was sent.
+    answered: bool,
 }
 
 /// A [`Kept`] that does not keep it alive (the call's handler holds it until it has answered):
@@ -90,6 +92,11 @@ impl Kept {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Whether a result kept here was written into an answer (the call's answer was sent).
+    pub(crate) fn answered(&self) -> bool {
+        self.held().answered
+    }
+
     /// Whether nothing is kept (then nothing is to be rewritten).
     pub(crate) fn is_empty(&self) -> bool {
         let held = self.held();
@@ -132,6 +139,7 @@ fn write_in(held: &mut Held, message: &mut JsonObject) -> bool {
             return false;
         };
         message.insert("result".to_owned(), Value::Object(written));
+        held.answered = true;
         return true;
     }
     if message.get("method").and_then(Value::as_str) != Some("notifications/progress") {

@@ -4,16 +4,17 @@
 //! minute) and sends those after the client's `Last-Event-ID` again when the client resumes
 //! (`GET` with that header), written anew from its typed messages: a result written in by the
 //! answers layer (`written_http.rs`) would come back in rmcp's typed form (`1` as `1.0`, fields
-//! it has no type for gone). So the layer keeps each event it rewrote, by session and event id,
-//! and a resumed stream's event with a kept id is sent as first written.
+//! it has no type for gone). So the layer keeps each event it rewrote of a stream the client may
+//! resume, by session and event id, and a resumed stream's event with a kept id is sent as first
+//! written.
 //!
 //! A call whose stream the client lost goes on, and its later events reach the resumed stream:
 //! they are written from the call's own slot ([`Kept`]), found by the session and the stream's
 //! id (an event id's part after its `/`) while the call runs. (rmcp 3.11 forgets a call's stream
 //! once the call has answered, so a stream is resumed only while its call runs.)
 //!
-//! Bounded: only the events of streams not yet at their end are kept (a stream read to its end is
-//! not resumed), per session the last [`MAX_EVENTS`] events and [`MAX_BYTES`] bytes, none older
+//! Bounded: only the events of streams that stopped short of their call's answer are kept (one
+//! that carried it is not resumed; `written_http.rs` hands them over then), per session the last [`MAX_EVENTS`] events and [`MAX_BYTES`] bytes, none older
 //! than [`MAX_AGE`]; a session's are dropped when it ends. An event no longer kept is replayed as
 //! rmcp writes it.
 
@@ -25,6 +26,7 @@ use axum::body::Bytes;
 use tokio_util::sync::CancellationToken;
 
 use super::kept::{Kept, WeakKept};
+use super::session_end::forget_at_end;
 
 /// The most events kept per session.
 pub(crate) const MAX_EVENTS: usize = 64;
@@ -112,31 +114,9 @@ impl Replays {
             .map(|event| event.written.clone())
     }
 
-    /// Drops the events of the stream `stream` of `session`: it was read to its end.
-    pub(crate) fn finished(&self, session: &str, stream: &str) {
-        let mut sessions = self.sessions();
-        let Some(kept) = sessions.get_mut(session) else {
-            return;
-        };
-        let before = kept.events.len();
-        kept.events
-            .retain(|event| event.id.split_once('/').is_none_or(|(_, of)| of != stream));
-        if kept.events.len() != before {
-            kept.bytes = kept.events.iter().map(|event| event.written.len()).sum();
-        }
-        kept.calls.remove(stream);
-    }
-
     /// Drops what `session` kept once `ended` is cancelled (the session ended).
     pub(crate) fn drop_at(&self, session: String, ended: CancellationToken) {
-        let sessions = Arc::clone(&self.sessions);
-        tokio::spawn(async move {
-            ended.cancelled().await;
-            sessions
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(&session);
-        });
+        forget_at_end(&self.sessions, session, ended);
     }
 
     /// Drops what `session` kept (its `DELETE`).
@@ -174,21 +154,6 @@ mod tests {
         assert_eq!(replays.written("c", "0/1"), None);
         replays.end("a");
         assert_eq!(replays.len("a"), 0);
-    }
-
-    #[test]
-    fn a_stream_read_to_its_end_keeps_nothing() {
-        let replays = Replays::default();
-        replays.keep("a", "1/4", Bytes::from_static(b"of 4"));
-        replays.keep("a", "2/4", Bytes::from_static(b"of 4"));
-        replays.keep("a", "1/5", Bytes::from_static(b"of 5"));
-        let kept = Kept::default();
-        replays.call("a", "4", &kept);
-        replays.finished("a", "4");
-        assert_eq!(replays.len("a"), 1);
-        assert_eq!(replays.written("a", "1/5").as_deref(), Some(&b"of 5"[..]));
-        assert!(replays.call_of("a", "4").is_none());
-        assert_eq!(replays.sessions()["a"].bytes, 4);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use indexmap::IndexSet;
 use serde_json::Value;
 
+use super::failure::echo;
 use super::resources::Refusal;
 use toolkit_core::JsonObject;
 
@@ -56,11 +57,7 @@ impl TaskOwners {
 
 /// The refusal of a task id the client may not drive: one no task has, or another session's.
 pub fn unknown_task(id: &str) -> Refusal {
-    let mut cut: String = id.chars().take(200).collect();
-    if cut.len() < id.len() {
-        cut.push('…');
-    }
-    Refusal::InvalidParams(format!("No task {cut:?} is known here."))
+    Refusal::InvalidParams(format!("No task {:?} is known here.", echo(id)))
 }
 
 #[cfg(test)]

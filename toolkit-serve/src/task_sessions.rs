@@ -21,6 +21,7 @@ use axum::response::{IntoResponse as _, Response};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
+use super::session_end::forget_at_end;
 use super::tasks::Dialect;
 
 /// The header that names a session.
@@ -147,14 +148,7 @@ impl TaskSessions {
         // Without the session's end, an entry could outlive it: such a session is served plain.
         let ended = ended?;
         self.dialects().insert(id.clone(), Arc::clone(&dialect));
-        let dialects = Arc::clone(&self.dialects);
-        tokio::spawn(async move {
-            ended.cancelled().await;
-            dialects
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .remove(&id);
-        });
+        forget_at_end(&self.dialects, id, ended);
         Some(dialect)
     }
 

@@ -23,6 +23,7 @@
 //! (`replays.rs`). The head of a POST's stream waits briefly for its first message, so that a fast
 //! call is answered in one write (`first_message.rs`).
 
+use std::ops::Range;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
@@ -177,6 +178,9 @@ struct Events {
     kept: Kept,
     /// The stream's session, if it has one.
     replay: Option<Replay>,
+    /// The events rewritten and sent, by id: handed to [`Replays`] if the stream ends, or is
+    /// dropped, before its call's answer was sent (the client may resume it).
+    sent: Vec<(String, Bytes)>,
     /// Whether the body has ended.
     ended: bool,
 }
@@ -191,12 +195,28 @@ impl Events {
             searched: 0,
             kept,
             replay,
+            sent: Vec::new(),
             ended: false,
         }
     }
 
+    /// Hands the events sent to [`Replays`] when the stream stopped short of its call's answer
+    /// (lost by the client, or ended by rmcp for a stream the client resumed elsewhere); one
+    /// that carried the answer is not resumed, and keeps nothing.
+    fn hand_over(&mut self) {
+        let sent = std::mem::take(&mut self.sent);
+        if let Some(replay) = &self.replay
+            && replay.stream.is_some()
+            && !self.kept.answered()
+        {
+            for (id, written) in sent {
+                replay.layer.replays.keep(&replay.session, &id, written);
+            }
+        }
+    }
+
     /// `events` (whole SSE events) as they are to be sent.
-    fn written(&mut self, events: Vec<u8>) -> Vec<u8> {
+    fn written(&mut self, events: Vec<u8>) -> Bytes {
         if let Some(replay) = &mut self.replay
             && !replay.known
         {
@@ -219,11 +239,29 @@ impl Events {
             // A stream whose first events name no call (a standalone one) is not looked for.
             replay.known = true;
         }
-        match &self.replay {
-            Some(replay) if replay.resumed => replayed_events(&events, replay, &self.kept),
+        let mut rewritten = Vec::new();
+        let out = match &self.replay {
+            Some(replay) if replay.resumed => {
+                replayed_events(&events, replay, &self.kept, &mut rewritten)
+            }
             _ if self.kept.is_empty() => events,
-            replay => rewritten_events(&events, &self.kept, replay.as_ref()),
+            _ => rewritten_events(&events, &self.kept, &mut rewritten),
+        };
+        let out = Bytes::from(out);
+        if self.replay.is_some() {
+            self.sent.extend(
+                rewritten
+                    .into_iter()
+                    .map(|(id, range)| (id, out.slice(range))),
+            );
         }
+        out
+    }
+}
+
+impl Drop for Events {
+    fn drop(&mut self) {
+        self.hand_over();
     }
 }
 
@@ -239,7 +277,7 @@ impl Stream for Events {
                 let rest = self.buffer.split_off(end);
                 let events = std::mem::replace(&mut self.buffer, rest);
                 self.searched -= end;
-                return Poll::Ready(Some(Ok(Bytes::from(self.written(events)))));
+                return Poll::Ready(Some(Ok(self.written(events))));
             }
             if ended {
                 // What is left is no whole event: it passes as it is.
@@ -264,12 +302,7 @@ impl Stream for Events {
                 Poll::Ready(Some(Err(error))) => return Poll::Ready(Some(Err(error))),
                 Poll::Ready(None) => {
                     self.ended = true;
-                    // Read to its end, the stream is not resumed: what was kept for it goes.
-                    if let Some(replay) = &self.replay
-                        && let Some(stream) = &replay.stream
-                    {
-                        replay.layer.replays.finished(&replay.session, stream);
-                    }
+                    self.hand_over();
                 }
                 Poll::Pending => return Poll::Pending,
             }
@@ -366,39 +399,45 @@ fn event_id<'a>(lines: &[&'a [u8]]) -> Option<&'a str> {
     })
 }
 
-/// `events` (whole SSE events) with what was kept written into their messages; each event
-/// rewritten is kept for its session's `replay`, by its id.
-fn rewritten_events(events: &[u8], kept: &Kept, replay: Option<&Replay>) -> Vec<u8> {
+/// `events` (whole SSE events) with what was kept written into their messages; the id and place
+/// in the output of each event rewritten go onto `rewritten`.
+fn rewritten_events(
+    events: &[u8],
+    kept: &Kept,
+    rewritten: &mut Vec<(String, Range<usize>)>,
+) -> Vec<u8> {
     let mut out = Vec::with_capacity(events.len());
     each_event(events, |event| {
         let start = out.len();
         if rewrite_event(event, kept, &mut out)
-            && let (Some(replay), Some(id)) = (replay, event_id(event))
+            && let Some(id) = event_id(event)
         {
-            let written = Bytes::copy_from_slice(&out[start..]);
-            replay.layer.replays.keep(&replay.session, id, written);
+            rewritten.push((id.to_owned(), start..out.len()));
         }
     });
     out
 }
 
 /// `events` (whole SSE events) of a resumed stream: each one sent before as it was first
-/// written, the others with what the call `kept` written in.
-fn replayed_events(events: &[u8], replay: &Replay, kept: &Kept) -> Vec<u8> {
+/// written, the others as [`rewritten_events`] writes them.
+fn replayed_events(
+    events: &[u8],
+    replay: &Replay,
+    kept: &Kept,
+    rewritten: &mut Vec<(String, Range<usize>)>,
+) -> Vec<u8> {
     let mut out = Vec::with_capacity(events.len());
     each_event(events, |event| {
-        let sent = event_id(event).and_then(|id| replay.layer.replays.written(&replay.session, id));
+        let id = event_id(event);
+        let sent = id.and_then(|id| replay.layer.replays.written(&replay.session, id));
+        let start = out.len();
         match sent {
             Some(sent) => out.extend_from_slice(&sent),
-            None => {
-                let start = out.len();
-                if rewrite_event(event, kept, &mut out)
-                    && let Some(id) = event_id(event)
-                {
-                    let written = Bytes::copy_from_slice(&out[start..]);
-                    replay.layer.replays.keep(&replay.session, id, written);
-                }
-            }
+            None if !rewrite_event(event, kept, &mut out) => return,
+            None => {}
+        }
+        if let Some(id) = id {
+            rewritten.push((id.to_owned(), start..out.len()));
         }
     });
     out
@@ -483,9 +522,9 @@ mod tests {
 
     #[test]
     fn an_event_stream_is_rewritten_where_something_was_kept_and_else_passes_byte_for_byte() {
-        let out = rewritten_events(EVENTS.as_bytes(), &kept(), None);
+        let out = rewritten_events(EVENTS.as_bytes(), &kept(), &mut Vec::new());
         assert_eq!(String::from_utf8(out).unwrap(), REWRITTEN);
-        let untouched = rewritten_events(EVENTS.as_bytes(), &Kept::default(), None);
+        let untouched = rewritten_events(EVENTS.as_bytes(), &Kept::default(), &mut Vec::new());
         assert_eq!(String::from_utf8(untouched).unwrap(), EVENTS);
     }
 
@@ -500,6 +539,52 @@ mod tests {
             .into_iter()
             .flat_map(|chunk| chunk.unwrap())
             .collect()
+    }
+
+    #[tokio::test]
+    async fn a_stream_keeps_its_rewritten_events_only_if_it_stops_short_of_its_answer() {
+        const PROGRESS: &str = "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":1.0}}\nid: 1/5\n\n";
+        const ANSWER: &str =
+            "data: {\"jsonrpc\":\"2.0\",\"id\":3,\"result\":{\"content\":[]}}\nid: 2/5\n\n";
+        // Read to its answer; ended by rmcp before it (resumed elsewhere); dropped by the client
+        // after its first event.
+        for (chunks, read, kept_after) in [
+            (vec![PROGRESS, ANSWER], usize::MAX, false),
+            (vec![PROGRESS], usize::MAX, true),
+            (vec![PROGRESS, ANSWER], 1, true),
+        ] {
+            let layer = Arc::new(Answers {
+                sessions: TaskSessions::new(false, 1024),
+                replays: Replays::default(),
+            });
+            let replay = Replay {
+                layer: Arc::clone(&layer),
+                session: "s".to_owned(),
+                resumed: false,
+                stream: None,
+                known: false,
+            };
+            let body =
+                Body::from_stream(futures_util::stream::iter(chunks.into_iter().map(
+                    |chunk| Ok::<_, std::convert::Infallible>(chunk.as_bytes().to_vec()),
+                )));
+            let mut events = Events::new(body, kept(), Some(replay));
+            let mut taken = 0;
+            while taken < read && events.next().await.is_some() {
+                taken += 1;
+            }
+            drop(events);
+            let progress = layer.replays.written("s", "1/5");
+            assert_eq!(progress.is_some(), kept_after, "{read} read");
+            if let Some(progress) = progress {
+                assert!(
+                    std::str::from_utf8(&progress)
+                        .unwrap()
+                        .contains(r#""progress":1}"#),
+                    "kept as written: {progress:?}"
+                );
+            }
+        }
     }
 
     #[tokio::test]
