@@ -135,6 +135,8 @@ impl Replays {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+
     use super::*;
 
     #[test]
@@ -184,6 +186,44 @@ mod tests {
             1,
             "ended calls are forgotten"
         );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn sessions_racing_to_keep_read_and_end_stay_within_their_bounds() {
+        let replays = Arc::new(Replays::default());
+        let mut racing = Vec::new();
+        for task in 0..8 {
+            let replays = Arc::clone(&replays);
+            racing.push(tokio::spawn(async move {
+                let own = format!("s{task}");
+                for n in 0..200 {
+                    let event = Bytes::from(format!("{task}:{n}"));
+                    replays.keep(&own, &format!("{n}/1"), event.clone());
+                    replays.keep("shared", &format!("{n}/{task}"), event.clone());
+                    assert_eq!(replays.written(&own, &format!("{n}/1")), Some(event));
+                    let kept = Kept::default();
+                    replays.call("shared", &task.to_string(), &kept);
+                    assert!(replays.call_of("shared", &task.to_string()).is_some());
+                    if n % 50 == 49 {
+                        replays.end(&own);
+                    }
+                    tokio::task::yield_now().await;
+                }
+            }));
+        }
+        for task in racing {
+            task.await.unwrap();
+        }
+        let sessions = replays.sessions();
+        for (name, kept) in sessions.iter() {
+            assert!(kept.events.len() <= MAX_EVENTS, "{name}");
+            let bytes: usize = kept.events.iter().map(|event| event.written.len()).sum();
+            assert_eq!(
+                kept.bytes, bytes,
+                "{name}: the count of bytes kept is exact"
+            );
+        }
+        assert_eq!(sessions["shared"].events.len(), MAX_EVENTS);
     }
 
     #[tokio::test]

@@ -10,8 +10,9 @@
 //! for each session (`task_sessions.rs`), rename, for such a client, the requests of the
 //! 2025-11-25 form to methods rmcp passes on as they were written ([`Dialect::incoming`]),
 //! and they are answered here as JSON; the `initialize` answer gains the `tasks` capability
-//! ([`Dialect::outgoing`]). A session drives only the tasks it created (`task_owners.rs`). A client that declares no tasks is served as before: task tools
-//! listed without `execution`, their calls run as tasks upstream by the MCP source.
+//! ([`Dialect::outgoing`]). A session drives only the tasks it created (`task_owners.rs`). A
+//! client that declares no tasks is served as before: task tools listed without `execution`,
+//! their calls run as tasks upstream by the MCP source.
 
 use std::sync::Arc;
 
