@@ -10,6 +10,7 @@
 
 mod clients;
 mod extensions;
+mod principal;
 mod relay;
 mod written;
 
@@ -18,6 +19,7 @@ use std::sync::Arc;
 
 pub use clients::{Clients, Joined};
 pub use extensions::Extensions;
+pub use principal::Principal;
 pub use relay::{ELICITATION_CREATE, ROOTS_LIST, Relay, Relayed, SAMPLING_CREATE};
 pub use written::Written;
 
@@ -123,6 +125,11 @@ impl CallContext {
     /// The tool being run, by the name the model knows it, once a toolkit runs the call.
     pub fn tool(&self) -> Option<&str> {
         self.tool.as_deref()
+    }
+
+    /// Who made the call, when a server that knows it serves the call (see [`Principal`]).
+    pub fn principal(&self) -> Option<&Principal> {
+        self.extension::<Principal>()
     }
 
     /// The relay to the client of the served call, when a server serves it (see [`Relay`]).
