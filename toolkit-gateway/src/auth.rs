@@ -19,6 +19,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tokio::sync::Mutex;
+use toolkit_runtime::context::Principal;
 
 use crate::config::{AuthConfig, AuthMode, ConfigError, read_env};
 
@@ -83,11 +84,13 @@ impl std::fmt::Debug for Authenticator {
 enum Kind {
     /// Each token's holder and the SHA-256 of the token (compared in constant time, lengths
     /// hidden).
-    Tokens(Vec<(String, [u8; 32])>),
+    Tokens(Vec<(Principal, [u8; 32])>),
     Jwt(Box<Jwt>),
 }
 
 struct Jwt {
+    /// The issuer every token must name: with `sub`, who the token's holder is.
+    issuer: String,
     scopes: Vec<String>,
     /// The `typ` values a token's header may have, lower-cased (any when empty).
     token_types: Vec<String>,
@@ -103,7 +106,7 @@ struct Jwt {
 
 /// A token found valid: whose it is, and until when it may be taken without checking it again.
 struct Verified {
-    holder: String,
+    holder: Principal,
     /// `exp` plus the leeway, in seconds since the epoch.
     until: u64,
     /// `nbf` less the leeway (0 without `nbf`).
@@ -115,7 +118,8 @@ struct Verified {
     at: Instant,
 }
 
-/// The claims read beyond those `jsonwebtoken` checks (the others are skipped unread).
+/// The claims read beyond those `jsonwebtoken` checks, and the rest of them, which the holder's
+/// [`Principal`] carries for a policy to read.
 #[derive(serde::Deserialize)]
 struct Claims {
     scope: Option<Value>,
@@ -123,6 +127,8 @@ struct Claims {
     sub: Option<Value>,
     exp: Option<Value>,
     nbf: Option<Value>,
+    #[serde(flatten)]
+    rest: serde_json::Map<String, Value>,
 }
 
 /// The protected resource metadata (RFC 9728) and its URL.
@@ -168,7 +174,7 @@ impl Authenticator {
                             token.name, token.env
                         )));
                     }
-                    tokens.push((token.name.clone(), digest(value.as_bytes())));
+                    tokens.push((Principal::token(&token.name), digest(value.as_bytes())));
                 }
                 Ok(Self {
                     kind: Kind::Tokens(tokens),
@@ -206,6 +212,7 @@ impl Authenticator {
                     .collect();
                 Ok(Self {
                     kind: Kind::Jwt(Box::new(Jwt {
+                        issuer: issuer.clone(),
                         scopes: config.scopes.clone(),
                         token_types: config
                             .token_types
@@ -227,13 +234,13 @@ impl Authenticator {
         self.metadata.as_ref()
     }
 
-    /// Checks the request's bearer token: who holds it (a token's name, or a JWT's `sub`), or
-    /// why the request is refused.
+    /// Checks the request's bearer token: who holds it (a token's name, or a JWT's issuer and
+    /// `sub`, with its claims), or why the request is refused.
     ///
     /// # Errors
     ///
     /// The [`Refusal`] to answer with.
-    pub async fn check(&self, headers: &HeaderMap) -> Result<String, Refusal> {
+    pub async fn check(&self, headers: &HeaderMap) -> Result<Principal, Refusal> {
         let token = bearer(headers).map_err(|(error, why)| self.refusal(error, why))?;
         match &self.kind {
             Kind::Tokens(tokens) => {
@@ -342,7 +349,7 @@ fn metadata(resource: &str, issuer: &str, scopes: &[String]) -> Result<Metadata,
 }
 
 impl Jwt {
-    async fn check(&self, token: &str) -> Result<String, (&'static str, &'static str)> {
+    async fn check(&self, token: &str) -> Result<Principal, (&'static str, &'static str)> {
         let digest = digest(token.as_bytes());
         if let Some(holder) = self.remembered(&digest) {
             return Ok(holder);
@@ -389,7 +396,7 @@ impl Jwt {
     /// The holder of the token with SHA-256 `digest`, if it was found valid and still is: not
     /// expired (with the leeway), valid already, checked with the keys held now, within the
     /// hour.
-    fn remembered(&self, digest: &[u8; 32]) -> Option<String> {
+    fn remembered(&self, digest: &[u8; 32]) -> Option<Principal> {
         let mut remembered = self.verified.lock().unwrap_or_else(PoisonError::into_inner);
         let known = remembered.get(digest)?;
         let now = unix_now();
@@ -405,7 +412,10 @@ impl Jwt {
     }
 
     /// Checks `token` in full: its header, key, signature and claims.
-    async fn verify(&self, token: &str) -> Result<(String, Claims), (&'static str, &'static str)> {
+    async fn verify(
+        &self,
+        token: &str,
+    ) -> Result<(Principal, Claims), (&'static str, &'static str)> {
         let invalid = |why| ("invalid_token", why);
         let header = jsonwebtoken::decode_header(token).map_err(|_| invalid("malformed"))?;
         let validation = self
@@ -447,14 +457,13 @@ impl Jwt {
         {
             return Err(("insufficient_scope", "a scope missing"));
         }
-        let holder = claims
-            .sub
-            .as_ref()
-            .and_then(Value::as_str)
-            .unwrap_or("(no sub)")
-            .chars()
-            .take(128)
-            .collect();
+        // Without a subject, two holders could not be told apart: nothing of one may reach the
+        // other, so such a token is refused (RFC 9068 §2.2 requires `sub`).
+        let subject = match claims.sub.as_ref().and_then(Value::as_str) {
+            Some(subject) if !subject.is_empty() && subject.len() <= 256 => subject,
+            _ => return Err(invalid("no usable sub")),
+        };
+        let holder = Principal::jwt(&self.issuer, subject).with_claims(claims.rest.clone());
         Ok((holder, claims))
     }
 }
@@ -790,8 +799,10 @@ mod tests {
         let keys = Arc::new(std::sync::Mutex::new(Vec::new()));
         let (auth, signing, origin) = jwt_issuer(keys, &["at+jwt"]).await;
         let headers = bearer_of(&signing, "k1", &origin, unix_now() + 1);
-        assert_eq!(auth.check(&headers).await.unwrap(), "a");
-        assert_eq!(auth.check(&headers).await.unwrap(), "a");
+        let holder = auth.check(&headers).await.unwrap();
+        assert_eq!(holder.id(), format!("jwt:{origin}#a"));
+        assert_eq!(holder.claims()["aud"], "http://127.0.0.1:1/mcp");
+        assert_eq!(auth.check(&headers).await.unwrap(), holder, "remembered");
         tokio::time::sleep(Duration::from_millis(2_100)).await;
         let refusal = auth.check(&headers).await.unwrap_err();
         assert_eq!((refusal.error, refusal.why), ("invalid_token", "expired"));

@@ -117,6 +117,15 @@ pub struct Serve {
     /// holding up the calls beside it.
     #[serde(default = "default_threads")]
     pub threads: usize,
+    /// The most HTTP sessions open at once, of everyone (4,096 by default; from 1 to 1,000,000).
+    /// One more is answered `503` with `Retry-After`.
+    #[serde(default = "default_max_sessions")]
+    pub max_sessions: usize,
+    /// The most HTTP sessions one person (principal) may hold open at once (256 by default; from
+    /// 1 to `max_sessions`). One more is answered `429` with `Retry-After`. Without
+    /// `[serve.auth]` every client is one person.
+    #[serde(default = "default_max_sessions_per_principal")]
+    pub max_sessions_per_principal: usize,
 }
 
 /// The `[serve.auth]` table: opaque tokens read from the environment, or JWT access tokens of
@@ -193,6 +202,17 @@ fn default_threads() -> usize {
     1
 }
 
+fn default_max_sessions() -> usize {
+    4_096
+}
+
+fn default_max_sessions_per_principal() -> usize {
+    256
+}
+
+/// The most sessions `[serve] max_sessions` may ask for.
+const MAX_SESSIONS: usize = 1_000_000;
+
 /// The most threads `[serve] threads` may ask for.
 const MAX_THREADS: usize = 256;
 
@@ -222,6 +242,8 @@ impl Default for Serve {
             allowed_hosts: Vec::new(),
             auth: None,
             threads: default_threads(),
+            max_sessions: default_max_sessions(),
+            max_sessions_per_principal: default_max_sessions_per_principal(),
         }
     }
 }
@@ -617,6 +639,18 @@ impl Config {
                 config.serve.threads
             ));
         }
+        if !(1..=MAX_SESSIONS).contains(&config.serve.max_sessions) {
+            problems.push(format!(
+                "serve.max_sessions is {}: from 1 to {MAX_SESSIONS}",
+                config.serve.max_sessions
+            ));
+        }
+        if !(1..=config.serve.max_sessions).contains(&config.serve.max_sessions_per_principal) {
+            problems.push(format!(
+                "serve.max_sessions_per_principal is {}: from 1 to serve.max_sessions ({})",
+                config.serve.max_sessions_per_principal, config.serve.max_sessions
+            ));
+        }
         if let Some(auth) = &config.serve.auth {
             problems.extend(auth.problems());
         }
@@ -1009,6 +1043,33 @@ mod tests {
                 "{error}"
             );
         }
+    }
+
+    #[test]
+    fn the_sessions_kept_are_bounded_in_all_and_per_principal() {
+        let config = Config::parse("[policy]\ndefault = \"allow\"\n").unwrap();
+        assert_eq!(
+            (
+                config.serve.max_sessions,
+                config.serve.max_sessions_per_principal
+            ),
+            (4_096, 256)
+        );
+        let with = |all: usize, each: usize| {
+            Config::parse(&format!(
+                "[serve]\nmax_sessions = {all}\nmax_sessions_per_principal = {each}\n[policy]\ndefault = \"allow\"\n"
+            ))
+        };
+        assert_eq!(with(10, 2).unwrap().serve.max_sessions_per_principal, 2);
+        let error = with(0, 1).unwrap_err().0;
+        assert!(error.contains("serve.max_sessions is 0"), "{error}");
+        let error = with(10, 11).unwrap_err().0;
+        assert!(
+            error.contains(
+                "serve.max_sessions_per_principal is 11: from 1 to serve.max_sessions (10)"
+            ),
+            "{error}"
+        );
     }
 
     #[test]

@@ -19,6 +19,7 @@ use futures_util::StreamExt;
 use serde_json::json;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
+use toolkit_runtime::context::Principal;
 use toolkit_runtime::serve::{McpServer, without_delay};
 
 use crate::Readiness;
@@ -254,9 +255,16 @@ async fn guarded(State(guard): State<Arc<Guard>>, mut request: Request, next: Ne
             .insert(CONNECTION, HeaderValue::from_static("close"));
         return response;
     }
-    if let Some(auth) = &guard.auth {
-        match auth.check(request.headers()).await {
-            Ok(who) => tracing::debug!(client = %who, "authenticated"),
+    // Who is behind the request travels with it: the session it opens is bound to them, and each
+    // call they make carries them (`CallContext::principal`). Without authentication the gateway
+    // listens for one person (on loopback, or behind a proxy that vouches for them).
+    let principal = match &guard.auth {
+        None => Principal::loopback(),
+        Some(auth) => match auth.check(request.headers()).await {
+            Ok(who) => {
+                tracing::debug!(client = %who, "authenticated");
+                who
+            }
             Err(refusal) => {
                 tracing::info!(error = refusal.error, why = refusal.why, "request refused");
                 guard.metrics.record_refused(refusal.error);
@@ -267,8 +275,9 @@ async fn guarded(State(guard): State<Arc<Guard>>, mut request: Request, next: Ne
                 }
                 return response;
             }
-        }
-    }
+        },
+    };
+    request.extensions_mut().insert(principal);
     request.headers_mut().remove(AUTHORIZATION);
     if request.method() != Method::POST {
         return next.run(request).await;

@@ -72,6 +72,8 @@ pub async fn serve(config: Config) -> Result<(), String> {
     // The bound address is a `Host` its clients send (any loopback address, not only the
     // loopback names rmcp accepts by default).
     let mut options = HttpOptions::default();
+    options.session_limits.max_sessions = serve.max_sessions;
+    options.session_limits.max_sessions_per_principal = serve.max_sessions_per_principal;
     let bound = match serve.address.ip() {
         std::net::IpAddr::V4(ip) => ip.to_string(),
         std::net::IpAddr::V6(ip) => format!("[{ip}]"),

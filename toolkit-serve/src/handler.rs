@@ -7,6 +7,7 @@
 
 use std::borrow::Cow;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rmcp::model::{
@@ -31,7 +32,7 @@ use super::resources;
 use super::served::ServedToolkit;
 use super::told::{self, Told};
 use super::written_result;
-use toolkit_core::context::{Clients, Joined, Relay, Written};
+use toolkit_core::context::{Clients, Joined, Principal, Relay, Written};
 use toolkit_core::{ApprovalRequest, CallContext, Failure, JsonObject, Progress, Verdict};
 
 /// What a server says of itself.
@@ -68,6 +69,9 @@ pub(crate) struct Handler {
     pub(crate) clients: Option<Arc<Clients>>,
     /// Set at the session's first `notifications/initialized`: its client among `clients`.
     pub(crate) joined: Arc<OnceLock<Option<Joined>>>,
+    /// Set at the session's first `notifications/initialized` (a session that never says it is
+    /// closed early: `session_owners.rs`).
+    pub(crate) initialized: Arc<AtomicBool>,
     /// The tasks this session's client created (`task_owners.rs`).
     pub(crate) task_owners: Arc<super::task_owners::TaskOwners>,
     /// Cancelled when the session ends (`session_end.rs`).
@@ -146,7 +150,9 @@ impl ServerHandler for Handler {
             context.id.clone(),
             stop,
         ));
-        let call_context = self.call_context(sender, Arc::clone(&written), relay);
+        let call_context = self
+            .call_context(sender, Arc::clone(&written), relay)
+            .with_extension(principal_of(&context.extensions));
         // A call the client cancels (`notifications/cancelled`, or an HTTP request it dropped)
         // stops: its future is dropped, which stops the tool's work.
         let call = tool.call_with(input, &call_context);
@@ -274,7 +280,7 @@ impl ServerHandler for Handler {
     ) -> Result<InitializeResult, ErrorData> {
         // Over HTTP, the layer keeps what the session speaks of tasks until the session ends.
         if let Some(kept) = super::kept::Kept::of(&context) {
-            kept.session_end(self.ended.token());
+            kept.session_end(self.ended.token(), Arc::clone(&self.initialized));
         }
         context.peer.set_peer_info(request.clone());
         self.negotiate_initialize(&request)
@@ -306,14 +312,19 @@ impl ServerHandler for Handler {
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.initialized.store(true, Ordering::Release);
         let mut first = false;
         self.joined.get_or_init(|| {
             first = true;
+            let principal = principal_of(&context.extensions);
             self.clients.as_ref().map(|clients| {
-                clients.join(Arc::new(ClientRelay::for_session(
-                    context.peer.clone(),
-                    self.ended.token(),
-                )))
+                clients.join(
+                    Arc::new(ClientRelay::for_session(
+                        context.peer.clone(),
+                        self.ended.token(),
+                    )),
+                    principal,
+                )
             })
         });
         // A client that says it again starts nothing twice.
@@ -357,6 +368,7 @@ impl Handler {
                 ended.token(),
             )),
             joined: Arc::default(),
+            initialized: Arc::default(),
             task_owners: Arc::default(),
             ended,
             ..self.clone()
@@ -429,6 +441,17 @@ impl Handler {
             tracing::debug!(%error, "the client could not be told of a log");
         }
     }
+}
+
+/// Who sent the message whose context has `extensions`: the principal the host put in the HTTP
+/// request's extensions, else the one person of a server without authentication (stdio, or
+/// HTTP on loopback).
+fn principal_of(extensions: &rmcp::model::Extensions) -> Principal {
+    extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<Principal>())
+        .cloned()
+        .unwrap_or_else(Principal::loopback)
 }
 
 /// How severe a log level is: `debug` 0 to `emergency` 7.

@@ -2,6 +2,7 @@
 //! written into the messages of the request's answer (`written_http.rs`).
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use axum::http::request::Parts;
@@ -28,6 +29,9 @@ pub(crate) struct Held {
     pub(crate) progress: HashMap<String, VecDeque<JsonObject>>,
     /// The end of the session an `initialize` started (`session_end.rs`).
     pub(crate) ended: Option<CancellationToken>,
+    /// Set once the client of the session an `initialize` started says it is ready
+    /// (`notifications/initialized`; `session_owners.rs`).
+    pub(crate) initialized: Option<Arc<AtomicBool>>,
     /// The dialect of a session that speaks tasks, whose `initialize` answer is to gain them
     /// (`task_sessions.rs`).
     pub(crate) dialect: Option<SessionDialect>,
@@ -82,9 +86,12 @@ impl Kept {
         }
     }
 
-    /// Keeps the end of the session the request's `initialize` started.
-    pub(crate) fn session_end(&self, ended: CancellationToken) {
-        self.held().ended = Some(ended);
+    /// Keeps the end of the session the request's `initialize` started, and the flag its client's
+    /// `notifications/initialized` sets.
+    pub(crate) fn session_end(&self, ended: CancellationToken, initialized: Arc<AtomicBool>) {
+        let mut held = self.held();
+        held.ended = Some(ended);
+        held.initialized = Some(initialized);
     }
 
     /// The contents, locked.

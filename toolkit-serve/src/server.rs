@@ -20,6 +20,7 @@ use super::ServeError;
 use super::handler::{Handler, Identity};
 use super::replays::Replays;
 use super::served::ServedToolkit;
+use super::session_owners::{SessionLimits, SessionOwners};
 use super::stdin_guard::{StdinGuard, StdinGuardOptions};
 use super::task_sessions::TaskSessions;
 use super::transport::{GuardedTransport, Input, spawn_writer};
@@ -98,6 +99,13 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// The largest request body taken, in bytes (a larger one gets `413`). 4 MiB by default.
     pub max_request_body_bytes: usize,
+    /// How many sessions are kept, in all and per principal, and how long one whose client never
+    /// says `notifications/initialized` lives. A session is bound to the
+    /// [`Principal`](toolkit_core::context::Principal) whose request opened it (the host puts
+    /// one in the request's extensions; without one, every request is
+    /// [`Principal::loopback`](toolkit_core::context::Principal::loopback)'s), and a request of
+    /// another naming it is answered as for an unknown session (404).
+    pub session_limits: SessionLimits,
 }
 
 impl Default for HttpOptions {
@@ -107,6 +115,7 @@ impl Default for HttpOptions {
             sessions: true,
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             max_request_body_bytes: 4 * 1024 * 1024,
+            session_limits: SessionLimits::default(),
         }
     }
 }
@@ -292,6 +301,7 @@ impl McpServer {
             subscribers: Arc::clone(&self.subscribers),
             clients: self.clients.clone(),
             joined: Arc::default(),
+            initialized: Arc::default(),
             task_owners: Arc::default(),
             ended,
         }
@@ -384,9 +394,17 @@ impl McpServer {
             .with_cancellation_token(shutdown);
         // rmcp's HTTP service takes only a `ServerHandler`, whose call results and a session's
         // progress are typed: the layer writes what an upstream wrote into the answers.
+        let manager = Arc::new(LocalSessionManager::default());
         let service: StreamableHttpService<Handler, LocalSessionManager> =
-            StreamableHttpService::new(move || Ok(handler.for_session()), Arc::default(), config);
+            StreamableHttpService::new(
+                move || Ok(handler.for_session()),
+                Arc::clone(&manager),
+                config,
+            );
         let layer = Arc::new(written_http::Answers {
+            owners: SessionOwners::new(self.http.session_limits.clone(), manager),
+            clients: self.clients.clone(),
+            max_body: self.http.max_request_body_bytes,
             sessions: TaskSessions::new(
                 self.tasks.is_some() && self.http.sessions,
                 self.http.max_request_body_bytes,

@@ -33,11 +33,13 @@ use axum::extract::{Request, State};
 use axum::http::Method;
 use axum::http::header::{CONTENT_LENGTH, CONTENT_TYPE};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse as _, Response};
 use futures_util::{Stream, StreamExt as _};
+use toolkit_core::context::{Clients, Principal};
 
 use super::kept::Kept;
 use super::replays::Replays;
+use super::session_owners::{SessionOwners, unknown_session};
 use super::task_sessions::{SESSION_ID, TaskSessions};
 
 /// The header of a client resuming a stream.
@@ -50,7 +52,7 @@ const LAST_EVENT_ID: &str = "last-event-id";
 /// declared tasks.
 pub(crate) async fn answers(
     State(layer): State<Arc<Answers>>,
-    request: Request,
+    mut request: Request,
     next: Next,
 ) -> Response {
     let post = request.method() == Method::POST;
@@ -59,6 +61,39 @@ pub(crate) async fn answers(
         .get(SESSION_ID)
         .and_then(|id| id.to_str().ok())
         .map(str::to_owned);
+    // Who sent it: a session is bound to the principal that opened it (`session_owners.rs`).
+    let principal = match request.extensions().get::<Principal>() {
+        Some(principal) => principal.clone(),
+        None => {
+            request.extensions_mut().insert(Principal::loopback());
+            Principal::loopback()
+        }
+    };
+    if let Some(clients) = &layer.clients {
+        clients.seen(&principal);
+    }
+    let mut opening = None;
+    if let Some(session) = &session {
+        if !layer.owners.admits(session, &principal) {
+            tracing::info!(
+                principal = %principal,
+                "a request named a session of another principal: answered as an unknown one"
+            );
+            return unknown_session();
+        }
+    } else if post {
+        match layer.owners.open(&principal) {
+            Ok(room) => opening = Some(room),
+            Err(full) => match opens_session(request, layer.max_body).await {
+                Ok((_, true)) => {
+                    tracing::info!(principal = %principal, ?full, "a session was refused: too many");
+                    return full.response();
+                }
+                Ok((read, false)) => request = read,
+                Err(refused) => return refused,
+            },
+        }
+    }
     let last_event_id = (request.method() == Method::GET)
         .then(|| request.headers().get(LAST_EVENT_ID))
         .flatten();
@@ -80,12 +115,22 @@ pub(crate) async fn answers(
     let kept = Kept::default();
     request.extensions_mut().insert(kept.clone());
     let response = next.run(request).await;
-    let ended = kept.held().ended.take();
+    let (ended, initialized) = {
+        let mut held = kept.held();
+        (held.ended.take(), held.initialized.take())
+    };
     if let (Some(ended), Some(started)) = (&ended, response.headers().get(SESSION_ID))
         && let Ok(started) = started.to_str()
     {
         layer.replays.drop_at(started.to_owned(), ended.clone());
+        if let Some(opening) = opening.take() {
+            layer
+                .owners
+                .opened(opening, started, ended.clone(), initialized);
+        }
     }
+    // A request that opened no session frees the room it held.
+    drop(opening);
     if let Some(dialect) = layer.sessions.answered(pending, response.headers(), ended) {
         kept.held().dialect = Some(dialect);
     }
@@ -142,14 +187,42 @@ pub(crate) async fn answers(
     }
 }
 
-/// The state of [`answers`]: the sessions that speak tasks, and the events rewritten per session
-/// for a resumed stream.
-#[derive(Debug)]
+/// The state of [`answers`]: who owns each session, the sessions that speak tasks, and the
+/// events rewritten per session for a resumed stream.
 pub(crate) struct Answers {
+    /// Each session's principal, and the sessions' limits.
+    pub(crate) owners: Arc<SessionOwners>,
+    /// The clients of the server's sessions, told who used the server.
+    pub(crate) clients: Option<Arc<Clients>>,
+    /// The largest request body read.
+    pub(crate) max_body: usize,
     /// The dialects of the sessions whose clients declared tasks.
     pub(crate) sessions: TaskSessions,
     /// The events rewritten, to be replayed as written.
     pub(crate) replays: Replays,
+}
+
+/// Whether the request, read whole, is an `initialize` (it would open a session), and the
+/// request again; `Err` with the answer when its body is over `limit` bytes.
+async fn opens_session(request: Request, limit: usize) -> Result<(Request, bool), Response> {
+    /// The one member read of a message.
+    #[derive(serde::Deserialize)]
+    struct Method<'a> {
+        #[serde(borrow)]
+        method: Option<std::borrow::Cow<'a, str>>,
+    }
+    let (parts, body) = request.into_parts();
+    let bytes = axum::body::to_bytes(body, limit).await.map_err(|error| {
+        tracing::debug!(%error, "a request body could not be read");
+        (
+            axum::http::StatusCode::PAYLOAD_TOO_LARGE,
+            "Payload Too Large",
+        )
+            .into_response()
+    })?;
+    let opens = serde_json::from_slice::<Method<'_>>(&bytes)
+        .is_ok_and(|message| message.method.as_deref() == Some("initialize"));
+    Ok((Request::from_parts(parts, Body::from(bytes)), opens))
 }
 
 /// The session of an event stream: its rewritten events are kept, or, for a stream the client
@@ -554,6 +627,9 @@ mod tests {
             (vec![PROGRESS, ANSWER], 1, true),
         ] {
             let layer = Arc::new(Answers {
+                owners: SessionOwners::new(Default::default(), Arc::default()),
+                clients: None,
+                max_body: 1024,
                 sessions: TaskSessions::new(false, 1024),
                 replays: Replays::default(),
             });

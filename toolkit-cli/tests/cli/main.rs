@@ -8,6 +8,7 @@ mod execute;
 mod gateway;
 mod gateway_apps;
 mod gateway_fidelity;
+mod gateway_isolation;
 mod gateway_replicas;
 mod gateway_resources;
 mod gateway_tasks;

@@ -7,14 +7,26 @@
 //! ([`Clients::join`]) and tells of a client's `notifications/roots/list_changed`
 //! ([`Clients::roots_changed`]); an MCP source given the same [`Clients`]
 //! (`McpOptions::clients`) asks what its server asks outside a call of the one client there is,
-//! when there is exactly one — whose else could it be — and answers as for a client without
-//! the capability when there are several or none.
+//! when it can be known to own the upstream connection — exactly one session's client is
+//! joined, and no other person ([`Principal`]) used the server lately, in a session or
+//! without one ([`Clients::seen`]) — and answers as for a client without the capability
+//! otherwise: an upstream shared by two people asks neither for their roots.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
-use super::Relay;
+use super::{Principal, Relay};
+
+/// How long a person who used the server counts as one of its users: as long as an idle
+/// session lives.
+const LATELY: Duration = Duration::from_secs(300);
+
+/// The most people remembered as users; more at once, and the server counts as shared until
+/// they are forgotten.
+const MAX_SEEN: usize = 1_024;
 
 /// What is told when a client's roots changed.
 type Listener = Arc<dyn Fn() + Send + Sync>;
@@ -35,9 +47,30 @@ type Listener = Arc<dyn Fn() + Send + Sync>;
 /// ```
 #[derive(Default)]
 pub struct Clients {
-    joined: Mutex<Vec<(u64, Arc<dyn Relay>)>>,
+    joined: Mutex<Vec<(u64, Arc<dyn Relay>, Principal)>>,
     next: AtomicU64,
     listeners: Mutex<Vec<Listener>>,
+    /// Who used the server lately, and when last.
+    seen: Mutex<Seen>,
+}
+
+#[derive(Default)]
+struct Seen {
+    last: HashMap<Principal, Instant>,
+    /// Until when the server counts as shared though the people are forgotten (too many).
+    crowded_until: Option<Instant>,
+}
+
+impl Seen {
+    /// Whether only `principal` used the server lately, if anyone did.
+    fn only(&mut self, principal: &Principal, now: Instant) -> bool {
+        if self.crowded_until.is_some_and(|until| now < until) {
+            return false;
+        }
+        self.last
+            .retain(|_, at| now.saturating_duration_since(*at) < LATELY);
+        self.last.keys().all(|seen| seen == principal)
+    }
 }
 
 impl fmt::Debug for Clients {
@@ -71,36 +104,71 @@ impl Drop for Joined {
             .joined
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .retain(|(key, _)| *key != self.key);
+            .retain(|(key, _, _)| *key != self.key);
     }
 }
 
 impl Clients {
-    /// Adds the client that `relay` asks, while the returned guard lives (its session).
+    /// Adds the client that `relay` asks, of `principal`'s session, while the returned guard
+    /// lives (its session).
     #[must_use = "the client leaves when the guard is dropped"]
-    pub fn join(self: &Arc<Self>, relay: Arc<dyn Relay>) -> Joined {
+    pub fn join(self: &Arc<Self>, relay: Arc<dyn Relay>, principal: Principal) -> Joined {
+        self.seen(&principal);
         let key = self.next.fetch_add(1, Ordering::Relaxed);
         self.joined
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .push((key, relay));
+            .push((key, relay, principal));
         Joined {
             clients: Arc::clone(self),
             key,
         }
     }
 
-    /// The one client there is, if exactly one session's is joined.
+    /// `principal` used the server (a call, in a session or without one). When they are new
+    /// beside a client that may have been asked for its roots, the listeners are told the roots
+    /// changed, so that an upstream asks again — and, the server now shared, is answered as by
+    /// a client without roots.
+    pub fn seen(&self, principal: &Principal) {
+        let now = Instant::now();
+        let new = {
+            let mut seen = self.seen.lock().unwrap_or_else(PoisonError::into_inner);
+            let new = seen.last.insert(principal.clone(), now).is_none();
+            if seen.last.len() > MAX_SEEN {
+                seen.last.clear();
+                seen.crowded_until = Some(now + LATELY);
+            }
+            new
+        };
+        let beside_another = new
+            && self
+                .joined
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .iter()
+                .any(|(_, _, joined)| joined != principal);
+        if beside_another {
+            self.roots_changed();
+        }
+    }
+
+    /// The one client there is, if it can be known to own an upstream connection: exactly one
+    /// session's client is joined, and no other person used the server lately.
     pub fn only(&self) -> Option<Arc<dyn Relay>> {
-        match self
+        let (relay, principal) = match self
             .joined
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .as_slice()
         {
-            [(_, relay)] => Some(Arc::clone(relay)),
-            _ => None,
-        }
+            [(_, relay, principal)] => (Arc::clone(relay), principal.clone()),
+            _ => return None,
+        };
+        self.seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .only(&principal, Instant::now())
+            .then_some(relay)
     }
 
     /// Calls `listener` each time a client says its roots changed ([`Clients::roots_changed`]).
@@ -155,13 +223,55 @@ mod tests {
     fn the_only_client_is_the_one_joined_while_it_is_alone() {
         let clients = Arc::new(Clients::default());
         assert!(clients.only().is_none());
-        let first = clients.join(Arc::new(Named("first")));
+        let first = clients.join(Arc::new(Named("first")), Principal::loopback());
         assert_eq!(name_of(&clients.only().unwrap()), r#"Named("first")"#);
-        let second = clients.join(Arc::new(Named("second")));
+        let second = clients.join(Arc::new(Named("second")), Principal::loopback());
         assert!(clients.only().is_none(), "two clients: whose would it be");
         drop(first);
         assert_eq!(name_of(&clients.only().unwrap()), r#"Named("second")"#);
         drop(second);
+        assert!(clients.only().is_none());
+    }
+
+    #[test]
+    fn the_one_client_is_asked_only_while_no_one_else_used_the_server() {
+        let clients = Arc::new(Clients::default());
+        let told = Arc::new(AtomicU64::new(0));
+        let heard = Arc::clone(&told);
+        clients.on_roots_changed(move || {
+            heard.fetch_add(1, Ordering::Relaxed);
+        });
+        let (alice, bob) = (Principal::token("alice"), Principal::token("bob"));
+        let _session = clients.join(Arc::new(Named("alice's")), alice.clone());
+        clients.seen(&alice);
+        assert_eq!(name_of(&clients.only().unwrap()), r#"Named("alice's")"#);
+        assert_eq!(told.load(Ordering::Relaxed), 0);
+        // Bob calls without a session (a stateless client, or one that never said it was
+        // ready): the upstream is shared now, and is told to ask again.
+        clients.seen(&bob);
+        assert!(
+            clients.only().is_none(),
+            "bob's upstream asks alice nothing"
+        );
+        assert_eq!(told.load(Ordering::Relaxed), 1);
+        clients.seen(&bob);
+        assert_eq!(
+            told.load(Ordering::Relaxed),
+            1,
+            "told once, when bob is new"
+        );
+    }
+
+    #[test]
+    fn too_many_people_at_once_count_as_a_shared_server() {
+        let clients = Arc::new(Clients::default());
+        let alice = Principal::token("alice");
+        let _session = clients.join(Arc::new(Named("alice's")), alice.clone());
+        for n in 0..=MAX_SEEN {
+            clients.seen(&Principal::token(&format!("p{n}")));
+        }
+        assert!(clients.seen.lock().unwrap().last.len() <= MAX_SEEN);
+        clients.seen(&alice);
         assert!(clients.only().is_none());
     }
 
@@ -172,7 +282,7 @@ mod tests {
             for _ in 0..16 {
                 scope.spawn(|| {
                     for _ in 0..200 {
-                        let joined = clients.join(Arc::new(Named("racer")));
+                        let joined = clients.join(Arc::new(Named("racer")), Principal::loopback());
                         let _ = clients.only();
                         drop(joined);
                     }

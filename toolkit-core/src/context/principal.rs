@@ -129,6 +129,9 @@ mod tests {
         assert_ne!(Principal::token("bob"), Principal::jwt("x", "bob"));
         assert_eq!(with.name(), "bob");
         assert_eq!(with.claims()["groups"], Value::from(vec!["admins"]));
-        assert_eq!(format!("{with:?}"), r#"Principal("jwt:https://a.example#bob")"#);
+        assert_eq!(
+            format!("{with:?}"),
+            r#"Principal("jwt:https://a.example#bob")"#
+        );
     }
 }

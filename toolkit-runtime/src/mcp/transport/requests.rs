@@ -38,9 +38,10 @@ pub(crate) fn relay_of(options: &McpOptions, context: &CallContext) -> Relay {
 /// The relays of the served calls in flight on one transport, for what a server asks on a stream
 /// of no call (a session's standalone stream, stdio, the old transport's stream): it goes to the
 /// call's client when exactly one such call is in flight — whose else could it be — and is
-/// answered as without a client when there are several (it cannot be told whose it is). When
-/// the serving server has one session's client ([`McpOptions::clients`]), that client is asked
-/// whatever is in flight.
+/// answered as without a client when there are several (it cannot be told whose it is). With
+/// no call in flight, it goes to the serving server's one client when that client can be known
+/// to own the connection ([`Clients::only`], given by [`McpOptions::clients`]). A call's client
+/// always comes first: a question asked during one person's call never reaches another.
 #[derive(Debug, Default)]
 pub(crate) struct InFlight {
     calls: Mutex<Vec<(u64, Relay)>>,
@@ -88,22 +89,20 @@ impl InFlight {
         })
     }
 
-    /// The one client of the serving server, if there is one; else the relay of the one served
-    /// call in flight, if exactly one is. The session's client comes first: a call's relay
-    /// stops when its call ends, which may be before the server's question is answered.
+    /// The relay of the one served call in flight, if exactly one is; none if several are;
+    /// with none in flight, the serving server's one client, if it owns the connection.
     pub(crate) fn only(&self) -> Relay {
-        if let Some(client) = self.clients.as_ref().and_then(|clients| clients.only()) {
-            return Some(client);
-        }
         match self
             .calls
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .as_slice()
         {
-            [(_, relay)] => relay.clone(),
-            _ => None,
+            [(_, relay)] => return relay.clone(),
+            [] => {}
+            _ => return None,
         }
+        self.clients.as_ref().and_then(|clients| clients.only())
     }
 }
 
@@ -162,6 +161,7 @@ pub(crate) async fn answer(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::context::Principal;
 
     fn request(method: &str, params: Option<Value>) -> ServerRequest {
         ServerRequest {
@@ -193,7 +193,7 @@ mod tests {
     }
 
     #[test]
-    fn asked_on_no_call_the_one_session_client_comes_before_the_call_in_flight() {
+    fn asked_on_no_call_the_call_in_flight_comes_before_the_one_session_client() {
         let call: Relay = Some(Arc::new(Named("call")));
         let clients = Arc::new(Clients::default());
         let relaying = McpOptions::default()
@@ -212,17 +212,20 @@ mod tests {
             named(&in_flight.only()).as_deref(),
             Some(r#"Named("call")"#)
         );
-        let session = clients.join(Arc::new(Named("session")));
+        let session = clients.join(Arc::new(Named("session")), Principal::loopback());
+        assert_eq!(
+            named(&in_flight.only()).as_deref(),
+            Some(r#"Named("call")"#),
+            "the call's own client, not the session's"
+        );
+        let second = in_flight.enter(call.clone());
+        assert_eq!(named(&in_flight.only()), None, "two calls, whose is it");
+        drop((entered, second));
         assert_eq!(
             named(&in_flight.only()).as_deref(),
             Some(r#"Named("session")"#)
         );
-        drop(entered);
-        assert_eq!(
-            named(&in_flight.only()).as_deref(),
-            Some(r#"Named("session")"#)
-        );
-        let other = clients.join(Arc::new(Named("other")));
+        let other = clients.join(Arc::new(Named("other")), Principal::loopback());
         assert_eq!(
             named(&in_flight.only()),
             None,
@@ -231,7 +234,7 @@ mod tests {
         drop((session, other));
 
         // A source that does not relay asks no client of the server.
-        let _joined = clients.join(Arc::new(Named("session")));
+        let _joined = clients.join(Arc::new(Named("session")), Principal::loopback());
         let silent = InFlight::new(&McpOptions::default().clients(clients));
         assert_eq!(named(&silent.only()), None);
     }

@@ -1,0 +1,371 @@
+//! Two people in front of one gateway, as a team runs it: `toolkit-gen serve` over Streamable
+//! HTTP with JWTs of a real authorization server (npm `oidc-provider`, `scripts/oidc-provider.mjs`:
+//! alice and bob are two clients it registers, each with a token of the client credentials
+//! grant), in front of npm `@modelcontextprotocol/server-everything`, whose tools ask their
+//! client for a completion (sampling), a form (elicitation) and its roots. The clients are the
+//! TypeScript SDK's (`team_client.cjs`): alice in an ordinary session, bob in one that never
+//! says `notifications/initialized`. Nothing of one reaches the other: bob cannot use alice's
+//! session id, what server-everything asks during bob's call goes to bob's client alone, and
+//! one person cannot hold more sessions than the gateway gives each.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn peer(path: &str) -> String {
+    let path = root().join("target/peers").join(path);
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/install-test-peers",
+        path.display()
+    );
+    path.to_string_lossy().into_owned()
+}
+
+/// A child process, killed when dropped.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `oidc-provider` for the gateway at `resource`: its issuer, and the process.
+fn provider(resource: &str) -> (String, Killed) {
+    let mut child = Command::new("node")
+        .arg("--disable-wasm-trap-handler")
+        .arg(root().join("scripts/oidc-provider.mjs"))
+        .arg(peer("oidc-provider"))
+        .arg(resource)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let issuer = lines.next().unwrap().unwrap();
+    assert!(issuer.starts_with("http://127.0.0.1:"), "{issuer}");
+    std::thread::spawn(move || for _ in lines {});
+    (issuer, Killed(child))
+}
+
+/// A person: a client the provider registers by dynamic registration, and its access token for
+/// `resource` (client credentials; the token's `sub` is the client's id).
+async fn person(http: &reqwest::Client, issuer: &str, name: &str, resource: &str) -> String {
+    let registered: Value = http
+        .post(format!("{issuer}/reg"))
+        .json(&json!({
+            "client_name": name,
+            "grant_types": ["client_credentials"],
+            "response_types": [],
+            "redirect_uris": [],
+            "token_endpoint_auth_method": "client_secret_basic",
+            "scope": "tools",
+        }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = registered["client_id"].as_str().unwrap();
+    let secret = registered["client_secret"].as_str().unwrap();
+    let token: Value = http
+        .post(format!("{issuer}/token"))
+        .basic_auth(id, Some(secret))
+        .header("content-type", "application/x-www-form-urlencoded")
+        // The resource is `http://127.0.0.1:PORT/mcp`: its `:` and `/` written as form-encoded.
+        .body(format!(
+            "grant_type=client_credentials&scope=tools&resource={}",
+            resource.replace(':', "%3A").replace('/', "%2F")
+        ))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    token["access_token"].as_str().unwrap().to_owned()
+}
+
+/// The gateway on `port`, taking the provider's JWTs, in front of server-everything.
+fn gateway(name: &str, port: u16, issuer: &str, extra: &str) -> Killed {
+    let dir = std::env::temp_dir().join(format!("toolkit-isolation-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let everything =
+        peer("mcp-npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let config = format!(
+        "[serve]\ntransport = \"http\"\naddress = \"127.0.0.1:{port}\"\n{extra}\n\
+         [serve.auth]\nmode = \"jwt\"\nresource = \"http://127.0.0.1:{port}/mcp\"\n\
+         issuer = \"{issuer}\"\njwks_url = \"{issuer}/jwks\"\nscopes = [\"tools\"]\n\n\
+         [catalog]\nfile = \"{}\"\nrefresh_seconds = 0\n\n[policy]\ndefault = \"allow\"\n\n\
+         [[sources]]\nname = \"everything\"\ncommand = [\"node\", \"{everything}\", \"stdio\"]\n",
+        dir.join("catalog.json").display()
+    );
+    let path = dir.join("toolkit.toml");
+    std::fs::write(&path, config).unwrap();
+    let child = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+        .args(["serve", "--config"])
+        .arg(&path)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    Killed(child)
+}
+
+/// Waits until the gateway on `port` is ready.
+async fn ready(http: &reqwest::Client, port: u16) {
+    for _ in 0..300 {
+        if let Ok(response) = http
+            .get(format!("http://127.0.0.1:{port}/readyz"))
+            .send()
+            .await
+            && response.status().is_success()
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the gateway on {port} never got ready");
+}
+
+/// One person's TypeScript SDK client (`team_client.cjs`), driven line by line.
+struct TeamClient {
+    _child: Killed,
+    input: ChildStdin,
+    output: std::io::Lines<BufReader<ChildStdout>>,
+    /// The session id the gateway gave it.
+    session: Option<String>,
+}
+
+impl TeamClient {
+    fn start(port: u16, name: &str, token: &str, skip_initialized: bool) -> Self {
+        let mut child = Command::new("node")
+            .arg(root().join("toolkit-cli/tests/cli/team_client.cjs"))
+            .env("NODE_PATH", peer("mcp-npm/node_modules"))
+            .env("MCP_URL", format!("http://127.0.0.1:{port}/mcp"))
+            .env("TOKEN", token)
+            .env("NAME", name)
+            .env("SKIP_INITIALIZED", if skip_initialized { "1" } else { "0" })
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let input = child.stdin.take().unwrap();
+        let mut output = BufReader::new(child.stdout.take().unwrap()).lines();
+        let first: Value = serde_json::from_str(&output.next().unwrap().unwrap()).unwrap();
+        assert!(first.get("error").is_none(), "{name}: {first}");
+        Self {
+            _child: Killed(child),
+            input,
+            output,
+            session: first["session"].as_str().map(str::to_owned),
+        }
+    }
+
+    fn line(&mut self, line: &str) -> Value {
+        writeln!(self.input, "{line}").unwrap();
+        self.input.flush().unwrap();
+        serde_json::from_str(&self.output.next().unwrap().unwrap()).unwrap()
+    }
+
+    /// The result of calling `tool` (or the error the SDK threw), as its text.
+    fn call(&mut self, tool: &str, arguments: Value) -> String {
+        self.line(&json!({"tool": tool, "arguments": arguments}).to_string())
+            .to_string()
+    }
+
+    /// Every request the gateway made of this client.
+    fn asked(mut self) -> Vec<Value> {
+        self.line("end")["asked"].as_array().cloned().unwrap()
+    }
+}
+
+/// A raw request to the gateway with `token`, naming `session`: its status.
+async fn status_of(
+    http: &reqwest::Client,
+    method: reqwest::Method,
+    port: u16,
+    token: &str,
+    session: &str,
+) -> u16 {
+    let mut request = http
+        .request(method.clone(), format!("http://127.0.0.1:{port}/mcp"))
+        .bearer_auth(token)
+        .header("mcp-session-id", session)
+        .header("mcp-protocol-version", "2025-11-25")
+        .header("accept", "application/json, text/event-stream");
+    if method == reqwest::Method::POST {
+        request = request.json(&json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}));
+    }
+    request.send().await.unwrap().status().as_u16()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_people_share_a_gateway_and_nothing_of_one_reaches_the_other() {
+    let http = reqwest::Client::new();
+    let port = crate::support::free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let (issuer, _provider) = provider(&resource);
+    let alice_token = person(&http, &issuer, "alice", &resource).await;
+    let bob_token = person(&http, &issuer, "bob", &resource).await;
+    let _gateway = gateway("two", port, &issuer, "");
+    ready(&http, port).await;
+
+    let alice =
+        tokio::task::spawn_blocking(move || TeamClient::start(port, "alice", &alice_token, false));
+    let alice = alice.await.unwrap();
+    let alice_session = alice.session.clone().expect("alice's session id");
+
+    // Bob, with his own valid token, names alice's session: it is no session of his.
+    for method in [
+        reqwest::Method::POST,
+        reqwest::Method::GET,
+        reqwest::Method::DELETE,
+    ] {
+        let status = status_of(&http, method.clone(), port, &bob_token, &alice_session).await;
+        assert_eq!(status, 404, "bob's {method} in alice's session");
+    }
+
+    // Bob's client skips `notifications/initialized`: what the upstream asks during his calls
+    // is still his, and alice's client is asked nothing.
+    let token = bob_token.clone();
+    let (mut bob, alice) = tokio::task::spawn_blocking(move || {
+        let mut bob = TeamClient::start(port, "bob", &token, true);
+        let sampled = bob.call(
+            "everything__trigger-sampling-request",
+            json!({"prompt": "hello", "maxTokens": 10}),
+        );
+        assert!(sampled.contains("sampled by bob"), "{sampled}");
+        let roots = bob.call("everything__get-roots-list", json!({}));
+        assert!(roots.contains("bob's home"), "{roots}");
+        assert!(!roots.contains("alice"), "{roots}");
+        let elicited = bob.call("everything__trigger-elicitation-request", json!({}));
+        assert!(!elicited.contains("error"), "{elicited}");
+        (bob, alice)
+    })
+    .await
+    .unwrap();
+    let _ = &mut bob;
+
+    // Alice's session outlived bob's attempts: her own calls work, her own client answers them.
+    let mut alice = alice;
+    let sampled = tokio::task::spawn_blocking(move || {
+        let sampled = alice.call(
+            "everything__trigger-sampling-request",
+            json!({"prompt": "hi", "maxTokens": 10}),
+        );
+        (sampled, alice)
+    })
+    .await
+    .unwrap();
+    let (sampled, alice) = sampled;
+    assert!(sampled.contains("sampled by alice"), "{sampled}");
+
+    let (alice_asked, bob_asked) =
+        tokio::task::spawn_blocking(move || (alice.asked(), bob.asked()))
+            .await
+            .unwrap();
+    let methods = |asked: &[Value]| -> Vec<String> {
+        asked
+            .iter()
+            .map(|request| request["method"].as_str().unwrap_or_default().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        methods(&alice_asked),
+        ["sampling/createMessage"],
+        "alice was asked only for her own call: {alice_asked:?}"
+    );
+    let bob_methods = methods(&bob_asked);
+    for method in ["sampling/createMessage", "roots/list", "elicitation/create"] {
+        assert!(
+            bob_methods.iter().any(|asked| asked == method),
+            "{bob_asked:?}"
+        );
+    }
+    // A relayed completion asks for no other server's context.
+    for request in alice_asked.iter().chain(&bob_asked) {
+        if request["method"] == "sampling/createMessage" {
+            let context = &request["params"]["includeContext"];
+            assert!(context.is_null() || context == "none", "{request}");
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_person_holds_no_more_sessions_than_the_gateway_gives_each() {
+    let http = reqwest::Client::new();
+    let port = crate::support::free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let (issuer, _provider) = provider(&resource);
+    let alice_token = person(&http, &issuer, "alice", &resource).await;
+    let bob_token = person(&http, &issuer, "bob", &resource).await;
+    let _gateway = gateway("cap", port, &issuer, "max_sessions_per_principal = 2\n");
+    ready(&http, port).await;
+
+    let initialize = |token: &str| {
+        http.post(format!("http://127.0.0.1:{port}/mcp"))
+            .bearer_auth(token)
+            .header("accept", "application/json, text/event-stream")
+            .json(
+                &json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "1"}}}),
+            )
+            .send()
+    };
+    let mut sessions = Vec::new();
+    for _ in 0..2 {
+        let response = initialize(&alice_token).await.unwrap();
+        assert_eq!(response.status(), 200);
+        sessions.push(
+            response.headers()["mcp-session-id"]
+                .to_str()
+                .unwrap()
+                .to_owned(),
+        );
+    }
+    let refused = initialize(&alice_token).await.unwrap();
+    assert_eq!(refused.status(), 429);
+    assert_eq!(refused.headers()["retry-after"], "30");
+    let body: Value = refused.json().await.unwrap();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("end one (DELETE)"),
+        "{body}"
+    );
+    // Alice at her limit starves no one: bob opens his.
+    assert_eq!(initialize(&bob_token).await.unwrap().status(), 200);
+    // Alice ends one session, and may open another.
+    let ended = http
+        .delete(format!("http://127.0.0.1:{port}/mcp"))
+        .bearer_auth(&alice_token)
+        .header("mcp-session-id", &sessions[0])
+        .header("mcp-protocol-version", "2025-11-25")
+        .send()
+        .await
+        .unwrap();
+    assert!(ended.status().is_success(), "{}", ended.status());
+    let mut again = 0;
+    for _ in 0..50 {
+        again = initialize(&alice_token).await.unwrap().status().as_u16();
+        if again == 200 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(again, 200, "room again once a session ended");
+}
