@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 
 use crate::CallContext;
-use crate::context::{Clients, ELICITATION_CREATE, Relayed};
+use crate::context::{Clients, ELICITATION_CREATE, ROOTS_LIST, Relayed};
 use crate::mcp::McpOptions;
 use crate::mcp::elicitation::{Elicitation, ElicitationAnswer, ElicitationRequest};
 use crate::mcp::jsonrpc::{INVALID_PARAMS, METHOD_NOT_FOUND, ServerRequest};
@@ -98,11 +98,51 @@ impl InFlight {
             .unwrap_or_else(PoisonError::into_inner)
             .as_slice()
         {
-            [(_, relay)] => return relay.clone(),
+            [(_, relay)] => {
+                return match (relay, &self.clients) {
+                    (Some(call), Some(clients)) => Some(Arc::new(CallFirst {
+                        call: Arc::clone(call),
+                        clients: Arc::clone(clients),
+                    })),
+                    _ => relay.clone(),
+                };
+            }
             [] => {}
             _ => return None,
         }
         self.clients.as_ref().and_then(|clients| clients.only())
+    }
+}
+
+/// The client of the one call in flight, asked first; for the roots only, when that call ended
+/// before its client answered, the server's one client, if it owns the connection (then it is
+/// the same person's: asking for roots twice changes nothing).
+#[derive(Debug)]
+struct CallFirst {
+    call: Arc<dyn crate::context::Relay>,
+    clients: Arc<Clients>,
+}
+
+impl crate::context::Relay for CallFirst {
+    fn takes(&self, method: &str) -> bool {
+        self.call.takes(method)
+    }
+
+    fn ask<'a>(
+        &'a self,
+        method: &'a str,
+        params: Option<Value>,
+    ) -> crate::BoxFuture<'a, Relayed> {
+        Box::pin(async move {
+            let again = (method == ROOTS_LIST).then(|| params.clone());
+            match (self.call.ask(method, params).await, again) {
+                (Relayed::Stopped, Some(params)) => match self.clients.only() {
+                    Some(client) if client.takes(method) => client.ask(method, params).await,
+                    _ => Relayed::Stopped,
+                },
+                (relayed, _) => relayed,
+            }
+        })
     }
 }
 
@@ -184,12 +224,23 @@ mod tests {
             _method: &'a str,
             _params: Option<Value>,
         ) -> crate::BoxFuture<'a, Relayed> {
+            // A call that ended before its client answered.
+            if self.0 == "ended" {
+                return Box::pin(async { Relayed::Stopped });
+            }
             Box::pin(async { Relayed::Answer(json!(self.0)) })
         }
     }
 
+    /// Who answers `relay`'s `roots/list`, as `Named("who")` (`Named("stopped")` for no one).
     fn named(relay: &Relay) -> Option<String> {
-        relay.as_ref().map(|relay| format!("{relay:?}"))
+        use futures_util::FutureExt as _;
+        relay.as_ref().map(|relay| {
+            match relay.ask(ROOTS_LIST, None).now_or_never() {
+                Some(Relayed::Answer(Value::String(name))) => format!("Named({name:?})"),
+                _ => r#"Named("stopped")"#.to_owned(),
+            }
+        })
     }
 
     #[test]
@@ -232,6 +283,22 @@ mod tests {
             "two clients, whose would it be"
         );
         drop((session, other));
+
+        // The roots asked during a call that ends first: the one session's client, the same
+        // person's, answers them.
+        let session = clients.join(Arc::new(Named("session")), Principal::loopback());
+        let ended = in_flight.enter(Some(Arc::new(Named("ended"))));
+        assert_eq!(
+            named(&in_flight.only()).as_deref(),
+            Some(r#"Named("session")"#)
+        );
+        clients.seen(&Principal::token("bob"));
+        assert_eq!(
+            named(&in_flight.only()).as_deref(),
+            Some(r#"Named("stopped")"#),
+            "another person used the server: not asked"
+        );
+        drop((ended, session));
 
         // A source that does not relay asks no client of the server.
         let _joined = clients.join(Arc::new(Named("session")), Principal::loopback());
