@@ -148,9 +148,10 @@ impl Upstreams {
     /// tells the clients of each list served that differs from the last time's (the first
     /// time, nothing is told: it is the list the clients were served).
     pub async fn relist(&self, sources: Option<&[String]>) {
-        let picked = self.upstreams.iter().filter(|upstream| {
-            sources.is_none_or(|names| names.iter().any(|name| *name == upstream.name))
-        });
+        let picked = self
+            .upstreams
+            .iter()
+            .filter(|upstream| sources.is_none_or(|names| names.contains(&upstream.name)));
         join_all(picked.map(|upstream| upstream.kept.renew(|last| Self::list(upstream, last))))
             .await;
         let offer = self.offer();
