@@ -12,8 +12,9 @@
 //! [catalog]
 //! file = "toolkit-catalog.json"  # next to this file unless absolute
 //! refresh_seconds = 600          # 0: discover at start only
-//! min_refresh_seconds = 10       # a source whose list says it expires (ttlMs) is listed again
-//!                                # then, but no sooner than this, no later than refresh_seconds
+//! min_refresh_seconds = 10       # a source that says its lists changed, or whose list says it
+//!                                # expires (ttlMs), is listed again then (that source only), but
+//!                                # no sooner than this after it was last asked
 //!
 //! [policy]
 //! default = "approve"            # what a tool no rule matches gets; there is no implicit default
@@ -293,11 +294,14 @@ pub struct CatalogConfig {
     /// its lists changed, which refreshes at once).
     #[serde(default = "default_refresh")]
     pub refresh_seconds: u64,
-    /// The fewest seconds between two listings of a source whose list says when it expires (an
-    /// MCP server's `ttlMs`): it is listed again when it expires, but no sooner than this after
-    /// it was last asked, and no later than `refresh_seconds` after it was listed (a larger one
-    /// counts as `refresh_seconds`; with `refresh_seconds = 0` nothing is refreshed after the
-    /// start). 10 by default.
+    /// The fewest seconds between two listings of a source that says its lists changed (an MCP
+    /// server's `notifications/tools/list_changed`, or of its resources or prompts) or whose
+    /// list says when it expires (an MCP server's `ttlMs`). Such a source, and no other, is
+    /// listed again then, but no sooner than this after it was last asked (the start counts):
+    /// however many changes it says in between cost one listing, after the floor. A list that
+    /// expires is listed no later than `refresh_seconds` after it was listed (a larger floor
+    /// counts as `refresh_seconds`; with `refresh_seconds = 0` nothing is refreshed by a
+    /// lifetime after the start). 10 by default.
     #[serde(default = "default_min_refresh")]
     pub min_refresh_seconds: u64,
 }
@@ -323,6 +327,9 @@ fn default_refresh() -> u64 {
 fn default_min_refresh() -> u64 {
     10
 }
+
+/// What parts a source's name from the names of its tools and prompts (`source__tool`).
+const SEPARATOR: &str = "__";
 
 /// The longest refresh interval: a week.
 const MAX_REFRESH_SECONDS: u64 = 7 * 24 * 60 * 60;
@@ -367,7 +374,8 @@ fn any() -> String {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceConfig {
-    /// The source's name: the prefix of its tools' names (`name__tool`) unless `prefix = false`.
+    /// The source's name: the prefix of its tools' names (`name__tool`) unless `prefix = false`;
+    /// it cannot hold `__` itself, nor end with `_` (either would let two sources' names meet).
     pub name: String,
     /// An OpenAPI 3.0/3.1 document (JSON or YAML), relative to the configuration's directory.
     pub openapi: Option<PathBuf>,
@@ -432,9 +440,10 @@ fn yes() -> bool {
 ///   server needs a new authorization (no tokens, or a refresh refused), the source's tools are
 ///   absent and the log says to run `login` again.
 /// - **A client with no user** (the client credentials extension): `oauth = { client_credentials
-///   = true, client_id = "agent", client_secret_env = "AGENT_SECRET" }`, or with
-///   `private_key_env = "AGENT_KEY"` (a PEM key) and `signing_algorithm = "ES256"` for
-///   `private_key_jwt`; the gateway gets its own tokens, again when they expire.
+///   = true, client_id = "agent", client_secret_env = "AGENT_SECRET", issuer =
+///   "https://auth.example.com" }`, or with `private_key_env = "AGENT_KEY"` (a PEM key) and
+///   `signing_algorithm = "ES256"` for `private_key_jwt`; the gateway gets its own tokens, again
+///   when they expire. A secret or key needs `issuer`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceOAuth {
@@ -457,7 +466,10 @@ pub struct SourceOAuth {
     pub signing_algorithm: Option<String>,
     /// The issuer of the authorization server the client's secret, key or pre-registered id are
     /// for: an MCP server that names another gets none of them (the source fails, naming both).
-    /// Without it, the issuer of the grant in the token store, else the first one they go to.
+    /// Required with `client_secret_env` or `private_key_env` (a secret is never sent to the
+    /// first server that asks); a pre-registered public client (`client_id` alone) may leave it
+    /// out, and is then bound to the issuer of the grant in the token store, else the first one
+    /// it goes to.
     pub issuer: Option<String>,
 }
 
@@ -665,12 +677,33 @@ impl Config {
             ));
         }
         let mut seen = std::collections::BTreeSet::new();
-        for source in &config.sources {
+        for (index, source) in config.sources.iter().enumerate() {
             if !seen.insert(source.name.as_str()) {
                 problems.push(format!("two sources are named {:?}", source.name));
             }
+            if source.name.contains(SEPARATOR) || source.name.ends_with('_') {
+                problems.push(format!(
+                    "sources[{index}].name {:?} holds `{SEPARATOR}` or ends with `_`: `{SEPARATOR}` \
+                     parts a source's name from its tools' and prompts' names, so source \"a__b\" \
+                     with tool \"c\" would be source \"a\" with tool \"b__c\" (and \"a_\" with \
+                     \"_c\", \"a\" with \"__c\"): name it without `{SEPARATOR}` and not ending in `_`",
+                    source.name
+                ));
+            }
             if let Err(problem) = source.kind() {
                 problems.push(problem);
+            }
+            if let Some(oauth) = &source.oauth
+                && oauth.issuer.is_none()
+                && (oauth.client_secret_env.is_some() || oauth.private_key_env.is_some())
+            {
+                problems.push(format!(
+                    "source {:?}: a client secret or private key goes only to the authorization \
+                     server it was registered at, not to the first one an MCP server names: add \
+                     `sources[{index}].oauth.issuer` (that server's issuer URL, as its metadata \
+                     says it)",
+                    source.name
+                ));
             }
         }
         if problems.is_empty() {
@@ -1153,7 +1186,7 @@ mod tests {
             source("openapi = \"a.json\"\nbase_url = \"http://127.0.0.1:9\"\ncredentials = { key = \"KEY\" }")
                 .is_ok()
         );
-        assert!(source("url = \"http://127.0.0.1:9/mcp\"\noauth = { token_store = \"t.json\", client_id = \"c\", client_secret_env = \"SECRET\" }").is_ok());
+        assert!(source("url = \"http://127.0.0.1:9/mcp\"\noauth = { token_store = \"t.json\", client_id = \"c\", client_secret_env = \"SECRET\", issuer = \"https://as.example\" }").is_ok());
         assert!(
             problem("url = \"http://127.0.0.1:9/mcp\"\ncredentials = { key = \"KEY\" }")
                 .contains("`credentials` name an OpenAPI document's schemes")
@@ -1161,7 +1194,7 @@ mod tests {
         assert!(problem("openapi = \"a.json\"\nbase_url = \"http://127.0.0.1:9\"\noauth = { token_store = \"t.json\" }").contains("`oauth` goes with an MCP server's `url`"));
         assert!(problem("url = \"http://127.0.0.1:9/mcp\"\noauth = { token_store = \"t.json\" }\nheaders = { authorization = { env = \"T\" } }").contains("both authorize"));
         assert!(problem("url = \"http://127.0.0.1:9/mcp\"\noauth = { token_store = \"t.json\", client_secret_env = \"SECRET\" }").contains("goes with `oauth.client_id`"));
-        assert!(source("url = \"http://127.0.0.1:9/mcp\"\noauth = { client_credentials = true, client_id = \"a\", private_key_env = \"KEY\", signing_algorithm = \"ES256\" }").is_ok());
+        assert!(source("url = \"http://127.0.0.1:9/mcp\"\noauth = { client_credentials = true, client_id = \"a\", private_key_env = \"KEY\", signing_algorithm = \"ES256\", issuer = \"https://as.example\" }").is_ok());
         assert!(problem("url = \"http://127.0.0.1:9/mcp\"\noauth = { client_credentials = true, client_id = \"a\" }").contains("takes one of"));
         assert!(problem("url = \"http://127.0.0.1:9/mcp\"\noauth = { client_credentials = true, client_secret_env = \"S\" }").contains("goes with `oauth.client_id`"));
         assert!(
@@ -1183,5 +1216,49 @@ mod tests {
             written.contains("environment variable") && !written.contains("sk-live"),
             "{written}"
         );
+    }
+    #[test]
+    fn a_client_secret_or_key_without_an_issuer_is_refused_naming_the_key_to_add() {
+        let sources = |second: &str| {
+            Config::parse(&format!(
+                "[policy]\ndefault = \"allow\"\n[[sources]]\nname = \"first\"\ncommand = [\"server\"]\n\
+                 [[sources]]\nname = \"s\"\nurl = \"http://127.0.0.1:9/mcp\"\n{second}"
+            ))
+        };
+        for oauth in [
+            "oauth = { token_store = \"t.json\", client_id = \"c\", client_secret_env = \"SECRET\" }",
+            "oauth = { client_credentials = true, client_id = \"c\", client_secret_env = \"SECRET\" }",
+            "oauth = { client_credentials = true, client_id = \"c\", private_key_env = \"KEY\" }",
+        ] {
+            let error = sources(oauth).unwrap_err().0;
+            assert!(error.contains("add `sources[1].oauth.issuer`"), "{error}");
+            assert!(
+                error.starts_with("source \"s\": a client secret or private key"),
+                "{error}"
+            );
+            let with_issuer = oauth.replace(" }", ", issuer = \"https://as.example\" }");
+            assert!(sources(&with_issuer).is_ok(), "{with_issuer}");
+        }
+        // A pre-registered public client has no secret to give away: first use stays.
+        assert!(sources("oauth = { token_store = \"t.json\", client_id = \"c\" }").is_ok());
+        assert!(sources("oauth = { token_store = \"t.json\" }").is_ok());
+    }
+
+    #[test]
+    fn a_source_name_holding_the_separator_is_refused_with_its_place() {
+        let text = "[policy]\ndefault = \"allow\"\n[[sources]]\nname = \"a\"\ncommand = [\"server\"]\n\
+                    [[sources]]\nname = \"a__b\"\ncommand = [\"server\"]\n";
+        let error = Config::parse(text).unwrap_err().0;
+        assert!(
+            error.starts_with("sources[1].name \"a__b\" holds `__` or ends with `_`"),
+            "{error}"
+        );
+        assert!(error.contains("name it without `__`"), "{error}");
+        // "a_" + "__" + "_c" is "a" + "__" + "__c".
+        let error = Config::parse(&text.replace("a__b", "a_")).unwrap_err().0;
+        assert!(error.starts_with("sources[1].name \"a_\""), "{error}");
+        // One `_` at a time, not at the end, is a name like any other.
+        assert!(Config::parse(&text.replace("a__b", "a_b")).is_ok());
+        assert!(Config::parse(&text.replace("a__b", "_a_b")).is_ok());
     }
 }

@@ -3,6 +3,7 @@
 
 pub mod auth;
 pub mod catalog;
+pub mod changed_sources;
 pub mod config;
 mod http;
 pub mod lifetimes;
@@ -48,8 +49,9 @@ pub struct Gateway {
     upstreams: Vec<(String, bool, Arc<toolkit_runtime::mcp::Mcp>)>,
     /// The clients of the sessions served, for what an upstream asks outside any call.
     clients: Arc<Clients>,
-    /// What wakes when a source says its tools changed, taken once by whoever refreshes.
-    changes: Arc<Mutex<Vec<ToolsChanged>>>,
+    /// What wakes when a source says its lists changed, by the source's name, taken once by
+    /// whoever refreshes.
+    changes: Arc<Mutex<Vec<(String, ToolsChanged)>>>,
     /// Where each MCP source keeps the lifetime of its last listing, by the source's name.
     lifetimes: Vec<(String, toolkit_runtime::mcp::ListLifetimeHandle)>,
     /// The model searches rank by meaning with (`serve.search_model`), loaded once.
@@ -150,7 +152,7 @@ impl Gateway {
                         }
                     }
                     sources.push((served, sources::timeout(source)));
-                    changes.extend(made.changes);
+                    changes.extend(made.changes.map(|changes| (source.name.clone(), changes)));
                     lifetimes.extend(made.lifetime.map(|handle| (source.name.clone(), handle)));
                 }
                 Err(error) => problems.push(error.0),
@@ -340,10 +342,11 @@ impl Gateway {
         }
     }
 
-    /// What wakes when a source says its tools changed (an MCP server's
-    /// `notifications/tools/list_changed`, heard over stdio, the old HTTP+SSE transport and a Streamable HTTP session), one
-    /// for each source that can say it. Taken: the first caller (the refresh loop) gets them.
-    pub fn take_tools_changed(&self) -> Vec<ToolsChanged> {
+    /// What wakes when a source says its lists changed (an MCP server's
+    /// `notifications/tools/list_changed`, or of its resources or prompts, heard over stdio, the
+    /// old HTTP+SSE transport and a Streamable HTTP session), one for each source that can say
+    /// it, with the source's name. Taken: the first caller (the refresh loop) gets them.
+    pub fn take_tools_changed(&self) -> Vec<(String, ToolsChanged)> {
         std::mem::take(
             &mut *self
                 .changes

@@ -96,6 +96,20 @@ impl Gateway {
         Some(Lifetimes::new(self.lifetimes.clone(), floor, ceiling))
     }
 
+    /// How soon a source is listed again after it was asked, when it says its lists changed
+    /// (`catalog.min_refresh_seconds`).
+    pub fn min_refresh(&self) -> Duration {
+        Duration::from_secs(self.config.catalog.min_refresh_seconds)
+    }
+
+    /// The names of the sources, in order.
+    pub fn source_names(&self) -> Vec<String> {
+        self.sources
+            .iter()
+            .map(|(source, _)| source.name().to_owned())
+            .collect()
+    }
+
     /// [`refresh`](Self::refresh) for the sources named `names` only: the others keep what they
     /// have, and their readiness as last known.
     pub async fn refresh_sources(&mut self, names: &[String]) -> Refresh {

@@ -2,8 +2,11 @@
 //! prompts and completion ([`Upstreams`], the runtime's [`Resources`]), each named as
 //! [`served_names`](super::served_names) says and under the same policy rules as tools.
 //!
-//! Every request asks the upstreams live (a listing asks them all at once; one that fails is left
-//! out of that listing and logged). What is offered is what the upstreams declared in their
+//! A listing is served from what each upstream answered when last listed (`resources/listing.rs`),
+//! never asked live per client request: an upstream is listed when first needed (once, however
+//! many clients ask), then again when the gateway refreshes it; a list that fails keeps the last
+//! one it answered (and is logged). Reads, prompts, completions and subscriptions are passed to
+//! the upstream per request. What is offered is what the upstreams declared in their
 //! `initialize` answers: resources when some upstream declares `resources` (with `subscribe` when
 //! one of those declares it), prompts when some declares `prompts`, completion when some declares
 //! `completions`. An upstream that had not answered within the start's wait of 2 s counts as
@@ -12,9 +15,10 @@
 //! completion goes with resources or prompts). An upstream that does not complete answers with no
 //! values.
 //!
-//! When the gateway refreshes on an interval (`catalog.refresh_seconds`), each refresh lists the
-//! resources, templates and prompts again ([`Upstreams::relist`]) and, when what is served
-//! changed, tells the clients (`notifications/resources/list_changed`,
+//! When the gateway refreshes on an interval (`catalog.refresh_seconds`), or one upstream when it
+//! says its lists changed, each refresh lists the resources, templates and prompts of the
+//! upstreams it refreshes again ([`Upstreams::relist`]) and, when what is served changed, tells
+//! the clients (`notifications/resources/list_changed`,
 //! `notifications/prompts/list_changed`); only then is `listChanged` advertised
 //! ([`Upstreams::watched`]).
 
@@ -29,6 +33,10 @@ use toolkit_runtime::{BoxFuture, Decision, JsonObject, Reason, ToolSourceError};
 use super::metrics::Metrics;
 use super::policy::Policy;
 use super::served_names::{climbs, served_prompt, served_uri, upstream_prompt, upstream_uri};
+
+mod listing;
+
+use listing::{Kept, Listing};
 
 /// The gateway's MCP upstreams, served as one server's resources, prompts and completion.
 #[derive(Clone, Debug)]
@@ -58,6 +66,8 @@ struct Upstream {
     prefixed: bool,
     mcp: Arc<Mcp>,
     has: Mutex<Has>,
+    /// Its lists as last asked, served to every client.
+    kept: Kept,
 }
 
 /// What an upstream has, as far as is known (everything, until it says otherwise).
@@ -101,6 +111,7 @@ impl Upstreams {
                 prefixed,
                 mcp,
                 has: Mutex::new(Has::ALL),
+                kept: Kept::default(),
             })
             .collect();
         Self {
@@ -132,10 +143,17 @@ impl Upstreams {
         self
     }
 
-    /// Lists the resources, templates and prompts as served again, and tells the clients of each
-    /// list that differs from the last time's (the first time, nothing is told: it is the list
-    /// the clients were served).
-    pub async fn relist(&self) {
+    /// Lists the resources, templates and prompts of the upstreams named `sources` again (every
+    /// upstream for `None`; an upstream never listed is listed once whatever it is named), and
+    /// tells the clients of each list served that differs from the last time's (the first
+    /// time, nothing is told: it is the list the clients were served).
+    pub async fn relist(&self, sources: Option<&[String]>) {
+        let picked = self
+            .upstreams
+            .iter()
+            .filter(|upstream| sources.is_none_or(|names| names.contains(&upstream.name)));
+        join_all(picked.map(|upstream| upstream.kept.renew(|last| Self::list(upstream, last))))
+            .await;
         let offer = self.offer();
         let (resources, templates, prompts) = futures_util::join!(
             async {
@@ -179,6 +197,46 @@ impl Upstreams {
         if before.1 != listed.1 {
             tracing::info!("the sources' prompts changed");
             let _ = self.list_changes.send(ListChanged::Prompts);
+        }
+    }
+
+    /// Asks `upstream` for the lists it has (all at once); a list that fails is `last`'s (and
+    /// logged), one it has no method for is empty.
+    async fn list(upstream: &Upstream, last: Option<Arc<Listing>>) -> Listing {
+        let has = Self::has(upstream);
+        let mcp = &upstream.mcp;
+        let (resources, templates, prompts) = futures_util::join!(
+            asked_if(has.resources, mcp.list_resources()),
+            asked_if(has.resources, mcp.list_resource_templates()),
+            asked_if(has.prompts, mcp.list_prompts()),
+        );
+        let kept = |answer: Option<Result<Vec<Value>, ToolSourceError>>,
+                    last: Option<&Vec<Value>>,
+                    list: &str| match answer {
+            None => Vec::new(),
+            Some(Ok(entries)) => entries,
+            Some(Err(error)) if matches!(error.reason, Reason::Unsupported { .. }) => Vec::new(),
+            Some(Err(error)) => {
+                tracing::warn!(
+                    source = %upstream.name,
+                    "{list} failed, serving the last known one: {error}"
+                );
+                last.cloned().unwrap_or_default()
+            }
+        };
+        let last = last.as_deref();
+        Listing {
+            resources: kept(
+                resources,
+                last.map(|last| &last.resources),
+                "resources/list",
+            ),
+            templates: kept(
+                templates,
+                last.map(|last| &last.templates),
+                "resources/templates/list",
+            ),
+            prompts: kept(prompts, last.map(|last| &last.prompts), "prompts/list"),
         }
     }
 
@@ -282,44 +340,39 @@ impl Upstreams {
         }
     }
 
-    /// Each upstream's listing `list` (those that have what `has` picks), the entries the policy
-    /// allows by `key`, rewritten by `serve`.
-    async fn listed<'a, F>(
-        &'a self,
+    /// Each upstream's kept listing `entries` (of those that have what `has` picks), the entries
+    /// the policy allows by `key`, rewritten by `serve`.
+    async fn listed(
+        &self,
         has: impl Fn(Has) -> bool,
-        list: impl Fn(&'a Mcp) -> F,
+        entries: impl Fn(&Listing) -> &[Value],
         key: &str,
         serve: impl Fn(&Upstream, &str) -> String,
-    ) -> Vec<Value>
-    where
-        F: std::future::Future<Output = Result<Vec<Value>, ToolSourceError>>,
-    {
+    ) -> Vec<Value> {
         let asked: Vec<_> = self
             .upstreams
             .iter()
             .filter(|upstream| has(Self::has(upstream)))
             .collect();
-        let answers = join_all(asked.iter().map(|upstream| list(&upstream.mcp))).await;
+        let listings = join_all(
+            asked
+                .iter()
+                .map(|upstream| upstream.kept.get(|last| Self::list(upstream, last))),
+        )
+        .await;
         let mut all = Vec::new();
-        for (upstream, answer) in asked.into_iter().zip(answers) {
-            match answer {
-                Ok(entries) => {
-                    for mut entry in entries {
-                        let Some(name) = entry.get(key).and_then(Value::as_str) else {
-                            continue;
-                        };
-                        if !self.allowed(upstream, name) {
-                            continue;
-                        }
-                        let served = serve(upstream, name);
-                        entry[key] = Value::String(served);
-                        all.push(entry);
-                    }
+        for (upstream, listing) in asked.into_iter().zip(listings) {
+            for entry in entries(&listing) {
+                let Some(name) = entry.get(key).and_then(Value::as_str) else {
+                    continue;
+                };
+                if !self.allowed(upstream, name) {
+                    continue;
                 }
-                Err(error) if matches!(error.reason, Reason::Unsupported { .. }) => {}
-                Err(error) => {
-                    tracing::warn!(source = %upstream.name, "left out of the listing: {error}");
-                }
+                let served = serve(upstream, name);
+                let mut entry = entry.clone();
+                entry[key] = Value::String(served);
+                all.push(entry);
             }
         }
         all
@@ -374,6 +427,11 @@ impl Upstreams {
     }
 }
 
+/// What `list` answers, if it is asked (`has`).
+async fn asked_if<T>(has: bool, list: impl std::future::Future<Output = T>) -> Option<T> {
+    if has { Some(list.await) } else { None }
+}
+
 /// Whether an answer says the upstream has no such method.
 fn lacks<T>(answer: &Result<T, ToolSourceError>) -> bool {
     matches!(answer, Err(error) if matches!(error.reason, Reason::Unsupported { .. }))
@@ -416,7 +474,7 @@ impl Resources for Upstreams {
             Ok(self
                 .listed(
                     |has| has.resources,
-                    |mcp| mcp.list_resources(),
+                    |listing| &listing.resources,
                     "uri",
                     Self::served_uri,
                 )
@@ -429,7 +487,7 @@ impl Resources for Upstreams {
             Ok(self
                 .listed(
                     |has| has.resources,
-                    |mcp| mcp.list_resource_templates(),
+                    |listing| &listing.templates,
                     "uriTemplate",
                     Self::served_uri,
                 )
@@ -493,7 +551,7 @@ impl Resources for Upstreams {
             Ok(self
                 .listed(
                     |has| has.prompts,
-                    |mcp| mcp.list_prompts(),
+                    |listing| &listing.prompts,
                     "name",
                     |upstream, name| {
                         if upstream.prefixed {

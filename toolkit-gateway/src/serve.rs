@@ -1,13 +1,14 @@
 //! The gateway's life: start (configuration, sources, catalog refreshed, policy checked against
 //! it), serve, and refresh the catalog on an interval while serving.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use toolkit_runtime::mcp::ToolsChanged;
 use toolkit_runtime::serve::{HttpOptions, McpServer, ServedToolkit};
 
 use super::Gateway;
 use super::auth::Authenticator;
+use super::changed_sources::ChangedSources;
 use super::config::{Config, Transport};
 use super::http::{self, Parts};
 
@@ -135,7 +136,10 @@ pub async fn serve(config: Config) -> Result<(), String> {
 
 /// Whether the gateway finds its sources' lists changing, and so keeps refreshing and tells its
 /// clients: it refreshes every `interval`, or some source can say its lists changed (`changes`).
-pub(crate) fn lists_watched(interval: Option<Duration>, changes: &[ToolsChanged]) -> bool {
+pub(crate) fn lists_watched(
+    interval: Option<Duration>,
+    changes: &[(String, ToolsChanged)],
+) -> bool {
     interval.is_some() || !changes.is_empty()
 }
 
@@ -174,44 +178,40 @@ pub(crate) struct Served {
 
 /// Refreshes the catalog every `interval` (if any), a source whose list expires (its `ttlMs`,
 /// within the configured bounds, see [`Lifetimes`](super::lifetimes::Lifetimes)) when it does,
-/// and at once when a source says its tools changed, and serves the new toolkit when it changed (its clients hear
-/// `notifications/tools/list_changed`). Each refresh lists the sources' resources and prompts
+/// and a source that says its lists changed no sooner than `catalog.min_refresh_seconds` after it
+/// was last asked, once however often it says it in between
+/// ([`ChangedSources`](super::changed_sources::ChangedSources)); and serves the new toolkit when
+/// it changed (its clients hear `notifications/tools/list_changed`). A source's expiry or change
+/// lists that source only. Each refresh lists the resources and prompts of the sources it lists
 /// again too (their clients hear `notifications/resources/list_changed` or
-/// `notifications/prompts/list_changed` when they changed). Whatever fails here is logged, and
-/// the last good toolkit goes on being served.
+/// `notifications/prompts/list_changed` when what is served changed). Whatever fails here is
+/// logged, and the last good toolkit goes on being served.
 pub(crate) async fn keep_refreshed(
     mut gateway: Gateway,
     served: Served,
     interval: Option<Duration>,
-    changes: Vec<ToolsChanged>,
+    changes: Vec<(String, ToolsChanged)>,
 ) {
-    // What the clients were first served, to tell the changes from.
-    served.resources.relist().await;
-    // One refresh waits at most: changes heard while one waits are served by it.
-    let (told, mut heard) = tokio::sync::mpsc::channel::<()>(1);
-    for mut waiter in changes {
-        let told = told.clone();
-        tokio::spawn(async move {
-            while waiter.changed().await {
-                if let Err(tokio::sync::mpsc::error::TrySendError::Closed(())) = told.try_send(()) {
-                    return;
-                }
-            }
-        });
-    }
-    drop(told);
+    // What the clients were first served, to tell the changes from (no source listed again:
+    // those not listed yet are listed once).
+    served.resources.relist(Some(&[])).await;
+    let every = gateway.source_names();
+    let mut changed = ChangedSources::new(gateway.min_refresh());
+    // The start's listing counts: a change heard now waits for the floor after it.
+    changed.asking(&every, Instant::now());
+    changed.hear(changes);
     let mut ticks = interval.map(|interval| {
         let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         ticks
     });
-    let mut listening = true;
     let mut lifetimes = gateway.lifetimes();
     loop {
-        let due = lifetimes
+        let expiry = lifetimes
             .as_ref()
             .and_then(super::lifetimes::Lifetimes::next_due);
-        let expired = async {
+        let change = changed.next_due(Instant::now());
+        let at = |due: Option<Instant>| async move {
             match due {
                 Some(due) => tokio::time::sleep_until(due.into()).await,
                 None => std::future::pending().await,
@@ -225,30 +225,39 @@ pub(crate) async fn keep_refreshed(
                 None => std::future::pending().await,
             }
         };
-        tokio::select! {
-            () = tick => {}
-            () = expired => {
+        let names = tokio::select! {
+            () = tick => None,
+            () = at(expiry) => {
                 let names = lifetimes
                     .as_mut()
-                    .map(|lifetimes| lifetimes.take_due(std::time::Instant::now()))
+                    .map(|lifetimes| lifetimes.take_due(Instant::now()))
                     .unwrap_or_default();
                 tracing::info!(sources = ?names, "a source's list expired, refreshing it");
+                Some(names)
+            }
+            () = at(change) => {
+                let names = changed.take_due(Instant::now());
+                tracing::info!(sources = ?names, "a source's lists changed, refreshing it");
+                Some(names)
+            }
+            // A change heard: its listing is due at its floor, found at the loop's top.
+            () = changed.woken() => continue,
+        };
+        match names {
+            None => {
+                changed.asking(&every, Instant::now());
+                let refresh = gateway.refresh().await;
+                serve_refreshed(&gateway, &served.toolkit, &refresh);
+                served.resources.relist(None).await;
+            }
+            Some(names) if names.is_empty() => {}
+            Some(names) => {
+                changed.asking(&names, Instant::now());
                 let refresh = gateway.refresh_sources(&names).await;
                 serve_refreshed(&gateway, &served.toolkit, &refresh);
-                served.resources.relist().await;
-                continue;
+                served.resources.relist(Some(&names)).await;
             }
-            told = heard.recv(), if listening => match told {
-                Some(()) => tracing::info!("a source's tools changed, refreshing"),
-                None => {
-                    listening = false;
-                    continue;
-                }
-            },
         }
-        let refresh = gateway.refresh().await;
-        serve_refreshed(&gateway, &served.toolkit, &refresh);
-        served.resources.relist().await;
     }
 }
 

@@ -57,6 +57,7 @@ mod output_check;
 mod relay;
 mod replays;
 mod resources;
+mod sampling_context;
 mod served;
 mod server;
 mod session_end;

@@ -10,8 +10,10 @@
 //! any call, it goes to the one session's client there is ([`ClientRelay::for_session`], joined
 //! to the server's [`Clients`](toolkit_core::context::Clients)). A client that
 //! did not declare the capability is not asked: the source answers as for a client without it.
-//! The relay stops when the call ends (answered, cancelled or dropped): a question still open is
-//! cancelled at the client and left unanswered upstream, whose call is cancelled too.
+//! A sampling request's `includeContext` is rewritten to `"none"` on the way
+//! (`sampling_context.rs`). The relay stops when the call ends (answered, cancelled or dropped):
+//! a question still open is cancelled at the client and left unanswered upstream, whose call is
+//! cancelled too.
 
 use rmcp::model::{CustomRequest, GetExtensions as _, RequestId, ServerRequest};
 use rmcp::service::{OriginatingRequestId, PeerRequestOptions};
@@ -21,6 +23,8 @@ use tokio_util::sync::CancellationToken;
 
 use toolkit_core::BoxFuture;
 use toolkit_core::context::{ELICITATION_CREATE, ROOTS_LIST, Relay, Relayed, SAMPLING_CREATE};
+
+use crate::sampling_context;
 
 /// One served call's way to its client.
 #[derive(Debug)]
@@ -72,6 +76,8 @@ impl ClientRelay {
     /// Sends `method` with `params` to the call's client and waits for its answer, or for the
     /// call to end.
     async fn asked(&self, method: &str, params: Option<Value>) -> Relayed {
+        // A sampling request gets no context of other sources or sessions.
+        let params = sampling_context::without_context(method, params);
         let mut request = CustomRequest::new(method, params);
         // On the stream of the call that asked, also from a task that is not the handler's.
         if let Some(call) = &self.call {

@@ -426,13 +426,15 @@ async fn the_gateway_accepts_every_connection_with_tcp_nodelay() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_source_that_says_its_tools_changed_is_refreshed_at_once() {
-    // No refresh interval: only the upstream's notifications/tools/list_changed refreshes.
+async fn a_source_that_says_its_tools_changed_is_refreshed_after_the_floor() {
+    // No refresh interval: only the upstream's notifications/tools/list_changed refreshes, no
+    // sooner than min_refresh_seconds after the start's listing.
     let dir = workspace("announced", "");
     let text = format!(
         r#"
 [catalog]
 refresh_seconds = 0
+min_refresh_seconds = 1
 
 [policy]
 default = "allow"

@@ -175,6 +175,18 @@ CC_ID=$(context client_id)
 export CC_SECRET="$(context client_secret)"
 export CC_KEY="$(context private_key_pem)"
 for last; do :; done
+# The issuer the secret or key is for, as the server's protected resource metadata names it.
+ISSUER=$(python3 -c '
+import json, sys, urllib.parse, urllib.request
+url = urllib.parse.urlsplit(sys.argv[1])
+for path in ("/.well-known/oauth-protected-resource" + url.path, "/.well-known/oauth-protected-resource"):
+    try:
+        with urllib.request.urlopen(url.scheme + "://" + url.netloc + path) as answer:
+            print(json.load(answer)["authorization_servers"][0])
+            break
+    except Exception:
+        pass
+' "$last")
 cat > "{dir}/toolkit.toml" <<EOF
 [policy]
 default = "allow"
@@ -183,7 +195,7 @@ refresh_seconds = 0
 [[sources]]
 name = "cc"
 url = "$last"
-oauth = {{ client_credentials = true, client_id = "$CC_ID", {oauth} }}
+oauth = {{ client_credentials = true, client_id = "$CC_ID", issuer = "$ISSUER", {oauth} }}
 EOF
 exec "{bin}" serve --config "{dir}/toolkit.toml" < /dev/null
 "#,

@@ -63,6 +63,7 @@ pub(crate) fn config(name: &str, refresh_seconds: u64) -> Config {
 [catalog]
 file = "{catalog}"
 refresh_seconds = {refresh_seconds}
+min_refresh_seconds = 1
 
 [policy]
 default = "allow"

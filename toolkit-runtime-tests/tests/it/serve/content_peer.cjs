@@ -100,7 +100,7 @@ const tools = [
   {
     name: "test_sampling",
     description: "Tests server-initiated sampling (LLM completion request)",
-    inputSchema: { type: "object", properties: { prompt: { type: "string", description: "The prompt to send to the LLM" } }, required: ["prompt"] },
+    inputSchema: { type: "object", properties: { prompt: { type: "string", description: "The prompt to send to the LLM" }, includeContext: { type: "string", description: "The context to ask the client for" } }, required: ["prompt"] },
   },
   {
     name: "test_elicitation",
@@ -157,6 +157,7 @@ async function call(server, name, args, extra) {
       const result = await ask(server, extra, "sampling/createMessage", {
         messages: [{ role: "user", content: { type: "text", text: args.prompt } }],
         maxTokens: 100,
+        ...(args.includeContext === undefined ? {} : { includeContext: args.includeContext }),
       }, true);
       const text = result.content?.type === "text" ? result.content.text : "No text response";
       return { content: [{ type: "text", text: `LLM response: ${text}` }] };

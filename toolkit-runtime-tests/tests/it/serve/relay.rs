@@ -142,6 +142,22 @@ async fn serve_relay_sampling_and_elicitation_to_the_calls_client() {
     assert_eq!(request["messages"][0]["content"]["text"], "Say hi");
     assert_eq!(request["maxTokens"], 100);
 
+    // The context of other sources and sessions is not asked for, whatever the upstream asks.
+    for asked in ["allServers", "thisServer"] {
+        let sampled = call(
+            &client,
+            "test_sampling",
+            json!({"prompt": "Say hi", "includeContext": asked}),
+        )
+        .await;
+        assert_eq!(
+            sampled["content"][0]["text"], "LLM response: from the client",
+            "{sampled}"
+        );
+        let request = seen.try_recv().unwrap();
+        assert_eq!(request["includeContext"], "none", "{asked}: {request}");
+    }
+
     // Elicitation: the form as the upstream wrote it, the client's content back.
     let elicited = call(&client, "test_elicitation", json!({"message": "Go?"})).await;
     assert_eq!(
