@@ -71,6 +71,7 @@ mod tasks;
 pub mod testing;
 mod told;
 mod transport;
+mod uri_bound;
 mod written_http;
 mod written_result;
 
@@ -85,3 +86,4 @@ pub use task_status::TaskStatusSink;
 pub use tasks::Tasks;
 /// Cancels a server's HTTP sessions ([`McpServer::router`]); re-exported from `tokio-util`.
 pub use tokio_util::sync::CancellationToken;
+pub use uri_bound::MAX_URI_BYTES;
