@@ -64,6 +64,7 @@ pub mod stdin_guard;
 mod subscribers;
 mod subscriptions;
 mod task_owners;
+mod task_session;
 mod task_sessions;
 mod task_status;
 mod tasks;
@@ -82,6 +83,7 @@ pub use resources::{Offer, Refusal, Resources};
 pub use served::ServedToolkit;
 pub use server::{HttpOptions, MCP_PATH, McpServer, bind_loopback, without_delay};
 pub use task_owners::unknown_task;
+pub use task_session::TaskSession;
 pub use task_status::TaskStatusSink;
 pub use tasks::Tasks;
 /// Cancels a server's HTTP sessions ([`McpServer::router`]); re-exported from `tokio-util`.

@@ -37,7 +37,8 @@ pub trait Tasks: std::fmt::Debug + Send + Sync + 'static {
     /// `tools/call` of `tool` of `source` (the names the source knows) as a task (`task`, the
     /// client's parameter): the `CreateTaskResult`, or a plain result when the source ran the
     /// call without a task. What the source asks on the way is asked through `context`, whose
-    /// [`TaskStatusSink`](super::TaskStatusSink) extension tells the client the task's statuses.
+    /// [`TaskStatusSink`](super::TaskStatusSink) extension tells the client the task's statuses
+    /// and whose [`TaskSession`](super::TaskSession) extension names the client's session.
     fn call<'a>(
         &'a self,
         source: &'a str,
@@ -49,7 +50,8 @@ pub trait Tasks: std::fmt::Debug + Send + Sync + 'static {
 
     /// `tasks/get`, `tasks/result`, `tasks/cancel` or `tasks/list` (`method`) with its params
     /// as the client wrote them (`_meta` removed); what the source asks meanwhile (for
-    /// `tasks/result`) is asked through `context`.
+    /// `tasks/result`) is asked through `context`, whose [`TaskSession`](super::TaskSession)
+    /// extension names the client's session.
     fn request<'a>(
         &'a self,
         method: &'a str,
@@ -197,7 +199,7 @@ pub(crate) async fn answer(
     };
     Some(match method {
         "tools/list" => Ok(CustomResult(listing(toolkit))),
-        "tools/call" => call(handler, toolkit, hosted, params, ended, context)
+        "tools/call" => call(handler, toolkit, hosted, params, (owners, ended), context)
             .await
             .inspect(|CustomResult(result)| {
                 if let Value::Object(result) = result {
@@ -212,7 +214,7 @@ pub(crate) async fn answer(
                 {
                     return Some(Err(error(unknown_task(id), false)));
                 }
-                let relayed = relayed(&context);
+                let relayed = relayed(&context).with_extension(session(owners, ended));
                 tasks
                     .request(method, params, &relayed)
                     .await
@@ -280,7 +282,7 @@ async fn call(
     toolkit: &ServedToolkit,
     hosted: &Hosted,
     mut params: JsonObject,
-    ended: &CancellationToken,
+    (owners, ended): (&TaskOwners, &CancellationToken),
     context: RequestContext<RoleServer>,
 ) -> Result<CustomResult, ErrorData> {
     let task = match params.remove("task") {
@@ -333,12 +335,19 @@ async fn call(
         return Err(ErrorData::internal_error("the tool has no source", None));
     };
     let sink = TaskStatusSink::new(context.peer.clone(), ended.clone());
-    let relayed = relayed(&context).with_extension(sink);
+    let relayed = relayed(&context)
+        .with_extension(sink)
+        .with_extension(session(owners, ended));
     tasks
         .call(source, upstream, arguments, task, &relayed)
         .await
         .map(|result| CustomResult(Value::Object(result)))
         .map_err(|refusal| error(refusal, false))
+}
+
+/// The session of a task request, for the host ([`TaskSession`](super::TaskSession)).
+fn session(owners: &TaskOwners, ended: &CancellationToken) -> super::TaskSession {
+    super::TaskSession::new(owners.session(), ended.clone())
 }
 
 /// The context of a request passed through: what the source asks meanwhile goes to this client.
