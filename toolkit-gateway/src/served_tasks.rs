@@ -8,7 +8,12 @@
 //! (source and id) is served under one id at a time, the one of its latest creation: a source
 //! that restarted and handed out an id again gives it to the session whose call created it
 //! this time, and the session that held it before no longer reaches it (the id is unknown
-//! there), so one principal's id never reaches another's task.
+//! there), so one principal's id never reaches another's task. Each task is kept with the
+//! source's connection that made it ([`Mcp::connection`]): once the source is connected to
+//! again (its process started again, its session negotiated again), the ids of before are
+//! unknown, even before any is handed out again.
+//!
+//! [`Mcp::connection`]: toolkit_runtime::mcp::Mcp::connection
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher as _, RandomState};
@@ -57,6 +62,10 @@ struct Session {
 struct Task {
     source: String,
     id: String,
+    /// The source's connection that created it ([`Mcp::connection`]).
+    ///
+    /// [`Mcp::connection`]: toolkit_runtime::mcp::Mcp::connection
+    connection: u64,
     order: u64,
     ended: bool,
     /// Where its statuses are told (the session's client), while they are.
@@ -163,18 +172,30 @@ impl ServedTasks {
         self.lock().forget(id);
     }
 
-    /// The source and its id of `served`, when the session `id` holds it.
-    pub(crate) fn route(&self, session: u64, served: &str) -> Option<(String, String)> {
+    /// The source, its id and the source's connection that created it of `served`, when the
+    /// session `id` holds it.
+    pub(crate) fn route(&self, session: u64, served: &str) -> Option<(String, String, u64)> {
         let inner = self.lock();
         let task = inner.sessions.get(&session)?.tasks.get(served)?;
-        Some((task.source.clone(), task.id.clone()))
+        Some((task.source.clone(), task.id.clone(), task.connection))
     }
 
-    /// The served id of `source`'s task `id`, when the session `id` holds it.
-    pub(crate) fn served_of(&self, session: u64, source: &str, id: &str) -> Option<String> {
+    /// The served id of `source`'s task `id` on its connection `connection`, when the session
+    /// `id` holds it.
+    pub(crate) fn served_of(
+        &self,
+        session: u64,
+        (source, id, connection): (&str, &str, u64),
+    ) -> Option<String> {
         let inner = self.lock();
         let current = inner.current.get(&(source.to_owned(), id.to_owned()))?;
-        (current.session == session).then(|| current.served.clone())
+        let task = inner
+            .sessions
+            .get(&current.session)?
+            .tasks
+            .get(&current.served)?;
+        (current.session == session && task.connection == connection)
+            .then(|| current.served.clone())
     }
 
     /// The task `served` of the session `id` ended (its client was told so).
@@ -189,8 +210,12 @@ impl ServedTasks {
         }
     }
 
-    /// The served id of `source`'s task `id` and where its statuses are told, if they are.
-    pub(crate) fn sink_of(&self, source: &str, id: &str) -> Option<(String, TaskStatusSink)> {
+    /// The served id of `source`'s task `id` on its connection `connection`, and where its
+    /// statuses are told, if they are.
+    pub(crate) fn sink_of(
+        &self,
+        (source, id, connection): (&str, &str, u64),
+    ) -> Option<(String, TaskStatusSink)> {
         let inner = self.lock();
         let current = inner.current.get(&(source.to_owned(), id.to_owned()))?;
         let task = inner
@@ -198,6 +223,9 @@ impl ServedTasks {
             .get(&current.session)?
             .tasks
             .get(&current.served)?;
+        if task.connection != connection {
+            return None;
+        }
         Some((current.served.clone(), task.sink.clone()?))
     }
 
@@ -229,13 +257,12 @@ impl ServedTasks {
 }
 
 impl Slot<'_> {
-    /// Keeps `source`'s new task `id` for the session, its statuses told to `sink`: its served
-    /// id. Refused for an id over [`MAX_UPSTREAM_ID_BYTES`], or when the session ended
-    /// meanwhile.
+    /// Keeps `source`'s new task `id`, made on its connection `connection`, for the session,
+    /// its statuses told to `sink`: its served id. Refused for an id over
+    /// [`MAX_UPSTREAM_ID_BYTES`], or when the session ended meanwhile.
     pub(crate) fn keep(
         mut self,
-        source: &str,
-        id: &str,
+        (source, id, connection): (&str, &str, u64),
         sink: Option<TaskStatusSink>,
     ) -> Result<String, Refusal> {
         if id.len() > MAX_UPSTREAM_ID_BYTES {
@@ -260,6 +287,7 @@ impl Slot<'_> {
             Task {
                 source: source.to_owned(),
                 id: id.to_owned(),
+                connection,
                 order,
                 ended: false,
                 sink,
@@ -338,10 +366,14 @@ mod tests {
         let hers = tasks
             .reserve(&alice)
             .unwrap()
-            .keep("s", "a1", None)
+            .keep(("s", "a1", 0), None)
             .unwrap();
         for id in ["b1", "b2"] {
-            tasks.reserve(&bob).unwrap().keep("s", id, None).unwrap();
+            tasks
+                .reserve(&bob)
+                .unwrap()
+                .keep(("s", id, 0), None)
+                .unwrap();
         }
         let refused = tasks.reserve(&bob).unwrap_err();
         assert!(
@@ -350,12 +382,16 @@ mod tests {
         );
         assert_eq!(
             tasks.route(alice.id(), &hers),
-            Some(("s".into(), "a1".into()))
+            Some(("s".into(), "a1".into(), 0))
         );
         // Bob's own ended task makes room for his next; alice's stays.
-        let his = tasks.served_of(bob.id(), "s", "b1").unwrap();
+        let his = tasks.served_of(bob.id(), ("s", "b1", 0)).unwrap();
         tasks.ended(bob.id(), &his);
-        tasks.reserve(&bob).unwrap().keep("s", "b3", None).unwrap();
+        tasks
+            .reserve(&bob)
+            .unwrap()
+            .keep(("s", "b3", 0), None)
+            .unwrap();
         assert_eq!(tasks.route(bob.id(), &his), None);
         assert_eq!(tasks.len(bob.id()), 2);
         assert_eq!(tasks.len(alice.id()), 1);
@@ -365,21 +401,29 @@ mod tests {
         tasks
             .reserve(&alice)
             .unwrap()
-            .keep("s", "a2", None)
+            .keep(("s", "a2", 0), None)
             .unwrap();
         // The session ends: its tasks are forgotten.
         tasks.forget(alice.id());
         assert_eq!(tasks.route(alice.id(), &hers), None);
-        assert_eq!(tasks.served_of(alice.id(), "s", "a1"), None);
+        assert_eq!(tasks.served_of(alice.id(), ("s", "a1", 0)), None);
     }
 
     #[test]
     fn served_ids_carry_a_session_nonce_and_a_reused_upstream_id_reaches_only_its_new_holder() {
         let tasks = ServedTasks::new(8);
         let (alice, bob) = (session(), session());
-        let hers = tasks.reserve(&alice).unwrap().keep("s", "1", None).unwrap();
+        let hers = tasks
+            .reserve(&alice)
+            .unwrap()
+            .keep(("s", "1", 0), None)
+            .unwrap();
         // The source restarted and hands out "1" again, to bob's call.
-        let his = tasks.reserve(&bob).unwrap().keep("s", "1", None).unwrap();
+        let his = tasks
+            .reserve(&bob)
+            .unwrap()
+            .keep(("s", "1", 0), None)
+            .unwrap();
         assert_ne!(hers, his);
         let nonce = |served: &str| served.split('/').nth(1).map(str::len);
         assert_eq!(nonce(&hers), Some(32));
@@ -389,9 +433,15 @@ mod tests {
             "alice reaches bob's task"
         );
         assert_eq!(tasks.route(alice.id(), &his), None);
-        assert_eq!(tasks.route(bob.id(), &his), Some(("s".into(), "1".into())));
-        assert_eq!(tasks.served_of(alice.id(), "s", "1"), None);
-        assert_eq!(tasks.served_of(bob.id(), "s", "1"), Some(his));
+        assert_eq!(
+            tasks.route(bob.id(), &his),
+            Some(("s".into(), "1".into(), 0))
+        );
+        assert_eq!(tasks.served_of(alice.id(), ("s", "1", 0)), None);
+        assert_eq!(tasks.served_of(bob.id(), ("s", "1", 0)), Some(his.clone()));
+        // The source connected to again: the task of the connection before is not listed.
+        assert_eq!(tasks.served_of(bob.id(), ("s", "1", 1)), None);
+        assert!(tasks.sink_of(("s", "1", 1)).is_none());
     }
 
     #[test]
@@ -402,7 +452,7 @@ mod tests {
         let refused = tasks
             .reserve(&alice)
             .unwrap()
-            .keep("s", &long, None)
+            .keep(("s", &long, 0), None)
             .unwrap_err();
         assert!(
             matches!(&refused, Refusal::Failed(words) if words.contains("257 bytes")),
@@ -411,7 +461,7 @@ mod tests {
         tasks
             .reserve(&alice)
             .unwrap()
-            .keep("s", "short", None)
+            .keep(("s", "short", 0), None)
             .unwrap();
     }
 
@@ -420,7 +470,11 @@ mod tests {
         let tasks = ServedTasks::new(4);
         let ended = CancellationToken::new();
         let alice = TaskSession::new(TaskSession::next_id(), ended.clone());
-        let hers = tasks.reserve(&alice).unwrap().keep("s", "1", None).unwrap();
+        let hers = tasks
+            .reserve(&alice)
+            .unwrap()
+            .keep(("s", "1", 0), None)
+            .unwrap();
         ended.cancel();
         for _ in 0..1000 {
             if tasks.len(alice.id()) == 0 {
@@ -445,7 +499,7 @@ mod tests {
                     for n in 0..200 {
                         if let Ok(slot) = tasks.reserve(&session) {
                             // Upstream ids shared by both sessions, as a restarted source's.
-                            kept.push(slot.keep("s", &format!("{thread}-{n}"), None).unwrap());
+                            kept.push(slot.keep(("s", &format!("{thread}-{n}"), 0), None).unwrap());
                         }
                     }
                     (session.id(), kept)

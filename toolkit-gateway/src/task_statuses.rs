@@ -37,7 +37,8 @@ impl StatusRelay {
         self.listening.call_once(|| {
             for (source, mcp) in upstreams {
                 if let Some(statuses) = mcp.task_statuses() {
-                    tokio::spawn(relay(source.clone(), statuses, Arc::clone(tasks)));
+                    let relayed = (source.clone(), Arc::clone(mcp));
+                    tokio::spawn(relay(relayed, statuses, Arc::clone(tasks)));
                 }
             }
         });
@@ -46,7 +47,11 @@ impl StatusRelay {
 
 /// Tells each status `source` tells to the session of its task, until the source is gone; a
 /// task that ended, or whose session did, is told no more.
-async fn relay(source: String, mut statuses: TaskStatuses, tasks: Arc<ServedTasks>) {
+async fn relay(
+    (source, mcp): (String, Arc<Mcp>),
+    mut statuses: TaskStatuses,
+    tasks: Arc<ServedTasks>,
+) {
     while let Some(mut status) = statuses.next().await {
         let Some(id) = status
             .get("taskId")
@@ -55,7 +60,7 @@ async fn relay(source: String, mut statuses: TaskStatuses, tasks: Arc<ServedTask
         else {
             continue;
         };
-        let Some((served, sink)) = tasks.sink_of(&source, &id) else {
+        let Some((served, sink)) = tasks.sink_of((&source, &id, mcp.connection())) else {
             continue;
         };
         status.insert("taskId".into(), Value::String(served));

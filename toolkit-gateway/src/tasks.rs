@@ -143,7 +143,7 @@ impl Tasks for UpstreamTasks {
             {
                 let id = id.clone();
                 let sink = context.extension::<TaskStatusSink>().cloned();
-                let served = slot.keep(source, &id, sink)?;
+                let served = slot.keep((source, &id, mcp.connection()), sink)?;
                 serve_ids(&mut result, &id, &served);
             }
             Ok(result)
@@ -166,8 +166,13 @@ impl Tasks for UpstreamTasks {
                 _ => return Err(Refusal::InvalidParams("taskId must be a string.".into())),
             };
             let unknown = || unknown_task(served);
-            let (source, id) = self.served.route(session, served).ok_or_else(unknown)?;
+            let (source, id, connection) =
+                self.served.route(session, served).ok_or_else(unknown)?;
             let mcp = self.source(&source).ok_or_else(unknown)?;
+            // Made on a connection to the source before this one: the id means nothing now.
+            if mcp.connection() != connection {
+                return Err(unknown());
+            }
             let answered = match method {
                 "tasks/get" => mcp.get_task(&id).await,
                 "tasks/result" => mcp.task_result(&id, context).await,
@@ -176,6 +181,10 @@ impl Tasks for UpstreamTasks {
                     return Err(Refusal::Unsupported(format!("{other} is not served")));
                 }
             };
+            // Connected to again meanwhile: the answer may be of another task.
+            if mcp.connection() != connection {
+                return Err(unknown());
+            }
             let mut result = answered.map_err(|error| {
                 let reason = super::metrics::reason_label(&error);
                 if !matches!(reason, "invalid_input" | "not_found" | "unsupported") {
@@ -207,7 +216,8 @@ impl UpstreamTasks {
                         let Some(Value::String(id)) = task.get("taskId").cloned() else {
                             continue;
                         };
-                        if let Some(served) = self.served.served_of(session, source, &id) {
+                        let task_of = (source.as_str(), id.as_str(), mcp.connection());
+                        if let Some(served) = self.served.served_of(session, task_of) {
                             serve_ids(&mut task, &id, &served);
                             tasks.push(Value::Object(task));
                         }
@@ -422,6 +432,35 @@ mod tests {
             Some(1),
             "{listed}"
         );
+        alice.serving.abort();
+        bob.serving.abort();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_task_of_a_connection_before_is_unknown_once_the_source_is_connected_to_again() {
+        let mut gateway =
+            crate::Gateway::new(crate::resources::tests::config("tasks-again", 0)).unwrap();
+        let refresh = gateway.refresh().await;
+        assert!(refresh.failures.is_empty(), "{:?}", refresh.failures);
+        let everything = Arc::clone(&gateway.upstreams[0].2);
+        let tasks = Arc::new(gateway.tasks());
+        let toolkit = gateway.toolkit().unwrap();
+        let mut alice = Session::open(toolkit.clone(), &tasks).await;
+        let mut bob = Session::open(toolkit, &tasks).await;
+        let hers = created_id(&alice.create().await);
+        let got = alice.ask("tasks/get", json!({"taskId": hers})).await;
+        assert_eq!(got["result"]["taskId"], hers.as_str(), "{got}");
+        // The source's process ends; bob's call starts it again.
+        everything.close().await;
+        let his = created_id(&bob.create().await);
+        assert!(his.starts_with("everything/"), "{his}");
+        let got = alice.ask("tasks/get", json!({"taskId": hers})).await;
+        let words = got["error"]["message"].as_str().unwrap_or_default();
+        assert!(words.contains("is known here"), "{got}");
+        let listed = alice.ask("tasks/list", json!({})).await;
+        assert_eq!(listed["result"]["tasks"], json!([]), "{listed}");
+        let got = bob.ask("tasks/get", json!({"taskId": his})).await;
+        assert_eq!(got["result"]["taskId"], his.as_str(), "{got}");
         alice.serving.abort();
         bob.serving.abort();
     }
