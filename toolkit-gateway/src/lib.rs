@@ -14,6 +14,7 @@ mod resources;
 mod result_uris;
 pub mod serve;
 pub mod served_names;
+mod served_tasks;
 mod sources;
 mod task_statuses;
 mod tasks;

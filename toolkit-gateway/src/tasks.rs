@@ -3,11 +3,12 @@
 //! `tasks/get`, `tasks/result`, `tasks/cancel` and `tasks/list` reach the source that owns the
 //! task.
 //!
-//! Task ids are served as `source/id`, so two sources' ids never meet, and only the ids this
-//! gateway handed out are taken back: a client cannot name a task the gateway did not create
-//! through one of its clients' calls, nor one of another source (the id names its source, and
-//! is asked of it only). `tasks/list` lists only those tasks. At most [`MAX_TASKS`] ids are
-//! kept, the oldest forgotten first.
+//! Task ids are served as `source/nonce/id` and kept per session (`served_tasks.rs`): a
+//! session reaches only the tasks its own client's calls created (no other session's, no task
+//! the gateway did not create, none of another source), `tasks/list` lists only those, a
+//! session keeps at most [`MAX_TASKS_PER_SESSION`] of them (a new task past it is refused; no
+//! other session's is forgotten), and they are forgotten when the session ends. A source whose
+//! task id is over 256 bytes has its task refused.
 //!
 //! The statuses a source tells of a task (`notifications/tasks/status`) are told to the session
 //! that created it, and to no other (`task_statuses.rs`).
@@ -18,20 +19,17 @@
 //! `tasks/get`, `tasks/result` or `tasks/cancel` the source fails (but for a task or input it
 //! does not know, or a method it does not have) counts as an upstream error of the source.
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use serde_json::Value;
 use toolkit_runtime::mcp::Mcp;
 
 use super::metrics::Metrics;
+use super::served_tasks::{MAX_TASKS_PER_SESSION, ServedTasks, is_end};
 use super::task_statuses::StatusRelay;
 use toolkit_runtime::serve::failure::echo;
-use toolkit_runtime::serve::{Refusal, Tasks, unknown_task};
+use toolkit_runtime::serve::{Refusal, TaskSession, TaskStatusSink, Tasks, unknown_task};
 use toolkit_runtime::{BoxFuture, CallContext, JsonObject, Reason, ToolSourceError};
-
-/// How many task ids the gateway keeps (the oldest is forgotten past it).
-pub const MAX_TASKS: usize = 4096;
 
 /// The `_meta` key that ties a message to its task.
 const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
@@ -40,9 +38,8 @@ const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 #[derive(Debug)]
 pub struct UpstreamTasks {
     upstreams: Vec<(String, Arc<Mcp>)>,
-    /// The served ids handed out, oldest first.
-    known: Mutex<VecDeque<String>>,
-    cap: usize,
+    /// The served ids handed out, per session (`served_tasks.rs`).
+    served: Arc<ServedTasks>,
     /// Where the calls passed through are counted.
     metrics: Arc<Metrics>,
     /// Where the statuses the sources tell go (`task_statuses.rs`).
@@ -52,14 +49,14 @@ pub struct UpstreamTasks {
 impl UpstreamTasks {
     /// The tasks of the sources `(name, source)`, their calls counted in `metrics`.
     pub fn new(upstreams: Vec<(String, Arc<Mcp>)>, metrics: Arc<Metrics>) -> Self {
-        Self::with_cap(upstreams, metrics, MAX_TASKS)
+        Self::with_cap(upstreams, metrics, MAX_TASKS_PER_SESSION)
     }
 
+    /// As [`UpstreamTasks::new`], at most `cap` tasks kept per session.
     fn with_cap(upstreams: Vec<(String, Arc<Mcp>)>, metrics: Arc<Metrics>, cap: usize) -> Self {
         Self {
             upstreams,
-            known: Mutex::new(VecDeque::new()),
-            cap: cap.max(1),
+            served: Arc::new(ServedTasks::new(cap)),
             metrics,
             statuses: StatusRelay::default(),
         }
@@ -71,62 +68,33 @@ impl UpstreamTasks {
             .find(|(source, _)| source == name)
             .map(|(_, mcp)| mcp)
     }
-
-    /// Keeps the served id `served`, forgetting the oldest past the cap.
-    fn keep(&self, served: &str) {
-        let mut known = self.known.lock().unwrap_or_else(PoisonError::into_inner);
-        if known.iter().any(|id| id == served) {
-            return;
-        }
-        if known.len() >= self.cap
-            && let Some(forgotten) = known.pop_front()
-        {
-            self.statuses.forget(&forgotten);
-        }
-        known.push_back(served.to_owned());
-    }
-
-    fn knows(&self, served: &str) -> bool {
-        self.known
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-            .any(|id| id == served)
-    }
-
-    /// The source and its id of a served task id this gateway handed out.
-    fn route<'a>(&'a self, served: &'a str) -> Result<(&'a str, &'a Arc<Mcp>, &'a str), Refusal> {
-        let unknown = || unknown_task(served);
-        if !self.knows(served) {
-            return Err(unknown());
-        }
-        let (source, id) = served.split_once('/').ok_or_else(unknown)?;
-        let mcp = self.source(source).ok_or_else(unknown)?;
-        Ok((source, mcp, id))
-    }
 }
 
-/// The served id of `source`'s task `id`.
-pub fn served_id(source: &str, id: &str) -> String {
-    format!("{source}/{id}")
+/// The session a request of `context` comes from.
+fn session(context: &CallContext) -> Result<&TaskSession, Refusal> {
+    context
+        .extension::<TaskSession>()
+        .ok_or_else(|| Refusal::Failed("Tasks are driven within a session only.".into()))
 }
 
 /// `result`'s task ids (a `Task`'s `taskId`, a created task's, and the related task of
-/// `_meta`) served under `source`.
-fn serve_ids(source: &str, result: &mut JsonObject) {
-    if let Some(Value::String(id)) = result.get_mut("taskId") {
-        *id = served_id(source, id);
-    }
-    if let Some(Value::Object(task)) = result.get_mut("task")
-        && let Some(Value::String(id)) = task.get_mut("taskId")
-    {
-        *id = served_id(source, id);
+/// `_meta`) that are the source's `id`, served as `served`.
+fn serve_ids(result: &mut JsonObject, id: &str, served: &str) {
+    let serve = |value: Option<&mut Value>| {
+        if let Some(Value::String(named)) = value
+            && named == id
+        {
+            *named = served.to_owned();
+        }
+    };
+    serve(result.get_mut("taskId"));
+    if let Some(Value::Object(task)) = result.get_mut("task") {
+        serve(task.get_mut("taskId"));
     }
     if let Some(Value::Object(meta)) = result.get_mut("_meta")
         && let Some(Value::Object(related)) = meta.get_mut(RELATED_TASK)
-        && let Some(Value::String(id)) = related.get_mut("taskId")
     {
-        *id = served_id(source, id);
+        serve(related.get_mut("taskId"));
     }
 }
 
@@ -160,7 +128,8 @@ impl Tasks for UpstreamTasks {
                     cut(source)
                 )));
             };
-            self.statuses.listen(&self.upstreams, serve_ids);
+            let slot = self.served.reserve(session(context)?)?;
+            self.statuses.listen(&self.upstreams, &self.served);
             let mut result = self
                 .metrics
                 .metered(
@@ -170,11 +139,12 @@ impl Tasks for UpstreamTasks {
                 )
                 .await
                 .map_err(|error| refusal(&error))?;
-            serve_ids(source, &mut result);
             if let Some(Value::String(id)) = result.get("task").and_then(|task| task.get("taskId"))
             {
-                self.keep(id);
-                self.statuses.created(id, context);
+                let id = id.clone();
+                let sink = context.extension::<TaskStatusSink>().cloned();
+                let served = slot.keep((source, &id, mcp.connection()), sink)?;
+                serve_ids(&mut result, &id, &served);
             }
             Ok(result)
         })
@@ -187,39 +157,54 @@ impl Tasks for UpstreamTasks {
         context: &'a CallContext,
     ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
         Box::pin(async move {
+            let session = session(context)?.id();
             if method == "tasks/list" {
-                return Ok(self.list().await);
+                return Ok(self.list(session).await);
             }
             let served = match params.get("taskId") {
                 Some(Value::String(id)) => id.as_str(),
                 _ => return Err(Refusal::InvalidParams("taskId must be a string.".into())),
             };
-            let (source, mcp, id) = self.route(served)?;
+            let unknown = || unknown_task(served);
+            let (source, id, connection) =
+                self.served.route(session, served).ok_or_else(unknown)?;
+            let mcp = self.source(&source).ok_or_else(unknown)?;
+            // Made on a connection to the source before this one: the id means nothing now.
+            if mcp.connection() != connection {
+                return Err(unknown());
+            }
             let answered = match method {
-                "tasks/get" => mcp.get_task(id).await,
-                "tasks/result" => mcp.task_result(id, context).await,
-                "tasks/cancel" => mcp.cancel_task(id).await,
+                "tasks/get" => mcp.get_task(&id).await,
+                "tasks/result" => mcp.task_result(&id, context).await,
+                "tasks/cancel" => mcp.cancel_task(&id).await,
                 other => {
                     return Err(Refusal::Unsupported(format!("{other} is not served")));
                 }
             };
+            // Connected to again meanwhile: the answer may be of another task.
+            if mcp.connection() != connection {
+                return Err(unknown());
+            }
             let mut result = answered.map_err(|error| {
                 let reason = super::metrics::reason_label(&error);
                 if !matches!(reason, "invalid_input" | "not_found" | "unsupported") {
-                    self.metrics.record_upstream_error(source, reason);
+                    self.metrics.record_upstream_error(&source, reason);
                 }
                 refusal(&error)
             })?;
-            serve_ids(source, &mut result);
+            serve_ids(&mut result, &id, served);
+            if method == "tasks/result" || is_end(result.get("status").and_then(Value::as_str)) {
+                self.served.ended(session, served);
+            }
             Ok(result)
         })
     }
 }
 
 impl UpstreamTasks {
-    /// Every source's tasks that this gateway handed out, their ids served (a source that
+    /// Every source's tasks that the session `session` holds, their ids served (a source that
     /// fails is left out, and logged).
-    async fn list(&self) -> JsonObject {
+    async fn list(&self, session: u64) -> JsonObject {
         let mut tasks = Vec::new();
         for (source, mcp) in &self.upstreams {
             match mcp.list_tasks().await {
@@ -228,8 +213,12 @@ impl UpstreamTasks {
                         let Value::Object(mut task) = task else {
                             continue;
                         };
-                        serve_ids(source, &mut task);
-                        if matches!(task.get("taskId"), Some(Value::String(id)) if self.knows(id)) {
+                        let Some(Value::String(id)) = task.get("taskId").cloned() else {
+                            continue;
+                        };
+                        let task_of = (source.as_str(), id.as_str(), mcp.connection());
+                        if let Some(served) = self.served.served_of(session, task_of) {
+                            serve_ids(&mut task, &id, &served);
                             tasks.push(Value::Object(task));
                         }
                     }
@@ -252,57 +241,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn ids_are_served_under_their_source_and_only_those_handed_out_are_taken() {
-        let tasks = UpstreamTasks::with_cap(Vec::new(), Arc::default(), 2);
+    fn the_ids_of_a_result_are_served() {
         let mut created = json!({"task": {"taskId": "t1", "status": "working"},
-            "_meta": {RELATED_TASK: {"taskId": "t1"}}})
+            "_meta": {RELATED_TASK: {"taskId": "t1"}}, "taskId": "other"})
         .as_object()
         .cloned()
         .unwrap();
-        serve_ids("a", &mut created);
-        assert_eq!(created["task"]["taskId"], "a/t1");
-        assert_eq!(created["_meta"][RELATED_TASK]["taskId"], "a/t1");
-        // Not handed out: refused, whatever it names.
-        assert!(matches!(
-            tasks.route("a/t1"),
-            Err(Refusal::InvalidParams(_))
-        ));
-        tasks.keep("a/t1");
-        tasks.keep("b/t1");
-        assert!(tasks.knows("a/t1") && tasks.knows("b/t1"));
-        // Handed out, but of a source the gateway does not have.
-        assert!(matches!(
-            tasks.route("b/t1"),
-            Err(Refusal::InvalidParams(_))
-        ));
-        // The cap: the oldest is forgotten.
-        tasks.keep("c/t1");
-        assert!(!tasks.knows("a/t1"));
-        assert!(tasks.knows("b/t1") && tasks.knows("c/t1"));
-    }
-
-    #[test]
-    fn ids_kept_from_many_threads_at_once_stay_within_the_cap() {
-        let tasks = Arc::new(UpstreamTasks::with_cap(Vec::new(), Arc::default(), 64));
-        let threads: Vec<_> = (0..8)
-            .map(|thread| {
-                let tasks = Arc::clone(&tasks);
-                std::thread::spawn(move || {
-                    for n in 0..500 {
-                        let id = served_id(&format!("s{thread}"), &n.to_string());
-                        tasks.keep(&id);
-                        assert!(tasks.knows(&id) || tasks.known.lock().unwrap().len() == 64);
-                    }
-                })
-            })
-            .collect();
-        for thread in threads {
-            thread.join().unwrap();
-        }
-        let known = tasks.known.lock().unwrap();
-        assert_eq!(known.len(), 64);
-        let distinct: std::collections::HashSet<_> = known.iter().collect();
-        assert_eq!(distinct.len(), 64, "an id kept twice");
+        serve_ids(&mut created, "t1", "a/n/t1");
+        assert_eq!(created["task"]["taskId"], "a/n/t1");
+        assert_eq!(created["_meta"][RELATED_TASK]["taskId"], "a/n/t1");
+        assert_eq!(created["taskId"], "other");
     }
 
     /// A line of JSON-RPC read from the server, as JSON.
@@ -375,5 +323,145 @@ mod tests {
             assert!(metrics.contains(expected), "{expected} not in\n{metrics}");
         }
         serving.abort();
+    }
+
+    /// One stdio session of a served gateway, as a client that declares tasks.
+    struct Session {
+        lines: tokio::io::Lines<tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
+        writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
+        serving: tokio::task::JoinHandle<Result<(), toolkit_runtime::serve::ServeError>>,
+        next: u64,
+    }
+
+    impl Session {
+        async fn open(toolkit: toolkit_runtime::Toolkit, tasks: &Arc<UpstreamTasks>) -> Self {
+            let server = toolkit_runtime::serve::McpServer::new(toolkit)
+                .tasks(Arc::clone(tasks) as Arc<dyn Tasks>);
+            let (client, served) = tokio::io::duplex(1 << 20);
+            let (server_in, server_out) = tokio::io::split(served);
+            let serving = tokio::spawn(server.serve_io(server_in, server_out));
+            let (reader, writer) = tokio::io::split(client);
+            let lines = tokio::io::AsyncBufReadExt::lines(tokio::io::BufReader::new(reader));
+            let mut session = Self {
+                lines,
+                writer,
+                serving,
+                next: 1,
+            };
+            let initialized = session
+                .ask(
+                    "initialize",
+                    json!({"protocolVersion": "2025-11-25",
+                    "capabilities": {"tasks": {}}, "clientInfo": {"name": "t", "version": "1"}}),
+                )
+                .await;
+            assert!(
+                initialized["result"]["capabilities"]["tasks"].is_object(),
+                "{initialized}"
+            );
+            session
+                .send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+                .await;
+            session
+        }
+
+        async fn send(&mut self, message: Value) {
+            use tokio::io::AsyncWriteExt as _;
+            let mut line = message.to_string();
+            line.push('\n');
+            self.writer.write_all(line.as_bytes()).await.unwrap();
+        }
+
+        async fn ask(&mut self, method: &str, params: Value) -> Value {
+            let id = self.next;
+            self.next += 1;
+            self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
+                .await;
+            answer_to(&mut self.lines, id).await
+        }
+
+        /// A task made by a call of server-everything's research tool: the answer.
+        async fn create(&mut self) -> Value {
+            self.ask(
+                "tools/call",
+                json!({"name": "everything__simulate-research-query",
+                "arguments": {"topic": "tides"}, "task": {"ttl": 60000}}),
+            )
+            .await
+        }
+    }
+
+    fn created_id(created: &Value) -> String {
+        created["result"]["task"]["taskId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn one_sessions_tasks_never_evict_anothers() {
+        let mut gateway =
+            crate::Gateway::new(crate::resources::tests::config("tasks-two", 0)).unwrap();
+        let refresh = gateway.refresh().await;
+        assert!(refresh.failures.is_empty(), "{:?}", refresh.failures);
+        let upstreams = gateway
+            .upstreams
+            .iter()
+            .map(|(name, _, mcp)| (name.clone(), Arc::clone(mcp)))
+            .collect();
+        // A cap of 2 tasks (per session).
+        let tasks = Arc::new(UpstreamTasks::with_cap(upstreams, Arc::default(), 2));
+        let toolkit = gateway.toolkit().unwrap();
+        let mut alice = Session::open(toolkit.clone(), &tasks).await;
+        let mut bob = Session::open(toolkit, &tasks).await;
+        let hers = created_id(&alice.create().await);
+        assert!(hers.starts_with("everything/"), "{hers}");
+        for _ in 0..2 {
+            let his = bob.create().await;
+            assert!(created_id(&his).starts_with("everything/"), "{his}");
+        }
+        // Bob at his cap: refused, saying so; nothing of alice's is touched.
+        let refused = bob.create().await;
+        let words = refused["error"]["message"].as_str().unwrap_or_default();
+        assert!(words.contains("at most 2 tasks"), "{refused}");
+        let got = alice.ask("tasks/get", json!({"taskId": hers})).await;
+        assert_eq!(got["result"]["taskId"], hers.as_str(), "{got}");
+        let listed = alice.ask("tasks/list", json!({})).await;
+        assert_eq!(
+            listed["result"]["tasks"].as_array().map(Vec::len),
+            Some(1),
+            "{listed}"
+        );
+        alice.serving.abort();
+        bob.serving.abort();
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_task_of_a_connection_before_is_unknown_once_the_source_is_connected_to_again() {
+        let mut gateway =
+            crate::Gateway::new(crate::resources::tests::config("tasks-again", 0)).unwrap();
+        let refresh = gateway.refresh().await;
+        assert!(refresh.failures.is_empty(), "{:?}", refresh.failures);
+        let everything = Arc::clone(&gateway.upstreams[0].2);
+        let tasks = Arc::new(gateway.tasks());
+        let toolkit = gateway.toolkit().unwrap();
+        let mut alice = Session::open(toolkit.clone(), &tasks).await;
+        let mut bob = Session::open(toolkit, &tasks).await;
+        let hers = created_id(&alice.create().await);
+        let got = alice.ask("tasks/get", json!({"taskId": hers})).await;
+        assert_eq!(got["result"]["taskId"], hers.as_str(), "{got}");
+        // The source's process ends; bob's call starts it again.
+        everything.close().await;
+        let his = created_id(&bob.create().await);
+        assert!(his.starts_with("everything/"), "{his}");
+        let got = alice.ask("tasks/get", json!({"taskId": hers})).await;
+        let words = got["error"]["message"].as_str().unwrap_or_default();
+        assert!(words.contains("is known here"), "{got}");
+        let listed = alice.ask("tasks/list", json!({})).await;
+        assert_eq!(listed["result"]["tasks"], json!([]), "{listed}");
+        let got = bob.ask("tasks/get", json!({"taskId": his})).await;
+        assert_eq!(got["result"]["taskId"], his.as_str(), "{got}");
+        alice.serving.abort();
+        bob.serving.abort();
     }
 }

@@ -66,6 +66,7 @@ pub mod stdin_guard;
 mod subscribers;
 mod subscriptions;
 mod task_owners;
+mod task_session;
 mod task_sessions;
 mod task_status;
 mod tasks;
@@ -73,6 +74,7 @@ mod tasks;
 pub mod testing;
 mod told;
 mod transport;
+mod uri_bound;
 mod written_http;
 mod written_result;
 
@@ -84,7 +86,9 @@ pub use served::ServedToolkit;
 pub use server::{HttpOptions, MCP_PATH, McpServer, bind_loopback, without_delay};
 pub use session_owners::SessionLimits;
 pub use task_owners::unknown_task;
+pub use task_session::TaskSession;
 pub use task_status::TaskStatusSink;
 pub use tasks::Tasks;
 /// Cancels a server's HTTP sessions ([`McpServer::router`]); re-exported from `tokio-util`.
 pub use tokio_util::sync::CancellationToken;
+pub use uri_bound::MAX_URI_BYTES;

@@ -237,6 +237,7 @@ pub(crate) async fn read_resource(
     request: &ReadResourceRequestParams,
 ) -> Result<ReadResourceResult, ErrorData> {
     let resources = offering(hosted, |offer| offer.resources, "resources/read")?;
+    super::uri_bound::checked(&request.uri)?;
     let read = resources
         .read_resource(&request.uri)
         .await
@@ -284,6 +285,9 @@ pub(crate) async fn complete(
     request: &CompleteRequestParams,
 ) -> Result<CompleteResult, ErrorData> {
     let resources = offering(hosted, |offer| offer.completions, "completion/complete")?;
+    if let rmcp::model::Reference::Resource(reference) = &request.r#ref {
+        super::uri_bound::checked(&reference.uri)?;
+    }
     let Ok(Value::Object(mut params)) = serde_json::to_value(request) else {
         return Err(ErrorData::invalid_params(
             "the completion/complete params cannot be read",

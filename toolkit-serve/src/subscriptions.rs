@@ -25,6 +25,10 @@ use super::subscribers::Subscribers;
 /// How many URIs one session may be subscribed to at once (a subscription past it is refused).
 pub const MAX_SUBSCRIPTIONS: usize = 1024;
 
+/// How many bytes the URIs one session is subscribed to may have in all (a subscription past
+/// it is refused).
+pub const MAX_SUBSCRIBED_BYTES: usize = 256 * 1024;
+
 /// The URIs one session is subscribed to, and whether its telling task runs. Dropped (the
 /// session ended), it unsubscribes the session from every URI.
 #[derive(Debug)]
@@ -41,7 +45,40 @@ pub(crate) struct Subscriptions {
 #[derive(Debug, Default)]
 struct Inner {
     uris: HashSet<String>,
+    /// The bytes of `uris`, together.
+    bytes: usize,
     telling: bool,
+}
+
+impl Inner {
+    fn remove(&mut self, uri: &str) {
+        if self.uris.remove(uri) {
+            self.bytes -= uri.len();
+        }
+    }
+}
+
+/// A URI held for a subscription the host has not taken yet: released when dropped unkept (the
+/// host refused it, or the request was dropped).
+struct Held<'a> {
+    subscriptions: &'a Subscriptions,
+    uri: String,
+    kept: bool,
+}
+
+impl Held<'_> {
+    /// The subscription is made: the URI stays held.
+    fn keep(mut self) {
+        self.kept = true;
+    }
+}
+
+impl Drop for Held<'_> {
+    fn drop(&mut self) {
+        if !self.kept {
+            self.subscriptions.lock().remove(&self.uri);
+        }
+    }
 }
 
 impl Subscriptions {
@@ -58,35 +95,53 @@ impl Subscriptions {
 
     /// `resources/subscribe` of `uri`: the host asked when no session of the server was
     /// subscribed to it; the first subscription starts the task that tells `peer` of the
-    /// host's updates to the URIs subscribed to, until the session ends. Refused past
-    /// [`MAX_SUBSCRIPTIONS`].
+    /// host's updates to the URIs subscribed to, until the session ends. Refused for a URI
+    /// over [`MAX_URI_BYTES`](super::MAX_URI_BYTES), and past [`MAX_SUBSCRIPTIONS`] URIs or
+    /// [`MAX_SUBSCRIBED_BYTES`] bytes of them: the URI is held before the host is asked, so that
+    /// subscriptions made at once never pass either cap.
     pub(crate) async fn subscribe(
         self: &Arc<Self>,
         uri: &str,
         peer: &Peer<RoleServer>,
     ) -> Result<(), ErrorData> {
-        let host = resources::subscribing(&self.hosted, "resources/subscribe")?;
-        if self.full(uri) {
-            return Err(ErrorData::invalid_params(
-                format!("A session may subscribe to at most {MAX_SUBSCRIPTIONS} resources."),
-                None,
-            ));
-        }
-        self.server
-            .subscribe(self.session, uri, host)
-            .await
-            .map_err(|refusal| resources::error(refusal, true))?;
-        if self.add(uri) {
+        if self.take(uri).await? {
             self.tell(peer);
         }
         Ok(())
     }
 
+    /// The subscription of [`Subscriptions::subscribe`], made: whether the telling task is to
+    /// start now (the first subscription).
+    async fn take(&self, uri: &str) -> Result<bool, ErrorData> {
+        super::uri_bound::checked(uri)?;
+        let host = resources::subscribing(&self.hosted, "resources/subscribe")?;
+        let mut held = self.hold(uri)?;
+        self.server
+            .subscribe(self.session, uri, host)
+            .await
+            .map_err(|refusal| resources::error(refusal, true))?;
+        if held.is_none() && !self.has(uri) {
+            // Held by a request of this session's that failed meanwhile: held again, or undone.
+            match self.hold(uri) {
+                Ok(again) => held = again,
+                Err(refused) => {
+                    self.server.unsubscribe(self.session, uri, host).await;
+                    return Err(refused);
+                }
+            }
+        }
+        if let Some(held) = held {
+            held.keep();
+        }
+        Ok(self.start_telling())
+    }
+
     /// `resources/unsubscribe` of `uri`: the host asked to unsubscribe when this was the last
     /// session subscribed to it.
     pub(crate) async fn unsubscribe(&self, uri: &str) -> Result<(), ErrorData> {
+        super::uri_bound::checked(uri)?;
         let host = resources::subscribing(&self.hosted, "resources/unsubscribe")?;
-        self.lock().uris.remove(uri);
+        self.lock().remove(uri);
         self.server.unsubscribe(self.session, uri, host).await;
         Ok(())
     }
@@ -95,17 +150,42 @@ impl Subscriptions {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Whether `uri` would be one more than the cap.
-    fn full(&self, uri: &str) -> bool {
-        let inner = self.lock();
-        !inner.uris.contains(uri) && inner.uris.len() >= MAX_SUBSCRIPTIONS
+    /// Holds `uri` for the session, within the caps, in one step (checked and inserted under one
+    /// lock): `Some` when it was not held yet (released when dropped unkept), `None` when it
+    /// was, or the refusal past a cap.
+    fn hold<'a>(&'a self, uri: &str) -> Result<Option<Held<'a>>, ErrorData> {
+        let mut inner = self.lock();
+        if inner.uris.contains(uri) {
+            return Ok(None);
+        }
+        if inner.uris.len() >= MAX_SUBSCRIPTIONS {
+            return Err(ErrorData::invalid_params(
+                format!("A session may subscribe to at most {MAX_SUBSCRIPTIONS} resources."),
+                None,
+            ));
+        }
+        if inner.bytes + uri.len() > MAX_SUBSCRIBED_BYTES {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "A session may subscribe to resources whose URIs have at most \
+                     {MAX_SUBSCRIBED_BYTES} bytes in all; this one's {} bytes would pass it.",
+                    uri.len()
+                ),
+                None,
+            ));
+        }
+        inner.uris.insert(uri.to_owned());
+        inner.bytes += uri.len();
+        Ok(Some(Held {
+            subscriptions: self,
+            uri: uri.to_owned(),
+            kept: false,
+        }))
     }
 
-    /// Adds `uri`: whether the telling task is to start now (the first subscription).
-    fn add(&self, uri: &str) -> bool {
-        let mut inner = self.lock();
-        inner.uris.insert(uri.to_owned());
-        !std::mem::replace(&mut inner.telling, true)
+    /// Whether the telling task is to start now (the first subscription).
+    fn start_telling(&self) -> bool {
+        !std::mem::replace(&mut self.lock().telling, true)
     }
 
     fn has(&self, uri: &str) -> bool {
@@ -179,7 +259,7 @@ pub(crate) fn accepted(
     let resources = requested.resources_list_changed == Some(true) && offer.resources_list_changed;
     let prompts = requested.prompts_list_changed == Some(true) && offer.prompts_list_changed;
     let uris: Vec<String> = match &requested.resource_subscriptions {
-        Some(uris) if offer.subscribe => uris.iter().take(MAX_SUBSCRIPTIONS).cloned().collect(),
+        Some(uris) if offer.subscribe => within_caps(uris),
         _ => Vec::new(),
     };
     if !tools && !resources && !prompts && uris.is_empty() {
@@ -199,6 +279,27 @@ pub(crate) fn accepted(
         filter = filter.resource_subscriptions(uris);
     }
     Some(filter.build())
+}
+
+/// The URIs of `uris` a listen is granted: those within [`MAX_URI_BYTES`](super::MAX_URI_BYTES),
+/// distinct, in order, as long as they are within [`MAX_SUBSCRIPTIONS`] and
+/// [`MAX_SUBSCRIBED_BYTES`].
+fn within_caps(uris: &[String]) -> Vec<String> {
+    let mut granted = Vec::new();
+    let mut seen = HashSet::new();
+    let mut bytes = 0;
+    for uri in uris {
+        if !super::uri_bound::fits(uri) || seen.contains(uri.as_str()) {
+            continue;
+        }
+        if granted.len() >= MAX_SUBSCRIPTIONS || bytes + uri.len() > MAX_SUBSCRIBED_BYTES {
+            break;
+        }
+        bytes += uri.len();
+        seen.insert(uri.as_str());
+        granted.push(uri.clone());
+    }
+    granted
 }
 
 /// Serves one `subscriptions/listen` until its client ends it: the served toolkit's changes
@@ -292,22 +393,185 @@ pub(crate) async fn listen(
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used)]
+    use serde_json::Value;
+    use toolkit_core::{BoxFuture, JsonObject};
+
     use super::*;
+    use crate::resources::{Offer, Refusal, Resources};
+
+    /// A host that takes every subscription, yielding on the way (so that requests interleave).
+    #[derive(Debug)]
+    struct Yielding;
+
+    impl Resources for Yielding {
+        fn offer(&self) -> Offer {
+            Offer::default().with_resources(true)
+        }
+        fn list_resources(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>> {
+            Box::pin(async { Ok(Vec::new()) })
+        }
+        fn list_resource_templates(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>> {
+            Box::pin(async { Ok(Vec::new()) })
+        }
+        fn read_resource<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
+            Box::pin(async { Err(Refusal::NotFound("none".into())) })
+        }
+        fn subscribe<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<(), Refusal>> {
+            Box::pin(async {
+                for _ in 0..4 {
+                    tokio::task::yield_now().await;
+                }
+                Ok(())
+            })
+        }
+        fn unsubscribe<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<(), Refusal>> {
+            Box::pin(async { Ok(()) })
+        }
+        fn list_prompts(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>> {
+            Box::pin(async { Ok(Vec::new()) })
+        }
+        fn get_prompt<'a>(
+            &'a self,
+            _: &'a str,
+            _: JsonObject,
+        ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
+            Box::pin(async { Err(Refusal::NotFound("none".into())) })
+        }
+        fn complete(&self, _: JsonObject) -> BoxFuture<'_, Result<JsonObject, Refusal>> {
+            Box::pin(async { Ok(JsonObject::new()) })
+        }
+    }
+
+    fn session(server: &Arc<Subscribers>) -> Arc<Subscriptions> {
+        let host: Hosted = Some(Arc::new(Yielding));
+        Arc::new(Subscriptions::new(
+            Arc::clone(server),
+            host,
+            CancellationToken::new(),
+        ))
+    }
+
+    fn held(subscriptions: &Subscriptions) -> HashSet<String> {
+        subscriptions.lock().uris.clone()
+    }
+
+    #[tokio::test]
+    async fn the_first_subscription_starts_telling_and_the_caps_hold_in_count_and_bytes() {
+        let subscriptions = session(&Arc::default());
+        assert!(subscriptions.take("demo://0").await.unwrap());
+        assert!(!subscriptions.take("demo://0").await.unwrap());
+        for n in 1..MAX_SUBSCRIPTIONS {
+            subscriptions.take(&format!("demo://{n}")).await.unwrap();
+        }
+        let refused = subscriptions.take("demo://one-more").await.unwrap_err();
+        assert!(refused.message.contains("at most 1024"), "{refused:?}");
+        // One already held is still taken, and one unsubscribed makes room.
+        subscriptions.take("demo://7").await.unwrap();
+        subscriptions.unsubscribe("demo://0").await.unwrap();
+        assert!(!subscriptions.has("demo://0"));
+        subscriptions.take("demo://one-more").await.unwrap();
+
+        // Bytes: 64 URIs of 4 KiB fill a session; the next is refused, and nothing is kept of it.
+        let subscriptions = session(&Arc::default());
+        let long = |n: usize| {
+            format!(
+                "demo://{n:04}/{}",
+                "x".repeat(super::super::MAX_URI_BYTES - 12)
+            )
+        };
+        for n in 0..64 {
+            subscriptions.take(&long(n)).await.unwrap();
+        }
+        let refused = subscriptions.take(&long(64)).await.unwrap_err();
+        assert!(refused.message.contains("bytes in all"), "{refused:?}");
+        assert_eq!(subscriptions.lock().uris.len(), 64);
+        assert!(subscriptions.lock().bytes <= MAX_SUBSCRIBED_BYTES);
+        // A URI over the bound is refused by subscribe and unsubscribe alike.
+        let over = "x".repeat(super::super::MAX_URI_BYTES + 1);
+        assert!(
+            subscriptions
+                .take(&over)
+                .await
+                .unwrap_err()
+                .message
+                .contains("bytes long")
+        );
+        assert!(subscriptions.unsubscribe(&over).await.is_err());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn subscribes_made_at_once_never_pass_the_cap() {
+        let server = Arc::default();
+        let subscriptions = session(&server);
+        let tries = MAX_SUBSCRIPTIONS + 300;
+        let tasks: Vec<_> = (0..tries)
+            .map(|n| {
+                let subscriptions = Arc::clone(&subscriptions);
+                tokio::spawn(async move { subscriptions.take(&format!("demo://{n}")).await })
+            })
+            .collect();
+        let mut taken = 0;
+        for task in tasks {
+            if task.await.unwrap().is_ok() {
+                taken += 1;
+            }
+        }
+        assert_eq!(taken, MAX_SUBSCRIPTIONS, "subscriptions taken past the cap");
+        assert_eq!(held(&subscriptions).len(), MAX_SUBSCRIPTIONS);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn two_sessions_subscribing_at_once_each_keep_only_their_own() {
+        let server: Arc<Subscribers> = Arc::default();
+        let (alice, bob) = (session(&server), session(&server));
+        let mut tasks = Vec::new();
+        for n in 0..600 {
+            for (who, subscriptions) in [("alice", &alice), ("bob", &bob)] {
+                let subscriptions = Arc::clone(subscriptions);
+                tasks.push(tokio::spawn(async move {
+                    subscriptions.take(&format!("{who}://{n}")).await?;
+                    subscriptions.take(&format!("shared://{}", n % 10)).await
+                }));
+            }
+        }
+        for task in tasks {
+            task.await.unwrap().unwrap();
+        }
+        for (who, subscriptions) in [("alice", &alice), ("bob", &bob)] {
+            let uris = held(subscriptions);
+            // Neither starved: every one of its own taken, and nothing of the other's.
+            assert_eq!(uris.len(), 610, "{who}");
+            assert!(
+                uris.iter().all(
+                    |uri| uri.starts_with(&format!("{who}://")) || uri.starts_with("shared://")
+                ),
+                "{who} holds another's"
+            );
+        }
+        assert_eq!(server.count("shared://3").await, 2);
+        assert_eq!(server.count("alice://3").await, 1);
+    }
 
     #[test]
-    fn the_first_subscription_starts_telling_and_the_cap_is_reached_at_max() {
-        let subscriptions = Subscriptions::new(Arc::default(), None, CancellationToken::new());
-        assert!(subscriptions.add("demo://0"));
-        assert!(!subscriptions.add("demo://0"));
-        for n in 1..MAX_SUBSCRIPTIONS {
-            assert!(!subscriptions.full(&format!("demo://{n}")));
-            assert!(!subscriptions.add(&format!("demo://{n}")));
-        }
-        assert!(subscriptions.full("demo://one-more"));
-        // One already held is still taken, and one unsubscribed makes room.
-        assert!(!subscriptions.full("demo://7"));
-        subscriptions.lock().uris.remove("demo://0");
-        assert!(!subscriptions.has("demo://0"));
-        assert!(!subscriptions.full("demo://one-more"));
+    fn a_listen_is_granted_uris_within_the_caps_only() {
+        let over = "x".repeat(super::super::MAX_URI_BYTES + 1);
+        let uris = vec![
+            "a://1".to_owned(),
+            over,
+            "a://1".to_owned(),
+            "a://2".to_owned(),
+        ];
+        assert_eq!(within_caps(&uris), ["a://1", "a://2"]);
+        let many: Vec<String> = (0..MAX_SUBSCRIPTIONS + 5)
+            .map(|n| format!("a://{n}"))
+            .collect();
+        assert_eq!(within_caps(&many).len(), MAX_SUBSCRIPTIONS);
+        let large: Vec<String> = (0..100)
+            .map(|n| format!("a://{n:03}/{}", "y".repeat(4000)))
+            .collect();
+        let granted = within_caps(&large);
+        assert!(granted.iter().map(String::len).sum::<usize>() <= MAX_SUBSCRIBED_BYTES);
+        assert_eq!(granted.len(), MAX_SUBSCRIBED_BYTES / 4010);
     }
 }

@@ -15,13 +15,31 @@ use toolkit_core::JsonObject;
 /// How many task ids one session keeps (the oldest is forgotten past it).
 const MAX_OWNED: usize = 4096;
 
-/// The task ids one session's client created, oldest first, at most [`MAX_OWNED`].
-#[derive(Debug, Default)]
-pub(crate) struct TaskOwners(Mutex<IndexSet<String>>);
+/// The task ids one session's client created, oldest first, at most [`MAX_OWNED`], and the
+/// session's id among the process's ([`TaskSession`](super::TaskSession)).
+#[derive(Debug)]
+pub(crate) struct TaskOwners {
+    ids: Mutex<IndexSet<String>>,
+    session: u64,
+}
+
+impl Default for TaskOwners {
+    fn default() -> Self {
+        Self {
+            ids: Mutex::default(),
+            session: super::TaskSession::next_id(),
+        }
+    }
+}
 
 impl TaskOwners {
     fn ids(&self) -> MutexGuard<'_, IndexSet<String>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        self.ids.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The session's id, as its [`TaskSession`](super::TaskSession) carries it.
+    pub(crate) fn session(&self) -> u64 {
+        self.session
     }
 
     /// Keeps the id of the task a `tools/call` created (`result`, a `CreateTaskResult`; a plain

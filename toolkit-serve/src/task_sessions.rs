@@ -9,6 +9,9 @@
 //! its `DELETE`. The stateless revision (2026-07-28, or sessions turned off) has no session to
 //! remember a client's `initialize` by, nor to own a task: there, task tools are served as
 //! plain tools (its own Tasks extension is another task model, which rmcp speaks itself).
+//!
+//! A request renamed here is marked ([`Renamed`], in the HTTP request's extensions): a request
+//! the client itself wrote with a renamed method is answered as any unknown method is.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -22,7 +25,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::session_end::forget_at_end;
-use super::tasks::Dialect;
+use super::tasks::{Dialect, Renamed};
 
 /// The header that names a session.
 pub(crate) const SESSION_ID: &str = "mcp-session-id";
@@ -108,11 +111,18 @@ impl TaskSessions {
         let rewritten = match session {
             Some(dialect) => renamed(&bytes, |message| {
                 lock(&dialect).incoming(message);
+            })
+            .inspect(|_| {
+                // Only a request renamed here is answered as a task request.
+                parts.extensions.insert(Renamed);
             }),
             // Only an `initialize` starts a session: a body that never names it is not parsed.
             None if memchr::memmem::find(&bytes, b"\"initialize\"").is_some() => {
                 let mut dialect = Dialect::new(true);
-                let read = renamed(&bytes, |message| dialect.incoming(message));
+                // An `initialize` is never renamed, nor marked.
+                let read = renamed(&bytes, |message| {
+                    dialect.incoming(message);
+                });
                 if dialect.speaks() {
                     pending.initialize = Some(Arc::new(Mutex::new(dialect)));
                 }
@@ -219,10 +229,23 @@ mod tests {
             "params": {"taskId": "x"}})
         .to_string();
         let (request, _) = sessions.incoming(post(Some("s1"), &get)).await.unwrap();
+        assert!(request.extensions().get::<Renamed>().is_some(), "marked");
         assert_eq!(body(request).await["method"], "toolkit-tasks:tasks/get");
-        // Another session, one unknown, malformed JSON: untouched.
-        for (session, sent) in [(Some("s2"), get.as_str()), (Some("s1"), "{not json")] {
+        // Another session, one unknown, malformed JSON, a renamed method the client wrote:
+        // untouched, unmarked.
+        let written = json!({"jsonrpc": "2.0", "id": 1, "method": "toolkit-tasks:tasks/get",
+            "params": {"taskId": "x"}})
+        .to_string();
+        for (session, sent) in [
+            (Some("s2"), get.as_str()),
+            (Some("s1"), "{not json"),
+            (Some("s1"), written.as_str()),
+        ] {
             let (request, _) = sessions.incoming(post(session, sent)).await.unwrap();
+            assert!(
+                request.extensions().get::<Renamed>().is_none(),
+                "not marked"
+            );
             let bytes = axum::body::to_bytes(request.into_body(), usize::MAX)
                 .await
                 .unwrap();

@@ -37,7 +37,8 @@ pub trait Tasks: std::fmt::Debug + Send + Sync + 'static {
     /// `tools/call` of `tool` of `source` (the names the source knows) as a task (`task`, the
     /// client's parameter): the `CreateTaskResult`, or a plain result when the source ran the
     /// call without a task. What the source asks on the way is asked through `context`, whose
-    /// [`TaskStatusSink`](super::TaskStatusSink) extension tells the client the task's statuses.
+    /// [`TaskStatusSink`](super::TaskStatusSink) extension tells the client the task's statuses
+    /// and whose [`TaskSession`](super::TaskSession) extension names the client's session.
     fn call<'a>(
         &'a self,
         source: &'a str,
@@ -49,7 +50,8 @@ pub trait Tasks: std::fmt::Debug + Send + Sync + 'static {
 
     /// `tasks/get`, `tasks/result`, `tasks/cancel` or `tasks/list` (`method`) with its params
     /// as the client wrote them (`_meta` removed); what the source asks meanwhile (for
-    /// `tasks/result`) is asked through `context`.
+    /// `tasks/result`) is asked through `context`, whose [`TaskSession`](super::TaskSession)
+    /// extension names the client's session.
     fn request<'a>(
         &'a self,
         method: &'a str,
@@ -63,6 +65,26 @@ pub(crate) type Hosted = Option<Arc<dyn Tasks>>;
 
 /// The prefix of the methods the transport renames for a client that speaks tasks.
 const RENAMED: &str = "toolkit-tasks:";
+
+/// The request extension that marks a request the transport renamed ([`Dialect::incoming`]):
+/// only a marked request is answered as a task request ([`answer`]), so that a client that
+/// names a renamed method itself (one that declared no tasks, a stateless request) is not.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Renamed;
+
+impl Renamed {
+    /// Whether the transport renamed `request`: the mark in its extensions (stdio), or in those
+    /// of the HTTP request that carried it.
+    fn marks(request: &CustomRequest, context: &RequestContext<RoleServer>) -> bool {
+        let on = |extensions: &rmcp::model::Extensions| {
+            extensions.get::<Self>().is_some()
+                || extensions
+                    .get::<axum::http::request::Parts>()
+                    .is_some_and(|parts| parts.extensions.get::<Self>().is_some())
+        };
+        on(&request.extensions) || on(&context.extensions)
+    }
+}
 
 /// The requests of the 2025-11-25 task form (beside a `tools/call` with `task`).
 const TASK_METHODS: [&str; 4] = ["tasks/get", "tasks/result", "tasks/cancel", "tasks/list"];
@@ -90,10 +112,11 @@ impl Dialect {
 
     /// Reads a message from the client before rmcp does: an `initialize` says whether the client
     /// speaks tasks; for one that does, `tools/list`, a `tools/call` with `task` and the
-    /// `tasks/*` requests are renamed, to be answered as written ([`answer`]).
-    pub(crate) fn incoming(&mut self, message: &mut Value) {
+    /// `tasks/*` requests are renamed, to be answered as written ([`answer`]). Whether it
+    /// renamed the message: the transport then marks the request ([`Renamed`]).
+    pub(crate) fn incoming(&mut self, message: &mut Value) -> bool {
         let Some(method) = message.get("method").and_then(Value::as_str) else {
-            return;
+            return false;
         };
         if method == "initialize" {
             self.speaks = self.hosted
@@ -101,10 +124,10 @@ impl Dialect {
                     .pointer("/params/capabilities/tasks")
                     .is_some_and(Value::is_object);
             self.initialize = self.speaks.then(|| message.get("id").cloned()).flatten();
-            return;
+            return false;
         }
         if !self.speaks || message.get("id").is_none() {
-            return;
+            return false;
         }
         let renamed = match method {
             "tools/list" => true,
@@ -117,6 +140,7 @@ impl Dialect {
             let name = format!("{RENAMED}{method}");
             message["method"] = Value::String(name);
         }
+        renamed
     }
 
     /// Writes a message to the client after rmcp does: the answer to the `initialize` of a
@@ -160,6 +184,9 @@ pub(crate) async fn answer(
     context: RequestContext<RoleServer>,
 ) -> Option<Result<CustomResult, ErrorData>> {
     let method = request.method.strip_prefix(RENAMED)?;
+    if !Renamed::marks(request, &context) {
+        return None;
+    }
     let mut params = match request.params.clone() {
         Some(Value::Object(params)) => params,
         None | Some(Value::Null) => JsonObject::new(),
@@ -172,7 +199,7 @@ pub(crate) async fn answer(
     };
     Some(match method {
         "tools/list" => Ok(CustomResult(listing(toolkit))),
-        "tools/call" => call(handler, toolkit, hosted, params, ended, context)
+        "tools/call" => call(handler, toolkit, hosted, params, (owners, ended), context)
             .await
             .inspect(|CustomResult(result)| {
                 if let Value::Object(result) = result {
@@ -187,7 +214,7 @@ pub(crate) async fn answer(
                 {
                     return Some(Err(error(unknown_task(id), false)));
                 }
-                let relayed = relayed(&context);
+                let relayed = relayed(&context).with_extension(session(owners, ended));
                 tasks
                     .request(method, params, &relayed)
                     .await
@@ -255,7 +282,7 @@ async fn call(
     toolkit: &ServedToolkit,
     hosted: &Hosted,
     mut params: JsonObject,
-    ended: &CancellationToken,
+    (owners, ended): (&TaskOwners, &CancellationToken),
     context: RequestContext<RoleServer>,
 ) -> Result<CustomResult, ErrorData> {
     let task = match params.remove("task") {
@@ -308,12 +335,19 @@ async fn call(
         return Err(ErrorData::internal_error("the tool has no source", None));
     };
     let sink = TaskStatusSink::new(context.peer.clone(), ended.clone());
-    let relayed = relayed(&context).with_extension(sink);
+    let relayed = relayed(&context)
+        .with_extension(sink)
+        .with_extension(session(owners, ended));
     tasks
         .call(source, upstream, arguments, task, &relayed)
         .await
         .map(|result| CustomResult(Value::Object(result)))
         .map_err(|refusal| error(refusal, false))
+}
+
+/// The session of a task request, for the host ([`TaskSession`](super::TaskSession)).
+fn session(owners: &TaskOwners, ended: &CancellationToken) -> super::TaskSession {
+    super::TaskSession::new(owners.session(), ended.clone())
 }
 
 /// The context of a request passed through: what the source asks meanwhile goes to this client.
@@ -379,5 +413,101 @@ mod tests {
         let mut get = json!({"id": 2, "method": "tasks/get", "params": {"taskId": "x"}});
         unhosted.incoming(&mut get);
         assert_eq!(get["method"], "tasks/get");
+    }
+
+    /// A host whose every task request is answered (with an empty list).
+    #[derive(Debug)]
+    struct Answering;
+
+    impl Tasks for Answering {
+        fn call<'a>(
+            &'a self,
+            _: &'a str,
+            _: &'a str,
+            _: JsonObject,
+            _: JsonObject,
+            _: &'a CallContext,
+        ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
+            Box::pin(async { Err(Refusal::Failed("no call here".into())) })
+        }
+
+        fn request<'a>(
+            &'a self,
+            _: &'a str,
+            _: JsonObject,
+            _: &'a CallContext,
+        ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
+            Box::pin(async {
+                Ok(json!({"tasks": []})
+                    .as_object()
+                    .cloned()
+                    .unwrap_or_default())
+            })
+        }
+    }
+
+    /// The answers of a stdio session whose client declares `capabilities` to `requests`
+    /// (method and id), after `initialize`.
+    async fn answers(capabilities: Value, requests: &[(&str, u64)]) -> Vec<Value> {
+        use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+
+        let server =
+            crate::McpServer::new(toolkit_core::Toolkit::default()).tasks(Arc::new(Answering));
+        let (client, served) = tokio::io::duplex(1 << 16);
+        let (server_in, server_out) = tokio::io::split(served);
+        let serving = tokio::spawn(server.serve_io(server_in, server_out));
+        let (reader, mut writer) = tokio::io::split(client);
+        let mut lines = tokio::io::BufReader::new(reader).lines();
+        let mut sent = vec![
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": capabilities,
+                "clientInfo": {"name": "t", "version": "1"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        ];
+        sent.extend(requests.iter().map(
+            |(method, id)| json!({"jsonrpc": "2.0", "id": id, "method": method, "params": {}}),
+        ));
+        for message in sent {
+            writer
+                .write_all(format!("{message}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+        let mut answers = Vec::new();
+        while answers.len() < requests.len() {
+            let line = lines.next_line().await.unwrap().unwrap();
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["id"] != 0 && message.get("method").is_none() {
+                answers.push(message);
+            }
+        }
+        answers.sort_by_key(|answer| answer["id"].as_u64());
+        serving.abort();
+        answers
+    }
+
+    #[tokio::test]
+    async fn only_requests_the_transport_renamed_are_served_as_task_requests() {
+        // A client that declared no tasks, writing the renamed methods itself: unknown methods.
+        let silent = answers(
+            json!({}),
+            &[
+                ("toolkit-tasks:tasks/list", 1),
+                ("toolkit-tasks:tasks/get", 2),
+            ],
+        )
+        .await;
+        for answer in &silent {
+            assert_eq!(answer["error"]["code"], -32601, "{answer}");
+        }
+        // A client that declared tasks: its `tasks/list` is served; a renamed method it wrote
+        // itself is not.
+        let speaking = answers(
+            json!({"tasks": {}}),
+            &[("tasks/list", 1), ("toolkit-tasks:tasks/list", 2)],
+        )
+        .await;
+        assert_eq!(speaking[0]["result"]["tasks"], json!([]), "{}", speaking[0]);
+        assert_eq!(speaking[1]["error"]["code"], -32601, "{}", speaking[1]);
     }
 }

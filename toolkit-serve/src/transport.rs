@@ -9,6 +9,7 @@ use std::io;
 use std::sync::Arc;
 
 use rmcp::RoleServer;
+use rmcp::model::{GetExtensions as _, JsonRpcMessage};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
@@ -16,7 +17,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Mutex, mpsc};
 
 use super::stdin_guard::{Frame, StdinGuard};
-use super::tasks::Dialect;
+use super::tasks::{Dialect, Renamed};
 
 /// How many lines may wait for the writer before a sender waits for room.
 const OUTPUT_QUEUE: usize = 256;
@@ -163,17 +164,23 @@ where
             drop(input);
             match frame {
                 Frame::Reply(reply) => self.queue(reply.line().to_owned()),
-                Frame::Message(mut value) => match answer_or_message({
-                    self.dialect
+                Frame::Message(mut value) => {
+                    let renamed = self
+                        .dialect
                         .lock()
                         .unwrap_or_else(std::sync::PoisonError::into_inner)
                         .incoming(&mut value);
-                    value
-                }) {
-                    Ok(message) => return Some(message),
-                    Err(Some(reply)) => self.queue(reply),
-                    Err(None) => {}
-                },
+                    match answer_or_message(value) {
+                        Ok(mut message) => {
+                            if renamed && let JsonRpcMessage::Request(request) = &mut message {
+                                request.request.extensions_mut().insert(Renamed);
+                            }
+                            return Some(message);
+                        }
+                        Err(Some(reply)) => self.queue(reply),
+                        Err(None) => {}
+                    }
+                }
             }
         }
     }

@@ -1036,4 +1036,65 @@ mod tests {
             assert!(!body.contains("1.0"), "{body}");
         }
     }
+
+    /// A host that answers every task request (with an empty list).
+    #[derive(Debug)]
+    struct AnsweringTasks;
+
+    impl crate::Tasks for AnsweringTasks {
+        fn call<'a>(
+            &'a self,
+            _: &'a str,
+            _: &'a str,
+            _: JsonObject,
+            _: JsonObject,
+            _: &'a toolkit_core::CallContext,
+        ) -> toolkit_core::BoxFuture<'a, Result<JsonObject, crate::Refusal>> {
+            Box::pin(async { Err(crate::Refusal::Failed("no call here".into())) })
+        }
+
+        fn request<'a>(
+            &'a self,
+            _: &'a str,
+            _: JsonObject,
+            _: &'a toolkit_core::CallContext,
+        ) -> toolkit_core::BoxFuture<'a, Result<JsonObject, crate::Refusal>> {
+            Box::pin(async { Ok(json!({"tasks": []}).as_object().cloned().unwrap()) })
+        }
+    }
+
+    #[tokio::test]
+    async fn renamed_task_methods_a_client_writes_itself_are_not_served_over_http() {
+        let mut router = crate::McpServer::new(toolkit_core::Toolkit::default())
+            .tasks(Arc::new(AnsweringTasks))
+            .router(crate::MCP_PATH, crate::CancellationToken::new());
+        let list = |id: u64, meta: Value| {
+            json!({"jsonrpc": "2.0", "id": id, "method": "toolkit-tasks:tasks/list",
+                   "params": {"_meta": meta}})
+        };
+        // A stateless request.
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"tasks": {}}
+        });
+        let headers = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "toolkit-tasks:tasks/list"),
+        ];
+        let (parts, body) = post(&mut router, &headers, &list(1, meta)).await;
+        let answer = messages(&parts, &body).into_iter().find(|m| m["id"] == 1);
+        let answer = answer.unwrap_or(Value::Null);
+        assert!(answer["result"].is_null(), "served statelessly: {body}");
+        assert_eq!(answer["error"]["code"], -32601, "{body}");
+        // A session whose client declared no tasks.
+        let session = session(&mut router).await;
+        let headers = [
+            ("mcp-session-id", session.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+        ];
+        let (parts, body) = post(&mut router, &headers, &list(2, json!({}))).await;
+        let answer = messages(&parts, &body).into_iter().find(|m| m["id"] == 2);
+        let answer = answer.unwrap_or(Value::Null);
+        assert_eq!(answer["error"]["code"], -32601, "{body}");
+    }
 }

@@ -256,7 +256,7 @@ fn drives_tasks(seen: &Value) {
     );
 
     // Ids the gateway did not hand out, or of another source, are refused.
-    for refused in ["unknown", "bare", "elsewhere"] {
+    for refused in ["unknown", "bare", "withoutNonce", "elsewhere"] {
         assert_eq!(
             seen[refused]["code"], -32602,
             "{refused}: {}",

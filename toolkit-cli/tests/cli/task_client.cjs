@@ -95,9 +95,11 @@ async function connected(capabilities) {
   out.never.cancelled = await client.experimental.tasks.cancelTask(created.task.taskId);
   out.never.after = await client.experimental.tasks.getTask(created.task.taskId);
   out.unknown = await refused(client.experimental.tasks.getTask("tasks/no-such-task"));
-  const upstreamId = created.task.taskId.slice("tasks/".length);
+  // Served as `tasks/<nonce>/<upstream id>`.
+  const upstreamId = created.task.taskId.split("/").pop();
   out.upstreamId = upstreamId;
   out.bare = await refused(client.experimental.tasks.getTask(upstreamId));
+  out.withoutNonce = await refused(client.experimental.tasks.getTask(`tasks/${upstreamId}`));
   out.elsewhere = await refused(client.experimental.tasks.getTask(`everything/${upstreamId}`));
   if (process.env.MCP_URL) {
     // A second session: the first one's tasks are unknown to it, its own are listed.

@@ -147,6 +147,14 @@ impl Mcp {
         self.transport.tools_changed()
     }
 
+    /// Which connection to the server requests go on now: a number that changes each time the
+    /// server is connected to again (its process started again, its session or revision
+    /// negotiated again). A task id the server handed out on one connection means nothing on
+    /// another: a server that restarted may hand the same id out again, for another task.
+    pub fn connection(&self) -> u64 {
+        self.transport.connection()
+    }
+
     fn over(
         name: String,
         transport: Box<dyn Transport>,

@@ -105,6 +105,12 @@ pub(crate) trait Transport: Send + Sync + 'static {
     /// Whether `x-mcp-header` marks count on this transport in `era` (only over HTTP).
     fn marks_apply(&self, era: &Era) -> bool;
 
+    /// Which connection to the server requests go on now: a number that changes each time the
+    /// server is connected to again (its process started again, its link negotiated again).
+    fn connection(&self) -> u64 {
+        0
+    }
+
     /// Ends the connection now (the session, the process), and waits until it has ended.
     fn close(&self) -> BoxFuture<'_, ()>;
 

@@ -52,6 +52,8 @@ pub(crate) struct Stdio {
     changes: Arc<Changes>,
     /// The served calls in flight, whose client is asked what the server asks.
     in_flight: Arc<requests::InFlight>,
+    /// How many times the process was started.
+    starts: AtomicU64,
 }
 
 impl std::fmt::Debug for Stdio {
@@ -122,6 +124,7 @@ impl Stdio {
             changes: Arc::default(),
             in_flight: Arc::new(requests::InFlight::new(&options)),
             options,
+            starts: AtomicU64::new(0),
         }
     }
 
@@ -142,6 +145,7 @@ impl Stdio {
             );
         }
         let process = Arc::new(self.start()?);
+        self.starts.fetch_add(1, Ordering::Relaxed);
         *slot = Some(process.clone());
         match self.negotiate(&process).await {
             Ok(settled) => {
@@ -373,6 +377,10 @@ impl Transport for Stdio {
                 .settled()
                 .ok_or_else(|| Reason::unavailable("the server process has ended").into())
         })
+    }
+
+    fn connection(&self) -> u64 {
+        self.starts.load(Ordering::Relaxed)
     }
 
     fn marks_apply(&self, _era: &Era) -> bool {

@@ -637,6 +637,10 @@ impl Transport for StreamableHttp {
         *era == Era::Modern
     }
 
+    fn connection(&self) -> u64 {
+        self.generation.load(Ordering::Relaxed)
+    }
+
     fn tools_changed(&self) -> Option<crate::mcp::ToolsChanged> {
         Some(self.shared.changes.subscribe())
     }
