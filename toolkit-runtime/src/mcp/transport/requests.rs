@@ -128,11 +128,7 @@ impl crate::context::Relay for CallFirst {
         self.call.takes(method)
     }
 
-    fn ask<'a>(
-        &'a self,
-        method: &'a str,
-        params: Option<Value>,
-    ) -> crate::BoxFuture<'a, Relayed> {
+    fn ask<'a>(&'a self, method: &'a str, params: Option<Value>) -> crate::BoxFuture<'a, Relayed> {
         Box::pin(async move {
             let again = (method == ROOTS_LIST).then(|| params.clone());
             match (self.call.ask(method, params).await, again) {
@@ -235,12 +231,12 @@ mod tests {
     /// Who answers `relay`'s `roots/list`, as `Named("who")` (`Named("stopped")` for no one).
     fn named(relay: &Relay) -> Option<String> {
         use futures_util::FutureExt as _;
-        relay.as_ref().map(|relay| {
-            match relay.ask(ROOTS_LIST, None).now_or_never() {
+        relay
+            .as_ref()
+            .map(|relay| match relay.ask(ROOTS_LIST, None).now_or_never() {
                 Some(Relayed::Answer(Value::String(name))) => format!("Named({name:?})"),
                 _ => r#"Named("stopped")"#.to_owned(),
-            }
-        })
+            })
     }
 
     #[test]
