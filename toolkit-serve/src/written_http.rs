@@ -671,18 +671,19 @@ mod tests {
             _input: JsonObject,
             context: &'a toolkit_core::CallContext,
         ) -> toolkit_core::BoxFuture<'a, Result<Value, toolkit_core::ToolSourceError>> {
-            use toolkit_core::progress::{Registration, deliver};
             Box::pin(async move {
-                let registration = Registration::new(context.progress_sink().cloned(), tool, None);
+                // The routes of the connection to the upstream this stands for.
+                let routes = toolkit_core::progress::Routes::default();
+                let registration = routes.register(context.progress_sink().cloned(), tool, None);
                 if let Some(registration) = &registration {
                     let token = registration.token();
-                    deliver(Some(
+                    routes.deliver(Some(
                         &json!({"progressToken": token, "progress": 1, "total": 2}),
                     ));
                     if tool == "held" {
                         RELEASE.notified().await;
                     }
-                    deliver(Some(&json!({
+                    routes.deliver(Some(&json!({
                         "progressToken": token,
                         "progress": 12_345_678_901_234_567_890_u64,
                         "message": "far"

@@ -52,6 +52,9 @@ pub(crate) struct Stdio {
     changes: Arc<Changes>,
     /// The served calls in flight, whose client is asked what the server asks.
     in_flight: Arc<requests::InFlight>,
+    /// The calls sent to the server that wait for progress: what its stdout says of progress
+    /// goes to them only, whichever process wrote it.
+    progress: crate::progress::Routes,
 }
 
 impl std::fmt::Debug for Stdio {
@@ -122,6 +125,7 @@ impl Stdio {
             changes: Arc::default(),
             in_flight: Arc::new(requests::InFlight::new(&options)),
             options,
+            progress: crate::progress::Routes::default(),
         }
     }
 
@@ -190,7 +194,7 @@ impl Stdio {
                 stdout,
                 LinesCodec::new_with_max_length(self.options.max_response_bytes),
             ),
-            pending.clone(),
+            (pending.clone(), self.progress.clone()),
             (sender.downgrade(), modern.clone(), self.changes.clone()),
             (child.clone(), self.options.shutdown_wait),
             (
@@ -380,6 +384,10 @@ impl Transport for Stdio {
         false
     }
 
+    fn progress(&self) -> &crate::progress::Routes {
+        &self.progress
+    }
+
     fn tools_changed(&self) -> Option<crate::mcp::ToolsChanged> {
         Some(self.changes.subscribe())
     }
@@ -430,7 +438,7 @@ async fn write_lines(mut stdin: ChildStdin, mut lines: mpsc::Receiver<String>) {
 /// Reads the server's stdout: answers go to whoever waits, a server's requests are answered.
 async fn read_stdout(
     mut lines: FramedRead<tokio::process::ChildStdout, LinesCodec>,
-    pending: Arc<Pending>,
+    (pending, progress): (Arc<Pending>, crate::progress::Routes),
     (outgoing, modern, changes): (mpsc::WeakSender<String>, Arc<AtomicBool>, Arc<Changes>),
     (child, wait): (Arc<tokio::sync::Mutex<Option<Child>>>, Duration),
     (elicitation, timeout, in_flight): (Option<Elicitation>, Duration, Arc<requests::InFlight>),
@@ -462,7 +470,7 @@ async fn read_stdout(
             tracing::debug!("the stdio server wrote a line that is not JSON");
             continue;
         };
-        for message in Incoming::from_json(value) {
+        for message in Incoming::from_json(value, &progress) {
             match message {
                 Incoming::Response { id, outcome } => pending.answer(&id, Ok(outcome)),
                 Incoming::Request { .. } if modern.load(Ordering::Relaxed) => {

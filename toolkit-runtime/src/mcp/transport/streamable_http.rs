@@ -104,6 +104,7 @@ impl StreamableHttp {
                 next_id: AtomicU64::new(1),
                 answering: Arc::new(tokio::sync::Semaphore::new(MAX_ANSWERS_IN_FLIGHT)),
                 changes: crate::mcp::changes::Changes::default(),
+                progress: crate::progress::Routes::default(),
             }),
             settling: tokio::sync::Mutex::new(()),
             link: Mutex::new(None),
@@ -412,7 +413,7 @@ impl StreamableHttp {
             }
         };
         let mut resumption =
-            match body::answer(response, id, limit, context, &mut on_request).await? {
+            match body::answer(response, id, limit, context, &self.shared.progress, &mut on_request).await? {
                 Answered::Outcome(outcome) => return Ok(Posted::Answer(outcome)),
                 // The stateless revision resumes no stream: its server answers on the POST's own.
                 Answered::Ended(_) if settled.era == Era::Modern => return Err(body::ended_early()),
@@ -423,7 +424,7 @@ impl StreamableHttp {
         for _ in 0..MAX_RESUMPTIONS {
             tokio::time::sleep(resumption.retry.unwrap_or(DEFAULT_RETRY)).await;
             let response = self.resume(settled, session, &resumption).await?;
-            match body::answer(response, id, limit, context, &mut on_request).await? {
+            match body::answer(response, id, limit, context, &self.shared.progress, &mut on_request).await? {
                 Answered::Outcome(outcome) => return Ok(Posted::Answer(outcome)),
                 Answered::Ended(later) => resumption = resumption.then(later),
             }
@@ -635,6 +636,10 @@ impl Transport for StreamableHttp {
 
     fn marks_apply(&self, era: &Era) -> bool {
         *era == Era::Modern
+    }
+
+    fn progress(&self) -> &crate::progress::Routes {
+        &self.shared.progress
     }
 
     fn tools_changed(&self) -> Option<crate::mcp::ToolsChanged> {
