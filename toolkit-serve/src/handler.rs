@@ -26,6 +26,7 @@ use serde::Deserialize as _;
 use serde_json::Value;
 
 use super::failure::{Remediation, echo, message};
+use super::progress_queue::ProgressQueue;
 use super::relay::ClientRelay;
 use super::resources;
 use super::served::ServedToolkit;
@@ -136,7 +137,8 @@ impl ServerHandler for Handler {
         // the tools a code-mode run calls) as `notifications/progress`; every client is told the
         // logs an upstream server writes on the call's stream, from the level it set.
         let token = context.meta.get_progress_token();
-        let (sender, mut progress) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+        // Bounded while the client does not read it (`progress_queue.rs`).
+        let progress = ProgressQueue::default();
         let written = Arc::new(Written::default());
         // What an upstream asks while the call runs goes to this client, until the call ends.
         let stop = context.ct.child_token();
@@ -146,7 +148,7 @@ impl ServerHandler for Handler {
             context.id.clone(),
             stop,
         ));
-        let call_context = self.call_context(sender, Arc::clone(&written), relay);
+        let call_context = self.call_context(progress.clone(), Arc::clone(&written), relay);
         // A call the client cancels (`notifications/cancelled`, or an HTTP request it dropped)
         // stops: its future is dropped, which stops the tool's work.
         let call = tool.call_with(input, &call_context);
@@ -155,7 +157,7 @@ impl ServerHandler for Handler {
         let outcome = loop {
             tokio::select! {
                 outcome = &mut call => break outcome,
-                Some(event) = progress.recv() => {
+                event = progress.next() => {
                     self.tell(&context, token.as_ref(), &mut told, &event).await;
                 }
                 () = context.ct.cancelled() => {
@@ -164,7 +166,7 @@ impl ServerHandler for Handler {
             }
         };
         // What was told while the answer was being made goes before it.
-        while let Ok(event) = progress.try_recv() {
+        while let Some(event) = progress.try_next() {
             self.tell(&context, token.as_ref(), &mut told, &event).await;
         }
         if let Some((result, as_written)) = written.take_for(&outcome).and_then(as_written) {
@@ -368,7 +370,7 @@ impl Handler {
     /// relay of what an upstream asks the client.
     fn call_context(
         &self,
-        progress: tokio::sync::mpsc::UnboundedSender<Progress>,
+        progress: ProgressQueue,
         written: Arc<Written>,
         relay: Arc<dyn Relay>,
     ) -> CallContext {
@@ -379,9 +381,7 @@ impl Handler {
         context
             .with_extension(written)
             .with_extension(relay)
-            .progress(move |event| {
-                let _ = progress.send(event);
-            })
+            .progress(move |event| progress.push(event))
     }
 
     /// Tells the client of one event of a call: progress when it gave a token, a log when its
