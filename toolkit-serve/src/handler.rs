@@ -137,6 +137,16 @@ impl ServerHandler for Handler {
         // the tools a code-mode run calls) as `notifications/progress`; every client is told the
         // logs an upstream server writes on the call's stream, from the level it set.
         let token = context.meta.get_progress_token();
+        // Each report would carry a copy of it (and over HTTP keep one): a long one is refused.
+        if token.as_ref().is_some_and(told::too_long) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "The progress token is longer than {} bytes of JSON.",
+                    told::MAX_TOKEN_BYTES
+                ),
+                None,
+            ));
+        }
         // Bounded while the client does not read it (`progress_queue.rs`).
         let progress = ProgressQueue::default();
         let written = Arc::new(Written::default());
