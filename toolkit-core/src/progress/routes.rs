@@ -204,7 +204,10 @@ mod tests {
             let token = registration.token();
             let random = token.strip_prefix("toolkit-").unwrap();
             assert_eq!(random.len(), 32, "{token}");
-            assert!(random.bytes().all(|byte| byte.is_ascii_hexdigit()), "{token}");
+            assert!(
+                random.bytes().all(|byte| byte.is_ascii_hexdigit()),
+                "{token}"
+            );
             // No part is shared between calls (a key of the process, a count): each half of
             // the random bits differs from every other call's.
             assert!(halves.insert(random[..16].to_owned()), "{token}");
@@ -229,7 +232,8 @@ mod tests {
                 })),
             )
             .unwrap();
-        let params = json!({"progressToken": registration.token(), "progress": 1, "message": "1 of 2"});
+        let params =
+            json!({"progressToken": registration.token(), "progress": 1, "message": "1 of 2"});
         // Another connection read it (its server forged the token): no one is told.
         other.deliver(Some(&params));
         assert!(told.lock().unwrap().is_empty());

@@ -178,9 +178,7 @@ mod tests {
             response,
             Some(Incoming::Response { outcome: Ok(_), .. })
         ));
-        let error = read(
-            json!({"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no"}}),
-        );
+        let error = read(json!({"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no"}}));
         match error {
             Some(Incoming::Response {
                 outcome: Err(e), ..

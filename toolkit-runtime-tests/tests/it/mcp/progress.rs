@@ -337,7 +337,11 @@ async fn mcp_progress_forged_by_another_source_reaches_no_call_and_keeps_none_al
         .and_then(|count| count.parse().ok())
         .unwrap();
     assert!(count >= 1, "{forged}");
-    assert_eq!(*told.lock().unwrap(), [], "forged progress reached the call");
+    assert_eq!(
+        *told.lock().unwrap(),
+        [],
+        "forged progress reached the call"
+    );
     let error = held.unwrap_err();
     assert_eq!(error.reason.code(), "UnavailableError", "{error}");
     assert!(
