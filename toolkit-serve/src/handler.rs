@@ -27,6 +27,7 @@ use serde::Deserialize as _;
 use serde_json::Value;
 
 use super::failure::{Remediation, echo, message};
+use super::progress_queue::ProgressQueue;
 use super::relay::ClientRelay;
 use super::resources;
 use super::served::ServedToolkit;
@@ -140,7 +141,18 @@ impl ServerHandler for Handler {
         // the tools a code-mode run calls) as `notifications/progress`; every client is told the
         // logs an upstream server writes on the call's stream, from the level it set.
         let token = context.meta.get_progress_token();
-        let (sender, mut progress) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+        // Each report would carry a copy of it (and over HTTP keep one): a long one is refused.
+        if token.as_ref().is_some_and(told::too_long) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "The progress token is longer than {} bytes of JSON.",
+                    told::MAX_TOKEN_BYTES
+                ),
+                None,
+            ));
+        }
+        // Bounded while the client does not read it (`progress_queue.rs`).
+        let progress = ProgressQueue::default();
         let written = Arc::new(Written::default());
         // What an upstream asks while the call runs goes to this client, until the call ends.
         let stop = context.ct.child_token();
@@ -151,7 +163,7 @@ impl ServerHandler for Handler {
             stop,
         ));
         let call_context = self
-            .call_context(sender, Arc::clone(&written), relay)
+            .call_context(progress.clone(), Arc::clone(&written), relay)
             .with_extension(principal_of(&context.extensions));
         // A call the client cancels (`notifications/cancelled`, or an HTTP request it dropped)
         // stops: its future is dropped, which stops the tool's work.
@@ -161,7 +173,7 @@ impl ServerHandler for Handler {
         let outcome = loop {
             tokio::select! {
                 outcome = &mut call => break outcome,
-                Some(event) = progress.recv() => {
+                event = progress.next() => {
                     self.tell(&context, token.as_ref(), &mut told, &event).await;
                 }
                 () = context.ct.cancelled() => {
@@ -170,7 +182,7 @@ impl ServerHandler for Handler {
             }
         };
         // What was told while the answer was being made goes before it.
-        while let Ok(event) = progress.try_recv() {
+        while let Some(event) = progress.try_next() {
             self.tell(&context, token.as_ref(), &mut told, &event).await;
         }
         if let Some((result, as_written)) = written.take_for(&outcome).and_then(as_written) {
@@ -380,7 +392,7 @@ impl Handler {
     /// relay of what an upstream asks the client.
     fn call_context(
         &self,
-        progress: tokio::sync::mpsc::UnboundedSender<Progress>,
+        progress: ProgressQueue,
         written: Arc<Written>,
         relay: Arc<dyn Relay>,
     ) -> CallContext {
@@ -391,9 +403,7 @@ impl Handler {
         context
             .with_extension(written)
             .with_extension(relay)
-            .progress(move |event| {
-                let _ = progress.send(event);
-            })
+            .progress(move |event| progress.push(event))
     }
 
     /// Tells the client of one event of a call: progress when it gave a token, a log when its

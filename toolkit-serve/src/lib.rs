@@ -54,6 +54,7 @@ mod handler;
 mod kept;
 mod list_changes;
 mod output_check;
+mod progress_queue;
 mod relay;
 mod replays;
 mod resources;

@@ -19,6 +19,22 @@ use serde_json::{Map, Number, Value};
 use super::kept::Kept;
 use toolkit_core::Progress;
 
+/// The most bytes of JSON a client's progress token may take: each report told to the client
+/// carries a copy (and over HTTP one is kept until it is written), so a longer token is refused.
+pub(crate) const MAX_TOKEN_BYTES: usize = 256;
+
+/// Whether `token` is longer than [`MAX_TOKEN_BYTES`] as JSON (a call that gives one is refused
+/// with `-32602`, before it runs).
+pub(crate) fn too_long(token: &ProgressToken) -> bool {
+    // A string's JSON is at least its length and two quotes: a long one is not written out.
+    if let rmcp::model::NumberOrString::String(text) = &token.0
+        && text.len() > MAX_TOKEN_BYTES
+    {
+        return true;
+    }
+    serde_json::to_vec(token).map_or(true, |json| json.len() > MAX_TOKEN_BYTES)
+}
+
 /// The progress told so far of one call: the last value sent.
 #[derive(Debug, Default)]
 pub(crate) struct Told {
@@ -147,6 +163,19 @@ fn written(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_token_longer_than_256_bytes_of_json_is_too_long() {
+        use rmcp::model::NumberOrString;
+        let string = |text: String| ProgressToken(NumberOrString::String(text.into()));
+        assert!(!too_long(&ProgressToken(NumberOrString::Number(i64::MIN))));
+        assert!(!too_long(&string("p".repeat(MAX_TOKEN_BYTES - 2))));
+        assert!(too_long(&string("p".repeat(MAX_TOKEN_BYTES - 1))));
+        assert!(too_long(&string("p".repeat(1 << 20))));
+        // Counted as JSON: escapes count.
+        assert!(too_long(&string("\n".repeat(200))));
+        assert!(too_long(&string("\u{1}".repeat(50))));
+    }
 
     #[test]
     fn our_counts_are_integers_and_a_fraction_stays_one() {

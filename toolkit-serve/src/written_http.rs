@@ -747,18 +747,19 @@ mod tests {
             _input: JsonObject,
             context: &'a toolkit_core::CallContext,
         ) -> toolkit_core::BoxFuture<'a, Result<Value, toolkit_core::ToolSourceError>> {
-            use toolkit_core::progress::{Registration, deliver};
             Box::pin(async move {
-                let registration = Registration::new(context.progress_sink().cloned(), tool, None);
+                // The routes of the connection to the upstream this stands for.
+                let routes = toolkit_core::progress::Routes::default();
+                let registration = routes.register(context.progress_sink().cloned(), tool, None);
                 if let Some(registration) = &registration {
                     let token = registration.token();
-                    deliver(Some(
+                    routes.deliver(Some(
                         &json!({"progressToken": token, "progress": 1, "total": 2}),
                     ));
                     if tool == "held" {
                         RELEASE.notified().await;
                     }
-                    deliver(Some(&json!({
+                    routes.deliver(Some(&json!({
                         "progressToken": token,
                         "progress": 12_345_678_901_234_567_890_u64,
                         "message": "far"
@@ -785,14 +786,19 @@ mod tests {
             .collect()
     }
 
-    /// The Streamable HTTP endpoint of a server of [`Upstream`], `json` answers where it can.
-    fn router(json: bool) -> axum::Router {
-        let toolkit = toolkit_core::Toolkit::from_source(
+    /// A toolkit of [`Upstream`].
+    fn toolkit() -> toolkit_core::Toolkit {
+        toolkit_core::Toolkit::from_source(
             Arc::new(Upstream),
             definitions(),
             &toolkit_core::ToolkitOptions::default(),
         )
-        .unwrap();
+        .unwrap()
+    }
+
+    /// The Streamable HTTP endpoint of a server of [`Upstream`], `json` answers where it can.
+    fn router(json: bool) -> axum::Router {
+        let toolkit = toolkit();
         let options = crate::HttpOptions {
             json_response: json,
             ..crate::HttpOptions::default()
@@ -862,6 +868,92 @@ mod tests {
         let (parts, _) = post(router, &headers, &initialized).await;
         assert_eq!(parts.status, 202);
         session
+    }
+
+    /// A progress token longer than 256 bytes of JSON is refused with -32602 before the call
+    /// runs (each report would carry a copy, and the answer keep one per report); one of 256
+    /// bytes is told.
+    #[tokio::test]
+    async fn a_progress_token_past_256_bytes_of_json_is_refused() {
+        let mut router = router(false);
+        let session = session(&mut router).await;
+        let headers = [
+            ("mcp-session-id", session.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+        ];
+        // 254 characters and two quotes: 256 bytes.
+        for (id, length, refused) in [(1, 254, false), (2, 255, true), (3, 1 << 20, true)] {
+            let token = "p".repeat(length);
+            let (parts, body) = post(
+                &mut router,
+                &headers,
+                &call(id, json!({"progressToken": token})),
+            )
+            .await;
+            let messages = messages(&parts, &body);
+            let answer = messages.iter().find(|message| message["id"] == id).unwrap();
+            let told = messages
+                .iter()
+                .filter(|message| message["method"] == "notifications/progress")
+                .count();
+            if refused {
+                assert_eq!(answer["error"]["code"], -32602, "{answer}");
+                assert_eq!(
+                    answer["error"]["message"],
+                    "The progress token is longer than 256 bytes of JSON."
+                );
+                assert_eq!(told, 0);
+                assert!(body.len() < 1_024, "{}", body.len());
+            } else {
+                assert_eq!(answer["result"], upstream_result(), "{answer}");
+                assert_eq!(told, 2, "{body}");
+            }
+        }
+    }
+
+    /// Over stdio too: a call with a 1 MiB progress token is refused, and nothing the server
+    /// writes carries the token.
+    #[tokio::test]
+    async fn over_stdio_a_progress_token_past_256_bytes_is_refused() {
+        use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+        let (client, served) = tokio::io::duplex(1 << 22);
+        let (read, write) = tokio::io::split(served);
+        let serving = tokio::spawn(crate::McpServer::new(toolkit()).serve_io(read, write));
+        let (read, mut write) = tokio::io::split(client);
+        let mut lines = tokio::io::BufReader::new(read).lines();
+        let long = "p".repeat(1 << 20);
+        let messages = [
+            json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "test", "version": "1"}}}),
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            call(1, json!({"progressToken": long})),
+            call(2, json!({"progressToken": "short"})),
+        ];
+        for message in messages {
+            write
+                .write_all(format!("{message}\n").as_bytes())
+                .await
+                .unwrap();
+        }
+        let mut answers = std::collections::HashMap::new();
+        let mut told = Vec::new();
+        while answers.len() < 3 {
+            let line = lines.next_line().await.unwrap().unwrap();
+            assert!(line.len() < 4_096, "{}", line.len());
+            let message: Value = serde_json::from_str(&line).unwrap();
+            if message["method"] == "notifications/progress" {
+                told.push(message["params"]["progressToken"].clone());
+            } else if let Some(id) = message["id"].as_u64() {
+                answers.insert(id, message);
+            }
+        }
+        assert_eq!(answers[&1]["error"]["code"], -32602, "{}", answers[&1]);
+        assert_eq!(answers[&2]["result"], upstream_result());
+        assert_eq!(told, [json!("short"), json!("short")]);
+        // The client's end closed: serving ends.
+        write.shutdown().await.unwrap();
+        serving.await.unwrap().unwrap();
     }
 
     #[tokio::test]

@@ -8,6 +8,7 @@
 use serde_json::{Map, Value, json};
 
 use crate::JsonObject;
+use crate::progress::Routes;
 
 /// `-32601`: the method does not exist.
 pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
@@ -68,7 +69,8 @@ pub(crate) enum Incoming {
     /// A request the server makes of us (see `transport::requests` for how it is answered).
     Request(ServerRequest),
     /// A notification (progress, logs, list changes), by its method, with its params: progress
-    /// is passed on to the host of the call whose token it names when read.
+    /// is passed on when read to the host of the call whose token it names, among the calls of
+    /// the connection that read it.
     Notification {
         method: String,
         params: Option<Value>,
@@ -76,8 +78,9 @@ pub(crate) enum Incoming {
 }
 
 impl Incoming {
-    /// Reads one message; `None` when the value is no JSON-RPC message.
-    pub(crate) fn from_value(value: Value) -> Option<Self> {
+    /// Reads one message that the connection of `progress` read (its progress goes to its own
+    /// calls only); `None` when the value is no JSON-RPC message.
+    pub(crate) fn from_value(value: Value, progress: &Routes) -> Option<Self> {
         let Value::Object(mut object) = value else {
             return None;
         };
@@ -94,10 +97,10 @@ impl Incoming {
                 params: object.remove("params"),
             })),
             (Some(method), _) => {
-                // Progress goes to the host of the call whose token it names, whichever
-                // transport read it.
+                // Progress goes to the host of the call whose token it names, among the calls
+                // sent on the connection that read it: a server cannot report on another's.
                 if method == "notifications/progress" {
-                    crate::progress::deliver(object.get("params"));
+                    progress.deliver(object.get("params"));
                 }
                 Some(Self::Notification {
                     method,
@@ -125,11 +128,15 @@ impl Incoming {
         }
     }
 
-    /// Reads a message or (as 2025-03-26 allowed) a batch of them; anything unreadable is left out.
-    pub(crate) fn from_json(value: Value) -> Vec<Self> {
+    /// Reads a message or (as 2025-03-26 allowed) a batch of them that the connection of
+    /// `progress` read; anything unreadable is left out.
+    pub(crate) fn from_json(value: Value, progress: &Routes) -> Vec<Self> {
         match value {
-            Value::Array(items) => items.into_iter().filter_map(Self::from_value).collect(),
-            other => Self::from_value(other).into_iter().collect(),
+            Value::Array(items) => items
+                .into_iter()
+                .filter_map(|item| Self::from_value(item, progress))
+                .collect(),
+            other => Self::from_value(other, progress).into_iter().collect(),
         }
     }
 }
@@ -160,25 +167,27 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::panic)]
     use super::*;
 
+    fn read(value: Value) -> Option<Incoming> {
+        Incoming::from_value(value, &Routes::default())
+    }
+
     #[test]
     fn reads_responses_requests_and_notifications() {
-        let response = Incoming::from_value(json!({"jsonrpc":"2.0","id":3,"result":{"a":1}}));
+        let response = read(json!({"jsonrpc":"2.0","id":3,"result":{"a":1}}));
         assert!(matches!(
             response,
             Some(Incoming::Response { outcome: Ok(_), .. })
         ));
-        let error = Incoming::from_value(
-            json!({"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no"}}),
-        );
+        let error = read(json!({"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no"}}));
         match error {
             Some(Incoming::Response {
                 outcome: Err(e), ..
             }) => assert_eq!(e.code, -32601),
             other => panic!("{other:?}"),
         }
-        let ping = Incoming::from_value(json!({"jsonrpc":"2.0","id":"p","method":"ping"}));
+        let ping = read(json!({"jsonrpc":"2.0","id":"p","method":"ping"}));
         assert!(matches!(ping, Some(Incoming::Request(_))));
-        let note = Incoming::from_value(json!({"jsonrpc":"2.0","method":"notifications/progress"}));
+        let note = read(json!({"jsonrpc":"2.0","method":"notifications/progress"}));
         assert!(matches!(note, Some(Incoming::Notification { .. })));
     }
 
@@ -190,10 +199,10 @@ mod tests {
             json!({"id":1,"result":5}),
             json!({"method": 3}),
         ] {
-            assert!(Incoming::from_value(value).is_none());
+            assert!(read(value).is_none());
         }
         assert_eq!(
-            Incoming::from_json(json!([{"id":1,"result":{}}, 7])).len(),
+            Incoming::from_json(json!([{"id":1,"result":{}}, 7]), &Routes::default()).len(),
             1
         );
     }

@@ -399,7 +399,8 @@ impl Mcp {
             Arc::new(move || heard.notify_one()) as crate::progress::Heard
         });
         // Progress is asked for when the host of the call wants it, or to keep the call alive.
-        let progress = crate::progress::Registration::new(
+        // The token is the connection's: only what this server says reaches the call.
+        let progress = self.transport.progress().register(
             context.progress_sink().cloned(),
             context.tool().unwrap_or_default(),
             told,

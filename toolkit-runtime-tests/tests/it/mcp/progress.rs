@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
-use toolkit_runtime::mcp::Mcp;
+use toolkit_runtime::mcp::{Mcp, McpOptions, StdioCommand};
 use toolkit_runtime::{CallContext, ToolSource, Toolkit, ToolkitOptions, progress::Progress};
 
 use super::quick;
@@ -273,4 +273,80 @@ async fn mcp_progress_keeps_a_call_alive_up_to_the_hard_maximum() {
     );
     assert!(took >= Duration::from_millis(950), "{took:?}");
     assert!(took < Duration::from_millis(3_000), "{took:?}");
+}
+
+/// A stdio source started from `progress_peer.py` in `mode`, its files in `folder`.
+fn progress_peer(mode: &str, folder: &std::path::Path, options: McpOptions) -> Mcp {
+    let command = StdioCommand::new("python3")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/it/mcp/progress_peer.py"
+        ))
+        .arg(mode)
+        .arg(folder);
+    Mcp::stdio_with_options(mode, command, options)
+}
+
+/// A malicious server that learns the progress token of a call to another source (out of
+/// band: the worst case) writes progress with it while the call waits: the call's host hears
+/// none of it, and the call is not kept alive past its timeout.
+#[tokio::test]
+async fn mcp_progress_forged_by_another_source_reaches_no_call_and_keeps_none_alive() {
+    let folder = std::env::temp_dir().join(format!(
+        "toolkit-progress-forged-{}-{}",
+        std::process::id(),
+        line!()
+    ));
+    std::fs::create_dir_all(&folder).unwrap();
+    let token = folder.join("token");
+    let fast = || {
+        quick()
+            .discover_wait(Duration::from_millis(300))
+            .shutdown_wait(Duration::from_millis(300))
+    };
+    // Forgery would keep the call alive until its hard maximum, and no further.
+    let victim = progress_peer(
+        "holding",
+        &folder,
+        fast()
+            .timeout(Duration::from_secs(2))
+            .max_call_time(Duration::from_secs(6)),
+    );
+    let forger = progress_peer("forging", &folder, fast().timeout(Duration::from_secs(40)));
+    victim.discover().await.unwrap();
+    forger.discover().await.unwrap();
+
+    let told: Arc<Mutex<Vec<Progress>>> = Arc::default();
+    let sink = Arc::clone(&told);
+    let context = CallContext::new().progress(move |progress| sink.lock().unwrap().push(progress));
+    let held = async {
+        let held = victim.call("hold", serde_json::Map::new(), &context).await;
+        // The forger stops once the call it forges into has ended.
+        std::fs::remove_file(&token).unwrap();
+        held
+    };
+    let unasked = CallContext::new();
+    let forged = forger.call("forge", serde_json::Map::new(), &unasked);
+    let (held, forged) = tokio::join!(held, forged);
+    let _ = std::fs::remove_dir_all(&folder);
+
+    let forged = forged.unwrap();
+    let count: u32 = forged[0]["text"]
+        .as_str()
+        .and_then(|text| text.strip_prefix("forged "))
+        .and_then(|count| count.parse().ok())
+        .unwrap();
+    assert!(count >= 1, "{forged}");
+    assert_eq!(
+        *told.lock().unwrap(),
+        [],
+        "forged progress reached the call"
+    );
+    let error = held.unwrap_err();
+    assert_eq!(error.reason.code(), "UnavailableError", "{error}");
+    assert!(
+        error.to_string().contains("did not answer within 2s")
+            && !error.to_string().contains("kept reporting progress"),
+        "{error}"
+    );
 }

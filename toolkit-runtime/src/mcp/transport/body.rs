@@ -14,6 +14,7 @@ use serde_json::Value;
 use super::Fault;
 use super::status::transport_failure;
 use crate::mcp::jsonrpc::{Incoming, Outcome, ServerRequest};
+use crate::progress::Routes;
 use crate::{CallContext, Reason};
 
 /// How a body is written, by its `Content-Type`.
@@ -314,11 +315,12 @@ pub(crate) fn ended_early() -> Fault {
     ))
 }
 
-/// The messages of one event's data: JSON, a message or a batch.
-pub(crate) fn messages_of(data: &str) -> Result<Vec<Incoming>, Fault> {
+/// The messages of one event's data: JSON, a message or a batch, read on the connection of
+/// `progress`.
+pub(crate) fn messages_of(data: &str, progress: &Routes) -> Result<Vec<Incoming>, Fault> {
     let value: Value = serde_json::from_str(data)
         .map_err(|_| Fault::Failed(Reason::invalid_response("an event whose data is not JSON")))?;
-    Ok(Incoming::from_json(value))
+    Ok(Incoming::from_json(value, progress))
 }
 
 /// What reading a response for an answer came to.
@@ -359,13 +361,15 @@ where
 }
 
 /// Reads the answer to the request `id` from `response` (JSON or SSE), passing each request the
-/// server makes on the way to `on_request`, and each log it writes to the host of the call of
-/// `context` (the stream is the call's own).
+/// server makes on the way to `on_request`, each log it writes to the host of the call of
+/// `context` (the stream is the call's own), and its progress to the calls of `progress` (those
+/// of the connection it came on).
 pub(crate) async fn answer(
     response: Response,
     id: u64,
     limit: usize,
     context: &CallContext,
+    progress: &Routes,
     mut on_request: impl FnMut(ServerRequest),
 ) -> Result<Answered, Fault> {
     let id = Value::from(id);
@@ -376,7 +380,7 @@ pub(crate) async fn answer(
                 Fault::Failed(Reason::invalid_response("an answer that is not JSON"))
             })?;
             let mut found = None;
-            for message in Incoming::from_json(value) {
+            for message in Incoming::from_json(value, progress) {
                 match message {
                     Incoming::Response { id: got, outcome } if got == id => found = Some(outcome),
                     Incoming::Request(request) => on_request(request),
@@ -412,7 +416,7 @@ pub(crate) async fn answer(
                 if event.event != "message" || event.data.trim().is_empty() {
                     continue;
                 }
-                for message in messages_of(&event.data)? {
+                for message in messages_of(&event.data, progress)? {
                     match message {
                         Incoming::Response { id: got, outcome } if got == id => {
                             finish(events);

@@ -222,7 +222,7 @@ async fn read_stream(
         if event.event != "message" || event.data.trim().is_empty() {
             continue;
         }
-        let Ok(messages) = body::messages_of(&event.data) else {
+        let Ok(messages) = body::messages_of(&event.data, &shared.progress) else {
             tracing::debug!("the old HTTP+SSE stream carried an event that is not JSON");
             continue;
         };

@@ -57,7 +57,7 @@ async fn read(shared: Arc<Shared>, settled: Settled) {
             if event.data.trim().is_empty() {
                 continue;
             }
-            let Ok(messages) = body::messages_of(&event.data) else {
+            let Ok(messages) = body::messages_of(&event.data, &shared.progress) else {
                 tracing::debug!("the subscription carried an event that is not JSON");
                 continue;
             };

@@ -114,6 +114,10 @@ pub(crate) trait Transport: Send + Sync + 'static {
     /// Ends the connection now (the session, the process), and waits until it has ended.
     fn close(&self) -> BoxFuture<'_, ()>;
 
+    /// The calls sent on this connection that wait for progress: where the progress it reads is
+    /// delivered, and nowhere else.
+    fn progress(&self) -> &crate::progress::Routes;
+
     /// Tells the server the notification `method` (without params) on the connection there is,
     /// in a session revision: nothing when there is none, in the stateless revision, or when
     /// the server cannot be told (a failure is logged).

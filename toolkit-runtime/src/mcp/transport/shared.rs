@@ -37,6 +37,9 @@ pub(crate) struct Shared {
     pub changes: crate::mcp::changes::Changes,
     /// The served calls in flight, for what the server asks on a stream of no call.
     pub in_flight: requests::InFlight,
+    /// The calls sent to this server that wait for progress: what its streams carry of progress
+    /// goes to them only.
+    pub progress: crate::progress::Routes,
 }
 
 /// `builder` with the headers every POST of `settled`'s era carries.

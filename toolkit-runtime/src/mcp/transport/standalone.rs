@@ -109,7 +109,7 @@ async fn read(
                 continue;
             }
             heard = true;
-            let Ok(messages) = body::messages_of(&event.data) else {
+            let Ok(messages) = body::messages_of(&event.data, &shared.progress) else {
                 tracing::debug!("the standalone stream carried an event that is not JSON");
                 continue;
             };

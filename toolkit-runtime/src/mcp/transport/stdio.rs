@@ -54,6 +54,9 @@ pub(crate) struct Stdio {
     in_flight: Arc<requests::InFlight>,
     /// How many times the process was started.
     starts: AtomicU64,
+    /// The calls sent to the server that wait for progress: what its stdout says of progress
+    /// goes to them only, whichever process wrote it.
+    progress: crate::progress::Routes,
 }
 
 impl std::fmt::Debug for Stdio {
@@ -125,6 +128,7 @@ impl Stdio {
             in_flight: Arc::new(requests::InFlight::new(&options)),
             options,
             starts: AtomicU64::new(0),
+            progress: crate::progress::Routes::default(),
         }
     }
 
@@ -194,7 +198,7 @@ impl Stdio {
                 stdout,
                 LinesCodec::new_with_max_length(self.options.max_response_bytes),
             ),
-            pending.clone(),
+            (pending.clone(), self.progress.clone()),
             (sender.downgrade(), modern.clone(), self.changes.clone()),
             (child.clone(), self.options.shutdown_wait),
             (
@@ -388,6 +392,10 @@ impl Transport for Stdio {
         false
     }
 
+    fn progress(&self) -> &crate::progress::Routes {
+        &self.progress
+    }
+
     fn tools_changed(&self) -> Option<crate::mcp::ToolsChanged> {
         Some(self.changes.subscribe())
     }
@@ -438,7 +446,7 @@ async fn write_lines(mut stdin: ChildStdin, mut lines: mpsc::Receiver<String>) {
 /// Reads the server's stdout: answers go to whoever waits, a server's requests are answered.
 async fn read_stdout(
     mut lines: FramedRead<tokio::process::ChildStdout, LinesCodec>,
-    pending: Arc<Pending>,
+    (pending, progress): (Arc<Pending>, crate::progress::Routes),
     (outgoing, modern, changes): (mpsc::WeakSender<String>, Arc<AtomicBool>, Arc<Changes>),
     (child, wait): (Arc<tokio::sync::Mutex<Option<Child>>>, Duration),
     (elicitation, timeout, in_flight): (Option<Elicitation>, Duration, Arc<requests::InFlight>),
@@ -470,7 +478,7 @@ async fn read_stdout(
             tracing::debug!("the stdio server wrote a line that is not JSON");
             continue;
         };
-        for message in Incoming::from_json(value) {
+        for message in Incoming::from_json(value, &progress) {
             match message {
                 Incoming::Response { id, outcome } => pending.answer(&id, Ok(outcome)),
                 Incoming::Request { .. } if modern.load(Ordering::Relaxed) => {

@@ -104,6 +104,7 @@ impl StreamableHttp {
                 next_id: AtomicU64::new(1),
                 answering: Arc::new(tokio::sync::Semaphore::new(MAX_ANSWERS_IN_FLIGHT)),
                 changes: crate::mcp::changes::Changes::default(),
+                progress: crate::progress::Routes::default(),
             }),
             settling: tokio::sync::Mutex::new(()),
             link: Mutex::new(None),
@@ -411,19 +412,36 @@ impl StreamableHttp {
                 answer_server_request(&shared, &settled, session.clone(), asked, relay.clone());
             }
         };
-        let mut resumption =
-            match body::answer(response, id, limit, context, &mut on_request).await? {
-                Answered::Outcome(outcome) => return Ok(Posted::Answer(outcome)),
-                // The stateless revision resumes no stream: its server answers on the POST's own.
-                Answered::Ended(_) if settled.era == Era::Modern => return Err(body::ended_early()),
-                Answered::Ended(resumption) => resumption,
-            };
+        let mut resumption = match body::answer(
+            response,
+            id,
+            limit,
+            context,
+            &self.shared.progress,
+            &mut on_request,
+        )
+        .await?
+        {
+            Answered::Outcome(outcome) => return Ok(Posted::Answer(outcome)),
+            // The stateless revision resumes no stream: its server answers on the POST's own.
+            Answered::Ended(_) if settled.era == Era::Modern => return Err(body::ended_early()),
+            Answered::Ended(resumption) => resumption,
+        };
         // A stream closed before its answer, after giving an event id: resumed by GET from that
         // id, after the server's `retry`, a bounded number of times.
         for _ in 0..MAX_RESUMPTIONS {
             tokio::time::sleep(resumption.retry.unwrap_or(DEFAULT_RETRY)).await;
             let response = self.resume(settled, session, &resumption).await?;
-            match body::answer(response, id, limit, context, &mut on_request).await? {
+            match body::answer(
+                response,
+                id,
+                limit,
+                context,
+                &self.shared.progress,
+                &mut on_request,
+            )
+            .await?
+            {
                 Answered::Outcome(outcome) => return Ok(Posted::Answer(outcome)),
                 Answered::Ended(later) => resumption = resumption.then(later),
             }
@@ -639,6 +657,10 @@ impl Transport for StreamableHttp {
 
     fn connection(&self) -> u64 {
         self.generation.load(Ordering::Relaxed)
+    }
+
+    fn progress(&self) -> &crate::progress::Routes {
+        &self.shared.progress
     }
 
     fn tools_changed(&self) -> Option<crate::mcp::ToolsChanged> {
