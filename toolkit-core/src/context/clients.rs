@@ -47,12 +47,15 @@ type Listener = Arc<dyn Fn() + Send + Sync>;
 /// ```
 #[derive(Default)]
 pub struct Clients {
-    joined: Mutex<Vec<(u64, Arc<dyn Relay>, Principal)>>,
+    joined: Mutex<Vec<Member>>,
     next: AtomicU64,
     listeners: Mutex<Vec<Listener>>,
     /// Who used the server lately, and when last.
     seen: Mutex<Seen>,
 }
+
+/// A session's client: its key, its relay, its person.
+type Member = (u64, Arc<dyn Relay>, Principal);
 
 #[derive(Default)]
 struct Seen {
