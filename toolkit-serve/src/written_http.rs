@@ -870,6 +870,52 @@ mod tests {
         session
     }
 
+    /// A session whose client never says `notifications/initialized` is closed once the limit's
+    /// time is over (then answered as an unknown one); a session that said it lives on.
+    #[tokio::test]
+    async fn a_session_whose_client_never_says_it_is_ready_is_closed_early() {
+        let toolkit = toolkit_core::Toolkit::from_source(
+            Arc::new(Upstream),
+            definitions(),
+            &toolkit_core::ToolkitOptions::default(),
+        )
+        .unwrap();
+        let mut options = crate::HttpOptions::default();
+        options.session_limits.uninitialized_timeout = std::time::Duration::from_millis(200);
+        let mut router = crate::McpServer::new(toolkit)
+            .http_options(options)
+            .router(crate::MCP_PATH, crate::CancellationToken::new());
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "silent", "version": "1"}
+        }});
+        let (parts, _) = post(&mut router, &[], &initialize).await;
+        let silent = parts.headers["mcp-session-id"].to_str().unwrap().to_owned();
+        let ready = session(&mut router).await;
+        let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+        let status = |session: String| {
+            let mut router = router.clone();
+            let list = list.clone();
+            async move {
+                let headers = [
+                    ("mcp-session-id", session.as_str()),
+                    ("mcp-protocol-version", "2025-11-25"),
+                ];
+                post(&mut router, &headers, &list).await.0.status
+            }
+        };
+        let mut closed = false;
+        for _ in 0..100 {
+            if status(silent.clone()).await == 404 {
+                closed = true;
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        assert!(closed, "the silent session was never closed");
+        assert_eq!(status(ready).await, 200, "the ready one lives on");
+    }
+
     /// A progress token longer than 256 bytes of JSON is refused with -32602 before the call
     /// runs (each report would carry a copy, and the answer keep one per report); one of 256
     /// bytes is told.
