@@ -4,7 +4,8 @@
 //! grant), in front of npm `@modelcontextprotocol/server-everything`, whose tools ask their
 //! client for a completion (sampling), a form (elicitation) and its roots. The clients are the
 //! TypeScript SDK's (`team_client.cjs`): alice in an ordinary session, bob in one that never
-//! says `notifications/initialized`. Nothing of one reaches the other: bob cannot use alice's
+//! says `notifications/initialized`; and the Python SDK's (`team_client.py`) for carol, stateless
+//! (2026-07-28, no session). Nothing of one reaches the other: bob cannot use alice's
 //! session id, what server-everything asks during bob's call goes to bob's client alone, and
 //! one person cannot hold more sessions than the gateway gives each.
 #![allow(clippy::panic)]
@@ -220,6 +221,7 @@ async fn two_people_share_a_gateway_and_nothing_of_one_reaches_the_other() {
     let (issuer, _provider) = provider(&resource);
     let alice_token = person(&http, &issuer, "alice", &resource).await;
     let bob_token = person(&http, &issuer, "bob", &resource).await;
+    let carol_token = person(&http, &issuer, "carol", &resource).await;
     let _gateway = gateway("two", port, &issuer, "");
     ready(&http, port).await;
 
@@ -258,6 +260,32 @@ async fn two_people_share_a_gateway_and_nothing_of_one_reaches_the_other() {
     .await
     .unwrap();
     let _ = &mut bob;
+
+    // Carol's client keeps no session at all (the stateless revision). The gateway cannot ask
+    // her client during her call yet (that takes the revision's input-required results), so the
+    // upstream's question is refused: what matters here is that no one else answers it.
+    let carol = Command::new(peer("mcp-python/bin/python"))
+        .arg(root().join("toolkit-cli/tests/cli/team_client.py"))
+        .args([
+            &format!("http://127.0.0.1:{port}/mcp"),
+            carol_token.as_str(),
+            "carol",
+            "everything__trigger-sampling-request",
+            r#"{"prompt": "hey", "maxTokens": 10}"#,
+        ])
+        .output()
+        .unwrap();
+    let carol: Value = serde_json::from_slice(&carol.stdout).unwrap_or_else(|_| {
+        panic!(
+            "{}\n{}",
+            String::from_utf8_lossy(&carol.stdout),
+            String::from_utf8_lossy(&carol.stderr)
+        )
+    });
+    assert_eq!(carol["protocolVersion"], "2026-07-28", "{carol}");
+    let answered = carol["result"].to_string();
+    assert!(!answered.contains("sampled by"), "{carol}");
+    assert!(answered.contains("-32601"), "refused, not guessed: {carol}");
 
     // Alice's session outlived bob's attempts: her own calls work, her own client answers them.
     let mut alice = alice;
