@@ -53,6 +53,7 @@ pub mod model;
 pub mod naming;
 mod presentation;
 pub mod progress;
+pub mod random;
 pub mod source;
 pub mod telemetry;
 pub mod text;

@@ -210,6 +210,7 @@ impl Upstreams {
             asked_if(has.resources, mcp.list_resource_templates()),
             asked_if(has.prompts, mcp.list_prompts()),
         );
+        let short = std::cell::Cell::new(false);
         let kept = |answer: Option<Result<Vec<Value>, ToolSourceError>>,
                     last: Option<&Vec<Value>>,
                     list: &str| match answer {
@@ -221,6 +222,7 @@ impl Upstreams {
                     source = %upstream.name,
                     "{list} failed, serving the last known one: {error}"
                 );
+                short.set(short.get() || last.is_none());
                 last.cloned().unwrap_or_default()
             }
         };
@@ -237,6 +239,7 @@ impl Upstreams {
                 "resources/templates/list",
             ),
             prompts: kept(prompts, last.map(|last| &last.prompts), "prompts/list"),
+            short: short.get(),
         }
     }
 

@@ -86,11 +86,14 @@ pub(crate) fn is_end(status: Option<&str>) -> bool {
     matches!(status, Some("completed" | "failed" | "cancelled"))
 }
 
-/// 128 random bits, in hex.
+/// 128 random bits from the system, in hex; without the system's randomness, two of the
+/// process's hash keys (unpredictable from outside, though not fresh).
 fn nonce() -> String {
-    let high = RandomState::new().hash_one(0u8);
-    let low = RandomState::new().hash_one(1u8);
-    format!("{high:016x}{low:016x}")
+    toolkit_runtime::random::hex_128().unwrap_or_else(|| {
+        let high = RandomState::new().hash_one(0u8);
+        let low = RandomState::new().hash_one(1u8);
+        format!("{high:016x}{low:016x}")
+    })
 }
 
 impl ServedTasks {

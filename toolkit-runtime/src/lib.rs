@@ -4,8 +4,8 @@
 
 // The core's modules, at the paths they had when they lived here (`crate::definition::…`).
 pub use toolkit_core::{
-    approval, assembly, context, definition, functions, input, model, naming, progress, text,
-    toolkit, typed,
+    approval, assembly, context, definition, functions, input, model, naming, progress, random,
+    text, toolkit, typed,
 };
 
 #[cfg(feature = "auth")]

@@ -114,6 +114,9 @@ pub(crate) async fn answers(
     };
     let kept = Kept::default();
     request.extensions_mut().insert(kept.clone());
+    if let Some(opening) = &mut opening {
+        opening.watch(&kept);
+    }
     let response = next.run(request).await;
     let (ended, initialized) = {
         let mut held = kept.held();
@@ -891,6 +894,8 @@ mod tests {
         }});
         let (parts, _) = post(&mut router, &[], &initialize).await;
         let silent = parts.headers["mcp-session-id"].to_str().unwrap().to_owned();
+        let (parts, _) = post(&mut router, &[], &initialize).await;
+        let busy = parts.headers["mcp-session-id"].to_str().unwrap().to_owned();
         let ready = session(&mut router).await;
         let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
         let status = |session: String| {
@@ -904,16 +909,78 @@ mod tests {
                 post(&mut router, &headers, &list).await.0.status
             }
         };
-        let mut closed = false;
-        for _ in 0..100 {
-            if status(silent.clone()).await == 404 {
-                closed = true;
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-        }
+        // A client that never says `notifications/initialized` but uses its session keeps it.
+        assert_eq!(status(busy.clone()).await, 200);
+        // Asking whether the silent session lives would use it: it is asked once, well after
+        // its time (200 ms).
+        tokio::time::sleep(std::time::Duration::from_millis(1_000)).await;
+        let closed = status(silent).await == 404;
         assert!(closed, "the silent session was never closed");
         assert_eq!(status(ready).await, 200, "the ready one lives on");
+        assert_eq!(status(busy).await, 200, "the used one lives on");
+    }
+
+    /// Past the server's limit an `initialize` is answered 503 with `Retry-After`, a request
+    /// that opens no session passes, and a session ended (`DELETE`) makes room again.
+    #[tokio::test]
+    async fn the_session_limit_refuses_an_initialize_only_and_frees_room_at_a_sessions_end() {
+        let toolkit = toolkit_core::Toolkit::from_source(
+            Arc::new(Upstream),
+            definitions(),
+            &toolkit_core::ToolkitOptions::default(),
+        )
+        .unwrap();
+        let mut options = crate::HttpOptions::default();
+        options.session_limits.max_sessions = 1;
+        options.session_limits.max_sessions_per_principal = 1;
+        let mut router = crate::McpServer::new(toolkit)
+            .http_options(options)
+            .router(crate::MCP_PATH, crate::CancellationToken::new());
+        let first = session(&mut router).await;
+        let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "second", "version": "1"}
+        }});
+        let (parts, body) = post(&mut router, &[], &initialize).await;
+        assert_eq!(parts.status, 503, "{body}");
+        assert_eq!(parts.headers["retry-after"], "30");
+        assert!(body.contains("retry later"), "{body}");
+        // A stateless request opens no session: it passes at the limit.
+        let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": {"name": "stateless", "version": "1"},
+            "io.modelcontextprotocol/clientCapabilities": {}
+        }}});
+        let headers = [
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/list"),
+        ];
+        let (parts, body) = post(&mut router, &headers, &list).await;
+        assert_eq!(parts.status, 200, "{body}");
+        assert!(body.contains("\"big\""), "{body}");
+        // The first session ends: room again.
+        {
+            use tower_service::Service;
+            let request = axum::http::Request::delete("http://localhost/mcp")
+                .header("host", "localhost")
+                .header("mcp-session-id", first.as_str())
+                .header("mcp-protocol-version", "2025-11-25")
+                .body(Body::empty())
+                .unwrap();
+            let response = Service::<Request>::call(&mut router, request)
+                .await
+                .unwrap();
+            assert!(response.status().is_success(), "{}", response.status());
+        }
+        let mut status = 0;
+        for _ in 0..100 {
+            status = post(&mut router, &[], &initialize).await.0.status.as_u16();
+            if status == 200 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        assert_eq!(status, 200, "room once the first session ended");
     }
 
     /// A progress token longer than 256 bytes of JSON is refused with -32602 before the call

@@ -7,7 +7,6 @@
 //! person's) reaches no call, tells no host, and keeps no call alive past its timeout.
 
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 
 use serde_json::Value;
@@ -19,9 +18,6 @@ use crate::text::cut_utf16;
 /// a call live on while its server reports).
 #[doc(hidden)]
 pub type Heard = Arc<dyn Fn() + Send + Sync>;
-
-/// How many random bytes make a token: 128 bits, so that no server guesses another call's.
-const TOKEN_BYTES: usize = 16;
 
 /// Where the progress of a call with a token goes: the host's callback (if it asked), the tool's
 /// name, and what is told of each report.
@@ -155,19 +151,9 @@ fn lock(routes: &Mutex<Map>) -> MutexGuard<'_, Map> {
 }
 
 /// `toolkit-` and 128 random bits in hex, fresh from the system for each call; `None` when the
-/// system has none to give.
+/// system has none to give (the call then asks for no progress).
 fn random_token() -> Option<String> {
-    let mut bytes = [0u8; TOKEN_BYTES];
-    if let Err(error) = getrandom::fill(&mut bytes) {
-        tracing::warn!(%error, "no randomness for a progress token; the call asks for no progress");
-        return None;
-    }
-    let mut token = String::with_capacity("toolkit-".len() + 2 * TOKEN_BYTES);
-    token.push_str("toolkit-");
-    for byte in bytes {
-        let _ = write!(token, "{byte:02x}");
-    }
-    Some(token)
+    crate::random::hex_128().map(|hex| format!("toolkit-{hex}"))
 }
 
 #[cfg(test)]

@@ -17,6 +17,9 @@ pub(super) struct Listing {
     pub(super) templates: Vec<Value>,
     /// `prompts/list`.
     pub(super) prompts: Vec<Value>,
+    /// A list failed with no earlier one to keep in its place: served, but not kept (the next
+    /// client asks again rather than an empty list being served until the next relist).
+    pub(super) short: bool,
 }
 
 /// An upstream's last [`Listing`], and the turn to ask for the next one.
@@ -48,7 +51,11 @@ impl Kept {
         if let Some(last) = self.last() {
             return last;
         }
-        self.keep(list(None).await)
+        let listing = list(None).await;
+        if listing.short {
+            return Arc::new(listing);
+        }
+        self.keep(listing)
     }
 
     /// Lists again with `list`, given the last listing (what it keeps of a list that fails),
@@ -118,5 +125,28 @@ mod tests {
         let now = kept.get(|_| async { Listing::default() }).await;
         assert_eq!(now.prompts, vec![json!({"name": "first"})]);
         assert_eq!(now.resources, vec![json!({"uri": "a://b"})]);
+    }
+
+    #[tokio::test]
+    async fn a_first_listing_that_failed_is_served_but_not_kept() {
+        let kept = Kept::default();
+        let failed = kept
+            .get(|_| async {
+                Listing {
+                    short: true,
+                    ..Listing::default()
+                }
+            })
+            .await;
+        assert!(failed.prompts.is_empty());
+        let next = kept
+            .get(|_| async {
+                Listing {
+                    prompts: vec![json!({"name": "back"})],
+                    ..Listing::default()
+                }
+            })
+            .await;
+        assert_eq!(next.prompts, vec![json!({"name": "back"})], "asked again");
     }
 }
