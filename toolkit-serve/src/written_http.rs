@@ -801,12 +801,15 @@ mod tests {
 
     /// The Streamable HTTP endpoint of a server of [`Upstream`], `json` answers where it can.
     fn router(json: bool) -> axum::Router {
-        let toolkit = toolkit();
-        let options = crate::HttpOptions {
+        router_with(crate::HttpOptions {
             json_response: json,
             ..crate::HttpOptions::default()
-        };
-        crate::McpServer::new(toolkit)
+        })
+    }
+
+    /// The Streamable HTTP endpoint of a server of [`Upstream`], served with `options`.
+    fn router_with(options: crate::HttpOptions) -> axum::Router {
+        crate::McpServer::new(toolkit())
             .http_options(options)
             .router(crate::MCP_PATH, crate::CancellationToken::new())
     }
@@ -877,17 +880,9 @@ mod tests {
     /// time is over (then answered as an unknown one); a session that said it lives on.
     #[tokio::test]
     async fn a_session_whose_client_never_says_it_is_ready_is_closed_early() {
-        let toolkit = toolkit_core::Toolkit::from_source(
-            Arc::new(Upstream),
-            definitions(),
-            &toolkit_core::ToolkitOptions::default(),
-        )
-        .unwrap();
         let mut options = crate::HttpOptions::default();
         options.session_limits.uninitialized_timeout = std::time::Duration::from_millis(200);
-        let mut router = crate::McpServer::new(toolkit)
-            .http_options(options)
-            .router(crate::MCP_PATH, crate::CancellationToken::new());
+        let mut router = router_with(options);
         let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},
             "clientInfo": {"name": "silent", "version": "1"}
@@ -924,18 +919,10 @@ mod tests {
     /// that opens no session passes, and a session ended (`DELETE`) makes room again.
     #[tokio::test]
     async fn the_session_limit_refuses_an_initialize_only_and_frees_room_at_a_sessions_end() {
-        let toolkit = toolkit_core::Toolkit::from_source(
-            Arc::new(Upstream),
-            definitions(),
-            &toolkit_core::ToolkitOptions::default(),
-        )
-        .unwrap();
         let mut options = crate::HttpOptions::default();
         options.session_limits.max_sessions = 1;
         options.session_limits.max_sessions_per_principal = 1;
-        let mut router = crate::McpServer::new(toolkit)
-            .http_options(options)
-            .router(crate::MCP_PATH, crate::CancellationToken::new());
+        let mut router = router_with(options);
         let first = session(&mut router).await;
         let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-11-25", "capabilities": {},

@@ -213,17 +213,39 @@ async fn status_of(
     request.send().await.unwrap().status().as_u16()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn two_people_share_a_gateway_and_nothing_of_one_reaches_the_other() {
+/// A team: the provider, a gateway (`[serve]` lines `extra` added) ready on a port of its own,
+/// and a token for each of `names`.
+struct Team {
+    http: reqwest::Client,
+    port: u16,
+    tokens: Vec<String>,
+    _running: (Killed, Killed),
+}
+
+async fn team(name: &str, extra: &str, names: &[&str]) -> Team {
     let http = reqwest::Client::new();
     let port = crate::support::free_port();
     let resource = format!("http://127.0.0.1:{port}/mcp");
-    let (issuer, _provider) = provider(&resource);
-    let alice_token = person(&http, &issuer, "alice", &resource).await;
-    let bob_token = person(&http, &issuer, "bob", &resource).await;
-    let carol_token = person(&http, &issuer, "carol", &resource).await;
-    let _gateway = gateway("two", port, &issuer, "");
+    let (issuer, provider) = provider(&resource);
+    let mut tokens = Vec::new();
+    for name in names {
+        tokens.push(person(&http, &issuer, name, &resource).await);
+    }
+    let gateway = gateway(name, port, &issuer, extra);
     ready(&http, port).await;
+    Team {
+        http,
+        port,
+        tokens,
+        _running: (provider, gateway),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_people_share_a_gateway_and_nothing_of_one_reaches_the_other() {
+    let team = team("two", "", &["alice", "bob", "carol"]).await;
+    let (http, port) = (&team.http, team.port);
+    let [alice_token, bob_token, carol_token] = team.tokens.clone().try_into().unwrap();
 
     let alice =
         tokio::task::spawn_blocking(move || TeamClient::start(port, "alice", &alice_token, false));
@@ -236,7 +258,7 @@ async fn two_people_share_a_gateway_and_nothing_of_one_reaches_the_other() {
         reqwest::Method::GET,
         reqwest::Method::DELETE,
     ] {
-        let status = status_of(&http, method.clone(), port, &bob_token, &alice_session).await;
+        let status = status_of(http, method.clone(), port, &bob_token, &alice_session).await;
         assert_eq!(status, 404, "bob's {method} in alice's session");
     }
 
@@ -334,14 +356,9 @@ async fn two_people_share_a_gateway_and_nothing_of_one_reaches_the_other() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_person_holds_no_more_sessions_than_the_gateway_gives_each() {
-    let http = reqwest::Client::new();
-    let port = crate::support::free_port();
-    let resource = format!("http://127.0.0.1:{port}/mcp");
-    let (issuer, _provider) = provider(&resource);
-    let alice_token = person(&http, &issuer, "alice", &resource).await;
-    let bob_token = person(&http, &issuer, "bob", &resource).await;
-    let _gateway = gateway("cap", port, &issuer, "max_sessions_per_principal = 2\n");
-    ready(&http, port).await;
+    let team = team("cap", "max_sessions_per_principal = 2\n", &["alice", "bob"]).await;
+    let (http, port) = (&team.http, team.port);
+    let [alice_token, bob_token] = team.tokens.clone().try_into().unwrap();
 
     let initialize = |token: &str| {
         http.post(format!("http://127.0.0.1:{port}/mcp"))
