@@ -46,7 +46,7 @@ use std::future::Future;
 use crate::text::cut_utf16;
 use std::sync::Arc;
 
-use crate::{BoxFuture, Failure, JsonObject, ToolDefinition};
+use crate::{BoxFuture, CallContext, Failure, JsonObject, ToolDefinition};
 
 /// The most UTF-16 code units of a person's reason that the model reads.
 pub const MAX_REASON_LENGTH: usize = 2_000;
@@ -66,6 +66,7 @@ pub struct ApprovalRequest {
     origin: Option<(Arc<str>, Arc<str>)>,
     input: JsonObject,
     call_id: Option<String>,
+    context: CallContext,
 }
 
 impl ApprovalRequest {
@@ -76,13 +77,14 @@ impl ApprovalRequest {
         definition: ToolDefinition,
         origin: Option<(Arc<str>, Arc<str>)>,
         input: JsonObject,
-        call_id: Option<String>,
+        context: CallContext,
     ) -> Self {
         Self {
             definition,
             origin,
             input,
-            call_id,
+            call_id: context.id().map(str::to_owned),
+            context,
         }
     }
 
@@ -113,6 +115,13 @@ impl ApprovalRequest {
     /// when the host said it.
     pub fn call_id(&self) -> Option<&str> {
         self.call_id.as_deref()
+    }
+
+    /// The context the call came with: who asks ([`CallContext::principal`]), and what the
+    /// server that serves the call put there (such as the relay to the calling client an
+    /// approver asks through).
+    pub fn context(&self) -> &CallContext {
+        &self.context
     }
 }
 

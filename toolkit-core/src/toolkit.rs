@@ -242,7 +242,7 @@ impl Tool {
             self.inner.definition.clone(),
             self.inner.origin.clone(),
             input.clone(),
-            context.id().map(str::to_owned),
+            context.clone(),
         );
         let asked = std::panic::catch_unwind(AssertUnwindSafe(|| approver.approve(request)));
         let verdict = match asked {
