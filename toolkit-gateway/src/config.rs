@@ -346,13 +346,18 @@ pub struct PolicyConfig {
     /// The decision for a tool that no rule matches. Required: the host says it, as the seed's
     /// assembly has no default.
     pub default: Decision,
+    /// The claim of a JWT that lists its holder's groups or roles, read by a rule's `groups`: a
+    /// name, or a dotted path into nested objects (`realm_access.roles`). `groups` by default.
+    #[serde(default = "default_groups_claim")]
+    pub groups_claim: String,
     /// The rules; where several match a tool, the most restrictive decision wins.
     #[serde(default)]
     pub rules: Vec<RuleConfig>,
 }
 
-/// One policy rule: glob patterns over a source's name and a tool's name (as its source names
-/// it), and the decision for the tools both match.
+/// One policy rule: what it matches (a source's and a tool's name as globs, the tool's
+/// annotations, who asks) and the decision for the tools it matches. Every condition given must
+/// hold; one not given holds for every tool and every person.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuleConfig {
@@ -362,8 +367,39 @@ pub struct RuleConfig {
     /// A glob over the tool's name (`*` by default).
     #[serde(default = "any")]
     pub tool: String,
+    /// The tool only reads (its `readOnlyHint`). Each annotation a rule gives is read as MCP
+    /// reads it: a hint the source does not state has the protocol's default (not read-only,
+    /// destructive, not idempotent, open-world).
+    pub read_only: Option<bool>,
+    /// The tool may destroy what it touches (`destructiveHint`; never for a read-only tool).
+    pub destructive: Option<bool>,
+    /// Calling the tool twice with one input does no more than once (`idempotentHint`).
+    pub idempotent: Option<bool>,
+    /// The tool reaches a world beyond its source (`openWorldHint`).
+    pub open_world: Option<bool>,
+    /// Who asks: the principal's name (a token's name under `tokens`, a JWT's `sub`, or
+    /// `loopback` without authentication) as a glob.
+    pub principal: Option<String>,
+    /// Who asks: the person holds one of these groups at least, in the JWT claim
+    /// `[policy] groups_claim` names.
+    #[serde(default)]
+    pub groups: Vec<String>,
+    /// Who asks: the person's token holds every one of these scopes (`scope` or `scp`).
+    #[serde(default)]
+    pub scopes: Vec<String>,
     /// What the rule decides.
     pub decision: Decision,
+}
+
+impl RuleConfig {
+    /// Whether the rule says anything of who asks.
+    pub fn names_principals(&self) -> bool {
+        self.principal.is_some() || !self.groups.is_empty() || !self.scopes.is_empty()
+    }
+}
+
+fn default_groups_claim() -> String {
+    "groups".to_owned()
 }
 
 fn any() -> String {

@@ -19,6 +19,7 @@ mod sources;
 mod task_statuses;
 mod tasks;
 mod token_store;
+mod views;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -220,6 +221,24 @@ impl Gateway {
         self.policy.dead_rules(&self.catalog)
     }
 
+    /// The policy rules that name people no request can come from (a token name the
+    /// configuration does not have, groups where no token carries claims), as written with why.
+    pub fn unknowable_rules(&self) -> Vec<String> {
+        let auth = match self.config.serve.transport {
+            config::Transport::Http => self.config.serve.auth.as_ref(),
+            config::Transport::Stdio => None,
+        };
+        self.policy.unknowable_rules(auth)
+    }
+
+    /// What each person is shown when the policy names people (their view of the catalog as it
+    /// is now); `None` when every person is shown [`Gateway::toolkit`].
+    pub fn views(&self) -> Option<Arc<dyn toolkit_runtime::serve::Views>> {
+        self.policy
+            .is_personal()
+            .then(|| Arc::new(views::PolicyViews::new(self.clone())) as _)
+    }
+
     /// Asks every source for its tools and keeps the answers (a source that fails keeps what it
     /// had), then writes the catalog file when the catalog changed. A file that cannot be written
     /// does not keep the new catalog from being served: [`Refresh::unsaved`] says why.
@@ -276,15 +295,25 @@ impl Gateway {
         )
     }
 
-    /// The toolkit of the catalog under the policy, presented as the configuration says. The
-    /// `ui://` resource an MCP App's tool names (`_meta.ui.resourceUri`) is named as the gateway
-    /// serves it ([`served_names`]).
+    /// The toolkit of the catalog under the policy, presented as the configuration says, for the
+    /// one person of a gateway without authentication (where rules name people, each person is
+    /// shown their own: [`Gateway::views`]). The `ui://` resource an MCP App's tool names
+    /// (`_meta.ui.resourceUri`) is named as the gateway serves it ([`served_names`]).
     ///
     /// # Errors
     ///
     /// Two tools would share a name once named `source__tool` (or by their own names, for a
     /// source with `prefix = false`); every clash is listed.
     pub fn toolkit(&self) -> Result<Toolkit, String> {
+        self.toolkit_for(
+            &self
+                .policy
+                .view(&toolkit_runtime::context::Principal::loopback()),
+        )
+    }
+
+    /// The toolkit of the catalog under the policy for the people of `view`.
+    fn toolkit_for(&self, view: &policy::View) -> Result<Toolkit, String> {
         let members: Vec<Member> = self
             .sources
             .iter()
@@ -315,7 +344,7 @@ impl Gateway {
             });
         let assembled = assembly
             .toolkit(&members, |source, definition| {
-                self.policy.decide(source, definition)
+                self.policy.decide(view, source, definition)
             })
             .map_err(|error| error.to_string())?;
         Ok(match self.config.serve.presentation {

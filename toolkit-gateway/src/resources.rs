@@ -26,12 +26,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use futures_util::future::join_all;
 use serde_json::{Value, json};
+use toolkit_runtime::context::Principal;
 use toolkit_runtime::mcp::Mcp;
 use toolkit_runtime::serve::{ListChanged, Offer, Refusal, Resources};
 use toolkit_runtime::{BoxFuture, Decision, JsonObject, Reason, ToolSourceError};
 
 use super::metrics::Metrics;
-use super::policy::Policy;
+use super::policy::{Policy, View};
 use super::served_names::{climbs, served_prompt, served_uri, upstream_prompt, upstream_uri};
 
 mod listing;
@@ -43,6 +44,8 @@ use listing::{Kept, Listing};
 pub struct Upstreams {
     upstreams: Arc<Vec<Upstream>>,
     policy: Policy,
+    /// Whose view of them these are (everyone's, until [`Resources::seen_by`] says whose).
+    view: View,
     /// The sources' resource updates, under their served URIs (`resource_updates.rs`).
     updates: tokio::sync::broadcast::Sender<String>,
     /// Whether the lists are listed again at each refresh ([`Upstreams::relist`]), so that
@@ -116,6 +119,7 @@ impl Upstreams {
             .collect();
         Self {
             upstreams: Arc::new(upstreams),
+            view: policy.view(&Principal::loopback()),
             policy,
             updates,
             watched: false,
@@ -276,7 +280,7 @@ impl Upstreams {
     }
 
     fn allowed(&self, upstream: &Upstream, name: &str) -> bool {
-        self.policy.decide_name(&upstream.name, name) != Decision::Block
+        self.policy.decide_name(&self.view, &upstream.name, name) != Decision::Block
     }
 
     fn served_uri(upstream: &Upstream, uri: &str) -> String {
@@ -462,6 +466,16 @@ fn cut(value: &str) -> String {
 impl Resources for Upstreams {
     fn offer(&self) -> Offer {
         Upstreams::offer(self)
+    }
+
+    fn seen_by(&self, principal: &Principal) -> Option<Arc<dyn Resources>> {
+        if !self.policy.is_personal() {
+            return None;
+        }
+        Some(Arc::new(Self {
+            view: self.policy.view(principal),
+            ..self.clone()
+        }))
     }
 
     fn updated(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {

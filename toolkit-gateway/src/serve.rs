@@ -46,6 +46,9 @@ pub async fn serve(config: Config) -> Result<(), String> {
     for rule in gateway.dead_rules() {
         tracing::warn!("policy rule {rule} matches no tool of the catalog");
     }
+    for rule in gateway.unknowable_rules() {
+        tracing::warn!("policy rule {rule}");
+    }
     let toolkit = gateway.toolkit()?;
     tracing::info!(
         tools = toolkit.len(),
@@ -70,6 +73,9 @@ pub async fn serve(config: Config) -> Result<(), String> {
         .resources(std::sync::Arc::new(resources.clone()))
         .tasks(std::sync::Arc::new(gateway.tasks()))
         .clients(std::sync::Arc::clone(gateway.clients()));
+    if let Some(views) = gateway.views() {
+        server.toolkit_handle().replace_views(views);
+    }
     // The bound address is a `Host` its clients send (any loopback address, not only the
     // loopback names rmcp accepts by default).
     let mut options = HttpOptions::default();
@@ -275,7 +281,10 @@ fn serve_refreshed(gateway: &Gateway, served: &ServedToolkit, refresh: &super::R
     match gateway.toolkit() {
         Ok(toolkit) => {
             tracing::info!(tools = toolkit.len(), "catalog changed, serving it");
-            served.replace(toolkit);
+            match gateway.views() {
+                Some(views) => served.replace_views(views),
+                None => served.replace(toolkit),
+            }
         }
         Err(problem) => {
             tracing::warn!(

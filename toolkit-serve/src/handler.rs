@@ -108,9 +108,9 @@ impl ServerHandler for Handler {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        let served = self.toolkit.served();
+        let served = self.toolkit.served_to(&principal_of(&context.extensions));
         Ok(ListToolsResult::with_all_items(
             served.listing.values().cloned().collect(),
         ))
@@ -129,7 +129,8 @@ impl ServerHandler for Handler {
         let any_structure = context
             .protocol_version()
             .is_some_and(|version| version.as_str() >= ProtocolVersion::V_2026_07_28.as_str());
-        let served = self.toolkit.served();
+        let principal = principal_of(&context.extensions);
+        let served = self.toolkit.served_to(&principal);
         let Some(tool) = served.toolkit.get(&request.name) else {
             return Err(ErrorData::invalid_params(
                 format!("Unknown tool: {}", echo(&request.name)),
@@ -164,7 +165,7 @@ impl ServerHandler for Handler {
         ));
         let call_context = self
             .call_context(progress.clone(), Arc::clone(&written), relay)
-            .with_extension(principal_of(&context.extensions));
+            .with_extension(principal);
         // A call the client cancels (`notifications/cancelled`, or an HTTP request it dropped)
         // stops: its future is dropped, which stops the tool's work.
         let call = tool.call_with(input, &call_context);
@@ -216,25 +217,25 @@ impl ServerHandler for Handler {
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        resources::list_resources(&self.resources).await
+        resources::list_resources(&self.resources_to(&context)).await
     }
 
     async fn list_resource_templates(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        resources::list_resource_templates(&self.resources).await
+        resources::list_resource_templates(&self.resources_to(&context)).await
     }
 
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        resources::read_resource(&self.resources, &request)
+        resources::read_resource(&self.resources_to(&context), &request)
             .await
             .map(Into::into)
     }
@@ -262,17 +263,17 @@ impl ServerHandler for Handler {
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        resources::list_prompts(&self.resources).await
+        resources::list_prompts(&self.resources_to(&context)).await
     }
 
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        resources::get_prompt(&self.resources, request)
+        resources::get_prompt(&self.resources_to(&context), request)
             .await
             .map(Into::into)
     }
@@ -280,9 +281,9 @@ impl ServerHandler for Handler {
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, ErrorData> {
-        resources::complete(&self.resources, &request).await
+        resources::complete(&self.resources_to(&context), &request).await
     }
 
     async fn initialize(
@@ -387,6 +388,17 @@ impl Handler {
         }
     }
 
+    /// The resources and prompts served to the sender of the request of `context`.
+    fn resources_to(&self, context: &RequestContext<RoleServer>) -> resources::Hosted {
+        let hosted = self.resources.as_ref()?;
+        let principal = principal_of(&context.extensions);
+        Some(
+            hosted
+                .seen_by(&principal)
+                .unwrap_or_else(|| Arc::clone(hosted)),
+        )
+    }
+
     /// What a call runs with: the host's own approver (else every call approved: the client
     /// asked its person), the progress callback, the slot for an upstream's result, and the
     /// relay of what an upstream asks the client.
@@ -456,7 +468,7 @@ impl Handler {
 /// Who sent the message whose context has `extensions`: the principal the host put in the HTTP
 /// request's extensions, else the one person of a server without authentication (stdio, or
 /// HTTP on loopback).
-fn principal_of(extensions: &rmcp::model::Extensions) -> Principal {
+pub(crate) fn principal_of(extensions: &rmcp::model::Extensions) -> Principal {
     extensions
         .get::<axum::http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Principal>())

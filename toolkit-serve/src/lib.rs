@@ -76,6 +76,7 @@ pub mod testing;
 mod told;
 mod transport;
 mod uri_bound;
+mod views;
 mod written_http;
 mod written_result;
 
@@ -93,3 +94,4 @@ pub use tasks::Tasks;
 /// Cancels a server's HTTP sessions ([`McpServer::router`]); re-exported from `tokio-util`.
 pub use tokio_util::sync::CancellationToken;
 pub use uri_bound::MAX_URI_BYTES;
+pub use views::{MAX_KEPT_VIEWS, Views};

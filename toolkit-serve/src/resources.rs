@@ -17,6 +17,7 @@ use rmcp::model::{
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use toolkit_core::context::Principal;
 use toolkit_core::{BoxFuture, JsonObject};
 
 /// What a server offers beside its tools, as its capabilities say (`resources`, with
@@ -134,6 +135,14 @@ pub trait Resources: std::fmt::Debug + Send + Sync + 'static {
     /// The URIs (as served) the host's resources change, for the sessions subscribed to them
     /// (`notifications/resources/updated`); `None` (the default) when the host tells none.
     fn updated(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
+        None
+    }
+
+    /// What `principal` is shown of these resources, templates and prompts, and may read and
+    /// get, when it depends on who they are (a gateway's policy naming people); `None` (the
+    /// default): the same as everyone.
+    fn seen_by(&self, principal: &Principal) -> Option<Arc<dyn Resources>> {
+        let _ = principal;
         None
     }
 

@@ -17,6 +17,8 @@ use rmcp::service::Peer;
 use tokio::sync::watch;
 
 use super::output_check::OutputCheck;
+use super::views::{BuiltViews, Views};
+use toolkit_core::context::Principal;
 use toolkit_core::{Tool, ToolDefinition, Toolkit};
 
 /// A toolkit as served: the tools, and their MCP form computed once.
@@ -27,10 +29,12 @@ pub(crate) struct Served {
     pub(crate) listing: IndexMap<String, McpTool>,
     /// The check of each answer of a tool that declares an `outputSchema`, by name.
     pub(crate) outputs: HashMap<String, OutputCheck>,
+    /// What each person is shown, when it depends on who they are.
+    views: Option<BuiltViews>,
 }
 
 impl Served {
-    fn new(toolkit: Toolkit) -> Self {
+    pub(crate) fn new(toolkit: Toolkit) -> Self {
         let listing = toolkit
             .tools()
             .map(|tool| (tool.name().to_owned(), served_tool(tool)))
@@ -46,6 +50,7 @@ impl Served {
             toolkit,
             listing,
             outputs,
+            views: None,
         }
     }
 }
@@ -95,9 +100,37 @@ impl ServedToolkit {
     /// A request already running finishes with the toolkit it started with. Notifying needs a
     /// Tokio runtime; called outside one, the replacement still takes effect silently.
     pub fn replace(&self, toolkit: Toolkit) {
-        self.inner
-            .current
-            .send_replace(Arc::new(Served::new(toolkit)));
+        self.publish(Served::new(toolkit));
+    }
+
+    /// Serves each person the toolkit of their view from now on ([`Views`]), to every
+    /// connection, and tells connected clients that the list of tools changed, as
+    /// [`ServedToolkit::replace`] does. [`ServedToolkit::current`] is then the toolkit of a
+    /// server's one person without authentication ([`Principal::loopback`]).
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolkit_core::{Toolkit, context::Principal};
+    /// use toolkit_serve::{McpServer, Views};
+    ///
+    /// struct NobodySees;
+    /// impl Views for NobodySees {
+    ///     fn key(&self, _: &Principal) -> String { String::new() }
+    ///     fn toolkit(&self, _: &str) -> Toolkit { Toolkit::default() }
+    /// }
+    ///
+    /// let server = McpServer::new(Toolkit::default());
+    /// server.toolkit_handle().replace_views(Arc::new(NobodySees));
+    /// ```
+    pub fn replace_views(&self, views: Arc<dyn Views>) {
+        let views = BuiltViews::new(views);
+        let mut served = Served::new(views.toolkit(&Principal::loopback()));
+        served.views = Some(views);
+        self.publish(served);
+    }
+
+    fn publish(&self, served: Served) {
+        self.inner.current.send_replace(Arc::new(served));
         let peers: Vec<Peer<RoleServer>> = {
             let mut peers = self
                 .inner
@@ -126,6 +159,16 @@ impl ServedToolkit {
     /// The toolkit served now, with its MCP listing.
     pub(crate) fn served(&self) -> Arc<Served> {
         Arc::clone(&self.inner.current.borrow())
+    }
+
+    /// The toolkit served now to `principal`: the toolkit of their view, when what people are
+    /// shown depends on who they are.
+    pub(crate) fn served_to(&self, principal: &Principal) -> Arc<Served> {
+        let served = self.served();
+        match &served.views {
+            Some(views) => views.of(principal),
+            None => served,
+        }
     }
 
     /// A receiver that wakes at each replacement.

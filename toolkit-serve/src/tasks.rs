@@ -198,7 +198,7 @@ pub(crate) async fn answer(
         }
     };
     Some(match method {
-        "tools/list" => Ok(CustomResult(listing(toolkit))),
+        "tools/list" => Ok(CustomResult(listing(toolkit, &context))),
         "tools/call" => call(handler, toolkit, hosted, params, (owners, ended), context)
             .await
             .inspect(|CustomResult(result)| {
@@ -241,8 +241,8 @@ pub(crate) async fn answer(
 
 /// The tools as `tools/list` serves them, a tool passed through as a task with its
 /// `execution` as its source listed it.
-fn listing(toolkit: &ServedToolkit) -> Value {
-    let served = toolkit.served();
+fn listing(toolkit: &ServedToolkit, context: &RequestContext<RoleServer>) -> Value {
+    let served = toolkit.served_to(&super::handler::principal_of(&context.extensions));
     let tools: Vec<Value> = served
         .listing
         .iter()
@@ -294,7 +294,7 @@ async fn call(
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
-    let served = toolkit.served();
+    let served = toolkit.served_to(&super::handler::principal_of(&context.extensions));
     let routed = served
         .toolkit
         .get(&name)
