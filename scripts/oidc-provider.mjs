@@ -43,6 +43,13 @@ const provider = new Provider(issuer, {
     },
   },
   scopes: ['openid', 'offline_access', 'tools'],
+  // A client may register the groups its holder is in (`groups`, an array of names): its access
+  // tokens carry them in a `groups` claim, as a directory's groups reach a token.
+  extraClientMetadata: { properties: ['groups'] },
+  extraTokenClaims: (ctx, token) => {
+    const groups = ctx.oidc.client?.groups;
+    return Array.isArray(groups) && token.kind === 'ClientCredentials' ? { groups } : undefined;
+  },
   pkce: { required: () => true },
   issueRefreshToken: () => true,
   rotateRefreshToken: () => true,

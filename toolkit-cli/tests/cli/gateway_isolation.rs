@@ -7,7 +7,9 @@
 //! says `notifications/initialized`; and the Python SDK's (`team_client.py`) for carol, stateless
 //! (2026-07-28, no session). Nothing of one reaches the other: bob cannot use alice's
 //! session id, what server-everything asks during bob's call goes to bob's client alone, and
-//! one person cannot hold more sessions than the gateway gives each.
+//! one person cannot hold more sessions than the gateway gives each. And a policy that names
+//! people (a group in the token's `groups` claim) shows each person their own tools, resources
+//! and prompts, and lets each call only those.
 #![allow(clippy::panic)]
 
 use std::io::{BufRead, BufReader, Write};
@@ -61,11 +63,17 @@ fn provider(resource: &str) -> (String, Killed) {
 
 /// A person: a client the provider registers by dynamic registration, and its access token for
 /// `resource` (client credentials; the token's `sub` is the client's id).
-async fn person(http: &reqwest::Client, issuer: &str, name: &str, resource: &str) -> String {
+async fn person(
+    http: &reqwest::Client,
+    issuer: &str,
+    (name, groups): (&str, &[&str]),
+    resource: &str,
+) -> String {
     let registered: Value = http
         .post(format!("{issuer}/reg"))
         .json(&json!({
             "client_name": name,
+            "groups": groups,
             "grant_types": ["client_credentials"],
             "response_types": [],
             "redirect_uris": [],
@@ -98,19 +106,29 @@ async fn person(http: &reqwest::Client, issuer: &str, name: &str, resource: &str
     token["access_token"].as_str().unwrap().to_owned()
 }
 
-/// The gateway on `port`, taking the provider's JWTs, in front of server-everything.
-fn gateway(name: &str, port: u16, issuer: &str, extra: &str) -> Killed {
+/// The gateway on `port`, taking the provider's JWTs, in front of server-everything under a
+/// policy allowing everything, or of what `policy_and_sources` says.
+fn gateway(
+    name: &str,
+    port: u16,
+    issuer: &str,
+    (extra, policy_and_sources): (&str, Option<&str>),
+) -> Killed {
     let dir = std::env::temp_dir().join(format!("toolkit-isolation-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let everything =
         peer("mcp-npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    let everyone = format!(
+        "[policy]\ndefault = \"allow\"\n\n\
+         [[sources]]\nname = \"everything\"\ncommand = [\"node\", \"{everything}\", \"stdio\"]\n"
+    );
     let config = format!(
         "[serve]\ntransport = \"http\"\naddress = \"127.0.0.1:{port}\"\n{extra}\n\
          [serve.auth]\nmode = \"jwt\"\nresource = \"http://127.0.0.1:{port}/mcp\"\n\
          issuer = \"{issuer}\"\njwks_url = \"{issuer}/jwks\"\nscopes = [\"tools\"]\n\n\
-         [catalog]\nfile = \"{}\"\nrefresh_seconds = 0\n\n[policy]\ndefault = \"allow\"\n\n\
-         [[sources]]\nname = \"everything\"\ncommand = [\"node\", \"{everything}\", \"stdio\"]\n",
-        dir.join("catalog.json").display()
+         [catalog]\nfile = \"{}\"\nrefresh_seconds = 0\n\n{}",
+        dir.join("catalog.json").display(),
+        policy_and_sources.unwrap_or(&everyone),
     );
     let path = dir.join("toolkit.toml");
     std::fs::write(&path, config).unwrap();
@@ -213,8 +231,9 @@ async fn status_of(
     request.send().await.unwrap().status().as_u16()
 }
 
-/// A team: the provider, a gateway (`[serve]` lines `extra` added) ready on a port of its own,
-/// and a token for each of `names`.
+/// A team: the provider, a gateway (`[serve]` lines `extra` added, the policy and sources
+/// `policy_and_sources` says, else server-everything for everyone) ready on a port of its own,
+/// and a token for each of `people` (a name, and the groups its tokens carry).
 struct Team {
     http: reqwest::Client,
     port: u16,
@@ -222,16 +241,20 @@ struct Team {
     _running: (Killed, Killed),
 }
 
-async fn team(name: &str, extra: &str, names: &[&str]) -> Team {
+async fn team(
+    name: &str,
+    gateway_config: (&str, Option<&str>),
+    people: &[(&str, &[&str])],
+) -> Team {
     let http = reqwest::Client::new();
     let port = crate::support::free_port();
     let resource = format!("http://127.0.0.1:{port}/mcp");
     let (issuer, provider) = provider(&resource);
     let mut tokens = Vec::new();
-    for name in names {
-        tokens.push(person(&http, &issuer, name, &resource).await);
+    for person_of_team in people {
+        tokens.push(person(&http, &issuer, *person_of_team, &resource).await);
     }
-    let gateway = gateway(name, port, &issuer, extra);
+    let gateway = gateway(name, port, &issuer, gateway_config);
     ready(&http, port).await;
     Team {
         http,
@@ -243,7 +266,12 @@ async fn team(name: &str, extra: &str, names: &[&str]) -> Team {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_people_share_a_gateway_and_nothing_of_one_reaches_the_other() {
-    let team = team("two", "", &["alice", "bob", "carol"]).await;
+    let team = team(
+        "two",
+        ("", None),
+        &[("alice", &[]), ("bob", &[]), ("carol", &[])],
+    )
+    .await;
     let (http, port) = (&team.http, team.port);
     let [alice_token, bob_token, carol_token] = team.tokens.clone().try_into().unwrap();
 
@@ -356,7 +384,12 @@ async fn two_people_share_a_gateway_and_nothing_of_one_reaches_the_other() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_person_holds_no_more_sessions_than_the_gateway_gives_each() {
-    let team = team("cap", "max_sessions_per_principal = 2\n", &["alice", "bob"]).await;
+    let team = team(
+        "cap",
+        ("max_sessions_per_principal = 2\n", None),
+        &[("alice", &[]), ("bob", &[])],
+    )
+    .await;
     let (http, port) = (&team.http, team.port);
     let [alice_token, bob_token] = team.tokens.clone().try_into().unwrap();
 
@@ -414,4 +447,121 @@ async fn one_person_holds_no_more_sessions_than_the_gateway_gives_each() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     assert_eq!(again, 200, "room again once a session ended");
+}
+
+/// The gateway's own MCP client with `token`.
+fn client(port: u16, token: &str) -> toolkit_runtime::mcp::Mcp {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
+    let http = reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}/mcp").parse().unwrap();
+    toolkit_runtime::mcp::Mcp::http("gateway", url, http)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_person_sees_and_calls_what_the_policy_gives_their_groups() {
+    use toolkit_runtime::ToolSource;
+
+    let files = std::env::temp_dir().join(format!("toolkit-policy-files-{}", std::process::id()));
+    std::fs::create_dir_all(&files).unwrap();
+    let filesystem =
+        peer("mcp-npm/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    let everything =
+        peer("mcp-npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+    // Read-only tools of the files for everyone; everything for admins; the rest for no one.
+    let policy = format!(
+        "[policy]\ndefault = \"block\"\n\n\
+         [[policy.rules]]\nsource = \"files\"\nread_only = true\ndecision = \"allow\"\n\n\
+         [[policy.rules]]\ngroups = [\"admins\"]\ndecision = \"allow\"\n\n\
+         [[sources]]\nname = \"files\"\ncommand = [\"node\", \"{filesystem}\", \"{}\"]\n\n\
+         [[sources]]\nname = \"everything\"\ncommand = [\"node\", \"{everything}\", \"stdio\"]\n",
+        files.display()
+    );
+    let team = team(
+        "policy",
+        ("", Some(&policy)),
+        &[("alice", &["staff", "admins"]), ("bob", &["staff"])],
+    )
+    .await;
+    let (alice, bob) = (
+        client(team.port, &team.tokens[0]),
+        client(team.port, &team.tokens[1]),
+    );
+    let names = |tools: Vec<toolkit_runtime::ToolDefinition>| -> Vec<String> {
+        tools.iter().map(|tool| tool.name().to_owned()).collect()
+    };
+    let alices = names(alice.discover().await.unwrap());
+    let bobs = names(bob.discover().await.unwrap());
+    assert!(
+        alices.iter().any(|name| name == "files__write_file"),
+        "{alices:?}"
+    );
+    assert!(
+        alices.iter().any(|name| name.starts_with("everything__")),
+        "{alices:?}"
+    );
+    assert!(
+        bobs.iter().any(|name| name == "files__read_text_file"),
+        "{bobs:?}"
+    );
+    assert!(
+        bobs.iter().all(|name| name.starts_with("files__")
+            && !["files__write_file", "files__edit_file", "files__move_file"]
+                .contains(&name.as_str())),
+        "bob sees the read-only tools of the files only: {bobs:?}"
+    );
+
+    // What bob is not shown, he cannot call: it is an unknown tool to him, and nothing is written.
+    let input = |path: &str| {
+        json!({"path": files.join(path).to_string_lossy(), "content": "hello"})
+            .as_object()
+            .cloned()
+            .unwrap()
+    };
+    let context = toolkit_runtime::CallContext::new();
+    let refused = bob
+        .call("files__write_file", input("bob.txt"), &context)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("Unknown tool"), "{refused}");
+    assert!(!files.join("bob.txt").exists());
+    alice
+        .call("files__write_file", input("alice.txt"), &context)
+        .await
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(files.join("alice.txt")).unwrap(),
+        "hello"
+    );
+    let read = bob
+        .call(
+            "files__read_text_file",
+            json!({"path": files.join("alice.txt").to_string_lossy()})
+                .as_object()
+                .cloned()
+                .unwrap(),
+            &context,
+        )
+        .await
+        .unwrap();
+    assert!(read.to_string().contains("hello"), "{read}");
+
+    // Resources and prompts (server-everything's) are alice's alone.
+    let alice_resources = alice.list_resources().await.unwrap();
+    assert!(!alice_resources.is_empty());
+    assert!(bob.list_resources().await.unwrap_or_default().is_empty());
+    assert!(!alice.list_prompts().await.unwrap().is_empty());
+    assert!(bob.list_prompts().await.unwrap_or_default().is_empty());
+    let uri = alice_resources[0]["uri"].as_str().unwrap();
+    let read = alice.read_resource(uri).await;
+    assert!(read.is_ok(), "{uri}: {read:?}");
+    assert!(
+        bob.read_resource(uri).await.is_err(),
+        "bob reads no resource of everything"
+    );
+    let _ = std::fs::remove_dir_all(&files);
 }

@@ -36,12 +36,23 @@ pub(crate) struct Request {
 }
 
 impl Request {
-    /// A request of `method` with `params` and no headers.
+    /// A request of `method` with `params` and no `Mcp-Param-*` headers; its `Mcp-Name` is what
+    /// the stateless revision has it name: the URI of a `resources/read`, the prompt of a
+    /// `prompts/get`, the tool of a `tools/call`.
     pub(crate) fn new(method: &'static str, params: JsonObject) -> Self {
+        let named = match method {
+            "resources/read" => "uri",
+            "prompts/get" | "tools/call" => "name",
+            _ => "",
+        };
+        let name = params
+            .get(named)
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned);
         Self {
             method,
             params,
-            name: None,
+            name,
             param_headers: Vec::new(),
             context: CallContext::new(),
         }
