@@ -18,9 +18,12 @@
 //!
 //! [policy]
 //! default = "approve"            # what a tool no rule matches gets; there is no implicit default
-//! rules = [
+//! groups_claim = "groups"        # the JWT claim a rule's `groups` reads (a dotted path reaches in)
+//! rules = [                      # the most restrictive decision of the rules that match wins
 //!   { source = "*", tool = "delete_*", decision = "block" },
 //!   { source = "petstore", tool = "list_*", decision = "allow" },
+//!   { read_only = true, decision = "allow" },       # also destructive, idempotent, open_world
+//!   { groups = ["admins"], decision = "allow" },    # also principal = "alice*", scopes = [...]
 //! ]
 //!
 //! [[sources]]
