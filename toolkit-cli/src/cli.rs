@@ -16,6 +16,7 @@ pub mod mcp;
 pub mod openapi;
 pub mod progress;
 pub mod search;
+pub mod secrets;
 pub mod serve;
 
 /// Generates typed tool modules and inspects the documents tools come from.
@@ -157,6 +158,12 @@ pub enum Command {
     /// 127.0.0.1), keeping the tokens in the token store that `call`, `execute` and `snapshot`
     /// read; `--logout` forgets them. See [`login`].
     Login(login::LoginArgs),
+    /// Gateway: keeps each person's own credential for a source (`per_person`).
+    ///
+    /// Sets, removes and lists the credentials a gateway's source with `per_person` uses for each
+    /// person's calls, in its sealed secrets file; a value is read from standard input. See
+    /// [`secrets`].
+    Secrets(secrets::SecretsArgs),
     /// Gateway: serves the sources a configuration names as one MCP server.
     ///
     /// Serves the sources a configuration names, under its policy, as one MCP server (stdio or
@@ -284,6 +291,7 @@ impl Cli {
             },
             Command::Login(arguments) => login::login(&arguments),
             Command::Serve { config, log_format } => serve::serve(&config, log_format),
+            Command::Secrets(arguments) => secrets::run(arguments),
             Command::QuickjsWorker => quickjs_worker(),
             Command::Execute {
                 source,

@@ -452,6 +452,9 @@ pub struct SourceConfig {
     pub token_origins: Vec<String>,
     /// OAuth for an MCP server over HTTP (with `url`) that asks for it.
     pub oauth: Option<SourceOAuth>,
+    /// Each person's own credential for this source, from a secrets file, in place of the
+    /// source's own (`credentials`, `headers`) for the calls that person makes.
+    pub per_person: Option<PerPersonConfig>,
     /// Whether the source's tools are named `name__tool` (the default); `false` serves them under
     /// their own names, as a gateway fronting one server does (a name two tools would share
     /// still fails the toolkit).
@@ -510,6 +513,23 @@ pub struct SourceOAuth {
     /// out, and is then bound to the issuer of the grant in the token store, else the first one
     /// it goes to.
     pub issuer: Option<String>,
+}
+
+/// `per_person` of a source: where each person's credential for it is kept.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PerPersonConfig {
+    /// The secrets file (owner-only, sealed; relative to the configuration's directory), written
+    /// by `toolkit-gen secrets set`. For an OpenAPI source each credential holds values by the
+    /// document's security scheme (as `credentials` names them); for an MCP server over HTTP, by
+    /// header.
+    pub secrets: PathBuf,
+    /// The environment variable holding the key that seals the file (base64 of 32 bytes).
+    pub key_env: String,
+    /// Whether a person with no credential of their own is served with the source's own: no by
+    /// default (they are told to connect the source).
+    #[serde(default)]
+    pub shared_fallback: bool,
 }
 
 /// A value read from the host's environment, with a text put before it (`Bearer `).
@@ -659,6 +679,9 @@ impl Config {
             }
             if let Some(store) = source.oauth.as_mut().and_then(|o| o.token_store.as_mut()) {
                 store.relative_to(base);
+            }
+            if let Some(per_person) = &mut source.per_person {
+                per_person.secrets = base.join(&per_person.secrets);
             }
         }
         Ok(config)

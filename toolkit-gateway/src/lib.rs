@@ -8,6 +8,7 @@ pub mod config;
 mod http;
 pub mod lifetimes;
 pub mod metrics;
+mod per_person;
 pub mod person_secrets;
 mod policy;
 mod resource_updates;

@@ -16,6 +16,8 @@ use toolkit_runtime::mcp::{ListLifetimeHandle, Mcp, McpOptions, StdioCommand, To
 use toolkit_runtime::{BoxFuture, ToolSource};
 
 use super::config::{ConfigError, SourceConfig, SourceKind, SourceOAuth, read_env};
+use super::per_person::{Make, PerPerson};
+use super::person_secrets::{PersonSecrets, SealingKey};
 use super::token_store::{RedisUrl, TokenStoreConfig};
 
 /// The host's variables a stdio server gets besides those its `env` names: what programs need to
@@ -102,41 +104,33 @@ pub fn made(config: &SourceConfig, clients: &Arc<Clients>) -> Result<Made, Confi
             let client = client_builder()
                 .build()
                 .map_err(|error| fail(format!("cannot build an HTTP client: {error}")))?;
-            let mut credentials = Credentials::new();
-            for origin in &config.token_origins {
-                credentials = credentials.allow_token_origin(origin.clone());
-            }
-            for (scheme, variable) in &config.credentials {
-                credentials = credentials
-                    .with_text(
-                        &read.security.schemes,
-                        scheme,
-                        &read_env(name, variable)?,
-                        &base_url,
-                    )
-                    .map_err(|error| fail(format!("credentials from {variable}: {error}")))?;
-            }
-            let mut operations = read.operations;
+            let mut read = read;
             if !config.output_schema {
-                for operation in &mut operations {
+                for operation in &mut read.operations {
                     operation.definition = operation.definition.clone().without_output_schema();
                 }
             }
-            let source =
-                HttpSource::builder(name, &base_url, HeaderClient::new(client, headers(config)?))
-                    .operations(operations)
-                    .security(
-                        read.security.schemes,
-                        read.security.requirements,
-                        credentials,
-                    )
-                    .timeout(timeout)
-                    .build()
-                    .map_err(|error| fail(error.to_string()))?;
-            Ok(plain(Arc::new(source)))
+            let mut own = Vec::new();
+            for (scheme, variable) in &config.credentials {
+                own.push((scheme.clone(), read_env(name, variable)?));
+            }
+            let http = HeaderClient::new(client, headers(config)?);
+            let shared = http_source(config, &read, &base_url, &http, &own).map_err(fail)?;
+            let Some((secrets, fallback)) = per_person(config)? else {
+                return Ok(plain(shared));
+            };
+            let config = config.clone();
+            let make: Make = Box::new(move |entry| {
+                let texts: Vec<(String, String)> = entry
+                    .iter()
+                    .map(|(scheme, text)| (scheme.clone(), text.clone()))
+                    .collect();
+                http_source(&config, &read, &base_url, &http, &texts)
+            });
+            Ok(plain(Arc::new(PerPerson::new(shared, fallback, secrets, make))))
         }
         SourceKind::McpUrl(url) => {
-            let url = url
+            let url: reqwest::Url = url
                 .parse()
                 .map_err(|error| fail(format!("`url` is no URL: {error}")))?;
             let client = client_builder()
@@ -149,14 +143,54 @@ pub fn made(config: &SourceConfig, clients: &Arc<Clients>) -> Result<Made, Confi
                 .max_call_time(max_call_time(config))
                 .relay(true)
                 .clients(Arc::clone(clients));
-            match &config.oauth {
-                None => Ok(mcp(Mcp::http_with_options(name, url, client, options))),
+            let people = per_person(config)?;
+            let mut made = match &config.oauth {
+                None => mcp(Mcp::http_with_options(
+                    name,
+                    url.clone(),
+                    client,
+                    options.clone(),
+                )),
                 Some(oauth) => {
                     let client = oauth_client(name, &url, client, oauth)?;
-                    Ok(mcp(Mcp::http_with_options(name, url, client, options)))
+                    mcp(Mcp::http_with_options(
+                        name,
+                        url.clone(),
+                        client,
+                        options.clone(),
+                    ))
                 }
+            };
+            if let Some((secrets, fallback)) = people {
+                // Each person's calls go over a connection of their own, with their headers; the
+                // tools, resources and prompts are listed over the source's own.
+                let (own, name) = (headers(config)?, name.to_owned());
+                let make: Make = Box::new(move |entry| {
+                    let mut headers = own.clone();
+                    for (header, value) in entry {
+                        let header = HeaderName::from_bytes(header.as_bytes())
+                            .map_err(|_| format!("{header:?} is no header name"))?;
+                        let mut value = HeaderValue::from_str(value)
+                            .map_err(|_| format!("header {header} cannot carry its value"))?;
+                        value.set_sensitive(true);
+                        headers.insert(header, value);
+                    }
+                    let client = client_builder()
+                        .default_headers(headers)
+                        .build()
+                        .map_err(|error| format!("cannot build an HTTP client: {error}"))?;
+                    let source = Mcp::http_with_options(&name, url.clone(), client, options.clone());
+                    Ok(Arc::new(source) as Arc<dyn ToolSource>)
+                });
+                made.source = Arc::new(PerPerson::new(made.source, fallback, secrets, make));
             }
+            Ok(made)
         }
+        SourceKind::McpCommand(_) if config.per_person.is_some() => Err(fail(
+            "`per_person` needs an OpenAPI source or an MCP server over HTTP: a stdio server takes \
+             its credentials from its environment, once"
+                .to_owned(),
+        )),
         SourceKind::McpCommand(words) => {
             let (program, args) = words
                 .split_first()
@@ -179,6 +213,56 @@ pub fn made(config: &SourceConfig, clients: &Arc<Clients>) -> Result<Made, Confi
             Ok(mcp(Mcp::stdio_with_options(name, command, options)))
         }
     }
+}
+
+/// The HTTP source of an OpenAPI document's operations `read`, its calls carrying `texts`
+/// (`(scheme, credential)`: the source's own, or a person's).
+fn http_source(
+    config: &SourceConfig,
+    read: &toolkit_runtime::openapi::ReadOperations,
+    base_url: &str,
+    http: &HeaderClient,
+    texts: &[(String, String)],
+) -> Result<Arc<dyn ToolSource>, String> {
+    let mut credentials = Credentials::new();
+    for origin in &config.token_origins {
+        credentials = credentials.allow_token_origin(origin.clone());
+    }
+    for (scheme, text) in texts {
+        credentials = credentials
+            .with_text(&read.security.schemes, scheme, text, base_url)
+            .map_err(|error| format!("the credential of scheme {scheme}: {error}"))?;
+    }
+    let source = HttpSource::builder(&config.name, base_url, http.clone())
+        .operations(read.operations.clone())
+        .security(
+            read.security.schemes.clone(),
+            read.security.requirements.clone(),
+            credentials,
+        )
+        .timeout(timeout(config))
+        .build()
+        .map_err(|error| error.to_string())?;
+    Ok(Arc::new(source))
+}
+
+/// The secrets file of a source with `per_person`, opened (the key read from its variable), and
+/// whether a person without a credential of their own falls back to the source's.
+fn per_person(config: &SourceConfig) -> Result<Option<(PersonSecrets, bool)>, ConfigError> {
+    let Some(per_person) = &config.per_person else {
+        return Ok(None);
+    };
+    let fail = |problem: String| ConfigError(format!("source {:?}: {problem}", config.name));
+    let key = SealingKey::from_base64(&read_env(&config.name, &per_person.key_env)?).map_err(
+        |problem| {
+            fail(format!(
+                "per_person.key_env {}: {problem}",
+                per_person.key_env
+            ))
+        },
+    )?;
+    let secrets = PersonSecrets::open(&per_person.secrets, key).map_err(fail)?;
+    Ok(Some((secrets, per_person.shared_fallback)))
 }
 
 /// The OAuth client of an MCP server: with client credentials, one that gets its own tokens;

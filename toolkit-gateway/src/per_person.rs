@@ -1,0 +1,159 @@
+//! A source whose calls carry the credential of the person who makes them: [`PerPerson`].
+//!
+//! The source is made once more for each person with a credential of their own in the secrets
+//! file ([`PersonSecrets`]), with that credential, and kept while the credential stays the same
+//! (at most [`MAX_PEOPLE`] at once). Its tools are listed by the source made with the source's own
+//! configuration (an OpenAPI document's operations need no credential to be listed). A person
+//! with none is refused with a failure the model reads — that person has to connect the source —
+//! and never served another person's credential, nor the source's own unless the configuration
+//! says `shared_fallback = true`.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use toolkit_runtime::context::Principal;
+use toolkit_runtime::{
+    BoxFuture, CallContext, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError,
+};
+
+use super::person_secrets::{Entry, PersonSecrets};
+
+/// The most people whose source is kept made at once; past it, the one made longest ago is
+/// dropped (and made again at its person's next call).
+pub const MAX_PEOPLE: usize = 1_024;
+
+/// Makes the source with one person's credential.
+pub(crate) type Make = Box<dyn Fn(&Entry) -> Result<Arc<dyn ToolSource>, String> + Send + Sync>;
+
+/// A source made per person, from the secrets file.
+pub(crate) struct PerPerson {
+    shared: Arc<dyn ToolSource>,
+    shared_fallback: bool,
+    secrets: PersonSecrets,
+    make: Make,
+    made: Mutex<Made>,
+}
+
+/// The sources made, by principal id: the credential's digest, the order made, the source.
+#[derive(Default)]
+struct Made {
+    next: u64,
+    by_person: HashMap<String, ([u8; 32], u64, Arc<dyn ToolSource>)>,
+}
+
+impl PerPerson {
+    /// `shared` (the source made with its own configuration) made again per person by `make`
+    /// with the credential `secrets` holds for them.
+    pub(crate) fn new(
+        shared: Arc<dyn ToolSource>,
+        shared_fallback: bool,
+        secrets: PersonSecrets,
+        make: Make,
+    ) -> Self {
+        Self {
+            shared,
+            shared_fallback,
+            secrets,
+            make,
+            made: Mutex::default(),
+        }
+    }
+
+    /// The source that runs `principal`'s calls.
+    fn source_of(&self, principal: &Principal) -> Result<Arc<dyn ToolSource>, ToolSourceError> {
+        let name = self.shared.name();
+        let entry = self.secrets.get(principal.id(), name).map_err(|problem| {
+            tracing::error!(
+                source = name,
+                "people's credentials cannot be read: {problem}"
+            );
+            ToolSourceError::new(
+                name,
+                Reason::unavailable("people's credentials cannot be read"),
+            )
+        })?;
+        let Some(entry) = entry else {
+            if self.shared_fallback {
+                return Ok(Arc::clone(&self.shared));
+            }
+            return Err(ToolSourceError::new(
+                name,
+                Reason::CallFailed {
+                    description: format!(
+                        "This source needs the credential of the person calling it, and none is \
+                         kept for {}: they have to connect it first (the gateway's \
+                         administrator runs `toolkit-gen secrets set --source {name}` for them). \
+                         Do not try again until then.",
+                        principal.name()
+                    ),
+                },
+            ));
+        };
+        let digest: [u8; 32] =
+            Sha256::digest(serde_json::to_vec(&entry).unwrap_or_default()).into();
+        let mut made = self.made.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((kept, _, source)) = made.by_person.get(principal.id())
+            && *kept == digest
+        {
+            return Ok(Arc::clone(source));
+        }
+        let source = (self.make)(&entry).map_err(|problem| {
+            tracing::error!(
+                source = name,
+                principal = principal.id(),
+                "a person's credential cannot be used: {problem}"
+            );
+            ToolSourceError::new(
+                name,
+                Reason::CallFailed {
+                    description: "The credential kept for the person calling this source cannot \
+                                  be used: they have to connect it again."
+                        .to_owned(),
+                },
+            )
+        })?;
+        if made.by_person.len() >= MAX_PEOPLE
+            && !made.by_person.contains_key(principal.id())
+            && let Some(oldest) = made
+                .by_person
+                .iter()
+                .min_by_key(|(_, (_, order, _))| *order)
+                .map(|(id, _)| id.clone())
+        {
+            made.by_person.remove(&oldest);
+        }
+        made.next += 1;
+        let order = made.next;
+        made.by_person.insert(
+            principal.id().to_owned(),
+            (digest, order, Arc::clone(&source)),
+        );
+        Ok(source)
+    }
+}
+
+impl ToolSource for PerPerson {
+    fn name(&self) -> &str {
+        self.shared.name()
+    }
+
+    fn discover(&self) -> BoxFuture<'_, Result<Vec<ToolDefinition>, ToolSourceError>> {
+        self.shared.discover()
+    }
+
+    fn call<'a>(
+        &'a self,
+        tool: &'a str,
+        input: JsonObject,
+        context: &'a CallContext,
+    ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
+        Box::pin(async move {
+            let loopback = Principal::loopback();
+            let principal = context.principal().unwrap_or(&loopback);
+            let source = self.source_of(principal)?;
+            source.call(tool, input, context).await
+        })
+    }
+}
