@@ -966,3 +966,163 @@ async fn an_openapi_sources_credentials_go_where_its_schemes_say() {
     assert!(!stderr.contains(token), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `toolkit-gen secrets ACTION --config DIR/toolkit.toml --source secured` with `arguments`, the
+/// key in its variable and `stdin` on standard input: its exit code, stdout and stderr.
+fn secrets(dir: &Path, action: &str, arguments: &[&str], stdin: &str) -> (i32, String, String) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+        .args(["secrets", action, "--config"])
+        .arg(dir.join("toolkit.toml"))
+        .args(["--source", "secured"])
+        .args(arguments)
+        .env("TEAM_SECRETS_KEY", SECRETS_KEY)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The key that seals the test's secrets file (base64 of 32 bytes).
+const SECRETS_KEY: &str = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_persons_calls_carry_their_own_upstream_credential_and_no_one_elses() {
+    let seen = Arc::new(Seen::default());
+    let base = api(Arc::clone(&seen)).await;
+    let port = free_port();
+    let dir = workspace(
+        "per-person",
+        &format!("127.0.0.1:{port}"),
+        &base,
+        "[serve.auth]\nmode = \"tokens\"\ntokens = [{ name = \"alice\", env = \"TEAM_ALICE\" }, \
+         { name = \"bob\", env = \"TEAM_BOB\" }, { name = \"carol\", env = \"TEAM_CAROL\" }]",
+        "\n[[sources]]\nname = \"secured\"\nopenapi = \"secured.json\"\nbase_url = \"BASE\"\n\
+         per_person = { secrets = \"people.secrets\", key_env = \"TEAM_SECRETS_KEY\" }\n"
+            .replace("BASE", &base)
+            .as_str(),
+    );
+    let secured = json!({
+        "openapi": "3.1.0",
+        "info": { "title": "secured", "version": "1" },
+        "components": { "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } } },
+        "security": [{ "bearer": [] }],
+        "paths": { "/pets": { "get": { "operationId": "list_pets",
+            "responses": { "200": { "description": "ok" } } } } }
+    });
+    std::fs::write(dir.join("secured.json"), secured.to_string()).unwrap();
+    for person in ["alice", "bob"] {
+        let principal = format!("token:{person}");
+        let (code, _, stderr) = secrets(
+            &dir,
+            "set",
+            &["--principal", &principal, "--name", "bearer"],
+            &format!("{person}-upstream-secret\n"),
+        );
+        assert_eq!(code, 0, "{stderr}");
+    }
+    let (code, listed, _) = secrets(&dir, "list", &[], "");
+    assert_eq!(code, 0);
+    assert_eq!(listed, "token:alice\tbearer\ntoken:bob\tbearer\n");
+    assert!(
+        !std::fs::read_to_string(dir.join("people.secrets"))
+            .unwrap()
+            .contains("secret")
+    );
+
+    let tokens = [
+        ("TEAM_ALICE", "alice-gateway-token-0001"),
+        ("TEAM_BOB", "bob-gateway-token-00002"),
+        ("TEAM_CAROL", "carol-gateway-token-003"),
+        ("TEAM_SECRETS_KEY", SECRETS_KEY),
+        // Read only at the end: debug logs of many calls would fill the pipe and stall the
+        // gateway's one thread.
+        ("RUST_LOG", "warn"),
+    ];
+    let child = start(&dir, port, &tokens).await;
+    let (alice, bob, carol) = (
+        client(port, Some(tokens[0].1)),
+        client(port, Some(tokens[1].1)),
+        client(port, Some(tokens[2].1)),
+    );
+    let context = toolkit_runtime::CallContext::new();
+    // Many calls of both at once: each carries its own person's credential.
+    let calls = (0..40).map(|call| {
+        let (who, context) = (if call % 2 == 0 { &alice } else { &bob }, &context);
+        async move {
+            who.call("secured__list_pets", object(json!({})), context)
+                .await
+        }
+    });
+    for answer in futures_util::future::join_all(calls).await {
+        assert_eq!(answer.unwrap()[0]["name"], "Rex");
+    }
+    let carried = seen.authorization.lock().unwrap().clone();
+    let count = |value: &str| carried.iter().filter(|seen| *seen == value).count();
+    assert_eq!(count("Bearer alice-upstream-secret"), 20, "{carried:?}");
+    assert_eq!(count("Bearer bob-upstream-secret"), 20, "{carried:?}");
+    assert_eq!(carried.len(), 40, "{carried:?}");
+
+    // Carol has connected nothing: she is told so, and nothing reaches the API for her.
+    let refused = carol
+        .call("secured__list_pets", object(json!({})), &context)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("connect it first"), "{refused}");
+    assert!(!refused.contains("upstream-secret"), "{refused}");
+    assert_eq!(seen.authorization.lock().unwrap().len(), 40);
+
+    // Bob's credential removed while the gateway runs: his next call is refused, alice's goes on.
+    let (code, _, stderr) = secrets(&dir, "remove", &["--principal", "token:bob"], "");
+    assert_eq!(code, 0, "{stderr}");
+    let refused = bob
+        .call("secured__list_pets", object(json!({})), &context)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("connect it first"), "{refused}");
+    alice
+        .call("secured__list_pets", object(json!({})), &context)
+        .await
+        .unwrap();
+    let (code, stderr) = terminate(child).await;
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(!stderr.contains("upstream-secret"), "{stderr}");
+
+    // A secrets file others may read stops the start, naming it.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join("people.secrets");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+            .args(["serve", "--config"])
+            .arg(dir.join("toolkit.toml"))
+            .envs(tokens)
+            .stdin(Stdio::null())
+            .output()
+            .await
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(
+            stderr.contains("people.secrets") && stderr.contains("chmod 600"),
+            "{stderr}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
