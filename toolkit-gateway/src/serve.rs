@@ -35,6 +35,8 @@ pub async fn serve(config: Config) -> Result<(), String> {
         )),
         _ => None,
     };
+    let webhook =
+        super::approval_webhook::Webhook::from_config(&config.approval).map_err(|e| e.to_string())?;
     let mut gateway = Gateway::new(config).map_err(|error| error.to_string())?;
     let start = gateway.refresh().await;
     if let Some(problem) = start.unsaved {
@@ -47,6 +49,12 @@ pub async fn serve(config: Config) -> Result<(), String> {
         tracing::warn!("policy rule {rule} matches no tool of the catalog");
     }
     let toolkit = gateway.toolkit()?;
+    for (source, tool) in gateway.approve_tools() {
+        match &webhook {
+            Some(webhook) => tracing::info!(%source, %tool, webhook = webhook.host(), "a call of this tool runs once the approval webhook approves it"),
+            None => tracing::info!(%source, %tool, "a call of this tool runs once its client's person approves it (elicitation)"),
+        }
+    }
     tracing::info!(
         tools = toolkit.len(),
         catalog = gateway.catalog().len(),
@@ -70,6 +78,12 @@ pub async fn serve(config: Config) -> Result<(), String> {
         .resources(std::sync::Arc::new(resources.clone()))
         .tasks(std::sync::Arc::new(gateway.tasks()))
         .clients(std::sync::Arc::clone(gateway.clients()));
+    // A call of an `approve` tool runs only once someone approves it: the webhook, else the
+    // calling client's person (`[approval]`).
+    let server = match webhook {
+        Some(webhook) => server.approver(webhook),
+        None => server.approval_by_client(),
+    };
     // The bound address is a `Host` its clients send (any loopback address, not only the
     // loopback names rmcp accepts by default).
     let mut options = HttpOptions::default();
