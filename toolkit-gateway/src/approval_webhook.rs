@@ -24,8 +24,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolkit_runtime::approval::{ApprovalRequest, Approver, Verdict};
 use toolkit_runtime::BoxFuture;
+use toolkit_runtime::approval::{ApprovalRequest, Approver, Verdict};
 
 use super::config::{ApprovalConfig, ConfigError};
 
@@ -159,8 +159,8 @@ impl Webhook {
         if let Some(bearer) = &self.bearer {
             post = post.bearer_auth(bearer);
         }
+        // The whole exchange is timed by the caller.
         let mut response = post
-            .timeout(self.timeout)
             .send()
             .await
             .map_err(|error| format!("it could not be reached ({})", kind(&error)))?;
@@ -260,7 +260,10 @@ mod tests {
             panic!("{verdict:?}");
         };
         assert!(reason.contains("at 127.0.0.1 was asked"), "{reason}");
-        assert!(!reason.contains("secret") && !reason.contains("/hook"), "{reason}");
+        assert!(
+            !reason.contains("secret") && !reason.contains("/hook"),
+            "{reason}"
+        );
     }
 
     #[test]
@@ -268,7 +271,10 @@ mod tests {
         let mut config = config("https://approvals.example.com/");
         config.bearer_env = Some("TOOLKIT_GATEWAY_TEST_SURELY_UNSET".to_owned());
         let error = Webhook::from_config(&config).unwrap_err();
-        assert!(error.0.contains("TOOLKIT_GATEWAY_TEST_SURELY_UNSET"), "{error}");
+        assert!(
+            error.0.contains("TOOLKIT_GATEWAY_TEST_SURELY_UNSET"),
+            "{error}"
+        );
         assert!(
             Webhook::from_config(&ApprovalConfig::default())
                 .unwrap()

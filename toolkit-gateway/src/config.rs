@@ -1370,7 +1370,10 @@ mod tests {
         );
         let config = Config::parse(&webhook).unwrap();
         assert_eq!(config.approval.timeout().as_secs(), 300);
-        assert_eq!(config.approval.bearer_env.as_deref(), Some("APPROVALS_TOKEN"));
+        assert_eq!(
+            config.approval.bearer_env.as_deref(),
+            Some("APPROVALS_TOKEN")
+        );
         let refused = |table: &str| {
             Config::parse(&format!("{policy}[approval]\n{table}\n"))
                 .unwrap_err()
@@ -1382,8 +1385,7 @@ mod tests {
         assert!(refused("webhook = \"ftp://example.com/\"").contains("approval.webhook"));
         assert!(refused("timeout_seconds = 5").contains("go with approval.webhook"));
         assert!(
-            refused("webhook = \"https://a.example/\"\ntimeout_seconds = 0")
-                .contains("1 to 3600")
+            refused("webhook = \"https://a.example/\"\ntimeout_seconds = 0").contains("1 to 3600")
         );
         let secret = refused("webhook = \"https://a.example/\"\nbearer_env = \"s3cr3t-value\"");
         assert!(!secret.contains("s3cr3t"), "{secret}");

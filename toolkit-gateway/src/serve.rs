@@ -35,8 +35,8 @@ pub async fn serve(config: Config) -> Result<(), String> {
         )),
         _ => None,
     };
-    let webhook =
-        super::approval_webhook::Webhook::from_config(&config.approval).map_err(|e| e.to_string())?;
+    let webhook = super::approval_webhook::Webhook::from_config(&config.approval)
+        .map_err(|e| e.to_string())?;
     let mut gateway = Gateway::new(config).map_err(|error| error.to_string())?;
     let start = gateway.refresh().await;
     if let Some(problem) = start.unsaved {
@@ -51,8 +51,12 @@ pub async fn serve(config: Config) -> Result<(), String> {
     let toolkit = gateway.toolkit()?;
     for (source, tool) in gateway.approve_tools() {
         match &webhook {
-            Some(webhook) => tracing::info!(%source, %tool, webhook = webhook.host(), "a call of this tool runs once the approval webhook approves it"),
-            None => tracing::info!(%source, %tool, "a call of this tool runs once its client's person approves it (elicitation)"),
+            Some(webhook) => {
+                tracing::info!(%source, %tool, webhook = webhook.host(), "a call of this tool runs once the approval webhook approves it")
+            }
+            None => {
+                tracing::info!(%source, %tool, "a call of this tool runs once its client's person approves it (elicitation)")
+            }
         }
     }
     tracing::info!(
