@@ -16,6 +16,10 @@ use super::http::{self, Parts};
 /// over HTTP, until SIGTERM or SIGINT: then no request is taken, calls in flight get
 /// `shutdown_grace_seconds` to finish, and serving ends with `Ok` (the process exits 0).
 ///
+/// A call of a tool the policy marks `approve` runs only once it is approved (`[approval]`): by
+/// the calling client's person, asked through elicitation, or by the configured webhook; the
+/// start logs which of the two approves each such tool.
+///
 /// Over HTTP, `/healthz`, `/readyz` and `/metrics` are served beside `/mcp`, and with
 /// `[serve.auth]` every MCP request needs a bearer token (the protected resource metadata is
 /// served in JWT mode).
