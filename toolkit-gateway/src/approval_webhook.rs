@@ -73,6 +73,22 @@ impl Webhook {
         };
         let url = reqwest::Url::parse(webhook)
             .map_err(|_| ConfigError("approval.webhook is not a URL".to_owned()))?;
+        let loopback = url
+            .host_str()
+            .and_then(|host| {
+                host.trim_matches(['[', ']'])
+                    .parse::<std::net::IpAddr>()
+                    .ok()
+            })
+            .is_some_and(|ip| ip.is_loopback())
+            || url.host_str() == Some("localhost");
+        if url.scheme() == "http" && !loopback {
+            tracing::warn!(
+                host = url.host_str().unwrap_or("?"),
+                "approval.webhook is plain http beyond this machine: what is asked, and the token, \
+                 travel unencrypted"
+            );
+        }
         let bearer = match &config.bearer_env {
             Some(variable) => Some(std::env::var(variable).map_err(|_| {
                 ConfigError(format!(

@@ -262,6 +262,32 @@ fn the_calling_client_is_asked_and_its_answer_decides() {
     );
     assert!(called.asked.is_empty());
     assert!(!unasked.exists());
+
+    // Nor can a stateless request (2026-07-28, the Python SDK's client): the server has no
+    // stream to ask it on.
+    let stateless = files.join("stateless.txt");
+    let output = Command::new(peer("mcp-python/bin/python"))
+        .arg(root().join("toolkit-cli/tests/cli/team_client.py"))
+        .args([
+            &format!("http://127.0.0.1:{port}/mcp"),
+            "no-token",
+            "carol",
+            "files__write_file",
+            &write(&stateless, "stateless").to_string(),
+        ])
+        .output()
+        .unwrap();
+    let read: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|_| {
+        panic!(
+            "{}\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    assert_eq!(read["protocolVersion"], "2026-07-28", "{read}");
+    assert_eq!(read["result"]["isError"], true, "{read}");
+    assert!(read["result"].to_string().contains("stateless"), "{read}");
+    assert!(!stateless.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
 
