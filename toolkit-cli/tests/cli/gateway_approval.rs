@@ -3,8 +3,9 @@
 //! `@modelcontextprotocol/server-filesystem` (whose `write_file` writes a real file), with
 //! `write_file` marked `approve`. By default the calling client is asked (elicitation, form mode):
 //! the TypeScript SDK's client (`approval_client.cjs`) approves, declines with a reason, edits
-//! the input (to another file; to an input the tool does not take), or declares no elicitation.
-//! With `[approval] webhook`, a small HTTP service of the test's is asked instead: it approves
+//! the input (to another file; to an input the tool does not take), or declares no elicitation;
+//! the Python SDK's stateless client (2026-07-28) cannot be asked; a call through a search
+//! (`tool_call`) asks about the tool it reaches. With `[approval] webhook`, a small HTTP service of the test's is asked instead: it approves
 //! one call, declines another, and never answers a third within the configured timeout.
 #![allow(clippy::panic)]
 
@@ -55,13 +56,18 @@ fn workspace(name: &str) -> (PathBuf, PathBuf) {
 /// marked `approve`, with `approval` (an `[approval]` table, or nothing); its log at `info` in
 /// `dir/gateway.log`, and `APPROVAL_TEST_TOKEN` set.
 fn gateway(dir: &Path, files: &Path, port: u16, approval: &str) -> Killed {
+    gateway_with(dir, files, port, "", approval)
+}
+
+/// [`gateway`], with `serve` added to its `[serve]` table.
+fn gateway_with(dir: &Path, files: &Path, port: u16, serve: &str, approval: &str) -> Killed {
     let filesystem = json!([
         "node",
         peer("mcp-npm/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js"),
         files.to_string_lossy(),
     ]);
     let config = format!(
-        "[serve]\ntransport = \"http\"\naddress = \"127.0.0.1:{port}\"\n\n\
+        "[serve]\ntransport = \"http\"\naddress = \"127.0.0.1:{port}\"\n{serve}\n\n\
          [catalog]\nfile = \"catalog.json\"\nrefresh_seconds = 0\n\n\
          [policy]\ndefault = \"allow\"\n\
          rules = [{{ source = \"files\", tool = \"write_file\", decision = \"approve\" }}]\n\n\
@@ -136,7 +142,12 @@ impl ApprovalClient {
 
     /// Calls `write_file` with `arguments`, answering the question (if any) with `answer`.
     fn write_file(&mut self, arguments: Value, answer: Value) -> Called {
-        let line = json!({"tool": "files__write_file", "arguments": arguments, "answer": answer});
+        self.call("files__write_file", arguments, answer)
+    }
+
+    /// Calls `tool` with `arguments`, answering the question (if any) with `answer`.
+    fn call(&mut self, tool: &str, arguments: Value, answer: Value) -> Called {
+        let line = json!({"tool": tool, "arguments": arguments, "answer": answer});
         writeln!(self.input, "{line}").unwrap();
         self.input.flush().unwrap();
         let read: Value = serde_json::from_str(&self.output.next().unwrap().unwrap()).unwrap();
@@ -419,5 +430,41 @@ fn an_unreachable_webhook_declines_without_its_url() {
     );
     assert!(!called.text.contains("hunter2"), "{called:?}");
     assert!(!never.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Through a search (`tool_call`), the person is asked about the tool the call reaches, with that
+/// tool's input.
+#[test]
+fn a_call_through_a_search_asks_about_the_tool_it_reaches() {
+    let (dir, files) = workspace("search");
+    let port = crate::support::free_port();
+    let _gateway = gateway_with(&dir, &files, port, "presentation = \"search\"", "");
+    let mut client = ApprovalClient::start(port, true);
+    let reached = files.join("reached.txt");
+    let called = client.call(
+        "tool_call",
+        json!({"name": "files__write_file", "input": write(&reached, "through a search")}),
+        accept(json!({"decision": "approve"})),
+    );
+    assert!(!called.is_error, "{called:?}");
+    assert_eq!(called.asked.len(), 1, "{called:?}");
+    let message = called.asked[0]["params"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("files__write_file") && message.contains("through a search"),
+        "{message}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&reached).unwrap(),
+        "through a search"
+    );
+    let refused = files.join("refused.txt");
+    let called = client.call(
+        "tool_call",
+        json!({"name": "files__write_file", "input": write(&refused, "x")}),
+        json!({"action": "decline"}),
+    );
+    assert!(called.is_error, "{called:?}");
+    assert!(!refused.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
