@@ -26,6 +26,11 @@
 //!   { groups = ["admins"], decision = "allow" },    # also principal = "alice*", scopes = [...]
 //! ]
 //!
+//! [approval]                     # who is asked about a call of an `approve` tool:
+//! # webhook = "https://approvals.example.com/toolkit"  # a service (else the calling client)
+//! # timeout_seconds = 300        # no answer by then declines the call
+//! # bearer_env = "APPROVALS_TOKEN"  # sent as `Authorization: Bearer …`
+//!
 //! [[sources]]
 //! name = "petstore"
 //! openapi = "specs/petstore.yaml"
@@ -74,6 +79,9 @@ pub struct Config {
     pub catalog: CatalogConfig,
     /// Which tools may be called, need approval, or are not shown.
     pub policy: PolicyConfig,
+    /// Who is asked about a call of a tool the policy marks `approve`.
+    #[serde(default)]
+    pub approval: ApprovalConfig,
     /// The sources of the tools, in order.
     #[serde(default)]
     pub sources: Vec<SourceConfig>,
@@ -341,6 +349,94 @@ const MAX_REFRESH_SECONDS: u64 = 7 * 24 * 60 * 60;
 const MAX_TIMEOUT_SECONDS: u64 = 3_600;
 /// The longest `max_call_seconds`: a day.
 const MAX_CALL_SECONDS: u64 = 86_400;
+
+/// The `[approval]` table: who is asked about a call of a tool the policy marks `approve`,
+/// before it runs. Nobody answering, or an answer that cannot be read, declines the call: it
+/// never runs unasked.
+///
+/// Without `webhook` (the default), the client that made the call is asked, through MCP
+/// elicitation in form mode (`toolkit_serve::McpServer::approval_by_client`): a client that
+/// declared no elicitation, or a stateless request, cannot be asked, and the call is declined.
+/// With `webhook`, a service of the host's is asked instead: it is sent a `POST` of JSON
+/// `{"tool", "source", "source_tool", "input", "principal", "call_id"}` and answers
+/// `{"verdict": "approve" | "decline" | "edit", "reason"?, "input"?, "by"?}` (`input`, the
+/// edited input, with `edit`; `by`, who decided, logged).
+///
+/// ```toml
+/// [approval]
+/// webhook = "https://approvals.example.com/toolkit"
+/// timeout_seconds = 300
+/// bearer_env = "APPROVALS_TOKEN"
+/// ```
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApprovalConfig {
+    /// The URL of the service asked about each call (`http` or `https`, no user or password in
+    /// it); the calling client is asked when there is none.
+    pub webhook: Option<String>,
+    /// How long the service may take to answer, in seconds (300 by default; 1 to 3,600); no
+    /// answer by then declines the call. With `webhook`.
+    pub timeout_seconds: Option<u64>,
+    /// The environment variable holding a token sent to the service as
+    /// `Authorization: Bearer …`. With `webhook`.
+    pub bearer_env: Option<String>,
+}
+
+/// How long an approval webhook may take by default: five minutes for a person to answer.
+const DEFAULT_APPROVAL_SECONDS: u64 = 300;
+
+impl ApprovalConfig {
+    /// How long the webhook may take to answer.
+    pub fn timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.timeout_seconds.unwrap_or(DEFAULT_APPROVAL_SECONDS))
+    }
+
+    /// What is wrong with the table.
+    fn problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        match &self.webhook {
+            Some(webhook) => {
+                let url = url::Url::parse(webhook);
+                if !url.is_ok_and(|url| matches!(url.scheme(), "http" | "https"))
+                    || holds_credentials(webhook)
+                {
+                    problems.push(
+                        "approval.webhook is not an http(s) URL without a user or password (give \
+                         a token in approval.bearer_env)"
+                            .to_owned(),
+                    );
+                }
+            }
+            None => {
+                if self.timeout_seconds.is_some() || self.bearer_env.is_some() {
+                    problems.push(
+                        "approval.timeout_seconds and approval.bearer_env go with \
+                         approval.webhook (the calling client is asked when there is none)"
+                            .to_owned(),
+                    );
+                }
+            }
+        }
+        if let Some(timeout) = self.timeout_seconds
+            && !(1..=MAX_TIMEOUT_SECONDS).contains(&timeout)
+        {
+            problems.push(format!(
+                "approval.timeout_seconds is 1 to {MAX_TIMEOUT_SECONDS}"
+            ));
+        }
+        if let Some(variable) = &self.bearer_env
+            && !is_variable_name(variable)
+        {
+            problems.push(
+                "approval.bearer_env is the name of an environment variable: letters, digits and \
+                 `_`, not starting with a digit (the value given is not repeated: it may be a \
+                 secret)"
+                    .to_owned(),
+            );
+        }
+        problems
+    }
+}
 
 /// The `[policy]` table.
 #[derive(Clone, Debug, Deserialize)]
@@ -728,6 +824,7 @@ impl Config {
         if let Some(auth) = &config.serve.auth {
             problems.extend(auth.problems());
         }
+        problems.extend(config.approval.problems());
         if config.catalog.refresh_seconds > MAX_REFRESH_SECONDS {
             problems.push(format!(
                 "catalog.refresh_seconds is at most {MAX_REFRESH_SECONDS} (a week)"
@@ -1322,5 +1419,38 @@ mod tests {
         // One `_` at a time, not at the end, is a name like any other.
         assert!(Config::parse(&text.replace("a__b", "a_b")).is_ok());
         assert!(Config::parse(&text.replace("a__b", "_a_b")).is_ok());
+    }
+
+    #[test]
+    fn the_approval_table_asks_the_client_by_default_and_checks_its_webhook() {
+        let policy = "[policy]\ndefault = \"approve\"\n";
+        let config = Config::parse(policy).unwrap();
+        assert!(config.approval.webhook.is_none());
+        let webhook = format!(
+            "{policy}[approval]\nwebhook = \"https://approvals.example.com/hook\"\n\
+             bearer_env = \"APPROVALS_TOKEN\"\n"
+        );
+        let config = Config::parse(&webhook).unwrap();
+        assert_eq!(config.approval.timeout().as_secs(), 300);
+        assert_eq!(
+            config.approval.bearer_env.as_deref(),
+            Some("APPROVALS_TOKEN")
+        );
+        let refused = |table: &str| {
+            Config::parse(&format!("{policy}[approval]\n{table}\n"))
+                .unwrap_err()
+                .0
+        };
+        let with_user = refused("webhook = \"https://me:hunter2@approvals.example.com/\"");
+        assert!(with_user.contains("approval.webhook"), "{with_user}");
+        assert!(!with_user.contains("hunter2"), "{with_user}");
+        assert!(refused("webhook = \"ftp://example.com/\"").contains("approval.webhook"));
+        assert!(refused("timeout_seconds = 5").contains("go with approval.webhook"));
+        assert!(
+            refused("webhook = \"https://a.example/\"\ntimeout_seconds = 0").contains("1 to 3600")
+        );
+        let secret = refused("webhook = \"https://a.example/\"\nbearer_env = \"s3cr3t-value\"");
+        assert!(!secret.contains("s3cr3t"), "{secret}");
+        assert!(refused("by = \"client\"").contains("unknown field"));
     }
 }

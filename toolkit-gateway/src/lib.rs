@@ -1,6 +1,7 @@
 #![doc = include_str!("../README.md")]
 #![deny(missing_docs)]
 
+mod approval_webhook;
 pub mod auth;
 pub mod catalog;
 pub mod changed_sources;
@@ -216,6 +217,20 @@ impl Gateway {
     /// Whether the gateway is ready, as its last refresh left it.
     pub fn readiness(&self) -> &Readiness {
         &self.readiness
+    }
+
+    /// The tools of the catalog the policy marks `approve`, as `(source, tool)` (the source's
+    /// name for it).
+    pub fn approve_tools(&self) -> Vec<(String, String)> {
+        self.catalog
+            .entries()
+            .flat_map(|(source, definitions)| {
+                definitions
+                    .iter()
+                    .filter(|definition| self.policy.may_approve(source, definition))
+                    .map(|definition| (source.to_owned(), definition.name().to_owned()))
+            })
+            .collect()
     }
 
     /// The policy rules that match no tool of the catalog, as written.

@@ -309,6 +309,17 @@ impl Policy {
         }))
     }
 
+    /// Whether the policy may decide *approve* for `tool` of `source` for someone: for the one
+    /// person without authentication, or by a rule naming people.
+    pub fn may_approve(&self, source: &str, tool: &ToolDefinition) -> bool {
+        self.decide(&self.view(&Principal::loopback()), source, tool) == Decision::Approve
+            || self.rules.iter().any(|rule| {
+                rule.who.is_some()
+                    && rule.decision == Decision::Approve
+                    && rule.matches(source, tool)
+            })
+    }
+
     fn most_restrictive<'a>(&self, rules: impl Iterator<Item = &'a Rule>) -> Decision {
         rules
             .map(|rule| rule.decision)

@@ -16,6 +16,10 @@ use super::http::{self, Parts};
 /// over HTTP, until SIGTERM or SIGINT: then no request is taken, calls in flight get
 /// `shutdown_grace_seconds` to finish, and serving ends with `Ok` (the process exits 0).
 ///
+/// A call of a tool the policy marks `approve` runs only once it is approved (`[approval]`): by
+/// the calling client's person, asked through elicitation, or by the configured webhook; the
+/// start logs which of the two approves each such tool.
+///
 /// Over HTTP, `/healthz`, `/readyz` and `/metrics` are served beside `/mcp`, and with
 /// `[serve.auth]` every MCP request needs a bearer token (the protected resource metadata is
 /// served in JWT mode).
@@ -35,6 +39,8 @@ pub async fn serve(config: Config) -> Result<(), String> {
         )),
         _ => None,
     };
+    let webhook = super::approval_webhook::Webhook::from_config(&config.approval)
+        .map_err(|e| e.to_string())?;
     let mut gateway = Gateway::new(config).map_err(|error| error.to_string())?;
     let start = gateway.refresh().await;
     if let Some(problem) = start.unsaved {
@@ -50,6 +56,16 @@ pub async fn serve(config: Config) -> Result<(), String> {
         tracing::warn!("policy rule {rule}");
     }
     let toolkit = gateway.toolkit()?;
+    for (source, tool) in gateway.approve_tools() {
+        match &webhook {
+            Some(webhook) => {
+                tracing::info!(%source, %tool, webhook = webhook.host(), "a call of this tool runs once the approval webhook approves it")
+            }
+            None => {
+                tracing::info!(%source, %tool, "a call of this tool runs once its client's person approves it (elicitation)")
+            }
+        }
+    }
     tracing::info!(
         tools = toolkit.len(),
         catalog = gateway.catalog().len(),
@@ -73,6 +89,12 @@ pub async fn serve(config: Config) -> Result<(), String> {
         .resources(std::sync::Arc::new(resources.clone()))
         .tasks(std::sync::Arc::new(gateway.tasks()))
         .clients(std::sync::Arc::clone(gateway.clients()));
+    // A call of an `approve` tool runs only once someone approves it: the webhook, else the
+    // calling client's person (`[approval]`).
+    let server = match webhook {
+        Some(webhook) => server.approver(webhook),
+        None => server.approval_by_client(),
+    };
     if let Some(views) = gateway.views() {
         server.toolkit_handle().replace_views(views);
     }

@@ -26,6 +26,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::Deserialize as _;
 use serde_json::Value;
 
+use super::client_approval::{Askable, ClientApproval};
 use super::failure::{Remediation, echo, message};
 use super::progress_queue::ProgressQueue;
 use super::relay::ClientRelay;
@@ -46,14 +47,27 @@ pub(crate) struct Identity {
     pub(crate) versions: Option<Vec<ProtocolVersion>>,
 }
 
+/// Who is asked about a call of a tool that needs approval.
+#[derive(Clone, Debug, Default)]
+pub(crate) enum Approval {
+    /// Nobody here: every call runs, the client having asked its person (the default).
+    #[default]
+    Trusted,
+    /// The host's own approver ([`McpServer::approver`](super::McpServer::approver)).
+    Host(CallContext),
+    /// The call's client, through elicitation
+    /// ([`McpServer::approval_by_client`](super::McpServer::approval_by_client)).
+    ByClient,
+}
+
 /// One server's handler; one for each session ([`Handler::for_session`]: they share the served
 /// toolkit).
 #[derive(Clone, Debug)]
 pub(crate) struct Handler {
     pub(crate) toolkit: ServedToolkit,
     pub(crate) identity: Arc<Identity>,
-    /// The host's own approver, when it asks its person itself (else the client asked).
-    pub(crate) approval: Option<CallContext>,
+    /// Who is asked about a call of a tool that needs approval.
+    pub(crate) approval: Approval,
     /// The least severe log the session's client wants (`logging/setLevel`); every log until it
     /// sets one.
     #[allow(deprecated)]
@@ -163,8 +177,13 @@ impl ServerHandler for Handler {
             context.id.clone(),
             stop,
         ));
+        let peer_info = context.peer.peer_info();
+        let askable = Askable::of(
+            context.protocol_version().as_ref(),
+            peer_info.as_ref().map(|info| &info.capabilities),
+        );
         let call_context = self
-            .call_context(progress.clone(), Arc::clone(&written), relay)
+            .call_context(progress.clone(), Arc::clone(&written), relay, askable)
             .with_extension(principal);
         // A call the client cancels (`notifications/cancelled`, or an HTTP request it dropped)
         // stops: its future is dropped, which stops the tool's work.
@@ -399,18 +418,22 @@ impl Handler {
         )
     }
 
-    /// What a call runs with: the host's own approver (else every call approved: the client
-    /// asked its person), the progress callback, the slot for an upstream's result, and the
-    /// relay of what an upstream asks the client.
+    /// What a call runs with: its approver ([`Approval`]), the progress callback, the slot for
+    /// an upstream's result, and the relay of what an upstream asks the client (and of what the
+    /// approver asks it: what it can be asked is `askable`).
     fn call_context(
         &self,
         progress: ProgressQueue,
         written: Arc<Written>,
         relay: Arc<dyn Relay>,
+        askable: Askable,
     ) -> CallContext {
         let context = match &self.approval {
-            Some(approval) => approval.clone(),
-            None => CallContext::new().approver(|_: ApprovalRequest| async { Verdict::Approve }),
+            Approval::Host(approval) => approval.clone(),
+            Approval::ByClient => CallContext::new().approver(ClientApproval { askable }),
+            Approval::Trusted => {
+                CallContext::new().approver(|_: ApprovalRequest| async { Verdict::Approve })
+            }
         };
         context
             .with_extension(written)

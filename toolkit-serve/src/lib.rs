@@ -46,6 +46,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod client_approval;
 mod error;
 pub mod failure;
 mod first_message;

@@ -17,7 +17,7 @@ use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use super::ServeError;
-use super::handler::{Handler, Identity};
+use super::handler::{Approval, Handler, Identity};
 use super::replays::Replays;
 use super::served::ServedToolkit;
 use super::session_owners::{SessionLimits, SessionOwners};
@@ -50,9 +50,10 @@ pub const MCP_PATH: &str = "/mcp";
 ///   the call stopped when the client cancels it (`notifications/cancelled`, or a dropped HTTP
 ///   request). A
 ///   call of a tool that needs approval runs: the client asked its person — unless the host gave
-///   the server an approver of its own ([`McpServer::approver`]), which is then asked as
-///   [`Toolkit::call_with`] asks it (a declined call is a result with `isError: true` whose text
-///   says a person declined it, with their reason). The answer is served
+///   the server an approver of its own ([`McpServer::approver`]) or has the calling client
+///   asked ([`McpServer::approval_by_client`]), which is then asked as [`Toolkit::call_with`]
+///   asks it (a declined call is a result with `isError: true` whose text says a person
+///   declined it, with their reason). The answer is served
 ///   as text (a string as itself, anything else as JSON) and as `structuredContent`; a failure
 ///   as a result with `isError: true` whose text is the failure's message
 ///   ([`failure`](super::failure)). A name that is no tool is a JSON-RPC error `-32602`.
@@ -76,7 +77,7 @@ pub struct McpServer {
     identity: Identity,
     guard: StdinGuardOptions,
     http: HttpOptions,
-    approval: Option<CallContext>,
+    approval: Approval,
     resources: super::resources::Hosted,
     tasks: super::tasks::Hosted,
     /// Who is subscribed to each resource, across the sessions (`subscribers.rs`).
@@ -133,7 +134,7 @@ impl McpServer {
             },
             guard: StdinGuardOptions::default(),
             http: HttpOptions::default(),
-            approval: None,
+            approval: Approval::default(),
             resources: None,
             tasks: None,
             subscribers: Arc::default(),
@@ -156,7 +157,39 @@ impl McpServer {
     /// ```
     #[must_use]
     pub fn approver(mut self, approver: impl Approver + 'static) -> Self {
-        self.approval = Some(CallContext::new().approver(approver));
+        self.approval = Approval::Host(CallContext::new().approver(approver));
+        self
+    }
+
+    /// Asks the client that made a call of a tool that needs approval, before it runs, rather
+    /// than trusting the client to have asked its person: the server sends it `elicitation/create`
+    /// (form mode) on the call's own stream, naming the tool and showing its input, with a form
+    /// of `decision` (`approve` or `decline`), `reason` and `input` (an edited input, as JSON
+    /// text, checked again against the tool's parameters before it runs). A decline, a cancel, or
+    /// an edited input that is no JSON object stops the call, and the model reads why, with the
+    /// person's reason.
+    ///
+    /// A call nobody can be asked about never runs: a client that declared no elicitation in
+    /// form mode, a stateless request (2026-07-28: the server has no stream to ask on), a client
+    /// that refuses the question — the model reads that no person could be asked, and why.
+    ///
+    /// Off by default (a library's server trusts its client, which serves its tools marked
+    /// `destructiveHint: true` so that the client's own flow asks): a server whose clients ask
+    /// nobody (a headless agent, a command-line client) needs this or [`McpServer::approver`].
+    /// The last of the two called wins.
+    ///
+    /// ```
+    /// use toolkit_core::Toolkit;
+    /// use toolkit_serve::McpServer;
+    ///
+    /// // `write_file` (marked approve by its policy) runs only once the calling client's
+    /// // person approves it.
+    /// let server = McpServer::new(Toolkit::default()).approval_by_client();
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn approval_by_client(mut self) -> Self {
+        self.approval = Approval::ByClient;
         self
     }
 

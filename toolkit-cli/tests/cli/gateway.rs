@@ -94,6 +94,7 @@ refresh_seconds = 0
 default = "approve"
 rules = [
   {{ source = "pets", tool = "list_*", decision = "allow" }},
+  {{ source = "scripted", tool = "echo", decision = "allow" }},
   {{ tool = "delete_*", decision = "block" }},
   {{ source = "githbu", decision = "block" }},
 ]
@@ -165,6 +166,23 @@ async fn serves_the_configured_sources_under_the_policy_to_an_mcp_client() {
             .to_string()
             .contains("Accepted params at the root: body."),
         "{refused}"
+    );
+    // An `approve` tool asks the calling client, and this one declared no elicitation: nobody
+    // can be asked, so the call is declined and never runs.
+    let unasked = served
+        .call(
+            "pets__create_pet",
+            json!({"body": {"name": "Tom"}})
+                .as_object()
+                .cloned()
+                .unwrap(),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        unasked.to_string().contains("no person could be asked"),
+        "{unasked}"
     );
     let echoed = served
         .call(
@@ -582,7 +600,7 @@ async fn serves_code_mode_where_the_configuration_asks_for_it() {
     let names: Vec<&str> = definitions.iter().map(ToolDefinition::name).collect();
     assert_eq!(
         names,
-        ["execute", "pets__create_pet", "scripted__echo"],
+        ["execute", "pets__create_pet"],
         "the tools that need approval stay outside code"
     );
     let code = "const pets = await tools.pets__list_pets({}); return pets.length;";

@@ -6,6 +6,7 @@ mod check_catalog;
 mod credentials;
 mod execute;
 mod gateway;
+mod gateway_approval;
 mod gateway_apps;
 mod gateway_fidelity;
 mod gateway_isolation;
