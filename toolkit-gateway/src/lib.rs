@@ -11,7 +11,7 @@ pub mod lifetimes;
 pub mod metrics;
 mod per_person;
 pub mod person_secrets;
-mod policy;
+pub mod policy;
 mod resource_updates;
 mod resources;
 mod result_uris;
