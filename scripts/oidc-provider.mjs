@@ -76,9 +76,51 @@ async function interact(req, res) {
   return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
 }
 
+// RFC 8693 token exchange, registered through oidc-provider's extension point for grant types
+// (`registerGrantType`): a JWT access token this server issued, checked against its own keys, is
+// exchanged for an access token of the client asking, for the `audience` it names. How many
+// times each subject was exchanged is served at GET /exchanges ({sub: count}).
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const ACCESS_TOKEN = 'urn:ietf:params:oauth:token-type:access_token';
+const { createLocalJWKSet, jwtVerify } = await import(
+  pathToFileURL(`${peers}/node_modules/jose/dist/webapi/index.js`).href
+);
+const exchanges = {};
+let keys;
+provider.registerGrantType(
+  TOKEN_EXCHANGE,
+  async (ctx) => {
+    const { subject_token: subject, subject_token_type: type, audience } = ctx.oidc.params;
+    if (!subject || type !== ACCESS_TOKEN) {
+      throw new errors.InvalidRequest('subject_token of type access_token is required');
+    }
+    if (!audience) throw new errors.InvalidTarget('audience is required');
+    keys ??= createLocalJWKSet(await (await fetch(`${issuer}/jwks`)).json());
+    let claims;
+    try {
+      ({ payload: claims } = await jwtVerify(subject, keys, { issuer }));
+    } catch {
+      throw new errors.InvalidGrant('subject_token is not an access token of this server');
+    }
+    exchanges[claims.sub] = (exchanges[claims.sub] ?? 0) + 1;
+    const token = new provider.ClientCredentials({ client: ctx.oidc.client });
+    const value = await token.save();
+    ctx.body = {
+      access_token: value,
+      issued_token_type: ACCESS_TOKEN,
+      token_type: 'Bearer',
+      expires_in: token.expiration,
+    };
+  },
+  ['subject_token', 'subject_token_type', 'audience', 'requested_token_type', 'scope'],
+);
+
 const callback = provider.callback();
 server.on('request', (req, res) => {
-  if (/^\/interaction\/[^/?]+/.test(req.url)) {
+  if (req.url === '/exchanges') {
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify(exchanges));
+  } else if (/^\/interaction\/[^/?]+/.test(req.url)) {
     interact(req, res).catch((error) => {
       res.statusCode = 500;
       res.end(String(error));

@@ -261,6 +261,11 @@ impl Authenticator {
         }
     }
 
+    /// Whether the tokens taken are JWTs (a person's token a source may exchange).
+    pub fn is_jwt(&self) -> bool {
+        matches!(self.kind, Kind::Jwt(_))
+    }
+
     fn refusal(&self, error: &'static str, why: &'static str) -> Refusal {
         let mut parts = Vec::new();
         let mut status = StatusCode::UNAUTHORIZED;

@@ -551,6 +551,9 @@ pub struct SourceConfig {
     /// Each person's own credential for this source, from a secrets file, in place of the
     /// source's own (`credentials`, `headers`) for the calls that person makes.
     pub per_person: Option<PerPersonConfig>,
+    /// Each person's calls made with their own token (the gateway's `[serve.auth]` JWT),
+    /// exchanged for one of this source's audience or passed on.
+    pub on_behalf_of: Option<OnBehalfConfig>,
     /// Whether the source's tools are named `name__tool` (the default); `false` serves them under
     /// their own names, as a gateway fronting one server does (a name two tools would share
     /// still fails the toolkit).
@@ -626,6 +629,33 @@ pub struct PerPersonConfig {
     /// default (they are told to connect the source).
     #[serde(default)]
     pub shared_fallback: bool,
+}
+
+/// `on_behalf_of` of a source: each person's calls carry a token of theirs, exchanged at the
+/// authorization server (RFC 8693) or, where `pass_through`, their own when its audience names
+/// this source.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnBehalfConfig {
+    /// The authorization server's token endpoint, where the person's token is exchanged.
+    pub token_endpoint: Option<String>,
+    /// The gateway's client id at that server.
+    pub client_id: Option<String>,
+    /// The environment variable holding that client's secret.
+    pub client_secret_env: Option<String>,
+    /// The audience asked for (the source's), or, with `pass_through`, the one a person's token
+    /// must name to be passed on.
+    pub audience: Option<String>,
+    /// The resource indicator asked for (RFC 8707), when the server wants one.
+    pub resource: Option<String>,
+    /// The scope asked for.
+    pub scope: Option<String>,
+    /// Passes the person's own token on, when its `aud` names `audience` (no exchange).
+    #[serde(default)]
+    pub pass_through: bool,
+    /// For an OpenAPI source, the security scheme the token is for (its bearer or OAuth 2
+    /// scheme); an MCP server gets it as `Authorization: Bearer`.
+    pub scheme: Option<String>,
 }
 
 /// A value read from the host's environment, with a text put before it (`Bearer `).

@@ -19,7 +19,7 @@ use futures_util::StreamExt;
 use serde_json::json;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use toolkit_runtime::context::Principal;
+use toolkit_runtime::context::{Principal, SubjectToken};
 use toolkit_runtime::serve::{McpServer, without_delay};
 
 use crate::Readiness;
@@ -263,6 +263,17 @@ async fn guarded(State(guard): State<Arc<Guard>>, mut request: Request, next: Ne
         Some(auth) => match auth.check(request.headers()).await {
             Ok(who) => {
                 tracing::debug!(client = %who, "authenticated");
+                // A JWT, checked: what a source acting on the person's behalf exchanges.
+                if auth.is_jwt()
+                    && let Some(token) = request
+                        .headers()
+                        .get(AUTHORIZATION)
+                        .and_then(|value| value.to_str().ok())
+                        .and_then(|value| value.get(7..))
+                {
+                    let token = SubjectToken::new(token.trim());
+                    request.extensions_mut().insert(token);
+                }
                 who
             }
             Err(refusal) => {

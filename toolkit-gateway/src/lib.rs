@@ -9,6 +9,7 @@ pub mod config;
 mod http;
 pub mod lifetimes;
 pub mod metrics;
+mod on_behalf;
 mod per_person;
 pub mod person_secrets;
 pub mod policy;

@@ -1,7 +1,8 @@
 //! A source whose calls carry the credential of the person who makes them: [`PerPerson`].
 //!
-//! The source is made once more for each person with a credential of their own in the secrets
-//! file ([`PersonSecrets`]), with that credential, and kept while the credential stays the same
+//! The source is made once more for each person with a credential of their own — in the secrets
+//! file ([`PersonSecrets`]), or their own token exchanged or passed on ([`OnBehalf`]) — with that
+//! credential, and kept while the credential stays the same
 //! (at most [`MAX_PEOPLE`] at once). Its tools are listed by the source made with the source's own
 //! configuration (an OpenAPI document's operations need no credential to be listed). A person
 //! with none is refused with a failure the model reads — that person has to connect the source —
@@ -18,7 +19,21 @@ use toolkit_runtime::{
     BoxFuture, CallContext, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError,
 };
 
+use super::on_behalf::OnBehalf;
 use super::person_secrets::{Entry, PersonSecrets};
+
+/// Where a person's credential for the source comes from.
+pub(crate) enum Credential {
+    /// The secrets file.
+    Kept(PersonSecrets),
+    /// The person's own token, exchanged or passed on, given as the value of `name` (a security
+    /// scheme, or a header) after `prefix` (`Bearer ` for a header).
+    OnBehalf {
+        on_behalf: OnBehalf,
+        name: String,
+        prefix: &'static str,
+    },
+}
 
 /// The most people whose source is kept made at once; past it, the one made longest ago is
 /// dropped (and made again at its person's next call).
@@ -31,7 +46,7 @@ pub(crate) type Make = Box<dyn Fn(&Entry) -> Result<Arc<dyn ToolSource>, String>
 pub(crate) struct PerPerson {
     shared: Arc<dyn ToolSource>,
     shared_fallback: bool,
-    secrets: PersonSecrets,
+    credential: Credential,
     make: Make,
     made: Mutex<Made>,
 }
@@ -45,35 +60,65 @@ struct Made {
 
 impl PerPerson {
     /// `shared` (the source made with its own configuration) made again per person by `make`
-    /// with the credential `secrets` holds for them.
+    /// with their `credential`.
     pub(crate) fn new(
         shared: Arc<dyn ToolSource>,
         shared_fallback: bool,
-        secrets: PersonSecrets,
+        credential: Credential,
         make: Make,
     ) -> Self {
         Self {
             shared,
             shared_fallback,
-            secrets,
+            credential,
             make,
             made: Mutex::default(),
         }
     }
 
-    /// The source that runs `principal`'s calls.
-    fn source_of(&self, principal: &Principal) -> Result<Arc<dyn ToolSource>, ToolSourceError> {
+    /// The credential of `principal`, the person behind `context`'s call.
+    async fn entry(
+        &self,
+        principal: &Principal,
+        context: &CallContext,
+    ) -> Result<Option<Entry>, ToolSourceError> {
         let name = self.shared.name();
-        let entry = self.secrets.get(principal.id(), name).map_err(|problem| {
-            tracing::error!(
-                source = name,
-                "people's credentials cannot be read: {problem}"
-            );
-            ToolSourceError::new(
-                name,
-                Reason::unavailable("people's credentials cannot be read"),
-            )
-        })?;
+        match &self.credential {
+            Credential::Kept(secrets) => secrets.get(principal.id(), name).map_err(|problem| {
+                tracing::error!(
+                    source = name,
+                    "people's credentials cannot be read: {problem}"
+                );
+                ToolSourceError::new(
+                    name,
+                    Reason::unavailable("people's credentials cannot be read"),
+                )
+            }),
+            Credential::OnBehalf {
+                on_behalf,
+                name: given_as,
+                prefix,
+            } => {
+                let token = on_behalf
+                    .token(principal, context.subject_token())
+                    .await
+                    .map_err(|description| {
+                        ToolSourceError::new(name, Reason::CallFailed { description })
+                    })?;
+                Ok(Some(
+                    [(given_as.clone(), format!("{prefix}{token}"))].into(),
+                ))
+            }
+        }
+    }
+
+    /// The source that runs `principal`'s calls, made with `entry`, their credential.
+    fn source_of(
+        &self,
+        principal: &Principal,
+        entry: Option<Entry>,
+    ) -> Result<Arc<dyn ToolSource>, ToolSourceError> {
+        let name = self.shared.name();
         let Some(entry) = entry else {
             if self.shared_fallback {
                 return Ok(Arc::clone(&self.shared));
@@ -152,7 +197,8 @@ impl ToolSource for PerPerson {
         Box::pin(async move {
             let loopback = Principal::loopback();
             let principal = context.principal().unwrap_or(&loopback);
-            let source = self.source_of(principal)?;
+            let entry = self.entry(principal, context).await?;
+            let source = self.source_of(principal, entry)?;
             source.call(tool, input, context).await
         })
     }

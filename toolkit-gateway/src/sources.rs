@@ -16,7 +16,8 @@ use toolkit_runtime::mcp::{ListLifetimeHandle, Mcp, McpOptions, StdioCommand, To
 use toolkit_runtime::{BoxFuture, ToolSource};
 
 use super::config::{ConfigError, SourceConfig, SourceKind, SourceOAuth, read_env};
-use super::per_person::{Make, PerPerson};
+use super::on_behalf::OnBehalf;
+use super::per_person::{Credential, Make, PerPerson};
 use super::person_secrets::{PersonSecrets, SealingKey};
 use super::token_store::{RedisUrl, TokenStoreConfig};
 
@@ -116,7 +117,7 @@ pub fn made(config: &SourceConfig, clients: &Arc<Clients>) -> Result<Made, Confi
             }
             let http = HeaderClient::new(client, headers(config)?);
             let shared = http_source(config, &read, &base_url, &http, &own).map_err(fail)?;
-            let Some((secrets, fallback)) = per_person(config)? else {
+            let Some((credential, fallback)) = personal(config, true)? else {
                 return Ok(plain(shared));
             };
             let config = config.clone();
@@ -127,7 +128,9 @@ pub fn made(config: &SourceConfig, clients: &Arc<Clients>) -> Result<Made, Confi
                     .collect();
                 http_source(&config, &read, &base_url, &http, &texts)
             });
-            Ok(plain(Arc::new(PerPerson::new(shared, fallback, secrets, make))))
+            Ok(plain(Arc::new(PerPerson::new(
+                shared, fallback, credential, make,
+            ))))
         }
         SourceKind::McpUrl(url) => {
             let url: reqwest::Url = url
@@ -143,7 +146,7 @@ pub fn made(config: &SourceConfig, clients: &Arc<Clients>) -> Result<Made, Confi
                 .max_call_time(max_call_time(config))
                 .relay(true)
                 .clients(Arc::clone(clients));
-            let people = per_person(config)?;
+            let people = personal(config, false)?;
             let mut made = match &config.oauth {
                 None => mcp(Mcp::http_with_options(
                     name,
@@ -161,7 +164,7 @@ pub fn made(config: &SourceConfig, clients: &Arc<Clients>) -> Result<Made, Confi
                     ))
                 }
             };
-            if let Some((secrets, fallback)) = people {
+            if let Some((credential, fallback)) = people {
                 // Each person's calls go over a connection of their own, with their headers; the
                 // tools, resources and prompts are listed over the source's own.
                 let (own, name) = (headers(config)?, name.to_owned());
@@ -179,18 +182,23 @@ pub fn made(config: &SourceConfig, clients: &Arc<Clients>) -> Result<Made, Confi
                         .default_headers(headers)
                         .build()
                         .map_err(|error| format!("cannot build an HTTP client: {error}"))?;
-                    let source = Mcp::http_with_options(&name, url.clone(), client, options.clone());
+                    let source =
+                        Mcp::http_with_options(&name, url.clone(), client, options.clone());
                     Ok(Arc::new(source) as Arc<dyn ToolSource>)
                 });
-                made.source = Arc::new(PerPerson::new(made.source, fallback, secrets, make));
+                made.source = Arc::new(PerPerson::new(made.source, fallback, credential, make));
             }
             Ok(made)
         }
-        SourceKind::McpCommand(_) if config.per_person.is_some() => Err(fail(
-            "`per_person` needs an OpenAPI source or an MCP server over HTTP: a stdio server takes \
-             its credentials from its environment, once"
-                .to_owned(),
-        )),
+        SourceKind::McpCommand(_)
+            if config.per_person.is_some() || config.on_behalf_of.is_some() =>
+        {
+            Err(fail(
+                "`per_person` and `on_behalf_of` need an OpenAPI source or an MCP server over \
+                 HTTP: a stdio server takes its credentials from its environment, once"
+                    .to_owned(),
+            ))
+        }
         SourceKind::McpCommand(words) => {
             let (program, args) = words
                 .split_first()
@@ -246,23 +254,55 @@ fn http_source(
     Ok(Arc::new(source))
 }
 
-/// The secrets file of a source with `per_person`, opened (the key read from its variable), and
-/// whether a person without a credential of their own falls back to the source's.
-fn per_person(config: &SourceConfig) -> Result<Option<(PersonSecrets, bool)>, ConfigError> {
-    let Some(per_person) = &config.per_person else {
-        return Ok(None);
-    };
+/// Where each person's credential for a source with `per_person` or `on_behalf_of` comes from
+/// (an OpenAPI source's, when `openapi`: a token goes to the scheme `on_behalf_of.scheme` names;
+/// else an MCP server's, a token going in `Authorization`), and whether a person without one
+/// falls back to the source's own.
+fn personal(
+    config: &SourceConfig,
+    openapi: bool,
+) -> Result<Option<(Credential, bool)>, ConfigError> {
     let fail = |problem: String| ConfigError(format!("source {:?}: {problem}", config.name));
-    let key = SealingKey::from_base64(&read_env(&config.name, &per_person.key_env)?).map_err(
-        |problem| {
-            fail(format!(
-                "per_person.key_env {}: {problem}",
-                per_person.key_env
-            ))
-        },
-    )?;
-    let secrets = PersonSecrets::open(&per_person.secrets, key).map_err(fail)?;
-    Ok(Some((secrets, per_person.shared_fallback)))
+    match (&config.per_person, &config.on_behalf_of) {
+        (None, None) => Ok(None),
+        (Some(_), Some(_)) => Err(fail(
+            "`per_person` and `on_behalf_of` are two ways to one credential: give one".to_owned(),
+        )),
+        (Some(per_person), None) => {
+            let key = SealingKey::from_base64(&read_env(&config.name, &per_person.key_env)?)
+                .map_err(|problem| {
+                    fail(format!(
+                        "per_person.key_env {}: {problem}",
+                        per_person.key_env
+                    ))
+                })?;
+            let secrets = PersonSecrets::open(&per_person.secrets, key).map_err(fail)?;
+            Ok(Some((
+                Credential::Kept(secrets),
+                per_person.shared_fallback,
+            )))
+        }
+        (None, Some(on_behalf)) => {
+            let (name, prefix) = match (&on_behalf.scheme, openapi) {
+                (Some(scheme), true) => (scheme.clone(), ""),
+                (None, true) => {
+                    return Err(fail(
+                        "on_behalf_of.scheme names the security scheme the token is for".to_owned(),
+                    ));
+                }
+                (_, false) => ("authorization".to_owned(), "Bearer "),
+            };
+            let on_behalf = OnBehalf::new(&config.name, on_behalf).map_err(fail)?;
+            Ok(Some((
+                Credential::OnBehalf {
+                    on_behalf,
+                    name,
+                    prefix,
+                },
+                false,
+            )))
+        }
+    }
 }
 
 /// The OAuth client of an MCP server: with client credentials, one that gets its own tokens;

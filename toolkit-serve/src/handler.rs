@@ -34,7 +34,7 @@ use super::resources;
 use super::served::ServedToolkit;
 use super::told::{self, Told};
 use super::written_result;
-use toolkit_core::context::{Clients, Joined, Principal, Relay, Written};
+use toolkit_core::context::{Clients, Joined, Principal, Relay, SubjectToken, Written};
 use toolkit_core::{ApprovalRequest, CallContext, Failure, JsonObject, Progress, Verdict};
 
 /// What a server says of itself.
@@ -185,6 +185,11 @@ impl ServerHandler for Handler {
         let call_context = self
             .call_context(progress.clone(), Arc::clone(&written), relay, askable)
             .with_extension(principal);
+        // The token the person presented, for a source that acts on their behalf.
+        let call_context = match subject_token_of(&context.extensions) {
+            Some(token) => call_context.with_extension(token),
+            None => call_context,
+        };
         // A call the client cancels (`notifications/cancelled`, or an HTTP request it dropped)
         // stops: its future is dropped, which stops the tool's work.
         let call = tool.call_with(input, &call_context);
@@ -491,6 +496,15 @@ impl Handler {
 /// Who sent the message whose context has `extensions`: the principal the host put in the HTTP
 /// request's extensions, else the one person of a server without authentication (stdio, or
 /// HTTP on loopback).
+/// The bearer token the sender of the message whose context has `extensions` presented, when
+/// the host checked one and put it in the HTTP request's extensions.
+fn subject_token_of(extensions: &rmcp::model::Extensions) -> Option<SubjectToken> {
+    extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<SubjectToken>())
+        .cloned()
+}
+
 pub(crate) fn principal_of(extensions: &rmcp::model::Extensions) -> Principal {
     extensions
         .get::<axum::http::request::Parts>()

@@ -61,20 +61,20 @@ fn provider(resource: &str) -> (String, Killed) {
     (issuer, Killed(child))
 }
 
-/// A person: a client the provider registers by dynamic registration, and its access token for
-/// `resource` (client credentials; the token's `sub` is the client's id).
-async fn person(
+/// A client the provider registers by dynamic registration for `grant_types`, holding `groups`
+/// (its tokens' `groups` claim): its id and secret.
+async fn register(
     http: &reqwest::Client,
     issuer: &str,
     (name, groups): (&str, &[&str]),
-    resource: &str,
-) -> String {
+    grant_types: &[&str],
+) -> (String, String) {
     let registered: Value = http
         .post(format!("{issuer}/reg"))
         .json(&json!({
             "client_name": name,
             "groups": groups,
-            "grant_types": ["client_credentials"],
+            "grant_types": grant_types,
             "response_types": [],
             "redirect_uris": [],
             "token_endpoint_auth_method": "client_secret_basic",
@@ -86,8 +86,22 @@ async fn person(
         .json()
         .await
         .unwrap();
-    let id = registered["client_id"].as_str().unwrap();
-    let secret = registered["client_secret"].as_str().unwrap();
+    (
+        registered["client_id"].as_str().unwrap().to_owned(),
+        registered["client_secret"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// A person: a client the provider registers by dynamic registration, and its access token for
+/// `resource` (client credentials; the token's `sub` is the client's id).
+async fn person(
+    http: &reqwest::Client,
+    issuer: &str,
+    who: (&str, &[&str]),
+    resource: &str,
+) -> String {
+    let (id, secret) = register(http, issuer, who, &["client_credentials"]).await;
+    let (id, secret) = (id.as_str(), secret.as_str());
     let token: Value = http
         .post(format!("{issuer}/token"))
         .basic_auth(id, Some(secret))
@@ -107,12 +121,12 @@ async fn person(
 }
 
 /// The gateway on `port`, taking the provider's JWTs, in front of server-everything under a
-/// policy allowing everything, or of what `policy_and_sources` says.
+/// policy allowing everything, or of what `policy_and_sources` says (with `env` set).
 fn gateway(
     name: &str,
     port: u16,
     issuer: &str,
-    (extra, policy_and_sources): (&str, Option<&str>),
+    (extra, policy_and_sources, env): (&str, Option<&str>, &[(&str, &str)]),
 ) -> Killed {
     let dir = std::env::temp_dir().join(format!("toolkit-isolation-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -135,6 +149,7 @@ fn gateway(
     let child = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
         .args(["serve", "--config"])
         .arg(&path)
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .spawn()
@@ -254,7 +269,12 @@ async fn team(
     for person_of_team in people {
         tokens.push(person(&http, &issuer, *person_of_team, &resource).await);
     }
-    let gateway = gateway(name, port, &issuer, gateway_config);
+    let gateway = gateway(
+        name,
+        port,
+        &issuer,
+        (gateway_config.0, gateway_config.1, &[]),
+    );
     ready(&http, port).await;
     Team {
         http,
@@ -564,4 +584,137 @@ async fn each_person_sees_and_calls_what_the_policy_gives_their_groups() {
         "bob reads no resource of everything"
     );
     let _ = std::fs::remove_dir_all(&files);
+}
+
+/// An API on 127.0.0.1 that records the `Authorization` of each request (`GET /pets`): its base
+/// URL and what it saw.
+async fn recording_api() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>>>) {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let recorded = std::sync::Arc::clone(&seen);
+    let app = axum::Router::new().route(
+        "/pets",
+        axum::routing::get(move |headers: axum::http::HeaderMap| async move {
+            let authorization = headers
+                .get("authorization")
+                .and_then(|value| value.to_str().ok())
+                .unwrap_or("none")
+                .to_owned();
+            recorded.lock().unwrap().push(authorization);
+            axum::Json(json!([{"id": 1, "name": "Rex"}]))
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (base, seen)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_persons_calls_carry_a_token_exchanged_for_theirs() {
+    use toolkit_runtime::ToolSource;
+
+    let http = reqwest::Client::new();
+    let port = crate::support::free_port();
+    let resource = format!("http://127.0.0.1:{port}/mcp");
+    let (issuer, _provider) = provider(&resource);
+    let alice_token = person(&http, &issuer, ("alice", &[]), &resource).await;
+    let bob_token = person(&http, &issuer, ("bob", &[]), &resource).await;
+    // The gateway's own client at the provider, which exchanges people's tokens (RFC 8693).
+    let exchange = "urn:ietf:params:oauth:grant-type:token-exchange";
+    let (gateway_id, gateway_secret) =
+        register(&http, &issuer, ("gateway", &[]), &[exchange]).await;
+    let (api, seen) = recording_api().await;
+    let dir = std::env::temp_dir().join(format!("toolkit-on-behalf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let document = json!({
+        "openapi": "3.1.0",
+        "info": { "title": "pets", "version": "1" },
+        "components": { "securitySchemes": { "bearer": { "type": "http", "scheme": "bearer" } } },
+        "security": [{ "bearer": [] }],
+        "paths": { "/pets": { "get": { "operationId": "list_pets",
+            "responses": { "200": { "description": "ok" } } } } }
+    });
+    std::fs::write(dir.join("pets.json"), document.to_string()).unwrap();
+    let source = |name: &str, secret_env: &str| {
+        format!(
+            "[[sources]]\nname = \"{name}\"\nopenapi = \"{}\"\nbase_url = \"{api}\"\n\
+             on_behalf_of = {{ token_endpoint = \"{issuer}/token\", client_id = \"{gateway_id}\", \
+             client_secret_env = \"{secret_env}\", audience = \"https://pets.example\", \
+             scheme = \"bearer\" }}\n\n",
+            dir.join("pets.json").display()
+        )
+    };
+    let sources = format!(
+        "[policy]\ndefault = \"allow\"\n\n{}{}",
+        source("pets", "GATEWAY_EXCHANGE_SECRET"),
+        source("refused", "WRONG_EXCHANGE_SECRET")
+    );
+    let _gateway = gateway(
+        "on-behalf",
+        port,
+        &issuer,
+        (
+            "",
+            Some(&sources),
+            &[
+                ("GATEWAY_EXCHANGE_SECRET", gateway_secret.as_str()),
+                ("WRONG_EXCHANGE_SECRET", "not-the-secret"),
+            ],
+        ),
+    );
+    ready(&http, port).await;
+    let (alice, bob) = (client(port, &alice_token), client(port, &bob_token));
+    let context = toolkit_runtime::CallContext::new();
+    let input = || json!({}).as_object().cloned().unwrap();
+    for (who, times) in [(&alice, 3), (&bob, 2)] {
+        for _ in 0..times {
+            let answer = who
+                .call("pets__list_pets", input(), &context)
+                .await
+                .unwrap();
+            assert_eq!(answer[0]["name"], "Rex", "{answer}");
+        }
+    }
+    let carried = seen.lock().unwrap().clone();
+    assert_eq!(carried.len(), 5, "{carried:?}");
+    // Each person's calls carried one token of their own (exchanged once, then kept), never their
+    // token for the gateway, never the other's.
+    assert!(
+        carried[..3].iter().all(|token| *token == carried[0]),
+        "{carried:?}"
+    );
+    assert!(
+        carried[3..].iter().all(|token| *token == carried[3]),
+        "{carried:?}"
+    );
+    assert_ne!(carried[0], carried[3]);
+    for token in &carried {
+        assert!(token.starts_with("Bearer "), "{token}");
+        assert!(!token.contains(&alice_token) && !token.contains(&bob_token));
+    }
+    let exchanges: Value = http
+        .get(format!("{issuer}/exchanges"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        exchanges.as_object().unwrap().values().collect::<Vec<_>>(),
+        [&json!(1), &json!(1)],
+        "one exchange per person: {exchanges}"
+    );
+
+    // An exchange the authorization server refuses: the model reads that no token was given, and
+    // nothing reaches the API.
+    let refused = alice
+        .call("refused__list_pets", input(), &context)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("did not give a token"), "{refused}");
+    assert!(!refused.contains("not-the-secret") && !refused.contains(&alice_token));
+    assert_eq!(seen.lock().unwrap().len(), 5);
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -12,6 +12,7 @@ mod clients;
 mod extensions;
 mod principal;
 mod relay;
+mod subject_token;
 mod written;
 
 use std::fmt;
@@ -21,6 +22,7 @@ pub use clients::{Clients, Joined};
 pub use extensions::Extensions;
 pub use principal::Principal;
 pub use relay::{ELICITATION_CREATE, ROOTS_LIST, Relay, Relayed, SAMPLING_CREATE};
+pub use subject_token::SubjectToken;
 pub use written::Written;
 
 use crate::progress::ProgressSink;
@@ -130,6 +132,12 @@ impl CallContext {
     /// Who made the call, when a server that knows it serves the call (see [`Principal`]).
     pub fn principal(&self) -> Option<&Principal> {
         self.extension::<Principal>()
+    }
+
+    /// The bearer token the person behind the call presented to the server serving it, when the
+    /// server passes it on (see [`SubjectToken`]).
+    pub fn subject_token(&self) -> Option<&SubjectToken> {
+        self.extension::<SubjectToken>()
     }
 
     /// The relay to the client of the served call, when a server serves it (see [`Relay`]).
