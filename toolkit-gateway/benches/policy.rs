@@ -9,7 +9,7 @@ use std::hint::black_box;
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use toolkit_gateway::config::{PolicyConfig, RuleConfig};
-use toolkit_gateway::person_secrets::{PersonSecrets, SealingKey};
+use toolkit_gateway::person_secrets::{SealingKey, SecretsFile};
 use toolkit_gateway::policy::Policy;
 use toolkit_runtime::Decision;
 use toolkit_runtime::context::Principal;
@@ -70,7 +70,7 @@ fn policy_and_credentials(c: &mut Criterion) {
     let path = dir.join("people.secrets");
     let _ = std::fs::remove_file(&path);
     let key = SealingKey::from_base64("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8=").unwrap();
-    let secrets = PersonSecrets::open(&path, key).unwrap();
+    let secrets = SecretsFile::open(&path, key).unwrap();
     for person in 0..1_000 {
         let entry = [("bearer".to_owned(), format!("secret-of-{person}"))].into();
         secrets

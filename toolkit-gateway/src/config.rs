@@ -618,11 +618,12 @@ pub struct SourceOAuth {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PerPersonConfig {
-    /// The secrets file (owner-only, sealed; relative to the configuration's directory), written
-    /// by `toolkit-gen secrets set`. For an OpenAPI source each credential holds values by the
-    /// document's security scheme (as `credentials` names them); for an MCP server over HTTP, by
-    /// header.
-    pub secrets: PathBuf,
+    /// Where the credentials are kept, as `token_store` is written: a file (owner-only, sealed;
+    /// relative to the configuration's directory), a `redis://` URL, or a table naming the
+    /// variable holding one. Written by `toolkit-gen secrets set`. For an OpenAPI source each
+    /// credential holds values by the document's security scheme (as `credentials` names them);
+    /// for an MCP server over HTTP, by header.
+    pub secrets: TokenStoreConfig,
     /// The environment variable holding the key that seals the file (base64 of 32 bytes).
     pub key_env: String,
     /// Whether a person with no credential of their own is served with the source's own: no by
@@ -807,7 +808,7 @@ impl Config {
                 store.relative_to(base);
             }
             if let Some(per_person) = &mut source.per_person {
-                per_person.secrets = base.join(&per_person.secrets);
+                per_person.secrets.relative_to(base);
             }
         }
         Ok(config)

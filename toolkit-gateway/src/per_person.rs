@@ -25,7 +25,7 @@ use super::person_secrets::{Entry, PersonSecrets};
 /// Where a person's credential for the source comes from.
 pub(crate) enum Credential {
     /// The secrets file.
-    Kept(PersonSecrets),
+    Kept(Arc<PersonSecrets>),
     /// The person's own token, exchanged or passed on, given as the value of `name` (a security
     /// scheme, or a header) after `prefix` (`Bearer ` for a header).
     OnBehalf {
@@ -84,16 +84,18 @@ impl PerPerson {
     ) -> Result<Option<Entry>, ToolSourceError> {
         let name = self.shared.name();
         match &self.credential {
-            Credential::Kept(secrets) => secrets.get(principal.id(), name).map_err(|problem| {
-                tracing::error!(
-                    source = name,
-                    "people's credentials cannot be read: {problem}"
-                );
-                ToolSourceError::new(
-                    name,
-                    Reason::unavailable("people's credentials cannot be read"),
-                )
-            }),
+            Credential::Kept(secrets) => {
+                secrets.get(principal.id(), name).await.map_err(|problem| {
+                    tracing::error!(
+                        source = name,
+                        "people's credentials cannot be read: {problem}"
+                    );
+                    ToolSourceError::new(
+                        name,
+                        Reason::unavailable("people's credentials cannot be read"),
+                    )
+                })
+            }
             Credential::OnBehalf {
                 on_behalf,
                 name: given_as,

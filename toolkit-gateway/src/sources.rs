@@ -18,7 +18,7 @@ use toolkit_runtime::{BoxFuture, ToolSource};
 use super::config::{ConfigError, SourceConfig, SourceKind, SourceOAuth, read_env};
 use super::on_behalf::OnBehalf;
 use super::per_person::{Credential, Make, PerPerson};
-use super::person_secrets::{PersonSecrets, SealingKey};
+use super::person_secrets::{PersonSecrets, RedisSecrets, SealingKey};
 use super::token_store::{RedisUrl, TokenStoreConfig};
 
 /// The host's variables a stdio server gets besides those its `env` names: what programs need to
@@ -277,8 +277,11 @@ fn personal(
                     ))
                 })?;
             let secrets = PersonSecrets::open(&per_person.secrets, key).map_err(fail)?;
+            if let PersonSecrets::Redis(redis) = &secrets {
+                checked(redis).map_err(fail)?;
+            }
             Ok(Some((
-                Credential::Kept(secrets),
+                Credential::Kept(Arc::new(secrets)),
                 per_person.shared_fallback,
             )))
         }
@@ -303,6 +306,24 @@ fn personal(
             )))
         }
     }
+}
+
+/// Whether the Redis store of people's credentials can be read now: asked at the start, on a
+/// thread of its own (the start may run on the runtime it would otherwise wait on), so that a
+/// store that cannot be read stops the gateway rather than failing each person's calls.
+fn checked(redis: &RedisSecrets) -> Result<(), String> {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|error| format!("cannot start a runtime: {error}"))?
+                    .block_on(redis.check())
+            })
+            .join()
+            .unwrap_or_else(|_| Err("the check of the Redis secrets store failed".to_owned()))
+    })
 }
 
 /// The OAuth client of an MCP server: with client credentials, one that gets its own tokens;

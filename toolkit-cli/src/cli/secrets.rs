@@ -64,7 +64,12 @@ struct At {
 
 /// Runs `secrets`.
 pub fn run(arguments: SecretsArgs) -> ExitCode {
-    match answer(arguments.action) {
+    let answered = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| format!("cannot start a runtime: {error}"))
+        .and_then(|runtime| runtime.block_on(answer(arguments.action)));
+    match answered {
         Ok(lines) => {
             for line in lines {
                 println!("{line}");
@@ -78,7 +83,7 @@ pub fn run(arguments: SecretsArgs) -> ExitCode {
     }
 }
 
-fn answer(action: Action) -> Result<Vec<String>, String> {
+async fn answer(action: Action) -> Result<Vec<String>, String> {
     let at = match &action {
         Action::Set { at, .. } | Action::Remove { at, .. } | Action::List { at } => at,
     };
@@ -97,22 +102,23 @@ fn answer(action: Action) -> Result<Vec<String>, String> {
             if value.is_empty() {
                 return Err("no value on standard input".to_owned());
             }
-            let mut entry = secrets.get(principal, source)?.unwrap_or_default();
+            let mut entry = secrets.get(principal, source).await?.unwrap_or_default();
             entry.insert(name.clone(), value.to_owned());
-            secrets.set(principal, source, Some(entry))?;
+            secrets.set(principal, source, Some(entry)).await?;
             Ok(vec![format!("kept {name} of {principal} for {source}")])
         }
         Action::Remove { principal, .. } => {
-            if secrets.get(principal, source)?.is_none() {
+            if secrets.get(principal, source).await?.is_none() {
                 return Err(format!("{principal} has no credential for {source}"));
             }
-            secrets.set(principal, source, None)?;
+            secrets.set(principal, source, None).await?;
             Ok(vec![format!(
                 "forgot {principal}'s credential for {source}"
             )])
         }
         Action::List { .. } => Ok(secrets
-            .list()?
+            .list()
+            .await?
             .into_iter()
             .filter(|(_, kept_for, _)| kept_for == source)
             .map(|(principal, _, names)| format!("{principal}\t{}", names.join(",")))
