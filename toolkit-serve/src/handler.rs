@@ -33,7 +33,7 @@ use super::resources;
 use super::served::ServedToolkit;
 use super::told::{self, Told};
 use super::written_result;
-use toolkit_core::context::{Clients, Joined, Principal, Relay, Written};
+use toolkit_core::context::{Clients, Joined, Principal, Relay, Session, Written};
 use toolkit_core::{ApprovalRequest, CallContext, Failure, JsonObject, Progress, Verdict};
 
 /// What a server says of itself.
@@ -162,9 +162,10 @@ impl ServerHandler for Handler {
             context.id.clone(),
             stop,
         ));
-        let call_context = self
-            .call_context(progress.clone(), Arc::clone(&written), relay)
-            .with_extension(principal_of(&context.extensions));
+        let call_context = asked_by(
+            self.call_context(progress.clone(), Arc::clone(&written), relay),
+            &context.extensions,
+        );
         // A call the client cancels (`notifications/cancelled`, or an HTTP request it dropped)
         // stops: its future is dropped, which stops the tool's work.
         let call = tool.call_with(input, &call_context);
@@ -232,9 +233,10 @@ impl ServerHandler for Handler {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        resources::read_resource(&self.resources, &request)
+        let asker = asked_by(CallContext::new(), &context.extensions);
+        resources::read_resource(&self.resources, &request, &asker)
             .await
             .map(Into::into)
     }
@@ -270,9 +272,10 @@ impl ServerHandler for Handler {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        resources::get_prompt(&self.resources, request)
+        let asker = asked_by(CallContext::new(), &context.extensions);
+        resources::get_prompt(&self.resources, request, &asker)
             .await
             .map(Into::into)
     }
@@ -462,6 +465,26 @@ fn principal_of(extensions: &rmcp::model::Extensions) -> Principal {
         .and_then(|parts| parts.extensions.get::<Principal>())
         .cloned()
         .unwrap_or_else(Principal::loopback)
+}
+
+/// The MCP session of the message whose context has `extensions`: the `Mcp-Session-Id` of its
+/// HTTP request, when it has one (none for a stateless request, nor on stdio).
+fn session_of(extensions: &rmcp::model::Extensions) -> Option<Session> {
+    extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.headers.get("mcp-session-id"))
+        .and_then(|id| id.to_str().ok())
+        .map(Session::new)
+}
+
+/// `context` with who sent the message whose context has `extensions`: its principal, and its
+/// session when it has one.
+fn asked_by(context: CallContext, extensions: &rmcp::model::Extensions) -> CallContext {
+    let context = context.with_extension(principal_of(extensions));
+    match session_of(extensions) {
+        Some(session) => context.with_extension(session),
+        None => context,
+    }
 }
 
 /// How severe a log level is: `debug` 0 to `emergency` 7.

@@ -12,6 +12,7 @@ mod clients;
 mod extensions;
 mod principal;
 mod relay;
+mod session;
 mod written;
 
 use std::fmt;
@@ -21,6 +22,7 @@ pub use clients::{Clients, Joined};
 pub use extensions::Extensions;
 pub use principal::Principal;
 pub use relay::{ELICITATION_CREATE, ROOTS_LIST, Relay, Relayed, SAMPLING_CREATE};
+pub use session::Session;
 pub use written::Written;
 
 use crate::progress::ProgressSink;
@@ -130,6 +132,12 @@ impl CallContext {
     /// Who made the call, when a server that knows it serves the call (see [`Principal`]).
     pub fn principal(&self) -> Option<&Principal> {
         self.extension::<Principal>()
+    }
+
+    /// The MCP session the call came in, when a server that serves sessions serves the call
+    /// (see [`Session`]).
+    pub fn session(&self) -> Option<&Session> {
+        self.extension::<Session>()
     }
 
     /// The relay to the client of the served call, when a server serves it (see [`Relay`]).
