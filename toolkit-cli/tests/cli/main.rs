@@ -7,6 +7,7 @@ mod credentials;
 mod execute;
 mod gateway;
 mod gateway_apps;
+mod gateway_audit;
 mod gateway_fidelity;
 mod gateway_isolation;
 mod gateway_replicas;
