@@ -6,7 +6,7 @@
 //! (unless `include_inputs`, and then with every credential the gateway holds redacted), a
 //! result, or a credential.
 //!
-//! Where: [`Audited`] around each source (as [`Metered`](super::metrics) is), and the resources'
+//! Where: `Audited` around each source (as `Metered` is, `metrics.rs`), and the resources'
 //! and prompts' path (`resources.rs`). Each record is a `tracing` event of target [`TARGET`] too,
 //! in the call's span, so an OpenTelemetry log export carries it beside the spans.
 //!

@@ -309,6 +309,7 @@ impl Gateway {
                 .collect(),
             Arc::clone(&self.metrics),
         )
+        .audited(self.audit.clone().map(|audit| (audit, self.policy.clone())))
     }
 
     /// The toolkit of the catalog under the policy, presented as the configuration says. The

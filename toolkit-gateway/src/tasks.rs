@@ -18,13 +18,16 @@
 //! upstream errors): the call is the task's creation (`ok` once the source took it). A
 //! `tasks/get`, `tasks/result` or `tasks/cancel` the source fails (but for a task or input it
 //! does not know, or a method it does not have) counts as an upstream error of the source.
+//! It is recorded in the audit (`[audit]`) as a tool call too, its outcome the creation's.
 
 use std::sync::Arc;
 
 use serde_json::Value;
 use toolkit_runtime::mcp::Mcp;
 
+use super::audit::{Audit, Entry, Kind, outcome};
 use super::metrics::Metrics;
+use super::policy::Policy;
 use super::served_tasks::{MAX_TASKS_PER_SESSION, ServedTasks, is_end};
 use super::task_statuses::StatusRelay;
 use toolkit_runtime::serve::failure::echo;
@@ -44,6 +47,8 @@ pub struct UpstreamTasks {
     metrics: Arc<Metrics>,
     /// Where the statuses the sources tell go (`task_statuses.rs`).
     statuses: StatusRelay,
+    /// Where each call passed through is recorded (`[audit]`), with the policy that let it.
+    audit: Option<(Audit, Policy)>,
 }
 
 impl UpstreamTasks {
@@ -59,7 +64,16 @@ impl UpstreamTasks {
             served: Arc::new(ServedTasks::new(cap)),
             metrics,
             statuses: StatusRelay::default(),
+            audit: None,
         }
+    }
+
+    /// Records each call passed through in `audit` (none: not recorded), with what `policy`
+    /// decided for its tool: the record's outcome is the task's creation's.
+    #[must_use]
+    pub(crate) fn audited(mut self, audit: Option<(Audit, Policy)>) -> Self {
+        self.audit = audit;
+        self
     }
 
     fn source(&self, name: &str) -> Option<&Arc<Mcp>> {
@@ -130,15 +144,33 @@ impl Tasks for UpstreamTasks {
             };
             let slot = self.served.reserve(session(context)?)?;
             self.statuses.listen(&self.upstreams, &self.served);
-            let mut result = self
+            let open = match &self.audit {
+                Some((audit, policy)) => Some(
+                    audit
+                        .begin(Entry {
+                            context,
+                            kind: Kind::ToolCall,
+                            source,
+                            name: tool,
+                            decision: policy.decide_name(source, tool),
+                            input: &arguments,
+                        })
+                        .await,
+                ),
+                None => None,
+            };
+            let created = self
                 .metrics
                 .metered(
                     source,
                     tool,
                     mcp.call_as_task(tool, arguments, task, context),
                 )
-                .await
-                .map_err(|error| refusal(&error))?;
+                .await;
+            if let Some(open) = open {
+                open.end(outcome(&created));
+            }
+            let mut result = created.map_err(|error| refusal(&error))?;
             if let Some(Value::String(id)) = result.get("task").and_then(|task| task.get("taskId"))
             {
                 let id = id.clone();

@@ -479,7 +479,7 @@ fn session_of(extensions: &rmcp::model::Extensions) -> Option<Session> {
 
 /// `context` with who sent the message whose context has `extensions`: its principal, and its
 /// session when it has one.
-fn asked_by(context: CallContext, extensions: &rmcp::model::Extensions) -> CallContext {
+pub(crate) fn asked_by(context: CallContext, extensions: &rmcp::model::Extensions) -> CallContext {
     let context = context.with_extension(principal_of(extensions));
     match session_of(extensions) {
         Some(session) => context.with_extension(session),

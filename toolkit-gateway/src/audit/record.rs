@@ -37,7 +37,7 @@ pub enum AuditDecision {
 /// only once approved, so its verdict is `approved` and `by` is unknown. The approval work
 /// (issue 39) fills `by` (and an `edited` verdict) by putting an `ApprovalRecord` in the call's
 /// context ([`CallContext::with_extension`](toolkit_runtime::CallContext::with_extension)),
-/// which [`Audited`](super::Audited) reads first.
+/// which the audited source (`audit/audited.rs`) reads first.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ApprovalRecord {
     /// `approved`, or `edited` (approved with an input the person corrected).

@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 use std::io::{self, Write as _};
 use std::sync::Arc;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
 use tokio::sync::{Semaphore, oneshot};
@@ -140,11 +140,9 @@ impl Writer {
             while let Some(message) = next {
                 self.take(message);
                 taken += 1;
+                // Empty, or every sender gone (seen at the next wait).
                 next = if taken < MAX_BATCH {
-                    match messages.try_recv() {
-                        Ok(message) => Some(message),
-                        Err(TryRecvError::Empty | TryRecvError::Disconnected) => None,
-                    }
+                    messages.try_recv().ok()
                 } else {
                     None
                 };
