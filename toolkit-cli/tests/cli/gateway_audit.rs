@@ -45,6 +45,16 @@ async fn api() -> String {
 /// A directory with the API document and a configuration serving it on `port` to alice and
 /// bob, its audit written to `audit_file`.
 fn workspace(name: &str, port: u16, base_url: &str, audit_file: &Path) -> PathBuf {
+    workspace_auditing(
+        name,
+        port,
+        base_url,
+        &format!("file = \"{}\"", audit_file.display()),
+    )
+}
+
+/// As [`workspace`], with `audit` as the `[audit]` table.
+fn workspace_auditing(name: &str, port: u16, base_url: &str, audit: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("toolkit-audit-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -65,14 +75,13 @@ refresh_seconds = 0
 default = "allow"
 
 [audit]
-file = "{}"
+{audit}
 
 [[sources]]
 name = "api"
 openapi = "api.json"
 base_url = "{base_url}"
-"#,
-        audit_file.display()
+"#
     );
     std::fs::write(dir.join("toolkit.toml"), config).unwrap();
     dir
@@ -297,4 +306,69 @@ fn an_audit_file_that_cannot_be_opened_stops_the_start_naming_it() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::remove_dir_all(&scratch).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_stdout_each_record_is_a_json_line_of_standard_output() {
+    let base = api().await;
+    let port = free_port();
+    let dir = workspace_auditing("stdout", port, &base, "stdout = true");
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"));
+    command
+        .args(["serve", "--config"])
+        .arg(dir.join("toolkit.toml"))
+        .env("AUDIT_TOKEN_ALICE", ALICE)
+        .env("AUDIT_TOKEN_BOB", BOB)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    let child = command.spawn().unwrap();
+    let ready = format!("http://127.0.0.1:{port}/readyz");
+    for _ in 0..300 {
+        if let Ok(response) = reqwest::get(&ready).await
+            && response.status() == 200
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    for n in 0..3 {
+        let input = json!({ "word": format!("private-word-{n}") });
+        client(port, BOB)
+            .call(
+                "api__echo",
+                input.as_object().cloned().unwrap(),
+                &toolkit_runtime::CallContext::new(),
+            )
+            .await
+            .unwrap();
+    }
+    let pid = child.id().unwrap().to_string();
+    assert!(
+        std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let output = tokio::time::timeout(Duration::from_secs(20), child.wait_with_output())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(!text.contains("private-word"), "{text}");
+    let records: Vec<Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(records.len(), 3, "{text}");
+    assert!(
+        records
+            .iter()
+            .all(|record| record["principal"] == "token:bob")
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
