@@ -14,8 +14,9 @@
 //! (`audit/writer.rs`), which writes each batch and flushes it; a call waits only when
 //! [`MAX_UNWRITTEN`] records are not written yet (a file that fails: they are kept, tried again
 //! every second, and `/readyz` answers 503 meanwhile). At shutdown [`Audit::finish`] waits for the
-//! calls still running to be recorded (a call cut short is recorded `cancelled`) and for every
-//! record to be written; what still cannot be written by then goes to standard error. A file that
+//! calls still running to be recorded (a call cut short is recorded `cancelled`, one still
+//! running after the wait `unfinished`) and for every record to be written; what still cannot be
+//! written by then goes to standard error. A file that
 //! cannot be opened at the start stops the start, naming it.
 
 mod audited;
@@ -23,9 +24,10 @@ mod file;
 mod record;
 mod writer;
 
+use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, mpsc};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError, mpsc};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -57,14 +59,17 @@ struct Inner {
     room: Arc<Semaphore>,
     /// With `include_inputs`: what redacts the inputs recorded.
     redactor: Option<Redactor>,
-    /// Records begun and not sent yet (calls running).
-    open: AtomicUsize,
+    /// The records begun and not sent yet (calls running), by a number of their own, with when
+    /// each began: sent by whoever takes it out first, the call's end or [`Audit::finish`].
+    open: Mutex<HashMap<u64, (AuditRecord, Instant)>>,
+    /// The number of the next record begun.
+    next: AtomicU64,
 }
 
 impl std::fmt::Debug for Audit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Audit")
-            .field("open", &self.inner.open.load(Ordering::Relaxed))
+            .field("open", &self.open().len())
             .finish_non_exhaustive()
     }
 }
@@ -110,7 +115,8 @@ impl Audit {
                 sender,
                 room,
                 redactor,
-                open: AtomicUsize::new(0),
+                open: Mutex::default(),
+                next: AtomicU64::new(0),
             }),
         })
     }
@@ -123,7 +129,6 @@ impl Audit {
         if let Ok(permit) = self.inner.room.acquire().await {
             permit.forget();
         }
-        self.inner.open.fetch_add(1, Ordering::SeqCst);
         let bytes = serde_json::to_vec(entry.input).unwrap_or_default();
         let name = Some(entry.name.to_owned());
         let (tool, uri, prompt) = match entry.kind {
@@ -168,10 +173,32 @@ impl Audit {
             duration_ms: 0.0,
             upstream_status: None,
         };
+        let number = self.inner.next.fetch_add(1, Ordering::Relaxed);
+        self.open().insert(number, (record, Instant::now()));
         Open {
             audit: self.clone(),
-            record: Some(record),
-            start: Instant::now(),
+            number,
+        }
+    }
+
+    /// The records begun and not sent yet.
+    fn open(&self) -> std::sync::MutexGuard<'_, HashMap<u64, (AuditRecord, Instant)>> {
+        self.inner
+            .open
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Ends the open record `number` with `outcome` and sends it, unless it was sent already.
+    fn end(&self, number: u64, outcome: &str) {
+        let taken = self.open().remove(&number);
+        if let Some((mut record, start)) = taken {
+            record.outcome = outcome.to_owned();
+            let micros = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX);
+            #[allow(clippy::cast_precision_loss)] // microseconds: exact below 2^53
+            let ms = micros as f64 / 1_000.0;
+            record.duration_ms = ms;
+            self.send(&record);
         }
     }
 
@@ -187,20 +214,25 @@ impl Audit {
             }
             Err(error) => tracing::error!(%error, "an audit record cannot be written as JSON"),
         }
-        self.inner.open.fetch_sub(1, Ordering::SeqCst);
     }
 
-    /// Waits, for up to `wait`, until the calls running are recorded and every record is
-    /// written and synced; what cannot be written by then goes to standard error. How many
-    /// records could not be written to a sink (0: none).
+    /// Waits, for up to `wait`, until the calls running are recorded (one still running then is
+    /// recorded `unfinished`) and every record is written and synced; what cannot be written by
+    /// then goes to standard error. How many records could not be written to a sink (0: none).
     pub async fn finish(&self, wait: Duration) -> usize {
         let deadline = Instant::now() + wait;
-        while self.inner.open.load(Ordering::SeqCst) > 0 && Instant::now() < deadline {
+        while !self.open().is_empty() && Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        let open = self.inner.open.load(Ordering::SeqCst);
-        if open > 0 {
-            tracing::warn!(open, "calls still running at shutdown are not in the audit");
+        let running: Vec<u64> = self.open().keys().copied().collect();
+        if !running.is_empty() {
+            tracing::warn!(
+                running = running.len(),
+                "calls still running as the gateway stops are recorded unfinished"
+            );
+        }
+        for number in running {
+            self.end(number, "unfinished");
         }
         let (answer, answered) = oneshot::channel();
         let finish = Message::Finish {
@@ -239,34 +271,24 @@ pub(crate) struct Entry<'a> {
     pub(crate) input: &'a JsonObject,
 }
 
-/// A record begun: sent when ended, or as `cancelled` when dropped first.
+/// A record begun: sent when ended, or as `cancelled` when dropped first (or `unfinished` by
+/// [`Audit::finish`], if the gateway stops first: whichever comes first sends it, once).
 pub(crate) struct Open {
     audit: Audit,
-    record: Option<AuditRecord>,
-    start: Instant,
+    number: u64,
 }
 
 impl Open {
     /// Ends the record with `outcome` (`ok`, or the failure's reason).
-    pub(crate) fn end(mut self, outcome: &str) {
-        self.close(outcome);
-    }
-
-    fn close(&mut self, outcome: &str) {
-        if let Some(mut record) = self.record.take() {
-            record.outcome = outcome.to_owned();
-            let micros = u64::try_from(self.start.elapsed().as_micros()).unwrap_or(u64::MAX);
-            #[allow(clippy::cast_precision_loss)] // microseconds: exact below 2^53
-            let ms = micros as f64 / 1_000.0;
-            record.duration_ms = ms;
-            self.audit.send(&record);
-        }
+    pub(crate) fn end(self, outcome: &str) {
+        self.audit.end(self.number, outcome);
     }
 }
 
 impl Drop for Open {
     fn drop(&mut self) {
-        self.close("cancelled");
+        // Nothing, when ended already.
+        self.audit.end(self.number, "cancelled");
     }
 }
 

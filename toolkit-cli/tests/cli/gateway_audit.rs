@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use axum::extract::Query;
@@ -24,16 +25,35 @@ const API: &str = r#"{
   "paths": {
     "/echo": {"get": {"operationId": "echo",
       "parameters": [{"name": "word", "in": "query", "required": true, "schema": {"type": "string"}}],
+      "responses": {"200": {"description": "ok"}}}},
+    "/slow": {"get": {"operationId": "slow",
+      "parameters": [{"name": "ms", "in": "query", "required": true, "schema": {"type": "integer"}}],
       "responses": {"200": {"description": "ok"}}}}
   }
 }"#;
 
-/// The API the gateway's one source calls, on 127.0.0.1: it answers `{"heard": true}`.
+/// How many calls of `/slow` the API began.
+static SLOW_BEGUN: AtomicUsize = AtomicUsize::new(0);
+
+/// The API the gateway's one source calls, on 127.0.0.1: `/echo` answers `{"heard": true}`,
+/// `/slow` does after `ms` milliseconds.
 async fn api() -> String {
-    let app = axum::Router::new().route(
-        "/v1/echo",
-        get(|Query(_): Query<Vec<(String, String)>>| async { axum::Json(json!({"heard": true})) }),
-    );
+    let app = axum::Router::new()
+        .route(
+            "/v1/echo",
+            get(|Query(_): Query<Vec<(String, String)>>| async {
+                axum::Json(json!({"heard": true}))
+            }),
+        )
+        .route(
+            "/v1/slow",
+            get(|Query(query): Query<Vec<(String, u64)>>| async move {
+                SLOW_BEGUN.fetch_add(1, Ordering::SeqCst);
+                let ms = query.first().map_or(0, |(_, ms)| *ms);
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                axum::Json(json!({"heard": true}))
+            }),
+        );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
     tokio::spawn(
@@ -143,7 +163,7 @@ async fn every_call_of_two_people_is_recorded_once_before_the_gateway_stops() {
     let people = [("alice", client(port, ALICE)), ("bob", client(port, BOB))];
     for (_, mcp) in &people {
         let tools = mcp.discover().await.unwrap();
-        assert_eq!(tools.len(), 1);
+        assert_eq!(tools.len(), 2);
     }
     let calls = people.iter().flat_map(|(name, mcp)| {
         (0..500).map(move |n| async move {
@@ -371,4 +391,86 @@ async fn with_stdout_each_record_is_a_json_line_of_standard_output() {
             .all(|record| record["principal"] == "token:bob")
     );
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_in_flight_at_sigterm_are_recorded_when_they_end_before_the_exit() {
+    let base = api().await;
+    let port = free_port();
+    let scratch = std::env::temp_dir().join(format!(
+        "toolkit-audit-{}-inflight-file",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&scratch);
+    std::fs::create_dir_all(&scratch).unwrap();
+    let audit_file = scratch.join("audit.jsonl");
+    let dir = workspace("inflight", port, &base, &audit_file);
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"));
+    command
+        .args(["serve", "--config"])
+        .arg(dir.join("toolkit.toml"))
+        .env("AUDIT_TOKEN_ALICE", ALICE)
+        .env("AUDIT_TOKEN_BOB", BOB)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let child = command.spawn().unwrap();
+    let ready = format!("http://127.0.0.1:{port}/readyz");
+    for _ in 0..300 {
+        if let Ok(response) = reqwest::get(&ready).await
+            && response.status() == 200
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let before = SLOW_BEGUN.load(Ordering::SeqCst);
+    let alice = std::sync::Arc::new(client(port, ALICE));
+    let calls: Vec<_> = (0..20)
+        .map(|_| {
+            let alice = std::sync::Arc::clone(&alice);
+            tokio::spawn(async move {
+                let input = json!({"ms": 1_500});
+                alice
+                    .call(
+                        "api__slow",
+                        input.as_object().cloned().unwrap(),
+                        &toolkit_runtime::CallContext::new(),
+                    )
+                    .await
+            })
+        })
+        .collect();
+    for _ in 0..200 {
+        if SLOW_BEGUN.load(Ordering::SeqCst) >= before + 20 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert_eq!(SLOW_BEGUN.load(Ordering::SeqCst), before + 20);
+    // All 20 in flight: SIGTERM. They finish within the grace period, and are recorded.
+    let (code, stderr) = terminate(child).await;
+    assert_eq!(code, Some(0), "{stderr}");
+    for call in calls {
+        call.await.unwrap().unwrap();
+    }
+    let records: Vec<Value> = std::fs::read_to_string(&audit_file)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(records.len(), 20);
+    for record in &records {
+        assert_eq!(record["tool"], "slow", "{record}");
+        assert_eq!(record["outcome"], "ok", "{record}");
+        assert_eq!(record["principal"], "token:alice", "{record}");
+        assert!(
+            record["duration_ms"].as_f64().unwrap() >= 1_400.0,
+            "{record}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    std::fs::remove_dir_all(&scratch).unwrap();
 }

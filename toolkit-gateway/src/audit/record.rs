@@ -101,7 +101,7 @@ pub struct AuditRecord {
     pub input: Option<Value>,
     /// `ok`, or why it failed: `invalid_input`, `not_found`, `authentication`, `call_failed`,
     /// `unavailable`, `invalid_response`, `unsupported`, `unknown`; `cancelled` when the client
-    /// went before the answer.
+    /// went before the answer; `unfinished` when the gateway stopped before it.
     pub outcome: String,
     /// How long it took, in milliseconds (to the microsecond).
     pub duration_ms: f64,

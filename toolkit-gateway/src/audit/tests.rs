@@ -328,3 +328,32 @@ async fn a_file_that_fails_while_serving_keeps_its_records_and_the_gateway_unrea
     let expected: Vec<String> = (0..30).map(|n| format!("tool_{n:03}")).collect();
     assert_eq!(tools, expected);
 }
+
+#[tokio::test]
+async fn a_call_still_running_when_the_gateway_stops_is_recorded_unfinished_once() {
+    let dir = dir();
+    let path = dir.path().join("audit.jsonl");
+    let audit = Audit::start(&config(&path), &[], Readiness::default()).unwrap();
+    let input = JsonObject::new();
+    let context = alice();
+    let running = audit
+        .begin(Entry {
+            context: &context,
+            kind: Kind::PromptGet,
+            source: "everything",
+            name: "slow-prompt",
+            decision: Decision::Allow,
+            input: &input,
+        })
+        .await;
+    call(&audit, &context, "quick", &input, "ok").await;
+    assert_eq!(audit.finish(Duration::from_millis(50)).await, 0);
+    // It ends after: already recorded, it is not recorded again.
+    running.end("ok");
+    assert_eq!(audit.finish(Duration::from_secs(5)).await, 0);
+    let records = lines(&path);
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert_eq!(records[0]["tool"], "quick");
+    assert_eq!(records[1]["prompt"], "slow-prompt");
+    assert_eq!(records[1]["outcome"], "unfinished");
+}
