@@ -125,6 +125,22 @@ impl ApprovalRequest {
     }
 }
 
+/// What a call that needed approval ran with: put in the context its source is called with, once
+/// a person approved it, so that what records the call (an audit) knows it was asked and how it
+/// was answered.
+///
+/// ```
+/// use toolkit_core::approval::Approved;
+///
+/// let approved = Approved { edited: true };
+/// assert!(approved.edited);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Approved {
+    /// Whether the person changed the input before approving it.
+    pub edited: bool,
+}
+
 /// What a person answered about a call.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {

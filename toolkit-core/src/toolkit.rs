@@ -216,7 +216,7 @@ impl Tool {
         if let Err(invalid) = self.input_check().check(&input) {
             return Err(Failure::invalid_input(invalid.report(self.name())));
         }
-        let Value::Object(mut input) = input else {
+        let Value::Object(input) = input else {
             // The check above refuses anything but an object.
             return Err(Failure::invalid_input("The input must be a JSON object."));
         };
@@ -226,13 +226,22 @@ impl Tool {
             approval => approval.is_required(&input),
         };
         if asks {
-            input = self.ask(input, context).await?;
+            let (approved, edited) = self.ask(input, context).await?;
+            let context = context
+                .clone()
+                .with_extension(crate::approval::Approved { edited });
+            return self.run(approved, &context).await;
         }
         self.run(input, context).await
     }
 
-    /// Asks the context's approver about a call with `input`, and gives the input to run with.
-    async fn ask(&self, input: JsonObject, context: &CallContext) -> Result<JsonObject, Failure> {
+    /// Asks the context's approver about a call with `input`, and gives the input to run with
+    /// (and whether the person changed it).
+    async fn ask(
+        &self,
+        input: JsonObject,
+        context: &CallContext,
+    ) -> Result<(JsonObject, bool), Failure> {
         let span = tracing::Span::current();
         let Some(approver) = context.approver_ref() else {
             span.record("toolkit.approval", "declined");
@@ -260,7 +269,7 @@ impl Tool {
         match verdict {
             Verdict::Approve => {
                 span.record("toolkit.approval", "approved");
-                Ok(input)
+                Ok((input, false))
             }
             Verdict::Decline { reason } => {
                 span.record("toolkit.approval", "declined");
@@ -277,7 +286,7 @@ impl Tool {
                     )));
                 }
                 match edited {
-                    Value::Object(edited) => Ok(edited),
+                    Value::Object(edited) => Ok((edited, true)),
                     _ => Err(Failure::invalid_input("The input must be a JSON object.")),
                 }
             }

@@ -46,6 +46,13 @@
 //! name = "everything"
 //! command = ["npx", "-y", "@modelcontextprotocol/server-everything"]
 //! env = { API_KEY = "EVERYTHING_API_KEY" }   # the server's variable = the host's variable
+//!
+//! [audit]                        # a record of every call (docs/audit.md); none when absent
+//! file = "audit.jsonl"           # JSON lines, appended, created 0600, next to this file unless absolute
+//! max_bytes = 104857600          # rotated past this size: audit.jsonl.1 … audit.jsonl.N
+//! keep = 5                       # how many rotated files are kept (N)
+//! stdout = false                 # the records on stdout too (HTTP only: stdio's stdout is MCP's)
+//! include_inputs = false         # the inputs too, every credential the gateway holds redacted
 //! ```
 //!
 //! A configuration never holds a secret: a header's value and a stdio server's credential are
@@ -85,7 +92,58 @@ pub struct Config {
     /// The sources of the tools, in order.
     #[serde(default)]
     pub sources: Vec<SourceConfig>,
+    /// Where a record of every call through the gateway is written; none when absent.
+    pub audit: Option<AuditConfig>,
 }
+
+/// The `[audit]` table: where the audit records go (`audit.rs`; the record's fields in
+/// `docs/audit.md`). Each record is a `tracing` event of target `toolkit::audit` too (and so an
+/// OpenTelemetry log beside the call's spans), whatever the sinks.
+///
+/// ```toml
+/// [audit]
+/// file = "/var/log/toolkit/audit.jsonl"
+/// max_bytes = 104857600
+/// keep = 5
+/// ```
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuditConfig {
+    /// The file the records are appended to, one JSON object a line, relative to the
+    /// configuration's directory; created with mode 0600. One that cannot be opened stops the
+    /// start, naming it.
+    pub file: Option<PathBuf>,
+    /// The size past which the file is rotated (100 MiB by default; at least 1,024): it becomes
+    /// `FILE.1`, `FILE.1` becomes `FILE.2`, and so on.
+    #[serde(default = "default_audit_max_bytes")]
+    pub max_bytes: u64,
+    /// How many rotated files are kept (`FILE.1` … `FILE.N`; 5 by default, at most 1,000; 0
+    /// keeps none).
+    #[serde(default = "default_audit_keep")]
+    pub keep: usize,
+    /// The records on standard output too, as JSON lines (HTTP only: over stdio, standard output
+    /// is the MCP connection).
+    #[serde(default)]
+    pub stdout: bool,
+    /// Each record holds its input too (`input`), with every credential the gateway holds (the
+    /// values of the variables its sources and `[serve.auth]` name) replaced by `<credential>`.
+    /// Off by default: a record holds the input's SHA-256 and size only.
+    #[serde(default)]
+    pub include_inputs: bool,
+}
+
+fn default_audit_max_bytes() -> u64 {
+    100 * 1024 * 1024
+}
+
+fn default_audit_keep() -> usize {
+    5
+}
+
+/// The smallest `audit.max_bytes`.
+const MIN_AUDIT_BYTES: u64 = 1_024;
+/// The most rotated audit files kept.
+const MAX_AUDIT_KEEP: usize = 1_000;
 
 /// The `[serve]` table.
 #[derive(Clone, Debug, Deserialize)]
@@ -800,6 +858,9 @@ impl Config {
         if let Some(model) = &mut config.serve.search_model {
             *model = base.join(&*model);
         }
+        if let Some(file) = config.audit.as_mut().and_then(|audit| audit.file.as_mut()) {
+            *file = base.join(&*file);
+        }
         for source in &mut config.sources {
             if let Some(document) = &mut source.openapi {
                 *document = base.join(&*document);
@@ -812,6 +873,39 @@ impl Config {
             }
         }
         Ok(config)
+    }
+
+    /// The credentials the gateway holds, as the environment has them now: the values of the
+    /// variables its sources (`headers`, `env`, `credentials`, `oauth`) and `[serve.auth]`'s
+    /// tokens name (those set). What an audit record's input is redacted of.
+    pub fn secrets(&self) -> Vec<String> {
+        let sources = self.sources.iter().flat_map(|source| {
+            source
+                .headers
+                .values()
+                .map(|from| from.env.clone())
+                .chain(source.env.values().cloned())
+                .chain(source.credentials.values().cloned())
+                .chain(
+                    source
+                        .oauth
+                        .iter()
+                        .flat_map(|oauth| [&oauth.client_secret_env, &oauth.private_key_env])
+                        .flatten()
+                        .cloned(),
+                )
+                .collect::<Vec<_>>()
+        });
+        let tokens = self
+            .serve
+            .auth
+            .iter()
+            .flat_map(|auth| auth.tokens.iter().map(|token| token.env.clone()));
+        sources
+            .chain(tokens)
+            .filter_map(|name| std::env::var(name).ok())
+            .filter(|value| !value.is_empty())
+            .collect()
     }
 
     /// Parses and checks a configuration's text (paths stay as written).
@@ -856,6 +950,27 @@ impl Config {
             problems.extend(auth.problems());
         }
         problems.extend(config.approval.problems());
+        if let Some(audit) = &config.audit {
+            if audit.max_bytes < MIN_AUDIT_BYTES {
+                problems.push(format!(
+                    "audit.max_bytes is {}: at least {MIN_AUDIT_BYTES}",
+                    audit.max_bytes
+                ));
+            }
+            if audit.keep > MAX_AUDIT_KEEP {
+                problems.push(format!(
+                    "audit.keep is {}: at most {MAX_AUDIT_KEEP}",
+                    audit.keep
+                ));
+            }
+            if audit.stdout && config.serve.transport == Transport::Stdio {
+                problems.push(
+                    "audit.stdout is for serve.transport = \"http\": over stdio, standard \
+                     output is the MCP connection (write the records to audit.file)"
+                        .to_owned(),
+                );
+            }
+        }
         if config.catalog.refresh_seconds > MAX_REFRESH_SECONDS {
             problems.push(format!(
                 "catalog.refresh_seconds is at most {MAX_REFRESH_SECONDS} (a week)"
@@ -1152,6 +1267,35 @@ mod tests {
                 "@modelcontextprotocol/server-everything".into()
             ])
         );
+    }
+
+    #[test]
+    fn the_audit_table_reads_its_keys_with_defaults_and_refuses_the_rest() {
+        let config =
+            Config::parse("[policy]\ndefault = \"allow\"\n[audit]\nfile = \"audit.jsonl\"\n")
+                .unwrap();
+        let audit = config.audit.unwrap();
+        assert_eq!(audit.file, Some(PathBuf::from("audit.jsonl")));
+        assert_eq!((audit.max_bytes, audit.keep), (100 * 1024 * 1024, 5));
+        assert!(!audit.stdout && !audit.include_inputs);
+        assert!(
+            Config::parse("[policy]\ndefault = \"allow\"\n")
+                .unwrap()
+                .audit
+                .is_none()
+        );
+        let problem = |table: &str| {
+            Config::parse(&format!(
+                "[policy]\ndefault = \"allow\"\n[audit]\n{table}\n"
+            ))
+            .unwrap_err()
+            .0
+        };
+        assert!(problem("files = \"a\"").contains("unknown field `files`"));
+        assert!(problem("file = \"a\"\nmax_bytes = 10").contains("audit.max_bytes"));
+        assert!(problem("file = \"a\"\nkeep = 1001").contains("audit.keep"));
+        // Over stdio, standard output is the MCP connection.
+        assert!(problem("stdout = true").contains("audit.stdout"));
     }
 
     #[test]

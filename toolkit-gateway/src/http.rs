@@ -101,6 +101,7 @@ pub(crate) async fn serve(
                         "catalog_loaded": state.loaded,
                         "tools": state.tools,
                         "unreachable_sources": state.unreachable,
+                        "audit": state.audit,
                     });
                     (status, axum::Json(body))
                 }

@@ -2,6 +2,7 @@
 #![deny(missing_docs)]
 
 mod approval_webhook;
+pub mod audit;
 pub mod auth;
 pub mod catalog;
 pub mod changed_sources;
@@ -29,7 +30,7 @@ mod token_store;
 mod views;
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use toolkit_runtime::context::Clients;
@@ -39,6 +40,7 @@ use toolkit_runtime::{
     search::SearchOptions, search::ToolSearch,
 };
 
+use self::audit::Audit;
 use self::catalog::{Catalog, RefreshFailure};
 use self::config::{Config, ConfigError, Presentation};
 use self::metrics::{Metered, Metrics};
@@ -54,6 +56,8 @@ pub struct Gateway {
     catalog: Catalog,
     metrics: Arc<Metrics>,
     readiness: Readiness,
+    /// Where every call's record goes (`[audit]`), when configured.
+    audit: Option<Audit>,
     /// The MCP sources, whose resources and prompts are served too: `(name, prefixed, source)`.
     upstreams: Vec<(String, bool, Arc<toolkit_runtime::mcp::Mcp>)>,
     /// The clients of the sessions served, for what an upstream asks outside any call.
@@ -85,12 +89,18 @@ pub struct ReadyState {
     pub unreachable: Vec<String>,
     /// How many tools the catalog holds.
     pub tools: usize,
+    /// Why the audit records cannot be written now (`audit.file`), when they cannot: they are
+    /// kept and tried again (`audit.rs`), and the gateway takes no traffic meanwhile.
+    pub audit: Option<String>,
 }
 
 impl ReadyState {
-    /// Whether to take traffic: loaded, and not every source unreachable.
+    /// Whether to take traffic: loaded, not every source unreachable, and the audit records
+    /// written.
     pub fn ready(&self) -> bool {
-        self.loaded && (self.sources == 0 || self.unreachable.len() < self.sources)
+        self.loaded
+            && (self.sources == 0 || self.unreachable.len() < self.sources)
+            && self.audit.is_none()
     }
 }
 
@@ -103,11 +113,16 @@ impl Readiness {
             .unwrap_or_else(|poisoned| poisoned.into_inner().clone())
     }
 
-    fn set(&self, state: ReadyState) {
-        match self.0.lock() {
-            Ok(mut guard) => *guard = state,
-            Err(poisoned) => *poisoned.into_inner() = state,
-        }
+    /// Sets what a refresh found (what the audit says is kept).
+    fn set(&self, mut state: ReadyState) {
+        let mut guard = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        state.audit = guard.audit.take();
+        *guard = state;
+    }
+
+    /// Sets why the audit records cannot be written now (`None`: they are).
+    pub(crate) fn set_audit(&self, problem: Option<String>) {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).audit = problem;
     }
 }
 
@@ -142,7 +157,13 @@ impl Gateway {
     pub fn new(config: Config) -> Result<Self, ConfigError> {
         let mut problems = Vec::new();
         let metrics = Arc::new(Metrics::default());
+        let readiness = Readiness::default();
         let policy = Policy::new(&config.policy).map_err(|error| problems.push(error.0));
+        let audit = config.audit.as_ref().and_then(|audit| {
+            Audit::start(audit, &config.secrets(), readiness.clone())
+                .map_err(|problem| problems.push(problem))
+                .ok()
+        });
         let mut sources = Vec::new();
         let mut changes = Vec::new();
         let mut lifetimes = Vec::new();
@@ -153,6 +174,9 @@ impl Gateway {
                 Ok(made) => {
                     let mut served: Arc<dyn ToolSource> =
                         Arc::new(Metered::new(made.source, Arc::clone(&metrics)));
+                    if let Some(audit) = &audit {
+                        served = Arc::new(audit::Audited::new(served, audit.clone()));
+                    }
                     if let Some(mcp) = made.mcp {
                         upstreams.push((source.name.clone(), source.prefix, mcp));
                         // Its resources are served under its name: so are its results' URIs.
@@ -191,7 +215,8 @@ impl Gateway {
                 sources,
                 catalog,
                 metrics,
-                readiness: Readiness::default(),
+                readiness,
+                audit,
                 upstreams,
                 clients,
                 changes: Arc::new(Mutex::new(changes)),
@@ -216,6 +241,11 @@ impl Gateway {
     /// The gateway's metrics (its sources' calls are counted from the start).
     pub fn metrics(&self) -> &Arc<Metrics> {
         &self.metrics
+    }
+
+    /// The audit every call is recorded in (`[audit]`), when configured.
+    pub fn audit(&self) -> Option<&Audit> {
+        self.audit.as_ref()
     }
 
     /// Whether the gateway is ready, as its last refresh left it.
@@ -280,6 +310,7 @@ impl Gateway {
                 .map(|failure| failure.source.clone())
                 .collect(),
             tools: self.catalog.len(),
+            audit: None,
         });
         Refresh {
             failures,
@@ -302,6 +333,7 @@ impl Gateway {
     pub fn resources(&self) -> resources::Upstreams {
         resources::Upstreams::new(self.upstreams.clone(), self.policy.clone())
             .metered(Arc::clone(&self.metrics))
+            .audited(self.audit.clone())
     }
 
     /// The tasks of the MCP sources, passed through for a client that drives them (see
@@ -314,6 +346,7 @@ impl Gateway {
                 .collect(),
             Arc::clone(&self.metrics),
         )
+        .audited(self.audit.clone())
     }
 
     /// The toolkit of the catalog under the policy, presented as the configuration says, for the

@@ -143,6 +143,7 @@ impl Gateway {
             sources: self.sources.len(),
             unreachable,
             tools: self.catalog.len(),
+            audit: None,
         });
         Refresh {
             failures,

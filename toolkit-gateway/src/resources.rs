@@ -29,8 +29,9 @@ use serde_json::{Value, json};
 use toolkit_runtime::context::Principal;
 use toolkit_runtime::mcp::Mcp;
 use toolkit_runtime::serve::{ListChanged, Offer, Refusal, Resources};
-use toolkit_runtime::{BoxFuture, Decision, JsonObject, Reason, ToolSourceError};
+use toolkit_runtime::{BoxFuture, CallContext, Decision, JsonObject, Reason, ToolSourceError};
 
+use super::audit::{Audit, Entry, Kind, Open, outcome};
 use super::metrics::Metrics;
 use super::policy::{Policy, View};
 use super::served_names::{climbs, served_prompt, served_uri, upstream_prompt, upstream_uri};
@@ -58,6 +59,8 @@ pub struct Upstreams {
     last_listed: Arc<Mutex<Option<(String, String)>>>,
     /// Where each request passed to an upstream is counted.
     metrics: Arc<Metrics>,
+    /// Where each read and prompt passed to an upstream is recorded (`[audit]`).
+    audit: Option<Audit>,
 }
 
 /// One MCP source, with what it was found to have.
@@ -126,6 +129,7 @@ impl Upstreams {
             list_changes: tokio::sync::broadcast::channel(16).0,
             last_listed: Arc::default(),
             metrics: Arc::default(),
+            audit: None,
         }
     }
 
@@ -136,6 +140,37 @@ impl Upstreams {
     pub fn metered(mut self, metrics: Arc<Metrics>) -> Self {
         self.metrics = metrics;
         self
+    }
+
+    /// Records each read and prompt passed to an upstream in `audit` (none: not recorded), as
+    /// the asker the server names says ([`Resources::read_resource_for`]).
+    #[must_use]
+    pub fn audited(mut self, audit: Option<Audit>) -> Self {
+        self.audit = audit;
+        self
+    }
+
+    /// Begins the audit's record of a request of `kind` to `upstream` for `name`, when audited.
+    async fn begin(
+        &self,
+        asker: &CallContext,
+        kind: Kind,
+        upstream: &Upstream,
+        name: &str,
+        input: &JsonObject,
+    ) -> Option<Open> {
+        let audit = self.audit.as_ref()?;
+        Some(
+            audit
+                .begin(Entry {
+                    context: asker,
+                    kind,
+                    source: &upstream.name,
+                    name,
+                    input,
+                })
+                .await,
+        )
     }
 
     /// Whether [`Upstreams::relist`] is called at each refresh (`watched`), so that the clients
@@ -513,8 +548,22 @@ impl Resources for Upstreams {
     }
 
     fn read_resource<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
+        Box::pin(async move { self.read_resource_for(uri, &CallContext::new()).await })
+    }
+
+    fn read_resource_for<'a>(
+        &'a self,
+        uri: &'a str,
+        asker: &'a CallContext,
+    ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
         Box::pin(async move {
             let (upstream, uri) = self.route_uri(uri)?;
+            let input: JsonObject = [("uri".to_owned(), Value::String(uri.clone()))]
+                .into_iter()
+                .collect();
+            let open = self
+                .begin(asker, Kind::ResourceRead, upstream, &uri, &input)
+                .await;
             let read = self
                 .metrics
                 .requested(
@@ -522,8 +571,11 @@ impl Resources for Upstreams {
                     "resources/read",
                     upstream.mcp.read_resource(&uri),
                 )
-                .await
-                .map_err(|error| refusal(&error))?;
+                .await;
+            if let Some(open) = open {
+                open.end(outcome(&read));
+            }
+            let read = read.map_err(|error| refusal(&error))?;
             let mut read = Value::Object(read);
             if let Some(contents) = read.get_mut("contents") {
                 Self::serve_uris(upstream, contents);
@@ -588,7 +640,22 @@ impl Resources for Upstreams {
         arguments: JsonObject,
     ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
         Box::pin(async move {
+            self.get_prompt_for(name, arguments, &CallContext::new())
+                .await
+        })
+    }
+
+    fn get_prompt_for<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: JsonObject,
+        asker: &'a CallContext,
+    ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
+        Box::pin(async move {
             let (upstream, name) = self.route_prompt(name)?;
+            let open = self
+                .begin(asker, Kind::PromptGet, upstream, &name, &arguments)
+                .await;
             let got = self
                 .metrics
                 .requested(
@@ -596,8 +663,11 @@ impl Resources for Upstreams {
                     "prompts/get",
                     upstream.mcp.get_prompt(&name, arguments),
                 )
-                .await
-                .map_err(|error| refusal(&error))?;
+                .await;
+            if let Some(open) = open {
+                open.end(outcome(&got));
+            }
+            let got = got.map_err(|error| refusal(&error))?;
             let mut got = Value::Object(got);
             if let Some(messages) = got.get_mut("messages") {
                 Self::serve_uris(upstream, messages);

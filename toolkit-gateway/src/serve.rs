@@ -72,6 +72,7 @@ pub async fn serve(config: Config) -> Result<(), String> {
         "serving"
     );
     let serve = gateway.config().serve.clone();
+    let audit = gateway.audit().cloned();
     // The MCP sources' resources and prompts, offered as far as they have them: the start waits
     // for the sources' answers a little (a source that has not answered yet counts as having
     // them), and the rest are heard in the background.
@@ -139,7 +140,7 @@ pub async fn serve(config: Config) -> Result<(), String> {
             changes,
         ));
     }
-    match serve.transport {
+    let served = match serve.transport {
         Transport::Stdio => server
             .serve_stdio()
             .await
@@ -155,12 +156,28 @@ pub async fn serve(config: Config) -> Result<(), String> {
                 serve.address,
                 http::MCP_PATH
             );
-            http::serve(server, listener, parts, stop_signal()).await?;
-            tracing::info!("stopped");
-            Ok(())
+            http::serve(server, listener, parts, stop_signal()).await
+        }
+    };
+    // Every call's record is written before the process ends.
+    if let Some(audit) = audit {
+        let unwritten = audit.finish(AUDIT_FINISH_WAIT).await;
+        if unwritten > 0 {
+            tracing::error!(
+                unwritten,
+                "audit records could not be written: they are on standard error"
+            );
         }
     }
+    if served.is_ok() && serve.transport == Transport::Http {
+        tracing::info!("stopped");
+    }
+    served
 }
+
+/// How long the end waits for the calls still running to be recorded and every audit record to
+/// be written (a failing file's records are tried again meanwhile).
+const AUDIT_FINISH_WAIT: Duration = Duration::from_secs(5);
 
 /// Whether the gateway finds its sources' lists changing, and so keeps refreshing and tells its
 /// clients: it refreshes every `interval`, or some source can say its lists changed (`changes`).

@@ -18,12 +18,14 @@
 //! upstream errors): the call is the task's creation (`ok` once the source took it). A
 //! `tasks/get`, `tasks/result` or `tasks/cancel` the source fails (but for a task or input it
 //! does not know, or a method it does not have) counts as an upstream error of the source.
+//! It is recorded in the audit (`[audit]`) as a tool call too, its outcome the creation's.
 
 use std::sync::Arc;
 
 use serde_json::Value;
 use toolkit_runtime::mcp::Mcp;
 
+use super::audit::{Audit, Entry, Kind, outcome};
 use super::metrics::Metrics;
 use super::served_tasks::{MAX_TASKS_PER_SESSION, ServedTasks, is_end};
 use super::task_statuses::StatusRelay;
@@ -44,6 +46,8 @@ pub struct UpstreamTasks {
     metrics: Arc<Metrics>,
     /// Where the statuses the sources tell go (`task_statuses.rs`).
     statuses: StatusRelay,
+    /// Where each call passed through is recorded (`[audit]`).
+    audit: Option<Audit>,
 }
 
 impl UpstreamTasks {
@@ -59,7 +63,16 @@ impl UpstreamTasks {
             served: Arc::new(ServedTasks::new(cap)),
             metrics,
             statuses: StatusRelay::default(),
+            audit: None,
         }
+    }
+
+    /// Records each call passed through in `audit` (none: not recorded): the record's outcome is
+    /// the task's creation's.
+    #[must_use]
+    pub(crate) fn audited(mut self, audit: Option<Audit>) -> Self {
+        self.audit = audit;
+        self
     }
 
     fn source(&self, name: &str) -> Option<&Arc<Mcp>> {
@@ -130,15 +143,32 @@ impl Tasks for UpstreamTasks {
             };
             let slot = self.served.reserve(session(context)?)?;
             self.statuses.listen(&self.upstreams, &self.served);
-            let mut result = self
+            let open = match &self.audit {
+                Some(audit) => Some(
+                    audit
+                        .begin(Entry {
+                            context,
+                            kind: Kind::ToolCall,
+                            source,
+                            name: tool,
+                            input: &arguments,
+                        })
+                        .await,
+                ),
+                None => None,
+            };
+            let created = self
                 .metrics
                 .metered(
                     source,
                     tool,
                     mcp.call_as_task(tool, arguments, task, context),
                 )
-                .await
-                .map_err(|error| refusal(&error))?;
+                .await;
+            if let Some(open) = open {
+                open.end(outcome(&created));
+            }
+            let mut result = created.map_err(|error| refusal(&error))?;
             if let Some(Value::String(id)) = result.get("task").and_then(|task| task.get("taskId"))
             {
                 let id = id.clone();

@@ -34,7 +34,7 @@ use super::resources;
 use super::served::ServedToolkit;
 use super::told::{self, Told};
 use super::written_result;
-use toolkit_core::context::{Clients, Joined, Principal, Relay, SubjectToken, Written};
+use toolkit_core::context::{Clients, Joined, Principal, Relay, Session, SubjectToken, Written};
 use toolkit_core::{ApprovalRequest, CallContext, Failure, JsonObject, Progress, Verdict};
 
 /// What a server says of itself.
@@ -182,14 +182,10 @@ impl ServerHandler for Handler {
             context.protocol_version().as_ref(),
             peer_info.as_ref().map(|info| &info.capabilities),
         );
-        let call_context = self
-            .call_context(progress.clone(), Arc::clone(&written), relay, askable)
-            .with_extension(principal);
-        // The token the person presented, for a source that acts on their behalf.
-        let call_context = match subject_token_of(&context.extensions) {
-            Some(token) => call_context.with_extension(token),
-            None => call_context,
-        };
+        let call_context = asked_by(
+            self.call_context(progress.clone(), Arc::clone(&written), relay, askable),
+            &context.extensions,
+        );
         // A call the client cancels (`notifications/cancelled`, or an HTTP request it dropped)
         // stops: its future is dropped, which stops the tool's work.
         let call = tool.call_with(input, &call_context);
@@ -259,7 +255,8 @@ impl ServerHandler for Handler {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
-        resources::read_resource(&self.resources_to(&context), &request)
+        let asker = asked_by(CallContext::new(), &context.extensions);
+        resources::read_resource(&self.resources_to(&context), &request, &asker)
             .await
             .map(Into::into)
     }
@@ -297,7 +294,8 @@ impl ServerHandler for Handler {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, ErrorData> {
-        resources::get_prompt(&self.resources_to(&context), request)
+        let asker = asked_by(CallContext::new(), &context.extensions);
+        resources::get_prompt(&self.resources_to(&context), request, &asker)
             .await
             .map(Into::into)
     }
@@ -511,6 +509,31 @@ pub(crate) fn principal_of(extensions: &rmcp::model::Extensions) -> Principal {
         .and_then(|parts| parts.extensions.get::<Principal>())
         .cloned()
         .unwrap_or_else(Principal::loopback)
+}
+
+/// The MCP session of the message whose context has `extensions`: the `Mcp-Session-Id` of its
+/// HTTP request, when it has one (none for a stateless request, nor on stdio).
+fn session_of(extensions: &rmcp::model::Extensions) -> Option<Session> {
+    extensions
+        .get::<axum::http::request::Parts>()
+        .and_then(|parts| parts.headers.get("mcp-session-id"))
+        .and_then(|id| id.to_str().ok())
+        .map(Session::new)
+}
+
+/// `context` with who sent the message whose context has `extensions`: its principal, and its
+/// session when it has one.
+pub(crate) fn asked_by(context: CallContext, extensions: &rmcp::model::Extensions) -> CallContext {
+    let context = context.with_extension(principal_of(extensions));
+    let context = match session_of(extensions) {
+        Some(session) => context.with_extension(session),
+        None => context,
+    };
+    // The token the person presented, for a source that acts on their behalf.
+    match subject_token_of(extensions) {
+        Some(token) => context.with_extension(token),
+        None => context,
+    }
 }
 
 /// How severe a log level is: `debug` 0 to `emergency` 7.

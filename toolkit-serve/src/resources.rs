@@ -18,7 +18,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use toolkit_core::context::Principal;
-use toolkit_core::{BoxFuture, JsonObject};
+use toolkit_core::{BoxFuture, CallContext, JsonObject};
 
 /// What a server offers beside its tools, as its capabilities say (`resources`, with
 /// `subscribe`; `prompts`; `completions`): a method of what is not offered is `-32601`.
@@ -113,6 +113,19 @@ pub trait Resources: std::fmt::Debug + Send + Sync + 'static {
     /// The result of `resources/read` for `uri` (`contents`).
     fn read_resource<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<JsonObject, Refusal>>;
 
+    /// The result of `resources/read` for `uri`, asked by the caller `asker` describes (its
+    /// [`Principal`](toolkit_core::context::Principal) and, in a session, its
+    /// [`Session`](toolkit_core::context::Session)): what a server calls. By default
+    /// [`Resources::read_resource`], for a host that does not care who asks.
+    fn read_resource_for<'a>(
+        &'a self,
+        uri: &'a str,
+        asker: &'a CallContext,
+    ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
+        let _ = asker;
+        self.read_resource(uri)
+    }
+
     /// `resources/subscribe` for `uri`.
     fn subscribe<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<(), Refusal>>;
 
@@ -128,6 +141,19 @@ pub trait Resources: std::fmt::Debug + Send + Sync + 'static {
         name: &'a str,
         arguments: JsonObject,
     ) -> BoxFuture<'a, Result<JsonObject, Refusal>>;
+
+    /// The result of `prompts/get` for `name` with `arguments`, asked by the caller `asker`
+    /// describes (as [`Resources::read_resource_for`]): what a server calls. By default
+    /// [`Resources::get_prompt`].
+    fn get_prompt_for<'a>(
+        &'a self,
+        name: &'a str,
+        arguments: JsonObject,
+        asker: &'a CallContext,
+    ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
+        let _ = asker;
+        self.get_prompt(name, arguments)
+    }
 
     /// The result of `completion/complete` for its params as written (`completion`).
     fn complete(&self, params: JsonObject) -> BoxFuture<'_, Result<JsonObject, Refusal>>;
@@ -244,11 +270,12 @@ pub(crate) async fn list_resource_templates(
 pub(crate) async fn read_resource(
     hosted: &Hosted,
     request: &ReadResourceRequestParams,
+    asker: &CallContext,
 ) -> Result<ReadResourceResult, ErrorData> {
     let resources = offering(hosted, |offer| offer.resources, "resources/read")?;
     super::uri_bound::checked(&request.uri)?;
     let read = resources
-        .read_resource(&request.uri)
+        .read_resource_for(&request.uri, asker)
         .await
         .map_err(|refusal| error(refusal, true))?;
     result(read, "resources/read")
@@ -279,10 +306,11 @@ pub(crate) async fn list_prompts(hosted: &Hosted) -> Result<ListPromptsResult, E
 pub(crate) async fn get_prompt(
     hosted: &Hosted,
     request: GetPromptRequestParams,
+    asker: &CallContext,
 ) -> Result<GetPromptResult, ErrorData> {
     let resources = offering(hosted, |offer| offer.prompts, "prompts/get")?;
     let got = resources
-        .get_prompt(&request.name, request.arguments.unwrap_or_default())
+        .get_prompt_for(&request.name, request.arguments.unwrap_or_default(), asker)
         .await
         .map_err(|refusal| error(refusal, false))?;
     result(got, "prompts/get")

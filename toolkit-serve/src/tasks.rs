@@ -350,14 +350,18 @@ fn session(owners: &TaskOwners, ended: &CancellationToken) -> super::TaskSession
     super::TaskSession::new(owners.session(), ended.clone())
 }
 
-/// The context of a request passed through: what the source asks meanwhile goes to this client.
+/// The context of a request passed through: who asks (principal, session), and what the source
+/// asks meanwhile goes to this client.
 fn relayed(context: &RequestContext<RoleServer>) -> CallContext {
     let relay: Arc<dyn Relay> = Arc::new(ClientRelay::new(
         context.peer.clone(),
         context.id.clone(),
         context.ct.child_token(),
     ));
-    CallContext::new().with_extension(relay)
+    super::handler::asked_by(
+        CallContext::new().with_extension(relay),
+        &context.extensions,
+    )
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ mod clients;
 mod extensions;
 mod principal;
 mod relay;
+mod session;
 mod subject_token;
 mod written;
 
@@ -22,6 +23,7 @@ pub use clients::{Clients, Joined};
 pub use extensions::Extensions;
 pub use principal::Principal;
 pub use relay::{ELICITATION_CREATE, ROOTS_LIST, Relay, Relayed, SAMPLING_CREATE};
+pub use session::Session;
 pub use subject_token::SubjectToken;
 pub use written::Written;
 
@@ -138,6 +140,12 @@ impl CallContext {
     /// server passes it on (see [`SubjectToken`]).
     pub fn subject_token(&self) -> Option<&SubjectToken> {
         self.extension::<SubjectToken>()
+    }
+
+    /// The MCP session the call came in, when a server that serves sessions serves the call
+    /// (see [`Session`]).
+    pub fn session(&self) -> Option<&Session> {
+        self.extension::<Session>()
     }
 
     /// The relay to the client of the served call, when a server serves it (see [`Relay`]).

@@ -478,3 +478,67 @@ async fn a_resource_a_result_links_or_embeds_reads_back_through_the_gateway() {
     }
     client.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_and_prompts_passed_to_an_upstream_are_audited_with_who_asked() {
+    let mut config = config("audited", 0);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("audit.jsonl");
+    config.audit = Some(crate::config::AuditConfig {
+        file: Some(file.clone()),
+        max_bytes: 1 << 20,
+        keep: 1,
+        stdout: false,
+        include_inputs: false,
+    });
+    let mut gateway = Gateway::new(config).unwrap();
+    let refresh = gateway.refresh().await;
+    assert!(refresh.failures.is_empty(), "{:?}", refresh.failures);
+    let resources = gateway.resources();
+    let asker = CallContext::new()
+        .with_extension(toolkit_runtime::context::Principal::token("carol"))
+        .with_extension(toolkit_runtime::context::Session::new("s-9"));
+    resources
+        .read_resource_for(ARCHITECTURE, &asker)
+        .await
+        .unwrap();
+    let arguments = json!({"city": "a-city-never-recorded"});
+    resources
+        .get_prompt_for(
+            "everything__args-prompt",
+            arguments.as_object().cloned().unwrap(),
+            &asker,
+        )
+        .await
+        .unwrap();
+    // Not routed (no such prompt is served): it reached no source, and is not recorded.
+    resources
+        .get_prompt_for("nowhere__prompt", JsonObject::new(), &asker)
+        .await
+        .unwrap_err();
+    let audit = gateway.audit().unwrap();
+    assert_eq!(audit.finish(Duration::from_secs(5)).await, 0);
+    let text = std::fs::read_to_string(&file).unwrap();
+    assert!(!text.contains("a-city-never-recorded"), "{text}");
+    let records: Vec<Value> = text
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(records.len(), 2, "{text}");
+    assert_eq!(records[0]["kind"], "resource_read");
+    // The URI at the source, as the prompt's name is.
+    assert_eq!(
+        records[0]["uri"],
+        "demo://resource/static/document/architecture.md"
+    );
+    assert_eq!(records[0]["outcome"], "ok");
+    assert_eq!(records[1]["kind"], "prompt_get");
+    assert_eq!(records[1]["prompt"], "args-prompt");
+    assert_eq!(records[1]["outcome"], "ok");
+    for record in &records {
+        assert_eq!(record["principal"], "token:carol");
+        assert_eq!(record["session"], "s-9");
+        assert_eq!(record["source"], "everything");
+        assert_eq!(record["decision"], "allow");
+    }
+}

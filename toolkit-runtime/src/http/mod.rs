@@ -38,6 +38,8 @@ pub use credential_text::CredentialTextError;
 #[cfg(feature = "http")]
 pub use credentials::{Credential, CredentialProvider, Credentials};
 #[cfg(feature = "http")]
+pub use redaction::Redactor;
+#[cfg(feature = "http")]
 pub use source::{
     DEFAULT_MAX_ANSWER_LENGTH, DEFAULT_TIMEOUT, HttpSource, HttpSourceBuilder, HttpSourceError,
 };

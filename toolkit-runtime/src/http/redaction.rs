@@ -20,9 +20,28 @@ pub(crate) const REPLACEMENT: &str = "<credential>";
 /// ordinary text (the literal secret is looked for whatever its length).
 const MIN_ENCODED: usize = 6;
 
-/// The secrets of a call, in every form this file finds them in.
-pub(crate) struct Redactor {
+/// Secrets (the credentials of a call, or every credential a host holds), found in text and JSON
+/// in every form this file finds them in, and replaced by `<credential>`. The gateway's audit
+/// passes an input it records through one (`include_inputs`).
+///
+/// ```
+/// use toolkit_runtime::http::Redactor;
+///
+/// let redactor = Redactor::new(&["s3cr3t-t0ken".to_owned()]);
+/// let input = serde_json::json!({"query": "token=s3cr3t%2Dt0ken"});
+/// assert_eq!(redactor.value(input), serde_json::json!({"query": "token=<credential>"}));
+/// ```
+pub struct Redactor {
     needles: Vec<Vec<char>>,
+}
+
+/// The secrets are not shown.
+impl std::fmt::Debug for Redactor {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Redactor")
+            .field("needles", &self.needles.len())
+            .finish()
+    }
 }
 
 /// How a needle met the text at a place.
@@ -37,7 +56,7 @@ enum Meeting {
 
 impl Redactor {
     /// A redactor of `secrets` (empty ones are ignored).
-    pub(crate) fn new<'a>(secrets: impl IntoIterator<Item = &'a String>) -> Self {
+    pub fn new<'a>(secrets: impl IntoIterator<Item = &'a String>) -> Self {
         let mut needles: Vec<Vec<char>> = Vec::new();
         for secret in secrets.into_iter().filter(|secret| !secret.is_empty()) {
             needles.push(secret.chars().collect());
@@ -54,14 +73,14 @@ impl Redactor {
     }
 
     /// Whether there is nothing to look for.
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.needles.is_empty()
     }
 
-    /// `text` with every secret replaced by [`REPLACEMENT`]. When `cut` (the text is the start of
+    /// `text` with every secret replaced by `<credential>`. When `cut` (the text is the start of
     /// something longer), a secret begun at its end and not finished is removed too: no prefix
     /// of a secret survives a cut.
-    pub(crate) fn text(&self, text: &str, cut: bool) -> String {
+    pub fn text(&self, text: &str, cut: bool) -> String {
         if self.is_empty() {
             return text.to_owned();
         }
@@ -87,7 +106,7 @@ impl Redactor {
 
     /// `value` with every secret replaced in its strings and keys (a number that shows one
     /// becomes a string).
-    pub(crate) fn value(&self, value: Value) -> Value {
+    pub fn value(&self, value: Value) -> Value {
         if self.is_empty() {
             return value;
         }
