@@ -187,6 +187,34 @@ impl Audit {
         }
     }
 
+    /// Records a call of `tool` of `source` with `input` that was asked about and declined (by
+    /// `by`, when known): it reached policy, and no source.
+    pub(crate) async fn declined(
+        &self,
+        context: &CallContext,
+        (source, tool): (&str, &str),
+        input: &JsonObject,
+        by: Option<String>,
+    ) {
+        let open = self
+            .begin(Entry {
+                context,
+                kind: Kind::ToolCall,
+                source,
+                name: tool,
+                input,
+            })
+            .await;
+        if let Some((record, _)) = self.open().get_mut(&open.number) {
+            record.decision = AuditDecision::Approve;
+            record.approval = Some(ApprovalRecord {
+                verdict: "declined".to_owned(),
+                by,
+            });
+        }
+        open.end("declined");
+    }
+
     /// The records begun and not sent yet.
     fn open(&self) -> std::sync::MutexGuard<'_, HashMap<u64, (AuditRecord, Instant)>> {
         self.inner

@@ -92,9 +92,36 @@ pub async fn serve(config: Config) -> Result<(), String> {
         .clients(std::sync::Arc::clone(gateway.clients()));
     // A call of an `approve` tool runs only once someone approves it: the webhook, else the
     // calling client's person (`[approval]`).
+    let by_webhook = webhook
+        .as_ref()
+        .map(|webhook| format!("webhook:{}", webhook.host()));
     let server = match webhook {
         Some(webhook) => server.approver(webhook),
         None => server.approval_by_client(),
+    };
+    // A call declined reaches no source: the audit records it as its verdict is given.
+    let server = match gateway.audit().cloned() {
+        Some(audit) => server.on_verdict(move |request, verdict| {
+            if let toolkit_runtime::approval::Verdict::Decline { .. } = verdict {
+                let (source, tool) = request.origin().unwrap_or(("", request.tool_name()));
+                let by = by_webhook.clone().or_else(|| {
+                    request
+                        .context()
+                        .principal()
+                        .map(|principal| principal.id().to_owned())
+                });
+                let (audit, context, input) = (
+                    audit.clone(),
+                    request.context().clone(),
+                    request.input().clone(),
+                );
+                let (source, tool) = (source.to_owned(), tool.to_owned());
+                tokio::spawn(async move {
+                    audit.declined(&context, (&source, &tool), &input, by).await;
+                });
+            }
+        }),
+        None => server,
     };
     if let Some(views) = gateway.views() {
         server.toolkit_handle().replace_views(views);

@@ -68,6 +68,8 @@ pub(crate) struct Handler {
     pub(crate) identity: Arc<Identity>,
     /// Who is asked about a call of a tool that needs approval.
     pub(crate) approval: Approval,
+    /// Told of each verdict ([`McpServer::on_verdict`](super::McpServer::on_verdict)).
+    pub(crate) verdicts: Option<super::observed_approver::Verdicts>,
     /// The least severe log the session's client wants (`logging/setLevel`); every log until it
     /// sets one.
     #[allow(deprecated)]
@@ -437,6 +439,14 @@ impl Handler {
             Approval::Trusted => {
                 CallContext::new().approver(|_: ApprovalRequest| async { Verdict::Approve })
             }
+        };
+        let context = match (&self.verdicts, context.approver_ref()) {
+            (Some(verdicts), Some(approver)) => {
+                let observed =
+                    super::observed_approver::Observed::new(Arc::clone(approver), verdicts.clone());
+                context.shared_approver(Arc::new(observed))
+            }
+            _ => context,
         };
         context
             .with_extension(written)

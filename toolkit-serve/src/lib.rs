@@ -54,6 +54,7 @@ mod guard;
 mod handler;
 mod kept;
 mod list_changes;
+mod observed_approver;
 mod output_check;
 mod progress_queue;
 mod relay;

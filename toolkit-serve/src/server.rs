@@ -78,6 +78,8 @@ pub struct McpServer {
     guard: StdinGuardOptions,
     http: HttpOptions,
     approval: Approval,
+    /// Told of each verdict ([`McpServer::on_verdict`]).
+    verdicts: Option<super::observed_approver::Verdicts>,
     resources: super::resources::Hosted,
     tasks: super::tasks::Hosted,
     /// Who is subscribed to each resource, across the sessions (`subscribers.rs`).
@@ -135,6 +137,7 @@ impl McpServer {
             guard: StdinGuardOptions::default(),
             http: HttpOptions::default(),
             approval: Approval::default(),
+            verdicts: None,
             resources: None,
             tasks: None,
             subscribers: Arc::default(),
@@ -190,6 +193,35 @@ impl McpServer {
     #[must_use]
     pub fn approval_by_client(mut self) -> Self {
         self.approval = Approval::ByClient;
+        self
+    }
+
+    /// Tells `observer` of each verdict given about a call that needed approval (whoever gave
+    /// it), with the request it answers: for a record of the calls that were declined, which
+    /// reach no source.
+    ///
+    /// ```
+    /// use toolkit_core::{Toolkit, approval::{ApprovalRequest, Verdict}};
+    /// use toolkit_serve::McpServer;
+    ///
+    /// let server = McpServer::new(Toolkit::default())
+    ///     .approval_by_client()
+    ///     .on_verdict(|request: &ApprovalRequest, verdict: &Verdict| {
+    ///         if matches!(verdict, Verdict::Decline { .. }) {
+    ///             eprintln!("{} was declined", request.tool_name());
+    ///         }
+    ///     });
+    /// # let _ = server;
+    /// ```
+    #[must_use]
+    pub fn on_verdict(
+        mut self,
+        observer: impl Fn(&toolkit_core::ApprovalRequest, &toolkit_core::Verdict)
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        self.verdicts = Some(super::observed_approver::Verdicts(Arc::new(observer)));
         self
     }
 
@@ -323,6 +355,7 @@ impl McpServer {
             toolkit: self.toolkit.clone(),
             identity: Arc::new(self.identity.clone()),
             approval: self.approval.clone(),
+            verdicts: self.verdicts.clone(),
             level: Arc::default(),
             resources: self.resources.clone(),
             tasks: self.tasks.clone(),

@@ -176,7 +176,7 @@ fn accept(content: Value) -> Value {
 fn the_calling_client_is_asked_and_its_answer_decides() {
     let (dir, files) = workspace("client");
     let port = crate::support::free_port();
-    let _gateway = gateway(&dir, &files, port, "");
+    let _gateway = gateway(&dir, &files, port, "[audit]\nfile = \"audit.jsonl\"");
     let log = std::fs::read_to_string(dir.join("gateway.log")).unwrap();
     assert!(
         log.contains("write_file") && log.contains("elicitation"),
@@ -298,6 +298,66 @@ fn the_calling_client_is_asked_and_its_answer_decides() {
     assert_eq!(read["protocolVersion"], "2026-07-28", "{read}");
     assert_eq!(read["result"]["isError"], true, "{read}");
     assert!(read["result"].to_string().contains("stateless"), "{read}");
+
+    // The audit has each call that was asked about: approved, edited, and those declined (which
+    // reached no source), each with who gave the verdict where the gateway knows it.
+    let verdicts = |records: &[Value]| -> Vec<String> {
+        records
+            .iter()
+            .filter(|record| record["tool"] == "write_file")
+            .map(|record| {
+                record["approval"]["verdict"]
+                    .as_str()
+                    .unwrap_or("none")
+                    .to_owned()
+            })
+            .collect()
+    };
+    let mut records = Vec::new();
+    for _ in 0..100 {
+        let text = std::fs::read_to_string(dir.join("audit.jsonl")).unwrap_or_default();
+        records = text
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .collect::<Vec<_>>();
+        if verdicts(&records)
+            .iter()
+            .filter(|verdict| *verdict == "declined")
+            .count()
+            >= 6
+        {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let seen = verdicts(&records);
+    assert_eq!(
+        seen.iter().filter(|verdict| *verdict == "approved").count(),
+        1,
+        "{seen:?}"
+    );
+    assert_eq!(
+        seen.iter().filter(|verdict| *verdict == "edited").count(),
+        1,
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter().filter(|verdict| *verdict == "declined").count() >= 6,
+        "{seen:?}"
+    );
+    for record in &records {
+        assert_eq!(record["decision"], "approve", "{record}");
+        assert_eq!(record["principal"], "loopback", "{record}");
+        if record["approval"]["verdict"] == "declined" {
+            assert_eq!(record["outcome"], "declined", "{record}");
+            assert_eq!(record["approval"]["by"], "loopback", "{record}");
+        }
+    }
+    let text = std::fs::read_to_string(dir.join("audit.jsonl")).unwrap();
+    assert!(
+        !text.contains("edited by a person"),
+        "no input's value: {text}"
+    );
     assert!(!stateless.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
