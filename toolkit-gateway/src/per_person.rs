@@ -29,7 +29,7 @@ pub(crate) enum Credential {
     /// The person's own token, exchanged or passed on, given as the value of `name` (a security
     /// scheme, or a header) after `prefix` (`Bearer ` for a header).
     OnBehalf {
-        on_behalf: OnBehalf,
+        on_behalf: Box<OnBehalf>,
         name: String,
         prefix: &'static str,
     },
@@ -51,11 +51,14 @@ pub(crate) struct PerPerson {
     made: Mutex<Made>,
 }
 
-/// The sources made, by principal id: the credential's digest, the order made, the source.
+/// One person's source as made: the credential's digest, the order made, the source.
+type Kept = ([u8; 32], u64, Arc<dyn ToolSource>);
+
+/// The sources made, by principal id.
 #[derive(Default)]
 struct Made {
     next: u64,
-    by_person: HashMap<String, ([u8; 32], u64, Arc<dyn ToolSource>)>,
+    by_person: HashMap<String, Kept>,
 }
 
 impl PerPerson {

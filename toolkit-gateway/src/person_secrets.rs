@@ -22,7 +22,7 @@ pub enum PersonSecrets {
     /// A sealed file.
     File(SecretsFile),
     /// A Redis server.
-    Redis(RedisSecrets),
+    Redis(Box<RedisSecrets>),
 }
 
 impl PersonSecrets {
@@ -42,7 +42,8 @@ impl PersonSecrets {
                     RedisUrl::Env(variable) => std::env::var(variable)
                         .map_err(|_| format!("the variable {variable} is not set"))?,
                 };
-                RedisSecrets::new(&url, key_prefix.clone(), key).map(Self::Redis)
+                RedisSecrets::new(&url, key_prefix.clone(), key)
+                    .map(|redis| Self::Redis(Box::new(redis)))
             }
         }
     }

@@ -298,7 +298,7 @@ fn personal(
             let on_behalf = OnBehalf::new(&config.name, on_behalf).map_err(fail)?;
             Ok(Some((
                 Credential::OnBehalf {
-                    on_behalf,
+                    on_behalf: Box::new(on_behalf),
                     name,
                     prefix,
                 },

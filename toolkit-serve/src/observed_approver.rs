@@ -8,7 +8,10 @@ use toolkit_core::approval::{ApprovalRequest, Approver, Verdict};
 
 /// What is told of each verdict, with the request it answers.
 #[derive(Clone)]
-pub(crate) struct Verdicts(pub(crate) Arc<dyn Fn(&ApprovalRequest, &Verdict) + Send + Sync>);
+pub(crate) struct Verdicts(pub(crate) Arc<Told>);
+
+/// Told of a verdict, with the request it answers.
+type Told = dyn Fn(&ApprovalRequest, &Verdict) + Send + Sync;
 
 impl std::fmt::Debug for Verdicts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
