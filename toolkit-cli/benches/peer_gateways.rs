@@ -17,7 +17,8 @@
 //! The goals of issue 27 are printed as ratios to the best peer.
 //!
 //! `cargo bench -p toolkit-cli --bench peer_gateways` (about two minutes; `ROUNDS=N` for more;
-//! `TOOLKIT_VARIANT="KEY=VALUE …"` adds ours run with these in its environment, beside it;
+//! `TOOLKIT_VARIANT="KEY=VALUE …"` adds ours run with these in its environment, beside it, and
+//! `TOOLKIT_VARIANT_TOML` with these tables in its configuration (`[audit]`);
 //! `PEERS=0` leaves the peers out).
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
@@ -96,9 +97,12 @@ impl Gateway {
 }
 
 /// `TOOLKIT_VARIANT="KEY=VALUE …"`: a second instance of ours with these in its environment
-/// (an A/B of a setting, measured in the same interleaved run).
+/// (an A/B of a setting, measured in the same interleaved run); `TOOLKIT_VARIANT_TOML` (TOML
+/// tables, such as `[audit]`) is added to that instance's configuration.
 fn variant() -> Option<Vec<(String, String)>> {
-    let variant = std::env::var("TOOLKIT_VARIANT").ok()?;
+    let variant = std::env::var("TOOLKIT_VARIANT")
+        .ok()
+        .or_else(|| std::env::var_os("TOOLKIT_VARIANT_TOML").map(|_| String::new()))?;
     Some(
         variant
             .split_whitespace()
@@ -176,6 +180,13 @@ fn gateways(logs: &Path) -> Vec<Gateway> {
                 .replace(
                     &format!("127.0.0.1:{}", all[0].url_port()),
                     &format!("127.0.0.1:{port}"),
+                )
+                .replace(
+                    "[[sources]]",
+                    &format!(
+                        "{}\n[[sources]]",
+                        std::env::var("TOOLKIT_VARIANT_TOML").unwrap_or_default()
+                    ),
                 ),
         )
         .unwrap();
@@ -188,6 +199,7 @@ fn gateways(logs: &Path) -> Vec<Gateway> {
         let name = variant
             .iter()
             .map(|(key, value)| format!("{key}={value}"))
+            .chain(std::env::var("TOOLKIT_VARIANT_TOML").ok())
             .collect::<Vec<_>>()
             .join(" ");
         all.push(start(
