@@ -503,6 +503,10 @@ impl Resources for Upstreams {
         Upstreams::offer(self)
     }
 
+    fn may_subscribe(&self, uri: &str) -> Result<(), Refusal> {
+        self.route_uri(uri).map(|_| ())
+    }
+
     fn seen_by(&self, principal: &Principal) -> Option<Arc<dyn Resources>> {
         if !self.policy.is_personal() {
             return None;

@@ -269,6 +269,12 @@ impl ServerHandler for Handler {
         request: SubscribeRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
+        // What the person may not read, they are not told of either.
+        if let Some(seen) = self.resources_to(&context)
+            && let Err(refusal) = seen.may_subscribe(&request.uri)
+        {
+            return Err(resources::error(refusal, true));
+        }
         self.subscriptions
             .subscribe(&request.uri, &context.peer)
             .await

@@ -164,6 +164,14 @@ pub trait Resources: std::fmt::Debug + Send + Sync + 'static {
         None
     }
 
+    /// Whether the resource `uri` (as served) may be subscribed to here: `Err` with the refusal
+    /// otherwise (one these resources do not serve, to the person [`Resources::seen_by`] says).
+    /// Every URI by default.
+    fn may_subscribe(&self, uri: &str) -> Result<(), Refusal> {
+        let _ = uri;
+        Ok(())
+    }
+
     /// What `principal` is shown of these resources, templates and prompts, and may read and
     /// get, when it depends on who they are (a gateway's policy naming people); `None` (the
     /// default): the same as everyone.

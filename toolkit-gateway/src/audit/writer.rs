@@ -14,6 +14,9 @@ use tokio::sync::{Semaphore, oneshot};
 
 use crate::Readiness;
 
+/// How long the writer waits after a batch before it takes the next.
+const LINGER: Duration = Duration::from_millis(2);
+
 /// How long the writer waits before trying a failed sink again.
 pub(crate) const RETRY: Duration = Duration::from_secs(1);
 
@@ -114,7 +117,8 @@ impl Writer {
         }
     }
 
-    /// Writes what `messages` brings until every sender is gone, then what is left.
+    /// Writes what `messages` brings until every sender is gone, then what is left; after each
+    /// batch it lingers [`LINGER`] so that the next is a batch too.
     pub(crate) fn run(mut self, messages: &Receiver<Message>) {
         loop {
             let waiting = self.queues.iter().any(|queue| !queue.pending.is_empty());
@@ -149,6 +153,12 @@ impl Writer {
             }
             self.write();
             self.answer_finishing(false);
+            // Records that come meanwhile wait a moment and are written together: a sender then
+            // finds the writer awake and wakes no thread, and the file is written a few hundred
+            // times a second, not once a record.
+            if self.finishing.is_empty() {
+                std::thread::sleep(LINGER);
+            }
         }
         self.write();
         self.answer_finishing(true);
