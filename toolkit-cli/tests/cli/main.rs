@@ -8,6 +8,7 @@ mod execute;
 mod gateway;
 mod gateway_approval;
 mod gateway_apps;
+mod gateway_connect;
 mod gateway_fidelity;
 mod gateway_isolation;
 mod gateway_replicas;
