@@ -632,13 +632,16 @@ fn yes() -> bool {
     true
 }
 
-/// `oauth = { … }` of an MCP server over HTTP, one of two ways:
+/// `oauth = { … }` of an MCP server over HTTP, one of three ways:
 ///
 /// - **A user's authorization made ahead**: `oauth = { token_store = "tokens.json" }` names the
 ///   token store `toolkit-gen login --mcp-url URL --token-store FILE` wrote; the gateway sends
 ///   those tokens and refreshes them. It cannot send a user to an authorization page: when the
 ///   server needs a new authorization (no tokens, or a refresh refused), the source's tools are
 ///   absent and the log says to run `login` again.
+/// - **Each person's own authorization**: `oauth = { token_store = "tokens.json", per_person =
+///   true }`; each person connects their account through the gateway's pages
+///   (`[serve] public_url`), their grant kept under `NAME#PRINCIPAL` (`oauth_connect.rs`).
 /// - **A client with no user** (the client credentials extension): `oauth = { client_credentials
 ///   = true, client_id = "agent", client_secret_env = "AGENT_SECRET", issuer =
 ///   "https://auth.example.com" }`, or with `private_key_env = "AGENT_KEY"` (a PEM key) and
