@@ -1073,6 +1073,12 @@ impl SourceConfig {
             if let Some(problem) = oauth.problem() {
                 return Err(format!("source {name:?}: {problem}"));
             }
+            if oauth.per_person && name.contains('#') {
+                return Err(format!(
+                    "source {name:?}: with `oauth.per_person` people's grants are kept under \
+                     `NAME#PRINCIPAL`: name the source without `#`"
+                ));
+            }
             if oauth.per_person && (self.per_person.is_some() || self.on_behalf_of.is_some()) {
                 return Err(format!(
                     "source {name:?}: `oauth.per_person`, `per_person` and `on_behalf_of` are \
@@ -1637,5 +1643,14 @@ mod tests {
              on_behalf_of = { }\n",
         );
         assert!(both.unwrap_err().0.contains("three ways"));
+        assert!(
+            Config::parse(
+                "[serve]\ntransport = \"http\"\n[policy]\ndefault = \"allow\"\n[[sources]]\nname = \"a#b\"\n\
+                 url = \"https://mcp.example/mcp\"\noauth = { token_store = \"t.json\", per_person = true }\n",
+            )
+            .unwrap_err()
+            .0
+            .contains("without `#`")
+        );
     }
 }

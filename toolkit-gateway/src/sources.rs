@@ -415,57 +415,37 @@ fn connected(
                 "source {name:?}: cannot build an HTTP client: {error}"
             ))
         })?;
-    // Each person's client: their key in the store, the issuer and client the source names.
-    let builder = {
-        let (url, store, http, issuer) =
-            (url.clone(), Arc::clone(&store), http, oauth.issuer.clone());
-        move |key: &str, callback: Box<dyn FnOnce(&reqwest::Url) -> OAuthClientStart>| {
-            let mut builder = callback(&url)
-                .store_key(key)
-                .shared_store(Arc::clone(&store))
-                .http(http.clone());
-            if let Some(client) = &client {
-                builder = builder.pre_registered(client.clone());
-            }
-            if let Some(issuer) = &issuer {
-                builder = builder.issuer(issuer.clone());
-            }
-            builder.build().map_err(|error| error.to_string())
-        }
-    };
-    let builder = Arc::new(builder);
+    let clients = Arc::new(PersonClients {
+        url: url.clone(),
+        store: Arc::clone(&store),
+        http,
+        client,
+        issuer: oauth.issuer.clone(),
+    });
     let login: Login = {
-        let builder = Arc::clone(&builder);
+        let clients = Arc::clone(&clients);
         Arc::new(move |key: &str, callback: ConnectCallback| {
-            builder(
-                key,
-                Box::new(move |url| {
-                    OAuthClient::builder(url.clone(), callback)
-                        .hosted_redirect()
-                        .options(
-                            OAuthOptions::default()
-                                .authorization_timeout(super::oauth_connect::EXPIRES),
-                        )
-                }),
-            )
+            let builder = OAuthClient::builder(clients.url.clone(), callback)
+                .hosted_redirect()
+                .options(
+                    OAuthOptions::default().authorization_timeout(super::oauth_connect::EXPIRES),
+                );
+            clients.build(builder, key)
         })
     };
     let make: Make = {
-        let (url, name, options) = (url.clone(), name.clone(), options.clone());
+        let (name, options) = (name.clone(), options.clone());
         Box::new(move |entry| {
             let key = entry
                 .get(STORE_KEY)
                 .ok_or_else(|| "no grant is named".to_owned())?;
             // Sends and refreshes the person's grant; never starts an authorization (the
             // person connects through the gateway's pages).
-            let client = builder(
-                key,
-                Box::new(|url| {
-                    OAuthClient::builder(url.clone(), NoUser)
-                        .options(OAuthOptions::default().max_authorizations(0))
-                }),
-            )?;
-            let source = Mcp::http_with_options(&name, url.clone(), client, options.clone());
+            let builder = OAuthClient::builder(clients.url.clone(), NoUser)
+                .options(OAuthOptions::default().max_authorizations(0));
+            let client = clients.build(builder, key)?;
+            let source =
+                Mcp::http_with_options(&name, clients.url.clone(), client, options.clone());
             Ok(Arc::new(source) as Arc<dyn ToolSource>)
         })
     };
@@ -474,8 +454,36 @@ fn connected(
     Ok(Arc::new(PerPerson::new(shared, false, credential, make)))
 }
 
-/// How a person's client starts, before the store and the client identity are set.
-type OAuthClientStart = toolkit_runtime::auth::OAuthClientBuilder;
+/// What each person's OAuth client of a source shares: the server, the token store their grants
+/// are kept in, the HTTP client, the client identity and issuer the source names.
+struct PersonClients {
+    url: reqwest::Url,
+    store: Arc<dyn TokenStore>,
+    http: reqwest::Client,
+    client: Option<RegisteredClient>,
+    issuer: Option<String>,
+}
+
+impl PersonClients {
+    /// The client `builder` starts, keeping its grant under `key`.
+    fn build(
+        &self,
+        builder: toolkit_runtime::auth::OAuthClientBuilder,
+        key: &str,
+    ) -> Result<OAuthClient, String> {
+        let mut builder = builder
+            .store_key(key)
+            .shared_store(Arc::clone(&self.store))
+            .http(self.http.clone());
+        if let Some(client) = &self.client {
+            builder = builder.pre_registered(client.clone());
+        }
+        if let Some(issuer) = &self.issuer {
+            builder = builder.issuer(issuer.clone());
+        }
+        builder.build().map_err(|error| error.to_string())
+    }
+}
 
 /// The token store of a source's `oauth`, where people's grants are kept too (for
 /// `toolkit-gen connections`).
