@@ -1,6 +1,6 @@
 //! People connecting their own accounts at an upstream MCP server's authorization server, through
 //! the gateway: [`Connects`], the pending connections and the two pages a browser visits, and
-//! [`Connected`], a source's side of it (`oauth = { per_person = true, … }`).
+//! `Connected`, a source's side of it (`oauth = { per_person = true, … }`).
 //!
 //! A call by a person with no grant kept for the source (under `SOURCE#PRINCIPAL` in the source's
 //! token store) does not reach the upstream: the gateway opens a pending connection — an
