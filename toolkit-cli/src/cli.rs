@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 
 pub mod audit;
 pub mod check;
+pub mod connections;
 pub mod credentials;
 pub mod execute;
 pub mod generate;
@@ -164,6 +165,12 @@ pub enum Command {
     /// person's calls, in its sealed secrets file; a value is read from standard input. See
     /// [`secrets`].
     Secrets(secrets::SecretsArgs),
+    /// Gateway: lists and revokes the accounts people connected to a source (`oauth.per_person`).
+    ///
+    /// Lists who connected their own account to a gateway's source through the gateway (never a
+    /// token), and revokes a person's connection, so that their next call asks them to connect
+    /// again. See [`connections`].
+    Connections(connections::ConnectionsArgs),
     /// Gateway: serves the sources a configuration names as one MCP server.
     ///
     /// Serves the sources a configuration names, under its policy, as one MCP server (stdio or
@@ -292,6 +299,7 @@ impl Cli {
             Command::Login(arguments) => login::login(&arguments),
             Command::Serve { config, log_format } => serve::serve(&config, log_format),
             Command::Secrets(arguments) => secrets::run(arguments),
+            Command::Connections(arguments) => connections::run(arguments),
             Command::QuickjsWorker => quickjs_worker(),
             Command::Execute {
                 source,

@@ -196,6 +196,12 @@ pub struct Serve {
     /// `[serve.auth]` every client is one person.
     #[serde(default = "default_max_sessions_per_principal")]
     pub max_sessions_per_principal: usize,
+    /// The gateway's address as people's browsers reach it (`https://gateway.example.com`, an
+    /// origin with no path): where the pages of per-person OAuth connections are
+    /// (`/connect/…`, and `/oauth/callback`, the redirect URI registered at the upstreams'
+    /// authorization servers). By default the origin of `[serve.auth] resource`, else
+    /// `http://` and the bound address. `https`, or `http` on loopback.
+    pub public_url: Option<String>,
 }
 
 /// The `[serve.auth]` table: opaque tokens read from the environment, or JWT access tokens of
@@ -314,7 +320,60 @@ impl Default for Serve {
             threads: default_threads(),
             max_sessions: default_max_sessions(),
             max_sessions_per_principal: default_max_sessions_per_principal(),
+            public_url: None,
         }
+    }
+}
+
+impl Serve {
+    /// The gateway's public origin (see [`Serve::public_url`]), with no path.
+    ///
+    /// # Errors
+    ///
+    /// `public_url` (or the resource it defaults to) is not an `https` origin, nor an `http` one
+    /// on loopback.
+    pub fn public_origin(&self) -> Result<url::Url, String> {
+        let (field, text) = match (
+            &self.public_url,
+            self.auth.as_ref().and_then(|a| a.resource.as_ref()),
+        ) {
+            (Some(url), _) => ("serve.public_url", url.clone()),
+            (None, Some(resource)) => (
+                "serve.auth.resource (serve.public_url's default)",
+                resource.clone(),
+            ),
+            (None, None) => (
+                "serve.address (serve.public_url's default)",
+                format!("http://{}", self.address),
+            ),
+        };
+        let url = url::Url::parse(&text).map_err(|error| format!("{field} is no URL: {error}"))?;
+        let loopback = match url.host() {
+            Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+            Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+            Some(url::Host::Domain(name)) => name == "localhost",
+            None => false,
+        };
+        if !(url.scheme() == "https" || (url.scheme() == "http" && loopback)) {
+            return Err(format!(
+                "{field} is where people's browsers reach the gateway: `https`, or `http` on loopback"
+            ));
+        }
+        if self.public_url.is_some()
+            && (!matches!(url.path(), "" | "/")
+                || url.query().is_some()
+                || url.fragment().is_some())
+        {
+            return Err(
+                "serve.public_url is an origin (`https://gateway.example.com`), with no path or query"
+                    .to_owned(),
+            );
+        }
+        let mut origin = url;
+        origin.set_path("/");
+        origin.set_query(None);
+        origin.set_fragment(None);
+        Ok(origin)
     }
 }
 
@@ -631,13 +690,16 @@ fn yes() -> bool {
     true
 }
 
-/// `oauth = { … }` of an MCP server over HTTP, one of two ways:
+/// `oauth = { … }` of an MCP server over HTTP, one of three ways:
 ///
 /// - **A user's authorization made ahead**: `oauth = { token_store = "tokens.json" }` names the
 ///   token store `toolkit-gen login --mcp-url URL --token-store FILE` wrote; the gateway sends
 ///   those tokens and refreshes them. It cannot send a user to an authorization page: when the
 ///   server needs a new authorization (no tokens, or a refresh refused), the source's tools are
 ///   absent and the log says to run `login` again.
+/// - **Each person's own authorization**: `oauth = { token_store = "tokens.json", per_person =
+///   true }`; each person connects their account through the gateway's pages
+///   (`[serve] public_url`), their grant kept under `NAME#PRINCIPAL` (`oauth_connect.rs`).
 /// - **A client with no user** (the client credentials extension): `oauth = { client_credentials
 ///   = true, client_id = "agent", client_secret_env = "AGENT_SECRET", issuer =
 ///   "https://auth.example.com" }`, or with `private_key_env = "AGENT_KEY"` (a PEM key) and
@@ -670,6 +732,13 @@ pub struct SourceOAuth {
     /// out, and is then bound to the issuer of the grant in the token store, else the first one
     /// it goes to.
     pub issuer: Option<String>,
+    /// Each person connects their own account: a call by a person with no grant kept for them
+    /// sends them (by URL elicitation, else a link in the failure) to the gateway's
+    /// `/connect/…` page, on to the server's authorization server, and their grant is kept in
+    /// `token_store` under `NAME#PRINCIPAL` and used for their calls alone. The tools are listed
+    /// with the source's own grant (`toolkit-gen login`), as without it.
+    #[serde(default)]
+    pub per_person: bool,
 }
 
 /// `per_person` of a source: where each person's credential for it is kept.
@@ -1011,6 +1080,27 @@ impl Config {
                 ));
             }
         }
+        let connected: Vec<&str> = config
+            .sources
+            .iter()
+            .filter(|source| source.oauth.as_ref().is_some_and(|oauth| oauth.per_person))
+            .map(|source| source.name.as_str())
+            .collect();
+        if !connected.is_empty() {
+            if config.serve.transport != Transport::Http {
+                problems.push(format!(
+                    "sources {connected:?} have `oauth.per_person`: people connect their accounts \
+                     through the gateway's pages, which need `serve.transport = \"http\"`"
+                ));
+            }
+            if let Err(problem) = config.serve.public_origin() {
+                problems.push(problem);
+            }
+        } else if config.serve.public_url.is_some()
+            && let Err(problem) = config.serve.public_origin()
+        {
+            problems.push(problem);
+        }
         if problems.is_empty() {
             Ok(config)
         } else {
@@ -1099,6 +1189,18 @@ impl SourceConfig {
             if let Some(problem) = oauth.problem() {
                 return Err(format!("source {name:?}: {problem}"));
             }
+            if oauth.per_person && name.contains('#') {
+                return Err(format!(
+                    "source {name:?}: with `oauth.per_person` people's grants are kept under \
+                     `NAME#PRINCIPAL`: name the source without `#`"
+                ));
+            }
+            if oauth.per_person && (self.per_person.is_some() || self.on_behalf_of.is_some()) {
+                return Err(format!(
+                    "source {name:?}: `oauth.per_person`, `per_person` and `on_behalf_of` are \
+                     three ways to a person's credential: give one"
+                ));
+            }
         }
         if let Some(timeout) = self.timeout_seconds
             && !(1..=MAX_TIMEOUT_SECONDS).contains(&timeout)
@@ -1158,6 +1260,11 @@ impl SourceOAuth {
     fn problem(&self) -> Option<&'static str> {
         if self.client_secret_env.is_some() && self.client_id.is_none() {
             return Some("`oauth.client_secret_env` goes with `oauth.client_id`");
+        }
+        if self.client_credentials && self.per_person {
+            return Some(
+                "`oauth.per_person` connects each person's own account; `client_credentials` is the gateway's own: give one",
+            );
         }
         if self.client_credentials {
             if self.client_id.is_none() {
@@ -1627,5 +1734,68 @@ mod tests {
         let secret = refused("webhook = \"https://a.example/\"\nbearer_env = \"s3cr3t-value\"");
         assert!(!secret.contains("s3cr3t"), "{secret}");
         assert!(refused("by = \"client\"").contains("unknown field"));
+    }
+
+    #[test]
+    fn per_person_oauth_needs_http_a_public_origin_and_one_way_to_a_credential() {
+        let parse = |serve: &str, oauth: &str| {
+            Config::parse(&format!(
+                "[serve]\n{serve}\n[policy]\ndefault = \"allow\"\n[[sources]]\nname = \"s\"\n\
+                 url = \"https://mcp.example/mcp\"\noauth = {{ token_store = \"t.json\", {oauth} }}\n"
+            ))
+        };
+        let http = "transport = \"http\"";
+        let config = parse(http, "per_person = true").unwrap();
+        assert_eq!(
+            config.serve.public_origin().unwrap().as_str(),
+            "http://127.0.0.1:8808/"
+        );
+        let public = parse(
+            &format!("{http}\npublic_url = \"https://gateway.example\""),
+            "per_person = true",
+        )
+        .unwrap();
+        assert_eq!(
+            public.serve.public_origin().unwrap().as_str(),
+            "https://gateway.example/"
+        );
+        let problem = |serve: &str, oauth: &str| parse(serve, oauth).unwrap_err().0;
+        assert!(problem("", "per_person = true").contains("serve.transport = \"http\""));
+        assert!(
+            problem(
+                &format!("{http}\npublic_url = \"http://gateway.example\""),
+                "per_person = true"
+            )
+            .contains("serve.public_url is where people's browsers reach the gateway")
+        );
+        assert!(
+            problem(
+                &format!("{http}\npublic_url = \"https://gateway.example/team\""),
+                "per_person = true"
+            )
+            .contains("with no path")
+        );
+        assert!(
+            problem(
+                http,
+                "per_person = true, client_credentials = true, client_id = \"c\""
+            )
+            .contains("give one")
+        );
+        let both = Config::parse(
+            "[serve]\ntransport = \"http\"\n[policy]\ndefault = \"allow\"\n[[sources]]\nname = \"s\"\n\
+             url = \"https://mcp.example/mcp\"\noauth = { token_store = \"t.json\", per_person = true }\n\
+             on_behalf_of = { }\n",
+        );
+        assert!(both.unwrap_err().0.contains("three ways"));
+        assert!(
+            Config::parse(
+                "[serve]\ntransport = \"http\"\n[policy]\ndefault = \"allow\"\n[[sources]]\nname = \"a#b\"\n\
+                 url = \"https://mcp.example/mcp\"\noauth = { token_store = \"t.json\", per_person = true }\n",
+            )
+            .unwrap_err()
+            .0
+            .contains("without `#`")
+        );
     }
 }

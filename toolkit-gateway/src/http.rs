@@ -42,6 +42,9 @@ pub(crate) struct Parts {
     /// The `Host` values every route takes (as `HttpOptions::allowed_hosts`: a name or address,
     /// with a port or without).
     pub(crate) allowed_hosts: Vec<String>,
+    /// People's connections of their own accounts (`/connect/…`, `/oauth/callback`), when a
+    /// source has `oauth.per_person`.
+    pub(crate) connects: Option<Arc<crate::oauth_connect::Connects>>,
 }
 
 /// The guard's state.
@@ -127,6 +130,26 @@ pub(crate) async fn serve(
             let document = metadata.document.clone();
             app = app.route(path, get(move || async move { axum::Json(document) }));
         }
+    }
+    if let Some(connects) = &parts.connects {
+        let (page, back) = (Arc::clone(connects), Arc::clone(connects));
+        app = app
+            .route(
+                &format!("{}{{nonce}}", crate::oauth_connect::CONNECT_PATH),
+                get(
+                    move |axum::extract::Path(nonce): axum::extract::Path<String>| {
+                        let page = Arc::clone(&page);
+                        async move { page.connect_page(&nonce).await }
+                    },
+                ),
+            )
+            .route(
+                crate::oauth_connect::CALLBACK_PATH,
+                get(move |uri: axum::http::Uri| {
+                    let back = Arc::clone(&back);
+                    async move { back.callback_page(uri.query()).await }
+                }),
+            );
     }
     // Every route, not only MCP's, answers only the hosts it is served as: a page of another
     // name resolving to this address (DNS rebinding) reads no tool name from `/readyz` or

@@ -10,6 +10,7 @@ pub mod config;
 mod http;
 pub mod lifetimes;
 pub mod metrics;
+pub mod oauth_connect;
 mod on_behalf;
 mod per_person;
 pub mod person_secrets;
@@ -67,6 +68,9 @@ pub struct Gateway {
     changes: Arc<Mutex<Vec<(String, ToolsChanged)>>>,
     /// Where each MCP source keeps the lifetime of its last listing, by the source's name.
     lifetimes: Vec<(String, toolkit_runtime::mcp::ListLifetimeHandle)>,
+    /// People's connections of their own accounts, pending, when a source has
+    /// `oauth.per_person`.
+    connects: Option<Arc<oauth_connect::Connects>>,
     /// The model searches rank by meaning with (`serve.search_model`), loaded once.
     #[cfg(feature = "search-embeddings")]
     meaning: Option<toolkit_runtime::search::MeaningModel>,
@@ -169,8 +173,23 @@ impl Gateway {
         let mut lifetimes = Vec::new();
         let mut upstreams = Vec::new();
         let clients = Arc::new(Clients::default());
+        let connects = if config
+            .sources
+            .iter()
+            .any(|source| source.oauth.as_ref().is_some_and(|oauth| oauth.per_person))
+        {
+            match config.serve.public_origin() {
+                Ok(public) => Some(Arc::new(oauth_connect::Connects::new(public))),
+                Err(problem) => {
+                    problems.push(problem);
+                    None
+                }
+            }
+        } else {
+            None
+        };
         for source in &config.sources {
-            match sources::made(source, &clients) {
+            match sources::made(source, &clients, connects.as_ref()) {
                 Ok(made) => {
                     let mut served: Arc<dyn ToolSource> =
                         Arc::new(Metered::new(made.source, Arc::clone(&metrics)));
@@ -221,6 +240,7 @@ impl Gateway {
                 clients,
                 changes: Arc::new(Mutex::new(changes)),
                 lifetimes,
+                connects,
                 #[cfg(feature = "search-embeddings")]
                 meaning,
             }),
@@ -325,6 +345,11 @@ impl Gateway {
     /// a client's `notifications/roots/list_changed` is told to every MCP source.
     pub fn clients(&self) -> &Arc<Clients> {
         &self.clients
+    }
+
+    /// People's connections of their own accounts, when a source has `oauth.per_person`.
+    pub fn connects(&self) -> Option<&Arc<oauth_connect::Connects>> {
+        self.connects.as_ref()
     }
 
     /// The resources, resource templates, prompts and completion of the MCP sources, served

@@ -7,7 +7,8 @@
 //! configuration (an OpenAPI document's operations need no credential to be listed). A person
 //! with none is refused with a failure the model reads — that person has to connect the source —
 //! and never served another person's credential, nor the source's own unless the configuration
-//! says `shared_fallback = true`.
+//! says `shared_fallback = true`. A person's own OAuth grant ([`Connected`]) is kept in a token
+//! store instead, and a person without one is asked to connect it.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -19,10 +20,13 @@ use toolkit_runtime::{
     BoxFuture, CallContext, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError,
 };
 
+use super::oauth_connect::Connected;
 use super::on_behalf::OnBehalf;
 use super::person_secrets::{Entry, PersonSecrets};
 
 /// Where a person's credential for the source comes from.
+// One per source, made once at the start: boxing a variant would only cost a `Box::new`.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Credential {
     /// The secrets file.
     Kept(Arc<PersonSecrets>),
@@ -33,6 +37,9 @@ pub(crate) enum Credential {
         name: String,
         prefix: &'static str,
     },
+    /// The person's own grant at the source's authorization server, which they connect through
+    /// the gateway (`oauth.per_person`): the entry names its key in the token store.
+    Connected(Connected),
 }
 
 /// The most people whose source is kept made at once; past it, the one made longest ago is
@@ -113,6 +120,18 @@ impl PerPerson {
                 Ok(Some(
                     [(given_as.clone(), format!("{prefix}{token}"))].into(),
                 ))
+            }
+            Credential::Connected(connected) => {
+                if let Some(entry) = connected.kept(principal).await? {
+                    return Ok(Some(entry));
+                }
+                // No grant (never connected, or revoked): the source made with the last one goes.
+                self.made
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .by_person
+                    .remove(principal.id());
+                connected.connect(principal, context).await.map(Some)
             }
         }
     }

@@ -141,8 +141,14 @@ pub async fn serve(config: Config) -> Result<(), String> {
         .and_then(|auth| auth.resource.as_deref())
         .and_then(|resource| url::Url::parse(resource).ok())
         .and_then(|url| url.host_str().map(str::to_owned));
+    // People's browsers reach the connection pages at the public origin.
+    let public_host = gateway
+        .connects()
+        .and_then(|_| serve.public_origin().ok())
+        .and_then(|url| url.host_str().map(str::to_owned));
     let hosts = std::iter::once(bound)
         .chain(resource_host)
+        .chain(public_host)
         .chain(serve.allowed_hosts.iter().cloned());
     for host in hosts {
         if !options.allowed_hosts.contains(&host) {
@@ -155,6 +161,7 @@ pub async fn serve(config: Config) -> Result<(), String> {
         readiness: gateway.readiness().clone(),
         grace: Duration::from_secs(serve.shutdown_grace_seconds),
         allowed_hosts: options.allowed_hosts.clone(),
+        connects: gateway.connects().cloned(),
     };
     if lists_watched(interval, &changes) {
         tokio::spawn(keep_refreshed(

@@ -16,6 +16,7 @@ use toolkit_runtime::mcp::{ListLifetimeHandle, Mcp, McpOptions, StdioCommand, To
 use toolkit_runtime::{BoxFuture, ToolSource};
 
 use super::config::{ConfigError, SourceConfig, SourceKind, SourceOAuth, read_env};
+use super::oauth_connect::{ConnectCallback, Connected, Connects, Login, STORE_KEY};
 use super::on_behalf::OnBehalf;
 use super::per_person::{Credential, Make, PerPerson};
 use super::person_secrets::{PersonSecrets, RedisSecrets, SealingKey};
@@ -63,12 +64,17 @@ impl std::fmt::Debug for Made {
 
 /// The source `config` describes, with what tells when its tools changed; an MCP source asks
 /// what its server asks outside any served call (`roots/list`) of the one client of `clients`,
-/// the gateway's sessions, when there is one.
+/// the gateway's sessions, when there is one. A source whose people connect their own accounts
+/// (`oauth.per_person`) sends them to the pages of `connects`.
 ///
 /// # Errors
 ///
 /// A message naming the source: an unset variable, an unreadable document, a bad URL.
-pub fn made(config: &SourceConfig, clients: &Arc<Clients>) -> Result<Made, ConfigError> {
+pub fn made(
+    config: &SourceConfig,
+    clients: &Arc<Clients>,
+    connects: Option<&Arc<Connects>>,
+) -> Result<Made, ConfigError> {
     let plain = |source: Arc<dyn ToolSource>| Made {
         source,
         changes: None,
@@ -168,6 +174,7 @@ pub fn made(config: &SourceConfig, clients: &Arc<Clients>) -> Result<Made, Confi
                 // Each person's calls go over a connection of their own, with their headers; the
                 // tools, resources and prompts are listed over the source's own.
                 let (own, name) = (headers(config)?, name.to_owned());
+                let (url, options) = (url.clone(), options.clone());
                 let make: Make = Box::new(move |entry| {
                     let mut headers = own.clone();
                     for (header, value) in entry {
@@ -187,6 +194,12 @@ pub fn made(config: &SourceConfig, clients: &Arc<Clients>) -> Result<Made, Confi
                     Ok(Arc::new(source) as Arc<dyn ToolSource>)
                 });
                 made.source = Arc::new(PerPerson::new(made.source, fallback, credential, make));
+            }
+            if let Some(oauth) = config.oauth.as_ref().filter(|oauth| oauth.per_person) {
+                let connects = connects.ok_or_else(|| {
+                    fail("`oauth.per_person` needs the gateway served over HTTP".to_owned())
+                })?;
+                made.source = connected(config, oauth, &url, made.source, connects, &options)?;
             }
             Ok(made)
         }
@@ -386,6 +399,131 @@ fn oauth_client(
     builder
         .build()
         .map_err(|error| ConfigError(format!("source {name:?}: {error}")))
+}
+
+/// `shared` (listed with the source's own grant) made again for each person with their own
+/// grant, which they connect through `connects`' pages: kept in the source's token store under
+/// `NAME#PRINCIPAL`, refreshed by that person's own client.
+fn connected(
+    config: &SourceConfig,
+    oauth: &SourceOAuth,
+    url: &reqwest::Url,
+    shared: Arc<dyn ToolSource>,
+    connects: &Arc<Connects>,
+    options: &McpOptions,
+) -> Result<Arc<dyn ToolSource>, ConfigError> {
+    let name = config.name.clone();
+    let Some(store_config) = &oauth.token_store else {
+        return Err(ConfigError(format!(
+            "source {name:?}: `oauth.per_person` needs `oauth.token_store`, where people's grants are kept"
+        )));
+    };
+    let store = open_store(&name, store_config)?;
+    let secret = oauth
+        .client_secret_env
+        .as_deref()
+        .map(|variable| read_env(&name, variable))
+        .transpose()?;
+    let client = oauth
+        .client_id
+        .as_ref()
+        .map(|id| RegisteredClient::new(id, secret.map(Secret::new)));
+    let http = client_builder()
+        .default_headers(headers(config)?)
+        .build()
+        .map_err(|error| {
+            ConfigError(format!(
+                "source {name:?}: cannot build an HTTP client: {error}"
+            ))
+        })?;
+    let clients = Arc::new(PersonClients {
+        url: url.clone(),
+        store: Arc::clone(&store),
+        http,
+        client,
+        issuer: oauth.issuer.clone(),
+    });
+    let login: Login = {
+        let clients = Arc::clone(&clients);
+        Arc::new(move |key: &str, callback: ConnectCallback| {
+            let builder = OAuthClient::builder(clients.url.clone(), callback)
+                .hosted_redirect()
+                .options(
+                    OAuthOptions::default().authorization_timeout(super::oauth_connect::EXPIRES),
+                );
+            clients.build(builder, key)
+        })
+    };
+    let make: Make = {
+        let (name, options) = (name.clone(), options.clone());
+        Box::new(move |entry| {
+            let key = entry
+                .get(STORE_KEY)
+                .ok_or_else(|| "no grant is named".to_owned())?;
+            // Sends and refreshes the person's grant; never starts an authorization (the
+            // person connects through the gateway's pages).
+            let builder = OAuthClient::builder(clients.url.clone(), NoUser)
+                .options(OAuthOptions::default().max_authorizations(0));
+            let client = clients.build(builder, key)?;
+            let source =
+                Mcp::http_with_options(&name, clients.url.clone(), client, options.clone());
+            Ok(Arc::new(source) as Arc<dyn ToolSource>)
+        })
+    };
+    let credential =
+        Credential::Connected(Connected::new(&name, store, Arc::clone(connects), login));
+    Ok(Arc::new(PerPerson::new(shared, false, credential, make)))
+}
+
+/// What each person's OAuth client of a source shares: the server, the token store their grants
+/// are kept in, the HTTP client, the client identity and issuer the source names.
+struct PersonClients {
+    url: reqwest::Url,
+    store: Arc<dyn TokenStore>,
+    http: reqwest::Client,
+    client: Option<RegisteredClient>,
+    issuer: Option<String>,
+}
+
+impl PersonClients {
+    /// The client `builder` starts, keeping its grant under `key`.
+    fn build(
+        &self,
+        builder: toolkit_runtime::auth::OAuthClientBuilder,
+        key: &str,
+    ) -> Result<OAuthClient, String> {
+        let mut builder = builder
+            .store_key(key)
+            .shared_store(Arc::clone(&self.store))
+            .http(self.http.clone());
+        if let Some(client) = &self.client {
+            builder = builder.pre_registered(client.clone());
+        }
+        if let Some(issuer) = &self.issuer {
+            builder = builder.issuer(issuer.clone());
+        }
+        builder.build().map_err(|error| error.to_string())
+    }
+}
+
+/// The token store of a source's `oauth`, where people's grants are kept too (for
+/// `toolkit-gen connections`).
+///
+/// # Errors
+///
+/// The source has no `oauth.token_store`, or a variable it names is unset.
+pub fn token_store(config: &SourceConfig) -> Result<Arc<dyn TokenStore>, ConfigError> {
+    match config
+        .oauth
+        .as_ref()
+        .and_then(|oauth| oauth.token_store.as_ref())
+    {
+        Some(store) => open_store(&config.name, store),
+        None => Err(ConfigError(format!(
+            "source {:?} has no `oauth.token_store`",
+            config.name
+        ))),
+    }
 }
 
 /// The token store of source `name`, nothing connected yet.

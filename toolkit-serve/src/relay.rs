@@ -37,6 +37,8 @@ pub(crate) struct ClientRelay {
     stop: CancellationToken,
     sampling: bool,
     elicitation: bool,
+    /// Whether the client takes elicitations in URL mode.
+    url_elicitation: bool,
     roots: bool,
 }
 
@@ -60,10 +62,15 @@ impl ClientRelay {
         let elicitation = capabilities
             .as_ref()
             .is_some_and(|capabilities| capabilities.elicitation.is_some());
+        let url_elicitation = capabilities
+            .as_ref()
+            .and_then(|capabilities| capabilities.elicitation.as_ref())
+            .is_some_and(|elicitation| elicitation.url.is_some());
         let roots = capabilities
             .as_ref()
             .is_some_and(|capabilities| capabilities.roots.is_some());
         Self {
+            url_elicitation,
             peer,
             call,
             stop,
@@ -129,6 +136,25 @@ impl Relay for ClientRelay {
 
     fn ask<'a>(&'a self, method: &'a str, params: Option<Value>) -> BoxFuture<'a, Relayed> {
         Box::pin(self.asked(method, params))
+    }
+
+    fn takes_url_elicitation(&self) -> bool {
+        self.url_elicitation
+    }
+
+    fn notify<'a>(&'a self, method: &'a str, params: Option<Value>) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            if self.stop.is_cancelled() {
+                return;
+            }
+            let notification = rmcp::model::CustomNotification::new(method, params);
+            let _ = self
+                .peer
+                .send_notification(rmcp::model::ServerNotification::CustomNotification(
+                    notification,
+                ))
+                .await;
+        })
     }
 }
 

@@ -9,6 +9,7 @@ mod gateway;
 mod gateway_approval;
 mod gateway_apps;
 mod gateway_audit;
+mod gateway_connect;
 mod gateway_fidelity;
 mod gateway_isolation;
 mod gateway_replicas;

@@ -22,7 +22,9 @@ use std::sync::Arc;
 pub use clients::{Clients, Joined};
 pub use extensions::Extensions;
 pub use principal::Principal;
-pub use relay::{ELICITATION_CREATE, ROOTS_LIST, Relay, Relayed, SAMPLING_CREATE};
+pub use relay::{
+    ELICITATION_COMPLETE, ELICITATION_CREATE, ROOTS_LIST, Relay, Relayed, SAMPLING_CREATE,
+};
 pub use session::Session;
 pub use subject_token::SubjectToken;
 pub use written::Written;

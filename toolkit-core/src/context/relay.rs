@@ -19,6 +19,8 @@ pub const SAMPLING_CREATE: &str = "sampling/createMessage";
 pub const ELICITATION_CREATE: &str = "elicitation/create";
 /// The method that asks the client for its roots.
 pub const ROOTS_LIST: &str = "roots/list";
+/// The notification that what a URL elicitation sent the user to is done.
+pub const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
 
 /// One served call's way to its client.
 pub trait Relay: Send + Sync + fmt::Debug {
@@ -28,6 +30,20 @@ pub trait Relay: Send + Sync + fmt::Debug {
     /// Sends `method` with `params` to the call's client and waits for its answer, or for the
     /// call to end.
     fn ask<'a>(&'a self, method: &'a str, params: Option<Value>) -> BoxFuture<'a, Relayed>;
+
+    /// Whether the call's client takes an elicitation in URL mode (it declared
+    /// `elicitation.url`, MCP 2025-11-25). None by default.
+    fn takes_url_elicitation(&self) -> bool {
+        false
+    }
+
+    /// Sends the notification `method` with `params` to the call's client, if it is still there
+    /// (`notifications/elicitation/complete` once what a URL elicitation sent the user to is
+    /// done). Sends nothing by default.
+    fn notify<'a>(&'a self, method: &'a str, params: Option<Value>) -> BoxFuture<'a, ()> {
+        let _ = (method, params);
+        Box::pin(async {})
+    }
 }
 
 /// What became of a request relayed.

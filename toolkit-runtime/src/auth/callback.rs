@@ -12,7 +12,9 @@ use crate::BoxFuture;
 ///
 /// The redirect URI must be on loopback (`http://127.0.0.1:<port>/…`, `http://[::1]:…` or
 /// `http://localhost:…`, RFC 8252 §7.3): an [`OAuthClient`](super::OAuthClient) refuses any
-/// other. The client checks what comes back (its `state`, its `iss`, that it is the redirect
+/// other, unless built with
+/// [`hosted_redirect`](super::OAuthClientBuilder::hosted_redirect), which takes an `https` one
+/// too (a gateway's own page, where its users' browsers come back). The client checks what comes back (its `state`, its `iss`, that it is the redirect
 /// URI), so a callback need only hand it over.
 pub trait AuthorizationCallback: Send + Sync + 'static {
     /// The redirect URI registered with the authorization server and sent in each authorization

@@ -199,6 +199,10 @@ pub struct OAuthClientBuilder {
     config: ClientConfig,
     machine: Option<MachineCredentials>,
     options: OAuthOptions,
+    /// The key of the server's grant in the store, when not the server's URL.
+    key: Option<String>,
+    /// Whether the redirect URI may be a web server's (`https`), not only a loopback one.
+    hosted_redirect: bool,
 }
 
 impl fmt::Debug for OAuthClientBuilder {
@@ -228,6 +232,8 @@ impl OAuthClient {
             },
             machine: None,
             options: OAuthOptions::default(),
+            key: None,
+            hosted_redirect: false,
         }
     }
 
@@ -346,6 +352,23 @@ impl OAuthClientBuilder {
         self
     }
 
+    /// Keeps the server's grant in the store under `key` in place of the server's URL: one
+    /// grant per person of a gateway (`source#person`), each client reading and refreshing its
+    /// own.
+    pub fn store_key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+
+    /// Takes a redirect URI that is a web server's of the host (a gateway's
+    /// `https://gateway.example.com/oauth/callback`, where its users' browsers come back): any
+    /// `https` URL, besides an `http` one on loopback. The host's callback receives the redirect
+    /// there.
+    pub fn hosted_redirect(mut self) -> Self {
+        self.hosted_redirect = true;
+        self
+    }
+
     /// The limits.
     pub fn options(mut self, options: OAuthOptions) -> Self {
         self.options = options;
@@ -356,12 +379,14 @@ impl OAuthClientBuilder {
     ///
     /// # Errors
     ///
-    /// [`AuthError::Refused`] when the callback's redirect URI is not on loopback, the server
+    /// [`AuthError::Refused`] when the callback's redirect URI is not on loopback (nor `https`
+    /// with [`hosted_redirect`](Self::hosted_redirect)), the server
     /// URL is not http(s), or a Client ID Metadata Document's URL is not an `https` URL with a
     /// path; [`AuthError::Unavailable`] when an HTTP client cannot be built.
     pub fn build(self) -> Result<OAuthClient, AuthError> {
         let redirect_uri = self.callback.redirect_uri();
-        if redirect_uri.scheme() != "http" || !is_loopback(&redirect_uri) {
+        let hosted = self.hosted_redirect && redirect_uri.scheme() == "https";
+        if !hosted && (redirect_uri.scheme() != "http" || !is_loopback(&redirect_uri)) {
             return Err(AuthError::refused(
                 "the redirect URI must be an http URL on loopback (127.0.0.1, [::1] or localhost)",
             ));
@@ -385,7 +410,7 @@ impl OAuthClientBuilder {
         };
         Ok(OAuthClient {
             inner: Arc::new(Inner {
-                key: self.server.as_str().to_owned(),
+                key: self.key.unwrap_or_else(|| self.server.as_str().to_owned()),
                 policy: UrlPolicy::for_server(&self.server),
                 auth_http: AuthHttp::new(self.options.request_timeout)?,
                 server: self.server,

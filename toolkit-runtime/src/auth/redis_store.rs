@@ -294,6 +294,48 @@ impl fmt::Debug for RedisStore {
 }
 
 impl TokenStore for RedisStore {
+    fn keys<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, AuthError>> {
+        Box::pin(async move {
+            let mut connection = self.connection().await?;
+            let start = self.grant_key("");
+            // SCAN's pattern is a glob: its special characters in the prefix are escaped.
+            let mut pattern = String::new();
+            for character in start.chars().chain(prefix.chars()) {
+                if matches!(character, '*' | '?' | '[' | ']' | '\\') {
+                    pattern.push('\\');
+                }
+                pattern.push(character);
+            }
+            pattern.push('*');
+            let mut cursor = 0u64;
+            let mut keys = Vec::new();
+            loop {
+                let (next, found): (u64, Vec<String>) = redis::cmd("SCAN")
+                    .arg(cursor)
+                    .arg("MATCH")
+                    .arg(&pattern)
+                    .arg("COUNT")
+                    .arg(1_000)
+                    .query_async(&mut connection)
+                    .await
+                    .map_err(unreachable)?;
+                keys.extend(
+                    found
+                        .into_iter()
+                        .filter_map(|key| key.strip_prefix(&start).map(str::to_owned))
+                        .filter(|key| key.starts_with(prefix)),
+                );
+                if next == 0 {
+                    break;
+                }
+                cursor = next;
+            }
+            keys.sort();
+            keys.dedup();
+            Ok(keys)
+        })
+    }
+
     fn load<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<Option<Grant>, AuthError>> {
         Box::pin(async move {
             let mut connection = self.connection().await?;

@@ -10,6 +10,7 @@ use super::authorization_server::AuthorizationServer;
 use super::error::server_words;
 use super::fetch::AuthHttp;
 use super::grant::RegisteredClient;
+use super::policy::is_loopback;
 use super::{AuthError, Secret};
 
 /// What a host says about its client.
@@ -75,7 +76,8 @@ pub(crate) async fn client_for(
         "grant_types": ["authorization_code", "refresh_token"],
         "response_types": ["code"],
         "token_endpoint_auth_method": method,
-        "application_type": "native",
+        // A loopback redirect is a native application's (RFC 8252); any other a web server's.
+        "application_type": if is_loopback(redirect_uri) { "native" } else { "web" },
     });
     let (status, answer) = http
         .post_json(endpoint, &body, "registration endpoint")

@@ -33,6 +33,17 @@ pub trait TokenStore: Send + Sync + 'static {
     /// Forgets the grant of `server` (a refresh token refused, a logout).
     fn remove<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<(), AuthError>>;
 
+    /// The keys of the grants kept that start with `prefix`, in order (a gateway's grants of one
+    /// source, one per person). By default the store cannot tell: [`AuthError::Store`].
+    fn keys<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, AuthError>> {
+        let _ = prefix;
+        Box::pin(async {
+            Err(AuthError::Store(
+                "this token store cannot list its grants".into(),
+            ))
+        })
+    }
+
     /// Reads the grant of `server`, runs `change` on it (a refresh: requests to an
     /// authorization server) and makes the [`Change`] it gives, with every other writer of the
     /// store kept out meanwhile. A failure of `change` is the answer, and nothing is changed;
@@ -127,6 +138,16 @@ impl MemoryStore {
 }
 
 impl TokenStore for MemoryStore {
+    fn keys<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, AuthError>> {
+        let keys = self
+            .grants()
+            .keys()
+            .filter(|key| key.starts_with(prefix))
+            .cloned()
+            .collect();
+        Box::pin(async move { Ok(keys) })
+    }
+
     fn load<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<Option<Grant>, AuthError>> {
         let grant = self.grants().get(server).cloned();
         Box::pin(async move { Ok(grant) })
@@ -321,6 +342,19 @@ impl FileStore {
 }
 
 impl TokenStore for FileStore {
+    fn keys<'a>(&'a self, prefix: &'a str) -> BoxFuture<'a, Result<Vec<String>, AuthError>> {
+        let keys = self.canonical(false).and_then(|path| match path {
+            Some(path) => Self::read(&path).map(|file| {
+                file.grants
+                    .into_keys()
+                    .filter(|key| key.starts_with(prefix))
+                    .collect()
+            }),
+            None => Ok(Vec::new()),
+        });
+        Box::pin(async move { keys })
+    }
+
     fn load<'a>(&'a self, server: &'a str) -> BoxFuture<'a, Result<Option<Grant>, AuthError>> {
         let loaded = self.canonical(false).and_then(|path| match path {
             Some(path) => Self::read(&path).map(|mut file| file.grants.remove(server)),

@@ -387,3 +387,30 @@ async fn auth_a_redis_store_with_a_password_uses_it_and_a_wrong_one_is_told() {
     assert!(wrong.contains("Redis token store failed"), "{wrong}");
     assert!(!wrong.contains("wrong-pass"), "{wrong}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn auth_a_redis_store_lists_the_keys_under_a_prefix_glob_characters_and_all() {
+    let redis = Redis::start();
+    let store = redis.store("k*[:");
+    let other = redis.store("other:");
+    for key in [
+        "src#token:alice",
+        "src#jwt:https://a.example#b*?",
+        "srcx#bob",
+        "src",
+    ] {
+        store.save(key, &grant(0, 0)).await.unwrap();
+    }
+    other.save("src#token:carol", &grant(0, 0)).await.unwrap();
+    assert_eq!(
+        store.keys("src#").await.unwrap(),
+        ["src#jwt:https://a.example#b*?", "src#token:alice"]
+    );
+    assert_eq!(store.keys("").await.unwrap().len(), 4);
+    assert_eq!(other.keys("src#").await.unwrap(), ["src#token:carol"]);
+    store.remove("src#token:alice").await.unwrap();
+    assert_eq!(
+        store.keys("src#").await.unwrap(),
+        ["src#jwt:https://a.example#b*?"]
+    );
+}

@@ -305,3 +305,28 @@ async fn auth_a_machine_grant_keeps_no_client_secret_in_the_token_file() {
     assert!(!text.contains("machine-secret-value"), "{text}");
     let _ = std::fs::remove_dir_all(&folder);
 }
+
+#[tokio::test]
+async fn auth_file_and_memory_stores_list_the_keys_under_a_prefix() {
+    let dir = folder("keys");
+    let file = FileStore::new(dir.join("tokens.json"));
+    assert!(file.keys("src#").await.unwrap().is_empty());
+    let memory = MemoryStore::new();
+    let stores: [&dyn TokenStore; 2] = [&file, &memory];
+    for store in stores {
+        for key in [
+            "src#token:bob",
+            "src#token:alice",
+            "srcx#carol",
+            "https://a.example/mcp",
+        ] {
+            store.save(key, &grant(0, 0)).await.unwrap();
+        }
+        assert_eq!(
+            store.keys("src#").await.unwrap(),
+            ["src#token:alice", "src#token:bob"]
+        );
+        assert_eq!(store.keys("").await.unwrap().len(), 4);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
