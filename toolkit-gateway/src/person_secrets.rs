@@ -1,6 +1,6 @@
 //! Upstream credentials kept per person: [`PersonSecrets`], in a sealed owner-only file
-//! ([`SecretsFile`](super::secrets_file::SecretsFile)) for one machine, or in Redis
-//! ([`RedisSecrets`](super::redis_secrets::RedisSecrets)) for replicas on several — the token
+//! ([`SecretsFile`]) for one machine, or in Redis
+//! ([`RedisSecrets`]) for replicas on several — the token
 //! store's two backends — each value sealed with a key from the environment
 //! ([`SealingKey`]).
 
