@@ -12,35 +12,13 @@
 use std::io::{BufRead, BufReader, Write};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn peer(path: &str) -> String {
-    let path = root().join("target/peers").join(path);
-    assert!(
-        path.exists(),
-        "{} is missing: run scripts/install-test-peers",
-        path.display()
-    );
-    path.to_string_lossy().into_owned()
-}
-
-/// A child process, killed when dropped.
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
+use crate::support::{Killed, peer, root};
 
 /// A directory of the test's own, with `files/` the filesystem server serves (canonical, as the
 /// server compares paths).

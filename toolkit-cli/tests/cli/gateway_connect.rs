@@ -15,8 +15,8 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::path::Path;
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -26,47 +26,7 @@ use axum::response::Response;
 use base64::Engine;
 use serde_json::{Value, json};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn peer(path: &str) -> String {
-    let path = root().join("target/peers").join(path);
-    assert!(
-        path.exists(),
-        "{} is missing: run scripts/install-test-peers",
-        path.display()
-    );
-    path.to_string_lossy().into_owned()
-}
-
-/// A child process, killed when dropped.
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// `oidc-provider` for the MCP server at `resource`: its issuer, and the process.
-fn provider(resource: &str) -> (String, Killed) {
-    let mut child = Command::new("node")
-        .arg("--disable-wasm-trap-handler")
-        .arg(root().join("scripts/oidc-provider.mjs"))
-        .arg(peer("oidc-provider"))
-        .arg(resource)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let issuer = lines.next().unwrap().unwrap();
-    assert!(issuer.starts_with("http://127.0.0.1:"), "{issuer}");
-    std::thread::spawn(move || for _ in lines {});
-    (issuer, Killed(child))
-}
+use crate::support::{Killed, peer, provider, root};
 
 /// The MCP server the tokens are for: its resource metadata names the provider; a request needs
 /// a JWT for its audience that has not expired; tool `echo` answers, and the token of each call

@@ -13,53 +13,12 @@
 #![allow(clippy::panic)]
 
 use std::io::{BufRead, BufReader, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn peer(path: &str) -> String {
-    let path = root().join("target/peers").join(path);
-    assert!(
-        path.exists(),
-        "{} is missing: run scripts/install-test-peers",
-        path.display()
-    );
-    path.to_string_lossy().into_owned()
-}
-
-/// A child process, killed when dropped.
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// `oidc-provider` for the gateway at `resource`: its issuer, and the process.
-fn provider(resource: &str) -> (String, Killed) {
-    let mut child = Command::new("node")
-        .arg("--disable-wasm-trap-handler")
-        .arg(root().join("scripts/oidc-provider.mjs"))
-        .arg(peer("oidc-provider"))
-        .arg(resource)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let issuer = lines.next().unwrap().unwrap();
-    assert!(issuer.starts_with("http://127.0.0.1:"), "{issuer}");
-    std::thread::spawn(move || for _ in lines {});
-    (issuer, Killed(child))
-}
+use crate::support::{Killed, peer, provider, root};
 
 /// A client the provider registers by dynamic registration for `grant_types`, holding `groups`
 /// (its tokens' `groups` claim): its id and secret.

@@ -66,3 +66,47 @@ impl Redis {
         redis
     }
 }
+
+/// The workspace's root.
+pub fn root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A peer `scripts/install-test-peers` installed under `target/peers`, by its path there.
+pub fn peer(path: &str) -> String {
+    let path = root().join("target/peers").join(path);
+    assert!(
+        path.exists(),
+        "{} is missing: run scripts/install-test-peers",
+        path.display()
+    );
+    path.to_string_lossy().into_owned()
+}
+
+/// A child process, killed when dropped.
+pub struct Killed(pub std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `oidc-provider` (`scripts/oidc-provider.mjs`) for the server at `resource`: its issuer, and the process.
+pub fn provider(resource: &str) -> (String, Killed) {
+    let mut child = std::process::Command::new("node")
+        .arg("--disable-wasm-trap-handler")
+        .arg(root().join("scripts/oidc-provider.mjs"))
+        .arg(peer("oidc-provider"))
+        .arg(resource)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufRead::lines(std::io::BufReader::new(child.stdout.take().unwrap()));
+    let issuer = lines.next().unwrap().unwrap();
+    assert!(issuer.starts_with("http://127.0.0.1:"), "{issuer}");
+    std::thread::spawn(move || for _ in lines {});
+    (issuer, Killed(child))
+}
