@@ -4,9 +4,14 @@
 //! explicit codes before the `2XX` range), whose content has a JSON media type
 //! (`application/json`, or one ending in `+json`, parameters ignored) with a `schema`. A
 //! `default` response is never the answer: documents use it for errors. An operation whose
-//! success answers have no JSON schema has no answer schema.
+//! success answers have no JSON schema has no answer schema. A stream of JSON items
+//! (`application/jsonl`, `application/x-ndjson`, `application/json-seq`) whose items OpenAPI
+//! 3.2's `itemSchema` types is answered as the list of its items, which is what the HTTP
+//! source returns for one.
 
-use serde_json::Value;
+use std::borrow::Cow;
+
+use serde_json::{Value, json};
 
 use super::pointer;
 
@@ -16,7 +21,7 @@ use super::pointer;
 pub(crate) fn success_schema<'d>(
     document: &'d Value,
     responses: Option<&'d Value>,
-) -> Option<&'d Value> {
+) -> Option<Cow<'d, Value>> {
     let Value::Object(responses) = pointer::follow(document, responses?).ok()? else {
         return None;
     };
@@ -84,8 +89,9 @@ fn rank(status: &str) -> Option<u16> {
     (200..300).contains(&code).then_some(code)
 }
 
-/// The schema of the first JSON media type of `response`'s content.
-fn json_schema<'d>(document: &'d Value, response: &'d Value) -> Option<&'d Value> {
+/// The schema of the first JSON media type of `response`'s content, else the list of the items
+/// of its first typed stream of JSON items.
+fn json_schema<'d>(document: &'d Value, response: &'d Value) -> Option<Cow<'d, Value>> {
     let response = pointer::follow(document, response).ok()?;
     let Some(Value::Object(content)) = response.get("content") else {
         return None;
@@ -94,6 +100,26 @@ fn json_schema<'d>(document: &'d Value, response: &'d Value) -> Option<&'d Value
         .iter()
         .filter(|(media_type, _)| is_json(media_type))
         .find_map(|(_, media)| media.get("schema"))
+        .map(Cow::Borrowed)
+        .or_else(|| {
+            content
+                .iter()
+                .filter(|(media_type, _)| is_json_stream(media_type))
+                .find_map(|(_, media)| media.get("itemSchema"))
+                .map(|items| Cow::Owned(json!({ "type": "array", "items": items })))
+        })
+}
+
+/// Whether a media type is a stream of JSON items, one a line or record, parameters ignored.
+pub(crate) fn is_json_stream(media_type: &str) -> bool {
+    matches!(
+        essence(media_type).as_str(),
+        "application/jsonl"
+            | "application/x-ndjson"
+            | "application/json-seq"
+            | "application/x-jsonlines"
+            | "application/jsonlines"
+    )
 }
 
 /// Whether a media type is JSON: `application/json` or `*/*+json`, parameters ignored.
@@ -134,14 +160,30 @@ mod tests {
         });
         assert_eq!(
             success_schema(&document, Some(&responses)),
-            Some(&json!({"type": "array"}))
+            Some(Cow::Owned(json!({"type": "array"})))
         );
         let only_range =
             json!({"2XX": {"content": {"application/json": {"schema": {"type": "boolean"}}}}});
         assert_eq!(
             success_schema(&document, Some(&only_range)),
-            Some(&json!({"type": "boolean"}))
+            Some(Cow::Owned(json!({"type": "boolean"})))
         );
+    }
+
+    #[test]
+    fn a_typed_stream_of_json_items_is_answered_as_their_list() {
+        let responses = json!({"200": {"content": {
+            "text/plain": {},
+            "application/jsonl": {"itemSchema": {"$ref": "#/components/schemas/Event"}}
+        }}});
+        assert_eq!(
+            success_schema(&json!({}), Some(&responses)),
+            Some(Cow::Owned(json!({
+                "type": "array", "items": {"$ref": "#/components/schemas/Event"}
+            })))
+        );
+        let untyped = json!({"200": {"content": {"application/x-ndjson": {}}}});
+        assert_eq!(success_schema(&json!({}), Some(&untyped)), None);
     }
 
     #[test]

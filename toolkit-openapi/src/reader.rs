@@ -19,9 +19,10 @@ use crate::operations::{
 };
 use toolkit_core::{Annotations, ToolDefinition};
 
-/// The methods of a path item, in the order the reader takes them.
+/// The methods of a path item, in the order the reader takes them (`query` is OpenAPI 3.2's;
+/// any other method is one of the item's `additionalOperations`).
 const METHODS: &[&str] = &[
-    "get", "put", "post", "delete", "options", "head", "patch", "trace",
+    "get", "put", "post", "delete", "options", "head", "patch", "trace", "query",
 ];
 
 /// Reads the operations of an OpenAPI 3.0.x or 3.1.x document (JSON already parsed; see
@@ -50,6 +51,7 @@ pub fn read_operations(
         requirements: Vec::new(),
         operation_name: String::new(),
         credentials: Vec::new(),
+        required_schemes: Vec::new(),
     };
     reader.read.servers = servers(document);
     reader.read.security.schemes = security::schemes(document, &mut reader.read.security.problems);
@@ -101,7 +103,7 @@ fn dialect(document: &Value) -> Result<Dialect, NotOpenApi> {
         Ok(Dialect::V31)
     } else {
         Err(NotOpenApi::new(format!(
-            "OpenAPI {version} is not 3.0 or 3.1"
+            "OpenAPI {version} is not 3.0, 3.1 or 3.2"
         )))
     }
 }
@@ -139,6 +141,8 @@ struct Reader<'d> {
     operation_name: String,
     /// The credential parameters it left out so far.
     credentials: Vec<CredentialParameter>,
+    /// The schemes of those of them the operation declares required.
+    required_schemes: Vec<String>,
 }
 
 /// A parameter, read and checked.
@@ -174,17 +178,45 @@ impl<'d> Reader<'d> {
                 return;
             }
         };
-        for method in METHODS {
-            let Some(operation) = item.get(*method) else {
+        let fixed = METHODS.iter().filter_map(|method| {
+            let operation = item.get(*method)?;
+            Some((
+                (*method).to_owned(),
+                location(["paths", path, method]),
+                operation,
+            ))
+        });
+        // OpenAPI 3.2's `additionalOperations`: methods other than the fixed ones, named as the
+        // wire has them (`COPY`, `LINK`); one of the fixed methods there is no operation.
+        let additional = match item.get("additionalOperations") {
+            Some(Value::Object(additional)) => additional.iter().collect(),
+            _ => Vec::new(),
+        };
+        let mut operations: Vec<(String, String, &'d Value)> = fixed.collect();
+        for (method, operation) in additional {
+            let at = location(["paths", path, "additionalOperations", method]);
+            operations.push((method.clone(), at, operation));
+        }
+        for (method, at, operation) in operations {
+            let method = method.as_str();
+            if at.contains("/additionalOperations/")
+                && METHODS.contains(&method.to_ascii_lowercase().as_str())
+            {
+                let reason = SkipReason::malformed(format!(
+                    "`additionalOperations` names {method}, a method with a field of its own"
+                ));
+                self.skip(&at, method, path, reason);
                 continue;
-            };
-            let at = location(["paths", path, method]);
+            }
             if !self.options.deprecated && operation.get("deprecated") == Some(&Value::Bool(true)) {
                 continue;
             }
             self.credentials.clear();
+            self.required_schemes.clear();
             match self.operation(path, method, item, operation, &at) {
                 Ok(operation) => {
+                    let required = std::mem::take(&mut self.required_schemes);
+                    with_required(&mut self.requirements, &required);
                     if !self.requirements.is_empty() {
                         self.read.security.requirements.insert(
                             operation.name().to_owned(),
@@ -348,7 +380,7 @@ impl<'d> Reader<'d> {
     fn answer(&mut self, responses: Option<&'d Value>) -> Option<Map<String, Value>> {
         let schema = answer::success_schema(self.document, responses)?;
         let mut refs = Vec::new();
-        let mut converted = self.defs.convert(schema, &mut refs).ok()?;
+        let mut converted = self.defs.convert(&schema, &mut refs).ok()?;
         // An answer never carries a `writeOnly` property.
         let Gathered { defs, directed } = self.defs.gather(refs, Direction::Answer).ok()?;
         directed.apply(&mut converted);
@@ -376,14 +408,20 @@ impl<'d> Reader<'d> {
                 return Err(SkipReason::malformed("`parameters` is not a list"));
             };
             for parameter in list {
-                let Some(parameter) = self.parameter(parameter)? else {
-                    continue;
-                };
-                match read.iter_mut().find(|known| {
-                    known.name == parameter.name && known.location == parameter.location
-                }) {
-                    Some(known) => *known = parameter,
-                    None => read.push(parameter),
+                let followed = pointer::follow(self.document, parameter)?;
+                let parameters =
+                    if followed.get("in").and_then(Value::as_str) == Some("querystring") {
+                        self.querystring(followed)?
+                    } else {
+                        self.parameter(parameter)?.into_iter().collect()
+                    };
+                for parameter in parameters {
+                    match read.iter_mut().find(|known| {
+                        known.name == parameter.name && known.location == parameter.location
+                    }) {
+                        Some(known) => *known = parameter,
+                        None => read.push(parameter),
+                    }
                 }
             }
         }
@@ -411,6 +449,9 @@ impl<'d> Reader<'d> {
             && let Some(scheme) =
                 security::carried_by(&self.read.security.schemes, name, key_location)
         {
+            if required && !self.required_schemes.iter().any(|known| known == scheme) {
+                self.required_schemes.push(scheme.to_owned());
+            }
             self.credentials.push(CredentialParameter {
                 operation: self.operation_name.clone(),
                 parameter: name.to_owned(),
@@ -504,6 +545,82 @@ impl<'d> Reader<'d> {
             style,
             joined,
         }))
+    }
+
+    /// OpenAPI 3.2's `in: querystring` parameter, the whole query as one value: a form
+    /// (`application/x-www-form-urlencoded`) of an object whose properties the schema lists is
+    /// a query parameter per property (`form`, a key per list item); any other is skipped, as
+    /// is an object open to keys it does not list (they would be the model's to choose).
+    fn querystring(&mut self, parameter: &'d Value) -> Result<Vec<Parameter>, SkipReason> {
+        let name = parameter
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or("querystring");
+        let refuse = || SkipReason::ParameterContent {
+            name: name.to_owned(),
+        };
+        let Some(Value::Object(content)) = parameter.get("content") else {
+            return Err(refuse());
+        };
+        let mut media = content.iter();
+        let (Some((media_type, media)), None) = (media.next(), media.next()) else {
+            return Err(refuse());
+        };
+        let essence = media_type.split(';').next().unwrap_or_default().trim();
+        if !essence.eq_ignore_ascii_case("application/x-www-form-urlencoded") {
+            return Err(refuse());
+        }
+        let schema = pointer::follow(self.document, media.get("schema").ok_or_else(refuse)?)?;
+        let Some(Value::Object(properties)) = schema.get("properties") else {
+            return Err(refuse());
+        };
+        if !matches!(schema.get("additionalProperties"), Some(Value::Bool(false)))
+            && schema.get("additionalProperties").is_some()
+        {
+            return Err(refuse());
+        }
+        let required_names: Vec<&str> = schema
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|names| names.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let whole_required = parameter.get("required") == Some(&Value::Bool(true));
+        let mut read = Vec::new();
+        for (property, property_schema) in properties {
+            let required = whole_required && required_names.contains(&property.as_str());
+            if let Some(scheme) =
+                security::carried_by(&self.read.security.schemes, property, KeyLocation::Query)
+            {
+                if required && !self.required_schemes.iter().any(|known| known == scheme) {
+                    self.required_schemes.push(scheme.to_owned());
+                }
+                self.credentials.push(CredentialParameter {
+                    operation: self.operation_name.clone(),
+                    parameter: property.clone(),
+                    location: KeyLocation::Query,
+                    scheme: scheme.to_owned(),
+                });
+                continue;
+            }
+            let shape = self.shape(property_schema)?;
+            if shape.object || shape.items_not_scalar {
+                return Err(SkipReason::ObjectParameter {
+                    name: property.clone(),
+                });
+            }
+            let followed = pointer::follow(self.document, property_schema)?;
+            read.push(Parameter {
+                name: property.clone(),
+                location: Location::Query,
+                required,
+                schema: property_schema.clone(),
+                description: followed.get("description").cloned(),
+                deprecated: followed.get("deprecated") == Some(&Value::Bool(true)),
+                style: QueryStyle::Form,
+                joined: false,
+            });
+        }
+        Ok(read)
     }
 
     /// What a parameter's schema says of its shape, its references followed.
@@ -730,6 +847,36 @@ fn output_schema<'s>(
 
 /// What HTTP says of a method: a safe method is read-only; PUT and DELETE are idempotent, POST
 /// and PATCH not; DELETE is destructive. Nothing is guessed beyond that.
+/// `requirements` with the schemes of the credential parameters an operation declares required
+/// added to each alternative: such a parameter is sent whichever alternative the host meets,
+/// since the API wants it. A document may list `key` and `token` as alternatives
+/// (`security: [{key: []}, {token: []}]`) on an operation that also declares both required
+/// query parameters: the API then takes only requests that carry both.
+fn with_required(requirements: &mut Vec<SecurityRequirement>, required: &[String]) {
+    if required.is_empty() {
+        return;
+    }
+    if requirements.is_empty() {
+        requirements.push(SecurityRequirement::new());
+    }
+    for requirement in requirements.iter_mut() {
+        for scheme in required {
+            requirement.entry(scheme.clone()).or_default();
+        }
+    }
+    // Alternatives that became one are one.
+    let mut seen = Vec::new();
+    requirements.retain(|requirement| {
+        let keys: Vec<String> = requirement.keys().cloned().collect();
+        if seen.contains(&keys) {
+            false
+        } else {
+            seen.push(keys);
+            true
+        }
+    });
+}
+
 fn hints(method: &str, summary: Option<&str>) -> Annotations {
     let mut annotations = Annotations {
         title: summary.map(str::to_owned),
@@ -737,6 +884,11 @@ fn hints(method: &str, summary: Option<&str>) -> Annotations {
     };
     match method {
         "get" | "head" | "options" | "trace" => annotations.read_only = Some(true),
+        // OpenAPI 3.2's QUERY: safe and idempotent, a GET with a body.
+        "query" => {
+            annotations.read_only = Some(true);
+            annotations.idempotent = Some(true);
+        }
         "put" => {
             annotations.read_only = Some(false);
             annotations.idempotent = Some(true);
@@ -813,5 +965,158 @@ mod tests {
         let shared = read_operations(&document, &options.shared_defs(true)).unwrap();
         assert_eq!(shared.operations.len(), 10);
         assert_eq!(shared.defs.len(), 50);
+    }
+
+    /// OpenAPI 3.2's QUERY and `additionalOperations` are operations, the method kept on the
+    /// wire; `in: querystring` a query parameter per property.
+    #[test]
+    fn openapi_3_2_query_additional_operations_and_querystring() {
+        let document = json!({
+            "openapi": "3.2.0",
+            "info": {"title": "t", "version": "1"},
+            "paths": {"/items": {
+                "query": {
+                    "operationId": "search_items",
+                    "requestBody": {"content": {"application/json": {"schema": {"type": "object"}}}},
+                    "responses": {}
+                },
+                "additionalOperations": {
+                    "COPY": {"operationId": "copy_items", "responses": {}},
+                    "GET": {"responses": {}}
+                },
+                "get": {
+                    "operationId": "list_items",
+                    "parameters": [{
+                        "name": "filter", "in": "querystring", "required": true,
+                        "content": {"application/x-www-form-urlencoded": {"schema": {
+                            "type": "object",
+                            "properties": {
+                                "status": {"type": "string"},
+                                "tag": {"type": "array", "items": {"type": "string"}}
+                            },
+                            "required": ["status"],
+                            "additionalProperties": false
+                        }}}
+                    }],
+                    "responses": {}
+                },
+                "put": {
+                    "operationId": "open_query",
+                    "parameters": [{
+                        "name": "q", "in": "querystring",
+                        "content": {"application/x-www-form-urlencoded": {"schema": {
+                            "type": "object", "properties": {}, "additionalProperties": true
+                        }}}
+                    }],
+                    "responses": {}
+                }
+            }}
+        });
+        let read = read_operations(&document, &ReadOptions::default()).unwrap();
+        let by_name = |name: &str| {
+            read.operations
+                .iter()
+                .find(|operation| operation.name() == name)
+                .unwrap()
+        };
+        let query = by_name("search_items");
+        assert_eq!(query.request.method, "QUERY");
+        assert_eq!(query.definition.annotations.read_only, Some(true));
+        assert_eq!(query.definition.annotations.idempotent, Some(true));
+        assert_eq!(by_name("copy_items").request.method, "COPY");
+        assert_eq!(
+            by_name("copy_items").definition.annotations.read_only,
+            Some(false)
+        );
+        let list = by_name("list_items");
+        let names: Vec<&str> = list
+            .request
+            .parameters
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect();
+        assert_eq!(names, ["status", "tag"]);
+        assert!(
+            list.request
+                .parameters
+                .iter()
+                .all(|p| p.location == Location::Query)
+        );
+        assert_eq!(
+            list.definition.input_schema()["required"],
+            json!(["status"])
+        );
+        let skipped: Vec<(&str, &str)> = read
+            .skipped
+            .iter()
+            .map(|skip| (skip.location.as_str(), skip.reason.kind()))
+            .collect();
+        assert_eq!(
+            skipped,
+            [
+                ("#/paths/~1items/put", "parameterContent"),
+                ("#/paths/~1items/additionalOperations/GET", "malformed"),
+            ]
+        );
+    }
+
+    /// A credential parameter an operation declares required is sent whichever alternative of
+    /// its security the host meets: the API wants it.
+    #[test]
+    fn required_credential_parameters_join_every_alternative() {
+        let document = json!({
+            "openapi": "3.0.3",
+            "info": {"title": "t", "version": "1"},
+            "components": {"securitySchemes": {
+                "key": {"type": "apiKey", "in": "query", "name": "key"},
+                "token": {"type": "apiKey", "in": "query", "name": "token"}
+            }},
+            "security": [{"key": []}, {"token": []}],
+            "paths": {
+                "/cards": {"get": {
+                    "operationId": "cards",
+                    "parameters": [
+                        {"name": "key", "in": "query", "required": true, "schema": {"type": "string"}},
+                        {"name": "token", "in": "query", "required": true, "schema": {"type": "string"}}
+                    ],
+                    "responses": {}
+                }},
+                "/boards": {"get": {
+                    "operationId": "boards",
+                    "parameters": [
+                        {"name": "token", "in": "query", "schema": {"type": "string"}}
+                    ],
+                    "responses": {}
+                }},
+                "/open": {"get": {
+                    "operationId": "open",
+                    "security": [],
+                    "parameters": [
+                        {"name": "key", "in": "query", "required": true, "schema": {"type": "string"}}
+                    ],
+                    "responses": {}
+                }}
+            }
+        });
+        let read = read_operations(&document, &ReadOptions::default()).unwrap();
+        let requirement = |schemes: &[&str]| -> SecurityRequirement {
+            schemes
+                .iter()
+                .map(|scheme| ((*scheme).to_owned(), Vec::new()))
+                .collect()
+        };
+        let requirements = &read.security.requirements;
+        assert_eq!(requirements["cards"], [requirement(&["key", "token"])]);
+        assert_eq!(
+            requirements["boards"],
+            [requirement(&["key"]), requirement(&["token"])]
+        );
+        assert_eq!(requirements["open"], [requirement(&["key"])]);
+        assert!(read.operations.iter().all(|operation| {
+            operation.definition.input_schema()["properties"]
+                .as_object()
+                .unwrap()
+                .is_empty()
+        }));
     }
 }

@@ -77,6 +77,12 @@ pub(crate) fn success_value(body: Vec<u8>, content_type: Option<&str>) -> Result
     if let Ok(value) = serde_json::from_slice(&body) {
         return Ok(value);
     }
+    if let Some(items) = content_type
+        .filter(|t| is_json_stream(t))
+        .and_then(|_| json_items(&body))
+    {
+        return Ok(Value::Array(items));
+    }
     let length = body.len();
     String::from_utf8(body).map(Value::String).map_err(|_| {
         format!(
@@ -84,6 +90,30 @@ pub(crate) fn success_value(body: Vec<u8>, content_type: Option<&str>) -> Result
             content_type.unwrap_or("of no stated type")
         )
     })
+}
+
+/// Whether a media type is a stream of JSON items (JSON Lines, NDJSON, RFC 7464's JSON text
+/// sequences), which a tool returns as the list of its items.
+fn is_json_stream(content_type: &str) -> bool {
+    let essence = content_type.split(';').next().unwrap_or_default().trim();
+    [
+        "application/jsonl",
+        "application/x-ndjson",
+        "application/json-seq",
+        "application/x-jsonlines",
+        "application/jsonlines",
+    ]
+    .iter()
+    .any(|stream| essence.eq_ignore_ascii_case(stream))
+}
+
+/// The items of a stream of JSON items, one a line or record (a record separator, 0x1E, starts
+/// each of a JSON text sequence's); `None` when one is no JSON.
+fn json_items(body: &[u8]) -> Option<Vec<Value>> {
+    body.split(|byte| *byte == b'\n' || *byte == 0x1e)
+        .filter(|line| !line.iter().all(u8::is_ascii_whitespace))
+        .map(|line| serde_json::from_slice(line).ok())
+        .collect()
 }
 
 /// The reason for an answer that is no success, or `None` for a 2xx.
@@ -195,6 +225,25 @@ mod tests {
         );
         assert_eq!(success_value(Vec::new(), None), Ok(Value::Null));
         assert!(success_value(vec![0xff, 0xfe], Some("image/png")).is_err());
+    }
+
+    #[test]
+    fn a_stream_of_json_items_is_their_list() {
+        let lines = b"{\"a\": 1}\n{\"a\": 2}\n\n".to_vec();
+        assert_eq!(
+            success_value(lines.clone(), Some("application/jsonl; charset=utf-8")),
+            Ok(serde_json::json!([{"a": 1}, {"a": 2}]))
+        );
+        let sequence = b"\x1e{\"a\": 1}\n\x1e[2]\n".to_vec();
+        assert_eq!(
+            success_value(sequence, Some("application/json-seq")),
+            Ok(serde_json::json!([{"a": 1}, [2]]))
+        );
+        // Lines of another type stay text.
+        assert_eq!(
+            success_value(lines, Some("text/plain")),
+            Ok(Value::String("{\"a\": 1}\n{\"a\": 2}\n\n".to_owned()))
+        );
     }
 
     #[test]

@@ -347,6 +347,13 @@ impl HttpSourceBuilder {
     /// [`Reason::Authentication`], naming the schemes (unless one requirement is empty, `{}`:
     /// then it goes without).
     ///
+    /// Where the host configured credentials for several alternatives, only the first
+    /// alternative it meets, in the document's order, is sent: an API reads alternatives as
+    /// "any one of", and a credential sent to an API that did not ask for it is one more place
+    /// it can leak. A credential parameter an operation declares *required* is the exception:
+    /// the reader adds its scheme to every alternative, so the API gets it whichever one is met
+    /// (a document may list `key` and `token` as alternatives on operations that want both).
+    ///
     /// ```
     /// use std::collections::BTreeMap;
     /// use toolkit_runtime::http::{Credential, Credentials, HttpSource, KeyLocation, SecurityScheme, client_builder};
