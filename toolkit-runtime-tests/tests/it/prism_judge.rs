@@ -61,6 +61,9 @@ fn documents() -> Vec<(&'static str, PathBuf)> {
         ("digitalocean", directory.join("digitalocean.com.json")),
         ("linode", directory.join("linode.com.json")),
         ("box", directory.join("box.com.json")),
+        // Every operation declares the `key` and `token` query parameters required beside
+        // `security: [{api_key: []}, {api_token: []}]`: the API (and Prism) want both.
+        ("trello", directory.join("trello.com.json")),
     ]
 }
 
