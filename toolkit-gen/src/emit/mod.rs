@@ -255,6 +255,50 @@ fn root_doc(tool: &str, description: Option<&str>) -> String {
     }
 }
 
+/// What the emitter makes of each tool's input when the tools are one module whose schemas
+/// name their `$defs` entries, held once in `defs` (as the reader writes them with
+/// [`ReadOptions::shared_defs`](toolkit_openapi::ReadOptions::shared_defs())): each entry is
+/// converted once for all the tools that name it, so the cost grows with the document rather
+/// than with its operations times the schemas each reaches. No code is written: `toolkit-gen
+/// report` wants the types and the places that fell back to `serde_json::Value`.
+pub fn module_typing(
+    definitions: &[&ToolDefinition],
+    defs: &toolkit_runtime::JsonObject,
+    options: &EmitOptions,
+    mut step: impl FnMut(&str),
+) -> Vec<ToolTypes> {
+    let mut types = Scope::module();
+    let mut shared = Shared::default();
+    let schemas: Vec<&toolkit_runtime::JsonObject> = definitions
+        .iter()
+        .map(|definition| definition.input_schema())
+        .collect();
+    shared.reserve_schemas(&schemas, &mut types);
+    definitions
+        .iter()
+        .map(|definition| {
+            let schema = Value::Object(definition.input_schema().clone());
+            let converted = convert::convert_tool(
+                definition.name(),
+                &schema,
+                None,
+                options,
+                convert::ModuleTypes {
+                    types: &mut types,
+                    shared: &mut shared,
+                    defs,
+                },
+            );
+            step(definition.name());
+            ToolTypes {
+                tool: definition.name().to_owned(),
+                root_type: converted.root_type,
+                untyped: converted.untyped,
+            }
+        })
+        .collect()
+}
+
 /// Writes the Rust types of the input schema `schema` of the tool `tool_name`: the input's type is
 /// named after the tool (`get_pet` → `GetPetInput`), the types inside it after their place
 /// (`GetPetInputOrder`).
