@@ -73,17 +73,6 @@ pub enum Format {
     Text,
 }
 
-/// Reads `file` (JSON or YAML) and its operations.
-///
-/// # Errors
-///
-/// A sentence naming the file when it cannot be read, decoded, or is no OpenAPI 3 document.
-pub fn read_document(file: &Path) -> Result<ReadOperations, String> {
-    toolkit_gen::inputs::read_openapi(file)
-        .map(|(_, read)| read)
-        .map_err(|problems| toolkit_gen::inputs::describe(file, &problems))
-}
-
 /// What `report` reads.
 #[derive(Clone, Copy, Debug)]
 pub enum ReportInput<'a> {
@@ -492,7 +481,27 @@ pub struct SourceOf<'a> {
 ///
 /// A message for people when the document cannot be read, or an argument is wrong.
 pub fn http_source(of: &SourceOf<'_>) -> Result<HttpSource, String> {
-    let read = read_document(of.file)?;
+    http_source_of(of, None)
+}
+
+/// As [`http_source`], with `only` the operation of that name when given (none when the
+/// document has no such operation): the document is read with its schemas held once, and only
+/// the operations kept get copies of the entries they reach, so running one operation of a
+/// large document costs that operation, not the document's operations times its schemas.
+fn http_source_of(of: &SourceOf<'_>, only: Option<&str>) -> Result<HttpSource, String> {
+    let mut read = toolkit_gen::inputs::read_openapi_for_module(of.file)
+        .map(|(_, read)| read)
+        .map_err(|problems| toolkit_gen::inputs::describe(of.file, &problems))?;
+    if let Some(only) = only {
+        read.operations.retain(|operation| operation.name() == only);
+    }
+    let catalog = toolkit_runtime::http::encode_shared_operations(&read.operations, &read.defs);
+    read.operations = toolkit_runtime::http::decode_operations(&catalog).map_err(|error| {
+        format!(
+            "the operations of {} do not read back: {error}",
+            of.file.display()
+        )
+    })?;
     let credentials = super::credentials::credentials(
         of.credentials,
         of.token_origins,
@@ -524,7 +533,7 @@ enum Prepared {
 }
 
 fn prepare(args: &CallArgs<'_>) -> Result<(Toolkit, Value), Prepared> {
-    let source = http_source(&args.source).map_err(Prepared::Usage)?;
+    let source = http_source_of(&args.source, Some(args.operation)).map_err(Prepared::Usage)?;
     let source = Arc::new(source);
     let toolkit = Toolkit::from_source(
         source.clone(),
