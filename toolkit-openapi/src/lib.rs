@@ -1,5 +1,5 @@
 //! HTTP operations as data ([`operations`]) and the reader that makes them from OpenAPI 3.0 and
-//! 3.1 documents: [`read_operations`]. No executor: `toolkit-runtime`'s `HttpSource` (feature
+//! 3.1 documents, and Swagger 2.0 ones: [`read_operations`]. No executor: `toolkit-runtime`'s `HttpSource` (feature
 //! `http`) sends the operations; the generator (`toolkit-gen`) writes typed modules of them; the
 //! gateway serves them. `toolkit-runtime` re-exports this crate as `http::` (the operations) and
 //! `openapi::` (the reader).
@@ -9,13 +9,24 @@
 //! document's `servers` are listed in [`ReadOperations::servers`], never used — where requests go
 //! is the host's to say.
 //!
+//! A Swagger 2.0 document is converted to OpenAPI 3.0 first, by this crate, and the result
+//! read as any 3.0 document: `host`, `basePath` and `schemes` are its servers, the `body`
+//! parameter its request body under the operations' `consumes` (its property keeps the
+//! parameter's name), `formData` parameters a form (or a multipart body, which is skipped),
+//! `collectionFormat` a query style (`tsv`, which 3.0 cannot write, skips its operation),
+//! `securityDefinitions` security schemes, `definitions` the schemas, and AutoRest's
+//! `x-ms-paths`, `x-nullable`, `x-ms-enum` and `x-ms-discriminator-value` are read. The paths
+//! are the same in both, so a skip's location is the 2.0 document's.
+//!
 //! Each operation becomes a tool:
 //!
 //! - named by its `operationId`, or from its method and path when it has none
 //!   (`get_pets_petId`);
 //! - taking a property per parameter, named as the parameter in the characters agents accept,
 //!   with the place before the name when two would share one or one is `body` (see
-//!   [`naming`](self#naming)), and a property `body` for the request body (JSON, or a form);
+//!   [`naming`](self#naming)), and a property `body` for the request body (JSON, or a form),
+//!   or the name its operation's `x-codegen-request-body-name` gives when no parameter has it
+//!   (documents converted from Swagger 2.0 keep the body parameter's name there);
 //! - whose input is one JSON Schema 2020-12 that stands alone: the document's schemas it refers
 //!   to are under `$defs`, references rewritten, cycles kept as references; 3.0 schemas are made
 //!   as 3.1 has them (`nullable`, boolean exclusive bounds, `example`);
@@ -97,6 +108,7 @@ mod reader;
 mod schema;
 mod security;
 mod skipped;
+mod swagger;
 mod visibility;
 
 use std::fmt;
@@ -253,7 +265,8 @@ impl ReadOptions {
     }
 }
 
-/// A document that is no OpenAPI 3 document: the one error that fails a whole read.
+/// A document that is no OpenAPI 3 or Swagger 2.0 document: the one error that fails a whole
+/// read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotOpenApi {
     message: String,

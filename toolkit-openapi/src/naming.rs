@@ -47,7 +47,7 @@ pub(crate) fn as_model_reads(name: &str) -> String {
 }
 
 /// `name` in the agents' charset, cut to 64 characters.
-fn in_charset(name: &str) -> String {
+pub(crate) fn in_charset(name: &str) -> String {
     let mut property: String = name
         .chars()
         .map(|c| {

@@ -10,6 +10,7 @@ use super::naming::{self, BODY};
 use super::pointer::{self, location};
 use super::schema::Dialect;
 use super::security::{self, CredentialParameter};
+use super::swagger;
 use super::visibility::Direction;
 use super::{NotOpenApi, ReadOperations, ReadOptions, Server, SkipReason, Skipped};
 use crate::operations::CompiledTemplate;
@@ -25,7 +26,8 @@ const METHODS: &[&str] = &[
     "get", "put", "post", "delete", "options", "head", "patch", "trace", "query",
 ];
 
-/// Reads the operations of an OpenAPI 3.0.x or 3.1.x document (JSON already parsed; see
+/// Reads the operations of an OpenAPI 3.0.x or 3.1.x document, or of a Swagger 2.0 one
+/// converted to OpenAPI 3.0 first (JSON already parsed; see
 /// [`decode_document`](super::decode_document) for text).
 ///
 /// Every operation becomes an [`Operation`] or a [`Skipped`] with its reason; nothing about one
@@ -34,12 +36,15 @@ const METHODS: &[&str] = &[
 ///
 /// # Errors
 ///
-/// [`NotOpenApi`] when the document is no OpenAPI 3 document (a Swagger 2.0 one, one with no
-/// `openapi` field, not an object).
+/// [`NotOpenApi`] when the document is no OpenAPI 3 or Swagger 2.0 document (a Swagger 1.2
+/// one, one with no `openapi` field, not an object).
 pub fn read_operations(
     document: &Value,
     options: &ReadOptions,
 ) -> Result<ReadOperations, NotOpenApi> {
+    if document.get("swagger").is_some() {
+        return swagger::read(document, options);
+    }
     let dialect = dialect(document)?;
     let mut reader = Reader {
         document,
@@ -82,12 +87,6 @@ pub fn read_operations(
 fn dialect(document: &Value) -> Result<Dialect, NotOpenApi> {
     if !document.is_object() {
         return Err(NotOpenApi::new("the document is not an object"));
-    }
-    if let Some(swagger) = document.get("swagger") {
-        return Err(NotOpenApi::new(format!(
-            "the document is Swagger {}, not OpenAPI 3: convert it to OpenAPI 3 first",
-            swagger.as_str().unwrap_or("2.0")
-        )));
     }
     let Some(version) = document.get("openapi") else {
         return Err(NotOpenApi::new(
@@ -276,6 +275,11 @@ impl<'d> Reader<'d> {
             Some(body) => Some(self.body(body)?),
             None => None,
         };
+        // The extension on the request body itself (where converters also write it).
+        let body_extension = operation
+            .get("requestBody")
+            .and_then(|body| pointer::follow(self.document, body).ok())
+            .and_then(|body| body.get(swagger::BODY_NAME));
 
         let mut refs = Vec::new();
         let mut properties = Map::new();
@@ -314,15 +318,24 @@ impl<'d> Reader<'d> {
             {
                 object.insert("description".to_owned(), description.clone());
             }
+            // A body named by `x-codegen-request-body-name` (as converters from Swagger 2.0,
+            // ours included, keep the 2.0 body parameter's name) when no parameter has it.
+            let property = operation
+                .get(swagger::BODY_NAME)
+                .or(body_extension)
+                .and_then(Value::as_str)
+                .map(naming::in_charset)
+                .filter(|name| !properties.contains_key(name))
+                .unwrap_or_else(|| BODY.to_owned());
             if body_required {
-                required.push(Value::String(BODY.to_owned()));
+                required.push(Value::String(property.clone()));
             }
             template = if deep_objects.is_empty() {
-                template.body(BODY, encoding)
+                template.body(property.clone(), encoding)
             } else {
-                template.form_body(BODY, deep_objects)
+                template.form_body(property.clone(), deep_objects)
             };
-            properties.insert(BODY.to_owned(), schema);
+            properties.insert(property, schema);
         }
         if let Some(accept) = answer::accept(self.document, operation.get("responses")) {
             template = template.accept(accept);

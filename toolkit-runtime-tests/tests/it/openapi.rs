@@ -40,7 +40,7 @@ fn ok() -> Value {
 #[test]
 fn a_document_that_is_not_openapi_3_is_one_clear_error() {
     for (document, words) in [
-        (json!({"swagger": "2.0", "paths": {}}), "Swagger 2.0"),
+        (json!({"swagger": "1.2", "paths": {}}), "Swagger 1.2"),
         (json!({"paths": {}}), "no `openapi` field"),
         (json!({"openapi": "2.0"}), "not 3.0 or 3.1"),
         (json!([1, 2]), "not an object"),
