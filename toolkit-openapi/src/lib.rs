@@ -1,8 +1,8 @@
 //! HTTP operations as data ([`operations`]) and the reader that makes them from OpenAPI 3.0 and
-//! 3.1 documents, and Swagger 2.0 ones: [`read_operations`]. No executor: `toolkit-runtime`'s `HttpSource` (feature
-//! `http`) sends the operations; the generator (`toolkit-gen`) writes typed modules of them; the
-//! gateway serves them. `toolkit-runtime` re-exports this crate as `http::` (the operations) and
-//! `openapi::` (the reader).
+//! 3.1 documents, and Swagger 2.0 ones: [`read_operations`]. No executor: `toolkit-runtime`'s
+//! `HttpSource` (feature `http`) sends the operations; the generator (`toolkit-gen`) writes typed
+//! modules of them; the gateway serves them. `toolkit-runtime` re-exports this crate as `http::`
+//! (the operations) and `openapi::` (the reader).
 //!
 //! The reader takes a document already parsed ([`decode_document`] reads JSON or YAML text) and
 //! fetches nothing: a reference to another document skips the operations that use it, and the

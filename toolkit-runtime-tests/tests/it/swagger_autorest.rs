@@ -344,3 +344,88 @@ async fn sampled_operations_are_accepted_by_the_test_server() {
     let _ = std::fs::remove_dir_all(&coverage);
     assert!(counted.len() >= 23, "{counted:?}");
 }
+
+/// The documents Prism judges (Prism reads Swagger 2.0 itself; these are the larger ones it
+/// starts on: others refer to example files the package does not ship).
+const JUDGED: &[&str] = &[
+    "lro.json",
+    "body-array.json",
+    "validation.json",
+    "required-optional.json",
+];
+
+/// Every operation of four of the documents, read by our conversion, called through an
+/// [`HttpSource`] on Prism (`target/peers/prism`, see `prism_judge`), which validates each request
+/// against the 2.0 document as written: none may be refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn prism_accepts_the_requests_of_converted_documents() {
+    let directory = package().join("swagger");
+    let judged = futures_util::future::join_all(JUDGED.iter().map(|name| {
+        let file = directory.join(name);
+        async move {
+            let prism = crate::prism_judge::start_prism(&file).await;
+            let text = std::fs::read_to_string(&file).unwrap();
+            let read =
+                read_operations(&decode_document(&text).unwrap(), &ReadOptions::default()).unwrap();
+            // Where the document's server puts its paths (`basePath`), on Prism.
+            let prefix = read
+                .servers
+                .first()
+                .map(|server| {
+                    let url = server.url.as_str();
+                    let path = url
+                        .split_once("://")
+                        .map_or(url, |(_, rest)| rest.find('/').map_or("", |at| &rest[at..]));
+                    path.trim_end_matches('/').to_owned()
+                })
+                .unwrap_or_default();
+            let base = format!("http://127.0.0.1:{}{prefix}", prism.port);
+            let source = std::sync::Arc::new(
+                HttpSource::builder(*name, &base, reqwest::Client::new())
+                    .operations(read.operations.clone())
+                    .security(
+                        read.security.schemes.clone(),
+                        read.security.requirements.clone(),
+                        crate::prism_judge::AnyCredential(read.security.schemes.clone()),
+                    )
+                    .build()
+                    .unwrap(),
+            );
+            let operations = read.operations.clone();
+            let outcomes =
+                crate::prism_judge::call_every(name, &operations, |operation, _, input| {
+                    let source = std::sync::Arc::clone(&source);
+                    async move {
+                        let answer = source
+                            .call(operation.name(), input, &CallContext::new())
+                            .await;
+                        (answer, false)
+                    }
+                })
+                .await;
+            drop(prism);
+            (*name, outcomes)
+        }
+    }))
+    .await;
+    let (mut requests, mut refused, mut no_input) = (0, Vec::new(), 0);
+    for (_, outcomes) in &judged {
+        for (label, outcome) in outcomes {
+            match outcome {
+                crate::prism_judge::Outcome::Refused(reason) => {
+                    requests += 1;
+                    refused.push(format!("{label}: {reason}"));
+                }
+                crate::prism_judge::Outcome::NoInput => no_input += 1,
+                _ => requests += 1,
+            }
+        }
+    }
+    println!(
+        "Prism on {} converted Swagger 2.0 documents: {requests} requests, {} refused, {no_input} without an input",
+        JUDGED.len(),
+        refused.len()
+    );
+    assert!(refused.is_empty(), "refused:\n{}", refused.join("\n"));
+    assert!(requests > 100, "{requests}");
+}
