@@ -351,6 +351,17 @@ fn security_definitions_are_security_schemes() {
     let read = read_doc(&document);
     assert_eq!(read.security.schemes.len(), 6, "{:?}", read.security);
     assert_eq!(read.security.requirements["get_s"][0].len(), 1);
+
+    // A scheme that cannot be read is listed where the 2.0 document has it.
+    let broken = swagger(
+        json!({}),
+        json!({ "securityDefinitions": { "key": { "type": "apiKey", "name": "k", "in": "body" } } }),
+    );
+    let read = read_doc(&broken);
+    assert_eq!(
+        read.security.problems[0].location,
+        "#/securityDefinitions/key"
+    );
 }
 
 #[test]
