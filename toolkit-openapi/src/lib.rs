@@ -18,6 +18,30 @@
 //! `x-ms-paths`, `x-nullable`, `x-ms-enum` and `x-ms-discriminator-value` are read. The paths
 //! are the same in both, so a skip's location is the 2.0 document's.
 //!
+//! ```
+//! use serde_json::json;
+//! use toolkit_openapi::{ReadOptions, read_operations};
+//!
+//! let document = json!({
+//!     "swagger": "2.0",
+//!     "info": { "title": "Pets", "version": "1" },
+//!     "host": "petstore.example.com",
+//!     "basePath": "/v1",
+//!     "paths": { "/pets": { "post": {
+//!         "operationId": "add_pet",
+//!         "parameters": [{ "name": "pet", "in": "body", "schema": { "$ref": "#/definitions/Pet" } }],
+//!         "responses": { "200": { "description": "Added." } }
+//!     } } },
+//!     "definitions": { "Pet": { "type": "object", "x-nullable": true } }
+//! });
+//! let read = read_operations(&document, &ReadOptions::default())?;
+//! assert_eq!(read.servers[0].url, "https://petstore.example.com/v1");
+//! let add_pet = &read.operations[0];
+//! assert_eq!(add_pet.request.body.as_ref().map(|body| body.property.as_str()), Some("pet"));
+//! assert_eq!(add_pet.definition.input_schema()["$defs"]["Pet"]["type"], json!(["object", "null"]));
+//! # Ok::<(), toolkit_openapi::NotOpenApi>(())
+//! ```
+//!
 //! Each operation becomes a tool:
 //!
 //! - named by its `operationId`, or from its method and path when it has none
