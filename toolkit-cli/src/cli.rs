@@ -42,10 +42,10 @@ pub enum Command {
     },
     /// Generator: reports which operations or tools become tools, and how typed each input is.
     ///
-    /// Reads an OpenAPI 3.0/3.1 document (JSON or YAML) and prints the operations read as tools
-    /// and the ones skipped, each with its reason and location, or the tools of an MCP snapshot;
-    /// each with whether its input is fully typed in the generated code and the JSON pointers
-    /// that are not; see [`openapi`].
+    /// Reads an OpenAPI 3.0/3.1 or Swagger 2.0 document (JSON or YAML) and prints the operations
+    /// read as tools and the ones skipped, each with its reason and location, or the tools of an
+    /// MCP snapshot; each with whether its input is fully typed in the generated code and the
+    /// JSON pointers that are not; see [`openapi`].
     Report {
         /// The document.
         #[arg(long, required_unless_present = "mcp", conflicts_with = "mcp")]

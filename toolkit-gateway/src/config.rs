@@ -629,7 +629,8 @@ pub struct SourceConfig {
     /// The source's name: the prefix of its tools' names (`name__tool`) unless `prefix = false`;
     /// it cannot hold `__` itself, nor end with `_` (either would let two sources' names meet).
     pub name: String,
-    /// An OpenAPI 3.0/3.1 document (JSON or YAML), relative to the configuration's directory.
+    /// An OpenAPI 3.0/3.1 or Swagger 2.0 document (JSON or YAML), relative to the
+    /// configuration's directory.
     pub openapi: Option<PathBuf>,
     /// Where the document's requests go (with `openapi`).
     pub base_url: Option<String>,

@@ -33,7 +33,7 @@ pub use crate::problem::Problem;
 /// What an input is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputKind {
-    /// An OpenAPI 3.0/3.1 document, JSON or YAML.
+    /// An OpenAPI 3.0/3.1 or Swagger 2.0 document, JSON or YAML.
     OpenApi,
     /// An MCP `tools/list` snapshot: as `toolkit-gen snapshot` writes it, a bare
     /// `{"tools": [...]}` result, or a bare array of tools.
@@ -168,9 +168,9 @@ impl Builder {
         Self::default()
     }
 
-    /// Adds an OpenAPI 3.0/3.1 document (JSON or YAML). Its module and source are named after
-    /// the file's stem in snake_case (`petstore.yaml` → `petstore.rs`, `Petstore`) unless
-    /// [`Builder::module_name`] says otherwise.
+    /// Adds an OpenAPI 3.0/3.1 or Swagger 2.0 document (JSON or YAML). Its module and source are
+    /// named after the file's stem in snake_case (`petstore.yaml` → `petstore.rs`, `Petstore`)
+    /// unless [`Builder::module_name`] says otherwise.
     ///
     /// # Examples
     ///

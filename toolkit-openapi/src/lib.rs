@@ -1,8 +1,8 @@
 //! HTTP operations as data ([`operations`]) and the reader that makes them from OpenAPI 3.0 and
-//! 3.1 documents, and Swagger 2.0 ones: [`read_operations`]. No executor: `toolkit-runtime`'s `HttpSource` (feature
-//! `http`) sends the operations; the generator (`toolkit-gen`) writes typed modules of them; the
-//! gateway serves them. `toolkit-runtime` re-exports this crate as `http::` (the operations) and
-//! `openapi::` (the reader).
+//! 3.1 documents, and Swagger 2.0 ones: [`read_operations`]. No executor: `toolkit-runtime`'s
+//! `HttpSource` (feature `http`) sends the operations; the generator (`toolkit-gen`) writes typed
+//! modules of them; the gateway serves them. `toolkit-runtime` re-exports this crate as `http::`
+//! (the operations) and `openapi::` (the reader).
 //!
 //! The reader takes a document already parsed ([`decode_document`] reads JSON or YAML text) and
 //! fetches nothing: a reference to another document skips the operations that use it, and the
@@ -17,6 +17,30 @@
 //! `securityDefinitions` security schemes, `definitions` the schemas, and AutoRest's
 //! `x-ms-paths`, `x-nullable`, `x-ms-enum` and `x-ms-discriminator-value` are read. The paths
 //! are the same in both, so a skip's location is the 2.0 document's.
+//!
+//! ```
+//! use serde_json::json;
+//! use toolkit_openapi::{ReadOptions, read_operations};
+//!
+//! let document = json!({
+//!     "swagger": "2.0",
+//!     "info": { "title": "Pets", "version": "1" },
+//!     "host": "petstore.example.com",
+//!     "basePath": "/v1",
+//!     "paths": { "/pets": { "post": {
+//!         "operationId": "add_pet",
+//!         "parameters": [{ "name": "pet", "in": "body", "schema": { "$ref": "#/definitions/Pet" } }],
+//!         "responses": { "200": { "description": "Added." } }
+//!     } } },
+//!     "definitions": { "Pet": { "type": "object", "x-nullable": true } }
+//! });
+//! let read = read_operations(&document, &ReadOptions::default())?;
+//! assert_eq!(read.servers[0].url, "https://petstore.example.com/v1");
+//! let add_pet = &read.operations[0];
+//! assert_eq!(add_pet.request.body.as_ref().map(|body| body.property.as_str()), Some("pet"));
+//! assert_eq!(add_pet.definition.input_schema()["$defs"]["Pet"]["type"], json!(["object", "null"]));
+//! # Ok::<(), toolkit_openapi::NotOpenApi>(())
+//! ```
 //!
 //! Each operation becomes a tool:
 //!

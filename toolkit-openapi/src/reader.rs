@@ -707,6 +707,10 @@ impl<'d> Reader<'d> {
                 .collect(),
             _ => Vec::new(),
         };
+        if let (BodyEncoding::Form, Some(Value::Object(fields))) = (encoding, media.get("encoding"))
+        {
+            self.check_form_lists(schema, fields)?;
+        }
         Ok(RequestBody {
             schema,
             encoding,
@@ -714,6 +718,41 @@ impl<'d> Reader<'d> {
             required,
             description: body.get("description"),
         })
+    }
+}
+
+impl Reader<'_> {
+    /// A form sends a list as a key per value (`form`, exploded): a list field whose `encoding`
+    /// says otherwise (joined by commas, spaces or pipes, as Swagger 2.0's default `csv` is)
+    /// would be sent in a format the API does not read, so its operation is skipped.
+    fn check_form_lists(
+        &self,
+        schema: &Value,
+        fields: &Map<String, Value>,
+    ) -> Result<(), SkipReason> {
+        for (name, how) in fields {
+            let style = how.get("style").and_then(Value::as_str).unwrap_or("form");
+            let explode = how
+                .get("explode")
+                .and_then(Value::as_bool)
+                .unwrap_or(style == "form");
+            if style == "deepObject" || (style == "form" && explode) {
+                continue;
+            }
+            let list = pointer::follow(self.document, schema)
+                .ok()
+                .and_then(|schema| schema.get("properties"))
+                .and_then(|properties| properties.get(name))
+                .and_then(|field| pointer::follow(self.document, field).ok())
+                .is_some_and(|field| types(field).contains("array"));
+            if list {
+                return Err(SkipReason::ParameterStyle {
+                    name: name.clone(),
+                    style: format!("{style}, explode: {explode}, in a form"),
+                });
+            }
+        }
+        Ok(())
     }
 }
 

@@ -674,7 +674,7 @@ paths:
         );
 
         let swagger =
-            tempfile_like::File::new("swagger.json", r#"{"swagger": "2.0", "paths": {}}"#);
+            tempfile_like::File::new("swagger.json", r#"{"swagger": "1.2", "paths": {}}"#);
         let (mut out, mut err) = (Vec::new(), Vec::new());
         let code = report(
             ReportInput::OpenApi(swagger.path()),
@@ -684,7 +684,7 @@ paths:
         );
         assert_eq!(code, ExitCode::from(USAGE));
         assert!(out.is_empty());
-        assert!(String::from_utf8(err).unwrap().contains("Swagger 2.0"));
+        assert!(String::from_utf8(err).unwrap().contains("Swagger 1.2"));
     }
 
     /// A server on 127.0.0.1 answering `/v1/pets/{id}`, recording the `x-api-key` it got.

@@ -70,6 +70,15 @@ pub(crate) fn read(document: &Value, options: &ReadOptions) -> Result<ReadOperat
     for skip in &mut read.skipped {
         relocate(skip, &moved);
     }
+    // A scheme the reader could not read is where 2.0 keeps it.
+    for problem in &mut read.security.problems {
+        if let Some(name) = problem
+            .location
+            .strip_prefix("#/components/securitySchemes/")
+        {
+            problem.location = format!("#/securityDefinitions/{name}");
+        }
+    }
     read.skipped.extend(skipped);
     Ok(read)
 }

@@ -202,6 +202,26 @@ fn form_data_is_a_form_or_multipart() {
 }
 
 #[test]
+fn a_form_list_is_read_only_when_sent_a_key_per_value() {
+    let form = |format: &str| {
+        swagger(
+            json!({ "/f": { "post": {
+                "parameters": [{ "name": "tags", "in": "formData", "type": "array",
+                                 "items": { "type": "string" }, "collectionFormat": format }],
+                "responses": ok()
+            } } }),
+            json!({}),
+        )
+    };
+    let multi = read_doc(&form("multi"));
+    assert_eq!(multi.operations.len(), 1, "{:?}", multi.skipped);
+    // `csv`, 2.0's default, joins the list: the form here would send a key per value.
+    let csv = read_doc(&form("csv"));
+    assert_eq!(csv.skipped[0].location, "#/paths/~1f/post");
+    assert_eq!(csv.skipped[0].reason.kind(), "parameterStyle");
+}
+
+#[test]
 fn collection_formats_are_styles() {
     let document = swagger(
         json!({ "/q/{ids}": { "get": {
@@ -351,6 +371,17 @@ fn security_definitions_are_security_schemes() {
     let read = read_doc(&document);
     assert_eq!(read.security.schemes.len(), 6, "{:?}", read.security);
     assert_eq!(read.security.requirements["get_s"][0].len(), 1);
+
+    // A scheme that cannot be read is listed where the 2.0 document has it.
+    let broken = swagger(
+        json!({}),
+        json!({ "securityDefinitions": { "key": { "type": "apiKey", "name": "k", "in": "body" } } }),
+    );
+    let read = read_doc(&broken);
+    assert_eq!(
+        read.security.problems[0].location,
+        "#/securityDefinitions/key"
+    );
 }
 
 #[test]

@@ -42,6 +42,8 @@ mod spans;
 #[cfg(feature = "openapi")]
 mod stripe_judge;
 mod support;
+#[cfg(feature = "openapi")]
+mod swagger_autorest;
 #[cfg(feature = "code-test-worker")]
 mod worker;
 

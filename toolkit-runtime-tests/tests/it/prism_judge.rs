@@ -76,7 +76,7 @@ pub(crate) struct Peer {
 }
 
 /// Starts `prism mock DOC --errors` on a free port and waits until it listens.
-async fn start_prism(document: &Path) -> Peer {
+pub(crate) async fn start_prism(document: &Path) -> Peer {
     let prism = peers().join("prism/node_modules/@stoplight/prism-cli/dist/index.js");
     assert!(
         prism.is_file(),
@@ -357,6 +357,7 @@ fn string(schema: &Map<String, Value>) -> Option<Value> {
         "date" => "2024-01-02",
         "time" => "03:04:05Z",
         "email" => "judge@example.com",
+        "duration" => "P1DT2H",
         "uri" | "url" | "uri-reference" => "https://example.com/a",
         "uuid" => "123e4567-e89b-12d3-a456-426614174000",
         "ipv4" => "192.0.2.1",
