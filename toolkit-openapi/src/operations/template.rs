@@ -418,18 +418,19 @@ mod fill {
                 "variables": variables,
             });
             let mut url = base.clone();
-            let path = format!(
-                "{}{}",
-                base.path().trim_end_matches('/'),
-                self.path
-                    .iter()
-                    .map(|piece| match piece {
-                        Piece::Literal(text) => text.as_str(),
-                        Piece::Value(_) => "",
-                    })
-                    .collect::<String>()
-            );
-            url.set_path(&path);
+            let below: String = self
+                .path
+                .iter()
+                .map(|piece| match piece {
+                    Piece::Literal(text) => text.as_str(),
+                    Piece::Value(_) => "",
+                })
+                .collect();
+            // The path `/` is the base URL itself, which is most often the endpoint
+            // (`https://api.github.com/graphql`).
+            if below != "/" {
+                url.set_path(&format!("{}{below}", base.path().trim_end_matches('/')));
+            }
             url.set_fragment(None);
             if !self.fixed_query.is_empty() {
                 let pairs: Vec<(String, String)> = self
