@@ -47,3 +47,6 @@ pub use schema::{GraphqlSchema, MAX_SCHEMA_LENGTH};
 pub use schema_tools::read_schema_tools;
 pub use selection_check::SelectionCheck;
 pub use skipped::{SkipReason, Skipped};
+
+#[cfg(test)]
+mod tests;
