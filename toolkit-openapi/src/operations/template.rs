@@ -615,6 +615,62 @@ mod tests {
     }
 
     #[test]
+    fn a_graphql_template_sends_its_query_and_the_input_as_variables() {
+        use crate::operations::{GraphqlRequest, GraphqlSelection};
+        let mut request = GraphqlRequest::new(
+            "query user($login: String!) { user(login: $login) { name } }",
+            "user",
+        );
+        request.selection = Some(GraphqlSelection {
+            property: "selection".into(),
+            before: "query user($login: String!) { user(login: $login) {".into(),
+            after: "} }".into(),
+        });
+        let compiled = compile(RequestTemplate::graphql("/", request.clone()));
+        let base = Url::parse("http://127.0.0.1:9/graphql").unwrap();
+        let filled = compiled
+            .request(&base, &object(json!({"login": "octo"})))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(filled.method, http::Method::POST);
+        assert_eq!(filled.url.as_str(), "http://127.0.0.1:9/graphql");
+        assert_eq!(filled.headers["content-type"], "application/json");
+        let body: Value = serde_json::from_slice(&filled.body.unwrap()).unwrap();
+        assert_eq!(
+            body,
+            json!({"query": request.query, "operationName": "user", "variables": {"login": "octo"}})
+        );
+        let chosen = compiled
+            .request(
+                &base,
+                &object(json!({"login": "octo", "selection": "{ name id }"})),
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        let body: Value = serde_json::from_slice(&chosen.body.unwrap()).unwrap();
+        assert_eq!(
+            body["query"],
+            "query user($login: String!) { user(login: $login) { name id } }"
+        );
+        assert_eq!(body["variables"], json!({"login": "octo"}));
+        for selection in [json!("name } }"), json!(3)] {
+            assert!(
+                compiled
+                    .request(&base, &object(json!({"selection": selection})))
+                    .is_err()
+            );
+        }
+        // A GraphQL request is a POST of its own body, with no parameters.
+        let mut get = RequestTemplate::graphql("/", request.clone());
+        get.method = "GET".into();
+        assert!(CompiledTemplate::new(&get).is_err());
+        let with_parameter =
+            RequestTemplate::graphql("/", request).parameter("a", Location::Query, "a");
+        assert!(CompiledTemplate::new(&with_parameter).is_err());
+        // Nothing changes in how other templates serialize.
+        let plain = serde_json::to_value(RequestTemplate::new("GET", "/a")).unwrap();
+        assert_eq!(plain, json!({"method": "GET", "path": "/a"}));
+    }
+
+    #[test]
     fn a_request_fills_only_the_places_of_the_template() {
         let compiled = compile(
             RequestTemplate::new("POST", "/v1/files/{name}.{ext}?beta=true")
