@@ -92,3 +92,69 @@ fn call_sends_a_tool_of_a_schema_to_its_endpoint() {
     let failure: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(failure["code"], "InvalidInputError", "{failure}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_serves_a_graphql_source_under_its_policy() {
+    use std::sync::Arc;
+    use toolkit_runtime::mcp::{Mcp, StdioCommand};
+    use toolkit_runtime::{CallContext, ToolSource};
+
+    let yoga = Yoga::start();
+    let dir = std::env::temp_dir().join(format!("toolkit-gateway-graphql-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("toolkit.toml"),
+        format!(
+            r#"
+[catalog]
+refresh_seconds = 0
+
+[policy]
+default = "approve"
+rules = [{{ source = "github", tool = "repository", decision = "allow" }}]
+
+[[sources]]
+name = "github"
+graphql = "http://127.0.0.1:{}/graphql"
+schema = "{}"
+"#,
+            yoga.1,
+            github()
+        ),
+    )
+    .unwrap();
+    let command = StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+        .args(["serve", "--config"])
+        .arg(dir.join("toolkit.toml"));
+    let served = Arc::new(Mcp::stdio("gateway", command));
+    let definitions = served.discover().await.unwrap();
+    assert_eq!(definitions.len(), 272);
+    let input = |value: Value| value.as_object().cloned().unwrap();
+    let repository = served
+        .call(
+            "github__repository",
+            input(serde_json::json!({"owner": "o", "name": "n", "selection": "name"})),
+            &CallContext::new(),
+        )
+        .await
+        .unwrap();
+    assert!(
+        repository.to_string().contains("repository"),
+        "{repository}"
+    );
+    // A mutation is not read-only: the default policy asks a person, and none can be asked.
+    let unasked = served
+        .call(
+            "github__createIssue",
+            input(serde_json::json!({"input": {"repositoryId": "R", "title": "t"}})),
+            &CallContext::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        unasked.to_string().contains("no person could be asked"),
+        "{unasked}"
+    );
+    drop(served);
+    let _ = std::fs::remove_dir_all(&dir);
+}
