@@ -145,7 +145,7 @@ fn field_tool(
         head.push_str(&format!("({})", arguments.join(", ")));
     }
     let type_name = field.ty.inner_named_type().as_str();
-    let mut request = if selection::is_leaf(schema, type_name) {
+    let request = if selection::is_leaf(schema, type_name) {
         GraphqlRequest::new(format!("{head} }}"), field.name.as_str())
     } else {
         let default = selection::default_selection(schema, type_name, options.depth.max(1));
@@ -183,7 +183,6 @@ fn field_tool(
         }
         request
     };
-    request.operation_name = field.name.as_str().to_owned();
     if !defs.is_empty() {
         input.insert("$defs".into(), Value::Object(defs.into_iter().collect()));
     }

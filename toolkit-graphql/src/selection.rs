@@ -2,8 +2,10 @@
 //!
 //! Its scalar and enum fields, and those of the object fields under it, to a depth (2 unless the
 //! reader is told otherwise: `repository` answers its own scalars and those of `owner`,
-//! `licenseInfo`, …). Left out: fields that need an argument with no default (a connection's
-//! `first` is optional, `repository.issue(number:)` is not), and deprecated fields. A union or
+//! `licenseInfo`, …). Left out: fields that need an argument with no default
+//! (`repository.issue(number:)`), paginated fields (a Relay connection's, which take `first` or
+//! `last`: GitHub refuses one asked for without a page size, which the model gives through a
+//! `selection`), and deprecated fields. A union or
 //! an interface answers `__typename`; an object with nothing left to select answers
 //! `__typename` alone.
 
@@ -56,11 +58,12 @@ pub(crate) fn default_selection(schema: &Schema, name: &str, depth: usize) -> St
     }
 }
 
-/// Whether a default selection takes `field`: no required argument, not deprecated.
+/// Whether a default selection takes `field`: no required argument, no page size, not
+/// deprecated.
 fn selectable(field: &FieldDefinition) -> bool {
     field.directives.get("deprecated").is_none()
-        && field
-            .arguments
-            .iter()
-            .all(|argument| !argument.ty.is_non_null() || argument.default_value.is_some())
+        && field.arguments.iter().all(|argument| {
+            (!argument.ty.is_non_null() || argument.default_value.is_some())
+                && !matches!(argument.name.as_str(), "first" | "last")
+        })
 }

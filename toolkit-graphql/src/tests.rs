@@ -146,8 +146,7 @@ fn the_default_selection_skips_required_arguments_and_deprecations() {
     assert_eq!(
         graphql.query,
         "query issue($owner: String!, $number: Int!, $filter: IssueFilter) { issue(owner: $owner, \
-         number: $number, filter: $filter) { id title state author { id login } at comments { \
-         totalCount } } }"
+         number: $number, filter: $filter) { id title state author { id login } at } }"
     );
     assert_eq!(graphql.operation_name, "issue");
     let search = tool(&read, "search").request.graphql.clone().unwrap();
