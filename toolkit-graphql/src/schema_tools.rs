@@ -168,8 +168,8 @@ fn field_tool(
                         "type": "string",
                         "description": format!(
                             "The fields of {type_name} to answer, as a GraphQL selection set \
-                             (`id name owner {{ login }}`), checked against the schema before the \
-                             request. Without it: its scalar fields, {} level(s) deep.",
+                             (`id name owner {{ login }}`), validated against the schema \
+                             (a bad one is refused). Without it: its scalar fields, {} level(s) deep.",
                             options.depth.max(1)
                         ),
                     }),
