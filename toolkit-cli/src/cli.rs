@@ -11,6 +11,7 @@ pub mod connections;
 pub mod credentials;
 pub mod execute;
 pub mod generate;
+pub mod graphql;
 pub mod krate;
 pub mod login;
 pub mod mcp;
@@ -48,8 +49,16 @@ pub enum Command {
     /// JSON pointers that are not; see [`openapi`].
     Report {
         /// The document.
-        #[arg(long, required_unless_present = "mcp", conflicts_with = "mcp")]
+        #[arg(long, required_unless_present_any = ["mcp", "graphql"], conflicts_with_all = ["mcp", "graphql"])]
         openapi: Option<PathBuf>,
+        /// A GraphQL schema (SDL, or an introspection result as JSON): a tool per root query and
+        /// mutation field, or per named operation of `--operations`.
+        #[arg(long, value_name = "SCHEMA", conflicts_with = "mcp")]
+        graphql: Option<PathBuf>,
+        /// With `--graphql`: `.graphql` files (or persisted-query manifests) whose named
+        /// operations are the tools (repeatable).
+        #[arg(long, value_name = "FILE", requires = "graphql")]
+        operations: Vec<PathBuf>,
         /// An MCP snapshot (as `toolkit-gen snapshot` writes it, a bare `{"tools": [...]}`
         /// result, or a bare array of tools).
         #[arg(long)]
@@ -234,9 +243,22 @@ impl Cli {
             #[cfg(feature = "search-embeddings")]
             Command::Distill { model, output } => search::distill(&model, &output),
             Command::Report {
+                graphql: Some(schema),
+                operations,
+                format,
+                ..
+            } => graphql::report(
+                &schema,
+                &operations,
+                format,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
+            Command::Report {
                 openapi,
                 mcp,
                 format,
+                ..
             } => openapi::report(
                 match (&openapi, &mcp) {
                     (Some(file), _) => openapi::ReportInput::OpenApi(file),
@@ -272,6 +294,18 @@ impl Cli {
             Command::Check { args, dir } => check::check(
                 Some(&args).filter(|args| args.has_inputs()),
                 &dir,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
+            Command::Call {
+                source,
+                timeout_ms,
+                name,
+                input,
+            } if source.graphql.is_some() => graphql::call(
+                source.graphql_source(std::time::Duration::from_millis(timeout_ms)),
+                &name,
+                input.as_deref(),
                 &mut std::io::stdout().lock(),
                 &mut std::io::stderr().lock(),
             ),

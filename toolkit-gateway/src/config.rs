@@ -38,6 +38,12 @@
 //! credentials = { api_key = "PETSTORE_KEY" }  # the document's scheme = the host's variable
 //!
 //! [[sources]]
+//! name = "github"
+//! graphql = "https://api.github.com/graphql"  # a tool per root query and mutation field
+//! schema = "schemas/github.json"     # SDL, or an introspection result as JSON
+//! headers = { Authorization = { env = "GITHUB_AUTH" } }
+//!
+//! [[sources]]
 //! name = "linear"
 //! url = "https://mcp.linear.app/mcp"
 //! oauth = { token_store = "tokens.json" }    # written by `toolkit-gen login --mcp-url URL`
@@ -622,7 +628,7 @@ fn any() -> String {
     "*".to_owned()
 }
 
-/// One `[[sources]]` entry: exactly one of `openapi`, `url` or `command`.
+/// One `[[sources]]` entry: exactly one of `openapi`, `graphql`, `url` or `command`.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceConfig {
@@ -634,6 +640,12 @@ pub struct SourceConfig {
     pub openapi: Option<PathBuf>,
     /// Where the document's requests go (with `openapi`).
     pub base_url: Option<String>,
+    /// A GraphQL endpoint (`https://api.github.com/graphql`) whose schema's root query and
+    /// mutation fields are the tools; with `schema`.
+    pub graphql: Option<String>,
+    /// The GraphQL schema of `graphql` (SDL, or an introspection result as JSON), relative to the
+    /// configuration's directory.
+    pub schema: Option<PathBuf>,
     /// The URL of an MCP server over Streamable HTTP (or the old HTTP+SSE transport).
     pub url: Option<String>,
     /// The command that starts an MCP server over stdio: program and arguments.
@@ -891,6 +903,13 @@ pub enum SourceKind {
         /// Where requests go.
         base_url: String,
     },
+    /// A GraphQL schema's root fields, sent to its endpoint.
+    Graphql {
+        /// The endpoint.
+        endpoint: String,
+        /// The schema, resolved against the configuration's directory.
+        schema: PathBuf,
+    },
     /// An MCP server over HTTP.
     McpUrl(String),
     /// An MCP server started as a child process.
@@ -934,6 +953,9 @@ impl Config {
         for source in &mut config.sources {
             if let Some(document) = &mut source.openapi {
                 *document = base.join(&*document);
+            }
+            if let Some(schema) = &mut source.schema {
+                *schema = base.join(&*schema);
             }
             if let Some(store) = source.oauth.as_mut().and_then(|o| o.token_store.as_mut()) {
                 store.relative_to(base);
@@ -1121,7 +1143,29 @@ impl SourceConfig {
         if name.is_empty() {
             return Err("a source has an empty name".to_owned());
         }
+        if self.schema.is_some() && self.graphql.is_none() {
+            return Err(format!("source {name:?}: `schema` goes with `graphql`"));
+        }
+        if self.graphql.is_some() {
+            if self.openapi.is_some() || self.url.is_some() || self.command.is_some() {
+                return Err(format!(
+                    "source {name:?} gives more than one of `openapi`, `graphql`, `url`, `command`"
+                ));
+            }
+            if self.schema.is_none() {
+                return Err(format!("source {name:?}: `graphql` needs `schema`"));
+            }
+            if self.per_person.is_some() || self.on_behalf_of.is_some() || self.oauth.is_some() {
+                return Err(format!(
+                    "source {name:?}: a `graphql` source takes its credentials in `headers`"
+                ));
+            }
+        }
         let kind = match (&self.openapi, &self.url, &self.command) {
+            (None, None, None) if self.graphql.is_some() => SourceKind::Graphql {
+                endpoint: self.graphql.clone().unwrap_or_default(),
+                schema: self.schema.clone().unwrap_or_default(),
+            },
             (Some(document), None, None) => match &self.base_url {
                 Some(base_url) => SourceKind::OpenApi {
                     document: document.clone(),
@@ -1136,7 +1180,7 @@ impl SourceConfig {
             (None, None, Some(command)) => SourceKind::McpCommand(command.clone()),
             (None, None, None) => {
                 return Err(format!(
-                    "source {name:?} says no kind: give `openapi`, `url` or `command`"
+                    "source {name:?} says no kind: give `openapi`, `graphql`, `url` or `command`"
                 ));
             }
             _ => {
@@ -1217,12 +1261,16 @@ impl SourceConfig {
                 "source {name:?}: `max_call_seconds` is 1 to {MAX_CALL_SECONDS}"
             ));
         }
-        if self.max_call_seconds.is_some() && self.openapi.is_some() {
+        if self.max_call_seconds.is_some() && (self.openapi.is_some() || self.graphql.is_some()) {
             return Err(format!(
                 "source {name:?}: `max_call_seconds` is for MCP servers (`url` or `command`)"
             ));
         }
-        for (field, url) in [("url", &self.url), ("base_url", &self.base_url)] {
+        for (field, url) in [
+            ("url", &self.url),
+            ("base_url", &self.base_url),
+            ("graphql", &self.graphql),
+        ] {
             if let Some(url) = url
                 && holds_credentials(url)
             {
@@ -1598,6 +1646,35 @@ mod tests {
             error.contains("source \"b\": an environment variable's name"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_graphql_source_takes_its_schema_and_headers() {
+        let source = |fields: &str| {
+            Config::parse(&format!(
+                "[policy]\ndefault = \"allow\"\n[[sources]]\nname = \"s\"\n{fields}"
+            ))
+        };
+        let config =
+            source("graphql = \"http://127.0.0.1:9/graphql\"\nschema = \"github.json\"").unwrap();
+        assert_eq!(
+            config.sources[0].kind(),
+            Ok(SourceKind::Graphql {
+                endpoint: "http://127.0.0.1:9/graphql".to_owned(),
+                schema: PathBuf::from("github.json"),
+            })
+        );
+        let problem = |fields: &str| source(fields).unwrap_err().0;
+        assert!(
+            problem("graphql = \"http://127.0.0.1:9/graphql\"")
+                .contains("`graphql` needs `schema`")
+        );
+        assert!(
+            problem("schema = \"a.graphql\"\nurl = \"http://127.0.0.1:9/mcp\"")
+                .contains("`schema` goes with `graphql`")
+        );
+        assert!(problem("graphql = \"http://127.0.0.1:9/graphql\"\nschema = \"a.graphql\"\nurl = \"http://127.0.0.1:9/mcp\"").contains("more than one"));
+        assert!(problem("graphql = \"http://127.0.0.1:9/graphql\"\nschema = \"a.graphql\"\ncredentials = { key = \"KEY\" }").contains("`credentials`"));
     }
 
     #[test]

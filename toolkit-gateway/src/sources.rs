@@ -138,6 +138,15 @@ pub fn made(
                 shared, fallback, credential, make,
             ))))
         }
+        SourceKind::Graphql { endpoint, schema } => {
+            let client = client_builder()
+                .build()
+                .map_err(|error| fail(format!("cannot build an HTTP client: {error}")))?;
+            let http = HeaderClient::new(client, headers(config)?);
+            graphql_source(name, &schema, &endpoint, http, timeout)
+                .map(plain)
+                .map_err(fail)
+        }
         SourceKind::McpUrl(url) => {
             let url: reqwest::Url = url
                 .parse()
@@ -603,6 +612,41 @@ fn headers(config: &SourceConfig) -> Result<HeaderMap, ConfigError> {
 
 /// The operations of the OpenAPI document at `path` (JSON or YAML), or what stops reading it,
 /// prefixed with the file's name.
+/// The tools of a GraphQL schema's root fields, sent to `endpoint` over `http`, their
+/// selections checked against the schema before any request.
+fn graphql_source(
+    name: &str,
+    schema: &std::path::Path,
+    endpoint: &str,
+    http: HeaderClient,
+    timeout: Duration,
+) -> Result<Arc<dyn ToolSource>, String> {
+    use toolkit_graphql::{GraphqlSchema, ReadOptions, SelectionCheck, read_schema_tools};
+    let text = std::fs::read_to_string(schema)
+        .map_err(|error| format!("{}: cannot read: {error}", schema.display()))?;
+    let schema = GraphqlSchema::read(&text, &schema.display().to_string())
+        .map_err(|error| error.to_string())?;
+    let read = read_schema_tools(&schema, &ReadOptions::default());
+    for skipped in &read.skipped {
+        tracing::warn!(
+            source = name,
+            "{} is not served: {}",
+            skipped.location,
+            skipped.reason
+        );
+    }
+    let source = toolkit_runtime::http::HttpSource::builder(name, endpoint, http)
+        .operations(read.operations.clone())
+        .timeout(timeout)
+        .build()
+        .map_err(|error| error.to_string())?;
+    Ok(Arc::new(SelectionCheck::new(
+        Arc::new(source),
+        &schema,
+        &read.operations,
+    )))
+}
+
 fn read_openapi(
     path: &std::path::Path,
 ) -> Result<toolkit_runtime::openapi::ReadOperations, String> {

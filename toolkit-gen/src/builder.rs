@@ -27,7 +27,7 @@ use crate::emit::{
     Customizations, EmitOptions, Matched, Module, SourceOptions, Strictness, mcp_source,
     openapi_source,
 };
-use crate::inputs::{read_openapi_for_module, read_snapshot, source_name};
+use crate::inputs::{read_graphql, read_openapi_for_module, read_snapshot, source_name};
 pub use crate::problem::Problem;
 
 /// What an input is.
@@ -38,6 +38,9 @@ pub enum InputKind {
     /// An MCP `tools/list` snapshot: as `toolkit-gen snapshot` writes it, a bare
     /// `{"tools": [...]}` result, or a bare array of tools.
     McpSnapshot,
+    /// A GraphQL schema (SDL, or an introspection result as JSON): a tool per root query and
+    /// mutation field, as `toolkit-graphql` reads them.
+    Graphql,
 }
 
 /// One input of a [`Builder`].
@@ -206,6 +209,34 @@ impl Builder {
     pub fn mcp_snapshot(mut self, path: impl Into<PathBuf>) -> Self {
         self.inputs.push(Input {
             kind: InputKind::McpSnapshot,
+            path: path.into(),
+        });
+        self
+    }
+
+    /// Adds a GraphQL schema (SDL, or an introspection result as JSON): a tool per root query and
+    /// mutation field, sent as GraphQL requests by the runtime's HTTP source to the endpoint the
+    /// generated source is given. Named as [`Builder::openapi`] names a document; only
+    /// [`Builder::include_tools`]-style globs filter it. A generated source sends a `selection`
+    /// unvalidated by this side (the server validates it; its braces are checked): wrap it in
+    /// `toolkit_graphql::SelectionCheck` to refuse one before any request.
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// let dir = std::env::temp_dir().join(format!("toolkit-gen-graphql-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// let schema = dir.join("users.graphql");
+    /// std::fs::write(&schema, "type Query { user(login: String!): User } type User { name: String }")?;
+    /// let modules = toolkit_gen::Builder::new().graphql(&schema).modules()?;
+    /// assert!(modules[0].module.code.contains("pub struct Users("));
+    /// assert!(modules[0].module.code.contains("pub async fn user("));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[must_use]
+    pub fn graphql(mut self, path: impl Into<PathBuf>) -> Self {
+        self.inputs.push(Input {
+            kind: InputKind::Graphql,
             path: path.into(),
         });
         self
@@ -629,6 +660,26 @@ impl Builder {
                         openapi_source(&label, &read, &source, &options)
                     })
                 }
+                InputKind::Graphql => read_graphql(&input.path).map(|(mut read, skips)| {
+                    skipped = skips
+                        .iter()
+                        .map(|s| {
+                            Problem::new(&input.path, &s.location, format!("skipped: {}", s.reason))
+                        })
+                        .collect();
+                    read.operations.retain(|operation| {
+                        self.keeps(
+                            InputKind::Graphql,
+                            &Tagged {
+                                name: operation.name(),
+                                operation_id: None,
+                                tags: Vec::new(),
+                            },
+                            &mut used,
+                        )
+                    });
+                    openapi_source(&label, &read, &source, &options)
+                }),
                 InputKind::McpSnapshot => read_snapshot(&input.path).map(|mut definitions| {
                     definitions.retain(|d| {
                         self.keeps(

@@ -45,6 +45,40 @@ fn read_openapi_with(
     Ok((document, read))
 }
 
+/// Reads a GraphQL schema's root query and mutation fields as operations, as
+/// `toolkit_graphql::read_schema_tools` reads them, with the fields that are no tool.
+///
+/// # Errors
+///
+/// The file cannot be read, or the schema does not validate: each problem at its
+/// `line:column`.
+pub fn read_graphql(
+    path: &Path,
+) -> Result<(ReadOperations, Vec<toolkit_graphql::Skipped>), Vec<Problem>> {
+    use toolkit_graphql::{GraphqlSchema, ReadOptions, read_schema_tools};
+    let text = std::fs::read_to_string(path)
+        .map_err(|error| vec![Problem::new(path, "#", format!("cannot read: {error}"))])?;
+    let schema = GraphqlSchema::read(&text, &path.display().to_string()).map_err(|error| {
+        error
+            .problems
+            .iter()
+            .map(|problem| {
+                Problem::new(
+                    path,
+                    &format!("{}:{}", problem.line, problem.column),
+                    problem.message.clone(),
+                )
+            })
+            .collect::<Vec<_>>()
+    })?;
+    let tools = read_schema_tools(&schema, &ReadOptions::default());
+    let read = ReadOperations {
+        operations: tools.operations,
+        ..ReadOperations::default()
+    };
+    Ok((read, tools.skipped))
+}
+
 /// The tools of `read` whose operations `document` marks `deprecated`, by tool name: what
 /// [`SourceOptions::deprecated`](crate::emit::SourceOptions::deprecated) takes.
 pub fn deprecated_tools(document: &Value, read: &ReadOperations) -> BTreeSet<String> {

@@ -12,3 +12,9 @@ pub mod petstore {
 pub mod tasks {
     include!(concat!(env!("OUT_DIR"), "/tasks.rs"));
 }
+
+/// A GraphQL API (`specs/issues.graphql`): `Issues::new(endpoint, client)`, a tool per root query
+/// and mutation field, sent as GraphQL requests.
+pub mod issues {
+    include!(concat!(env!("OUT_DIR"), "/issues.rs"));
+}

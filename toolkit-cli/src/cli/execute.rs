@@ -22,8 +22,19 @@ use super::openapi::{SourceOf, http_source};
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct SourceArgs {
     /// An OpenAPI document whose operations are the tools.
-    #[arg(long, requires = "base_url", conflicts_with_all = ["mcp_url", "mcp_stdio"])]
+    #[arg(long, requires = "base_url", conflicts_with_all = ["mcp_url", "mcp_stdio", "graphql"])]
     pub openapi: Option<PathBuf>,
+    /// A GraphQL schema (SDL, or an introspection result as JSON) whose root query and mutation
+    /// fields are the tools, sent to `--endpoint`.
+    #[arg(long, value_name = "SCHEMA", requires = "endpoint", conflicts_with_all = ["mcp_url", "mcp_stdio"])]
+    pub graphql: Option<PathBuf>,
+    /// With `--graphql`: `.graphql` files (or persisted-query manifests) whose named operations
+    /// are the tools instead (repeatable).
+    #[arg(long, value_name = "FILE", requires = "graphql")]
+    pub operations: Vec<PathBuf>,
+    /// With `--graphql`: the GraphQL endpoint, such as `https://api.github.com/graphql`.
+    #[arg(long, value_name = "URL", requires = "graphql")]
+    pub endpoint: Option<String>,
     /// Where the document's requests go, such as `https://api.example.com/v1`.
     #[arg(long, requires = "openapi")]
     pub base_url: Option<String>,
@@ -74,6 +85,22 @@ impl SourceArgs {
         })
     }
 
+    /// The source of the GraphQL schema these arguments name (`--graphql SCHEMA --endpoint URL`).
+    ///
+    /// # Errors
+    ///
+    /// A message for people when there is none, or it cannot be read.
+    pub fn graphql_source(&self, timeout: Duration) -> Result<Arc<dyn ToolSource>, String> {
+        let schema = self.graphql.as_deref().ok_or("no --graphql schema given")?;
+        super::graphql::source(
+            schema,
+            &self.operations,
+            self.endpoint.as_deref().unwrap_or_default(),
+            &self.headers,
+            timeout,
+        )
+    }
+
     /// The toolkit of the tools these arguments reach (empty when they name none). An MCP
     /// server is asked for its tools; a document is read.
     ///
@@ -81,7 +108,9 @@ impl SourceArgs {
     ///
     /// A message for people when the source cannot be made or listed.
     pub async fn toolkit(&self, timeout: Duration) -> Result<Toolkit, String> {
-        let source: Arc<dyn ToolSource> = if let Some(document) = self.document(timeout) {
+        let source: Arc<dyn ToolSource> = if self.graphql.is_some() {
+            self.graphql_source(timeout)?
+        } else if let Some(document) = self.document(timeout) {
             Arc::new(http_source(&document)?)
         } else if self.mcp_url.is_some() || self.mcp_stdio.is_some() {
             Arc::new(self.mcp_server().source().await?)

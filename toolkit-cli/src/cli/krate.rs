@@ -417,7 +417,7 @@ impl CrateArgs {
         readme.push_str("\n## Use\n\n```rust,ignore\n");
         for module in modules {
             match kind(module) {
-                InputKind::OpenApi => {
+                InputKind::OpenApi | InputKind::Graphql => {
                     let _ = writeln!(
                         readme,
                         "// {0}: an HTTP API, over a reqwest client that carries your credentials\n\

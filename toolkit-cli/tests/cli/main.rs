@@ -16,6 +16,7 @@ mod gateway_replicas;
 mod gateway_resources;
 mod gateway_tasks;
 mod gateway_team;
+mod graphql;
 mod krate;
 mod mcp;
 mod oauth;

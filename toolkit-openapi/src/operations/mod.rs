@@ -18,7 +18,8 @@ pub use catalog::{
     OperationsError, decode_operations, encode_operations, encode_shared_operations,
 };
 pub use operation::{
-    Body, BodyEncoding, Location, Operation, Parameter, QueryStyle, RequestTemplate,
+    Body, BodyEncoding, GraphqlRequest, GraphqlSelection, Location, Operation, Parameter,
+    QueryStyle, RequestTemplate,
 };
 pub use security::{KeyLocation, OAuthFlow, SecurityRequirement, SecurityScheme};
 pub use template::{CompiledTemplate, FilledRequest};

@@ -79,6 +79,135 @@ pub struct RequestTemplate {
     /// (`application/json, image/png, */*;q=0.1`); without it, the client's (`*/*`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub accept: Option<String>,
+    /// For a GraphQL operation: the fixed query the request carries. The request is then a JSON
+    /// body `{"query", "operationName", "variables"}` whose `variables` are the input's
+    /// properties; the template has no parameters and no body of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub graphql: Option<GraphqlRequest>,
+}
+
+/// A GraphQL request as data: `POST` with the JSON body `{"query": query, "operationName":
+/// operation_name, "variables": the input}`. The query is the template's, never the model's,
+/// except the one selection set a [`GraphqlSelection`] lets the model write in its place.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GraphqlRequest {
+    /// The GraphQL document sent, with the operation `operation_name` in it.
+    pub query: String,
+    /// The operation of `query` to run.
+    pub operation_name: String,
+    /// The input property whose text, when given, is the selection set of the operation's field
+    /// in place of the default one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selection: Option<GraphqlSelection>,
+}
+
+/// Where a selection set the model writes goes: the query is `before` + the selection + `after`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GraphqlSelection {
+    /// The input property that holds the selection set's text (`name owner { login }`).
+    pub property: String,
+    /// The query up to the selection set's `{`, included.
+    pub before: String,
+    /// The query from the selection set's `}`, included.
+    pub after: String,
+}
+
+impl GraphqlRequest {
+    /// A request of `query` running its operation `operation_name`.
+    pub fn new(query: impl Into<String>, operation_name: impl Into<String>) -> Self {
+        Self {
+            query: query.into(),
+            operation_name: operation_name.into(),
+            selection: None,
+        }
+    }
+
+    /// The query sent for `selection`, the text the model gave for the selection set (with or
+    /// without its braces), or the fixed query when there is none.
+    ///
+    /// # Errors
+    ///
+    /// A message for the model when the text is not one selection set: its braces do not pair,
+    /// or a string or block string is never closed. That is all this checks, so the text stays
+    /// inside the operation's field; whether it fits the schema is for a GraphQL validator (the
+    /// server's, and `toolkit-graphql`'s before the request).
+    pub fn query_for(&self, selection: Option<&str>) -> Result<String, String> {
+        let (Some(place), Some(text)) = (&self.selection, selection) else {
+            return Ok(self.query.clone());
+        };
+        let mut text = text.trim();
+        if text.starts_with('{') && text.ends_with('}') && closes_at_end(text) {
+            text = text[1..text.len() - 1].trim();
+        }
+        if text.is_empty() {
+            return Err(format!(
+                "The property {:?} is an empty selection set.",
+                place.property
+            ));
+        }
+        match depth_at_end(text) {
+            Some(0) => Ok(format!("{} {text} {}", place.before, place.after)),
+            _ => Err(format!(
+                "The property {:?} is not one selection set (fields, with their own selections in \
+                 braces): its braces do not pair, or a string in it is never closed.",
+                place.property
+            )),
+        }
+    }
+}
+
+/// Whether the `{` that opens `text` closes at its last character and not before.
+fn closes_at_end(text: &str) -> bool {
+    let inner = &text[1..text.len() - 1];
+    depth_at_end(inner) == Some(0)
+}
+
+/// The depth of braces at the end of GraphQL `text`, skipping strings, block strings and
+/// comments; `None` when a `}` closes more than was opened or a string never ends. Written by
+/// hand: this crate parses no GraphQL, and this is all the request template needs to know.
+fn depth_at_end(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut rest = text;
+    while let Some(c) = rest.chars().next() {
+        if let Some(after) = rest.strip_prefix("\"\"\"") {
+            // A block string: up to the next `"""` not escaped as `\"""`.
+            let mut search = after;
+            loop {
+                let end = search.find("\"\"\"")?;
+                if search[..end].ends_with('\\') {
+                    search = &search[end + 3..];
+                } else {
+                    rest = &search[end + 3..];
+                    break;
+                }
+            }
+            continue;
+        }
+        rest = &rest[c.len_utf8()..];
+        match c {
+            '"' => {
+                let mut chars = rest.char_indices();
+                loop {
+                    match chars.next()? {
+                        (_, '\\') => {
+                            chars.next()?;
+                        }
+                        (_, '\n' | '\r') => return None,
+                        (at, '"') => {
+                            rest = &rest[at + 1..];
+                            break;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            '#' => rest = rest.find(['\n', '\r']).map_or("", |end| &rest[end..]),
+            '{' => depth += 1,
+            '}' => depth = depth.checked_sub(1)?,
+            _ => {}
+        }
+    }
+    Some(depth)
 }
 
 impl RequestTemplate {
@@ -90,6 +219,16 @@ impl RequestTemplate {
             parameters: Vec::new(),
             body: None,
             accept: None,
+            graphql: None,
+        }
+    }
+
+    /// A GraphQL request: `POST` to `path` (the endpoint, below the base URL) with `request`'s
+    /// query, and the input as its variables.
+    pub fn graphql(path: impl Into<String>, request: GraphqlRequest) -> Self {
+        Self {
+            graphql: Some(request),
+            ..Self::new("POST", path)
         }
     }
 

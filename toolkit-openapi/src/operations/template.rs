@@ -14,7 +14,7 @@ use http::{HeaderName, Method};
 use percent_encoding::utf8_percent_encode;
 
 use super::encoding::PATH_LITERAL;
-use super::operation::{BodyEncoding, Location, QueryStyle, RequestTemplate};
+use super::operation::{BodyEncoding, GraphqlRequest, Location, QueryStyle, RequestTemplate};
 
 /// Headers no template may fill: the client's credentials, what HTTP itself sets, and what
 /// would let a value reroute or reframe the request.
@@ -91,6 +91,8 @@ pub struct CompiledTemplate {
     accept: Option<http::HeaderValue>,
     /// Every property the template places, so a property it does not place is refused.
     properties: HashSet<String>,
+    /// A GraphQL request: the input becomes its variables.
+    graphql: Option<GraphqlRequest>,
 }
 
 impl CompiledTemplate {
@@ -193,6 +195,20 @@ impl CompiledTemplate {
             None => (template.path.as_str(), Vec::new()),
         };
         let path = parse_path(path, &path_parameters, &mut problems);
+        if let Some(graphql) = &template.graphql {
+            if method != Method::POST {
+                problems.push("a GraphQL request is a POST".to_owned());
+            }
+            if !template.parameters.is_empty() || template.body.is_some() {
+                problems.push(
+                    "a GraphQL request takes its input as variables: no parameters, no body"
+                        .to_owned(),
+                );
+            }
+            if graphql.query.trim().is_empty() || graphql.operation_name.is_empty() {
+                problems.push("a GraphQL request needs a query and an operation name".to_owned());
+            }
+        }
         let accept = template.accept.as_ref().and_then(|accept| {
             http::HeaderValue::from_str(accept)
                 .map_err(|_| problems.push(format!("{accept:?} is no Accept header value")))
@@ -208,6 +224,7 @@ impl CompiledTemplate {
                 body,
                 accept,
                 properties,
+                graphql: template.graphql.clone(),
             })
         } else {
             Err(problems)
@@ -275,6 +292,9 @@ mod fill {
         ///
         /// A message for the model when the input does not fit the places the template has for it.
         pub fn request(&self, base: &Url, input: &JsonObject) -> Result<FilledRequest, String> {
+            if self.graphql.is_some() {
+                return self.graphql_request(base, input);
+            }
             if let Some(unknown) = input.keys().find(|key| !self.properties.contains(*key)) {
                 return Err(format!("The operation takes no property {unknown:?}."));
             }
@@ -357,6 +377,83 @@ mod fill {
                 request.body = Some(bytes);
             }
             Ok(request)
+        }
+    }
+
+    impl CompiledTemplate {
+        /// Whether the template is a GraphQL request, whose answer is read as GraphQL's.
+        pub fn is_graphql(&self) -> bool {
+            self.graphql.is_some()
+        }
+
+        /// A GraphQL request: the fixed query (or the one with the model's selection set), its
+        /// operation's name, and every other property of the input as a variable.
+        fn graphql_request(&self, base: &Url, input: &JsonObject) -> Result<FilledRequest, String> {
+            let Some(graphql) = &self.graphql else {
+                return Err("The operation is no GraphQL request.".to_owned());
+            };
+            let selection_property = graphql
+                .selection
+                .as_ref()
+                .map(|place| place.property.as_str());
+            let selection = match selection_property.and_then(|property| input.get(property)) {
+                None | Some(Value::Null) => None,
+                Some(Value::String(text)) => Some(text.as_str()),
+                Some(_) => {
+                    return Err(format!(
+                        "The property {:?} takes a selection set as text.",
+                        selection_property.unwrap_or_default()
+                    ));
+                }
+            };
+            let query = graphql.query_for(selection)?;
+            let variables: serde_json::Map<String, Value> = input
+                .iter()
+                .filter(|(key, _)| Some(key.as_str()) != selection_property)
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect();
+            let body = serde_json::json!({
+                "query": query,
+                "operationName": graphql.operation_name,
+                "variables": variables,
+            });
+            let mut url = base.clone();
+            let below: String = self
+                .path
+                .iter()
+                .map(|piece| match piece {
+                    Piece::Literal(text) => text.as_str(),
+                    Piece::Value(_) => "",
+                })
+                .collect();
+            // The path `/` is the base URL itself, which is most often the endpoint
+            // (`https://api.github.com/graphql`).
+            if below != "/" {
+                url.set_path(&format!("{}{below}", base.path().trim_end_matches('/')));
+            }
+            url.set_fragment(None);
+            if !self.fixed_query.is_empty() {
+                let pairs: Vec<(String, String)> = self
+                    .fixed_query
+                    .iter()
+                    .map(|(name, value)| (encoding::query_text(name), encoding::query_text(value)))
+                    .collect();
+                url.set_query(Some(&join_pairs(&pairs)));
+            }
+            let mut headers = HeaderMap::new();
+            headers.insert(
+                ACCEPT,
+                self.accept.clone().unwrap_or(HeaderValue::from_static(
+                    "application/graphql-response+json, application/json;q=0.9",
+                )),
+            );
+            headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            Ok(FilledRequest {
+                method: self.method.clone(),
+                url,
+                headers,
+                body: Some(json_body(&body)),
+            })
         }
     }
 
@@ -515,6 +612,62 @@ mod tests {
         for template in cases {
             assert!(CompiledTemplate::new(&template).is_err(), "{template:?}");
         }
+    }
+
+    #[test]
+    fn a_graphql_template_sends_its_query_and_the_input_as_variables() {
+        use crate::operations::{GraphqlRequest, GraphqlSelection};
+        let mut request = GraphqlRequest::new(
+            "query user($login: String!) { user(login: $login) { name } }",
+            "user",
+        );
+        request.selection = Some(GraphqlSelection {
+            property: "selection".into(),
+            before: "query user($login: String!) { user(login: $login) {".into(),
+            after: "} }".into(),
+        });
+        let compiled = compile(RequestTemplate::graphql("/", request.clone()));
+        let base = Url::parse("http://127.0.0.1:9/graphql").unwrap();
+        let filled = compiled
+            .request(&base, &object(json!({"login": "octo"})))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(filled.method, http::Method::POST);
+        assert_eq!(filled.url.as_str(), "http://127.0.0.1:9/graphql");
+        assert_eq!(filled.headers["content-type"], "application/json");
+        let body: Value = serde_json::from_slice(&filled.body.unwrap()).unwrap();
+        assert_eq!(
+            body,
+            json!({"query": request.query, "operationName": "user", "variables": {"login": "octo"}})
+        );
+        let chosen = compiled
+            .request(
+                &base,
+                &object(json!({"login": "octo", "selection": "{ name id }"})),
+            )
+            .unwrap_or_else(|e| panic!("{e}"));
+        let body: Value = serde_json::from_slice(&chosen.body.unwrap()).unwrap();
+        assert_eq!(
+            body["query"],
+            "query user($login: String!) { user(login: $login) { name id } }"
+        );
+        assert_eq!(body["variables"], json!({"login": "octo"}));
+        for selection in [json!("name } }"), json!(3)] {
+            assert!(
+                compiled
+                    .request(&base, &object(json!({"selection": selection})))
+                    .is_err()
+            );
+        }
+        // A GraphQL request is a POST of its own body, with no parameters.
+        let mut get = RequestTemplate::graphql("/", request.clone());
+        get.method = "GET".into();
+        assert!(CompiledTemplate::new(&get).is_err());
+        let with_parameter =
+            RequestTemplate::graphql("/", request).parameter("a", Location::Query, "a");
+        assert!(CompiledTemplate::new(&with_parameter).is_err());
+        // Nothing changes in how other templates serialize.
+        let plain = serde_json::to_value(RequestTemplate::new("GET", "/a")).unwrap();
+        assert_eq!(plain, json!({"method": "GET", "path": "/a"}));
     }
 
     #[test]

@@ -13,6 +13,8 @@ mod code_search;
 mod conformance;
 mod definition;
 mod functions;
+#[cfg(feature = "openapi")]
+mod graphql;
 #[cfg(feature = "http")]
 mod http;
 #[cfg(all(feature = "openapi", feature = "conformance"))]

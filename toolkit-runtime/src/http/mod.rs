@@ -25,6 +25,8 @@ mod credential_text;
 #[cfg(feature = "http")]
 mod credentials;
 #[cfg(feature = "http")]
+mod graphql_answer;
+#[cfg(feature = "http")]
 mod redaction;
 #[cfg(feature = "http")]
 mod source;
@@ -44,7 +46,8 @@ pub use source::{
     DEFAULT_MAX_ANSWER_LENGTH, DEFAULT_TIMEOUT, HttpSource, HttpSourceBuilder, HttpSourceError,
 };
 pub use toolkit_openapi::operations::{
-    Body, BodyEncoding, CompiledTemplate, FilledRequest, KeyLocation, Location, OAuthFlow,
-    Operation, OperationsError, Parameter, QueryStyle, RequestTemplate, SecurityRequirement,
-    SecurityScheme, decode_operations, encode_operations, encode_shared_operations,
+    Body, BodyEncoding, CompiledTemplate, FilledRequest, GraphqlRequest, GraphqlSelection,
+    KeyLocation, Location, OAuthFlow, Operation, OperationsError, Parameter, QueryStyle,
+    RequestTemplate, SecurityRequirement, SecurityScheme, decode_operations, encode_operations,
+    encode_shared_operations,
 };

@@ -13,6 +13,7 @@ use super::Operation;
 use super::answer::{self, Capped, Failing, MAX_ERROR_WORDS};
 use super::client::HttpClient;
 use super::credentials::{Applied, CredentialProvider, SourceSecurity};
+use super::graphql_answer;
 use super::redaction::Redactor;
 use super::{CompiledTemplate, FilledRequest};
 use super::{SecurityRequirement, SecurityScheme};
@@ -41,6 +42,7 @@ pub const DEFAULT_MAX_ANSWER_LENGTH: usize = 200_000;
 /// | any other 4xx | [`Reason::CallFailed`] with the API's words, cut to 500 characters |
 /// | an answer longer than `max_answer_length` characters | [`Reason::CallFailed`], asking for less |
 /// | an input that does not fit the template | [`Reason::InvalidInput`] |
+/// | a GraphQL operation's 2xx with `errors` and no `data` | [`Reason::CallFailed`] with the errors' messages (see `graphql_answer`) |
 ///
 /// # Examples
 ///
@@ -146,7 +148,14 @@ impl HttpSource {
 
     /// Sends `request` and reads what it answers. `applied` says which credentials it carries,
     /// kept out of every failure.
-    async fn send(&self, request: reqwest::Request, applied: &Applied) -> Result<Value, Reason> {
+    ///
+    /// A `graphql` answer that succeeded in HTTP is read as GraphQL's (see [`graphql_answer`]).
+    async fn send(
+        &self,
+        request: reqwest::Request,
+        applied: &Applied,
+        graphql: bool,
+    ) -> Result<Value, Reason> {
         let request_failed = |error: reqwest::Error| {
             if applied.in_url {
                 request_failed(error.without_url())
@@ -188,9 +197,16 @@ impl HttpSource {
                     .await
                     .map_err(request_failed)?
                 {
-                    Capped::Whole(body) => answer::success_value(body, content_type.as_deref())
-                        .map(|value| Redactor::new(&applied.secrets).value(value))
-                        .map_err(Reason::call_failed),
+                    Capped::Whole(body) => {
+                        let value = answer::success_value(body, content_type.as_deref())
+                            .map(|value| Redactor::new(&applied.secrets).value(value))
+                            .map_err(Reason::call_failed)?;
+                        if graphql {
+                            graphql_answer::graphql_result(value)
+                        } else {
+                            Ok(value)
+                        }
+                    }
                     Capped::TooLong(_) => Err(self.too_long()),
                 }
             }
@@ -473,6 +489,7 @@ impl ToolSource for HttpSource {
             let Some((_, template)) = self.operations.get(tool) else {
                 return Err(self.error(Reason::not_found(format!("no operation named {tool:?}"))));
             };
+            let graphql = template.is_graphql();
             let request = template
                 .request(&self.base, &input)
                 .map(to_reqwest)
@@ -480,7 +497,7 @@ impl ToolSource for HttpSource {
             let span = crate::telemetry::http_request(request.method().as_str(), &self.name, tool);
             let sent = async {
                 let Some(security) = &self.security else {
-                    return self.send(request, &Applied::default()).await;
+                    return self.send(request, &Applied::default(), graphql).await;
                 };
                 let again = request.try_clone();
                 let mut request = request;
@@ -488,7 +505,7 @@ impl ToolSource for HttpSource {
                     .apply(tool, &mut request)
                     .await
                     .map_err(Reason::authentication)?;
-                let outcome = self.send(request, &applied).await;
+                let outcome = self.send(request, &applied, graphql).await;
                 // A refused credential the provider renews (a token fetched again): once more.
                 if let (Err(Reason::Authentication { .. }), Some(mut again)) = (&outcome, again)
                     && !applied.schemes.is_empty()
@@ -498,7 +515,7 @@ impl ToolSource for HttpSource {
                         .apply(tool, &mut again)
                         .await
                         .map_err(Reason::authentication)?;
-                    return self.send(again, &applied).await;
+                    return self.send(again, &applied, graphql).await;
                 }
                 outcome
             };

@@ -1,0 +1,160 @@
+//! `toolkit-gen report --graphql` and `call --graphql --endpoint`, run as a user runs them,
+//! against graphql-yoga serving GitHub's schema with mocked resolvers (`scripts/graphql-mock.mjs`,
+//! installed by `scripts/install-test-peers`), which validates every query it gets.
+
+use std::io::{BufRead as _, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+
+use crate::support::{free_port, peer, root, run};
+
+/// GitHub's introspection result, as `@octokit/graphql-schema` ships it.
+fn github() -> String {
+    peer("graphql-npm/node_modules/@octokit/graphql-schema/schema.json")
+}
+
+/// The mock server on a free port, killed when dropped.
+struct Yoga(Child, u16);
+
+impl Drop for Yoga {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl Yoga {
+    fn start() -> Self {
+        let port = free_port();
+        let mut child = Command::new("node")
+            .arg(root().join("scripts/graphql-mock.mjs"))
+            .arg(port.to_string())
+            .env("GRAPHQL_NPM", peer("graphql-npm"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        stdout.read_line(&mut line).unwrap();
+        assert_eq!(line.trim(), "listening", "the GraphQL mock did not start");
+        Self(child, port)
+    }
+}
+
+#[test]
+fn report_lists_the_tools_of_a_schema_or_where_it_is_wrong() {
+    let (code, stdout, stderr) = run(&["report", "--graphql", &github()]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["tools"].as_array().unwrap().len(), 272);
+    assert_eq!(report["tools"][0]["readOnly"], true);
+
+    let dir = std::env::temp_dir().join(format!("toolkit-gen-graphql-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.graphql");
+    std::fs::write(&bad, "type Query {\n  a: Missing\n}\n").unwrap();
+    let (code, _, stderr) = run(&["report", "--graphql", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("bad.graphql:2:6: "), "{stderr}");
+}
+
+#[test]
+fn call_sends_a_tool_of_a_schema_to_its_endpoint() {
+    let yoga = Yoga::start();
+    let endpoint = format!("http://127.0.0.1:{}/graphql", yoga.1);
+    let schema = github();
+    let call = |name: &str, input: &str| {
+        run(&[
+            "call",
+            "--graphql",
+            &schema,
+            "--endpoint",
+            &endpoint,
+            name,
+            input,
+        ])
+    };
+    let (code, stdout, stderr) = call(
+        "repository",
+        r#"{"owner": "o", "name": "n", "selection": "name"}"#,
+    );
+    assert_eq!(code, 0, "{stdout} {stderr}");
+    let answer: Value = serde_json::from_str(&stdout).unwrap();
+    assert!(answer["repository"]["name"].is_string(), "{answer}");
+
+    let (code, stdout, _) = call(
+        "repository",
+        r#"{"owner": "o", "name": "n", "selection": "nope"}"#,
+    );
+    assert_eq!(code, 1);
+    let failure: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(failure["code"], "InvalidInputError", "{failure}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_serves_a_graphql_source_under_its_policy() {
+    use std::sync::Arc;
+    use toolkit_runtime::mcp::{Mcp, StdioCommand};
+    use toolkit_runtime::{CallContext, ToolSource};
+
+    let yoga = Yoga::start();
+    let dir = std::env::temp_dir().join(format!("toolkit-gateway-graphql-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("toolkit.toml"),
+        format!(
+            r#"
+[catalog]
+refresh_seconds = 0
+
+[policy]
+default = "approve"
+rules = [{{ source = "github", tool = "repository", decision = "allow" }}]
+
+[[sources]]
+name = "github"
+graphql = "http://127.0.0.1:{}/graphql"
+schema = "{}"
+"#,
+            yoga.1,
+            github()
+        ),
+    )
+    .unwrap();
+    let command = StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+        .args(["serve", "--config"])
+        .arg(dir.join("toolkit.toml"));
+    let served = Arc::new(Mcp::stdio("gateway", command));
+    let definitions = served.discover().await.unwrap();
+    assert_eq!(definitions.len(), 272);
+    let input = |value: Value| value.as_object().cloned().unwrap();
+    let repository = served
+        .call(
+            "github__repository",
+            input(serde_json::json!({"owner": "o", "name": "n", "selection": "name"})),
+            &CallContext::new(),
+        )
+        .await
+        .unwrap();
+    assert!(
+        repository.to_string().contains("repository"),
+        "{repository}"
+    );
+    // A mutation is not read-only: the default policy asks a person, and none can be asked.
+    let unasked = served
+        .call(
+            "github__createIssue",
+            input(serde_json::json!({"input": {"repositoryId": "R", "title": "t"}})),
+            &CallContext::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        unasked.to_string().contains("no person could be asked"),
+        "{unasked}"
+    );
+    drop(served);
+    let _ = std::fs::remove_dir_all(&dir);
+}
