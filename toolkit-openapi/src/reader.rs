@@ -25,7 +25,8 @@ const METHODS: &[&str] = &[
 ];
 
 /// Reads the operations of an OpenAPI 3.0.x or 3.1.x document (JSON already parsed; see
-/// [`decode_document`](super::decode_document) for text).
+/// [`decode_document`](super::decode_document) for text), or of a Google Discovery document
+/// (`discoveryVersion: v1`, recognised by that key and converted: see the crate docs).
 ///
 /// Every operation becomes an [`Operation`] or a [`Skipped`] with its reason; nothing about one
 /// operation fails the document. Nothing is fetched: a reference to another document skips the
@@ -34,11 +35,14 @@ const METHODS: &[&str] = &[
 /// # Errors
 ///
 /// [`NotOpenApi`] when the document is no OpenAPI 3 document (a Swagger 2.0 one, one with no
-/// `openapi` field, not an object).
+/// `openapi` field, not an object), or a Discovery document of another version than `v1`.
 pub fn read_operations(
     document: &Value,
     options: &ReadOptions,
 ) -> Result<ReadOperations, NotOpenApi> {
+    if super::discovery::is_discovery(document) {
+        return super::discovery::read(document, options);
+    }
     let dialect = dialect(document)?;
     let mut reader = Reader {
         document,
