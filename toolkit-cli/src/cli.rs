@@ -47,8 +47,14 @@ pub enum Command {
     /// each with whether its input is fully typed in the generated code and the JSON pointers
     /// that are not; see [`openapi`].
     Report {
-        /// The document.
-        #[arg(long, required_unless_present = "mcp", conflicts_with = "mcp")]
+        /// The document: OpenAPI 3.0/3.1, or a Google Discovery document (`--discovery`, an
+        /// alias: the kind is read from the content).
+        #[arg(
+            long,
+            visible_alias = "discovery",
+            required_unless_present = "mcp",
+            conflicts_with = "mcp"
+        )]
         openapi: Option<PathBuf>,
         /// An MCP snapshot (as `toolkit-gen snapshot` writes it, a bare `{"tools": [...]}`
         /// result, or a bare array of tools).
@@ -102,7 +108,9 @@ pub enum Command {
     Snapshot(mcp::SnapshotArgs),
     /// Generator: writes the typed tools of an OpenAPI document as one Rust module.
     ///
-    /// Writes the input types of every operation of an OpenAPI document as one Rust module.
+    /// Writes the input types of every operation of an OpenAPI document (or of a Google
+    /// Discovery document: `toolkit-gen discovery DOC` is the same command) as one Rust module.
+    #[command(visible_alias = "discovery")]
     Openapi(generate::GenerateArgs),
     /// Generator: writes the typed tools of an MCP snapshot as one Rust module.
     ///

@@ -21,8 +21,14 @@ use super::openapi::{SourceOf, http_source};
 /// server's tools.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct SourceArgs {
-    /// An OpenAPI document whose operations are the tools.
-    #[arg(long, requires = "base_url", conflicts_with_all = ["mcp_url", "mcp_stdio"])]
+    /// An OpenAPI document whose operations are the tools, or a Google Discovery document's
+    /// methods (`--discovery DOC`, an alias: the kind is read from the content).
+    #[arg(
+        long,
+        visible_alias = "discovery",
+        requires = "base_url",
+        conflicts_with_all = ["mcp_url", "mcp_stdio"]
+    )]
     pub openapi: Option<PathBuf>,
     /// Where the document's requests go, such as `https://api.example.com/v1`.
     #[arg(long, requires = "openapi")]

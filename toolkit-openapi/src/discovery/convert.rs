@@ -261,10 +261,16 @@ impl<'d> Converter<'d> {
             );
         }
         operation.insert("responses".to_owned(), json!({ "200": success }));
+        // Any one of a method's scopes grants it (Google's clients ask for one): each is an
+        // alternative requirement, not all of them together.
         if let Some(Value::Array(scopes)) = method.get("scopes")
             && self.document.pointer("/auth/oauth2/scopes").is_some()
         {
-            operation.insert("security".to_owned(), json!([{ OAUTH2: scopes }]));
+            let alternatives: Vec<Value> = scopes
+                .iter()
+                .map(|scope| json!({ OAUTH2: [scope] }))
+                .collect();
+            operation.insert("security".to_owned(), Value::Array(alternatives));
         }
 
         let key = format!("{openapi_path}#{id}");

@@ -24,7 +24,7 @@
 //!   `access_token`, `oauth_token`, `callback`, `prettyPrint`, `quotaUser`, `userIp`,
 //!   `uploadType`, `upload_protocol`, `$.xgafv`) are the client's;
 //! - `auth.oauth2.scopes` is an OAuth 2.0 scheme (authorization code, Google's endpoints), and
-//!   each method's `scopes` its requirement;
+//!   each of a method's `scopes` an alternative requirement (any one grants the method);
 //! - a `mediaUpload` would be a tool `<method>_media` whose body is the media itself; the
 //!   operations carry JSON and form bodies only, so it is [`Skipped`](crate::Skipped) at
 //!   `…/mediaUpload` with [`SkipReason::BodyNotJson`] and the media types it accepts;

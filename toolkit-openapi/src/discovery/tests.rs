@@ -85,7 +85,7 @@ fn files() -> Value {
                 "simple": {"multipart": true, "path": "/upload/demo/v1/files"},
                 "resumable": {"multipart": true, "path": "/resumable/upload/demo/v1/files"}
             }},
-            "scopes": ["https://www.googleapis.com/auth/demo"]
+            "scopes": ["https://www.googleapis.com/auth/demo", "https://www.googleapis.com/auth/demo.readonly"]
         },
         "get": {
             "id": "demo.files.get",
@@ -365,12 +365,11 @@ fn the_scopes_are_an_oauth2_scheme_and_each_method_requires_its_own() {
         text.contains("https://www.googleapis.com/auth/demo.readonly"),
         "{text}"
     );
-    let requirements =
-        serde_json::to_value(&read.security.requirements["demo_files_list"]).unwrap();
-    assert!(
-        requirements.to_string().contains("auth/demo.readonly"),
-        "{requirements}"
-    );
+    // Each scope is an alternative: any one grants the method.
+    let create = serde_json::to_value(&read.security.requirements["demo_files_create"]).unwrap();
+    assert_eq!(create.as_array().unwrap().len(), 2, "{create}");
+    assert!(create.to_string().contains("auth/demo\""), "{create}");
+    assert_eq!(read.security.requirements["demo_files_list"].len(), 1);
     assert!(!read.security.requirements.contains_key("demo_files_get"));
 }
 

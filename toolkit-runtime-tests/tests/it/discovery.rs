@@ -425,3 +425,80 @@ fn our_requests_are_the_ones_googles_python_client_builds() {
     }
     assert_eq!(expected.len(), 32);
 }
+
+/// Pub/Sub's real document served by the HTTP source to a server on 127.0.0.1: a resource name
+/// fills its segments of `v1/{+topic}:publish`, and no name a model gives reaches beyond them.
+#[cfg(feature = "http")]
+#[tokio::test]
+async fn the_http_source_sends_a_resource_name_into_its_segments_and_no_further() {
+    use toolkit_runtime::http::HttpSource;
+    use toolkit_runtime::{Reason, ToolSource};
+
+    use crate::http::Server;
+    use crate::support::object;
+
+    let server = Server::start().await;
+    let read = read(&documents().join("pubsub.v1.json"));
+    let source = HttpSource::builder(
+        "pubsub",
+        format!("{}/", server.base),
+        reqwest::Client::new(),
+    )
+    .operations(read.operations)
+    .build()
+    .unwrap();
+    let context = toolkit_runtime::CallContext::new();
+    source
+        .call(
+            "pubsub_projects_topics_publish",
+            object(json!({"topic": "projects/p-1/topics/t.1", "body": {"messages": [{"data": "aGk="}]}})),
+            &context,
+        )
+        .await
+        .unwrap();
+    let request = server.last();
+    assert_eq!(request.method, "POST");
+    assert_eq!(request.target, "/v1/projects/p-1/topics/t.1:publish");
+    assert_eq!(
+        serde_json::from_slice::<Value>(&request.body).unwrap(),
+        json!({"messages": [{"data": "aGk="}]})
+    );
+    let sent = server.recorded().len();
+    for topic in [
+        "projects/p/../../v1/projects/q/topics/t",
+        "../admin",
+        "projects/p/topics/t:publish?alt=media",
+        "projects/p/topics/t#x",
+        "/projects/p",
+        "projects//p",
+        "projects/p/",
+        "..\\admin",
+    ] {
+        let error = source
+            .call(
+                "pubsub_projects_topics_get",
+                object(json!({ "topic": topic })),
+                &context,
+            )
+            .await
+            .unwrap_err();
+        assert!(
+            matches!(error.reason, Reason::InvalidInput { .. }),
+            "{topic}: {error:?}"
+        );
+    }
+    assert_eq!(server.recorded().len(), sent, "a refused call sent nothing");
+    // What is not structure is encoded, inside its own segments.
+    source
+        .call(
+            "pubsub_projects_topics_get",
+            object(json!({"topic": "projects/a b/topics/%2F..%2Fx@y:z"})),
+            &context,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        server.last().target,
+        "/v1/projects/a%20b/topics/%252F..%252Fx@y:z"
+    );
+}
