@@ -48,8 +48,14 @@ pub enum Command {
     /// MCP snapshot; each with whether its input is fully typed in the generated code and the
     /// JSON pointers that are not; see [`openapi`].
     Report {
-        /// The document.
-        #[arg(long, required_unless_present_any = ["mcp", "graphql"], conflicts_with_all = ["mcp", "graphql"])]
+        /// The document: OpenAPI 3.x, Swagger 2.0, or a Google Discovery document
+        /// (`--discovery`, an alias: the kind is read from the content).
+        #[arg(
+            long,
+            visible_alias = "discovery",
+            required_unless_present_any = ["mcp", "graphql"],
+            conflicts_with_all = ["mcp", "graphql"]
+        )]
         openapi: Option<PathBuf>,
         /// A GraphQL schema (SDL, or an introspection result as JSON): a tool per root query and
         /// mutation field, or per named operation of `--operations`.
@@ -111,7 +117,9 @@ pub enum Command {
     Snapshot(mcp::SnapshotArgs),
     /// Generator: writes the typed tools of an OpenAPI document as one Rust module.
     ///
-    /// Writes the input types of every operation of an OpenAPI document as one Rust module.
+    /// Writes the input types of every operation of an OpenAPI document (or of a Google
+    /// Discovery document: `toolkit-gen discovery DOC` is the same command) as one Rust module.
+    #[command(visible_alias = "discovery")]
     Openapi(generate::GenerateArgs),
     /// Generator: writes the typed tools of an MCP snapshot as one Rust module.
     ///

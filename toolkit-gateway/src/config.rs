@@ -44,6 +44,11 @@
 //! headers = { Authorization = { env = "GITHUB_AUTH" } }
 //!
 //! [[sources]]
+//! name = "drive"
+//! discovery = "specs/drive.v3.json"            # a Google Discovery document, read as `openapi`
+//! base_url = "https://www.googleapis.com/drive/v3"
+//!
+//! [[sources]]
 //! name = "linear"
 //! url = "https://mcp.linear.app/mcp"
 //! oauth = { token_store = "tokens.json" }    # written by `toolkit-gen login --mcp-url URL`
@@ -635,8 +640,10 @@ pub struct SourceConfig {
     /// The source's name: the prefix of its tools' names (`name__tool`) unless `prefix = false`;
     /// it cannot hold `__` itself, nor end with `_` (either would let two sources' names meet).
     pub name: String,
-    /// An OpenAPI 3.0/3.1 or Swagger 2.0 document (JSON or YAML), relative to the
-    /// configuration's directory.
+    /// An OpenAPI 3.x or Swagger 2.0 document (JSON or YAML), relative to the configuration's
+    /// directory; or a Google Discovery document, which `discovery = "PATH"` names as well (the
+    /// same key: the kind is read from the content, and the messages say `openapi`).
+    #[serde(alias = "discovery")]
     pub openapi: Option<PathBuf>,
     /// Where the document's requests go (with `openapi`).
     pub base_url: Option<String>,
@@ -1423,6 +1430,25 @@ mod tests {
                 "@modelcontextprotocol/server-everything".into()
             ])
         );
+    }
+
+    #[test]
+    fn a_discovery_document_is_a_source_as_an_openapi_one_is() {
+        let text = r#"
+            [policy]
+            default = "approve"
+            [[sources]]
+            name = "drive"
+            discovery = "drive.v3.json"
+            base_url = "https://www.googleapis.com/drive/v3"
+        "#;
+        let config = Config::parse(text).unwrap();
+        assert_eq!(
+            config.sources[0].openapi.as_deref(),
+            Some(std::path::Path::new("drive.v3.json"))
+        );
+        let both = "[policy]\ndefault = \"approve\"\n[[sources]]\nname = \"d\"\nopenapi = \"a.json\"\ndiscovery = \"b.json\"\nbase_url = \"http://127.0.0.1:9\"\n";
+        assert!(Config::parse(both).is_err());
     }
 
     #[test]

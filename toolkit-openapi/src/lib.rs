@@ -1,8 +1,10 @@
 //! HTTP operations as data ([`operations`]) and the reader that makes them from OpenAPI 3.0 and
-//! 3.1 documents, and Swagger 2.0 ones: [`read_operations`]. No executor: `toolkit-runtime`'s
-//! `HttpSource` (feature `http`) sends the operations; the generator (`toolkit-gen`) writes typed
-//! modules of them; the gateway serves them. `toolkit-runtime` re-exports this crate as `http::`
-//! (the operations) and `openapi::` (the reader).
+//! 3.1 (and 3.2) documents, Swagger 2.0 ones, and Google's Discovery documents
+//! (`discoveryVersion: v1`; see [Discovery documents](self#discovery-documents)), the last two
+//! converted: [`read_operations`]. No executor: `toolkit-runtime`'s `HttpSource` (feature `http`)
+//! sends the operations; the generator (`toolkit-gen`) writes typed modules of them; the gateway
+//! serves them. `toolkit-runtime` re-exports this crate as `http::` (the operations) and
+//! `openapi::` (the reader).
 //!
 //! The reader takes a document already parsed ([`decode_document`] reads JSON or YAML text) and
 //! fetches nothing: a reference to another document skips the operations that use it, and the
@@ -79,6 +81,44 @@
 //! `_2`, `_3`, …; a property named otherwise than its parameter says in its description where
 //! its value goes.
 //!
+//! # Discovery documents
+//!
+//! A document with a `discoveryVersion` is one of Google's Discovery documents (the 611 that
+//! PyPI `google-api-python-client` ships are all read), converted to OpenAPI 3.1 and read as
+//! one: each method is an operation named from its `id` (`drive.files.list` →
+//! `drive_files_list`) below the server `rootUrl` + `servicePath`; `{+name}` is a path
+//! parameter in reserved expansion
+//! ([`allow_reserved`](operations::Parameter::allow_reserved)), whose value fills whole
+//! segments; a `repeated` query parameter is a list sent as a key per value; schemas are the
+//! document's by id, 64-bit integers strings; of the global parameters only `fields` is a
+//! property; the OAuth 2.0 scopes are a security scheme; a media upload is skipped (its body
+//! is the media), located at `#/resources/…/methods/…/mediaUpload`. Another
+//! `discoveryVersion` is an error.
+//!
+//! ```
+//! use serde_json::json;
+//! use toolkit_openapi::{ReadOptions, read_operations};
+//!
+//! let document = json!({
+//!     "discoveryVersion": "v1",
+//!     "rootUrl": "https://pubsub.googleapis.com/",
+//!     "servicePath": "",
+//!     "resources": { "projects": { "resources": { "topics": { "methods": { "get": {
+//!         "id": "pubsub.projects.topics.get",
+//!         "httpMethod": "GET",
+//!         "path": "v1/{+topic}",
+//!         "parameters": { "topic": { "type": "string", "location": "path", "required": true } }
+//!     } } } } } }
+//! });
+//! let read = read_operations(&document, &ReadOptions::default())?;
+//! let operation = &read.operations[0];
+//! assert_eq!(operation.name(), "pubsub_projects_topics_get");
+//! assert_eq!(operation.request.path, "/v1/{topic}");
+//! assert!(operation.request.parameters[0].allow_reserved);
+//! assert_eq!(read.servers[0].url, "https://pubsub.googleapis.com/");
+//! # Ok::<(), toolkit_openapi::NotOpenApi>(())
+//! ```
+//!
 //! # Examples
 //!
 //! ```
@@ -125,6 +165,7 @@ pub mod operations;
 mod answer;
 mod def_names;
 mod defs;
+mod discovery;
 mod document;
 mod naming;
 mod pointer;
@@ -289,8 +330,8 @@ impl ReadOptions {
     }
 }
 
-/// A document that is no OpenAPI 3 or Swagger 2.0 document: the one error that fails a whole
-/// read.
+/// A document that is no OpenAPI 3, Swagger 2.0 or Discovery `v1` document: the one error that
+/// fails a whole read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NotOpenApi {
     message: String,

@@ -26,9 +26,10 @@ const METHODS: &[&str] = &[
     "get", "put", "post", "delete", "options", "head", "patch", "trace", "query",
 ];
 
-/// Reads the operations of an OpenAPI 3.0.x or 3.1.x document, or of a Swagger 2.0 one
-/// converted to OpenAPI 3.0 first (JSON already parsed; see
-/// [`decode_document`](super::decode_document) for text).
+/// Reads the operations of an OpenAPI 3.0.x, 3.1.x or 3.2.x document, of a Swagger 2.0 one
+/// converted to OpenAPI 3.0 first, or of a Google Discovery document (`discoveryVersion: v1`,
+/// recognised by that key and converted: see the crate docs) — JSON already parsed; see
+/// [`decode_document`](super::decode_document) for text.
 ///
 /// Every operation becomes an [`Operation`] or a [`Skipped`] with its reason; nothing about one
 /// operation fails the document. Nothing is fetched: a reference to another document skips the
@@ -37,13 +38,17 @@ const METHODS: &[&str] = &[
 /// # Errors
 ///
 /// [`NotOpenApi`] when the document is no OpenAPI 3 or Swagger 2.0 document (a Swagger 1.2
-/// one, one with no `openapi` field, not an object).
+/// one, one with no `openapi` field, not an object), or a Discovery document of another version
+/// than `v1`.
 pub fn read_operations(
     document: &Value,
     options: &ReadOptions,
 ) -> Result<ReadOperations, NotOpenApi> {
     if document.get("swagger").is_some() {
         return swagger::read(document, options);
+    }
+    if super::discovery::is_discovery(document) {
+        return super::discovery::read(document, options);
     }
     let dialect = dialect(document)?;
     let mut reader = Reader {

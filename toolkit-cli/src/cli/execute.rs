@@ -21,8 +21,15 @@ use super::openapi::{SourceOf, http_source};
 /// server's tools.
 #[derive(Clone, Debug, Default, clap::Args)]
 pub struct SourceArgs {
-    /// An OpenAPI document whose operations are the tools.
-    #[arg(long, requires = "base_url", conflicts_with_all = ["mcp_url", "mcp_stdio", "graphql"])]
+    /// An OpenAPI (3.x or Swagger 2.0) document whose operations are the tools, or a Google
+    /// Discovery document's methods (`--discovery DOC`, an alias: the kind is read from the
+    /// content).
+    #[arg(
+        long,
+        visible_alias = "discovery",
+        requires = "base_url",
+        conflicts_with_all = ["mcp_url", "mcp_stdio", "graphql"]
+    )]
     pub openapi: Option<PathBuf>,
     /// A GraphQL schema (SDL, or an introspection result as JSON) whose root query and mutation
     /// fields are the tools, sent to `--endpoint`.

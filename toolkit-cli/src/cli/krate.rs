@@ -25,9 +25,10 @@ const USAGE: u8 = 2;
 )]
 #[serde(default, rename_all = "kebab-case", deny_unknown_fields)]
 pub struct CrateArgs {
-    /// Generate a module from this OpenAPI document (JSON or YAML); repeatable (`crate` needs
-    /// an input: this or `--mcp`)
-    #[arg(long = "openapi", value_name = "DOC")]
+    /// Generate a module from this OpenAPI document (JSON or YAML) or Google Discovery document
+    /// (`--discovery DOC`, an alias: the kind is read from the content); repeatable (`crate`
+    /// needs an input: this or `--mcp`)
+    #[arg(long = "openapi", visible_alias = "discovery", value_name = "DOC")]
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub openapi: Vec<PathBuf>,
     /// Generate a module from this MCP snapshot (as `toolkit-gen snapshot` writes it); repeatable

@@ -687,6 +687,76 @@ paths:
         assert!(String::from_utf8(err).unwrap().contains("Swagger 1.2"));
     }
 
+    #[test]
+    fn report_reads_a_discovery_document_given_as_discovery() {
+        use clap::Parser as _;
+
+        use crate::cli::{Cli, Command};
+
+        let document = tempfile_like::File::new(
+            "pubsub.json",
+            r#"{"discoveryVersion": "v1", "rootUrl": "https://pubsub.googleapis.com/", "servicePath": "",
+                "resources": {"topics": {"methods": {
+                    "get": {"id": "pubsub.projects.topics.get", "httpMethod": "GET", "path": "v1/{+topic}",
+                            "parameters": {"topic": {"type": "string", "location": "path", "required": true}}},
+                    "upload": {"id": "pubsub.projects.topics.upload", "httpMethod": "POST", "path": "v1/{+topic}",
+                            "parameters": {"topic": {"type": "string", "location": "path", "required": true}},
+                            "mediaUpload": {"accept": ["image/*"], "protocols": {"simple": {"path": "/upload/v1/{+topic}"}}}}
+                }}}}"#,
+        );
+        let cli = Cli::try_parse_from([
+            "toolkit-gen",
+            "report",
+            "--discovery",
+            &document.path().to_string_lossy(),
+        ])
+        .unwrap();
+        let Command::Report { openapi, .. } = cli.command else {
+            panic!("not a report");
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        report(
+            ReportInput::OpenApi(openapi.as_deref().unwrap()),
+            Format::Text,
+            &mut out,
+            &mut err,
+        );
+        let text = String::from_utf8(out).unwrap();
+        assert!(
+            text.starts_with("2 operations read, 1 skipped"),
+            "{text}{}",
+            String::from_utf8_lossy(&err)
+        );
+        assert!(
+            text.contains("#/resources/topics/methods/upload/mediaUpload"),
+            "{text}"
+        );
+        for args in [
+            &[
+                "toolkit-gen",
+                "call",
+                "--discovery",
+                "d.json",
+                "--base-url",
+                "http://x",
+                "t",
+            ][..],
+            &[
+                "toolkit-gen",
+                "crate",
+                "--discovery",
+                "d.json",
+                "--name",
+                "d",
+                "-o",
+                "out",
+            ],
+            &["toolkit-gen", "discovery", "d.json"],
+        ] {
+            Cli::try_parse_from(args).unwrap_or_else(|error| panic!("{args:?}: {error}"));
+        }
+    }
+
     /// A server on 127.0.0.1 answering `/v1/pets/{id}`, recording the `x-api-key` it got.
     fn server(seen: Arc<Mutex<Vec<String>>>) -> (tokio::runtime::Runtime, String) {
         let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -258,6 +258,44 @@ pub(crate) fn path_segment(property: &str, value: &Value) -> Result<String, Stri
     Ok(utf8_percent_encode(&text, PATH_VALUE).to_string())
 }
 
+/// A path value in RFC 6570's reserved expansion (`{+name}`): segments joined by `/`.
+///
+/// RFC 6570 keeps reserved characters and percent-escapes as the value writes them; here a
+/// value may change nothing but its own segments, so only `/` between segments and the
+/// characters a segment holds literally (unreserved, sub-delimiters, `:` and `@`) are kept,
+/// and everything else is percent-encoded, `%` included (an escape the value wrote, `%2F..`,
+/// stays text and can never decode to a separator).
+///
+/// # Errors
+///
+/// A message for the model when the value is no scalar, is empty, holds an empty, `.` or `..`
+/// segment (leading, trailing or doubled `/` included; `\` counts as a separator for this, as
+/// some servers read it as one), or holds `?` or `#`, which would begin a query or a fragment.
+pub(crate) fn reserved_path(property: &str, value: &Value) -> Result<String, String> {
+    let text = scalar(value).ok_or_else(|| not_scalar(property, false))?;
+    if text.is_empty() {
+        return Err(format!("The property {property:?} may not be empty."));
+    }
+    if text.contains(['?', '#']) {
+        return Err(format!(
+            "The property {property:?} may not hold `?` or `#`: it is a path of segments joined by `/` ({:?}).",
+            cut_for_echo(&text)
+        ));
+    }
+    let bad = |segment: &str| segment.is_empty() || segment == "." || segment == "..";
+    if text.split('/').any(bad)
+        || text
+            .split(['/', '\\'])
+            .any(|segment| segment == "." || segment == "..")
+    {
+        return Err(format!(
+            "The property {property:?} may not be {:?}: its segments between `/` may not be empty, `.` or `..`.",
+            cut_for_echo(&text)
+        ));
+    }
+    Ok(utf8_percent_encode(&text, PATH_LITERAL).to_string())
+}
+
 /// A header value: the scalar, or the items of a list joined by commas.
 ///
 /// # Errors

@@ -254,6 +254,24 @@ impl RequestTemplate {
             name: name.into(),
             joined: false,
             style: QueryStyle::Form,
+            allow_reserved: false,
+        });
+        self
+    }
+
+    /// This template with one more path parameter in RFC 6570's reserved expansion
+    /// (`{+name}`, as Google's Discovery documents write resource names): its value may hold
+    /// `/` between non-empty segments, never a `.` or `..` segment, `?` or `#` (see
+    /// [`Parameter::allow_reserved`]).
+    #[must_use]
+    pub fn reserved_path(mut self, property: impl Into<String>, name: impl Into<String>) -> Self {
+        self.parameters.push(Parameter {
+            property: property.into(),
+            location: Location::Path,
+            name: name.into(),
+            joined: false,
+            style: QueryStyle::Form,
+            allow_reserved: true,
         });
         self
     }
@@ -268,6 +286,7 @@ impl RequestTemplate {
             name: name.into(),
             joined: true,
             style: QueryStyle::Form,
+            allow_reserved: false,
         });
         self
     }
@@ -291,6 +310,7 @@ impl RequestTemplate {
                 QueryStyle::SpaceDelimited | QueryStyle::PipeDelimited
             ),
             style,
+            allow_reserved: false,
         });
         self
     }
@@ -342,6 +362,19 @@ pub struct Parameter {
     /// document says otherwise.
     #[serde(default, skip_serializing_if = "QueryStyle::is_form")]
     pub style: QueryStyle,
+    /// For a path parameter: RFC 6570's reserved expansion (`{+name}`; OpenAPI's
+    /// `allowReserved`), as Google's Discovery documents write resource names
+    /// (`v1/{+name}` with `projects/p/topics/t`). The value may hold `/` between segments and
+    /// keeps RFC 3986's sub-delimiters, `:` and `@` as they are; it is refused when a segment
+    /// is empty, `.` or `..`, or when it holds `?` or `#`, and every other character
+    /// (`%` too, so no escape can hide a `/..`) is percent-encoded: it fills its own segments
+    /// and never changes the rest of the path, the query or the host.
+    #[serde(
+        default,
+        rename = "allowReserved",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    pub allow_reserved: bool,
 }
 
 /// How a query parameter's value is written, as OpenAPI 3.1's `style` says. With `joined` (`explode: false`), `form` joins

@@ -41,6 +41,9 @@ enum Piece {
     Literal(String),
     /// The value of this input property, encoded when the request is made.
     Value(String),
+    /// The value of this input property in reserved expansion (`{+name}`): it may fill
+    /// several segments (see [`encoding::reserved_path`](super::encoding)).
+    Reserved(String),
 }
 
 /// A query parameter of a template.
@@ -116,6 +119,7 @@ impl CompiledTemplate {
 
         let mut properties = HashSet::new();
         let mut path_parameters = std::collections::HashMap::new();
+        let mut reserved = HashSet::new();
         let mut query = Vec::new();
         let mut headers = Vec::new();
         for parameter in &template.parameters {
@@ -132,6 +136,17 @@ impl CompiledTemplate {
                     parameter.name,
                     parameter.style.as_str()
                 ));
+            }
+            if parameter.allow_reserved {
+                if parameter.location == Location::Path {
+                    reserved.insert(parameter.property.as_str());
+                } else {
+                    problems.push(format!(
+                        "the {} parameter {:?} allows reserved characters, which only a path parameter does here",
+                        parameter.location.as_str(),
+                        parameter.name
+                    ));
+                }
             }
             match parameter.location {
                 Location::Path => {
@@ -194,7 +209,7 @@ impl CompiledTemplate {
             }
             None => (template.path.as_str(), Vec::new()),
         };
-        let path = parse_path(path, &path_parameters, &mut problems);
+        let path = parse_path(path, &path_parameters, &reserved, &mut problems);
         if let Some(graphql) = &template.graphql {
             if method != Method::POST {
                 problems.push("a GraphQL request is a POST".to_owned());
@@ -310,6 +325,12 @@ mod fill {
                         })?;
                         path.push_str(&encoding::path_segment(property, value)?);
                     }
+                    Piece::Reserved(property) => {
+                        let value = present(property).ok_or_else(|| {
+                            format!("Give the property {property:?}: the path needs it.")
+                        })?;
+                        path.push_str(&encoding::reserved_path(property, value)?);
+                    }
                 }
             }
             let mut url = base.clone();
@@ -423,7 +444,8 @@ mod fill {
                 .iter()
                 .map(|piece| match piece {
                     Piece::Literal(text) => text.as_str(),
-                    Piece::Value(_) => "",
+                    // A GraphQL template has no parameters (checked when compiled).
+                    Piece::Value(_) | Piece::Reserved(_) => "",
                 })
                 .collect();
             // The path `/` is the base URL itself, which is most often the endpoint
@@ -512,6 +534,7 @@ pub use fill::FilledRequest;
 fn parse_path(
     path: &str,
     parameters: &std::collections::HashMap<&str, &str>,
+    reserved: &HashSet<&str>,
     problems: &mut Vec<String>,
 ) -> Vec<Piece> {
     if !path.starts_with('/') {
@@ -547,7 +570,11 @@ fn parse_path(
         match parameters.get(name) {
             Some(property) => {
                 used.insert(name);
-                pieces.push(Piece::Value((*property).to_owned()));
+                pieces.push(if reserved.contains(property) {
+                    Piece::Reserved((*property).to_owned())
+                } else {
+                    Piece::Value((*property).to_owned())
+                });
             }
             None => problems.push(format!("the path's {{{name}}} is no path parameter")),
         }
@@ -773,6 +800,147 @@ mod properties {
                     prop_assert!(!value.contains(['\r', '\n', '\0']));
                 }
                 Err(_) => prop_assert!(value.chars().any(|c| c.is_control() || !c.is_ascii())),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::panic, clippy::unwrap_used)]
+mod reserved_expansion {
+    use percent_encoding::percent_decode_str;
+    use proptest::prelude::*;
+    use serde_json::json;
+    use url::Url;
+
+    use super::*;
+    use crate::operations::RequestTemplate;
+
+    fn template() -> CompiledTemplate {
+        CompiledTemplate::new(
+            &RequestTemplate::new("POST", "/v1/{name}:publish")
+                .reserved_path("name", "name")
+                .parameter("fields", Location::Query, "fields"),
+        )
+        .unwrap()
+    }
+
+    fn fill(value: serde_json::Value) -> Result<Url, String> {
+        let base = Url::parse("https://pubsub.googleapis.com/").unwrap();
+        let input = json!({ "name": value }).as_object().cloned().unwrap();
+        template().request(&base, &input).map(|request| request.url)
+    }
+
+    #[test]
+    fn a_resource_name_fills_its_segments_with_its_slashes_kept() {
+        let url = fill(json!("projects/p-1/topics/t_2.x~y")).unwrap();
+        assert_eq!(
+            url.as_str(),
+            "https://pubsub.googleapis.com/v1/projects/p-1/topics/t_2.x~y:publish"
+        );
+        // Sub-delimiters, `:` and `@` stay as they are; the rest is encoded, `%` too.
+        let url = fill(json!("a:b@c/d,e;f=g+h!$&'()*/sp ce/pc%2F..%2Fx/é[]")).unwrap();
+        assert_eq!(
+            url.path(),
+            "/v1/a:b@c/d,e;f=g+h!$&'()*/sp%20ce/pc%252F..%252Fx/%C3%A9%5B%5D:publish"
+        );
+        assert!(url.query().is_none());
+    }
+
+    #[test]
+    fn no_value_escapes_its_segments() {
+        for bad in [
+            "..",
+            ".",
+            "../admin",
+            "projects/../../admin",
+            "projects/./x",
+            "projects/..",
+            "/etc/passwd",
+            "projects/p/",
+            "projects//p",
+            "",
+            "a?alt=media",
+            "a#frag",
+            "a\\..\\b",
+            "..\\x",
+        ] {
+            let refused = fill(json!(bad));
+            assert!(refused.is_err(), "{bad:?} was sent as {refused:?}");
+        }
+        assert!(fill(json!(["a", "b"])).is_err());
+        assert!(fill(json!({"a": "b"})).is_err());
+        assert!(fill(json!(null)).is_err());
+        // Another host: a scheme or authority in the value stays path text.
+        let url = fill(json!("https://evil.example/x")).unwrap_err();
+        assert!(url.contains("empty"), "{url}");
+        let url = fill(json!("evil.example:443@x/y")).unwrap();
+        assert_eq!(url.host_str(), Some("pubsub.googleapis.com"));
+        assert_eq!(url.path(), "/v1/evil.example:443@x/y:publish");
+        // A number fills a segment as its text.
+        assert_eq!(fill(json!(12)).unwrap().path(), "/v1/12:publish");
+    }
+
+    #[test]
+    fn only_a_path_parameter_takes_reserved_expansion() {
+        let mut template = RequestTemplate::new("GET", "/x").parameter("q", Location::Query, "q");
+        template.parameters[0].allow_reserved = true;
+        let problems = CompiledTemplate::new(&template).unwrap_err();
+        assert!(
+            problems[0].contains("only a path parameter"),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn the_flag_is_serialized_only_when_set() {
+        let template = RequestTemplate::new("GET", "/v1/{name}/{id}")
+            .reserved_path("name", "name")
+            .parameter("id", Location::Path, "id");
+        let value = serde_json::to_value(&template).unwrap();
+        assert_eq!(
+            value["parameters"],
+            json!([
+                {"property": "name", "in": "path", "name": "name", "allowReserved": true},
+                {"property": "id", "in": "path", "name": "id"}
+            ])
+        );
+        let back: RequestTemplate = serde_json::from_value(value).unwrap();
+        assert_eq!(back, template);
+    }
+
+    proptest! {
+        /// Whatever the model writes, the request stays on the host, the template's own
+        /// segments stay in place, the value's segments are its own (decoded, joined by `/`,
+        /// the value), and there is no query or fragment.
+        #[test]
+        fn no_reserved_value_changes_the_path_or_the_host(
+            value in prop_oneof![any::<String>(), "[./%2eEfF\\\\a?#:@]{0,12}", "([a-z.]{1,3}/){0,4}[a-z.%]{0,3}"],
+        ) {
+            let base = Url::parse("https://api.example.com/api").unwrap();
+            let input = json!({ "name": value.clone() }).as_object().cloned().unwrap();
+            let compiled = CompiledTemplate::new(
+                &RequestTemplate::new("GET", "/items/{name}/notes").reserved_path("name", "name"),
+            )
+            .unwrap();
+            if let Ok(request) = compiled.request(&base, &input) {
+                let url = &request.url;
+                prop_assert_eq!(url.origin(), base.origin());
+                let segments: Vec<&str> = url.path_segments().unwrap().collect();
+                let count = value.split('/').count();
+                prop_assert_eq!(segments.len(), 3 + count);
+                prop_assert_eq!(segments[0], "api");
+                prop_assert_eq!(segments[1], "items");
+                prop_assert_eq!(segments[2 + count], "notes");
+                let filled: Vec<String> = segments[2..2 + count]
+                    .iter()
+                    .map(|segment| percent_decode_str(segment).decode_utf8().unwrap().into_owned())
+                    .collect();
+                prop_assert_eq!(filled.join("/"), value.clone());
+                for segment in &filled {
+                    prop_assert!(!segment.is_empty() && segment != "." && segment != "..");
+                }
+                prop_assert!(url.query().is_none() && url.fragment().is_none());
             }
         }
     }

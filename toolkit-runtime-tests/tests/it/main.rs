@@ -12,6 +12,8 @@ mod code_search;
 #[cfg(feature = "conformance")]
 mod conformance;
 mod definition;
+#[cfg(feature = "openapi")]
+mod discovery;
 mod functions;
 #[cfg(feature = "openapi")]
 mod graphql;
