@@ -42,7 +42,7 @@ fn a_document_that_is_not_openapi_3_is_one_clear_error() {
     for (document, words) in [
         (json!({"swagger": "1.2", "paths": {}}), "Swagger 1.2"),
         (json!({"paths": {}}), "no `openapi` field"),
-        (json!({"openapi": "2.0"}), "not 3.0 or 3.1"),
+        (json!({"openapi": "2.0"}), "not 3.0, 3.1 or 3.2"),
         (json!([1, 2]), "not an object"),
     ] {
         let error = read_operations(&document, &ReadOptions::default()).unwrap_err();
