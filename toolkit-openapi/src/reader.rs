@@ -182,33 +182,33 @@ impl<'d> Reader<'d> {
                 return;
             }
         };
-        let fixed = METHODS.iter().filter_map(|method| {
-            let operation = item.get(*method)?;
-            Some((
-                (*method).to_owned(),
-                location(["paths", path, method]),
-                operation,
-            ))
-        });
+        // Each operation, where it is, and why it is none when it is none.
+        let mut operations: Vec<(String, String, &'d Value, Option<SkipReason>)> = METHODS
+            .iter()
+            .filter_map(|method| {
+                let operation = item.get(*method)?;
+                let at = location(["paths", path, method]);
+                Some(((*method).to_owned(), at, operation, None))
+            })
+            .collect();
         // OpenAPI 3.2's `additionalOperations`: methods other than the fixed ones, named as the
         // wire has them (`COPY`, `LINK`); one of the fixed methods there is no operation.
-        let additional = match item.get("additionalOperations") {
-            Some(Value::Object(additional)) => additional.iter().collect(),
-            _ => Vec::new(),
-        };
-        let mut operations: Vec<(String, String, &'d Value)> = fixed.collect();
-        for (method, operation) in additional {
-            let at = location(["paths", path, "additionalOperations", method]);
-            operations.push((method.clone(), at, operation));
+        if let Some(Value::Object(additional)) = item.get("additionalOperations") {
+            for (method, operation) in additional {
+                let at = location(["paths", path, "additionalOperations", method]);
+                let refused = METHODS
+                    .contains(&method.to_ascii_lowercase().as_str())
+                    .then(|| {
+                        SkipReason::malformed(format!(
+                            "`additionalOperations` names {method}, a method with a field of its own"
+                        ))
+                    });
+                operations.push((method.clone(), at, operation, refused));
+            }
         }
-        for (method, at, operation) in operations {
+        for (method, at, operation, refused) in operations {
             let method = method.as_str();
-            if at.contains("/additionalOperations/")
-                && METHODS.contains(&method.to_ascii_lowercase().as_str())
-            {
-                let reason = SkipReason::malformed(format!(
-                    "`additionalOperations` names {method}, a method with a field of its own"
-                ));
+            if let Some(reason) = refused {
                 self.skip(&at, method, path, reason);
                 continue;
             }

@@ -495,13 +495,8 @@ fn http_source_of(of: &SourceOf<'_>, only: Option<&str>) -> Result<HttpSource, S
     if let Some(only) = only {
         read.operations.retain(|operation| operation.name() == only);
     }
-    let catalog = toolkit_runtime::http::encode_shared_operations(&read.operations, &read.defs);
-    read.operations = toolkit_runtime::http::decode_operations(&catalog).map_err(|error| {
-        format!(
-            "the operations of {} do not read back: {error}",
-            of.file.display()
-        )
-    })?;
+    read.operations = toolkit_runtime::http::standing_alone(read.operations, &read.defs)
+        .map_err(|error| format!("{}: {error}", of.file.display()))?;
     let credentials = super::credentials::credentials(
         of.credentials,
         of.token_origins,

@@ -308,6 +308,26 @@ pub fn decode_operations(text: &str) -> Result<Vec<Operation>, OperationsError> 
         .collect()
 }
 
+/// `operations` whose schemas name their `$defs` entries (as
+/// [`read_operations`](crate::read_operations) writes them with
+/// [`ReadOptions::shared_defs`](crate::ReadOptions::shared_defs())), each schema given copies of
+/// the entries of `defs` it names, so that it stands alone: what [`decode_operations`] makes of
+/// a catalog, without writing one. A host that keeps a few operations of a large document pays
+/// for the entries those reach, not for every operation's.
+///
+/// # Errors
+///
+/// [`OperationsError::MissingDefinition`] for a schema that names an entry `defs` does not hold.
+pub fn standing_alone(
+    operations: Vec<Operation>,
+    defs: &JsonObject,
+) -> Result<Vec<Operation>, OperationsError> {
+    operations
+        .into_iter()
+        .map(|operation| resolve(operation, defs))
+        .collect()
+}
+
 /// `operation` with the `$defs` names of its schemas replaced by the entries of `defs`.
 fn resolve(
     mut operation: Operation,

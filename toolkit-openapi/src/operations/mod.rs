@@ -15,7 +15,7 @@ mod security;
 mod template;
 
 pub use catalog::{
-    OperationsError, decode_operations, encode_operations, encode_shared_operations,
+    OperationsError, decode_operations, encode_operations, encode_shared_operations, standing_alone,
 };
 pub use operation::{
     Body, BodyEncoding, GraphqlRequest, GraphqlSelection, Location, Operation, Parameter,

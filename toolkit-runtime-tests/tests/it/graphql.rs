@@ -115,11 +115,7 @@ impl Yoga {
     async fn start() -> Self {
         let script =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/graphql-mock.mjs");
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = crate::mcp::processes::free_port();
         let mut child = Command::new("node")
             .arg(&script)
             .arg(port.to_string())

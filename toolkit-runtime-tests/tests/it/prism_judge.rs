@@ -84,11 +84,7 @@ pub(crate) async fn start_prism(document: &Path) -> Peer {
         prism.display()
     );
     // A free port: bound, read and let go; Prism takes it a moment later.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::mcp::processes::free_port();
     let mut child = Command::new("node")
         .arg(&prism)
         .args([

@@ -255,11 +255,7 @@ async fn sampled_operations_are_accepted_by_the_test_server() {
     // Its coverage files go to a directory of the test's, not into the installed package.
     let coverage = std::env::temp_dir().join(format!("autorest-coverage-{}", std::process::id()));
     std::fs::create_dir_all(&coverage).unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::mcp::processes::free_port();
     let mut server = Command::new("node")
         .arg(package().join("dist/cli/cli.js"))
         .args(["run", "--port", &port.to_string(), "--coverageDirectory"])

@@ -49,5 +49,5 @@ pub use toolkit_openapi::operations::{
     Body, BodyEncoding, CompiledTemplate, FilledRequest, GraphqlRequest, GraphqlSelection,
     KeyLocation, Location, OAuthFlow, Operation, OperationsError, Parameter, QueryStyle,
     RequestTemplate, SecurityRequirement, SecurityScheme, decode_operations, encode_operations,
-    encode_shared_operations,
+    encode_shared_operations, standing_alone,
 };
