@@ -6,9 +6,10 @@ use std::collections::HashSet;
 use apollo_compiler::ExecutableDocument;
 use apollo_compiler::ast::OperationType;
 use serde_json::Value;
-use toolkit_core::{Annotations, ToolDefinition};
+use toolkit_core::ToolDefinition;
 use toolkit_openapi::operations::{GraphqlRequest, Operation, RequestTemplate};
 
+use crate::hints::hints;
 use crate::input_schema::{self, Defs, InputProperty};
 use crate::problem::Problem;
 use crate::read::{ReadOptions, ReadTools};
@@ -203,13 +204,7 @@ fn read_document(
         let kind = if query { "query" } else { "mutation" };
         let definition = definition
             .with_description(format!("The GraphQL {kind} {name} ({}).", document.file))
-            .with_annotations(Annotations {
-                read_only: Some(query),
-                destructive: (!query).then_some(true),
-                idempotent: Some(query),
-                open_world: Some(true),
-                ..Annotations::default()
-            });
+            .with_annotations(hints(query));
         read.operations.push(Operation::new(
             definition,
             RequestTemplate::graphql(

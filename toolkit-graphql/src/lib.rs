@@ -30,6 +30,7 @@
 //! default policy asks a person before it runs. Subscriptions are [`Skipped`].
 
 mod documents;
+mod hints;
 mod input_schema;
 mod introspection;
 mod problem;

@@ -6,9 +6,10 @@ use apollo_compiler::Schema;
 use apollo_compiler::ast::{OperationType, Type};
 use apollo_compiler::schema::{ExtendedType, FieldDefinition};
 use serde_json::{Value, json};
-use toolkit_core::{Annotations, ToolDefinition};
+use toolkit_core::ToolDefinition;
 use toolkit_openapi::operations::{GraphqlRequest, GraphqlSelection, Operation, RequestTemplate};
 
+use crate::hints::hints;
 use crate::input_schema::{self, Defs, InputProperty};
 use crate::read::{ReadOptions, ReadTools};
 use crate::schema::GraphqlSchema;
@@ -189,13 +190,7 @@ fn field_tool(
     let query = operation == OperationType::Query;
     let mut definition = ToolDefinition::new(name, input)
         .map_err(|error| error.to_string())?
-        .with_annotations(Annotations {
-            read_only: Some(query),
-            destructive: (!query).then_some(true),
-            idempotent: Some(query),
-            open_world: Some(true),
-            ..Annotations::default()
-        });
+        .with_annotations(hints(query));
     let kind = if query { "query" } else { "mutation" };
     let description = match field.description.as_deref().filter(|text| !text.is_empty()) {
         Some(text) => format!(
