@@ -1,6 +1,7 @@
 //! The generator at the scale of the largest real APIs: the release `toolkit-gen openapi DOC -o
 //! FILE`, whole-process, on GitHub's description (the yardstick), Stripe's and Microsoft Graph
-//! beta's, side by side in one run; each run's wall time, peak RSS, and its *work* — the
+//! beta's, and `toolkit-gen graphql SCHEMA -o FILE` on GitHub's GraphQL schema, side by side in
+//! one run; each run's wall time, peak RSS, and its *work* — the
 //! megabytes read plus those written (document + module + catalog) — with both per megabyte of
 //! work (docs/performance.md, issue #28's goals: wall per MB within 2× of GitHub's, peak RSS at
 //! most 20× the work).
@@ -30,6 +31,9 @@ const CAP: u64 = 8_000_000_000;
 /// the generation is then its only child, and the children's peak RSS is that generation's.
 const CHILD: &str = "GENERATE_SCALE_CHILD";
 
+/// The generator's subcommand the child runs, when not `openapi`.
+const SUBCOMMAND: &str = "GENERATE_SCALE_SUBCOMMAND";
+
 fn main() -> ExitCode {
     if std::env::var_os(CHILD).is_some() {
         return measure_child();
@@ -46,6 +50,14 @@ fn main() -> ExitCode {
             peers.join("@octokit/openapi/generated/api.github.com.json"),
         ),
         ("stripe", directory.join("api/stripe.com.json")),
+        // GitHub's GraphQL schema (introspection JSON), through `toolkit-gen graphql`.
+        (
+            "gh-graphql",
+            peers
+                .parent()
+                .map_or_else(PathBuf::new, Path::to_path_buf)
+                .join("graphql-npm/node_modules/@octokit/graphql-schema/schema.json"),
+        ),
         (
             "graph-beta",
             directory.join("api/microsoft.com/graph-beta.json"),
@@ -184,6 +196,9 @@ fn generate(document: &Path, module: &Path, peer: Option<&Path>) -> Result<(f64,
     let started = Instant::now();
     let mut command = Command::new(me);
     command.env(CHILD, "1").arg(document).arg(module);
+    if module.to_string_lossy().contains("graphql") {
+        command.env(SUBCOMMAND, "graphql");
+    }
     if let Some(peer) = peer {
         command.arg(peer);
     }
@@ -204,7 +219,8 @@ fn generate(document: &Path, module: &Path, peer: Option<&Path>) -> Result<(f64,
     Ok((wall, peak))
 }
 
-/// The child's part: runs `toolkit-gen openapi DOC -o MODULE` under the cap and prints its peak
+/// The child's part: runs `toolkit-gen openapi DOC -o MODULE` (or the subcommand
+/// [`SUBCOMMAND`] names) under the cap and prints its peak
 /// RSS in KiB (the largest of this process's children: the one).
 fn measure_child() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -221,7 +237,8 @@ fn measure_child() -> ExitCode {
     match peer {
         None => command
             .arg(env!("CARGO_BIN_EXE_toolkit-gen"))
-            .args(["openapi", document, "-o", module]),
+            .arg(std::env::var(SUBCOMMAND).unwrap_or_else(|_| "openapi".to_owned()))
+            .args([document, "-o", module]),
         Some(peer) => command
             .arg(peer)
             .args(["generate", document, "--output-dir", module]),

@@ -57,10 +57,15 @@ pub enum Command {
             conflicts_with_all = ["mcp", "graphql"]
         )]
         openapi: Option<PathBuf>,
-        /// A GraphQL schema (SDL, or an introspection result as JSON): a tool per root query and
-        /// mutation field, or per named operation of `--operations`.
+        /// A GraphQL schema (SDL, or an introspection result as JSON), or an endpoint's
+        /// `https://` URL whose schema is introspected: a tool per root query and mutation field,
+        /// or per named operation of `--operations`.
         #[arg(long, value_name = "SCHEMA", conflicts_with = "mcp")]
         graphql: Option<PathBuf>,
+        /// With a `--graphql` URL: a header sent with the introspection, as `Name: value`
+        /// (repeatable); for credentials.
+        #[arg(long = "header", value_name = "'NAME: VALUE'", requires = "graphql")]
+        headers: Vec<String>,
         /// With `--graphql`: `.graphql` files (or persisted-query manifests) whose named
         /// operations are the tools (repeatable).
         #[arg(long, value_name = "FILE", requires = "graphql")]
@@ -121,6 +126,12 @@ pub enum Command {
     /// Discovery document: `toolkit-gen discovery DOC` is the same command) as one Rust module.
     #[command(visible_alias = "discovery")]
     Openapi(generate::GenerateArgs),
+    /// Generator: writes the typed tools of a GraphQL schema as one Rust module.
+    ///
+    /// Writes the input types of every root query and mutation field of a GraphQL schema (SDL,
+    /// or an introspection result as JSON) as one Rust module; the source it defines sends each
+    /// query to the endpoint it is built with.
+    Graphql(generate::GenerateArgs),
     /// Generator: writes the typed tools of an MCP snapshot as one Rust module.
     ///
     /// Writes the input types of every tool of an MCP snapshot as one Rust module.
@@ -253,11 +264,13 @@ impl Cli {
             Command::Report {
                 graphql: Some(schema),
                 operations,
+                headers,
                 format,
                 ..
             } => graphql::report(
                 &schema,
                 &operations,
+                &headers,
                 format,
                 &mut std::io::stdout().lock(),
                 &mut std::io::stderr().lock(),
@@ -284,6 +297,11 @@ impl Cli {
             ),
             Command::Snapshot(arguments) => mcp::snapshot(&arguments),
             Command::Openapi(arguments) => generate::openapi(
+                &arguments,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
+            Command::Graphql(arguments) => generate::graphql(
                 &arguments,
                 &mut std::io::stdout().lock(),
                 &mut std::io::stderr().lock(),

@@ -40,7 +40,7 @@
 //! [[sources]]
 //! name = "github"
 //! graphql = "https://api.github.com/graphql"  # a tool per root query and mutation field
-//! schema = "schemas/github.json"     # SDL, or an introspection result as JSON
+//! schema = "schemas/github.json"     # SDL or introspection JSON; none: the endpoint is asked
 //! headers = { Authorization = { env = "GITHUB_AUTH" } }
 //!
 //! [[sources]]
@@ -648,7 +648,8 @@ pub struct SourceConfig {
     /// Where the document's requests go (with `openapi`).
     pub base_url: Option<String>,
     /// A GraphQL endpoint (`https://api.github.com/graphql`) whose schema's root query and
-    /// mutation fields are the tools; with `schema`.
+    /// mutation fields are the tools: the `schema` file's, or without one the endpoint's own,
+    /// introspected at the first listing (its answer at most 32 MiB).
     pub graphql: Option<String>,
     /// The GraphQL schema of `graphql` (SDL, or an introspection result as JSON), relative to the
     /// configuration's directory.
@@ -914,8 +915,8 @@ pub enum SourceKind {
     Graphql {
         /// The endpoint.
         endpoint: String,
-        /// The schema, resolved against the configuration's directory.
-        schema: PathBuf,
+        /// The schema, resolved against the configuration's directory; `None`: introspected.
+        schema: Option<PathBuf>,
     },
     /// An MCP server over HTTP.
     McpUrl(String),
@@ -1159,8 +1160,8 @@ impl SourceConfig {
                     "source {name:?} gives more than one of `openapi`, `graphql`, `url`, `command`"
                 ));
             }
-            if self.schema.is_none() {
-                return Err(format!("source {name:?}: `graphql` needs `schema`"));
+            if let Some(Err(error)) = self.graphql.as_deref().map(reqwest::Url::parse) {
+                return Err(format!("source {name:?}: `graphql` is no URL: {error}"));
             }
             if self.per_person.is_some() || self.on_behalf_of.is_some() || self.oauth.is_some() {
                 return Err(format!(
@@ -1171,7 +1172,7 @@ impl SourceConfig {
         let kind = match (&self.openapi, &self.url, &self.command) {
             (None, None, None) if self.graphql.is_some() => SourceKind::Graphql {
                 endpoint: self.graphql.clone().unwrap_or_default(),
-                schema: self.schema.clone().unwrap_or_default(),
+                schema: self.schema.clone(),
             },
             (Some(document), None, None) => match &self.base_url {
                 Some(base_url) => SourceKind::OpenApi {
@@ -1687,14 +1688,21 @@ mod tests {
             config.sources[0].kind(),
             Ok(SourceKind::Graphql {
                 endpoint: "http://127.0.0.1:9/graphql".to_owned(),
-                schema: PathBuf::from("github.json"),
+                schema: Some(PathBuf::from("github.json")),
+            })
+        );
+        assert_eq!(
+            source("graphql = \"http://127.0.0.1:9/graphql\"")
+                .unwrap()
+                .sources[0]
+                .kind(),
+            Ok(SourceKind::Graphql {
+                endpoint: "http://127.0.0.1:9/graphql".to_owned(),
+                schema: None,
             })
         );
         let problem = |fields: &str| source(fields).unwrap_err().0;
-        assert!(
-            problem("graphql = \"http://127.0.0.1:9/graphql\"")
-                .contains("`graphql` needs `schema`")
-        );
+        assert!(problem("graphql = \"api.example.com/graphql\"").contains("`graphql` is no URL"));
         assert!(
             problem("schema = \"a.graphql\"\nurl = \"http://127.0.0.1:9/mcp\"")
                 .contains("`schema` goes with `graphql`")

@@ -143,7 +143,7 @@ pub fn made(
                 .build()
                 .map_err(|error| fail(format!("cannot build an HTTP client: {error}")))?;
             let http = HeaderClient::new(client, headers(config)?);
-            graphql_source(name, &schema, &endpoint, http, timeout)
+            graphql_source(name, schema.as_deref(), &endpoint, http, timeout)
                 .map(plain)
                 .map_err(fail)
         }
@@ -610,43 +610,31 @@ fn headers(config: &SourceConfig) -> Result<HeaderMap, ConfigError> {
     Ok(map)
 }
 
-/// The operations of the OpenAPI document at `path` (JSON or YAML), or what stops reading it,
-/// prefixed with the file's name.
 /// The tools of a GraphQL schema's root fields, sent to `endpoint` over `http`, their
-/// selections checked against the schema before any request.
+/// selections checked against the schema before any request: the schema of the file `schema`,
+/// or without one the endpoint's own, introspected at the first listing.
 fn graphql_source(
     name: &str,
-    schema: &std::path::Path,
+    schema: Option<&std::path::Path>,
     endpoint: &str,
     http: HeaderClient,
     timeout: Duration,
 ) -> Result<Arc<dyn ToolSource>, String> {
-    use toolkit_graphql::{GraphqlSchema, ReadOptions, SelectionCheck, read_schema_tools};
-    let text = std::fs::read_to_string(schema)
-        .map_err(|error| format!("{}: cannot read: {error}", schema.display()))?;
-    let schema = GraphqlSchema::read(&text, &schema.display().to_string())
-        .map_err(|error| error.to_string())?;
-    let read = read_schema_tools(&schema, &ReadOptions::default());
-    for skipped in &read.skipped {
-        tracing::warn!(
-            source = name,
-            "{} is not served: {}",
-            skipped.location,
-            skipped.reason
-        );
+    use toolkit_runtime::graphql::{GraphqlSchema, GraphqlSource};
+    let mut source = GraphqlSource::builder(name, endpoint, http).timeout(timeout);
+    if let Some(path) = schema {
+        let text = std::fs::read_to_string(path)
+            .map_err(|error| format!("{}: cannot read: {error}", path.display()))?;
+        let schema = GraphqlSchema::read(&text, &path.display().to_string())
+            .map_err(|error| error.to_string())?;
+        source = source.schema(schema);
     }
-    let source = toolkit_runtime::http::HttpSource::builder(name, endpoint, http)
-        .operations(read.operations.clone())
-        .timeout(timeout)
-        .build()
-        .map_err(|error| error.to_string())?;
-    Ok(Arc::new(SelectionCheck::new(
-        Arc::new(source),
-        &schema,
-        &read.operations,
-    )))
+    let source = source.build().map_err(|error| error.to_string())?;
+    Ok(Arc::new(source))
 }
 
+/// The operations of the OpenAPI document at `path` (JSON or YAML), or what stops reading it,
+/// prefixed with the file's name.
 fn read_openapi(
     path: &std::path::Path,
 ) -> Result<toolkit_runtime::openapi::ReadOperations, String> {

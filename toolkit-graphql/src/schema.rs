@@ -97,7 +97,21 @@ impl GraphqlSchema {
                 error.to_string(),
             )],
         })?;
-        let sdl = introspection::to_sdl(&json).map_err(|message| SchemaError {
+        Self::from_introspection_json(&json, file)
+    }
+
+    /// Reads an introspection result already parsed, `json`, named `file` in problems: what an
+    /// endpoint answered to the introspection query, for one.
+    ///
+    /// # Errors
+    ///
+    /// [`SchemaError`]: JSON that is no introspection result, or whose schema does not validate
+    /// (located in the SDL it is written as, named `file (as SDL)`).
+    pub fn from_introspection_json(
+        json: &serde_json::Value,
+        file: &str,
+    ) -> Result<Self, SchemaError> {
+        let sdl = introspection::to_sdl(json).map_err(|message| SchemaError {
             problems: vec![Problem::whole(file, message)],
         })?;
         Self::from_sdl(&sdl, &format!("{file} (as SDL)"))

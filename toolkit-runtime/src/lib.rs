@@ -15,6 +15,8 @@ pub mod code;
 pub mod codegen;
 #[cfg(feature = "conformance")]
 pub mod conformance;
+#[cfg(feature = "graphql")]
+pub mod graphql;
 #[cfg(feature = "operations")]
 pub mod http;
 #[cfg(feature = "mcp-tools")]

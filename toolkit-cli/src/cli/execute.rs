@@ -32,8 +32,9 @@ pub struct SourceArgs {
     )]
     pub openapi: Option<PathBuf>,
     /// A GraphQL schema (SDL, or an introspection result as JSON) whose root query and mutation
-    /// fields are the tools, sent to `--endpoint`.
-    #[arg(long, value_name = "SCHEMA", requires = "endpoint", conflicts_with_all = ["mcp_url", "mcp_stdio"])]
+    /// fields are the tools, sent to `--endpoint`; or an endpoint's `https://` URL, whose schema
+    /// is introspected and to which the requests go.
+    #[arg(long, value_name = "SCHEMA", conflicts_with_all = ["mcp_url", "mcp_stdio"])]
     pub graphql: Option<PathBuf>,
     /// With `--graphql`: `.graphql` files (or persisted-query manifests) whose named operations
     /// are the tools instead (repeatable).
@@ -102,7 +103,7 @@ impl SourceArgs {
         super::graphql::source(
             schema,
             &self.operations,
-            self.endpoint.as_deref().unwrap_or_default(),
+            self.endpoint.as_deref(),
             &self.headers,
             timeout,
         )

@@ -1,6 +1,6 @@
-//! `toolkit-gen openapi DOC [-o FILE]` and `toolkit-gen mcp SNAPSHOT [-o FILE]`: the input types
-//! of every tool of an OpenAPI document (read by the runtime's reader) or of an MCP `tools/list`
-//! snapshot, and the source type that runs them (see [`toolkit_gen::emit::openapi_source`] and
+//! `toolkit-gen openapi DOC [-o FILE]`, `toolkit-gen graphql SCHEMA [-o FILE]` and `toolkit-gen
+//! mcp SNAPSHOT [-o FILE]`: the input types of every tool of an OpenAPI document (read by the
+//! runtime's reader), of a GraphQL schema's root fields, or of an MCP `tools/list` snapshot, and the source type that runs them (see [`toolkit_gen::emit::openapi_source`] and
 //! [`toolkit_gen::emit::mcp_source`]), as one Rust module.
 //!
 //! The module goes to `FILE` (or stdout), and its source's catalog (the operations or tools as
@@ -50,8 +50,9 @@ pub enum StrictnessArg {
 /// The arguments of `openapi` and `mcp`.
 #[derive(Debug, clap::Args)]
 pub struct GenerateArgs {
-    /// The input: an OpenAPI document (JSON or YAML), or an MCP snapshot (as `toolkit-gen
-    /// snapshot` writes it, a bare `{"tools": [...]}` result, or a bare array of tools).
+    /// The input: an OpenAPI document (JSON or YAML), a GraphQL schema (SDL or introspection
+    /// JSON), or an MCP snapshot (as `toolkit-gen snapshot` writes it, a bare `{"tools": [...]}`
+    /// result, or a bare array of tools).
     pub input: PathBuf,
     /// Where to write the module (stdout when left out); the catalog of a `STEM.rs` goes beside
     /// it, to `STEM.tools.json`.
@@ -132,6 +133,29 @@ pub fn openapi(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) ->
     source.deprecated = toolkit_gen::inputs::deprecated_tools(&document, &read);
     let emitted = with_progress(read.operations.len(), |typed| {
         openapi_source_observed(&args.label(), &read, &source, &args.options(), typed)
+    });
+    finish(args, &emitted, out, err)
+}
+
+/// `toolkit-gen graphql SCHEMA [-o FILE]`: a tool per root query and mutation field, each
+/// field that is no tool (a subscription) said on stderr.
+pub fn graphql(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
+    if let Err(code) = make_output_folder(args, err) {
+        return code;
+    }
+    let (read, skipped) = match toolkit_gen::inputs::read_graphql(&args.input) {
+        Ok(read) => read,
+        Err(problems) => {
+            let problem = toolkit_gen::inputs::describe(&args.input, &problems);
+            let _ = writeln!(err, "toolkit-gen: {problem}");
+            return ExitCode::from(USAGE);
+        }
+    };
+    for skipped in &skipped {
+        let _ = writeln!(err, "skipped {}: {}", skipped.location, skipped.reason);
+    }
+    let emitted = with_progress(read.operations.len(), |typed| {
+        openapi_source_observed(&args.label(), &read, &args.source(), &args.options(), typed)
     });
     finish(args, &emitted, out, err)
 }

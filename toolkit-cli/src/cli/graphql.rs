@@ -1,5 +1,6 @@
 //! `toolkit-gen report --graphql SCHEMA` and `call --graphql SCHEMA --endpoint URL`: a GraphQL
-//! schema (SDL or introspection JSON) read into tools by `toolkit-graphql`, one per root field
+//! schema (SDL or introspection JSON, or an endpoint's URL whose schema is introspected) read
+//! into tools by `toolkit-graphql`, one per root field
 //! (or, with `--operations FILE`, one per named operation of the files), sent by the runtime's
 //! HTTP source with their `selection`s checked against the schema first.
 
@@ -11,10 +12,11 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use toolkit_graphql::{
-    GraphqlSchema, OperationDocument, ReadOptions, ReadTools, SelectionCheck,
+    GraphqlSchema, MAX_SCHEMA_LENGTH, OperationDocument, ReadOptions, ReadTools,
     read_operation_documents, read_schema_tools,
 };
-use toolkit_runtime::http::{HeaderClient, HttpSource, client_builder};
+use toolkit_runtime::graphql::{GraphqlSource, introspect};
+use toolkit_runtime::http::{DEFAULT_TIMEOUT, HeaderClient, client_builder};
 use toolkit_runtime::{ToolSource, Toolkit, ToolkitOptions};
 
 use super::openapi::Format;
@@ -22,30 +24,69 @@ use super::openapi::Format;
 /// The exit code of wrong arguments or input.
 const USAGE: u8 = 2;
 
-/// The tools of the schema at `schema`: of its root fields, or of the named operations of
-/// `operations` when any are given.
+/// The URL `schema` is, when it is one (`http://` or `https://`): the endpoint whose own schema
+/// is introspected.
+fn schema_url(schema: &Path) -> Option<&str> {
+    schema
+        .to_str()
+        .filter(|text| text.starts_with("http://") || text.starts_with("https://"))
+}
+
+/// The schema at `schema`: a file (SDL or introspection JSON), or the endpoint at that URL
+/// introspected with `headers` on the request.
+fn schema(schema: &Path, headers: &[String], timeout: Duration) -> Result<GraphqlSchema, String> {
+    let Some(url) = schema_url(schema) else {
+        let text = std::fs::read_to_string(schema)
+            .map_err(|error| format!("cannot read {}: {error}", schema.display()))?;
+        return GraphqlSchema::read(&text, &schema.display().to_string())
+            .map_err(|error| error.to_string());
+    };
+    let client = HeaderClient::new(
+        client_builder()
+            .build()
+            .map_err(|error| format!("cannot build an HTTP client: {error}"))?,
+        super::mcp::headers(headers)?,
+    );
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|error| format!("cannot start a runtime: {error}"))?
+        .block_on(introspect(&client, url, MAX_SCHEMA_LENGTH, timeout))
+        .map_err(|reason| reason.description().to_owned())
+}
+
+/// The operation documents of `files`.
+fn documents(files: &[PathBuf]) -> Result<Vec<OperationDocument>, String> {
+    files
+        .iter()
+        .map(|file| {
+            std::fs::read_to_string(file)
+                .map(|text| OperationDocument::new(file.display().to_string(), text))
+                .map_err(|error| format!("cannot read {}: {error}", file.display()))
+        })
+        .collect()
+}
+
+/// The tools of the schema at `schema` (a file, or an endpoint's URL introspected with
+/// `headers`): of its root fields, or of the named operations of `operations` when any are
+/// given.
 ///
 /// # Errors
 ///
-/// A message for people: a file that cannot be read, a schema that does not validate (each
-/// problem at its file, line and column).
-pub fn read(schema: &Path, operations: &[PathBuf]) -> Result<(GraphqlSchema, ReadTools), String> {
-    let text = std::fs::read_to_string(schema)
-        .map_err(|error| format!("cannot read {}: {error}", schema.display()))?;
-    let schema = GraphqlSchema::read(&text, &schema.display().to_string())
-        .map_err(|error| error.to_string())?;
+/// A message for people: a file that cannot be read, an endpoint that cannot be introspected, a
+/// schema that does not validate (each problem at its file, line and column).
+pub fn read(
+    schema: &Path,
+    operations: &[PathBuf],
+    headers: &[String],
+) -> Result<(GraphqlSchema, ReadTools), String> {
+    let schema = self::schema(schema, headers, DEFAULT_TIMEOUT)?;
     let options = ReadOptions::default();
     if operations.is_empty() {
         let read = read_schema_tools(&schema, &options);
         return Ok((schema, read));
     }
-    let mut documents = Vec::with_capacity(operations.len());
-    for file in operations {
-        let text = std::fs::read_to_string(file)
-            .map_err(|error| format!("cannot read {}: {error}", file.display()))?;
-        documents.push(OperationDocument::new(file.display().to_string(), text));
-    }
-    let read = read_operation_documents(&schema, &documents, &options);
+    let read = read_operation_documents(&schema, &documents(operations)?, &options);
     Ok((schema, read))
 }
 
@@ -53,11 +94,12 @@ pub fn read(schema: &Path, operations: &[PathBuf]) -> Result<(GraphqlSchema, Rea
 pub fn report(
     schema: &Path,
     operations: &[PathBuf],
+    headers: &[String],
     format: Format,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> ExitCode {
-    let read = match read(schema, operations) {
+    let read = match read(schema, operations, headers) {
         Ok((_, read)) => read,
         Err(problem) => {
             let _ = writeln!(err, "toolkit-gen: {problem}");
@@ -128,8 +170,9 @@ fn report_text(read: &ReadTools, out: &mut dyn Write) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The source of a schema's tools: the runtime's HTTP source to `endpoint` (with `headers` on
-/// every request), its selections checked against the schema first.
+/// The source of a schema's tools (a file, or an endpoint's URL introspected at the first
+/// listing): the runtime's GraphQL source sending to `endpoint` (the schema's URL when not
+/// given), with `headers` on every request, its selections checked against the schema first.
 ///
 /// # Errors
 ///
@@ -137,28 +180,33 @@ fn report_text(read: &ReadTools, out: &mut dyn Write) -> std::io::Result<()> {
 pub fn source(
     schema: &Path,
     operations: &[PathBuf],
-    endpoint: &str,
+    endpoint: Option<&str>,
     headers: &[String],
     timeout: Duration,
 ) -> Result<Arc<dyn ToolSource>, String> {
-    let (schema, read) = read(schema, operations)?;
-    if let Some(problem) = read.problems.first() {
-        return Err(problem.to_string());
-    }
+    let url = schema_url(schema);
+    let endpoint = match (endpoint, url) {
+        (Some(endpoint), Some(url)) if endpoint != url => {
+            return Err(format!(
+                "--endpoint {endpoint} is not the introspected {url}: give a schema file to send \
+                 elsewhere"
+            ));
+        }
+        (Some(endpoint), _) | (None, Some(endpoint)) => endpoint,
+        (None, None) => return Err("--endpoint URL is needed beside a schema file".to_owned()),
+    };
     let client = client_builder()
         .build()
         .map_err(|error| format!("cannot build an HTTP client: {error}"))?;
-    let headers = super::mcp::headers(headers)?;
-    let http = HttpSource::builder("api", endpoint, HeaderClient::new(client, headers))
-        .operations(read.operations.clone())
-        .timeout(timeout)
-        .build()
-        .map_err(|error| error.to_string())?;
-    Ok(Arc::new(SelectionCheck::new(
-        Arc::new(http),
-        &schema,
-        &read.operations,
-    )))
+    let client = HeaderClient::new(client, super::mcp::headers(headers)?);
+    let mut source = GraphqlSource::builder("api", endpoint, client)
+        .documents(documents(operations)?)
+        .timeout(timeout);
+    if url.is_none() {
+        source = source.schema(self::schema(schema, headers, timeout)?);
+    }
+    let source = source.build().map_err(|error| error.to_string())?;
+    Ok(Arc::new(source))
 }
 
 /// `call --graphql SCHEMA --endpoint URL NAME INPUT`: runs one tool, writing its result (exit 0)

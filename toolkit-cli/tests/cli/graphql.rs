@@ -1,6 +1,7 @@
 //! `toolkit-gen report --graphql` and `call --graphql --endpoint`, run as a user runs them,
 //! against graphql-yoga serving GitHub's schema with mocked resolvers (`scripts/graphql-mock.mjs`,
-//! installed by `scripts/install-test-peers`), which validates every query it gets.
+//! installed by `scripts/install-test-peers`), which validates every query it gets; and the
+//! gateway introspecting json-graphql-server, whose mutations change what its queries answer.
 
 use std::io::{BufRead as _, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -58,6 +59,22 @@ fn report_lists_the_tools_of_a_schema_or_where_it_is_wrong() {
     let (code, _, stderr) = run(&["report", "--graphql", bad.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert!(stderr.contains("bad.graphql:2:6: "), "{stderr}");
+
+    // The typed module of the same schema, its catalog beside it.
+    let module = dir.join("github.rs");
+    let (code, _, stderr) = run(&["graphql", &github(), "-o", module.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    let written = std::fs::read_to_string(&module).unwrap();
+    assert!(
+        written.contains("pub struct RepositoryInput"),
+        "{}",
+        &written[..500]
+    );
+    assert!(dir.join("github.tools.json").is_file());
+    let (code, _, stderr) = run(&["graphql", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("bad.graphql"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -91,6 +108,159 @@ fn call_sends_a_tool_of_a_schema_to_its_endpoint() {
     assert_eq!(code, 1);
     let failure: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(failure["code"], "InvalidInputError", "{failure}");
+
+    // The endpoint's URL in place of a schema: introspected, the requests sent there.
+    let (code, stdout, stderr) = run(&["report", "--graphql", &endpoint]);
+    assert_eq!(code, 0, "{stderr}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(report["tools"].as_array().unwrap().len(), 272);
+    let (code, stdout, stderr) = run(&[
+        "call",
+        "--graphql",
+        &endpoint,
+        "repository",
+        r#"{"owner": "o", "name": "n", "selection": "name"}"#,
+    ]);
+    assert_eq!(code, 0, "{stdout} {stderr}");
+    assert!(stdout.contains("\"repository\""), "{stdout}");
+    // A schema file needs its endpoint.
+    let (code, _, stderr) = run(&["call", "--graphql", &schema, "repository", "{}"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("--endpoint URL is needed"), "{stderr}");
+}
+
+/// json-graphql-server over a JSON file of posts, on a free port, killed when dropped: a GraphQL
+/// API whose mutations change what its queries answer.
+struct JsonGraphql(Child, u16);
+
+impl Drop for JsonGraphql {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+impl JsonGraphql {
+    fn start(dir: &std::path::Path) -> Self {
+        let data = dir.join("blog.cjs");
+        std::fs::write(
+            &data,
+            "module.exports = { posts: [{ id: 1, title: 'Hello', views: 10, user_id: 1 }], \
+             users: [{ id: 1, name: 'Ada' }] };\n",
+        )
+        .unwrap();
+        let port = free_port();
+        let mut child = Command::new("node")
+            .arg(peer(
+                "graphql-npm/node_modules/json-graphql-server/bin/json-graphql-server.cjs",
+            ))
+            .arg(&data)
+            .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        stdout.read_line(&mut line).unwrap();
+        assert!(
+            line.contains("running"),
+            "json-graphql-server did not start: {line}"
+        );
+        Self(child, port)
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_introspects_a_graphql_endpoint_whose_mutations_change_its_data() {
+    use std::sync::Arc;
+    use toolkit_runtime::mcp::{Mcp, StdioCommand};
+    use toolkit_runtime::{CallContext, ToolSource};
+
+    let dir = std::env::temp_dir().join(format!(
+        "toolkit-gateway-graphql-live-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let blog = JsonGraphql::start(&dir);
+    std::fs::write(
+        dir.join("toolkit.toml"),
+        format!(
+            r#"
+[catalog]
+refresh_seconds = 0
+
+[policy]
+default = "allow"
+
+[[sources]]
+name = "blog"
+graphql = "http://127.0.0.1:{}/"
+"#,
+            blog.1
+        ),
+    )
+    .unwrap();
+    let command = StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+        .args(["serve", "--config"])
+        .arg(dir.join("toolkit.toml"));
+    let served = Arc::new(Mcp::stdio("gateway", command));
+    let definitions = served.discover().await.unwrap();
+    let names: Vec<&str> = definitions
+        .iter()
+        .map(|definition| definition.name())
+        .collect();
+    for name in [
+        "blog__allPosts",
+        "blog__createPost",
+        "blog__updatePost",
+        "blog__removePost",
+    ] {
+        assert!(names.contains(&name), "{names:?}");
+    }
+    let input = |value: Value| value.as_object().cloned().unwrap();
+    let context = CallContext::new();
+    let created = served
+        .call(
+            "blog__createPost",
+            input(serde_json::json!({"title": "Written by an agent", "views": 0, "user_id": "1"})),
+            &context,
+        )
+        .await
+        .unwrap();
+    assert!(
+        created.to_string().contains("Written by an agent"),
+        "{created}"
+    );
+    let listed = served
+        .call("blog__allPosts", input(serde_json::json!({})), &context)
+        .await
+        .unwrap();
+    let listed = listed.to_string();
+    assert!(
+        listed.contains("Hello") && listed.contains("Written by an agent"),
+        "{listed}"
+    );
+    served
+        .call(
+            "blog__removePost",
+            input(serde_json::json!({"id": "1"})),
+            &context,
+        )
+        .await
+        .unwrap();
+    let listed = served
+        .call("blog__allPosts", input(serde_json::json!({})), &context)
+        .await
+        .unwrap()
+        .to_string();
+    assert!(
+        !listed.contains("Hello") && listed.contains("Written by an agent"),
+        "{listed}"
+    );
+    drop(served);
+    drop(blog);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -17,6 +17,7 @@ use toolkit_graphql::{
     GraphqlSchema, OperationDocument, ReadOptions, ReadTools, SelectionCheck,
     read_operation_documents, read_schema_tools,
 };
+use toolkit_runtime::graphql::GraphqlSource;
 use toolkit_runtime::http::{HttpSource, Operation, client_builder};
 use toolkit_runtime::{CallContext, JsonObject, Reason, ToolSource};
 
@@ -277,4 +278,133 @@ async fn yoga_accepts_what_the_tools_send() {
         .await
         .unwrap();
     assert!(viewer["viewer"]["login"].is_string(), "{viewer}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_endpoint_without_a_schema_is_introspected_once_at_first_use() {
+    let yoga = Yoga::start().await;
+    let source =
+        GraphqlSource::builder("github", yoga.endpoint(), client_builder().build().unwrap())
+            .build()
+            .unwrap();
+    assert_eq!(yoga.requests().await, 0, "introspected before any use");
+
+    // Two listings at once wait for one introspection.
+    let (first, second) = tokio::join!(source.discover(), source.discover());
+    let (first, second) = (first.unwrap(), second.unwrap());
+    assert_eq!(yoga.requests().await, 1);
+    assert_eq!(first, second);
+    // The same tools as the schema file's, input schemas and all.
+    let from_file = read_schema_tools(&github_schema(), &ReadOptions::default());
+    assert_eq!(first.len(), from_file.operations.len());
+    for (introspected, read) in first.iter().zip(&from_file.operations) {
+        assert_eq!(introspected, &read.definition, "{}", read.name());
+    }
+
+    let answered = source
+        .call(
+            "repository",
+            object(json!({"owner": "o", "name": "n", "selection": "name owner { login }"})),
+            &CallContext::new(),
+        )
+        .await
+        .unwrap();
+    assert!(
+        answered["repository"]["owner"]["login"].is_string(),
+        "{answered}"
+    );
+    // A selection is checked against the introspected schema before any request.
+    let refused = source
+        .call(
+            "repository",
+            object(json!({"owner": "o", "name": "n", "selection": "nope"})),
+            &CallContext::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(refused.reason, Reason::InvalidInput { .. }),
+        "{refused:?}"
+    );
+    assert_eq!(yoga.requests().await, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_introspection_over_its_cap_or_unreached_fails_and_is_tried_again() {
+    let yoga = Yoga::start().await;
+    // GitHub's introspection answer is about 5 MB.
+    let capped =
+        GraphqlSource::builder("github", yoga.endpoint(), client_builder().build().unwrap())
+            .max_schema_length(1 << 20)
+            .build()
+            .unwrap();
+    let refused = capped.discover().await.unwrap_err();
+    assert!(
+        matches!(refused.reason, Reason::InvalidResponse { .. }),
+        "{refused:?}"
+    );
+    assert!(
+        refused
+            .reason
+            .description()
+            .contains("longer than the 1048576 characters read"),
+        "{refused}"
+    );
+    // A call meets the same failure, and the model reads no address.
+    let failed = capped
+        .call(
+            "repository",
+            object(json!({"owner": "o", "name": "n"})),
+            &CallContext::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(failed.reason, Reason::InvalidResponse { .. }),
+        "{failed:?}"
+    );
+    assert!(
+        !failed.model_message().contains("127.0.0.1"),
+        "{}",
+        failed.model_message()
+    );
+    assert_eq!(
+        yoga.requests().await,
+        2,
+        "a failed introspection is not kept"
+    );
+
+    // Nothing listens: unavailable, worth trying again.
+    let port = crate::mcp::processes::free_port();
+    let down = GraphqlSource::builder(
+        "down",
+        format!("http://127.0.0.1:{port}/graphql"),
+        client_builder().build().unwrap(),
+    )
+    .build()
+    .unwrap();
+    let unreached = down.discover().await.unwrap_err();
+    assert!(unreached.is_retryable(), "{unreached:?}");
+
+    // Not GraphQL at all (the mock's /count): no introspection result, said so.
+    let wrong = GraphqlSource::builder(
+        "wrong",
+        format!("http://127.0.0.1:{}/count", yoga.port),
+        client_builder().build().unwrap(),
+    )
+    .build()
+    .unwrap();
+    let unread = wrong.discover().await.unwrap_err();
+    assert!(
+        unread.reason.description().contains("no __schema"),
+        "{unread}"
+    );
+    // An endpoint that is no URL is refused when the source is built.
+    let built = GraphqlSource::builder(
+        "bad",
+        "api.example.com/graphql",
+        client_builder().build().unwrap(),
+    )
+    .build();
+    assert!(built.unwrap_err().to_string().contains("is no URL"));
 }

@@ -15,7 +15,7 @@ mod definition;
 #[cfg(feature = "openapi")]
 mod discovery;
 mod functions;
-#[cfg(feature = "openapi")]
+#[cfg(all(feature = "graphql", feature = "openapi"))]
 mod graphql;
 #[cfg(feature = "http")]
 mod http;

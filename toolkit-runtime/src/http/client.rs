@@ -50,6 +50,12 @@ impl HttpClient for reqwest::Client {
     }
 }
 
+impl<C: HttpClient + ?Sized> HttpClient for std::sync::Arc<C> {
+    fn execute(&self, request: Request) -> BoxFuture<'_, Result<Response, reqwest::Error>> {
+        (**self).execute(request)
+    }
+}
+
 /// A client that sets `headers` on every request last, over anything the request had: the way to
 /// give credential headers that must win over a header parameter of the same name.
 ///

@@ -17,7 +17,7 @@
 //! them is feature `http`.
 
 #[cfg(feature = "http")]
-mod answer;
+pub(crate) mod answer;
 #[cfg(feature = "http")]
 pub mod client;
 #[cfg(feature = "http")]
