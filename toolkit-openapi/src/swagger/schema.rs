@@ -5,7 +5,7 @@
 //! - `x-nullable: true` is 3.0's `nullable: true`;
 //! - `type: file` is `{type: string, format: binary}`;
 //! - a `discriminator` (a property name in 2.0) is 3.0's object, its `mapping` made from the
-//!   `x-ms-discriminator-value` of the definitions that extend the base through `allOf`;
+//!   `x-ms-discriminator-value` of the definitions that extend it through `allOf`, at any depth;
 //! - an `x-ms-enum` with `modelAsString: true` is an open enum: its values go in the
 //!   description and any string is accepted (the `enum` is dropped).
 
@@ -63,23 +63,56 @@ pub(super) fn mappings(definitions: Option<&Value>) -> BTreeMap<String, Map<Stri
         let Some(Value::Array(parts)) = definition.get("allOf") else {
             continue;
         };
-        for part in parts {
-            if let Some(base) = part
-                .get("$ref")
-                .and_then(Value::as_str)
-                .and_then(|reference| reference.strip_prefix("#/definitions/"))
-            {
-                mappings
-                    .entry(base.replace("~1", "/").replace("~0", "~"))
-                    .or_default()
-                    .insert(
-                        value.to_owned(),
-                        Value::String(format!("#/components/schemas/{}", escape(name))),
-                    );
-            }
+        for base in parents(parts) {
+            mappings
+                .entry(discriminating(definitions, base))
+                .or_default()
+                .insert(
+                    value.to_owned(),
+                    Value::String(format!("#/components/schemas/{}", escape(name))),
+                );
         }
     }
     mappings
+}
+
+/// The definitions an `allOf` names (`#/definitions/NAME`), unescaped.
+fn parents(parts: &[Value]) -> impl Iterator<Item = String> + '_ {
+    parts.iter().filter_map(|part| {
+        part.get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|reference| reference.strip_prefix("#/definitions/"))
+            .map(|base| base.replace("~1", "/").replace("~0", "~"))
+    })
+}
+
+/// The definition whose `discriminator` a value given under `base` is for: `base` when it has
+/// one, else the nearest ancestor through `allOf` that has one (AutoRest's `goblinshark` →
+/// `shark` → `Fish`), else `base` itself. At most 32 levels up, each definition once.
+fn discriminating(definitions: &Map<String, Value>, base: String) -> String {
+    let mut level = vec![base.clone()];
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..32 {
+        let mut next = Vec::new();
+        for name in level {
+            let Some(definition) = definitions.get(&name) else {
+                continue;
+            };
+            if definition.get("discriminator").is_some() {
+                return name;
+            }
+            if seen.insert(name.clone())
+                && let Some(Value::Array(parts)) = definition.get("allOf")
+            {
+                next.extend(parents(parts));
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        level = next;
+    }
+    base
 }
 
 /// Converts schemas; `mappings` are the discriminator mappings of [`mappings`].

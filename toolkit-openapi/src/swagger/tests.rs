@@ -431,6 +431,7 @@ fn discriminators_get_their_mapping_and_open_enums_any_string() {
             "Fish": { "type": "object", "discriminator": "kind", "required": ["kind"],
                       "properties": { "kind": { "type": "string" } } },
             "Shark": { "x-ms-discriminator-value": "shark", "allOf": [{ "$ref": "#/definitions/Fish" }] },
+            "Goblin": { "x-ms-discriminator-value": "goblin", "allOf": [{ "$ref": "#/definitions/Shark" }] },
             "Color": { "type": "string", "enum": ["red", "green"], "description": "A color.",
                        "x-ms-enum": { "name": "Color", "modelAsString": true } },
             "Fixed": { "type": "string", "enum": ["a"], "x-ms-enum": { "name": "Fixed", "modelAsString": false } }
@@ -439,7 +440,11 @@ fn discriminators_get_their_mapping_and_open_enums_any_string() {
     let schemas = &converted(&document)["components"]["schemas"];
     assert_eq!(
         schemas["Fish"]["discriminator"],
-        json!({ "propertyName": "kind", "mapping": { "shark": "#/components/schemas/Shark" } })
+        json!({ "propertyName": "kind", "mapping": {
+            "shark": "#/components/schemas/Shark",
+            // A grandchild's value is for the nearest ancestor with the discriminator.
+            "goblin": "#/components/schemas/Goblin"
+        } })
     );
     assert!(schemas["Color"].get("enum").is_none());
     assert_eq!(

@@ -48,6 +48,8 @@ mod stripe_judge;
 mod support;
 #[cfg(feature = "openapi")]
 mod swagger_autorest;
+#[cfg(feature = "openapi")]
+mod swagger_cross_check;
 #[cfg(feature = "code-test-worker")]
 mod worker;
 
