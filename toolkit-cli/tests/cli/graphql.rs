@@ -4,6 +4,7 @@
 //! gateway introspecting json-graphql-server, whose mutations change what its queries answer.
 
 use std::io::{BufRead as _, BufReader};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 
 use serde_json::Value;
@@ -15,22 +16,32 @@ fn github() -> String {
     peer("graphql-npm/node_modules/@octokit/graphql-schema/schema.json")
 }
 
-/// The mock server on a free port, killed when dropped.
-struct Yoga(Child, u16);
+/// A node server on a free port, killed when dropped.
+struct Server(Child, u16);
 
-impl Drop for Yoga {
+impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
 }
 
-impl Yoga {
-    fn start() -> Self {
+impl Server {
+    /// Runs `script` with `arguments` (the port given by `port_arguments`), waiting for its
+    /// first line, which must contain `ready`.
+    fn start(script: PathBuf, arguments: &[&str], port_arguments: &[&str], ready: &str) -> Self {
         let port = free_port();
+        let port_text = port.to_string();
         let mut child = Command::new("node")
-            .arg(root().join("scripts/graphql-mock.mjs"))
-            .arg(port.to_string())
+            .arg(script)
+            .args(arguments)
+            .args(port_arguments.iter().map(|argument| {
+                if *argument == "PORT" {
+                    port_text.as_str()
+                } else {
+                    argument
+                }
+            }))
             .env("GRAPHQL_NPM", peer("graphql-npm"))
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
@@ -39,9 +50,19 @@ impl Yoga {
         let mut line = String::new();
         let mut stdout = BufReader::new(child.stdout.take().unwrap());
         stdout.read_line(&mut line).unwrap();
-        assert_eq!(line.trim(), "listening", "the GraphQL mock did not start");
+        assert!(line.contains(ready), "the server did not start: {line}");
         Self(child, port)
     }
+}
+
+/// graphql-yoga serving GitHub's schema with mocked resolvers.
+fn yoga() -> Server {
+    Server::start(
+        root().join("scripts/graphql-mock.mjs"),
+        &[],
+        &["PORT"],
+        "listening",
+    )
 }
 
 #[test]
@@ -79,7 +100,7 @@ fn report_lists_the_tools_of_a_schema_or_where_it_is_wrong() {
 
 #[test]
 fn call_sends_a_tool_of_a_schema_to_its_endpoint() {
-    let yoga = Yoga::start();
+    let yoga = yoga();
     let endpoint = format!("http://127.0.0.1:{}/graphql", yoga.1);
     let schema = github();
     let call = |name: &str, input: &str| {
@@ -129,46 +150,22 @@ fn call_sends_a_tool_of_a_schema_to_its_endpoint() {
     assert!(stderr.contains("--endpoint URL is needed"), "{stderr}");
 }
 
-/// json-graphql-server over a JSON file of posts, on a free port, killed when dropped: a GraphQL
-/// API whose mutations change what its queries answer.
-struct JsonGraphql(Child, u16);
-
-impl Drop for JsonGraphql {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-impl JsonGraphql {
-    fn start(dir: &std::path::Path) -> Self {
-        let data = dir.join("blog.cjs");
-        std::fs::write(
-            &data,
-            "module.exports = { posts: [{ id: 1, title: 'Hello', views: 10, user_id: 1 }], \
-             users: [{ id: 1, name: 'Ada' }] };\n",
-        )
-        .unwrap();
-        let port = free_port();
-        let mut child = Command::new("node")
-            .arg(peer(
-                "graphql-npm/node_modules/json-graphql-server/bin/json-graphql-server.cjs",
-            ))
-            .arg(&data)
-            .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        let mut stdout = BufReader::new(child.stdout.take().unwrap());
-        stdout.read_line(&mut line).unwrap();
-        assert!(
-            line.contains("running"),
-            "json-graphql-server did not start: {line}"
-        );
-        Self(child, port)
-    }
+/// json-graphql-server over a JSON file of posts (written into `dir`): a GraphQL API whose
+/// mutations change what its queries answer.
+fn json_graphql(dir: &std::path::Path) -> Server {
+    let data = dir.join("blog.cjs");
+    std::fs::write(
+        &data,
+        "module.exports = { posts: [{ id: 1, title: 'Hello', views: 10, user_id: 1 }], \
+         users: [{ id: 1, name: 'Ada' }] };\n",
+    )
+    .unwrap();
+    Server::start(
+        peer("graphql-npm/node_modules/json-graphql-server/bin/json-graphql-server.cjs").into(),
+        &[data.to_str().unwrap()],
+        &["--port", "PORT", "--host", "127.0.0.1"],
+        "running",
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -182,7 +179,7 @@ async fn the_gateway_introspects_a_graphql_endpoint_whose_mutations_change_its_d
         std::process::id()
     ));
     std::fs::create_dir_all(&dir).unwrap();
-    let blog = JsonGraphql::start(&dir);
+    let blog = json_graphql(&dir);
     std::fs::write(
         dir.join("toolkit.toml"),
         format!(
@@ -269,7 +266,7 @@ async fn the_gateway_serves_a_graphql_source_under_its_policy() {
     use toolkit_runtime::mcp::{Mcp, StdioCommand};
     use toolkit_runtime::{CallContext, ToolSource};
 
-    let yoga = Yoga::start();
+    let yoga = yoga();
     let dir = std::env::temp_dir().join(format!("toolkit-gateway-graphql-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(

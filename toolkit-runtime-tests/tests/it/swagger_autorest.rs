@@ -27,15 +27,9 @@ fn package() -> PathBuf {
     peers().join("autorest-testserver/node_modules/@microsoft.azure/autorest.testserver")
 }
 
-/// Every Swagger 2.0 document of the package, by file name, read.
-fn documents() -> Vec<(String, ReadOperations)> {
-    let directory = package().join("swagger");
-    assert!(
-        directory.is_dir(),
-        "AutoRest's test server is missing at {}: run scripts/install-test-peers",
-        directory.display()
-    );
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&directory)
+/// The JSON files of `directory`, sorted.
+pub(crate) fn json_files(directory: &std::path::Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(directory)
         .unwrap()
         .map(|entry| entry.unwrap().path())
         .filter(|path| {
@@ -45,6 +39,17 @@ fn documents() -> Vec<(String, ReadOperations)> {
         .collect();
     files.sort();
     files
+}
+
+/// Every Swagger 2.0 document of the package, by file name, read.
+fn documents() -> Vec<(String, ReadOperations)> {
+    let directory = package().join("swagger");
+    assert!(
+        directory.is_dir(),
+        "AutoRest's test server is missing at {}: run scripts/install-test-peers",
+        directory.display()
+    );
+    json_files(&directory)
         .into_iter()
         .filter_map(|path| {
             let text = std::fs::read_to_string(&path).unwrap();

@@ -544,15 +544,7 @@ fn our_swagger_conversion_differs_from_swagger2openapi_only_by_its_known_bugs() 
     let _ = std::fs::remove_dir_all(&scratch.0);
     convert_with_swagger2openapi(&scratch.0);
 
-    let mut files: Vec<PathBuf> = std::fs::read_dir(corpus())
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .filter(|path| {
-            path.extension()
-                .is_some_and(|extension| extension == "json")
-        })
-        .collect();
-    files.sort();
+    let files = crate::swagger_autorest::json_files(&corpus());
     let mut sources: BTreeMap<String, Sources> = BTreeMap::new();
     let mut differences = Vec::new();
     let mut compared = 0;
