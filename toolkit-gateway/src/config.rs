@@ -702,7 +702,8 @@ pub struct SourceConfig {
     /// tool's `outputSchema`, and real APIs drift from their documents: with it on, an answer that
     /// does not fit is served as an error result that says where it does not fit, followed by the
     /// answer's text (cut to the answer cap), so the model still reads the data; with it off,
-    /// every answer is served as it came.
+    /// every answer is served as it came. Off, the response schemas are not even read, which on
+    /// the largest documents (Microsoft Graph beta) is most of what reading costs.
     #[serde(default)]
     pub output_schema: bool,
 }

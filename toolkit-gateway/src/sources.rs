@@ -97,7 +97,7 @@ pub fn made(
     let timeout = timeout(config);
     match config.kind().map_err(ConfigError)? {
         SourceKind::OpenApi { document, base_url } => {
-            let read = read_openapi(&document).map_err(fail)?;
+            let read = read_openapi(&document, config.output_schema).map_err(fail)?;
             for skipped in &read.skipped {
                 tracing::warn!(
                     source = name,
@@ -111,12 +111,6 @@ pub fn made(
             let client = client_builder()
                 .build()
                 .map_err(|error| fail(format!("cannot build an HTTP client: {error}")))?;
-            let mut read = read;
-            if !config.output_schema {
-                for operation in &mut read.operations {
-                    operation.definition = operation.definition.clone().without_output_schema();
-                }
-            }
             let mut own = Vec::new();
             for (scheme, variable) in &config.credentials {
                 own.push((scheme.clone(), read_env(name, variable)?));
@@ -633,15 +627,19 @@ fn graphql_source(
     Ok(Arc::new(source))
 }
 
-/// The operations of the OpenAPI document at `path` (JSON or YAML), or what stops reading it,
-/// prefixed with the file's name.
+/// The operations of the OpenAPI document at `path` (JSON or YAML), with their answers' schemas
+/// when `answers`, or what stops reading it, prefixed with the file's name.
 fn read_openapi(
     path: &std::path::Path,
+    answers: bool,
 ) -> Result<toolkit_runtime::openapi::ReadOperations, String> {
     use toolkit_runtime::openapi::{ReadOptions, decode_document, read_operations};
     let located = |problem: String| format!("{}: {problem}", path.display());
     let text =
         std::fs::read_to_string(path).map_err(|error| located(format!("cannot read: {error}")))?;
     let document = decode_document(&text).map_err(|error| located(error.to_string()))?;
-    read_operations(&document, &ReadOptions::default()).map_err(|error| located(error.to_string()))
+    // The answers' schemas are read only when they are served (`output_schema`): on the
+    // largest documents they are most of what the reader copies.
+    read_operations(&document, &ReadOptions::default().answers(answers))
+        .map_err(|error| located(error.to_string()))
 }

@@ -258,6 +258,11 @@ pub struct ReadOptions {
     /// [`SkipReason::OverBudget`], so that a document whose operations each reach most of its
     /// schemas cannot exhaust the host's memory ([`DEFAULT_COPY_BUDGET`] unless set).
     pub copy_budget: usize,
+    /// Whether each operation's success answer is read: its definition's `outputSchema` and
+    /// [`ReadOperations::answers`] (on by default). A host that serves no output schema leaves
+    /// them out, and with them their copies of the schemas they reach: on Microsoft Graph
+    /// beta, most of the copies.
+    pub answers: bool,
 }
 
 /// The default [`ReadOptions::copy_budget`]: 1 GB of JSON, about 4.5 GB as read (Stripe's
@@ -270,6 +275,7 @@ impl Default for ReadOptions {
             deprecated: true,
             shared_defs: false,
             copy_budget: DEFAULT_COPY_BUDGET,
+            answers: true,
         }
     }
 }
@@ -326,6 +332,19 @@ impl ReadOptions {
     #[must_use]
     pub fn copy_budget(mut self, bytes: usize) -> Self {
         self.copy_budget = bytes;
+        self
+    }
+
+    /// These options with the operations' success answers read or left out (see
+    /// [`ReadOptions::answers`](Self#structfield.answers)).
+    ///
+    /// ```
+    /// let options = toolkit_openapi::ReadOptions::default().answers(false);
+    /// assert!(!options.answers);
+    /// ```
+    #[must_use]
+    pub fn answers(mut self, read: bool) -> Self {
+        self.answers = read;
         self
     }
 }

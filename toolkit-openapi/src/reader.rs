@@ -381,7 +381,12 @@ impl<'d> Reader<'d> {
         if let Some(description) = text("description").or_else(|| text("summary")) {
             definition = definition.with_description(description);
         }
-        if let Some(answer) = self.answer(operation.get("responses")) {
+        if let Some(answer) = self
+            .options
+            .answers
+            .then(|| self.answer(operation.get("responses")))
+            .flatten()
+        {
             let shared = |name: &str| self.defs.shared_entry(name);
             if let Some(output) = output_schema(&answer, shared) {
                 definition = definition.with_output_schema(output);
@@ -1022,6 +1027,34 @@ mod tests {
         let shared = read_operations(&document, &options.shared_defs(true)).unwrap();
         assert_eq!(shared.operations.len(), 10);
         assert_eq!(shared.defs.len(), 50);
+    }
+
+    #[test]
+    fn answers_left_out_take_no_copies() {
+        // Ten operations whose answers reach the 50 chained schemas and whose inputs reach none.
+        let mut document = chained(10, 50);
+        for index in 0..10 {
+            let operation = &mut document["paths"][format!("/o{index}")]["post"];
+            operation["requestBody"] =
+                json!({"content": {"application/json": {"schema": {"type": "object"}}}});
+            operation["responses"] = json!({"200": {"description": "ok", "content": {"application/json": {
+                "schema": {"$ref": "#/components/schemas/S0"}}}}});
+        }
+        let options = ReadOptions::default().copy_budget(4 * 50 * 70);
+        let with = read_operations(&document, &options).unwrap();
+        // Read, the answers' copies spend the budget: the later answers are lost to it.
+        assert!(with.operations[0].definition.output_schema().is_some());
+        assert!(with.answers.len() < 10, "{}", with.answers.len());
+        // Left out, nothing is spent on them.
+        let without = read_operations(&document, &options.answers(false)).unwrap();
+        assert_eq!(without.operations.len(), 10, "{:?}", without.skipped);
+        assert!(without.answers.is_empty());
+        assert!(
+            without
+                .operations
+                .iter()
+                .all(|operation| operation.definition.output_schema().is_none())
+        );
     }
 
     /// OpenAPI 3.2's QUERY and `additionalOperations` are operations, the method kept on the
