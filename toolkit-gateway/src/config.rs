@@ -41,6 +41,7 @@
 //! name = "github"
 //! graphql = "https://api.github.com/graphql"  # a tool per root query and mutation field
 //! schema = "schemas/github.json"     # SDL or introspection JSON; none: the endpoint is asked
+//! # operations = ["ops/viewer.graphql"]  # named operations as the tools, not root fields
 //! headers = { Authorization = { env = "GITHUB_AUTH" } }
 //!
 //! [[sources]]
@@ -654,6 +655,11 @@ pub struct SourceConfig {
     /// The GraphQL schema of `graphql` (SDL, or an introspection result as JSON), relative to the
     /// configuration's directory.
     pub schema: Option<PathBuf>,
+    /// With `graphql`: `.graphql` files (or persisted-query manifests), relative to the
+    /// configuration's directory, whose named operations are the tools instead of the root
+    /// fields (Apollo MCP Server's curated operations).
+    #[serde(default)]
+    pub operations: Vec<PathBuf>,
     /// The URL of an MCP server over Streamable HTTP (or the old HTTP+SSE transport).
     pub url: Option<String>,
     /// The command that starts an MCP server over stdio: program and arguments.
@@ -918,6 +924,8 @@ pub enum SourceKind {
         endpoint: String,
         /// The schema, resolved against the configuration's directory; `None`: introspected.
         schema: Option<PathBuf>,
+        /// The operation documents whose named operations are the tools; none: the root fields.
+        operations: Vec<PathBuf>,
     },
     /// An MCP server over HTTP.
     McpUrl(String),
@@ -965,6 +973,9 @@ impl Config {
             }
             if let Some(schema) = &mut source.schema {
                 *schema = base.join(&*schema);
+            }
+            for file in &mut source.operations {
+                *file = base.join(&*file);
             }
             if let Some(store) = source.oauth.as_mut().and_then(|o| o.token_store.as_mut()) {
                 store.relative_to(base);
@@ -1155,6 +1166,9 @@ impl SourceConfig {
         if self.schema.is_some() && self.graphql.is_none() {
             return Err(format!("source {name:?}: `schema` goes with `graphql`"));
         }
+        if !self.operations.is_empty() && self.graphql.is_none() {
+            return Err(format!("source {name:?}: `operations` goes with `graphql`"));
+        }
         if self.graphql.is_some() {
             if self.openapi.is_some() || self.url.is_some() || self.command.is_some() {
                 return Err(format!(
@@ -1174,6 +1188,7 @@ impl SourceConfig {
             (None, None, None) if self.graphql.is_some() => SourceKind::Graphql {
                 endpoint: self.graphql.clone().unwrap_or_default(),
                 schema: self.schema.clone(),
+                operations: self.operations.clone(),
             },
             (Some(document), None, None) => match &self.base_url {
                 Some(base_url) => SourceKind::OpenApi {
@@ -1690,6 +1705,7 @@ mod tests {
             Ok(SourceKind::Graphql {
                 endpoint: "http://127.0.0.1:9/graphql".to_owned(),
                 schema: Some(PathBuf::from("github.json")),
+                operations: Vec::new(),
             })
         );
         assert_eq!(
@@ -1700,10 +1716,15 @@ mod tests {
             Ok(SourceKind::Graphql {
                 endpoint: "http://127.0.0.1:9/graphql".to_owned(),
                 schema: None,
+                operations: Vec::new(),
             })
         );
         let problem = |fields: &str| source(fields).unwrap_err().0;
         assert!(problem("graphql = \"api.example.com/graphql\"").contains("`graphql` is no URL"));
+        assert!(
+            problem("operations = [\"a.graphql\"]\nurl = \"http://127.0.0.1:9/mcp\"")
+                .contains("`operations` goes with `graphql`")
+        );
         assert!(
             problem("schema = \"a.graphql\"\nurl = \"http://127.0.0.1:9/mcp\"")
                 .contains("`schema` goes with `graphql`")

@@ -132,14 +132,25 @@ pub fn made(
                 shared, fallback, credential, make,
             ))))
         }
-        SourceKind::Graphql { endpoint, schema } => {
+        SourceKind::Graphql {
+            endpoint,
+            schema,
+            operations,
+        } => {
             let client = client_builder()
                 .build()
                 .map_err(|error| fail(format!("cannot build an HTTP client: {error}")))?;
             let http = HeaderClient::new(client, headers(config)?);
-            graphql_source(name, schema.as_deref(), &endpoint, http, timeout)
-                .map(plain)
-                .map_err(fail)
+            graphql_source(
+                name,
+                schema.as_deref(),
+                &operations,
+                &endpoint,
+                http,
+                timeout,
+            )
+            .map(plain)
+            .map_err(fail)
         }
         SourceKind::McpUrl(url) => {
             let url: reqwest::Url = url
@@ -604,18 +615,28 @@ fn headers(config: &SourceConfig) -> Result<HeaderMap, ConfigError> {
     Ok(map)
 }
 
-/// The tools of a GraphQL schema's root fields, sent to `endpoint` over `http`, their
-/// selections checked against the schema before any request: the schema of the file `schema`,
-/// or without one the endpoint's own, introspected at the first listing.
+/// The tools of a GraphQL schema's root fields (or of the named operations of the files
+/// `operations`), sent to `endpoint` over `http`, their selections checked against the schema
+/// before any request: the schema of the file `schema`, or without one the endpoint's own,
+/// introspected at the first listing.
 fn graphql_source(
     name: &str,
     schema: Option<&std::path::Path>,
+    operations: &[std::path::PathBuf],
     endpoint: &str,
     http: HeaderClient,
     timeout: Duration,
 ) -> Result<Arc<dyn ToolSource>, String> {
-    use toolkit_runtime::graphql::{GraphqlSchema, GraphqlSource};
-    let mut source = GraphqlSource::builder(name, endpoint, http).timeout(timeout);
+    use toolkit_runtime::graphql::{GraphqlSchema, GraphqlSource, OperationDocument};
+    let mut documents = Vec::with_capacity(operations.len());
+    for file in operations {
+        let text = std::fs::read_to_string(file)
+            .map_err(|error| format!("{}: cannot read: {error}", file.display()))?;
+        documents.push(OperationDocument::new(file.display().to_string(), text));
+    }
+    let mut source = GraphqlSource::builder(name, endpoint, http)
+        .timeout(timeout)
+        .documents(documents);
     if let Some(path) = schema {
         let text = std::fs::read_to_string(path)
             .map_err(|error| format!("{}: cannot read: {error}", path.display()))?;

@@ -278,16 +278,30 @@ refresh_seconds = 0
 
 [policy]
 default = "approve"
-rules = [{{ source = "github", tool = "repository", decision = "allow" }}]
+rules = [
+  {{ source = "github", tool = "repository", decision = "allow" }},
+  {{ source = "curated", tool = "Viewer", decision = "allow" }},
+]
 
 [[sources]]
 name = "github"
-graphql = "http://127.0.0.1:{}/graphql"
-schema = "{}"
+graphql = "http://127.0.0.1:{port}/graphql"
+schema = "{schema}"
+
+[[sources]]
+name = "curated"
+graphql = "http://127.0.0.1:{port}/graphql"
+schema = "{schema}"
+operations = ["viewer.graphql"]
 "#,
-            yoga.1,
-            github()
+            port = yoga.1,
+            schema = github()
         ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("viewer.graphql"),
+        "query Viewer($first: Int = 2) {\n  viewer { login repositories(first: $first) { totalCount } }\n}\n",
     )
     .unwrap();
     let command = StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
@@ -295,7 +309,8 @@ schema = "{}"
         .arg(dir.join("toolkit.toml"));
     let served = Arc::new(Mcp::stdio("gateway", command));
     let definitions = served.discover().await.unwrap();
-    assert_eq!(definitions.len(), 272);
+    // GitHub's 272 root fields, and the one named operation of the curated source.
+    assert_eq!(definitions.len(), 273);
     let input = |value: Value| value.as_object().cloned().unwrap();
     let repository = served
         .call(
@@ -309,6 +324,16 @@ schema = "{}"
         repository.to_string().contains("repository"),
         "{repository}"
     );
+    let viewer = served
+        .call(
+            "curated__Viewer",
+            input(serde_json::json!({"first": 1})),
+            &CallContext::new(),
+        )
+        .await
+        .unwrap();
+    // The operation as it is written, its variables the input.
+    assert!(viewer.to_string().contains("totalCount"), "{viewer}");
     // A mutation is not read-only: the default policy asks a person, and none can be asked.
     let unasked = served
         .call(
