@@ -498,7 +498,7 @@ impl Toolkit {
     pub async fn call(&self, name: &str, input: Value) -> Result<Value, Failure> {
         match self.tools.get(name) {
             Some(tool) => tool.call(input).await,
-            None => Err(no_tool(name)),
+            None => Err(no_tool(name, self.tools.keys())),
         }
     }
 
@@ -542,14 +542,39 @@ impl Toolkit {
     ) -> Result<Value, Failure> {
         match self.tools.get(name) {
             Some(tool) => tool.call_with(input, context).await,
-            None => Err(no_tool(name)),
+            None => Err(no_tool(name, self.tools.keys())),
         }
     }
 }
 
-/// What the model reads when it calls a name that is no tool.
-fn no_tool(name: &str) -> Failure {
-    Failure::not_found(format!("There is no tool named {:?}.", cut_for_echo(name)))
+/// How alike (Jaro-Winkler, 0 to 1, which favours a shared start) a name must be to a tool's
+/// to be offered in its place: a mistyped source or a letter off (`petstore__getPetById` for
+/// `petstore3__getPetById`: 0.99, `list_issue` for `list_issues`), not another word
+/// (`search_notes` for `notes__search_notes`: 0.71).
+const NEAR: f64 = 0.85;
+
+/// The most tool names offered in place of one that is none.
+const MAX_OFFERED: usize = 3;
+
+/// What the model reads when it calls a name that is no tool: the names of `known` nearest to
+/// it, when some are near.
+fn no_tool<'a>(name: &str, known: impl Iterator<Item = &'a String>) -> Failure {
+    let name = cut_for_echo(name);
+    let mut near: Vec<(f64, &str)> = known
+        .map(|tool| (strsim::jaro_winkler(&name, tool), tool.as_str()))
+        .filter(|(likeness, _)| *likeness >= NEAR)
+        .collect();
+    near.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1)));
+    let mut message = format!("There is no tool named {name:?}.");
+    if !near.is_empty() {
+        let offered: Vec<String> = near
+            .iter()
+            .take(MAX_OFFERED)
+            .map(|(_, tool)| format!("{tool:?}"))
+            .collect();
+        message.push_str(&format!(" Did you mean {}?", offered.join(", ")));
+    }
+    Failure::not_found(message)
 }
 
 /// The handler of a source's tool: calls the source by the name it knows the tool by.
@@ -574,5 +599,37 @@ impl<'a> IntoIterator for &'a Toolkit {
 
     fn into_iter(self) -> Self::IntoIter {
         self.tools.values()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::no_tool;
+
+    #[test]
+    fn a_name_that_is_no_tool_is_told_the_nearest_ones() {
+        let known: Vec<String> = [
+            "petstore3__getPetById",
+            "petstore3__addPet",
+            "petstore3__getPetsByTag",
+            "notes__search_notes",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let failure = no_tool("petstore__getPetById", known.iter());
+        assert_eq!(failure.code, "NotFoundError");
+        assert!(
+            failure.message.starts_with(
+                "There is no tool named \"petstore__getPetById\". Did you mean \"petstore3__getPetById\""
+            ),
+            "{}",
+            failure.message
+        );
+        assert!(!failure.message.contains("notes__"), "{}", failure.message);
+        // Nothing near: the plain sentence.
+        let failure = no_tool("weather", known.iter());
+        assert_eq!(failure.message, "There is no tool named \"weather\".");
     }
 }
