@@ -78,6 +78,25 @@ impl Answer {
     }
 }
 
+/// The answer as a person reads it: the content, after `error: ` when the call failed.
+///
+/// ```
+/// use serde_json::json;
+/// use toolkit_core::{Failure, model::Answer};
+///
+/// assert_eq!(Answer::of(Ok(json!({"id": 1}))).to_string(), r#"{"id":1}"#);
+/// let failed = Answer::of(Err(Failure::not_found("There is no tool named \"x\".")));
+/// assert!(failed.to_string().starts_with(r#"error: {"code":"NotFoundError""#));
+/// ```
+impl std::fmt::Display for Answer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.is_error {
+            f.write_str("error: ")?;
+        }
+        f.write_str(&self.content)
+    }
+}
+
 impl Toolkit {
     /// Runs a call a model made — the tool's name and its arguments as JSON text (empty text is
     /// `{}`) — and gives what to send back. It is [`Toolkit::call_with`]: a tool that needs

@@ -1381,7 +1381,7 @@ fn is_variable_name(name: &str) -> bool {
 /// A TOML error as `line L, column C: message`, without TOML's quote of the line, which may hold
 /// a secret written where it should not be.
 fn located(text: &str, error: &toml::de::Error) -> ConfigError {
-    let message = error.message().trim_end();
+    let message = &with_nearest_key(error.message().trim_end());
     match error.span() {
         Some(span) => {
             let before = text.get(..span.start).unwrap_or(text);
@@ -1390,6 +1390,28 @@ fn located(text: &str, error: &toml::de::Error) -> ConfigError {
             ConfigError(format!("line {line}, column {column}: {message}"))
         }
         None => ConfigError(message.to_owned()),
+    }
+}
+
+/// serde's "unknown field `x`, expected one of `a`, `b`" with the expected key nearest to `x`
+/// named, when one is near (a letter off, two swapped: `defualt` → `default`).
+fn with_nearest_key(message: &str) -> String {
+    let nearest = message
+        .strip_prefix("unknown field `")
+        .and_then(|rest| rest.split_once('`'))
+        .and_then(|(unknown, expected)| {
+            // The expected keys are every other piece between backticks.
+            expected
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(|key| (strsim::jaro_winkler(unknown, key), key))
+                .filter(|(likeness, _)| *likeness >= 0.85)
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+        });
+    match nearest {
+        Some((_, key)) => format!("{message}; did you mean `{key}`?"),
+        None => message.to_owned(),
     }
 }
 
@@ -1737,6 +1759,10 @@ mod tests {
     fn unknown_keys_are_refused_with_their_place() {
         let error = Config::parse("[policy]\ndefault = \"allow\"\ndefualt = 1\n").unwrap_err();
         assert!(error.0.contains("defualt"), "{error}");
+        assert!(error.0.contains("did you mean `default`?"), "{error}");
+        // Nothing near: the valid keys alone.
+        let error = Config::parse("[policy]\ndefault = \"allow\"\nzzz = 1\n").unwrap_err();
+        assert!(!error.0.contains("did you mean"), "{error}");
         assert!(error.0.contains("line 3"), "{error}");
     }
 

@@ -919,3 +919,31 @@ async fn a_huge_ttl_waits_no_longer_than_the_refresh_interval() {
         "the gateway's list followed the upstream's within the interval"
     );
 }
+
+#[test]
+fn logs_written_anywhere_but_a_terminal_carry_no_colour() {
+    let dir =
+        std::env::temp_dir().join(format!("toolkit-gateway-plain-logs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // A subscription is no tool: the gateway warns of it as it starts.
+    std::fs::write(
+        dir.join("schema.graphql"),
+        "type Query { a: Int }\ntype Subscription { b: Int }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("toolkit.toml"),
+        "[policy]\ndefault = \"allow\"\n\n[[sources]]\nname = \"g\"\n\
+         graphql = \"http://127.0.0.1:9/graphql\"\nschema = \"schema.graphql\"\n",
+    )
+    .unwrap();
+    // Its stdin closed at once, the stdio server starts, warns and ends.
+    let (_, _, stderr) = crate::support::run(&[
+        "serve",
+        "--config",
+        dir.join("toolkit.toml").to_str().unwrap(),
+    ]);
+    assert!(stderr.contains("is no tool"), "{stderr}");
+    assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
