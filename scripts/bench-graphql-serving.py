@@ -31,6 +31,8 @@ from pathlib import Path
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from serving_bench import free_port, instance, peak_rss_kb
+
 ROOT = Path(__file__).resolve().parent.parent
 PEERS = ROOT / "target" / "peers"
 GRAPHQL_NPM = PEERS / "graphql-npm"
@@ -71,14 +73,6 @@ OPERATIONS = {
 }
 
 
-def free_port():
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def start_yoga():
     port = free_port()
     child = subprocess.Popen(
@@ -111,58 +105,10 @@ def write_sdl(target):
     Path(target).write_text(re.sub(r'\s@deprecated(\(reason: "(?:[^"\\]|\\.)*"\))?', "", sdl))
 
 
-def instance(schema, defs, depth=0):
-    """The first value `schema` allows, as far as this simple walk sees it."""
-    if depth > 12 or not isinstance(schema, dict):
-        return "a"
-    if "$ref" in schema:
-        return instance(defs.get(schema["$ref"].rsplit("/", 1)[-1], {}), defs, depth + 1)
-    if schema.get("enum"):
-        return schema["enum"][0]
-    for key in ("oneOf", "anyOf"):
-        if schema.get(key):
-            options = [o for o in schema[key] if o.get("type") != "null"] or schema[key]
-            return instance(options[0], defs, depth + 1)
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "string")
-    if kind == "object" or "properties" in schema:
-        props = schema.get("properties", {})
-        return {name: instance(props.get(name, {}), defs, depth + 1) for name in schema.get("required", [])}
-    if kind == "array":
-        return [instance(schema.get("items", {}), defs, depth + 1)]
-    if kind == "integer":
-        return 1
-    if kind == "number":
-        return 1
-    if kind == "boolean":
-        return True
-    return "a"
-
-
 def shape(schema):
     """What a model must know of an input schema: its properties and the required ones."""
     schema = schema or {}
     return sorted(schema.get("properties", {})), sorted(schema.get("required", []))
-
-
-def peak_rss_kb(parent, other):
-    peak = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == other:
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                ppid = int(stat.read().rsplit(")", 1)[1].split()[1])
-            if ppid != parent:
-                continue
-            with open(f"/proc/{entry}/status") as status:
-                for line in status:
-                    if line.startswith("VmHWM:"):
-                        peak = max(peak, int(line.split()[1]))
-        except (OSError, ValueError, IndexError):
-            continue
-    return peak
 
 
 async def measure(label, params, yoga_pid):

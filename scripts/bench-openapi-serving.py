@@ -15,7 +15,6 @@ Usage (after scripts/install-test-peers and `cargo build --release -p toolkit-cl
 import asyncio
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -25,6 +24,8 @@ from pathlib import Path
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+
+from serving_bench import free_port, instance, peak_rss_kb
 
 ROOT = Path(__file__).resolve().parent.parent
 PEERS = ROOT / "target" / "peers"
@@ -38,12 +39,6 @@ spec = json.load(open(sys.argv[1]))
 client = httpx2.AsyncClient(base_url=sys.argv[2], headers={"Authorization": "Bearer " + sys.argv[3]}, timeout=30)
 FastMCP.from_openapi(openapi_spec=spec, client=client, name="api").run(transport="stdio", show_banner=False)
 """
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def start_prism(document):
@@ -80,81 +75,6 @@ def judged(lines):
         elif "[VALIDATOR]" in line and "error" in line:
             broke = True
     return received, violated + broke
-
-
-def instance(schema, defs, depth=0):
-    """The first value `schema` allows, as far as this simple walk sees it."""
-    if depth > 12 or not isinstance(schema, dict):
-        return "a"
-    if "$ref" in schema:
-        name = schema["$ref"].rsplit("/", 1)[-1]
-        return instance(defs.get(name, {}), defs, depth + 1)
-    for key in ("const",):
-        if key in schema:
-            return schema[key]
-    if schema.get("enum"):
-        return schema["enum"][0]
-    if "default" in schema:
-        return schema["default"]
-    for key in ("oneOf", "anyOf"):
-        if schema.get(key):
-            options = [o for o in schema[key] if o.get("type") != "null"] or schema[key]
-            return instance(options[0], defs, depth + 1)
-    if schema.get("allOf"):
-        merged = {"type": "object", "properties": {}, "required": []}
-        for part in schema["allOf"]:
-            part = defs.get(part["$ref"].rsplit("/", 1)[-1], {}) if "$ref" in part else part
-            merged["properties"].update(part.get("properties", {}))
-            merged["required"] += part.get("required", [])
-        return instance(merged, defs, depth + 1)
-    kind = schema.get("type")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "string")
-    if kind == "object" or "properties" in schema:
-        props = schema.get("properties", {})
-        return {
-            name: instance(props.get(name, {}), defs, depth + 1)
-            for name in schema.get("required", [])
-        }
-    if kind == "array":
-        count = max(1, schema.get("minItems", 1))
-        return [instance(schema.get("items", {}), defs, depth + 1)] * count
-    if kind == "integer":
-        return max(1, int(schema.get("minimum", 1)))
-    if kind == "number":
-        return max(1, schema.get("minimum", 1))
-    if kind == "boolean":
-        return True
-    formats = {
-        "date-time": "2024-01-01T00:00:00Z",
-        "date": "2024-01-01",
-        "email": "a@example.com",
-        "uri": "https://example.com",
-        "uuid": "123e4567-e89b-12d3-a456-426614174000",
-        "ipv4": "127.0.0.1",
-    }
-    text = formats.get(schema.get("format"), "a")
-    return text * max(1, schema.get("minLength", 1)) if text == "a" else text
-
-
-def peak_rss_kb(parent, other):
-    """The largest VmHWM among the children of `parent` but `other` (Prism): the server."""
-    peak = 0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit() or int(entry) == other:
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                ppid = int(stat.read().rsplit(")", 1)[1].split()[1])
-            if ppid != parent:
-                continue
-            with open(f"/proc/{entry}/status") as status:
-                for line in status:
-                    if line.startswith("VmHWM:"):
-                        peak = max(peak, int(line.split()[1]))
-        except (OSError, ValueError, IndexError):
-            continue
-    return peak
 
 
 async def measure(label, params, prism_pid):
