@@ -46,7 +46,7 @@ pub enum Command {
     /// Reads an OpenAPI 3.0/3.1 or Swagger 2.0 document (JSON or YAML) and prints the operations
     /// read as tools and the ones skipped, each with its reason and location, or the tools of an
     /// MCP snapshot; each with whether its input is fully typed in the generated code and the
-    /// JSON pointers that are not; see [`openapi`].
+    /// JSON pointers that are not.
     Report {
         /// The document: OpenAPI 3.x, Swagger 2.0, or a Google Discovery document
         /// (`--discovery`, an alias: the kind is read from the content).
@@ -82,7 +82,8 @@ pub enum Command {
     ///
     /// Audits an MCP `tools/list` (a snapshot, a bare result or an array of tools) for what
     /// clients, model APIs and this runtime refuse, drop or rename; exits 1 when a finding is as
-    /// severe as `--deny` (errors by default), 2 when the listing cannot be read. See [`audit`].
+    /// severe as `--deny` (errors by default), 2 when the listing cannot be read (docs/audit.md
+    /// says what each finding means).
     Audit(audit::AuditArgs),
     /// Tool search: searches a catalog as the runtime's `tool_search` does.
     ///
@@ -185,24 +186,24 @@ pub enum Command {
     /// Authorizes at an MCP server ahead of time, as the MCP authorization specification has it
     /// (OAuth 2.1: the user sent to the authorization URL, the redirect received on
     /// 127.0.0.1), keeping the tokens in the token store that `call`, `execute` and `snapshot`
-    /// read; `--logout` forgets them. See [`login`].
+    /// read; `--logout` forgets them.
     Login(login::LoginArgs),
     /// Gateway: keeps each person's own credential for a source (`per_person`).
     ///
     /// Sets, removes and lists the credentials a gateway's source with `per_person` uses for each
-    /// person's calls, in its sealed secrets file; a value is read from standard input. See
-    /// [`secrets`].
+    /// person's calls, in its sealed secrets file; a value is read from standard input.
     Secrets(secrets::SecretsArgs),
     /// Gateway: lists and revokes the accounts people connected to a source (`oauth.per_person`).
     ///
     /// Lists who connected their own account to a gateway's source through the gateway (never a
     /// token), and revokes a person's connection, so that their next call asks them to connect
-    /// again. See [`connections`].
+    /// again.
     Connections(connections::ConnectionsArgs),
     /// Gateway: serves the sources a configuration names as one MCP server.
     ///
     /// Serves the sources a configuration names, under its policy, as one MCP server (stdio or
-    /// Streamable HTTP); see `toolkit_gateway::config` for the file.
+    /// Streamable HTTP). The file's keys, with an example of each: docs/serving.md, "A gateway
+    /// over a config file".
     Serve {
         /// The configuration file (`toolkit.toml`).
         #[arg(long, value_name = "FILE")]

@@ -56,7 +56,8 @@ pub struct SourceArgs {
     #[arg(long = "header", value_name = "'NAME: VALUE'")]
     pub headers: Vec<String>,
     /// The credential of an OpenAPI document's security scheme, as `SCHEME=VAR`: the value is
-    /// read from the environment variable `VAR` (repeatable; see [`credentials`](super::credentials)).
+    /// read from the environment variable `VAR` (repeatable; `report` lists the document's
+    /// schemes under `securitySchemes`).
     #[arg(long = "credential", value_name = "SCHEME=VAR", requires = "openapi")]
     pub credentials: Vec<String>,
     /// An origin other than the API's (`https://auth.example.com`) whose OAuth 2 `tokenUrl` may

@@ -101,3 +101,27 @@ fn report_reads_an_mcp_snapshot() {
     assert_eq!(run(&["report"]).0, 2);
     assert_eq!(run(&["report", "--mcp", "/nonexistent.json"]).0, 2);
 }
+
+#[test]
+fn help_reads_as_text_with_no_rustdoc_links() {
+    let (code, listing, _) = crate::support::run(&["--help"]);
+    assert_eq!(code, 0);
+    let commands: Vec<String> = listing
+        .lines()
+        .skip_while(|line| !line.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|line| line.starts_with("  "))
+        .filter_map(|line| line.split_whitespace().next().map(str::to_owned))
+        .filter(|command| command != "help")
+        .collect();
+    assert!(commands.len() > 10, "{listing}");
+    for command in &commands {
+        let (code, help, stderr) = crate::support::run(&[command, "--help"]);
+        assert_eq!(code, 0, "{command}: {stderr}");
+        assert!(!help.contains("[`"), "{command} --help:\n{help}");
+        assert!(
+            !help.contains("toolkit_gateway::"),
+            "{command} --help:\n{help}"
+        );
+    }
+}
