@@ -168,10 +168,20 @@ fn json_graphql(dir: &std::path::Path) -> Server {
     )
 }
 
+/// `toolkit-gen serve` over stdio for the configuration `toml` (its catalog never refreshed),
+/// written into `dir`.
+fn gateway(dir: &std::path::Path, toml: &str) -> std::sync::Arc<toolkit_runtime::mcp::Mcp> {
+    use toolkit_runtime::mcp::{Mcp, StdioCommand};
+    let config = dir.join("toolkit.toml");
+    std::fs::write(&config, format!("[catalog]\nrefresh_seconds = 0\n\n{toml}")).unwrap();
+    let command = StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+        .args(["serve", "--config"])
+        .arg(config);
+    std::sync::Arc::new(Mcp::stdio("gateway", command))
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_gateway_introspects_a_graphql_endpoint_whose_mutations_change_its_data() {
-    use std::sync::Arc;
-    use toolkit_runtime::mcp::{Mcp, StdioCommand};
     use toolkit_runtime::{CallContext, ToolSource};
 
     let dir = std::env::temp_dir().join(format!(
@@ -180,13 +190,10 @@ async fn the_gateway_introspects_a_graphql_endpoint_whose_mutations_change_its_d
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let blog = json_graphql(&dir);
-    std::fs::write(
-        dir.join("toolkit.toml"),
-        format!(
+    let served = gateway(
+        &dir,
+        &format!(
             r#"
-[catalog]
-refresh_seconds = 0
-
 [policy]
 default = "allow"
 
@@ -196,12 +203,7 @@ graphql = "http://127.0.0.1:{}/"
 "#,
             blog.1
         ),
-    )
-    .unwrap();
-    let command = StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(["serve", "--config"])
-        .arg(dir.join("toolkit.toml"));
-    let served = Arc::new(Mcp::stdio("gateway", command));
+    );
     let definitions = served.discover().await.unwrap();
     let names: Vec<&str> = definitions
         .iter()
@@ -262,20 +264,20 @@ graphql = "http://127.0.0.1:{}/"
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_gateway_serves_a_graphql_source_under_its_policy() {
-    use std::sync::Arc;
-    use toolkit_runtime::mcp::{Mcp, StdioCommand};
     use toolkit_runtime::{CallContext, ToolSource};
 
     let yoga = yoga();
     let dir = std::env::temp_dir().join(format!("toolkit-gateway-graphql-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
-        dir.join("toolkit.toml"),
-        format!(
+        dir.join("viewer.graphql"),
+        "query Viewer($first: Int = 2) {\n  viewer { login repositories(first: $first) { totalCount } }\n}\n",
+    )
+    .unwrap();
+    let served = gateway(
+        &dir,
+        &format!(
             r#"
-[catalog]
-refresh_seconds = 0
-
 [policy]
 default = "approve"
 rules = [
@@ -297,17 +299,7 @@ operations = ["viewer.graphql"]
             port = yoga.1,
             schema = github()
         ),
-    )
-    .unwrap();
-    std::fs::write(
-        dir.join("viewer.graphql"),
-        "query Viewer($first: Int = 2) {\n  viewer { login repositories(first: $first) { totalCount } }\n}\n",
-    )
-    .unwrap();
-    let command = StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(["serve", "--config"])
-        .arg(dir.join("toolkit.toml"));
-    let served = Arc::new(Mcp::stdio("gateway", command));
+    );
     let definitions = served.discover().await.unwrap();
     // GitHub's 272 root fields, and the one named operation of the curated source.
     assert_eq!(definitions.len(), 273);

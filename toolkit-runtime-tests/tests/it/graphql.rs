@@ -386,6 +386,28 @@ async fn an_introspection_over_its_cap_or_unreached_fails_and_is_tried_again() {
     let unreached = down.discover().await.unwrap_err();
     assert!(unreached.is_retryable(), "{unreached:?}");
 
+    // A server that takes the request and never answers: the timeout ends the wait, worth
+    // trying again.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let hanging = GraphqlSource::builder(
+        "hanging",
+        format!("http://{}/graphql", silent.local_addr().unwrap()),
+        client_builder().build().unwrap(),
+    )
+    .timeout(Duration::from_millis(300))
+    .build()
+    .unwrap();
+    let waited = hanging.discover().await.unwrap_err();
+    assert!(waited.is_retryable(), "{waited:?}");
+    assert!(
+        waited
+            .reason
+            .description()
+            .contains("took longer than 300ms"),
+        "{waited}"
+    );
+    drop(silent);
+
     // Not GraphQL at all (the mock's /count): no introspection result, said so.
     let wrong = GraphqlSource::builder(
         "wrong",
