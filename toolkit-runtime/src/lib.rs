@@ -23,6 +23,8 @@ pub mod http;
 pub mod mcp;
 #[cfg(feature = "openapi")]
 pub mod openapi;
+#[cfg(feature = "resilience")]
+pub mod resilience;
 #[cfg(feature = "rig")]
 pub mod rig;
 pub mod search;

@@ -1,0 +1,313 @@
+//! Resilience any [`ToolSource`] can wear (feature `resilience`): [`Resilient`] puts around a
+//! source, as [`Resilience`] sets them, from the outside in:
+//!
+//! 1. rate limits, per source and per person ([`Rate`], governor): a call over is refused at once;
+//! 2. a concurrency cap with a bounded queue ([`Concurrency`]): a call past both is refused;
+//! 3. retries ([`Retry`]) of retryable failures, only of the tools a retry is safe for, with
+//!    backoff, jitter and a budget;
+//! 4. a circuit breaker ([`Breaker`], tower-resilience's) that, open, answers every attempt at
+//!    once;
+//! 5. a timeout of each attempt.
+//!
+//! [`Failover`] puts several endpoints behind one source, ejecting the unhealthy one.
+//!
+//! Whatever layer answers in the source's stead answers with [`Reason::Unavailable`] (and the
+//! wait, when it knows one): the one failure a model is told to try again. The layer is counted
+//! ([`Resilient::answers`]), logged (`tracing`, target `toolkit::resilience`), and written in the
+//! call's [`Answered`] slot when the host put one in the call's extensions.
+//!
+//! ```
+//! # use std::sync::Arc;
+//! # use std::time::Duration;
+//! use toolkit_runtime::resilience::{Breaker, Resilience, Resilient, Retry};
+//! use toolkit_runtime::FnSource;
+//!
+//! let api = FnSource::builder("api").build();
+//! let layers = Resilience::new()
+//!     .timeout(Duration::from_secs(5))
+//!     .retry(Retry::new(3))
+//!     .breaker(Breaker::new());
+//! let api = Resilient::new(Arc::new(api), layers);
+//! assert!(api.is_ok());
+//! ```
+
+mod breaker;
+mod failover;
+mod layer;
+mod queue;
+mod rate;
+mod retry;
+mod settings;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use self::breaker::{Attempt, Attempts, Failed};
+pub use self::failover::Failover;
+use self::layer::Counts;
+pub use self::layer::{Answered, Answers, Layer};
+use self::queue::{Full, Queue};
+use self::rate::Rates;
+use self::retry::Retries;
+pub use self::settings::{Breaker, Concurrency, Problem, Rate, Resilience, Retry};
+use crate::{
+    BoxFuture, CallContext, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError,
+};
+
+/// A source wearing the layers of a [`Resilience`]; see the [module](self).
+pub struct Resilient {
+    name: String,
+    attempts: Attempts,
+    rates: Rates,
+    queue: Option<Queue>,
+    retries: Option<Retries>,
+    breaker: Option<breaker::Breaker>,
+    counts: Counts,
+}
+
+impl std::fmt::Debug for Resilient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Resilient")
+            .field("name", &self.name)
+            .field("rates", &!self.rates.is_empty())
+            .field("queue", &self.queue.is_some())
+            .field("retries", &self.retries.is_some())
+            .field("breaker", &self.breaker.is_some())
+            .finish()
+    }
+}
+
+impl Resilient {
+    /// `source` wearing `layers`.
+    ///
+    /// # Errors
+    ///
+    /// The settings that contradict each other ([`Resilience::check`]).
+    pub fn new(source: Arc<dyn ToolSource>, layers: Resilience) -> Result<Self, Vec<Problem>> {
+        layers.check()?;
+        let name = source.name().to_owned();
+        let attempts = Attempts {
+            source,
+            timeout: layers.timeout,
+        };
+        let breaker = match &layers.breaker {
+            None => None,
+            Some(settings) => Some(
+                breaker::Breaker::new(settings, attempts.clone(), &name).ok_or_else(|| {
+                    vec![Problem {
+                        key: "breaker".to_owned(),
+                        text: "is not a breaker tower-resilience can build".to_owned(),
+                    }]
+                })?,
+            ),
+        };
+        Ok(Self {
+            rates: Rates::new(&layers),
+            queue: layers.concurrency.as_ref().map(Queue::new),
+            retries: layers.retry.as_ref().map(Retries::new),
+            breaker,
+            attempts,
+            name,
+            counts: Counts::default(),
+        })
+    }
+
+    /// Learns which tools a retry is safe for from `definitions`, the source's tools as a host
+    /// kept them (a catalog read from a file, say); a listing through
+    /// [`discover`](ToolSource::discover) teaches it too.
+    pub fn knowing(&self, definitions: &[ToolDefinition]) {
+        if let Some(retries) = &self.retries {
+            retries.learn(definitions);
+        }
+    }
+
+    /// What the layers did so far.
+    pub fn answers(&self) -> Answers {
+        self.counts.snapshot()
+    }
+
+    /// A retryable failure of `layer`, counted, logged and written in the call's slot.
+    fn answer(&self, layer: Layer, context: &CallContext, failed: Failed) -> ToolSourceError {
+        self.counts.answered(layer);
+        tracing::info!(
+            target: "toolkit::resilience",
+            source = %self.name,
+            tool = context.tool().unwrap_or_default(),
+            layer = layer.as_str(),
+            "{}",
+            failed.error
+        );
+        if let Some(slot) = context.extension::<Answered>() {
+            slot.set(layer);
+        }
+        failed.error
+    }
+
+    fn refused(
+        &self,
+        layer: Layer,
+        context: &CallContext,
+        description: String,
+        wait: Option<Duration>,
+    ) -> ToolSourceError {
+        let error = ToolSourceError::new(
+            &self.name,
+            Reason::Unavailable {
+                description,
+                retry_after: wait,
+            },
+        );
+        self.answer(
+            layer,
+            context,
+            Failed {
+                error,
+                by: Some(layer),
+            },
+        )
+    }
+
+    /// One attempt, through the breaker when there is one.
+    async fn attempt(&self, attempt: Attempt) -> Result<Value, Failed> {
+        match &self.breaker {
+            Some(breaker) => breaker.send(attempt, &self.name).await,
+            None => self.attempts.send(attempt).await,
+        }
+    }
+
+    /// The call past the rates and the queue: attempted, and retried where safe.
+    async fn attempted(
+        &self,
+        tool: &str,
+        input: JsonObject,
+        context: &CallContext,
+    ) -> Result<Value, ToolSourceError> {
+        let tool: Arc<str> = Arc::from(tool);
+        let retries = self
+            .retries
+            .as_ref()
+            .filter(|retries| retries.is_safe(&tool));
+        let Some(retries) = retries else {
+            let attempt = Attempt {
+                tool,
+                input,
+                context: context.clone(),
+            };
+            return self
+                .attempt(attempt)
+                .await
+                .map_err(|failed| self.failed(context, failed));
+        };
+        retries.first_call();
+        let mut backoffs = retries.backoffs();
+        loop {
+            let attempt = Attempt {
+                tool: Arc::clone(&tool),
+                input: input.clone(),
+                context: context.clone(),
+            };
+            let failed = match self.attempt(attempt).await {
+                Ok(answer) => return Ok(answer),
+                Err(failed) => failed,
+            };
+            // An open breaker answers every attempt alike: waiting out its time is the caller's.
+            if !failed.error.is_retryable() || failed.by == Some(Layer::Breaker) {
+                return Err(self.failed(context, failed));
+            }
+            let asked = match &failed.error.reason {
+                Reason::Unavailable { retry_after, .. } => *retry_after,
+                _ => None,
+            };
+            let Some(wait) = backoffs
+                .next()
+                .and_then(|backoff| retries.wait(backoff, asked))
+            else {
+                return Err(self.failed(context, failed));
+            };
+            if !retries.withdraw() {
+                self.counts.over_budget();
+                return Err(self.failed(context, failed));
+            }
+            self.counts.retried();
+            tracing::debug!(
+                target: "toolkit::resilience",
+                source = %self.name,
+                tool = %tool,
+                wait_ms = wait.as_millis() as u64,
+                "retrying after a retryable failure"
+            );
+            tokio::time::sleep(wait).await;
+        }
+    }
+
+    /// The error of a failed attempt, counted to its layer when one answered.
+    fn failed(&self, context: &CallContext, failed: Failed) -> ToolSourceError {
+        match failed.by {
+            Some(layer) => self.answer(layer, context, failed),
+            None => failed.error,
+        }
+    }
+}
+
+impl ToolSource for Resilient {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn discover(&self) -> BoxFuture<'_, Result<Vec<ToolDefinition>, ToolSourceError>> {
+        Box::pin(async move {
+            let definitions = self.attempts.source.discover().await?;
+            self.knowing(&definitions);
+            Ok(definitions)
+        })
+    }
+
+    fn call<'a>(
+        &'a self,
+        tool: &'a str,
+        input: JsonObject,
+        context: &'a CallContext,
+    ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
+        Box::pin(async move {
+            if let Err((layer, wait)) = self.rates.take(context.principal().map(|who| who.id())) {
+                let whose = if layer == Layer::RatePerPerson {
+                    "your"
+                } else {
+                    "its"
+                };
+                return Err(self.refused(
+                    layer,
+                    context,
+                    format!(
+                        "{} is over {whose} rate of calls; try again in {} ms",
+                        self.name,
+                        wait.as_millis()
+                    ),
+                    Some(wait),
+                ));
+            }
+            let _place = match &self.queue {
+                None => None,
+                Some(queue) => match queue.place().await {
+                    Ok(place) => Some(place),
+                    Err(full) => {
+                        let description = match full {
+                            Full::Queue(queue) => {
+                                format!("{} has {queue} calls waiting already", self.name)
+                            }
+                            Full::Waited(wait) => format!(
+                                "{} had no place for the call within {} ms",
+                                self.name,
+                                wait.as_millis()
+                            ),
+                        };
+                        return Err(self.refused(Layer::Queue, context, description, None));
+                    }
+                },
+            };
+            self.attempted(tool, input, context).await
+        })
+    }
+}
