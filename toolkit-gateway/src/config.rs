@@ -8,6 +8,7 @@
 //! presentation = "all"           # "all", "search" or "code"
 //! # search_model = "models/all-minilm-l6-v2"  # search by meaning too (feature search-embeddings);
 //! #                                           # a file: static vectors (StaticEmbedder::save)
+//! # metrics_token_env = "METRICS_TOKEN"  # "http": /metrics wants `Authorization: Bearer` its value
 //!
 //! [catalog]
 //! file = "toolkit-catalog.json"  # next to this file unless absolute
@@ -214,6 +215,11 @@ pub struct Serve {
     /// authorization servers). By default the origin of `[serve.auth] resource`, else
     /// `http://` and the bound address. `https`, or `http` on loopback.
     pub public_url: Option<String>,
+    /// The environment variable holding the token `/metrics` asks for, as
+    /// `Authorization: Bearer …` (compared in constant time; a request without it gets 401).
+    /// None by default: no token asked for. Either way `/metrics` answers only an allowed `Host`.
+    /// Read at the start of an HTTP gateway: unset or empty is an error naming it.
+    pub metrics_token_env: Option<String>,
 }
 
 /// The `[serve.auth]` table: opaque tokens read from the environment, or JWT access tokens of
@@ -333,11 +339,30 @@ impl Default for Serve {
             max_sessions: default_max_sessions(),
             max_sessions_per_principal: default_max_sessions_per_principal(),
             public_url: None,
+            metrics_token_env: None,
         }
     }
 }
 
 impl Serve {
+    /// The token `/metrics` asks for: the value of `metrics_token_env`, when it is given.
+    ///
+    /// # Errors
+    ///
+    /// The variable is not set, not Unicode, or empty (named; its value is never shown).
+    pub fn metrics_token(&self) -> Result<Option<String>, ConfigError> {
+        let Some(variable) = &self.metrics_token_env else {
+            return Ok(None);
+        };
+        let token = read_env("serve.metrics_token_env", variable)?;
+        if token.is_empty() {
+            return Err(ConfigError(format!(
+                "serve.metrics_token_env: the variable {variable} is empty"
+            )));
+        }
+        Ok(Some(token))
+    }
+
     /// The gateway's public origin (see [`Serve::public_url`]), with no path.
     ///
     /// # Errors
@@ -988,8 +1013,9 @@ impl Config {
     }
 
     /// The credentials the gateway holds, as the environment has them now: the values of the
-    /// variables its sources (`headers`, `env`, `credentials`, `oauth`) and `[serve.auth]`'s
-    /// tokens name (those set). What an audit record's input is redacted of.
+    /// variables its sources (`headers`, `env`, `credentials`, `oauth`), `[serve.auth]`'s
+    /// tokens and `serve.metrics_token_env` name (those set). What an audit record's input is
+    /// redacted of.
     pub fn secrets(&self) -> Vec<String> {
         let sources = self.sources.iter().flat_map(|source| {
             source
@@ -1012,7 +1038,8 @@ impl Config {
             .serve
             .auth
             .iter()
-            .flat_map(|auth| auth.tokens.iter().map(|token| token.env.clone()));
+            .flat_map(|auth| auth.tokens.iter().map(|token| token.env.clone()))
+            .chain(self.serve.metrics_token_env.iter().cloned());
         sources
             .chain(tokens)
             .filter_map(|name| std::env::var(name).ok())
@@ -1057,6 +1084,16 @@ impl Config {
                 "serve.max_sessions_per_principal is {}: from 1 to serve.max_sessions ({})",
                 config.serve.max_sessions_per_principal, config.serve.max_sessions
             ));
+        }
+        if let Some(variable) = &config.serve.metrics_token_env
+            && !is_variable_name(variable)
+        {
+            problems.push(
+                "serve.metrics_token_env is the name of an environment variable: letters, digits \
+                 and `_`, not starting with a digit (the value given is not repeated: it may be a \
+                 secret)"
+                    .to_owned(),
+            );
         }
         if let Some(auth) = &config.serve.auth {
             problems.extend(auth.problems());

@@ -30,10 +30,13 @@ struct Endpoint {
 /// use toolkit_runtime::resilience::Failover;
 /// use toolkit_runtime::{FnSource, ToolSource};
 ///
-/// let (first, second) = (FnSource::builder("api").build(), FnSource::builder("api").build());
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let (first, second) = (FnSource::builder("api").build()?, FnSource::builder("api").build()?);
 /// let api = Failover::new(vec![Arc::new(first), Arc::new(second)])
 ///     .map(|api| api.ejected_for(Duration::from_secs(10)));
 /// assert_eq!(api.map(|api| api.name().to_owned()).as_deref(), Some("api"));
+/// # Ok(())
+/// # }
 /// ```
 pub struct Failover {
     name: String,

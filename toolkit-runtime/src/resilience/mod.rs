@@ -22,13 +22,16 @@
 //! use toolkit_runtime::resilience::{Breaker, Resilience, Resilient, Retry};
 //! use toolkit_runtime::FnSource;
 //!
-//! let api = FnSource::builder("api").build();
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let api = FnSource::builder("api").build()?;
 //! let layers = Resilience::new()
 //!     .timeout(Duration::from_secs(5))
 //!     .retry(Retry::new(3))
 //!     .breaker(Breaker::new());
 //! let api = Resilient::new(Arc::new(api), layers);
 //! assert!(api.is_ok());
+//! # Ok(())
+//! # }
 //! ```
 
 mod breaker;
