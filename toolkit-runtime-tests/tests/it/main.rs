@@ -34,6 +34,8 @@ mod presentation;
 mod prism_judge;
 #[cfg(feature = "code")]
 mod progress;
+#[cfg(feature = "resilience")]
+mod resilience;
 #[cfg(feature = "rig")]
 mod rig;
 mod search;
