@@ -176,6 +176,7 @@ impl Audit {
                 .as_ref()
                 .map(|redactor| redactor.value(Value::Object(entry.input.clone()))),
             outcome: String::new(),
+            answered_by: None,
             duration_ms: 0.0,
             upstream_status: None,
         };
@@ -224,10 +225,11 @@ impl Audit {
     }
 
     /// Ends the open record `number` with `outcome` and sends it, unless it was sent already.
-    fn end(&self, number: u64, outcome: &str) {
+    fn end(&self, number: u64, outcome: &str, answered_by: Option<&'static str>) {
         let taken = self.open().remove(&number);
         if let Some((mut record, start)) = taken {
             record.outcome = outcome.to_owned();
+            record.answered_by = answered_by;
             let micros = u64::try_from(start.elapsed().as_micros()).unwrap_or(u64::MAX);
             #[allow(clippy::cast_precision_loss)] // microseconds: exact below 2^53
             let ms = micros as f64 / 1_000.0;
@@ -266,7 +268,7 @@ impl Audit {
             );
         }
         for number in running {
-            self.end(number, "unfinished");
+            self.end(number, "unfinished", None);
         }
         let (answer, answered) = oneshot::channel();
         let finish = Message::Finish {
@@ -314,14 +316,20 @@ pub(crate) struct Open {
 impl Open {
     /// Ends the record with `outcome` (`ok`, or the failure's reason).
     pub(crate) fn end(self, outcome: &str) {
-        self.audit.end(self.number, outcome);
+        self.audit.end(self.number, outcome, None);
+    }
+
+    /// Ends the record with `outcome`, which the resilience layer `layer` gave in the source's
+    /// stead when there is one.
+    pub(crate) fn end_answered(self, outcome: &str, layer: Option<&'static str>) {
+        self.audit.end(self.number, outcome, layer);
     }
 }
 
 impl Drop for Open {
     fn drop(&mut self) {
         // Nothing, when ended already.
-        self.audit.end(self.number, "cancelled");
+        self.audit.end(self.number, "cancelled", None);
     }
 }
 

@@ -16,6 +16,7 @@ mod per_person;
 pub mod person_secrets;
 pub mod policy;
 mod redis_secrets;
+pub mod resilience;
 mod resource_updates;
 mod resources;
 mod result_uris;
@@ -24,6 +25,7 @@ mod secrets_file;
 pub mod serve;
 pub mod served_names;
 mod served_tasks;
+mod server_card;
 mod sources;
 mod task_statuses;
 mod tasks;
@@ -172,6 +174,7 @@ impl Gateway {
         let mut changes = Vec::new();
         let mut lifetimes = Vec::new();
         let mut upstreams = Vec::new();
+        let mut resilients = Vec::new();
         let clients = Arc::new(Clients::default());
         let connects = if config
             .sources
@@ -196,6 +199,10 @@ impl Gateway {
                     if let Some(audit) = &audit {
                         served = Arc::new(audit::Audited::new(served, audit.clone()));
                     }
+                    if let Some(resilient) = made.resilient {
+                        served = Arc::new(resilience::Answering(served));
+                        resilients.push((source.name.clone(), resilient));
+                    }
                     if let Some(mcp) = made.mcp {
                         upstreams.push((source.name.clone(), source.prefix, mcp));
                         // Its resources are served under its name: so are its results' URIs.
@@ -203,7 +210,7 @@ impl Gateway {
                             served = Arc::new(result_uris::ResultUris::new(served));
                         }
                     }
-                    sources.push((served, sources::timeout(source)));
+                    sources.push((served, source.timeout()));
                     changes.extend(made.changes.map(|changes| (source.name.clone(), changes)));
                     lifetimes.extend(made.lifetime.map(|handle| (source.name.clone(), handle)));
                 }
@@ -211,6 +218,12 @@ impl Gateway {
             }
         }
         let catalog = Catalog::load(&config.catalog.file).map_err(|problem| problems.push(problem));
+        // Which tools a retry is safe for, from the catalog kept (a listing teaches it anew).
+        if let Ok(catalog) = &catalog {
+            for (name, resilient) in &resilients {
+                resilient.knowing(catalog.get(name).unwrap_or_default());
+            }
+        }
         #[cfg(feature = "search-embeddings")]
         let meaning = config.serve.search_model.as_ref().and_then(|model| {
             toolkit_runtime::search::MeaningModel::load(model)

@@ -14,6 +14,7 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 use serde_json::Value;
+use toolkit_runtime::resilience::{Answered, Layer};
 use toolkit_runtime::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
 
 type Labels = Vec<(&'static str, String)>;
@@ -29,6 +30,7 @@ pub struct Metrics {
     in_flight: Gauge,
     requests: Family<Labels, Counter>,
     request_latency: Family<Labels, Histogram, fn() -> Histogram>,
+    answered: Family<Labels, Counter>,
 }
 
 impl std::fmt::Debug for Metrics {
@@ -52,6 +54,7 @@ impl Default for Metrics {
         let upstream_errors = Family::<Labels, Counter>::default();
         let refreshes = Family::<Labels, Counter>::default();
         let refused = Family::<Labels, Counter>::default();
+        let answered = Family::<Labels, Counter>::default();
         let in_flight = Gauge::default();
         let requests = Family::<Labels, Counter>::default();
         let request_latency = Family::<Labels, Histogram, fn() -> Histogram>::new_with_constructor(
@@ -99,7 +102,14 @@ impl Default for Metrics {
             "How long requests other than tool calls took, by source and method",
             request_latency.clone(),
         );
+        registry.register(
+            "resilience_answers",
+            "Tool calls a resilience layer answered in the source's stead (a retryable failure), \
+             by source and layer (rate, rate_per_person, queue, breaker, timeout)",
+            answered.clone(),
+        );
         Self {
+            answered,
             registry,
             calls,
             latency,
@@ -136,6 +146,12 @@ impl Metrics {
         self.latency
             .get_or_create(&place)
             .observe(took.as_secs_f64());
+    }
+
+    /// Counts a call of `source` that the resilience layer `layer` answered.
+    pub fn record_answered(&self, source: &str, layer: Layer) {
+        let labels = vec![("source", source.to_owned()), ("layer", layer.to_string())];
+        self.answered.get_or_create(&labels).inc();
     }
 
     /// Counts a failure of `source` (a call or a listing) for `reason`.
@@ -278,10 +294,19 @@ impl ToolSource for Metered {
         input: JsonObject,
         context: &'a toolkit_runtime::CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
-        Box::pin(self.metrics.metered(
-            self.inner.name(),
-            tool,
-            self.inner.call(tool, input, context),
-        ))
+        Box::pin(async move {
+            let answer = self
+                .metrics
+                .metered(
+                    self.inner.name(),
+                    tool,
+                    self.inner.call(tool, input, context),
+                )
+                .await;
+            if let Some(layer) = context.extension::<Answered>().and_then(Answered::layer) {
+                self.metrics.record_answered(self.inner.name(), layer);
+            }
+            answer
+        })
     }
 }

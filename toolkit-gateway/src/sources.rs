@@ -13,6 +13,7 @@ use toolkit_runtime::auth::{
 use toolkit_runtime::context::Clients;
 use toolkit_runtime::http::{Credentials, HeaderClient, HttpSource, client_builder};
 use toolkit_runtime::mcp::{ListLifetimeHandle, Mcp, McpOptions, StdioCommand, ToolsChanged};
+use toolkit_runtime::resilience::{Failover, Resilient};
 use toolkit_runtime::{BoxFuture, ToolSource};
 
 use super::config::{ConfigError, SourceConfig, SourceKind, SourceOAuth, read_env};
@@ -36,9 +37,6 @@ const PASSED_ON: [&str; 9] = [
     "SYSTEMROOT",
 ];
 
-/// How long a call may take when a source does not say.
-const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
-
 /// A source made, with what tells when its tools changed (an MCP server's
 /// `notifications/tools/list_changed`, where its transport hears it).
 pub struct Made {
@@ -50,6 +48,8 @@ pub struct Made {
     pub lifetime: Option<ListLifetimeHandle>,
     /// The source as an MCP server, whose resources and prompts the gateway serves too.
     pub mcp: Option<Arc<Mcp>>,
+    /// The source's resilience layers, when it wears some (`source` is they).
+    pub resilient: Option<Arc<Resilient>>,
 }
 
 impl std::fmt::Debug for Made {
@@ -62,7 +62,54 @@ impl std::fmt::Debug for Made {
     }
 }
 
-/// The source `config` describes, with what tells when its tools changed; an MCP source asks
+/// The source `config` describes, over each of its endpoints (`failover`) and wearing its
+/// resilience layers, with what tells when its tools changed; see [`endpoint`].
+///
+/// # Errors
+///
+/// As [`endpoint`], and layers the runtime refuses.
+pub fn made(
+    config: &SourceConfig,
+    clients: &Arc<Clients>,
+    connects: Option<&Arc<Connects>>,
+) -> Result<Made, ConfigError> {
+    let mut made = endpoint(config, clients, connects)?;
+    let name = config.name.as_str();
+    if !config.failover.is_empty() {
+        let mut endpoints = vec![Arc::clone(&made.source)];
+        for other in &config.failover {
+            let mut alternate = config.clone();
+            if alternate.url.is_some() {
+                alternate.url = Some(other.clone());
+            } else {
+                alternate.base_url = Some(other.clone());
+            }
+            endpoints.push(endpoint(&alternate, clients, connects)?.source);
+        }
+        let mut failover = Failover::new(endpoints)
+            .ok_or_else(|| ConfigError(format!("source {name:?}: no endpoint")))?;
+        if let Some(ejected_for) = config.resilience.as_ref().and_then(|r| r.ejected_for()) {
+            failover = failover.ejected_for(ejected_for);
+        }
+        made.source = Arc::new(failover);
+    }
+    if let Some(resilience) = &config.resilience {
+        let layers = resilience
+            .layers(config.timeout())
+            .map_err(|problems| ConfigError(format!("source {name:?}: {}", problems.join("; "))))?;
+        let resilient = Resilient::new(Arc::clone(&made.source), layers).map_err(|problems| {
+            let problems: Vec<String> = problems.iter().map(ToString::to_string).collect();
+            ConfigError(format!("source {name:?}: {}", problems.join("; ")))
+        })?;
+        let resilient = Arc::new(resilient);
+        made.source = Arc::clone(&resilient) as Arc<dyn ToolSource>;
+        made.resilient = Some(resilient);
+    }
+    Ok(made)
+}
+
+/// The source `config` describes at its `url` or `base_url`, with what tells when its tools
+/// changed; an MCP source asks
 /// what its server asks outside any served call (`roots/list`) of the one client of `clients`,
 /// the gateway's sessions, when there is one. A source whose people connect their own accounts
 /// (`oauth.per_person`) sends them to the pages of `connects`.
@@ -70,7 +117,7 @@ impl std::fmt::Debug for Made {
 /// # Errors
 ///
 /// A message naming the source: an unset variable, an unreadable document, a bad URL.
-pub fn made(
+fn endpoint(
     config: &SourceConfig,
     clients: &Arc<Clients>,
     connects: Option<&Arc<Connects>>,
@@ -80,6 +127,7 @@ pub fn made(
         changes: None,
         lifetime: None,
         mcp: None,
+        resilient: None,
     };
     let mcp = |source: Mcp| {
         let changes = source.tools_changed();
@@ -90,11 +138,12 @@ pub fn made(
             lifetime,
             source: Arc::clone(&source) as Arc<dyn ToolSource>,
             mcp: Some(source),
+            resilient: None,
         }
     };
     let name = config.name.as_str();
     let fail = |problem: String| ConfigError(format!("source {name:?}: {problem}"));
-    let timeout = timeout(config);
+    let timeout = config.timeout();
     match config.kind().map_err(ConfigError)? {
         SourceKind::OpenApi { document, base_url } => {
             let read = read_openapi(&document, config.output_schema).map_err(fail)?;
@@ -275,7 +324,7 @@ fn http_source(
             read.security.requirements.clone(),
             credentials,
         )
-        .timeout(timeout(config))
+        .timeout(config.timeout())
         .build()
         .map_err(|error| error.to_string())?;
     Ok(Arc::new(source))
@@ -575,14 +624,6 @@ impl AuthorizationCallback for NoUser {
             ))
         })
     }
-}
-
-/// How long a call to the source, or its listing of tools, may take: its `timeout_seconds`, 30 s
-/// when it does not say.
-pub fn timeout(config: &SourceConfig) -> Duration {
-    config
-        .timeout_seconds
-        .map_or(DEFAULT_TIMEOUT, Duration::from_secs)
 }
 
 /// How long an MCP server's call that keeps reporting progress may live: its

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use serde_json::Value;
+use toolkit_runtime::resilience::{Answered, Layer};
 use toolkit_runtime::{
     BoxFuture, CallContext, JsonObject, ToolDefinition, ToolSource, ToolSourceError,
 };
@@ -50,7 +51,11 @@ impl ToolSource for Audited {
                 })
                 .await;
             let answer = self.inner.call(tool, input, context).await;
-            open.end(outcome(&answer));
+            let layer = context
+                .extension::<Answered>()
+                .and_then(Answered::layer)
+                .map(Layer::as_str);
+            open.end_answered(outcome(&answer), layer);
             answer
         })
     }

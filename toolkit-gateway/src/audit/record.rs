@@ -108,6 +108,10 @@ pub struct AuditRecord {
     /// `unavailable`, `invalid_response`, `unsupported`, `unknown`; `cancelled` when the client
     /// went before the answer; `unfinished` when the gateway stopped before it.
     pub outcome: String,
+    /// The resilience layer that answered in the source's stead (`rate`, `rate_per_person`,
+    /// `queue`, `breaker`, `timeout`), when one did: the source was not asked, or not waited for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub answered_by: Option<&'static str>,
     /// How long it took, in milliseconds (to the microsecond).
     pub duration_ms: f64,
     /// The upstream's HTTP status, when known (no source reports one yet).
