@@ -204,6 +204,47 @@ async fn mcp_stdio_a_call_in_flight_when_the_server_dies_is_unavailable() {
     assert!(eventually(|| peer.pids().into_iter().all(gone)).await);
 }
 
+/// The resilience layers over a stdio server killed in a call: the retry of a tool the host
+/// says is safe to repeat starts the server again and answers; without it, the agent reads the
+/// retryable failure.
+#[cfg(feature = "resilience")]
+#[tokio::test]
+async fn mcp_stdio_a_server_killed_in_a_call_is_started_again_by_the_retry() {
+    use std::sync::Arc;
+    use toolkit_runtime::resilience::{Resilience, Resilient, Retry};
+
+    let retry = Retry::new(2)
+        .delays(Duration::from_millis(10), Duration::from_millis(100))
+        .tools(["echo"]);
+    let (source, retried) = peer("die-once", fast());
+    let source = Resilient::new(Arc::new(source), Resilience::new().retry(retry)).unwrap();
+    let answer = source
+        .call(
+            "echo",
+            object(json!({"text": "again"})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(answer[0]["text"], "again");
+    assert_eq!(retried.pids().len(), 2, "killed once, started again once");
+    assert_eq!(source.answers().retries, 1);
+
+    let (source, peer) = peer("die-once", fast());
+    let source = Resilient::new(Arc::new(source), Resilience::new()).unwrap();
+    let failed = source
+        .call(
+            "echo",
+            object(json!({"text": "once"})),
+            &toolkit_runtime::CallContext::new(),
+        )
+        .await
+        .unwrap_err();
+    assert!(failed.is_retryable(), "{failed}");
+    drop(source);
+    assert!(eventually(|| peer.pids().into_iter().all(gone)).await);
+}
+
 #[tokio::test]
 async fn mcp_stdio_a_stubborn_server_is_killed() {
     let (source, peer) = peer("stubborn", fast());

@@ -4,6 +4,7 @@ Usage: stdio_peer.py MODE PIDFILE
   normal          answers initialize, tools/list (one tool, echo) and tools/call; logs to stderr
   die-after-call  exits right after its first tools/call answer
   die-in-call     exits when a tools/call arrives, without answering
+  die-once        as die-in-call in the first process the pid file records, as normal after
   stubborn        ignores stdin closing and SIGTERM (only SIGKILL ends it)
   huge-line       answers a tools/call for the text "huge" with a line longer than 2 MiB
   noisy           as normal, and first writes a stderr line of 100 KiB
@@ -67,6 +68,8 @@ for line in sys.stdin:
         send({"jsonrpc": "2.0", "id": ident, "result": {"tools": tools}})
     elif method == "tools/call":
         if mode == "die-in-call":
+            sys.exit(3)
+        if mode == "die-once" and len(open(pidfile).read().split()) == 1:
             sys.exit(3)
         if mode == "huge-line" and message["params"]["arguments"].get("text") == "huge":
             send({"jsonrpc": "2.0", "id": ident, "result": {"content": [{"type": "text", "text": "x" * (3 * 1024 * 1024)}]}})
