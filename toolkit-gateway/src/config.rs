@@ -737,6 +737,15 @@ pub struct SourceConfig {
     /// the largest documents (Microsoft Graph beta) is most of what reading costs.
     #[serde(default)]
     pub output_schema: bool,
+    /// More endpoints of the same source, tried in order after the first (`url`'s replicas of
+    /// the MCP server, or `base_url`'s of the API): a call goes to the first not left out, and
+    /// one that fails retryably is left out for `resilience.eject_seconds` (30 s by default).
+    /// The resources and prompts of an MCP server are read from `url`'s.
+    #[serde(default)]
+    pub failover: Vec<String>,
+    /// The resilience layers the source wears (`resilience.rs`): a timeout, a concurrency cap, rate
+    /// limits, retries, a circuit breaker; none when absent.
+    pub resilience: Option<crate::resilience::ResilienceConfig>,
 }
 
 fn yes() -> bool {
@@ -1147,6 +1156,22 @@ impl Config {
             if let Err(problem) = source.kind() {
                 problems.push(problem);
             }
+            if let Some(resilience) = &source.resilience
+                && let Err(found) = resilience.layers(source.timeout())
+            {
+                problems.extend(
+                    found
+                        .into_iter()
+                        .map(|problem| format!("source {:?}: {problem}", source.name)),
+                );
+            }
+            if !source.failover.is_empty() && source.url.is_none() && source.base_url.is_none() {
+                problems.push(format!(
+                    "source {:?}: `failover` names more endpoints of `url` or `base_url`, and \
+                     the source has neither",
+                    source.name
+                ));
+            }
             if let Some(oauth) = &source.oauth
                 && oauth.issuer.is_none()
                 && (oauth.client_secret_env.is_some() || oauth.private_key_env.is_some())
@@ -1189,7 +1214,17 @@ impl Config {
     }
 }
 
+/// How long a call may take when a source does not say.
+const DEFAULT_SOURCE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 impl SourceConfig {
+    /// How long a call to the source, or its listing of tools, may take: its `timeout_seconds`,
+    /// 30 s when it does not say.
+    pub fn timeout(&self) -> std::time::Duration {
+        self.timeout_seconds
+            .map_or(DEFAULT_SOURCE_TIMEOUT, std::time::Duration::from_secs)
+    }
+
     /// Which kind of source this entry is.
     ///
     /// # Errors

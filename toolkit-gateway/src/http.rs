@@ -1,6 +1,12 @@
 //! The HTTP transport as a team runs it: MCP at `/mcp` behind a guard (authentication, refusal
-//! while shutting down, calls in flight counted), `/healthz`, `/readyz`, `/metrics`, the
-//! protected resource metadata, and a graceful shutdown on SIGTERM or SIGINT.
+//! while shutting down, calls in flight counted), `/healthz`, `/readyz`, `/metrics` (with a
+//! token when `serve.metrics_token_env` names one), the protected resource metadata, the server
+//! card (`server_card.rs`), and a graceful shutdown on SIGTERM or SIGINT.
+//!
+//! Every route answers only a `Host` the gateway is served as, but the probes: `/healthz` and
+//! `/readyz` answer any `Host`, or none (HAProxy's plain `option httpchk` sends none, a
+//! Kubernetes probe the pod's address), and to a `Host` not allowed say no more than up, or
+//! ready or not.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -11,12 +17,14 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::header::{AUTHORIZATION, CONNECTION, CONTENT_TYPE, HOST, WWW_AUTHENTICATE};
 use axum::http::uri::Authority;
-use axum::http::{HeaderValue, Method, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use futures_util::StreamExt;
 use serde_json::json;
+use sha2::{Digest, Sha256};
+use subtle::ConstantTimeEq;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use toolkit_runtime::context::{Principal, SubjectToken};
@@ -25,6 +33,7 @@ use toolkit_runtime::serve::{McpServer, without_delay};
 use crate::Readiness;
 use crate::auth::Authenticator;
 use crate::metrics::Metrics;
+use crate::server_card::{self, ServerCard};
 
 /// The path MCP is served at.
 pub(crate) const MCP_PATH: &str = "/mcp";
@@ -45,7 +54,19 @@ pub(crate) struct Parts {
     /// People's connections of their own accounts (`/connect/…`, `/oauth/callback`), when a
     /// source has `oauth.per_person`.
     pub(crate) connects: Option<Arc<crate::oauth_connect::Connects>>,
+    /// The token `/metrics` asks for (`serve.metrics_token_env`), if any.
+    pub(crate) metrics_token: Option<String>,
+    /// The server card (`server_card.rs`).
+    pub(crate) card: ServerCard,
 }
+
+/// The probes, answered whatever the `Host` (see the module's documentation).
+const PROBES: [&str; 2] = ["/healthz", "/readyz"];
+
+/// Whether a probe's request came with a `Host` the gateway is served as: only then does
+/// `/readyz` say why it is ready or not.
+#[derive(Clone, Copy, Debug)]
+struct AllowedHost(bool);
 
 /// The guard's state.
 struct Guard {
@@ -87,34 +108,62 @@ pub(crate) async fn serve(
         .layer(from_fn_with_state(Arc::clone(&guard), guarded));
     let metrics = Arc::clone(&parts.metrics);
     let readiness = parts.readiness.clone();
+    // Kept as its SHA-256: compared in constant time, whatever the lengths.
+    let metrics_token = parts
+        .metrics_token
+        .as_deref()
+        .map(|token| <[u8; 32]>::from(Sha256::digest(token.as_bytes())));
     let mut app = axum::Router::new()
         .route("/healthz", get(|| async { "ok\n" }))
         .route(
             "/readyz",
-            get(move || {
+            get(move |request: Request| {
                 let state = readiness.get();
+                let detailed = request
+                    .extensions()
+                    .get::<AllowedHost>()
+                    .is_some_and(|allowed| allowed.0);
                 async move {
                     let status = if state.ready() {
                         StatusCode::OK
                     } else {
                         StatusCode::SERVICE_UNAVAILABLE
                     };
-                    let body = json!({
-                        "ready": state.ready(),
-                        "catalog_loaded": state.loaded,
-                        "tools": state.tools,
-                        "unreachable_sources": state.unreachable,
-                        "audit": state.audit,
-                    });
+                    // To a `Host` not allowed (a balancer's check, a probe by address, a page
+                    // that rebinds its name to the gateway): ready or not, nothing of the tools,
+                    // the sources or the audit.
+                    let body = if detailed {
+                        json!({
+                            "ready": state.ready(),
+                            "catalog_loaded": state.loaded,
+                            "tools": state.tools,
+                            "unreachable_sources": state.unreachable,
+                            "audit": state.audit,
+                        })
+                    } else {
+                        json!({"ready": state.ready()})
+                    };
                     (status, axum::Json(body))
                 }
             }),
         )
         .route(
             "/metrics",
-            get(move || {
-                let text = metrics.render();
+            get(move |headers: HeaderMap| {
+                let text = metrics_token
+                    .as_ref()
+                    .is_none_or(|expected| presents(&headers, expected))
+                    .then(|| metrics.render());
                 async move {
+                    let Some(text) = text else {
+                        tracing::info!("/metrics refused: no valid token");
+                        return (
+                            StatusCode::UNAUTHORIZED,
+                            [(WWW_AUTHENTICATE, "Bearer realm=\"metrics\"")],
+                            "Unauthorized: /metrics needs its bearer token\n",
+                        )
+                            .into_response();
+                    };
                     (
                         [(
                             CONTENT_TYPE,
@@ -122,9 +171,33 @@ pub(crate) async fn serve(
                         )],
                         text,
                     )
+                        .into_response()
                 }
             }),
         );
+    let card = Arc::new(
+        parts.card.resource_metadata(
+            parts
+                .auth
+                .as_ref()
+                .and_then(|auth| auth.metadata())
+                .map(|metadata| metadata.url.clone()),
+        ),
+    );
+    for path in [
+        server_card::WELL_KNOWN_PATH.to_owned(),
+        format!("{MCP_PATH}{}", server_card::ENDPOINT_SUFFIX),
+    ] {
+        let card = Arc::clone(&card);
+        app = app.route(
+            &path,
+            get(move |request: Request| {
+                let answer = card.answer(request_host(&request), request.headers());
+                async move { answer }
+            })
+            .options(|| async { server_card::preflight() }),
+        );
+    }
     if let Some(metadata) = parts.auth.as_ref().and_then(|auth| auth.metadata()) {
         for path in &metadata.paths {
             let document = metadata.document.clone();
@@ -151,9 +224,9 @@ pub(crate) async fn serve(
                 }),
             );
     }
-    // Every route, not only MCP's, answers only the hosts it is served as: a page of another
-    // name resolving to this address (DNS rebinding) reads no tool name from `/readyz` or
-    // `/metrics`.
+    // Every route, not only MCP's, answers only the hosts it is served as (the probes aside,
+    // which then say no more than up or ready): a page of another name resolving to this address
+    // (DNS rebinding) reads no tool name from `/readyz` or `/metrics`.
     let allowed = Arc::new(parts.allowed_hosts.clone());
     let app = app
         .merge(mcp)
@@ -214,21 +287,47 @@ pub(crate) async fn serve(
     }
 }
 
-/// Refuses (403) a request whose `Host` is not one of `allowed` (400 without one).
-async fn host_checked(
-    State(allowed): State<Arc<Vec<String>>>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let host = request
+/// The `Host` a request names (its header, else its URI's authority).
+fn request_host(request: &Request) -> Option<&str> {
+    request
         .headers()
         .get(HOST)
         .and_then(|value| value.to_str().ok())
         .or_else(|| request.uri().authority().map(Authority::as_str))
-        .and_then(|host| Authority::try_from(host).ok());
+}
+
+/// Whether `headers` carry `Authorization: Bearer` and a token whose SHA-256 is `expected`
+/// (one such header, compared in constant time).
+fn presents(headers: &HeaderMap, expected: &[u8; 32]) -> bool {
+    let mut values = headers.get_all(AUTHORIZATION).iter();
+    let (Some(value), None) = (values.next(), values.next()) else {
+        return false;
+    };
+    let Some((scheme, token)) = value.to_str().ok().and_then(|value| value.split_once(' ')) else {
+        return false;
+    };
+    let presented: [u8; 32] = Sha256::digest(token.trim().as_bytes()).into();
+    scheme.eq_ignore_ascii_case("bearer") && bool::from(presented.ct_eq(expected))
+}
+
+/// Refuses (403) a request whose `Host` is not one of `allowed` (400 without one); a probe
+/// ([`PROBES`]) is answered whatever its `Host`, told whether it is allowed ([`AllowedHost`]).
+async fn host_checked(
+    State(allowed): State<Arc<Vec<String>>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let host = request_host(&request).and_then(|host| Authority::try_from(host).ok());
+    let is_allowed = host
+        .as_ref()
+        .is_some_and(|host| host_allowed(host, &allowed));
+    if PROBES.contains(&request.uri().path()) {
+        request.extensions_mut().insert(AllowedHost(is_allowed));
+        return next.run(request).await;
+    }
     match host {
         None => (StatusCode::BAD_REQUEST, "Bad Request: no valid Host header").into_response(),
-        Some(host) if !host_allowed(&host, &allowed) => {
+        Some(host) if !is_allowed => {
             tracing::info!(host = %host, "request refused: Host not allowed (DNS rebinding?)");
             (
                 StatusCode::FORBIDDEN,
@@ -358,6 +457,30 @@ mod tests {
             "127.0.0.2",
         ] {
             assert!(!host_allowed(&host(bad), &allowed), "{bad}");
+        }
+    }
+
+    #[test]
+    fn metrics_read_only_the_one_bearer_token_given() {
+        let expected: [u8; 32] = Sha256::digest(b"s3cret").into();
+        let with = |values: &[&str]| {
+            let mut headers = HeaderMap::new();
+            for value in values {
+                headers.append(AUTHORIZATION, HeaderValue::from_str(value).unwrap());
+            }
+            presents(&headers, &expected)
+        };
+        assert!(with(&["Bearer s3cret"]));
+        assert!(with(&["bearer  s3cret"]));
+        for refused in [
+            &[][..],
+            &["Bearer s3cre"],
+            &["Bearer s3cretx"],
+            &["Basic s3cret"],
+            &["s3cret"],
+            &["Bearer s3cret", "Bearer s3cret"],
+        ] {
+            assert!(!with(refused), "{refused:?}");
         }
     }
 }

@@ -162,6 +162,11 @@ pub async fn serve(config: Config) -> Result<(), String> {
         grace: Duration::from_secs(serve.shutdown_grace_seconds),
         allowed_hosts: options.allowed_hosts.clone(),
         connects: gateway.connects().cloned(),
+        metrics_token: match serve.transport {
+            Transport::Http => serve.metrics_token().map_err(|error| error.to_string())?,
+            Transport::Stdio => None,
+        },
+        card: super::server_card::ServerCard::new(&serve, std::sync::Arc::new(resources.clone())),
     };
     if lists_watched(interval, &changes) {
         tokio::spawn(keep_refreshed(

@@ -168,18 +168,6 @@ fn json_graphql(dir: &std::path::Path) -> Server {
     )
 }
 
-/// `toolkit-gen serve` over stdio for the configuration `toml` (its catalog never refreshed),
-/// written into `dir`.
-fn gateway(dir: &std::path::Path, toml: &str) -> std::sync::Arc<toolkit_runtime::mcp::Mcp> {
-    use toolkit_runtime::mcp::{Mcp, StdioCommand};
-    let config = dir.join("toolkit.toml");
-    std::fs::write(&config, format!("[catalog]\nrefresh_seconds = 0\n\n{toml}")).unwrap();
-    let command = StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(["serve", "--config"])
-        .arg(config);
-    std::sync::Arc::new(Mcp::stdio("gateway", command))
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_gateway_introspects_a_graphql_endpoint_whose_mutations_change_its_data() {
     use toolkit_runtime::{CallContext, ToolSource};
@@ -190,7 +178,7 @@ async fn the_gateway_introspects_a_graphql_endpoint_whose_mutations_change_its_d
     ));
     std::fs::create_dir_all(&dir).unwrap();
     let blog = json_graphql(&dir);
-    let served = gateway(
+    let served = crate::support::gateway(
         &dir,
         &format!(
             r#"
@@ -274,7 +262,7 @@ async fn the_gateway_serves_a_graphql_source_under_its_policy() {
         "query Viewer($first: Int = 2) {\n  viewer { login repositories(first: $first) { totalCount } }\n}\n",
     )
     .unwrap();
-    let served = gateway(
+    let served = crate::support::gateway(
         &dir,
         &format!(
             r#"

@@ -17,6 +17,18 @@ pub fn run(args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// `toolkit-gen serve` over stdio for the configuration `toml` (its catalog never refreshed),
+/// written into `dir`, as an MCP source a test calls.
+pub fn gateway(dir: &std::path::Path, toml: &str) -> std::sync::Arc<toolkit_runtime::mcp::Mcp> {
+    use toolkit_runtime::mcp::{Mcp, StdioCommand};
+    let config = dir.join("toolkit.toml");
+    std::fs::write(&config, format!("[catalog]\nrefresh_seconds = 0\n\n{toml}")).unwrap();
+    let command = StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+        .args(["serve", "--config"])
+        .arg(config);
+    std::sync::Arc::new(Mcp::stdio("gateway", command))
+}
+
 /// A free port of 127.0.0.1 (bound, then let go).
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")

@@ -1,0 +1,169 @@
+//! The gateway's resilience layers (`[sources.resilience]`), as an agent meets them through
+//! `toolkit-gen serve`: an API upstream on 127.0.0.1 that flaps, then goes down. The retry hides
+//! the flap of a read-only tool; the breaker opens on the failures and then answers at once
+//! without asking the upstream; the audit record says which layer answered. A configuration whose
+//! settings contradict each other is refused with the key that says it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde_json::{Value, json};
+use toolkit_runtime::{CallContext, ToolSource};
+
+/// The upstream's state: requests seen, and how many of the next ones fail with 503.
+#[derive(Clone, Default)]
+struct Upstream {
+    requests: Arc<AtomicUsize>,
+    failing: Arc<AtomicUsize>,
+}
+
+async fn items(State(upstream): State<Upstream>) -> Response {
+    upstream.requests.fetch_add(1, Ordering::SeqCst);
+    let failing = upstream.failing.load(Ordering::SeqCst);
+    if failing > 0 {
+        upstream.failing.store(failing - 1, Ordering::SeqCst);
+        return (StatusCode::SERVICE_UNAVAILABLE, "busy").into_response();
+    }
+    axum::Json(json!({ "items": ["a"] })).into_response()
+}
+
+async fn start(upstream: Upstream) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let app = Router::new()
+        .route("/items", get(items).post(items))
+        .with_state(upstream);
+    tokio::spawn(async move {
+        let _ = axum::serve(
+            axum::serve::ListenerExt::tap_io(listener, |tcp| {
+                let _ = tcp.set_nodelay(true);
+            }),
+            app,
+        )
+        .await;
+    });
+    base
+}
+
+const DOCUMENT: &str = r#"{
+  "openapi": "3.1.0",
+  "info": { "title": "items", "version": "1" },
+  "paths": { "/items": {
+    "get": { "operationId": "listItems", "responses": { "200": { "description": "ok" } } },
+    "post": { "operationId": "createItem", "responses": { "200": { "description": "ok" } } }
+  } }
+}"#;
+
+fn config(base: &str, breaker_window: u32) -> String {
+    format!(
+        r#"
+[policy]
+default = "allow"
+
+[audit]
+file = "audit.jsonl"
+
+[[sources]]
+name = "items"
+openapi = "items.json"
+base_url = "{base}"
+
+[sources.resilience]
+retry = {{ attempts = 3, min_delay_ms = 10, max_delay_ms = 100 }}
+breaker = {{ failure_rate = 0.75, window_seconds = {breaker_window}, minimum_calls = 4, open_seconds = 60, half_open_calls = 1 }}
+"#
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_retry_hides_a_flap_and_the_open_breaker_answers_without_the_upstream() {
+    let dir =
+        std::env::temp_dir().join(format!("toolkit-gateway-resilience-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("items.json"), DOCUMENT).unwrap();
+    let upstream = Upstream::default();
+    let base = start(upstream.clone()).await;
+    let served = crate::support::gateway(&dir, &config(&base, 60));
+    served.discover().await.unwrap();
+    let context = CallContext::new();
+    let empty = || json!({}).as_object().cloned().unwrap();
+
+    // A flap of the read-only tool is retried: the agent reads the items.
+    upstream.failing.store(1, Ordering::SeqCst);
+    let listed = served.call("items__listItems", empty(), &context).await;
+    assert!(
+        listed
+            .as_ref()
+            .is_ok_and(|answer| answer.to_string().contains("\"a\"")),
+        "{listed:?}"
+    );
+    assert_eq!(upstream.requests.load(Ordering::SeqCst), 2);
+
+    // The upstream goes down: two failed creations (not retried) open the breaker, which counts
+    // each attempt: 3 of the last 4 failed.
+    upstream.failing.store(usize::MAX, Ordering::SeqCst);
+    for _ in 0..2 {
+        let created = served.call("items__createItem", empty(), &context).await;
+        assert!(created.is_err(), "{created:?}");
+    }
+    assert_eq!(upstream.requests.load(Ordering::SeqCst), 4);
+    let refused = served.call("items__createItem", empty(), &context).await;
+    assert!(refused.is_err(), "{refused:?}");
+    assert_eq!(
+        upstream.requests.load(Ordering::SeqCst),
+        4,
+        "the open breaker sent nothing"
+    );
+    drop(served);
+
+    // The gateway writes its last records as it ends, once its stdin is closed.
+    let mut audit = String::new();
+    for _ in 0..100 {
+        audit = std::fs::read_to_string(dir.join("audit.jsonl")).unwrap_or_default();
+        if audit.lines().count() >= 4 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let records: Vec<Value> = audit
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let layers: Vec<(&str, Option<&str>)> = records
+        .iter()
+        .map(|record| {
+            (
+                record["outcome"].as_str().unwrap_or_default(),
+                record["answered_by"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        layers,
+        [
+            ("ok", None),
+            ("unavailable", None),
+            ("unavailable", None),
+            ("unavailable", Some("breaker"))
+        ],
+        "{audit}"
+    );
+
+    // A breaker whose window is shorter than the source's timeout (30 s) is refused by its key.
+    std::fs::write(dir.join("toolkit.toml"), config(&base, 5)).unwrap();
+    let config = dir.join("toolkit.toml");
+    let (code, _, stderr) = crate::support::run(&["serve", "--config", config.to_str().unwrap()]);
+    assert_ne!(code, 0);
+    assert!(
+        stderr.contains(
+            "`resilience.breaker.window_seconds` (5 s) is shorter than timeout_seconds (30 s)"
+        ),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
