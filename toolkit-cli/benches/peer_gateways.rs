@@ -1,6 +1,7 @@
-//! The gateway beside the gateways a user would pick instead, as a user's client sees them: PyPI
-//! `mcp-proxy` 0.13.0, npm `mcp-proxy` 6.7.19 and npm `supergateway` 4.0.0 (installed, pinned, by
-//! `scripts/install-test-peers`) and `toolkit-gen serve --config FILE` (this build), each putting
+//! The gateway beside the gateways a user would pick instead, as a user's client sees them:
+//! crates.io `mcp-proxy` 0.6.0 (Rust, when `TOOLKIT_BENCH_PEERS=1 scripts/install-test-peers` has
+//! built it), PyPI `mcp-proxy` 0.13.0, npm `mcp-proxy` 6.7.19 and npm `supergateway` 4.0.0
+//! (installed, pinned, by `scripts/install-test-peers`) and `toolkit-gen serve --config FILE` (this build), each putting
 //! the same stdio MCP server (`noop_server.cjs`: the TypeScript SDK's, one tool that answers "ok"
 //! at once) behind Streamable HTTP on 127.0.0.1, with the direct stdio call as the floor.
 //!
@@ -73,6 +74,8 @@ fn upstream() -> Vec<String> {
 struct Gateway {
     name: &'static str,
     url: String,
+    /// The upstream's tool as the gateway names it.
+    tool: &'static str,
     child: Child,
 }
 
@@ -98,11 +101,15 @@ impl Gateway {
 
 /// `TOOLKIT_VARIANT="KEY=VALUE …"`: a second instance of ours with these in its environment
 /// (an A/B of a setting, measured in the same interleaved run); `TOOLKIT_VARIANT_TOML` (TOML
-/// tables, such as `[audit]`) is added to that instance's configuration.
+/// tables, such as `[audit]`) is added to that instance's configuration, and
+/// `TOOLKIT_VARIANT_SOURCE` (keys and tables of the source, such as `[sources.resilience]`) to its
+/// source.
 fn variant() -> Option<Vec<(String, String)>> {
-    let variant = std::env::var("TOOLKIT_VARIANT")
-        .ok()
-        .or_else(|| std::env::var_os("TOOLKIT_VARIANT_TOML").map(|_| String::new()))?;
+    let variant = std::env::var("TOOLKIT_VARIANT").ok().or_else(|| {
+        (std::env::var_os("TOOLKIT_VARIANT_TOML").is_some()
+            || std::env::var_os("TOOLKIT_VARIANT_SOURCE").is_some())
+        .then(String::new)
+    })?;
     Some(
         variant
             .split_whitespace()
@@ -129,7 +136,12 @@ fn start(name: &'static str, logs: &Path, mut command: Command, url: String) -> 
         .stderr(log)
         .spawn()
         .unwrap_or_else(|error| panic!("{name} could not be started: {error}"));
-    Gateway { name, url, child }
+    Gateway {
+        name,
+        url,
+        tool: "noop",
+        child,
+    }
 }
 
 /// Every gateway of the comparison, started.
@@ -187,7 +199,8 @@ fn gateways(logs: &Path) -> Vec<Gateway> {
                         "{}\n[[sources]]",
                         std::env::var("TOOLKIT_VARIANT_TOML").unwrap_or_default()
                     ),
-                ),
+                )
+                + &std::env::var("TOOLKIT_VARIANT_SOURCE").unwrap_or_default(),
         )
         .unwrap();
         let mut command = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"));
@@ -200,6 +213,7 @@ fn gateways(logs: &Path) -> Vec<Gateway> {
             .iter()
             .map(|(key, value)| format!("{key}={value}"))
             .chain(std::env::var("TOOLKIT_VARIANT_TOML").ok())
+            .chain(std::env::var("TOOLKIT_VARIANT_SOURCE").ok())
             .collect::<Vec<_>>()
             .join(" ");
         all.push(start(
@@ -211,6 +225,40 @@ fn gateways(logs: &Path) -> Vec<Gateway> {
     }
     if std::env::var_os("PEERS").is_some_and(|peers| peers == "0") {
         return all;
+    }
+
+    // crates.io mcp-proxy 0.6.0 (Rust, tower): built only when the benchmarks ask for their
+    // peers (`TOOLKIT_BENCH_PEERS=1 scripts/install-test-peers`, about 12 minutes on two cores).
+    let rust = peers().join("mcp-proxy-rs/bin/mcp-proxy");
+    if rust.exists() {
+        let port = free_port();
+        let config = logs.join("mcp-proxy-rs.toml");
+        let (program, args) = upstream.split_first().unwrap();
+        std::fs::write(
+            &config,
+            format!(
+                "[proxy]\nname = \"bench\"\n[proxy.listen]\nhost = \"127.0.0.1\"\nport = {port}\n\
+                 [[backends]]\nname = \"noop\"\ntransport = \"stdio\"\ncommand = {}\nargs = {}\n",
+                serde_json::to_string(program).unwrap(),
+                serde_json::to_string(args).unwrap()
+            ),
+        )
+        .unwrap();
+        let mut command = Command::new(&rust);
+        command.arg("--config").arg(&config).env("RUST_LOG", "warn");
+        let mut gateway = start(
+            "crates.io mcp-proxy 0.6.0",
+            logs,
+            command,
+            format!("http://127.0.0.1:{port}/"),
+        );
+        gateway.tool = "noop/noop";
+        all.push(gateway);
+    } else {
+        eprintln!(
+            "crates.io mcp-proxy 0.6.0 left out: TOOLKIT_BENCH_PEERS=1 scripts/install-test-peers \
+             builds it"
+        );
     }
 
     let port = free_port();
@@ -259,6 +307,7 @@ fn gateways(logs: &Path) -> Vec<Gateway> {
 struct Session {
     http: reqwest::Client,
     url: String,
+    tool: &'static str,
     session: Option<String>,
 }
 
@@ -268,7 +317,7 @@ struct Session {
 static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 impl Session {
-    async fn open(url: &str) -> Result<Self, String> {
+    async fn open(url: &str, tool: &'static str) -> Result<Self, String> {
         let http = reqwest::Client::builder()
             .pool_max_idle_per_host(1)
             .build()
@@ -276,6 +325,7 @@ impl Session {
         let mut session = Self {
             http,
             url: url.to_owned(),
+            tool,
             session: None,
         };
         let initialize = json!({"protocolVersion": REVISION, "capabilities": {},
@@ -371,7 +421,7 @@ impl Session {
 
     async fn call(&mut self) -> Result<(), String> {
         let result = self
-            .request("tools/call", json!({"name": "noop", "arguments": {}}))
+            .request("tools/call", json!({"name": self.tool, "arguments": {}}))
             .await?;
         if result["content"][0]["text"] == "ok" {
             Ok(())
@@ -532,8 +582,8 @@ fn percentile(sorted: &[Duration], fraction: f64) -> f64 {
     sorted[rank - 1].as_secs_f64() * 1000.0
 }
 
-async fn latency_over_http(url: &str) -> Result<(f64, f64), String> {
-    let mut session = Session::open(url).await?;
+async fn latency_over_http(url: &str, tool: &'static str) -> Result<(f64, f64), String> {
+    let mut session = Session::open(url, tool).await?;
     for _ in 0..20 {
         session.call().await?;
     }
@@ -550,10 +600,10 @@ async fn latency_over_http(url: &str) -> Result<(f64, f64), String> {
 
 /// Calls per second of `CLIENTS` sessions calling at once, and the peak of the tree's RSS
 /// sampled meanwhile.
-async fn load_over_http(url: &str, pid: u32) -> Result<(f64, u64), String> {
+async fn load_over_http(url: &str, tool: &'static str, pid: u32) -> Result<(f64, u64), String> {
     let mut sessions = Vec::with_capacity(CLIENTS);
     for _ in 0..CLIENTS {
-        let mut session = Session::open(url).await?;
+        let mut session = Session::open(url, tool).await?;
         session.call().await?;
         sessions.push(session);
     }
@@ -589,9 +639,9 @@ async fn load_over_http(url: &str, pid: u32) -> Result<(f64, u64), String> {
 }
 
 async fn round_over_http(gateway: &Gateway) -> Result<Figures, String> {
-    let (p50_ms, p99_ms) = latency_over_http(&gateway.url).await?;
+    let (p50_ms, p99_ms) = latency_over_http(&gateway.url, gateway.tool).await?;
     let pid = gateway.child.id();
-    let (calls_per_second, peak) = load_over_http(&gateway.url, pid).await?;
+    let (calls_per_second, peak) = load_over_http(&gateway.url, gateway.tool, pid).await?;
     tokio::time::sleep(Duration::from_millis(200)).await;
     Ok(Figures {
         p50_ms,
@@ -679,7 +729,7 @@ fn main() {
             let mut last = String::new();
             let ready = async {
                 loop {
-                    match Session::open(&gateway.url).await {
+                    match Session::open(&gateway.url, gateway.tool).await {
                         Ok(mut session) => match session.call().await {
                             Ok(()) => match session.close().await {
                                 Ok(()) => return,

@@ -5,8 +5,7 @@
 //! 2. a concurrency cap with a bounded queue ([`Concurrency`]): a call past both is refused;
 //! 3. retries ([`Retry`]) of retryable failures, only of the tools a retry is safe for, with
 //!    backoff, jitter and a budget;
-//! 4. a circuit breaker ([`Breaker`], tower-resilience's) that, open, answers every attempt at
-//!    once;
+//! 4. a circuit breaker ([`Breaker`]) that, open, answers every attempt at once;
 //! 5. a timeout of each attempt.
 //!
 //! [`Failover`] puts several endpoints behind one source, ejecting the unhealthy one.
@@ -95,17 +94,10 @@ impl Resilient {
             source,
             timeout: layers.timeout,
         };
-        let breaker = match &layers.breaker {
-            None => None,
-            Some(settings) => Some(
-                breaker::Breaker::new(settings, attempts.clone(), &name).ok_or_else(|| {
-                    vec![Problem {
-                        key: "breaker".to_owned(),
-                        text: "is not a breaker tower-resilience can build".to_owned(),
-                    }]
-                })?,
-            ),
-        };
+        let breaker = layers
+            .breaker
+            .as_ref()
+            .map(|settings| breaker::Breaker::new(settings, &name));
         Ok(Self {
             rates: Rates::new(&layers),
             queue: layers.concurrency.as_ref().map(Queue::new),
@@ -175,7 +167,7 @@ impl Resilient {
     /// One attempt, through the breaker when there is one.
     async fn attempt(&self, attempt: Attempt) -> Result<Value, Failed> {
         match &self.breaker {
-            Some(breaker) => breaker.send(attempt, &self.name).await,
+            Some(breaker) => breaker.send(&self.attempts, attempt).await,
             None => self.attempts.send(attempt).await,
         }
     }

@@ -348,7 +348,7 @@ impl Retry {
     }
 }
 
-/// A circuit breaker (tower-resilience's): closed, it counts the calls of the last `window`; when
+/// A circuit breaker: closed, it counts the attempts of the last `window`; when
 /// at least `minimum_calls` were made and `failure_rate` of them failed retryably, it opens and
 /// answers every call at once with a retryable failure for `open_for`; then it lets
 /// `half_open_calls` calls through, and closes if they fail less than the rate, else opens again.
