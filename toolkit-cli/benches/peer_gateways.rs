@@ -148,7 +148,9 @@ fn start(name: &'static str, logs: &Path, mut command: Command, url: String) -> 
 fn gateways(logs: &Path) -> Vec<Gateway> {
     let upstream = upstream();
     let npm = peers().join("gateways-npm/node_modules/.bin");
-    let python = peers().join("gateways-python/bin/mcp-proxy");
+    // Run as a module of the venv's interpreter: the venv's scripts name the path it was made
+    // at, which a copied target directory no longer has.
+    let python = peers().join("gateways-python/bin/python");
     for needed in [&npm.join("mcp-proxy"), &npm.join("supergateway"), &python] {
         assert!(
             needed.exists(),
@@ -264,7 +266,7 @@ fn gateways(logs: &Path) -> Vec<Gateway> {
     let port = free_port();
     let mut command = Command::new(&python);
     command
-        .args(["--port", &port.to_string(), "--host", "127.0.0.1"])
+        .args(["-m", "mcp_proxy", "--port", &port.to_string(), "--host", "127.0.0.1"])
         .args(&upstream);
     all.push(start(
         "PyPI mcp-proxy 0.13.0",
