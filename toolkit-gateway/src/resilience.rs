@@ -1,7 +1,7 @@
 //! A source's `resilience = { … }` table: the layers it wears (the runtime's
-//! [`Resilience`](toolkit_runtime::resilience::Resilience)), read from TOML and checked when the
+//! [`Resilience`]), read from TOML and checked when the
 //! configuration is read, so that contradictory settings are refused with the key that says them;
-//! and [`Answering`], which lets the gateway's metrics and audit learn which layer answered a call.
+//! and `Answering`, which lets the gateway's metrics and audit learn which layer answered a call.
 //!
 //! ```toml
 //! [[sources]]
