@@ -157,6 +157,7 @@ fn endpoint(
                     skipped.reason
                 );
             }
+            warn_of_missing_credentials(config, &read.security.requirements);
             let client = client_builder()
                 .build()
                 .map_err(|error| fail(format!("cannot build an HTTP client: {error}")))?;
@@ -623,6 +624,44 @@ impl AuthorizationCallback for NoUser {
                 "the gateway cannot send a user to an authorization page".into(),
             ))
         })
+    }
+}
+
+/// Warns, at the start, of a source whose operations need credentials it gives none of (no
+/// `credentials`, `headers`, `per_person` or `on_behalf_of`): each of their calls would fail with
+/// a refused credential, which is all its model reads.
+fn warn_of_missing_credentials(
+    config: &SourceConfig,
+    requirements: &std::collections::BTreeMap<
+        String,
+        Vec<toolkit_runtime::http::SecurityRequirement>,
+    >,
+) {
+    if !config.credentials.is_empty()
+        || !config.headers.is_empty()
+        || config.per_person.is_some()
+        || config.on_behalf_of.is_some()
+    {
+        return;
+    }
+    let needing: Vec<&Vec<toolkit_runtime::http::SecurityRequirement>> = requirements
+        .values()
+        .filter(|wanted| !wanted.is_empty() && wanted.iter().all(|one| !one.is_empty()))
+        .collect();
+    let mut schemes: Vec<&str> = needing
+        .iter()
+        .flat_map(|wanted| wanted.iter().flat_map(|one| one.keys().map(String::as_str)))
+        .collect();
+    schemes.sort_unstable();
+    schemes.dedup();
+    if let Some(first) = schemes.first() {
+        tracing::warn!(
+            source = %config.name,
+            operations = needing.len(),
+            "operations need a credential of the security scheme(s) {schemes:?} and the source \
+             gives none: set `credentials = {{ {first} = \"VARIABLE\" }}` (VARIABLE: the \
+             environment variable that holds it)"
+        );
     }
 }
 

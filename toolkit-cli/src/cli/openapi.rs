@@ -425,7 +425,7 @@ pub struct CallArgs<'a> {
 /// `toolkit-gen call`: runs one operation and writes its result or failure to `out`.
 pub fn call(args: &CallArgs<'_>, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
     match prepare(args) {
-        Ok((toolkit, input)) => {
+        Ok((toolkit, input, hint)) => {
             let runtime = match tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()
@@ -439,7 +439,14 @@ pub fn call(args: &CallArgs<'_>, out: &mut dyn Write, err: &mut dyn Write) -> Ex
             let outcome = runtime.block_on(toolkit.call(args.operation, input));
             let (value, code) = match outcome {
                 Ok(value) => (value, ExitCode::SUCCESS),
-                Err(failure) => (failure.to_json(), ExitCode::FAILURE),
+                Err(failure) => {
+                    // What the model reads says only that credentials were refused: the person
+                    // running the command is told which are missing and how to give them.
+                    if let Some(hint) = hint.filter(|_| failure.code == "AuthenticationError") {
+                        let _ = writeln!(err, "toolkit-gen: {hint}");
+                    }
+                    (failure.to_json(), ExitCode::FAILURE)
+                }
             };
             if writeln!(out, "{value}").is_err() {
                 return ExitCode::FAILURE;
@@ -481,14 +488,20 @@ pub struct SourceOf<'a> {
 ///
 /// A message for people when the document cannot be read, or an argument is wrong.
 pub fn http_source(of: &SourceOf<'_>) -> Result<HttpSource, String> {
-    http_source_of(of, None)
+    http_source_of(of, None).map(|(source, _)| source)
 }
 
 /// As [`http_source`], with `only` the operation of that name when given (none when the
 /// document has no such operation): the document is read with its schemas held once, and only
 /// the operations kept get copies of the entries they reach, so running one operation of a
 /// large document costs that operation, not the document's operations times its schemas.
-fn http_source_of(of: &SourceOf<'_>, only: Option<&str>) -> Result<HttpSource, String> {
+///
+/// With `only`, also what to tell a person when that operation needs a credential that none of
+/// the `--credential`s gives ([`credential_hint`]).
+fn http_source_of(
+    of: &SourceOf<'_>,
+    only: Option<&str>,
+) -> Result<(HttpSource, Option<String>), String> {
     let mut read = toolkit_gen::inputs::read_openapi_for_module(of.file)
         .map(|(_, read)| read)
         .map_err(|problems| toolkit_gen::inputs::describe(of.file, &problems))?;
@@ -497,6 +510,10 @@ fn http_source_of(of: &SourceOf<'_>, only: Option<&str>) -> Result<HttpSource, S
     }
     read.operations = toolkit_runtime::http::standing_alone(read.operations, &read.defs)
         .map_err(|error| format!("{}: {error}", of.file.display()))?;
+    let hint = only.and_then(|only| {
+        let wanted = read.security.requirements.get(only)?;
+        credential_hint(only, wanted, of.credentials)
+    });
     let credentials = super::credentials::credentials(
         of.credentials,
         of.token_origins,
@@ -516,7 +533,47 @@ fn http_source_of(of: &SourceOf<'_>, only: Option<&str>) -> Result<HttpSource, S
         )
         .timeout(of.timeout)
         .build()
+        .map(|source| (source, hint))
         .map_err(|error| error.to_string())
+}
+
+/// What a person is told when `operation` needs a credential of one of the requirements
+/// `wanted` and the `--credential SCHEME=VAR`s `given` meet none of them: the schemes it takes,
+/// and the flag (or the gateway's key) that gives one. `None` when one is met or none is needed.
+fn credential_hint(
+    operation: &str,
+    wanted: &[toolkit_runtime::http::SecurityRequirement],
+    given: &[String],
+) -> Option<String> {
+    let given: Vec<&str> = given
+        .iter()
+        .filter_map(|pair| pair.split_once('=').map(|(scheme, _)| scheme.trim()))
+        .collect();
+    let met = |requirement: &toolkit_runtime::http::SecurityRequirement| {
+        requirement
+            .keys()
+            .all(|scheme| given.contains(&scheme.as_str()))
+    };
+    if wanted.is_empty() || wanted.iter().any(met) {
+        return None;
+    }
+    let schemes: Vec<String> = wanted
+        .iter()
+        .map(|requirement| {
+            requirement
+                .keys()
+                .map(|scheme| format!("`{scheme}`"))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        })
+        .collect();
+    let first = wanted.first()?.keys().next()?;
+    Some(format!(
+        "`{operation}` needs a credential of the security scheme {}, and none was given: pass \
+         `--credential {first}=VARIABLE` (VARIABLE: the environment variable that holds it); in \
+         the gateway, the source's `credentials = {{ {first} = \"VARIABLE\" }}`",
+        schemes.join(", or ")
+    ))
 }
 
 /// Why a call did not start.
@@ -527,8 +584,9 @@ enum Prepared {
     Failure(Failure),
 }
 
-fn prepare(args: &CallArgs<'_>) -> Result<(Toolkit, Value), Prepared> {
-    let source = http_source_of(&args.source, Some(args.operation)).map_err(Prepared::Usage)?;
+fn prepare(args: &CallArgs<'_>) -> Result<(Toolkit, Value, Option<String>), Prepared> {
+    let (source, hint) =
+        http_source_of(&args.source, Some(args.operation)).map_err(Prepared::Usage)?;
     let source = Arc::new(source);
     let toolkit = Toolkit::from_source(
         source.clone(),
@@ -544,7 +602,7 @@ fn prepare(args: &CallArgs<'_>) -> Result<(Toolkit, Value), Prepared> {
             )))
         })?,
     };
-    Ok((toolkit, input))
+    Ok((toolkit, input, hint))
 }
 
 #[cfg(test)]
@@ -783,6 +841,53 @@ paths:
             let _ = axum::serve(toolkit_runtime::serve::without_delay(listener), app).await;
         });
         (runtime, base)
+    }
+
+    #[test]
+    fn a_call_with_no_credential_tells_the_person_which_scheme_and_how_to_give_it() {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let (_runtime, base) = server(Arc::clone(&seen));
+        let secured = PETSTORE.replace(
+            "paths:",
+            "components:\n  securitySchemes:\n    api_key: {type: apiKey, in: header, name: X-Api-Key}\n\
+             security: [{api_key: []}]\npaths:",
+        );
+        let file = tempfile_like::File::new("secured.yaml", &secured);
+        let args = |credentials| CallArgs {
+            source: SourceOf {
+                file: file.path(),
+                base_url: &base,
+                headers: &[],
+                credentials,
+                token_origins: &[],
+                timeout: Duration::from_secs(5),
+            },
+            operation: "showPetById",
+            input: Some(r#"{"petId": 1}"#),
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        assert_eq!(call(&args(&[]), &mut out, &mut err), ExitCode::FAILURE);
+        let failure: Value = serde_json::from_slice(&out).unwrap();
+        assert_eq!(failure["code"], "AuthenticationError");
+        let told = String::from_utf8(err).unwrap();
+        assert!(
+            told.contains("`showPetById` needs a credential of the security scheme `api_key`")
+                && told.contains("--credential api_key=VARIABLE")
+                && told.contains("credentials = { api_key = \"VARIABLE\" }"),
+            "{told}"
+        );
+        assert!(seen.lock().unwrap().is_empty(), "nothing was sent");
+
+        // Given, the hint is not printed (and the call goes out with it).
+        // A variable every process has stands for the credential's.
+        let given = ["api_key=PATH".to_owned()];
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        assert_eq!(call(&args(&given), &mut out, &mut err), ExitCode::SUCCESS);
+        assert!(err.is_empty());
+        assert_eq!(
+            seen.lock().unwrap().as_slice(),
+            [std::env::var("PATH").unwrap()]
+        );
     }
 
     #[test]
