@@ -16,6 +16,7 @@ mod per_person;
 pub mod person_secrets;
 pub mod policy;
 mod redis_secrets;
+mod reload;
 pub mod resilience;
 mod resource_updates;
 mod resources;
@@ -141,6 +142,24 @@ impl std::fmt::Debug for Gateway {
     }
 }
 
+/// A source as the gateway serves it: its calls counted in `metrics`, recorded in `audit`, and,
+/// when it wears resilience layers, told which layer answered.
+fn served(
+    source: Arc<dyn ToolSource>,
+    metrics: &Arc<Metrics>,
+    audit: Option<&Audit>,
+    resilient: &Option<Arc<toolkit_runtime::resilience::Resilient>>,
+) -> Arc<dyn ToolSource> {
+    let mut served: Arc<dyn ToolSource> = Arc::new(Metered::new(source, Arc::clone(metrics)));
+    if let Some(audit) = audit {
+        served = Arc::new(audit::Audited::new(served, audit.clone()));
+    }
+    if resilient.is_some() {
+        served = Arc::new(resilience::Answering(served));
+    }
+    served
+}
+
 /// What happened when the catalog was refreshed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Refresh {
@@ -194,13 +213,8 @@ impl Gateway {
         for source in &config.sources {
             match sources::made(source, &clients, connects.as_ref()) {
                 Ok(made) => {
-                    let mut served: Arc<dyn ToolSource> =
-                        Arc::new(Metered::new(made.source, Arc::clone(&metrics)));
-                    if let Some(audit) = &audit {
-                        served = Arc::new(audit::Audited::new(served, audit.clone()));
-                    }
+                    let mut served = served(made.source, &metrics, audit.as_ref(), &made.resilient);
                     if let Some(resilient) = made.resilient {
-                        served = Arc::new(resilience::Answering(served));
                         resilients.push((source.name.clone(), resilient));
                     }
                     if let Some(mcp) = made.mcp {

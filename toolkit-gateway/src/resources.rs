@@ -22,7 +22,7 @@
 //! `notifications/prompts/list_changed`); only then is `listChanged` advertised
 //! ([`Upstreams::watched`]).
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use futures_util::future::join_all;
 use serde_json::{Value, json};
@@ -44,7 +44,8 @@ use listing::{Kept, Listing};
 #[derive(Clone, Debug)]
 pub struct Upstreams {
     upstreams: Arc<Vec<Upstream>>,
-    policy: Policy,
+    /// The policy, shared by every clone and replaced by a reload ([`Upstreams::set_policy`]).
+    policy: Arc<RwLock<Arc<Policy>>>,
     /// Whose view of them these are (everyone's, until [`Resources::seen_by`] says whose).
     view: View,
     /// The sources' resource updates, under their served URIs (`resource_updates.rs`).
@@ -123,7 +124,7 @@ impl Upstreams {
         Self {
             upstreams: Arc::new(upstreams),
             view: policy.view(&Principal::loopback()),
-            policy,
+            policy: Arc::new(RwLock::new(Arc::new(policy))),
             updates,
             watched: false,
             list_changes: tokio::sync::broadcast::channel(16).0,
@@ -131,6 +132,17 @@ impl Upstreams {
             metrics: Arc::default(),
             audit: None,
         }
+    }
+
+    /// The policy as it is now.
+    fn policy(&self) -> Arc<Policy> {
+        Arc::clone(&self.policy.read().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    /// Serves the upstreams under `policy` from now on (a reloaded configuration's), in every
+    /// clone of these upstreams.
+    pub(crate) fn set_policy(&self, policy: Policy) {
+        *self.policy.write().unwrap_or_else(PoisonError::into_inner) = Arc::new(policy);
     }
 
     /// Counts each request passed to an upstream (a read, a prompt, a completion, a
@@ -315,7 +327,7 @@ impl Upstreams {
     }
 
     fn allowed(&self, upstream: &Upstream, name: &str) -> bool {
-        self.policy.decide_name(&self.view, &upstream.name, name) != Decision::Block
+        self.policy().decide_name(&self.view, &upstream.name, name) != Decision::Block
     }
 
     fn served_uri(upstream: &Upstream, uri: &str) -> String {
@@ -508,11 +520,12 @@ impl Resources for Upstreams {
     }
 
     fn seen_by(&self, principal: &Principal) -> Option<Arc<dyn Resources>> {
-        if !self.policy.is_personal() {
+        let policy = self.policy();
+        if !policy.is_personal() {
             return None;
         }
         Some(Arc::new(Self {
-            view: self.policy.view(principal),
+            view: policy.view(principal),
             ..self.clone()
         }))
     }

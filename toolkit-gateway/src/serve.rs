@@ -11,6 +11,7 @@ use super::auth::Authenticator;
 use super::changed_sources::ChangedSources;
 use super::config::{Config, Transport};
 use super::http::{self, Parts};
+use super::reload::Reloads;
 
 /// Starts the gateway `config` describes ([`Config::load`] reads it from a file) and serves until the client goes (stdin ends) or,
 /// over HTTP, until SIGTERM or SIGINT: then no request is taken, calls in flight get
@@ -33,6 +34,23 @@ use super::http::{self, Parts};
 ///
 /// A message for people, naming the file, source or rule at fault.
 pub async fn serve(config: Config) -> Result<(), String> {
+    serve_reloading(config, None).await
+}
+
+/// As [`serve`], `config` being the file `path` as [`Config::load`] read it, which is read again
+/// on SIGHUP or when the file changes: a configuration that checks is applied to the running
+/// gateway (see `reload.rs` for what a reload applies, and what needs a restart), its clients told
+/// `notifications/tools/list_changed`; one that does not is refused, logged with its problems,
+/// and the old one keeps serving.
+///
+/// # Errors
+///
+/// As [`serve`].
+pub async fn serve_file(config: Config, path: &std::path::Path) -> Result<(), String> {
+    serve_reloading(config, Some(Reloads::new(path.to_path_buf()))).await
+}
+
+async fn serve_reloading(config: Config, reloads: Option<Reloads>) -> Result<(), String> {
     let auth = match &config.serve.auth {
         Some(auth) if config.serve.transport == Transport::Http => Some(std::sync::Arc::new(
             Authenticator::new(auth).map_err(|error| error.to_string())?,
@@ -168,7 +186,7 @@ pub async fn serve(config: Config) -> Result<(), String> {
         },
         card: super::server_card::ServerCard::new(&serve, std::sync::Arc::new(resources.clone())),
     };
-    if lists_watched(interval, &changes) {
+    if lists_watched(interval, &changes) || reloads.is_some() {
         tokio::spawn(keep_refreshed(
             gateway,
             Served {
@@ -177,6 +195,7 @@ pub async fn serve(config: Config) -> Result<(), String> {
             },
             interval,
             changes,
+            reloads,
         ));
     }
     let served = match serve.transport {
@@ -275,6 +294,7 @@ pub(crate) async fn keep_refreshed(
     served: Served,
     interval: Option<Duration>,
     changes: Vec<(String, ToolsChanged)>,
+    mut reloads: Option<Reloads>,
 ) {
     // What the clients were first served, to tell the changes from (no source listed again:
     // those not listed yet are listed once).
@@ -326,6 +346,17 @@ pub(crate) async fn keep_refreshed(
             }
             // A change heard: its listing is due at its floor, found at the loop's top.
             () = changed.woken() => continue,
+            why = async {
+                match reloads.as_mut() {
+                    Some(reloads) => reloads.next().await,
+                    None => std::future::pending().await,
+                }
+            } => {
+                if let Some(path) = reloads.as_ref().map(|reloads| reloads.path().to_path_buf()) {
+                    reload(&mut gateway, &served, &path, why).await;
+                }
+                continue;
+            }
         };
         match names {
             None => {
@@ -341,6 +372,53 @@ pub(crate) async fn keep_refreshed(
                 serve_refreshed(&gateway, &served.toolkit, &refresh);
                 served.resources.relist(Some(&names)).await;
             }
+        }
+    }
+}
+
+/// Reads the configuration at `path` again (asked for by `why`) and applies it to `gateway` and
+/// what it serves, or logs why not (the gateway goes on as it was).
+async fn reload(gateway: &mut Gateway, served: &Served, path: &std::path::Path, why: &str) {
+    let config = match Config::load(path) {
+        Ok(config) => config,
+        Err(error) => {
+            tracing::error!(
+                "the configuration was not reloaded ({why}); the running one is kept: {error}"
+            );
+            return;
+        }
+    };
+    // The configuration's types print every field they hold: the same text, the same settings.
+    if format!("{config:?}") == format!("{:?}", gateway.config()) {
+        tracing::info!("the configuration is unchanged ({why}): nothing to reload");
+        return;
+    }
+    let reloaded = gateway.reloaded(config);
+    let (new, listed) = match reloaded {
+        Ok(reloaded) => reloaded,
+        Err(problems) => {
+            tracing::error!(
+                "the configuration was not reloaded ({why}); the running one is kept: {problems}"
+            );
+            return;
+        }
+    };
+    *gateway = new;
+    served.resources.set_policy(gateway.policy().clone());
+    let refresh = gateway.refresh_sources(&listed).await;
+    for failure in &refresh.failures {
+        tracing::warn!(source = %failure.source, "not listed after the reload: {}", failure.problem);
+    }
+    match gateway.toolkit() {
+        Ok(toolkit) => {
+            tracing::info!(tools = toolkit.len(), sources = ?listed, "configuration reloaded ({why})");
+            match gateway.views() {
+                Some(views) => served.toolkit.replace_views(views),
+                None => served.toolkit.replace(toolkit),
+            }
+        }
+        Err(problem) => {
+            tracing::error!("the reloaded configuration's toolkit cannot be served: {problem}");
         }
     }
 }

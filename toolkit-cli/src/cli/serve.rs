@@ -56,7 +56,7 @@ pub fn serve(config: &Path, format: LogFormat) -> ExitCode {
         }
     };
     let code = runtime.block_on(run_guarded("toolkit-gen serve", async move {
-        toolkit_gateway::serve::serve(loaded?).await
+        toolkit_gateway::serve::serve_file(loaded?, config).await
     }));
     // A stdio server's child processes and HTTP connections are not waited for.
     runtime.shutdown_background();

@@ -79,7 +79,7 @@ async fn a_flood_of_list_changed_lists_its_source_once_a_floor_and_no_other() {
         toolkit: toolkit.clone(),
         resources: resources.clone(),
     };
-    tokio::spawn(keep_refreshed(gateway, served, interval, changes));
+    tokio::spawn(keep_refreshed(gateway, served, interval, changes, None));
 
     // Clients asking for the lists again and again: each upstream listed once.
     for _ in 0..50 {

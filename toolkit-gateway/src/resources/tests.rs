@@ -106,7 +106,7 @@ async fn served_hearing(name: &str, refresh_seconds: u64, hears: bool) -> Served
             resources: resources.clone(),
         };
         tokio::spawn(crate::serve::keep_refreshed(
-            gateway, served, interval, changes,
+            gateway, served, interval, changes, None,
         ));
     }
     let listener = bind_loopback(0).await.unwrap();

@@ -1,0 +1,162 @@
+//! The gateway reloaded without a restart (`toolkit-gen serve --config FILE`, the file changed
+//! while it serves): a policy rule and a source added apply; a configuration that does not check,
+//! or changes what needs a restart, is refused and the running one keeps serving; and the
+//! TypeScript SDK's client keeps its session across a reload and hears
+//! `notifications/tools/list_changed`.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use toolkit_runtime::mcp::Mcp;
+use toolkit_runtime::{CallContext, ToolSource};
+
+use crate::items_api::{DOCUMENT, Upstream, start};
+
+fn config(base: &str, extra_rule: &str, extra_source: &str) -> String {
+    format!(
+        r#"[catalog]
+refresh_seconds = 0
+
+[policy]
+default = "allow"
+rules = [{extra_rule}]
+
+[[sources]]
+name = "items"
+openapi = "items.json"
+base_url = "{base}"
+{extra_source}"#
+    )
+}
+
+/// The served tool names, once they satisfy `done` (asked every 200 ms for up to 10 s).
+async fn names_once(served: &Mcp, done: impl Fn(&[String]) -> bool) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let names: Vec<String> = served
+            .discover()
+            .await
+            .unwrap()
+            .iter()
+            .map(|definition| definition.name().to_owned())
+            .collect();
+        if done(&names) || Instant::now() > deadline {
+            return names;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_changed_file_is_applied_to_the_running_gateway_and_a_bad_one_refused() {
+    let dir = std::env::temp_dir().join(format!("toolkit-gateway-reload-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("items.json"), DOCUMENT).unwrap();
+    let base = start(Upstream::default()).await;
+    let path = dir.join("toolkit.toml");
+    let served = crate::support::gateway(&dir, "");
+    // `support::gateway` wrote its own configuration: this test's replaces it before the start.
+    std::fs::write(&path, config(&base, "", "")).unwrap();
+    let first = names_once(&served, |names| !names.is_empty()).await;
+    assert_eq!(first, ["items__listItems", "items__createItem"]);
+
+    // A rule and a source added, while the client is connected.
+    let more = "\n[[sources]]\nname = \"more\"\nopenapi = \"items.json\"\nbase_url = \"BASE\"\n"
+        .replace("BASE", &base);
+    let block = r#"{ tool = "createItem", decision = "block" }"#;
+    std::fs::write(&path, config(&base, block, &more)).unwrap();
+    let reloaded = names_once(&served, |names| {
+        names.len() == 2 && names[1].starts_with("more")
+    })
+    .await;
+    assert_eq!(reloaded, ["items__listItems", "more__listItems"]);
+
+    let context = CallContext::new();
+    let listed = served
+        .call(
+            "items__listItems",
+            json!({}).as_object().cloned().unwrap(),
+            &context,
+        )
+        .await;
+    assert!(listed.is_ok(), "the session goes on: {listed:?}");
+
+    // A file that does not check, and one that changes what needs a restart: both refused.
+    std::fs::write(
+        &path,
+        config(&base, block, &more).replace("default = \"allow\"", "defualt = 1"),
+    )
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let restart = format!("[serve]\nname = \"renamed\"\n{}", config(&base, "", ""));
+    std::fs::write(&path, restart).unwrap();
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let kept = names_once(&served, |_| true).await;
+    assert_eq!(
+        kept,
+        ["items__listItems", "more__listItems"],
+        "the running configuration is kept"
+    );
+    let listed = served
+        .call(
+            "more__listItems",
+            json!({}).as_object().cloned().unwrap(),
+            &context,
+        )
+        .await;
+    assert!(listed.is_ok(), "{listed:?}");
+    drop(served);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_typescript_sdk_client_keeps_its_session_and_hears_the_reload() {
+    use tokio::io::AsyncBufReadExt as _;
+
+    let dir =
+        std::env::temp_dir().join(format!("toolkit-gateway-reload-ts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("items.json"), DOCUMENT).unwrap();
+    let base = start(Upstream::default()).await;
+    let path = dir.join("toolkit.toml");
+    std::fs::write(&path, config(&base, "", "")).unwrap();
+    let modules = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../target/peers/mcp-npm/node_modules");
+    let mut client = tokio::process::Command::new("node")
+        .arg(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/tests/cli/reload_client.cjs"
+        ))
+        .arg("items__listItems")
+        .args([env!("CARGO_BIN_EXE_toolkit-gen"), "serve", "--config"])
+        .arg(&path)
+        .env("NODE_PATH", modules)
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(client.stdout.take().unwrap()).lines();
+    let ready = tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await;
+    assert!(
+        matches!(&ready, Ok(Ok(Some(line))) if line == "ready"),
+        "{ready:?}"
+    );
+
+    let block = r#"{ tool = "createItem", decision = "block" }"#;
+    std::fs::write(&path, config(&base, block, "")).unwrap();
+    let told = tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await;
+    let Ok(Ok(Some(line))) = told else {
+        panic!("the client said nothing: {told:?}");
+    };
+    let seen: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(
+        seen["before"],
+        json!(["items__listItems", "items__createItem"]),
+        "{seen}"
+    );
+    assert_eq!(seen["heard"], true, "{seen}");
+    assert_eq!(seen["after"], json!(["items__listItems"]), "{seen}");
+    assert_eq!(seen["called"], true, "{seen}");
+    let _ = client.wait().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
