@@ -266,7 +266,14 @@ fn gateways(logs: &Path) -> Vec<Gateway> {
     let port = free_port();
     let mut command = Command::new(&python);
     command
-        .args(["-m", "mcp_proxy", "--port", &port.to_string(), "--host", "127.0.0.1"])
+        .args([
+            "-m",
+            "mcp_proxy",
+            "--port",
+            &port.to_string(),
+            "--host",
+            "127.0.0.1",
+        ])
         .args(&upstream);
     all.push(start(
         "PyPI mcp-proxy 0.13.0",

