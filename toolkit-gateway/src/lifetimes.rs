@@ -87,7 +87,39 @@ fn due_at(
     })
 }
 
+/// How long the tools served stay fresh when nothing says sooner: every change is told
+/// (`list_changed`) anyway, so this bounds only what a client that does not listen misses.
+const SERVED_TTL: Duration = Duration::from_secs(60);
+
 impl Gateway {
+    /// How long the tools it serves stay fresh, as it tells its clients (`ttlMs`): the refresh
+    /// interval, or the soonest an upstream's listing expires, whichever comes first (a minute
+    /// when neither says); and whether that list is private: an upstream said its own was
+    /// (`cacheScope: private`, a list for its caller only), which the gateway passes on rather
+    /// than let a cache share it. A policy that shows each person their own view makes the list
+    /// private too (the server knows that by itself).
+    pub fn served_freshness(&self) -> (Duration, bool) {
+        let now = Instant::now();
+        let listed: Vec<ListLifetime> = self
+            .lifetimes
+            .iter()
+            .filter_map(|(_, handle)| handle.get())
+            .collect();
+        let soonest = listed
+            .iter()
+            .map(|lifetime| lifetime.stale_at().saturating_duration_since(now))
+            .min();
+        let private = listed
+            .iter()
+            .any(|lifetime| lifetime.scope == Some(toolkit_runtime::mcp::CacheScope::Private));
+        let ttl = [self.refresh_interval(), soonest]
+            .into_iter()
+            .flatten()
+            .min()
+            .unwrap_or(SERVED_TTL);
+        (ttl, private)
+    }
+
     /// When each source's list expires, bounded by the configuration; `None` when the catalog is
     /// refreshed only at start (`refresh_seconds = 0`).
     pub fn lifetimes(&self) -> Option<Lifetimes> {

@@ -144,6 +144,7 @@ async fn serve_reloading(config: Config, reloads: Option<Reloads>) -> Result<(),
     if let Some(views) = gateway.views() {
         server.toolkit_handle().replace_views(views);
     }
+    tell_freshness(&gateway, &server.toolkit_handle());
     // The bound address is a `Host` its clients send (any loopback address, not only the
     // loopback names rmcp accepts by default).
     let mut options = HttpOptions::default();
@@ -304,11 +305,7 @@ pub(crate) async fn keep_refreshed(
     // The start's listing counts: a change heard now waits for the floor after it.
     changed.asking(&every, Instant::now());
     changed.hear(changes);
-    let mut ticks = interval.map(|interval| {
-        let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
-        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        ticks
-    });
+    let mut ticks = interval.map(ticks_every);
     let mut lifetimes = gateway.lifetimes();
     loop {
         let expiry = lifetimes
@@ -354,6 +351,9 @@ pub(crate) async fn keep_refreshed(
             } => {
                 if let Some(path) = reloads.as_ref().map(|reloads| reloads.path().to_path_buf()) {
                     reload(&mut gateway, &served, &path, why).await;
+                    // The catalog's settings may have changed: the interval and the bounds.
+                    ticks = gateway.refresh_interval().map(ticks_every);
+                    lifetimes = gateway.lifetimes();
                 }
                 continue;
             }
@@ -405,6 +405,7 @@ async fn reload(gateway: &mut Gateway, served: &Served, path: &std::path::Path, 
     };
     *gateway = new;
     served.resources.set_policy(gateway.policy().clone());
+    tell_freshness(gateway, &served.toolkit);
     let refresh = gateway.refresh_sources(&listed).await;
     for failure in &refresh.failures {
         tracing::warn!(source = %failure.source, "not listed after the reload: {}", failure.problem);
@@ -423,8 +424,25 @@ async fn reload(gateway: &mut Gateway, served: &Served, path: &std::path::Path, 
     }
 }
 
+/// Ticks every `interval`, the first one `interval` from now.
+fn ticks_every(interval: Duration) -> tokio::time::Interval {
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + interval, interval);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    ticks
+}
+
+/// Says on each `tools/list` answer how long it stays fresh, as the gateway knows now
+/// ([`Gateway::served_freshness`]).
+fn tell_freshness(gateway: &Gateway, served: &ServedToolkit) {
+    match gateway.served_freshness() {
+        (ttl, true) => served.cache_privately_for(ttl),
+        (ttl, false) => served.cache_for(ttl),
+    }
+}
+
 /// Logs what `refresh` left wrong, and serves the new toolkit when the catalog changed.
 fn serve_refreshed(gateway: &Gateway, served: &ServedToolkit, refresh: &super::Refresh) {
+    tell_freshness(gateway, served);
     for failure in &refresh.failures {
         tracing::warn!(source = %failure.source, "refresh failed, keeping the last known tools: {}", failure.problem);
     }

@@ -127,9 +127,18 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let served = self.toolkit.served_to(&principal_of(&context.extensions));
-        Ok(ListToolsResult::with_all_items(
-            served.listing.values().cloned().collect(),
-        ))
+        let mut listed =
+            ListToolsResult::with_all_items(served.listing.values().cloned().collect());
+        if let Some(ttl) = self.toolkit.ttl_ms() {
+            listed.ttl_ms = Some(ttl);
+            // A person's own view is theirs alone: no cache may hand it to another.
+            listed.cache_scope = Some(if self.toolkit.is_personal() {
+                rmcp::model::CacheScope::Private
+            } else {
+                rmcp::model::CacheScope::Public
+            });
+        }
+        Ok(listed)
     }
 
     fn get_tool(&self, name: &str) -> Option<McpTool> {

@@ -8,7 +8,9 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use indexmap::IndexMap;
 use rmcp::RoleServer;
@@ -74,6 +76,10 @@ pub struct ServedToolkit {
 
 struct Shared {
     current: watch::Sender<Arc<Served>>,
+    /// How long a `tools/list` answer stays fresh, in milliseconds (`u64::MAX`: not said).
+    ttl_ms: AtomicU64,
+    /// Whether a `tools/list` answer says `cacheScope: private` whoever is served.
+    private: AtomicBool,
     /// The session clients that finished `initialize`, told of each replacement.
     peers: Mutex<Vec<Peer<RoleServer>>>,
 }
@@ -84,9 +90,54 @@ impl ServedToolkit {
         Self {
             inner: Arc::new(Shared {
                 current,
+                ttl_ms: AtomicU64::new(u64::MAX),
+                private: AtomicBool::new(false),
                 peers: Mutex::new(Vec::new()),
             }),
         }
+    }
+
+    /// Says on each `tools/list` answer how long it stays fresh: `ttlMs` (the 2026-07-28
+    /// revision's caching hints, SEP-2549), with `cacheScope` `public`, or `private` while each
+    /// person is served the toolkit of their view ([`ServedToolkit::replace_views`]), so that no
+    /// cache shares one person's list with another. Without it, the list says nothing (rmcp then
+    /// answers a 2026-07-28 client `ttlMs: 0`, `private`: not to be cached).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use toolkit_core::Toolkit;
+    /// use toolkit_serve::McpServer;
+    ///
+    /// let server = McpServer::new(Toolkit::default());
+    /// server.toolkit_handle().cache_for(Duration::from_secs(60));
+    /// ```
+    pub fn cache_for(&self, ttl: Duration) {
+        self.hint(ttl, false);
+    }
+
+    /// As [`ServedToolkit::cache_for`], with `cacheScope: private` whoever is served: for a list
+    /// built from results their own servers said were private.
+    pub fn cache_privately_for(&self, ttl: Duration) {
+        self.hint(ttl, true);
+    }
+
+    fn hint(&self, ttl: Duration, private: bool) {
+        let millis = u64::try_from(ttl.as_millis()).unwrap_or(u64::MAX - 1);
+        self.inner.private.store(private, Ordering::Relaxed);
+        self.inner
+            .ttl_ms
+            .store(millis.min(u64::MAX - 1), Ordering::Relaxed);
+    }
+
+    /// The `ttlMs` of a `tools/list` answer, when one was said ([`ServedToolkit::cache_for`]).
+    pub(crate) fn ttl_ms(&self) -> Option<u64> {
+        Some(self.inner.ttl_ms.load(Ordering::Relaxed)).filter(|ttl| *ttl != u64::MAX)
+    }
+
+    /// Whether a `tools/list` answer is private: each person is served the toolkit of their
+    /// view, or the host said so.
+    pub(crate) fn is_personal(&self) -> bool {
+        self.inner.private.load(Ordering::Relaxed) || self.served().views.is_some()
     }
 
     /// The toolkit served now.

@@ -158,3 +158,41 @@ async fn the_typescript_sdk_client_keeps_its_session_and_hears_the_reload() {
     let _ = client.wait().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The tools served say how long they stay fresh (`ttlMs`: the refresh interval here) and that any
+/// client may share them (`cacheScope: public`: no upstream said its list was private, and the
+/// policy shows everyone the same tools); and a reload that changes the interval says the new one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_served_list_says_how_long_it_stays_fresh() {
+    use toolkit_runtime::mcp::CacheScope;
+
+    let dir = std::env::temp_dir().join(format!("toolkit-gateway-ttl-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("items.json"), DOCUMENT).unwrap();
+    let base = start(Upstream::default()).await;
+    let path = dir.join("toolkit.toml");
+    let served = crate::support::gateway(&dir, "");
+    let with_interval = |seconds: u64| {
+        config(&base, "", "").replace(
+            "refresh_seconds = 0",
+            &format!("refresh_seconds = {seconds}"),
+        )
+    };
+    std::fs::write(&path, with_interval(120)).unwrap();
+    served.discover().await.unwrap();
+    let lifetime = served.list_lifetime_handle().get().unwrap();
+    assert_eq!(lifetime.ttl, Duration::from_secs(120));
+    assert_eq!(lifetime.scope, Some(CacheScope::Public));
+
+    std::fs::write(&path, with_interval(90)).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let mut ttl = lifetime.ttl;
+    while ttl != Duration::from_secs(90) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        served.discover().await.unwrap();
+        ttl = served.list_lifetime_handle().get().unwrap().ttl;
+    }
+    assert_eq!(ttl, Duration::from_secs(90));
+    drop(served);
+    let _ = std::fs::remove_dir_all(&dir);
+}
