@@ -889,3 +889,49 @@ async fn serve_a_stateless_client_that_listens_for_a_resource_hears_its_updates_
     );
     assert_eq!(notified["params"]["uri"], "demo://a", "{notified}");
 }
+
+/// SEP-2549's caching hints on `tools/list`: none until the host says how long its list stays
+/// fresh; then `ttlMs` and `cacheScope` `public`, `private` once each person is served a view of
+/// their own (no cache may hand one person's list to another), or when the host says so.
+#[tokio::test]
+async fn serve_tools_list_says_how_long_it_stays_fresh_and_whose_it_is() {
+    struct EveryoneTheSame;
+    impl toolkit_runtime::serve::Views for EveryoneTheSame {
+        fn key(&self, _: &toolkit_runtime::context::Principal) -> String {
+            String::new()
+        }
+        fn toolkit(&self, _: &str) -> Toolkit {
+            demo::toolkit()
+        }
+    }
+
+    let server = McpServer::new(demo::toolkit()).name("demo");
+    let handle = server.toolkit_handle();
+    let mut client = InProcessClient::start(server);
+    client.initialize().await.unwrap();
+    let listed = client.list_tools().await.unwrap();
+    assert!(listed.get("ttlMs").is_none(), "{listed}");
+
+    handle.cache_for(Duration::from_secs(60));
+    let listed = client.list_tools().await.unwrap();
+    assert_eq!(
+        (&listed["ttlMs"], &listed["cacheScope"]),
+        (&json!(60_000), &json!("public"))
+    );
+
+    handle.replace_views(Arc::new(EveryoneTheSame));
+    let listed = client.list_tools().await.unwrap();
+    assert_eq!(listed["cacheScope"], "private", "a view is its person's");
+
+    let server = McpServer::new(demo::toolkit());
+    server
+        .toolkit_handle()
+        .cache_privately_for(Duration::from_secs(5));
+    let mut client = InProcessClient::stateless(server);
+    let listed = client.list_tools().await.unwrap();
+    assert_eq!(
+        (&listed["ttlMs"], &listed["cacheScope"]),
+        (&json!(5_000), &json!("private"))
+    );
+    client.close().await.unwrap();
+}
