@@ -1,7 +1,7 @@
 //! The gateway reloaded without a restart (`toolkit-gen serve --config FILE`, the file changed
 //! while it serves): a policy rule and a source added apply; a configuration that does not check,
 //! or changes what needs a restart, is refused and the running one keeps serving; and the
-//! TypeScript SDK's client keeps its session across a reload and hears
+//! TypeScript and Python SDKs' clients keep their sessions across a reload and hear
 //! `notifications/tools/list_changed`.
 
 use std::time::{Duration, Instant};
@@ -109,28 +109,24 @@ async fn a_changed_file_is_applied_to_the_running_gateway_and_a_bad_one_refused(
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_typescript_sdk_client_keeps_its_session_and_hears_the_reload() {
+/// What a client started by `client` (given the tool to call, then the gateway's command line)
+/// prints once it held its session across a reload that blocks `createItem`.
+async fn across_a_reload(name: &str, mut client: tokio::process::Command) -> serde_json::Value {
     use tokio::io::AsyncBufReadExt as _;
 
-    let dir =
-        std::env::temp_dir().join(format!("toolkit-gateway-reload-ts-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "toolkit-gateway-reload-{name}-{}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("items.json"), DOCUMENT).unwrap();
     let base = start(Upstream::default()).await;
     let path = dir.join("toolkit.toml");
     std::fs::write(&path, config(&base, "", "")).unwrap();
-    let modules = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../target/peers/mcp-npm/node_modules");
-    let mut client = tokio::process::Command::new("node")
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/cli/reload_client.cjs"
-        ))
+    let mut client = client
         .arg("items__listItems")
         .args([env!("CARGO_BIN_EXE_toolkit-gen"), "serve", "--config"])
         .arg(&path)
-        .env("NODE_PATH", modules)
         .stdout(std::process::Stdio::piped())
         .kill_on_drop(true)
         .spawn()
@@ -139,24 +135,41 @@ async fn the_typescript_sdk_client_keeps_its_session_and_hears_the_reload() {
     let ready = tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await;
     assert!(
         matches!(&ready, Ok(Ok(Some(line))) if line == "ready"),
-        "{ready:?}"
+        "{name}: {ready:?}"
     );
 
     let block = r#"{ tool = "createItem", decision = "block" }"#;
     std::fs::write(&path, config(&base, block, "")).unwrap();
     let told = tokio::time::timeout(Duration::from_secs(30), lines.next_line()).await;
     let line = told.ok().and_then(Result::ok).flatten().unwrap_or_default();
-    let seen: serde_json::Value = serde_json::from_str(&line).unwrap_or_else(|_| json!(line));
-    assert_eq!(
-        seen["before"],
-        json!(["items__listItems", "items__createItem"]),
-        "{seen}"
-    );
-    assert_eq!(seen["heard"], true, "{seen}");
-    assert_eq!(seen["after"], json!(["items__listItems"]), "{seen}");
-    assert_eq!(seen["called"], true, "{seen}");
     let _ = client.wait().await;
     let _ = std::fs::remove_dir_all(&dir);
+    serde_json::from_str(&line).unwrap_or_else(|_| json!(line))
+}
+
+/// The TypeScript SDK's client (`reload_client.cjs`) and the Python SDK's (`reload_client.py`),
+/// each holding a stdio session across a reload: told the tools changed, shown the new list,
+/// and served a call on the same session.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_sdk_clients_keep_their_sessions_and_hear_the_reload() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut typescript = tokio::process::Command::new("node");
+    typescript
+        .arg(root.join("toolkit-cli/tests/cli/reload_client.cjs"))
+        .env("NODE_PATH", root.join("target/peers/mcp-npm/node_modules"));
+    let mut python = tokio::process::Command::new(root.join("target/peers/mcp-python/bin/python"));
+    python.arg(root.join("toolkit-cli/tests/cli/reload_client.py"));
+    for (name, client) in [("typescript", typescript), ("python", python)] {
+        let seen = across_a_reload(name, client).await;
+        assert_eq!(
+            seen["before"],
+            json!(["items__listItems", "items__createItem"]),
+            "{name}: {seen}"
+        );
+        assert_eq!(seen["heard"], true, "{name}: {seen}");
+        assert_eq!(seen["after"], json!(["items__listItems"]), "{name}: {seen}");
+        assert_eq!(seen["called"], true, "{name}: {seen}");
+    }
 }
 
 /// The tools served say how long they stay fresh (`ttlMs`: the refresh interval here) and that any
