@@ -119,3 +119,90 @@ async fn the_retry_hides_a_flap_and_the_open_breaker_answers_without_the_upstrea
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// npm server-everything over Streamable HTTP on a free port, killed when dropped; its port.
+async fn everything_over_http() -> (tokio::process::Child, u16) {
+    let port = crate::support::free_port();
+    let child = tokio::process::Command::new("node")
+        .arg(crate::support::peer(
+            "mcp-npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+        ))
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .is_err()
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "server-everything did not listen"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    (child, port)
+}
+
+/// Two replicas of server-everything behind one source (`url` and `failover`): when the first
+/// is killed, the retry of a tool the configuration says is safe to repeat goes to the second,
+/// and the agent reads its answer.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_killed_replica_is_failed_over_to_the_healthy_one() {
+    let dir = std::env::temp_dir().join(format!("toolkit-gateway-failover-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (mut first, first_port) = everything_over_http().await;
+    let (_second, second_port) = everything_over_http().await;
+    let served = crate::support::gateway(
+        &dir,
+        &format!(
+            r#"
+[policy]
+default = "allow"
+
+[[sources]]
+name = "everything"
+url = "http://127.0.0.1:{first_port}/mcp"
+failover = ["http://127.0.0.1:{second_port}/mcp"]
+
+[sources.resilience]
+retry = {{ attempts = 2, min_delay_ms = 10, max_delay_ms = 100, tools = ["echo"] }}
+"#
+        ),
+    );
+    served.discover().await.unwrap();
+    let context = CallContext::new();
+    let echo = |text: &str| json!({ "message": text }).as_object().cloned().unwrap();
+    let answer = served.call("everything__echo", echo("one"), &context).await;
+    assert!(
+        answer
+            .as_ref()
+            .is_ok_and(|answer| answer.to_string().contains("one")),
+        "{answer:?}"
+    );
+
+    first.kill().await.unwrap();
+    let answer = served.call("everything__echo", echo("two"), &context).await;
+    assert!(
+        answer
+            .as_ref()
+            .is_ok_and(|answer| answer.to_string().contains("two")),
+        "{answer:?}"
+    );
+    // The dead replica is left out: the next call goes straight to the healthy one.
+    let answer = served
+        .call("everything__echo", echo("three"), &context)
+        .await;
+    assert!(
+        answer
+            .as_ref()
+            .is_ok_and(|answer| answer.to_string().contains("three")),
+        "{answer:?}"
+    );
+    drop(served);
+    let _ = std::fs::remove_dir_all(&dir);
+}
