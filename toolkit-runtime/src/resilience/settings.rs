@@ -181,6 +181,9 @@ impl Resilience {
                     "is 0: an open breaker could never close".into(),
                 );
             }
+            if breaker.window.is_zero() {
+                refuse("breaker.window_seconds", "is 0: no call would count".into());
+            }
             if breaker.open_for.is_zero() {
                 refuse(
                     "breaker.open_seconds",
@@ -450,5 +453,7 @@ mod tests {
         );
         assert!(Resilience::new().is_empty());
         assert!(Resilience::new().breaker(Breaker::new()).check().is_ok());
+        let zero = Resilience::new().breaker(Breaker::new().window(Duration::ZERO));
+        assert!(zero.check().is_err());
     }
 }
