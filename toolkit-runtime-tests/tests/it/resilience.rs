@@ -332,3 +332,112 @@ async fn failover_goes_to_the_healthy_replica_and_ejects_the_down_one() {
     assert!(created.is_ok(), "{created:?}");
     assert_eq!((down.requests() - listed_by, up.requests()), (1, 2));
 }
+
+/// A TCP proxy on 127.0.0.1 in front of `target` that holds every chunk the server sends for
+/// `delay` (a loaded upstream); its port, and how many connections it accepted.
+async fn delaying_proxy(target: u16, delay: Duration) -> (u16, Arc<AtomicUsize>) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let accepted = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&accepted);
+    tokio::spawn(async move {
+        while let Ok((client, _)) = listener.accept().await {
+            counted.fetch_add(1, Ordering::SeqCst);
+            let _ = client.set_nodelay(true);
+            tokio::spawn(async move {
+                let Ok(server) = tokio::net::TcpStream::connect(("127.0.0.1", target)).await else {
+                    return;
+                };
+                let _ = server.set_nodelay(true);
+                let (mut from_client, mut to_client) = client.into_split();
+                let (mut from_server, mut to_server) = server.into_split();
+                let upstream =
+                    tokio::spawn(
+                        async move { tokio::io::copy(&mut from_client, &mut to_server).await },
+                    );
+                let mut chunk = vec![0; 16 * 1024];
+                while let Ok(read) = from_server.read(&mut chunk).await {
+                    if read == 0 {
+                        break;
+                    }
+                    tokio::time::sleep(delay).await;
+                    if to_client.write_all(&chunk[..read]).await.is_err() {
+                        break;
+                    }
+                }
+                upstream.abort();
+            });
+        }
+    });
+    (port, accepted)
+}
+
+/// Prism (`prism mock --errors`, the real mock server) made slow by a delaying proxy: attempts
+/// longer than the timeout are cut and counted by the breaker, which then answers at once without
+/// a connection; with a timeout the upstream can meet, Prism's answer reaches the agent.
+#[tokio::test]
+async fn a_slow_prism_is_timed_out_and_then_broken_off() {
+    let document = json!({
+        "openapi": "3.1.0",
+        "info": { "title": "items", "version": "1" },
+        "paths": { "/items": { "get": {
+            "operationId": "listItems",
+            "responses": { "200": { "description": "ok", "content": { "application/json": {
+                "schema": { "type": "object", "properties": { "count": { "type": "integer", "example": 3 } },
+                            "required": ["count"] } } } } }
+        } } }
+    });
+    let file = std::env::temp_dir().join(format!("toolkit-slow-prism-{}.json", std::process::id()));
+    std::fs::write(&file, document.to_string()).unwrap();
+    let prism = crate::prism_judge::start_prism(&file).await;
+    let (port, connections) = delaying_proxy(prism.port, Duration::from_millis(400)).await;
+    let read = read_operations(&document, &ReadOptions::default()).unwrap();
+    let source = || -> Arc<dyn ToolSource> {
+        Arc::new(
+            HttpSource::builder(
+                "items",
+                format!("http://127.0.0.1:{port}"),
+                reqwest::Client::new(),
+            )
+            .operations(read.operations.clone())
+            .build()
+            .unwrap(),
+        )
+    };
+    let breaker = Breaker::new()
+        .minimum_calls(3)
+        .failure_rate(0.5)
+        .window(Duration::from_secs(10))
+        .open_for(Duration::from_secs(30));
+    let layers = Resilience::new()
+        .timeout(Duration::from_millis(150))
+        .breaker(breaker);
+    let items = resilient(source(), layers).await;
+    for _ in 0..3 {
+        let (answer, layer) = call(&items, "listItems", None).await;
+        assert!(
+            answer.as_ref().is_err_and(ToolSourceError::is_retryable),
+            "{answer:?}"
+        );
+        assert_eq!(layer, Some(Layer::Timeout), "{answer:?}");
+    }
+    let before = connections.load(Ordering::SeqCst);
+    let started = Instant::now();
+    let (answer, layer) = call(&items, "listItems", None).await;
+    assert!(answer.is_err());
+    assert_eq!(layer, Some(Layer::Breaker));
+    assert!(started.elapsed() < Duration::from_millis(100));
+    assert_eq!(
+        connections.load(Ordering::SeqCst),
+        before,
+        "the open breaker connects nowhere"
+    );
+
+    let patient = resilient(source(), Resilience::new().timeout(Duration::from_secs(5))).await;
+    let (answer, layer) = call(&patient, "listItems", None).await;
+    assert_eq!(answer.unwrap()["count"], 3);
+    assert_eq!(layer, None);
+    let _ = std::fs::remove_file(&file);
+}
