@@ -129,15 +129,7 @@ impl ServerHandler for Handler {
         let served = self.toolkit.served_to(&principal_of(&context.extensions));
         let mut listed =
             ListToolsResult::with_all_items(served.listing.values().cloned().collect());
-        if let Some(ttl) = self.toolkit.ttl_ms() {
-            listed.ttl_ms = Some(ttl);
-            // A person's own view is theirs alone: no cache may hand it to another.
-            listed.cache_scope = Some(if self.toolkit.is_personal() {
-                rmcp::model::CacheScope::Private
-            } else {
-                rmcp::model::CacheScope::Public
-            });
-        }
+        self.hint(&mut listed.ttl_ms, &mut listed.cache_scope);
         Ok(listed)
     }
 
@@ -250,7 +242,9 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        resources::list_resources(&self.resources_to(&context)).await
+        let mut listed = resources::list_resources(&self.resources_to(&context)).await?;
+        self.hint(&mut listed.ttl_ms, &mut listed.cache_scope);
+        Ok(listed)
     }
 
     async fn list_resource_templates(
@@ -258,7 +252,9 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
-        resources::list_resource_templates(&self.resources_to(&context)).await
+        let mut listed = resources::list_resource_templates(&self.resources_to(&context)).await?;
+        self.hint(&mut listed.ttl_ms, &mut listed.cache_scope);
+        Ok(listed)
     }
 
     async fn read_resource(
@@ -303,7 +299,9 @@ impl ServerHandler for Handler {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, ErrorData> {
-        resources::list_prompts(&self.resources_to(&context)).await
+        let mut listed = resources::list_prompts(&self.resources_to(&context)).await?;
+        self.hint(&mut listed.ttl_ms, &mut listed.cache_scope);
+        Ok(listed)
     }
 
     async fn get_prompt(
@@ -408,6 +406,20 @@ impl ServerHandler for Handler {
 }
 
 impl Handler {
+    /// Puts the server's caching hints on a list it answers (SEP-2549), when the host said how
+    /// long its lists stay fresh ([`ServedToolkit::cache_for`]): `private` while each person is
+    /// served their own view, so that no cache hands one person's list to another.
+    fn hint(&self, ttl_ms: &mut Option<u64>, scope: &mut Option<rmcp::model::CacheScope>) {
+        if let Some(ttl) = self.toolkit.ttl_ms() {
+            *ttl_ms = Some(ttl);
+            *scope = Some(if self.toolkit.is_personal() {
+                rmcp::model::CacheScope::Private
+            } else {
+                rmcp::model::CacheScope::Public
+            });
+        }
+    }
+
     /// A handler for one more session: the same served toolkit and server-wide subscribers, a
     /// log level, subscriptions and end of its own.
     pub(crate) fn for_session(&self) -> Self {

@@ -97,10 +97,11 @@ impl ServedToolkit {
         }
     }
 
-    /// Says on each `tools/list` answer how long it stays fresh: `ttlMs` (the 2026-07-28
-    /// revision's caching hints, SEP-2549), with `cacheScope` `public`, or `private` while each
-    /// person is served the toolkit of their view ([`ServedToolkit::replace_views`]), so that no
-    /// cache shares one person's list with another. Without it, the list says nothing (rmcp then
+    /// Says on each list the server answers (`tools/list`, and the resources, templates and
+    /// prompts it serves beside) how long it stays fresh: `ttlMs` (the 2026-07-28 revision's
+    /// caching hints, SEP-2549), with `cacheScope` `public`, or `private` while each person is
+    /// served the toolkit of their view ([`ServedToolkit::replace_views`]), so that no cache
+    /// shares one person's list with another. Without it, the lists say nothing (rmcp then
     /// answers a 2026-07-28 client `ttlMs: 0`, `private`: not to be cached).
     ///
     /// ```

@@ -890,9 +890,10 @@ async fn serve_a_stateless_client_that_listens_for_a_resource_hears_its_updates_
     assert_eq!(notified["params"]["uri"], "demo://a", "{notified}");
 }
 
-/// SEP-2549's caching hints on `tools/list`: none until the host says how long its list stays
-/// fresh; then `ttlMs` and `cacheScope` `public`, `private` once each person is served a view of
-/// their own (no cache may hand one person's list to another), or when the host says so.
+/// SEP-2549's caching hints on `tools/list` (and the resources and prompts lists beside): none
+/// until the host says how long its lists stay fresh; then `ttlMs` and `cacheScope` `public`,
+/// `private` once each person is served a view of their own (no cache may hand one person's list
+/// to another), or when the host says so.
 #[tokio::test]
 async fn serve_tools_list_says_how_long_it_stays_fresh_and_whose_it_is() {
     struct EveryoneTheSame;
@@ -922,6 +923,21 @@ async fn serve_tools_list_says_how_long_it_stays_fresh_and_whose_it_is() {
     handle.replace_views(Arc::new(EveryoneTheSame));
     let listed = client.list_tools().await.unwrap();
     assert_eq!(listed["cacheScope"], "private", "a view is its person's");
+
+    // The resources and prompts served beside say the same.
+    let server = McpServer::new(demo::toolkit()).resources(Arc::new(Subscribable::new()));
+    server.toolkit_handle().cache_for(Duration::from_secs(30));
+    let mut client = InProcessClient::start(server);
+    client.initialize().await.unwrap();
+    for method in ["resources/list", "resources/templates/list", "prompts/list"] {
+        let listed = client.request(method, json!({})).await.unwrap();
+        let result = &listed["result"];
+        assert_eq!(
+            (&result["ttlMs"], &result["cacheScope"]),
+            (&json!(30_000), &json!("public")),
+            "{method}: {listed}"
+        );
+    }
 
     let server = McpServer::new(demo::toolkit());
     server
