@@ -643,9 +643,11 @@ impl Builder {
             let generated = match input.kind {
                 InputKind::OpenApi => {
                     read_openapi_for_module(&input.path).map(|(document, mut read)| {
+                        // An operation the filters leave out anyway is not worth a warning.
                         skipped = read
                             .skipped
                             .iter()
+                            .filter(|s| !self.leaves_out(&document, s, &mut used))
                             .map(|s| {
                                 Problem::new(
                                     &input.path,
@@ -895,24 +897,7 @@ impl Builder {
         }
         read.operations.retain(|operation| {
             let path = operation.request.path.split('?').next().unwrap_or_default();
-            let method = operation.request.method.to_ascii_lowercase();
-            let entry = document
-                .get("paths")
-                .and_then(|paths| paths.get(path))
-                .and_then(|item| item.get(&method));
-            let tags = entry
-                .and_then(|e| e.get("tags"))
-                .and_then(Value::as_array)
-                .map(|tags| {
-                    tags.iter()
-                        .filter_map(Value::as_str)
-                        .map(str::to_owned)
-                        .collect()
-                })
-                .unwrap_or_default();
-            let operation_id = entry
-                .and_then(|e| e.get("operationId"))
-                .and_then(Value::as_str);
+            let (operation_id, tags) = tags_of(document, path, &operation.request.method);
             self.keeps(
                 InputKind::OpenApi,
                 &Tagged {
@@ -924,6 +909,49 @@ impl Builder {
             )
         });
     }
+
+    /// Whether the filters leave out `skipped` (an operation the reader did not make a tool),
+    /// told by its tags and operation id (its name, for a glob, is its operation id). A filter
+    /// that matches it counts as used: it names an operation of the document.
+    fn leaves_out(
+        &self,
+        document: &Value,
+        skipped: &toolkit_openapi::Skipped,
+        used: &mut UsedFilters,
+    ) -> bool {
+        if self.include.is_empty() && self.exclude.is_empty() {
+            return false;
+        }
+        let (operation_id, tags) = tags_of(document, &skipped.path, &skipped.method);
+        let tagged = Tagged {
+            name: operation_id.unwrap_or_default(),
+            operation_id,
+            tags,
+        };
+        !self.keeps(InputKind::OpenApi, &tagged, used)
+    }
+}
+
+/// The operation id and tags `document` gives the operation `method` of `path`.
+fn tags_of<'a>(document: &'a Value, path: &str, method: &str) -> (Option<&'a str>, Vec<String>) {
+    let entry = document
+        .get("paths")
+        .and_then(|paths| paths.get(path))
+        .and_then(|item| item.get(method.to_ascii_lowercase()));
+    let tags = entry
+        .and_then(|e| e.get("tags"))
+        .and_then(Value::as_array)
+        .map(|tags| {
+            tags.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    let operation_id = entry
+        .and_then(|e| e.get("operationId"))
+        .and_then(Value::as_str);
+    (operation_id, tags)
 }
 
 /// The file beside the module `name` that holds its source's catalog (`petstore.tools.json`).
@@ -1076,6 +1104,21 @@ mod tests {
         assert_eq!(modules[0].skipped[0].pointer, "#/paths/~1photo/put");
         assert!(modules[0].skipped[0].message.starts_with("skipped: "));
         assert!(out.join("photos.rs").exists());
+
+        // One the filters leave out anyway is no warning; one they keep still is.
+        let left_out = Builder::new()
+            .openapi(&document)
+            .exclude_operation_id("put_photo")
+            .modules()
+            .unwrap_or_default();
+        assert_eq!(left_out.first().map(|module| module.skipped.len()), Some(0));
+        let kept = Builder::new()
+            .openapi(&document)
+            .include_operation_id("put_photo")
+            .include_operation_id("get_photo")
+            .modules()
+            .unwrap_or_default();
+        assert_eq!(kept.first().map(|module| module.skipped.len()), Some(1));
         let _ = std::fs::remove_dir_all(&dir);
     }
 
