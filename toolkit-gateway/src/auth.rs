@@ -69,6 +69,35 @@ pub struct Authenticator {
     metadata: Option<Metadata>,
 }
 
+/// The authenticator in use, shared, and replaced when a reload changes `[serve.auth]`'s
+/// settings: each request is checked by the one current when it arrives.
+#[derive(Clone, Debug)]
+pub(crate) struct CurrentAuth(Arc<std::sync::RwLock<Arc<Authenticator>>>);
+
+impl CurrentAuth {
+    pub(crate) fn new(authenticator: Authenticator) -> Self {
+        Self(Arc::new(std::sync::RwLock::new(Arc::new(authenticator))))
+    }
+
+    /// The authenticator current now.
+    pub(crate) fn get(&self) -> Arc<Authenticator> {
+        Arc::clone(
+            &self
+                .0
+                .read()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
+
+    /// Checks each request with `authenticator` from now on.
+    pub(crate) fn set(&self, authenticator: Authenticator) {
+        *self
+            .0
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Arc::new(authenticator);
+    }
+}
+
 impl std::fmt::Debug for Authenticator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mode = match self.kind {

@@ -31,7 +31,7 @@ use toolkit_runtime::context::{Principal, SubjectToken};
 use toolkit_runtime::serve::{McpServer, without_delay};
 
 use crate::Readiness;
-use crate::auth::Authenticator;
+use crate::auth::CurrentAuth;
 use crate::metrics::Metrics;
 use crate::server_card::{self, ServerCard};
 
@@ -44,7 +44,7 @@ const CLOSE_TIMEOUT: Duration = Duration::from_secs(2);
 
 /// What the HTTP transport needs besides the MCP server.
 pub(crate) struct Parts {
-    pub(crate) auth: Option<Arc<Authenticator>>,
+    pub(crate) auth: Option<CurrentAuth>,
     pub(crate) metrics: Arc<Metrics>,
     pub(crate) readiness: Readiness,
     pub(crate) grace: Duration,
@@ -70,7 +70,7 @@ struct AllowedHost(bool);
 
 /// The guard's state.
 struct Guard {
-    auth: Option<Arc<Authenticator>>,
+    auth: Option<CurrentAuth>,
     metrics: Arc<Metrics>,
     stopping: CancellationToken,
     /// MCP POST requests whose answer has not been sent in full.
@@ -180,8 +180,7 @@ pub(crate) async fn serve(
             parts
                 .auth
                 .as_ref()
-                .and_then(|auth| auth.metadata())
-                .map(|metadata| metadata.url.clone()),
+                .and_then(|auth| auth.get().metadata().map(|metadata| metadata.url.clone())),
         ),
     );
     for path in [
@@ -198,10 +197,25 @@ pub(crate) async fn serve(
             .options(|| async { server_card::preflight() }),
         );
     }
-    if let Some(metadata) = parts.auth.as_ref().and_then(|auth| auth.metadata()) {
-        for path in &metadata.paths {
-            let document = metadata.document.clone();
-            app = app.route(path, get(move || async move { axum::Json(document) }));
+    // Where the metadata is served follows from `resource`, which a reload keeps; what it says
+    // is the current authenticator's.
+    let paths = parts
+        .auth
+        .as_ref()
+        .and_then(|auth| auth.get().metadata().map(|metadata| metadata.paths.clone()));
+    if let (Some(auth), Some(paths)) = (&parts.auth, paths) {
+        for path in &paths {
+            let auth = auth.clone();
+            app = app.route(
+                path,
+                get(move || async move {
+                    let document = auth
+                        .get()
+                        .metadata()
+                        .map(|metadata| metadata.document.clone());
+                    axum::Json(document.unwrap_or_default())
+                }),
+            );
         }
     }
     if let Some(connects) = &parts.connects {
@@ -381,7 +395,8 @@ async fn guarded(State(guard): State<Arc<Guard>>, mut request: Request, next: Ne
     // Who is behind the request travels with it: the session it opens is bound to them, and each
     // call they make carries them (`CallContext::principal`). Without authentication the gateway
     // listens for one person (on loopback, or behind a proxy that vouches for them).
-    let principal = match &guard.auth {
+    let auth = guard.auth.as_ref().map(CurrentAuth::get);
+    let principal = match &auth {
         None => Principal::loopback(),
         Some(auth) => match auth.check(request.headers()).await {
             Ok(who) => {

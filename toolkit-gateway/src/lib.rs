@@ -160,6 +160,22 @@ fn served(
     served
 }
 
+/// The source `made` of `source` as the gateway serves it ([`served`]); an MCP source's results'
+/// URIs served under its name, as its resources are.
+fn serving(
+    source: &config::SourceConfig,
+    made: &sources::Made,
+    metrics: &Arc<Metrics>,
+    audit: Option<&Audit>,
+) -> Arc<dyn ToolSource> {
+    let served = served(Arc::clone(&made.source), metrics, audit, &made.resilient);
+    if made.mcp.is_some() && source.prefix {
+        Arc::new(result_uris::ResultUris::new(served))
+    } else {
+        served
+    }
+}
+
 /// What happened when the catalog was refreshed.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Refresh {
@@ -213,18 +229,16 @@ impl Gateway {
         for source in &config.sources {
             match sources::made(source, &clients, connects.as_ref()) {
                 Ok(made) => {
-                    let mut served = served(made.source, &metrics, audit.as_ref(), &made.resilient);
+                    sources.push((
+                        serving(source, &made, &metrics, audit.as_ref()),
+                        source.timeout(),
+                    ));
                     if let Some(resilient) = made.resilient {
                         resilients.push((source.name.clone(), resilient));
                     }
                     if let Some(mcp) = made.mcp {
                         upstreams.push((source.name.clone(), source.prefix, mcp));
-                        // Its resources are served under its name: so are its results' URIs.
-                        if source.prefix {
-                            served = Arc::new(result_uris::ResultUris::new(served));
-                        }
                     }
-                    sources.push((served, source.timeout()));
                     changes.extend(made.changes.map(|changes| (source.name.clone(), changes)));
                     lifetimes.extend(made.lifetime.map(|handle| (source.name.clone(), handle)));
                 }

@@ -4,23 +4,28 @@
 //! (so their connections, sessions, subscriptions and tasks go on) and refusing, with its
 //! problems, a configuration that does not check (the old one keeps serving).
 //!
-//! What a reload applies: the policy, the presentation and catalog settings, and OpenAPI and
-//! GraphQL sources added, removed or changed. What needs a restart, and is refused with a message
-//! that says so: `[serve]` (the transport, the address, authentication), `[audit]` and
-//! `[approval]`, and a change of the MCP sources (their resources, prompts and tasks are served
-//! over the connections made at the start).
+//! What a reload applies: the policy, the presentation and catalog settings, `[serve.auth]`'s
+//! settings (each request is checked by the authenticator current when it arrives), and sources
+//! of every kind added, removed or changed. An MCP source added is probed and listed, its
+//! resources, prompts and tasks served; one removed or changed is closed once nothing holds it,
+//! and its tasks are forgotten (their ids meant its old connection). What needs a restart, and is
+//! refused with a message that says so: the rest of `[serve]` (the transport, the address, the
+//! limits; authentication switched on or off, or its `resource`), `[audit]`, `[approval]`, and
+//! the first source with `oauth.per_person` (its connection pages are routed at the start).
 
 use std::hash::{Hash as _, Hasher as _};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use toolkit_runtime::ToolSource;
 
+use toolkit_runtime::mcp::Mcp;
+
 use super::catalog::Catalog;
-use super::config::{Config, SourceConfig, SourceKind};
+use super::config::Config;
 use super::policy::Policy;
-use super::{Gateway, served, sources};
+use super::{Gateway, serving, sources, tell_roots_changed};
 
 /// How often the configuration file is read to see whether it changed. Read rather than watched
 /// with inotify (the `notify` crate): editors and `kubectl` replace the file (a rename over it,
@@ -94,12 +99,31 @@ impl Reloads {
     }
 }
 
-/// Whether `source` is an MCP server (over HTTP or stdio).
-fn is_mcp(source: &SourceConfig) -> bool {
-    matches!(
-        source.kind(),
-        Ok(SourceKind::McpUrl(_) | SourceKind::McpCommand(_))
-    )
+/// What changed from `old` to `new` that a running gateway cannot take: `[serve]` but for its
+/// authentication's settings (the transport, the address, the limits; authentication switched on
+/// or off, or its resource), `[audit]` and `[approval]`.
+fn restarts(old: &Config, new: &Config) -> Vec<String> {
+    let mut problems = Vec::new();
+    let without_auth = |config: &Config| {
+        let mut serve = config.serve.clone();
+        serve.auth = None;
+        serve
+    };
+    let resource = |config: &Config| config.serve.auth.as_ref().map(|auth| auth.resource.clone());
+    for (section, unchanged) in [
+        ("[serve]", same(&without_auth(old), &without_auth(new))),
+        (
+            "[serve.auth] switched on or off, or its `resource`",
+            resource(old) == resource(new),
+        ),
+        ("[audit]", same(&old.audit, &new.audit)),
+        ("[approval]", same(&old.approval, &new.approval)),
+    ] {
+        if !unchanged {
+            problems.push(format!("{section} changed: that needs a restart"));
+        }
+    }
+    problems
 }
 
 /// The same settings: the configuration's types print every field they hold (and hold no
@@ -110,35 +134,26 @@ fn same<T: std::fmt::Debug>(a: &T, b: &T) -> bool {
 
 impl Gateway {
     /// The gateway `config` describes, made from this one: the sources whose settings did not
-    /// change kept as they are (with their tools as last listed), the others made anew; and the
-    /// names of the sources made anew, whose tools are to be listed.
+    /// change kept as they are (with their tools as last listed, and an MCP source with its
+    /// connection), the others made anew; and the names of the sources made anew, whose tools
+    /// are to be listed.
     ///
     /// # Errors
     ///
     /// Every problem found: a change that needs a restart, or what [`Gateway::new`] would
     /// refuse of the new configuration (its policy, a source's variables or document).
     pub fn reloaded(&self, config: Config) -> Result<(Gateway, Vec<String>), String> {
-        let mut problems = Vec::new();
-        for (section, unchanged) in [
-            ("[serve]", same(&self.config.serve, &config.serve)),
-            ("[audit]", same(&self.config.audit, &config.audit)),
-            ("[approval]", same(&self.config.approval, &config.approval)),
-        ] {
-            if !unchanged {
-                problems.push(format!("{section} changed: that needs a restart"));
-            }
-        }
-        let mcp = |sources: &[SourceConfig]| -> Vec<String> {
-            sources
+        let mut problems = restarts(&self.config, &config);
+        let per_person = |config: &Config| {
+            config
+                .sources
                 .iter()
-                .filter(|source| is_mcp(source))
-                .map(|source| format!("{source:?}"))
-                .collect()
+                .any(|source| source.oauth.as_ref().is_some_and(|oauth| oauth.per_person))
         };
-        if mcp(&self.config.sources) != mcp(&config.sources) {
+        if self.connects.is_none() && per_person(&config) {
             problems.push(
-                "the MCP sources changed: that needs a restart (their resources, prompts and \
-                 tasks are served over the connections made at the start)"
+                "a source with `oauth.per_person` where none had it: that needs a restart (the \
+                 connection pages are routed at the start)"
                     .to_owned(),
             );
         }
@@ -146,6 +161,10 @@ impl Gateway {
         let mut served_sources = Vec::new();
         let mut listed = Vec::new();
         let mut catalog = Catalog::default();
+        let mut upstreams = Vec::new();
+        let mut added = Vec::new();
+        let mut changes = Vec::new();
+        let mut lifetimes = Vec::new();
         for source in &config.sources {
             let kept = self
                 .config
@@ -158,17 +177,26 @@ impl Gateway {
                 if let Some(definitions) = self.catalog.get(&source.name) {
                     catalog.set(source.name.clone(), definitions.to_vec());
                 }
+                let named = |(name, ..): &&(String, bool, Arc<Mcp>)| *name == source.name;
+                upstreams.extend(self.upstreams.iter().find(named).cloned());
+                lifetimes.extend(
+                    self.lifetimes
+                        .iter()
+                        .filter(|(name, _)| *name == source.name)
+                        .cloned(),
+                );
                 continue;
             }
             match sources::made(source, &self.clients, self.connects.as_ref()) {
                 Ok(made) => {
-                    let source_served = served(
-                        made.source,
-                        &self.metrics,
-                        self.audit.as_ref(),
-                        &made.resilient,
-                    );
+                    let source_served = serving(source, &made, &self.metrics, self.audit.as_ref());
                     served_sources.push((source_served, source.timeout()));
+                    if let Some(mcp) = made.mcp {
+                        upstreams.push((source.name.clone(), source.prefix, Arc::clone(&mcp)));
+                        added.push((source.name.clone(), source.prefix, mcp));
+                    }
+                    changes.extend(made.changes.map(|changes| (source.name.clone(), changes)));
+                    lifetimes.extend(made.lifetime.map(|handle| (source.name.clone(), handle)));
                     listed.push(source.name.clone());
                 }
                 Err(error) => problems.push(error.0),
@@ -176,15 +204,24 @@ impl Gateway {
         }
         match policy {
             Ok(policy) if problems.is_empty() => {
+                tell_roots_changed(&self.clients, &added);
                 let mut gateway = self.clone();
                 gateway.config = config;
                 gateway.policy = policy;
                 gateway.sources = served_sources;
                 gateway.catalog = catalog;
+                gateway.upstreams = upstreams;
+                gateway.changes = Arc::new(Mutex::new(changes));
+                gateway.lifetimes = lifetimes;
                 Ok((gateway, listed))
             }
             _ => Err(problems.join("\n")),
         }
+    }
+
+    /// The MCP sources, as the resources and tasks served are to pass to them.
+    pub(crate) fn upstreams(&self) -> &[(String, bool, Arc<Mcp>)] {
+        &self.upstreams
     }
 
     /// The compiled policy (what a reload hands the resources served).

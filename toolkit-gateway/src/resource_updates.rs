@@ -17,8 +17,17 @@ const KEPT: usize = 256;
 /// one), ending when the source is gone or no one listens.
 pub(crate) fn forward(upstreams: &[(String, bool, Arc<Mcp>)]) -> broadcast::Sender<String> {
     let (sender, _) = broadcast::channel(KEPT);
+    forward_to(&sender, upstreams);
+    sender
+}
+
+/// Passes the updates of `upstreams` to `sender` too (sources added by a reload).
+pub(crate) fn forward_to(
+    sender: &broadcast::Sender<String>,
+    upstreams: &[(String, bool, Arc<Mcp>)],
+) {
     let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-        return sender;
+        return;
     };
     for (name, prefixed, mcp) in upstreams {
         let Some(mut updates) = mcp.resources_updated() else {
@@ -40,5 +49,4 @@ pub(crate) fn forward(upstreams: &[(String, bool, Arc<Mcp>)]) -> broadcast::Send
             }
         });
     }
-    sender
 }

@@ -43,7 +43,9 @@ use listing::{Kept, Listing};
 /// The gateway's MCP upstreams, served as one server's resources, prompts and completion.
 #[derive(Clone, Debug)]
 pub struct Upstreams {
-    upstreams: Arc<Vec<Upstream>>,
+    /// The upstreams, shared by every clone and replaced by a reload
+    /// ([`Upstreams::replace`]).
+    upstreams: Arc<RwLock<Arc<Vec<Arc<Upstream>>>>>,
     /// The policy, shared by every clone and replaced by a reload ([`Upstreams::set_policy`]).
     policy: Arc<RwLock<Arc<Policy>>>,
     /// Whose view of them these are (everyone's, until [`Resources::seen_by`] says whose).
@@ -86,6 +88,19 @@ struct Has {
     completions: bool,
 }
 
+impl Upstream {
+    /// The upstream `(name, prefixed, source)`, taken to have everything until it says.
+    fn new((name, prefixed, mcp): (String, bool, Arc<Mcp>)) -> Self {
+        Self {
+            name,
+            prefixed,
+            mcp,
+            has: Mutex::new(Has::ALL),
+            kept: Kept::default(),
+        }
+    }
+}
+
 impl Has {
     /// Everything: what an upstream is taken to have before it says.
     const ALL: Self = Self {
@@ -113,16 +128,10 @@ impl Upstreams {
         let updates = super::resource_updates::forward(&upstreams);
         let upstreams = upstreams
             .into_iter()
-            .map(|(name, prefixed, mcp)| Upstream {
-                name,
-                prefixed,
-                mcp,
-                has: Mutex::new(Has::ALL),
-                kept: Kept::default(),
-            })
+            .map(|upstream| Arc::new(Upstream::new(upstream)))
             .collect();
         Self {
-            upstreams: Arc::new(upstreams),
+            upstreams: Arc::new(RwLock::new(Arc::new(upstreams))),
             view: policy.view(&Principal::loopback()),
             policy: Arc::new(RwLock::new(Arc::new(policy))),
             updates,
@@ -132,6 +141,55 @@ impl Upstreams {
             metrics: Arc::default(),
             audit: None,
         }
+    }
+
+    /// The upstreams as they are now.
+    fn upstreams(&self) -> Arc<Vec<Arc<Upstream>>> {
+        Arc::clone(
+            &self
+                .upstreams
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    /// Serves `upstreams` `(name, prefixed, source)` from now on (a reloaded configuration's),
+    /// in every clone: an upstream kept (the same source under the same name) keeps what it was
+    /// found to have and its lists; one added is probed and listed, its updates passed on. The
+    /// clients are told of the lists that changed.
+    pub(crate) async fn replace(&self, upstreams: Vec<(String, bool, Arc<Mcp>)>) {
+        let before = self.upstreams();
+        let mut added = Vec::new();
+        let next: Vec<Arc<Upstream>> = upstreams
+            .into_iter()
+            .map(|(name, prefixed, mcp)| {
+                let kept = before.iter().find(|upstream| {
+                    upstream.name == name
+                        && upstream.prefixed == prefixed
+                        && Arc::ptr_eq(&upstream.mcp, &mcp)
+                });
+                match kept {
+                    Some(kept) => Arc::clone(kept),
+                    None => {
+                        added.push((name.clone(), prefixed, Arc::clone(&mcp)));
+                        Arc::new(Upstream::new((name, prefixed, mcp)))
+                    }
+                }
+            })
+            .collect();
+        super::resource_updates::forward_to(&self.updates, &added);
+        let probed: Vec<Arc<Upstream>> = next
+            .iter()
+            .filter(|upstream| added.iter().any(|(name, ..)| *name == upstream.name))
+            .cloned()
+            .collect();
+        *self
+            .upstreams
+            .write()
+            .unwrap_or_else(PoisonError::into_inner) = Arc::new(next);
+        join_all(probed.iter().map(|upstream| Self::probe_one(upstream))).await;
+        let names: Vec<String> = added.into_iter().map(|(name, ..)| name).collect();
+        self.relist(Some(&names)).await;
     }
 
     /// The policy as it is now.
@@ -199,8 +257,8 @@ impl Upstreams {
     /// tells the clients of each list served that differs from the last time's (the first
     /// time, nothing is told: it is the list the clients were served).
     pub async fn relist(&self, sources: Option<&[String]>) {
-        let picked = self
-            .upstreams
+        let upstreams = self.upstreams();
+        let picked = upstreams
             .iter()
             .filter(|upstream| sources.is_none_or(|names| names.contains(&upstream.name)));
         join_all(picked.map(|upstream| upstream.kept.renew(|last| Self::list(upstream, last))))
@@ -298,7 +356,17 @@ impl Upstreams {
     /// spoken to in a way that tells none is asked whether it has resources and prompts, one that
     /// answers `-32601` taken to have none.
     pub async fn probe(&self) {
-        join_all(self.upstreams.iter().map(|upstream| async move {
+        join_all(
+            self.upstreams()
+                .iter()
+                .map(|upstream| Self::probe_one(upstream)),
+        )
+        .await;
+    }
+
+    /// Reads what `upstream` declared, or asks it ([`Upstreams::probe`]).
+    async fn probe_one(upstream: &Upstream) {
+        {
             let has = match upstream.mcp.capabilities().await {
                 Ok(Some(capabilities)) => Has::declared(&capabilities),
                 Ok(None) | Err(_) => {
@@ -318,8 +386,7 @@ impl Upstreams {
                 }
             };
             *upstream.has.lock().unwrap_or_else(PoisonError::into_inner) = has;
-        }))
-        .await;
+        }
     }
 
     fn has(upstream: &Upstream) -> Has {
@@ -340,15 +407,16 @@ impl Upstreams {
 
     /// The upstream a served URI is of, and its URI there; refused when it climbs (`..`), names
     /// no upstream, or the policy blocks it.
-    fn route_uri(&self, served: &str) -> Result<(&Upstream, String), Refusal> {
+    fn route_uri(&self, served: &str) -> Result<(Arc<Upstream>, String), Refusal> {
         if climbs(served) {
             return Err(Refusal::InvalidParams(format!(
                 "The URI {} is refused: it has a `..` segment.",
                 cut(served)
             )));
         }
+        let upstreams = self.upstreams();
         let with_resources = || {
-            self.upstreams
+            upstreams
                 .iter()
                 .filter(|upstream| Self::has(upstream).resources)
         };
@@ -361,7 +429,9 @@ impl Upstreams {
                     .map(|upstream| (upstream, served.to_owned()))
             });
         match found {
-            Some((upstream, uri)) if self.allowed(upstream, &uri) => Ok((upstream, uri)),
+            Some((upstream, uri)) if self.allowed(upstream, &uri) => {
+                Ok((Arc::clone(upstream), uri))
+            }
             _ => Err(Refusal::NotFound(format!(
                 "No resource {} is served.",
                 cut(served)
@@ -370,9 +440,10 @@ impl Upstreams {
     }
 
     /// The upstream a served prompt name is of, and its name there.
-    fn route_prompt(&self, served: &str) -> Result<(&Upstream, String), Refusal> {
+    fn route_prompt(&self, served: &str) -> Result<(Arc<Upstream>, String), Refusal> {
+        let upstreams = self.upstreams();
         let with_prompts = || {
-            self.upstreams
+            upstreams
                 .iter()
                 .filter(|upstream| Self::has(upstream).prompts)
         };
@@ -386,7 +457,9 @@ impl Upstreams {
                     .map(|upstream| (upstream, served.to_owned()))
             });
         match found {
-            Some((upstream, name)) if self.allowed(upstream, &name) => Ok((upstream, name)),
+            Some((upstream, name)) if self.allowed(upstream, &name) => {
+                Ok((Arc::clone(upstream), name))
+            }
             _ => Err(Refusal::NotFound(format!(
                 "No prompt {} is served.",
                 cut(served)
@@ -403,8 +476,8 @@ impl Upstreams {
         key: &str,
         serve: impl Fn(&Upstream, &str) -> String,
     ) -> Vec<Value> {
-        let asked: Vec<_> = self
-            .upstreams
+        let upstreams = self.upstreams();
+        let asked: Vec<_> = upstreams
             .iter()
             .filter(|upstream| has(Self::has(upstream)))
             .collect();
@@ -463,11 +536,9 @@ impl Upstreams {
 
     fn offer(&self) -> Offer {
         let mut offer = Offer::none();
-        let any = |pick: fn(Has) -> bool| {
-            self.upstreams
-                .iter()
-                .any(|upstream| pick(Self::has(upstream)))
-        };
+        let upstreams = self.upstreams();
+        let any =
+            |pick: fn(Has) -> bool| upstreams.iter().any(|upstream| pick(Self::has(upstream)));
         if any(|has| has.resources) {
             offer = offer.with_resources(any(|has| has.resources && has.subscribe));
         }
@@ -579,7 +650,7 @@ impl Resources for Upstreams {
                 .into_iter()
                 .collect();
             let open = self
-                .begin(asker, Kind::ResourceRead, upstream, &uri, &input)
+                .begin(asker, Kind::ResourceRead, &upstream, &uri, &input)
                 .await;
             let read = self
                 .metrics
@@ -595,7 +666,7 @@ impl Resources for Upstreams {
             let read = read.map_err(|error| refusal(&error))?;
             let mut read = Value::Object(read);
             if let Some(contents) = read.get_mut("contents") {
-                Self::serve_uris(upstream, contents);
+                Self::serve_uris(&upstream, contents);
             }
             match read {
                 Value::Object(read) => Ok(read),
@@ -671,7 +742,7 @@ impl Resources for Upstreams {
         Box::pin(async move {
             let (upstream, name) = self.route_prompt(name)?;
             let open = self
-                .begin(asker, Kind::PromptGet, upstream, &name, &arguments)
+                .begin(asker, Kind::PromptGet, &upstream, &name, &arguments)
                 .await;
             let got = self
                 .metrics
@@ -687,7 +758,7 @@ impl Resources for Upstreams {
             let got = got.map_err(|error| refusal(&error))?;
             let mut got = Value::Object(got);
             if let Some(messages) = got.get_mut("messages") {
-                Self::serve_uris(upstream, messages);
+                Self::serve_uris(&upstream, messages);
             }
             match got {
                 Value::Object(got) => Ok(got),

@@ -7,7 +7,7 @@ use toolkit_runtime::mcp::ToolsChanged;
 use toolkit_runtime::serve::{HttpOptions, McpServer, ServedToolkit};
 
 use super::Gateway;
-use super::auth::Authenticator;
+use super::auth::{Authenticator, CurrentAuth};
 use super::changed_sources::ChangedSources;
 use super::config::{Config, Transport};
 use super::http::{self, Parts};
@@ -52,7 +52,7 @@ pub async fn serve_file(config: Config, path: &std::path::Path) -> Result<(), St
 
 async fn serve_reloading(config: Config, reloads: Option<Reloads>) -> Result<(), String> {
     let auth = match &config.serve.auth {
-        Some(auth) if config.serve.transport == Transport::Http => Some(std::sync::Arc::new(
+        Some(auth) if config.serve.transport == Transport::Http => Some(CurrentAuth::new(
             Authenticator::new(auth).map_err(|error| error.to_string())?,
         )),
         _ => None,
@@ -102,11 +102,12 @@ async fn serve_reloading(config: Config, reloads: Option<Reloads>) -> Result<(),
     let probing = resources.clone();
     let probe = tokio::spawn(async move { probing.probe().await });
     let _ = tokio::time::timeout(PROBE_WAIT, probe).await;
+    let tasks = std::sync::Arc::new(gateway.tasks());
     let server = McpServer::new(toolkit)
         .name(serve.name.clone())
         .version(env!("CARGO_PKG_VERSION"))
         .resources(std::sync::Arc::new(resources.clone()))
-        .tasks(std::sync::Arc::new(gateway.tasks()))
+        .tasks(std::sync::Arc::clone(&tasks) as std::sync::Arc<dyn toolkit_runtime::serve::Tasks>)
         .clients(std::sync::Arc::clone(gateway.clients()));
     // A call of an `approve` tool runs only once someone approves it: the webhook, else the
     // calling client's person (`[approval]`).
@@ -175,7 +176,7 @@ async fn serve_reloading(config: Config, reloads: Option<Reloads>) -> Result<(),
         }
     }
     let parts = Parts {
-        auth,
+        auth: auth.clone(),
         metrics: std::sync::Arc::clone(gateway.metrics()),
         readiness: gateway.readiness().clone(),
         grace: Duration::from_secs(serve.shutdown_grace_seconds),
@@ -193,6 +194,8 @@ async fn serve_reloading(config: Config, reloads: Option<Reloads>) -> Result<(),
             Served {
                 toolkit: server.toolkit_handle(),
                 resources,
+                tasks,
+                auth,
             },
             interval,
             changes,
@@ -278,6 +281,9 @@ async fn stop_signal() {
 pub(crate) struct Served {
     pub(crate) toolkit: ServedToolkit,
     pub(crate) resources: super::resources::Upstreams,
+    pub(crate) tasks: std::sync::Arc<super::tasks::UpstreamTasks>,
+    /// What checks each request's credentials, over HTTP with `[serve.auth]`.
+    pub(crate) auth: Option<CurrentAuth>,
 }
 
 /// Refreshes the catalog every `interval` (if any), a source whose list expires (its `ttlMs`,
@@ -300,7 +306,7 @@ pub(crate) async fn keep_refreshed(
     // What the clients were first served, to tell the changes from (no source listed again:
     // those not listed yet are listed once).
     served.resources.relist(Some(&[])).await;
-    let every = gateway.source_names();
+    let mut every = gateway.source_names();
     let mut changed = ChangedSources::new(gateway.min_refresh());
     // The start's listing counts: a change heard now waits for the floor after it.
     changed.asking(&every, Instant::now());
@@ -351,9 +357,12 @@ pub(crate) async fn keep_refreshed(
             } => {
                 if let Some(path) = reloads.as_ref().map(|reloads| reloads.path().to_path_buf()) {
                     reload(&mut gateway, &served, &path, why).await;
-                    // The catalog's settings may have changed: the interval and the bounds.
+                    // The catalog's settings may have changed (the interval and the bounds), and
+                    // the sources: those made anew are heard from now on.
                     ticks = gateway.refresh_interval().map(ticks_every);
                     lifetimes = gateway.lifetimes();
+                    every = gateway.source_names();
+                    changed.hear(gateway.take_tools_changed());
                 }
                 continue;
             }
@@ -393,6 +402,22 @@ async fn reload(gateway: &mut Gateway, served: &Served, path: &std::path::Path, 
         tracing::info!("the configuration is unchanged ({why}): nothing to reload");
         return;
     }
+    // A changed `[serve.auth]` is checked before anything is applied.
+    let auth = match (&served.auth, &config.serve.auth) {
+        (Some(_), Some(settings)) if !same_auth(gateway.config(), &config) => {
+            match Authenticator::new(settings) {
+                Ok(authenticator) => Some(authenticator),
+                Err(error) => {
+                    tracing::error!(
+                        "the configuration was not reloaded ({why}); the running one is kept: \
+                         serve.auth: {error}"
+                    );
+                    return;
+                }
+            }
+        }
+        _ => None,
+    };
     let reloaded = gateway.reloaded(config);
     let (new, listed) = match reloaded {
         Ok(reloaded) => reloaded,
@@ -404,7 +429,19 @@ async fn reload(gateway: &mut Gateway, served: &Served, path: &std::path::Path, 
         }
     };
     *gateway = new;
+    if let (Some(current), Some(authenticator)) = (&served.auth, auth) {
+        current.set(authenticator);
+        tracing::info!("authentication's settings reloaded ({why})");
+    }
     served.resources.set_policy(gateway.policy().clone());
+    let upstreams = gateway.upstreams().to_vec();
+    served.tasks.replace(
+        upstreams
+            .iter()
+            .map(|(name, _, mcp)| (name.clone(), std::sync::Arc::clone(mcp)))
+            .collect(),
+    );
+    served.resources.replace(upstreams).await;
     tell_freshness(gateway, &served.toolkit);
     let refresh = gateway.refresh_sources(&listed).await;
     for failure in &refresh.failures {
@@ -422,6 +459,11 @@ async fn reload(gateway: &mut Gateway, served: &Served, path: &std::path::Path, 
             tracing::error!("the reloaded configuration's toolkit cannot be served: {problem}");
         }
     }
+}
+
+/// Whether `[serve.auth]` is the same in both.
+fn same_auth(old: &Config, new: &Config) -> bool {
+    format!("{:?}", old.serve.auth) == format!("{:?}", new.serve.auth)
 }
 
 /// Ticks every `interval`, the first one `interval` from now.

@@ -201,6 +201,15 @@ impl ServedTasks {
             .then(|| current.served.clone())
     }
 
+    /// Forgets every task of `source`, in every session (it was removed or made anew).
+    pub(crate) fn forget_source(&self, source: &str) {
+        let mut inner = self.lock();
+        for session in inner.sessions.values_mut() {
+            session.tasks.retain(|_, task| task.source != source);
+        }
+        inner.current.retain(|(of, _), _| of != source);
+    }
+
     /// The task `served` of the session `id` ended (its client was told so).
     pub(crate) fn ended(&self, session: u64, served: &str) {
         if let Some(task) = self

@@ -9,7 +9,7 @@
 //!
 //! [`TaskStatusSink`]: toolkit_runtime::serve::TaskStatusSink
 
-use std::sync::{Arc, Once};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use serde_json::Value;
 use toolkit_runtime::mcp::{Mcp, TaskStatuses};
@@ -17,38 +17,41 @@ use toolkit_runtime::mcp::{Mcp, TaskStatuses};
 use super::served_tasks::{ServedTasks, is_end};
 
 /// Where the statuses the sources tell go.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub(crate) struct StatusRelay {
-    listening: Once,
-}
-
-impl Default for StatusRelay {
-    fn default() -> Self {
-        Self {
-            listening: Once::new(),
-        }
-    }
+    /// The sources listened to (a source reloaded anew is another).
+    listening: Mutex<Vec<Weak<Mcp>>>,
 }
 
 impl StatusRelay {
-    /// Starts listening to `upstreams` (once; needs the runtime), their tasks' sessions and
-    /// served ids those of `tasks`.
+    /// Starts listening to those of `upstreams` not listened to yet (needs the runtime), their
+    /// tasks' sessions and served ids those of `tasks`.
     pub(crate) fn listen(&self, upstreams: &[(String, Arc<Mcp>)], tasks: &Arc<ServedTasks>) {
-        self.listening.call_once(|| {
-            for (source, mcp) in upstreams {
-                if let Some(statuses) = mcp.task_statuses() {
-                    let relayed = (source.clone(), Arc::clone(mcp));
-                    tokio::spawn(relay(relayed, statuses, Arc::clone(tasks)));
-                }
+        let mut listening = self
+            .listening
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        listening.retain(|mcp| mcp.strong_count() > 0);
+        for (source, mcp) in upstreams {
+            if listening
+                .iter()
+                .any(|heard| std::ptr::eq(heard.as_ptr(), Arc::as_ptr(mcp)))
+            {
+                continue;
             }
-        });
+            listening.push(Arc::downgrade(mcp));
+            if let Some(statuses) = mcp.task_statuses() {
+                let relayed = (source.clone(), Arc::downgrade(mcp));
+                tokio::spawn(relay(relayed, statuses, Arc::clone(tasks)));
+            }
+        }
     }
 }
 
 /// Tells each status `source` tells to the session of its task, until the source is gone; a
 /// task that ended, or whose session did, is told no more.
 async fn relay(
-    (source, mcp): (String, Arc<Mcp>),
+    (source, mcp): (String, Weak<Mcp>),
     mut statuses: TaskStatuses,
     tasks: Arc<ServedTasks>,
 ) {
@@ -60,7 +63,11 @@ async fn relay(
         else {
             continue;
         };
-        let Some((served, sink)) = tasks.sink_of((&source, &id, mcp.connection())) else {
+        // Gone (removed by a reload): what it still tells reaches no one.
+        let Some(connection) = mcp.upgrade().map(|mcp| mcp.connection()) else {
+            return;
+        };
+        let Some((served, sink)) = tasks.sink_of((&source, &id, connection)) else {
             continue;
         };
         status.insert("taskId".into(), Value::String(served));

@@ -20,7 +20,7 @@
 //! does not know, or a method it does not have) counts as an upstream error of the source.
 //! It is recorded in the audit (`[audit]`) as a tool call too, its outcome the creation's.
 
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError, RwLock};
 
 use serde_json::Value;
 use toolkit_runtime::mcp::Mcp;
@@ -36,10 +36,14 @@ use toolkit_runtime::{BoxFuture, CallContext, JsonObject, Reason, ToolSourceErro
 /// The `_meta` key that ties a message to its task.
 const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
 
+/// The MCP sources by name.
+type Upstreams = Vec<(String, Arc<Mcp>)>;
+
 /// The MCP sources, whose tasks are passed through.
 #[derive(Debug)]
 pub struct UpstreamTasks {
-    upstreams: Vec<(String, Arc<Mcp>)>,
+    /// The sources, replaced by a reload ([`UpstreamTasks::replace`]).
+    upstreams: RwLock<Arc<Upstreams>>,
     /// The served ids handed out, per session (`served_tasks.rs`).
     served: Arc<ServedTasks>,
     /// Where the calls passed through are counted.
@@ -59,7 +63,7 @@ impl UpstreamTasks {
     /// As [`UpstreamTasks::new`], at most `cap` tasks kept per session.
     fn with_cap(upstreams: Vec<(String, Arc<Mcp>)>, metrics: Arc<Metrics>, cap: usize) -> Self {
         Self {
-            upstreams,
+            upstreams: RwLock::new(Arc::new(upstreams)),
             served: Arc::new(ServedTasks::new(cap)),
             metrics,
             statuses: StatusRelay::default(),
@@ -75,11 +79,42 @@ impl UpstreamTasks {
         self
     }
 
-    fn source(&self, name: &str) -> Option<&Arc<Mcp>> {
-        self.upstreams
+    /// The sources as they are now.
+    fn upstreams(&self) -> Arc<Upstreams> {
+        Arc::clone(
+            &self
+                .upstreams
+                .read()
+                .unwrap_or_else(PoisonError::into_inner),
+        )
+    }
+
+    fn source(&self, name: &str) -> Option<Arc<Mcp>> {
+        self.upstreams()
             .iter()
             .find(|(source, _)| source == name)
-            .map(|(_, mcp)| mcp)
+            .map(|(_, mcp)| Arc::clone(mcp))
+    }
+
+    /// Passes tasks to `upstreams` from now on (a reloaded configuration's). The tasks of a
+    /// source removed, or made anew (another connection), are forgotten: their ids mean nothing
+    /// to what now has the source's name. A source kept keeps its tasks.
+    pub(crate) fn replace(&self, upstreams: Upstreams) {
+        let mut current = self
+            .upstreams
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        for (name, mcp) in current.iter() {
+            let kept = upstreams
+                .iter()
+                .any(|(new, same)| new == name && Arc::ptr_eq(same, mcp));
+            if !kept {
+                self.served.forget_source(name);
+            }
+        }
+        *current = Arc::new(upstreams);
+        drop(current);
+        self.statuses.listen(&self.upstreams(), &self.served);
     }
 }
 
@@ -142,7 +177,7 @@ impl Tasks for UpstreamTasks {
                 )));
             };
             let slot = self.served.reserve(session(context)?)?;
-            self.statuses.listen(&self.upstreams, &self.served);
+            self.statuses.listen(&self.upstreams(), &self.served);
             let open = match &self.audit {
                 Some(audit) => Some(
                     audit
@@ -173,6 +208,16 @@ impl Tasks for UpstreamTasks {
             {
                 let id = id.clone();
                 let sink = context.extension::<TaskStatusSink>().cloned();
+                // The source reloaded meanwhile: the task is of a connection no longer served.
+                if !self
+                    .source(source)
+                    .is_some_and(|now| Arc::ptr_eq(&now, &mcp))
+                {
+                    return Err(Refusal::Failed(format!(
+                        "The source {} was reloaded while the task was created; create it again.",
+                        cut(source)
+                    )));
+                }
                 let served = slot.keep((source, &id, mcp.connection()), sink)?;
                 serve_ids(&mut result, &id, &served);
             }
@@ -236,7 +281,7 @@ impl UpstreamTasks {
     /// fails is left out, and logged).
     async fn list(&self, session: u64) -> JsonObject {
         let mut tasks = Vec::new();
-        for (source, mcp) in &self.upstreams {
+        for (source, mcp) in self.upstreams().iter() {
             match mcp.list_tasks().await {
                 Ok(listed) => {
                     for task in listed {

@@ -11,7 +11,7 @@ use toolkit_runtime::Reason;
 use toolkit_runtime::mcp::{Mcp, StdioCommand};
 
 /// `dist/index.js` of the installed server-everything.
-fn everything() -> PathBuf {
+pub(crate) fn everything() -> PathBuf {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(
         "../target/peers/mcp-npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
     );

@@ -78,6 +78,8 @@ async fn a_flood_of_list_changed_lists_its_source_once_a_floor_and_no_other() {
     let served = Served {
         toolkit: toolkit.clone(),
         resources: resources.clone(),
+        tasks: Arc::new(gateway.tasks()),
+        auth: None,
     };
     tokio::spawn(keep_refreshed(gateway, served, interval, changes, None));
 

@@ -104,6 +104,8 @@ async fn served_hearing(name: &str, refresh_seconds: u64, hears: bool) -> Served
         let served = crate::serve::Served {
             toolkit: server.toolkit_handle(),
             resources: resources.clone(),
+            tasks: Arc::new(gateway.tasks()),
+            auth: None,
         };
         tokio::spawn(crate::serve::keep_refreshed(
             gateway, served, interval, changes, None,
