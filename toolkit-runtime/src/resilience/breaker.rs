@@ -339,4 +339,55 @@ mod tests {
         }
         assert!(matches!(breaker.lock().state, State::Closed));
     }
+
+    /// Threads racing through a breaker that opens and half-opens again and again (every outcome
+    /// a failure, a success or a dropped probe): half-open, never more probes than it allows,
+    /// and once every attempt is settled no probe's place is lost (a lost place would keep it
+    /// half-open for good).
+    #[test]
+    fn racing_threads_never_pass_more_probes_than_it_allows_nor_lose_a_place() {
+        let settings = Settings::new()
+            .minimum_calls(1)
+            .failure_rate(0.5)
+            .open_for(Duration::from_micros(200))
+            .half_open_calls(3);
+        let breaker = Breaker::new(&settings, "api");
+        let most = std::sync::atomic::AtomicUsize::new(0);
+        let let_through = std::sync::atomic::AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for thread in 0..8_usize {
+                let (breaker, most, let_through) = (&breaker, &most, &let_through);
+                scope.spawn(move || {
+                    for round in 0..2_000_usize {
+                        let Ok(ticket) = breaker.admit() else {
+                            std::thread::yield_now();
+                            continue;
+                        };
+                        let_through.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        if let State::HalfOpen { admitted, .. } = breaker.lock().state {
+                            most.fetch_max(admitted, std::sync::atomic::Ordering::Relaxed);
+                        }
+                        std::thread::yield_now();
+                        match (thread + round) % 3 {
+                            0 => breaker.settle(ticket, true),
+                            1 => drop(ticket),
+                            _ => breaker.settle(ticket, false),
+                        }
+                    }
+                });
+            }
+        });
+        assert!(most.load(std::sync::atomic::Ordering::Relaxed) <= 3);
+        assert!(let_through.load(std::sync::atomic::Ordering::Relaxed) > 8);
+        if let State::HalfOpen {
+            admitted,
+            succeeded,
+        } = breaker.lock().state
+        {
+            assert_eq!(
+                admitted, succeeded,
+                "every probe settled gave its place back"
+            );
+        }
+    }
 }

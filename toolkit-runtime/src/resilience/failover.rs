@@ -178,3 +178,100 @@ impl ToolSource for Failover {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::*;
+
+    /// An endpoint that counts its calls, and fails each retryably when `down`.
+    struct Counted {
+        calls: AtomicUsize,
+        down: bool,
+    }
+
+    impl ToolSource for Counted {
+        fn name(&self) -> &str {
+            "api"
+        }
+
+        fn discover(&self) -> BoxFuture<'_, Result<Vec<ToolDefinition>, ToolSourceError>> {
+            Box::pin(async { Ok(Vec::new()) })
+        }
+
+        fn call<'a>(
+            &'a self,
+            _tool: &'a str,
+            _input: JsonObject,
+            _context: &'a CallContext,
+        ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
+            Box::pin(async move {
+                self.calls.fetch_add(1, Ordering::SeqCst);
+                tokio::task::yield_now().await;
+                if self.down {
+                    Err(ToolSourceError::new(
+                        "api",
+                        crate::Reason::unavailable("down"),
+                    ))
+                } else {
+                    Ok(Value::Bool(true))
+                }
+            })
+        }
+    }
+
+    /// Calls raced from many tasks on two threads: once the failing first endpoint is ejected,
+    /// every call goes to the second; only the calls already on their way when it failed reach
+    /// it, none after.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn racing_calls_reach_an_ejected_endpoint_no_more() {
+        let down = Arc::new(Counted {
+            calls: AtomicUsize::new(0),
+            down: true,
+        });
+        let up = Arc::new(Counted {
+            calls: AtomicUsize::new(0),
+            down: false,
+        });
+        let endpoints: Vec<Arc<dyn ToolSource>> = vec![down.clone(), up.clone()];
+        let Some(failover) = Failover::new(endpoints) else {
+            unreachable!("two endpoints")
+        };
+        let failover = Arc::new(failover);
+        let (tasks, calls) = (16, 100);
+        let racers: Vec<_> = (0..tasks)
+            .map(|_| {
+                let failover = Arc::clone(&failover);
+                tokio::spawn(async move {
+                    let context = CallContext::new();
+                    let mut failed = 0;
+                    for _ in 0..calls {
+                        if failover
+                            .call("t", JsonObject::new(), &context)
+                            .await
+                            .is_err()
+                        {
+                            failed += 1;
+                        }
+                    }
+                    failed
+                })
+            })
+            .collect();
+        let mut failed = 0;
+        for racer in racers {
+            failed += racer.await.unwrap_or(calls);
+        }
+        let reached_down = down.calls.load(Ordering::SeqCst);
+        assert_eq!(failed, reached_down, "only the down endpoint fails");
+        assert!(
+            (1..=tasks).contains(&reached_down),
+            "{reached_down} calls reached the ejected endpoint"
+        );
+        assert_eq!(
+            up.calls.load(Ordering::SeqCst) + reached_down,
+            tasks * calls
+        );
+    }
+}
