@@ -371,6 +371,33 @@ mod tests {
         TaskSession::new(TaskSession::next_id(), CancellationToken::new())
     }
 
+    /// A source removed or made anew by a reload: its tasks are forgotten in every session (a
+    /// new connection may hand out the same ids), the other sources' kept.
+    #[test]
+    fn a_reloaded_sources_tasks_are_forgotten_in_every_session_and_no_other_sources() {
+        let tasks = ServedTasks::new(4);
+        let (alice, bob) = (session(), session());
+        let keep = |session: &TaskSession, source: &str, id: &str| {
+            tasks
+                .reserve(session)
+                .unwrap()
+                .keep((source, id, 1), None)
+                .unwrap()
+        };
+        let hers = keep(&alice, "reloaded", "t1");
+        let his = keep(&bob, "reloaded", "t2");
+        let other = keep(&bob, "kept", "t1");
+        tasks.forget_source("reloaded");
+        assert_eq!(tasks.route(alice.id(), &hers), None);
+        assert_eq!(tasks.route(bob.id(), &his), None);
+        assert_eq!(tasks.served_of(alice.id(), ("reloaded", "t1", 1)), None);
+        assert_eq!(
+            tasks.route(bob.id(), &other),
+            Some(("kept".into(), "t1".into(), 1))
+        );
+        assert_eq!((tasks.len(alice.id()), tasks.len(bob.id())), (0, 1));
+    }
+
     #[test]
     fn a_session_at_its_cap_is_refused_and_makes_room_only_from_its_own_ended_tasks() {
         let tasks = ServedTasks::new(2);
