@@ -87,6 +87,8 @@ mod revision;
 #[cfg(feature = "mcp")]
 mod roots;
 #[cfg(feature = "mcp")]
+mod skills;
+#[cfg(feature = "mcp")]
 mod snapshot;
 #[cfg(feature = "mcp")]
 mod source;
@@ -115,6 +117,11 @@ pub use options::McpOptions;
 #[cfg(feature = "mcp")]
 pub use resources_updated::ResourcesUpdated;
 pub use results::tool_definition;
+#[cfg(feature = "mcp")]
+pub use skills::{
+    LoadedSkill, MAX_SKILL_BYTES, MAX_SKILL_FILES, SKILLS_EXTENSION, Skill, SkillFile, SkillFiles,
+    digest,
+};
 #[cfg(feature = "mcp")]
 pub use snapshot::{Aspect, ChangedTool, SnapshotDrift, SnapshotSource};
 #[cfg(feature = "mcp")]
