@@ -202,12 +202,26 @@ pub enum Command {
     /// Gateway: serves the sources a configuration names as one MCP server.
     ///
     /// Serves the sources a configuration names, under its policy, as one MCP server (stdio or
-    /// Streamable HTTP). The file's keys, with an example of each: docs/serving.md, "A gateway
-    /// over a config file".
+    /// Streamable HTTP). `toolkit-gen serve --example-config` prints a configuration with every
+    /// key, each with a comment; docs/serving.md ("A gateway over a config file") says more.
+    ///
+    /// The file's tables: [serve] (transport, address, presentation, threads, sessions, ...),
+    /// [serve.auth] (how HTTP clients authenticate: tokens or JWTs), [catalog] (where tool
+    /// definitions are kept, how often refreshed), [policy] (default and rules: allow, approve
+    /// or block), [approval] (who approves), [[sources]] (each one of openapi, graphql, url or
+    /// command, with its credentials, oauth, per_person, on_behalf_of and resilience), [audit].
+    #[command(
+        override_usage = "toolkit-gen serve --config <FILE> [--log-format <LOG_FORMAT>]\n       \
+                                toolkit-gen serve --example-config"
+    )]
     Serve {
         /// The configuration file (`toolkit.toml`).
-        #[arg(long, value_name = "FILE")]
-        config: PathBuf,
+        #[arg(long, value_name = "FILE", required_unless_present = "example_config")]
+        config: Option<PathBuf>,
+        /// Prints an example configuration, every key with a comment, and exits
+        /// (`toolkit-gen serve --example-config > toolkit.toml`).
+        #[arg(long, conflicts_with_all = ["config", "log_format"])]
+        example_config: bool,
         /// How logs are written to stderr: `text` for people, `json` (one object a line) for a
         /// log collector.
         #[arg(long, value_enum, default_value_t = serve::LogFormat::Text)]
@@ -358,7 +372,14 @@ impl Cli {
                 }),
             },
             Command::Login(arguments) => login::login(&arguments),
-            Command::Serve { config, log_format } => serve::serve(&config, log_format),
+            Command::Serve {
+                config,
+                example_config,
+                log_format,
+            } => match config {
+                Some(config) if !example_config => serve::serve(&config, log_format),
+                _ => serve::print_example_config(),
+            },
             Command::Secrets(arguments) => secrets::run(arguments),
             Command::Connections(arguments) => connections::run(arguments),
             Command::QuickjsWorker => quickjs_worker(),

@@ -21,6 +21,26 @@ pub enum LogFormat {
     Json,
 }
 
+/// A configuration with every key the gateway reads, each with a comment
+/// (`toolkit-gen serve --example-config`). It parses as it is; `tests/cli/serve_example.rs` checks
+/// that, and that every key the configuration's tables take is written in it.
+pub const EXAMPLE_CONFIG: &str = include_str!("example-config.toml");
+
+/// Prints [`EXAMPLE_CONFIG`] on stdout.
+pub fn print_example_config() -> ExitCode {
+    use std::io::Write as _;
+    match std::io::stdout()
+        .lock()
+        .write_all(EXAMPLE_CONFIG.as_bytes())
+    {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("toolkit-gen serve: cannot write the example: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
 /// Runs the gateway configured at `config`.
 pub fn serve(config: &Path, format: LogFormat) -> ExitCode {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()

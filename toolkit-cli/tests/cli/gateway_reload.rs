@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 use toolkit_runtime::mcp::Mcp;
-use toolkit_runtime::{CallContext, JsonObject, ToolSource};
+use toolkit_runtime::{CallContext, ToolSource};
 
 use crate::items_api::{DOCUMENT, Upstream, start};
 

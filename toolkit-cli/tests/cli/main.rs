@@ -26,6 +26,7 @@ mod mcp;
 mod oauth;
 mod report;
 mod search;
+mod serve_example;
 mod support;
 mod token_store;
 mod worker;
