@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use futures_util::future::join_all;
 use serde_json::{Value, json};
 use toolkit_runtime::context::Principal;
-use toolkit_runtime::mcp::Mcp;
+use toolkit_runtime::mcp::{Mcp, SKILLS_EXTENSION};
 use toolkit_runtime::serve::{ListChanged, Offer, Refusal, Resources};
 use toolkit_runtime::{BoxFuture, CallContext, Decision, JsonObject, Reason, ToolSourceError};
 
@@ -86,6 +86,8 @@ struct Has {
     subscribe: bool,
     prompts: bool,
     completions: bool,
+    /// The skills extension (SEP-2640), whose files are among its resources.
+    skills: bool,
 }
 
 impl Upstream {
@@ -108,6 +110,7 @@ impl Has {
         subscribe: true,
         prompts: true,
         completions: true,
+        skills: true,
     };
 
     /// What `capabilities` (an `initialize` answer's) declares.
@@ -118,6 +121,11 @@ impl Has {
             subscribe: capabilities.pointer("/resources/subscribe") == Some(&Value::Bool(true)),
             prompts: declares("prompts"),
             completions: declares("completions"),
+            skills: declares("resources")
+                && capabilities
+                    .get("extensions")
+                    .and_then(|extensions| extensions.get(SKILLS_EXTENSION))
+                    .is_some_and(Value::is_object),
         }
     }
 }
@@ -314,10 +322,18 @@ impl Upstreams {
     async fn list(upstream: &Upstream, last: Option<Arc<Listing>>) -> Listing {
         let has = Self::has(upstream);
         let mcp = &upstream.mcp;
-        let (resources, templates, prompts) = futures_util::join!(
+        let (resources, templates, prompts, skills) = futures_util::join!(
             asked_if(has.resources, mcp.list_resources()),
             asked_if(has.resources, mcp.list_resource_templates()),
             asked_if(has.prompts, mcp.list_prompts()),
+            asked_if(has.skills, async {
+                mcp.list_skills().await.map(|skills| {
+                    skills
+                        .iter()
+                        .filter_map(|skill| serde_json::to_value(skill).ok())
+                        .collect()
+                })
+            }),
         );
         let short = std::cell::Cell::new(false);
         let kept = |answer: Option<Result<Vec<Value>, ToolSourceError>>,
@@ -348,6 +364,7 @@ impl Upstreams {
                 "resources/templates/list",
             ),
             prompts: kept(prompts, last.map(|last| &last.prompts), "prompts/list"),
+            skills: kept(skills, last.map(|last| &last.skills), "skills/list"),
             short: short.get(),
         }
     }
@@ -382,6 +399,8 @@ impl Upstreams {
                         subscribe: resources,
                         prompts,
                         completions: resources || prompts,
+                        // Declared only, where capabilities are told.
+                        skills: false,
                     }
                 }
             };
@@ -476,6 +495,18 @@ impl Upstreams {
         key: &str,
         serve: impl Fn(&Upstream, &str) -> String,
     ) -> Vec<Value> {
+        self.listed_as(has, entries, key, serve, |_, _| {}).await
+    }
+
+    /// As [`Upstreams::listed`], each entry served further by `serve_entry`.
+    async fn listed_as(
+        &self,
+        has: impl Fn(Has) -> bool,
+        entries: impl Fn(&Listing) -> &[Value],
+        key: &str,
+        serve: impl Fn(&Upstream, &str) -> String,
+        serve_entry: impl Fn(&Upstream, &mut Value),
+    ) -> Vec<Value> {
         let upstreams = self.upstreams();
         let asked: Vec<_> = upstreams
             .iter()
@@ -499,10 +530,24 @@ impl Upstreams {
                 let served = serve(upstream, name);
                 let mut entry = entry.clone();
                 entry[key] = Value::String(served);
+                serve_entry(upstream, &mut entry);
                 all.push(entry);
             }
         }
         all
+    }
+
+    /// The URIs of `upstream`'s skill entry's files served, as the entry's own `uri` is. Their
+    /// digests and sizes stay as the source wrote them: the files are read through as they are.
+    fn serve_skill_files(upstream: &Upstream, skill: &mut Value) {
+        let Some(Value::Array(files)) = skill.get_mut("resources") else {
+            return;
+        };
+        for file in files {
+            if let Some(Value::String(uri)) = file.get_mut("uri") {
+                *uri = Self::served_uri(upstream, uri);
+            }
+        }
     }
 
     /// The `uri` of each block of `contents` (a read's contents, a prompt's messages' resources)
@@ -547,6 +592,9 @@ impl Upstreams {
         }
         if any(|has| has.completions) {
             offer = offer.with_completions();
+        }
+        if any(|has| has.resources && has.skills) {
+            offer = offer.with_skills();
         }
         offer.with_list_changed(self.watched, self.watched)
     }
@@ -619,6 +667,49 @@ impl Resources for Upstreams {
                     Self::served_uri,
                 )
                 .await)
+        })
+    }
+
+    fn list_skills(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>> {
+        Box::pin(async {
+            Ok(self
+                .listed_as(
+                    |has| has.resources && has.skills,
+                    |listing| &listing.skills,
+                    "uri",
+                    Self::served_uri,
+                    Self::serve_skill_files,
+                )
+                .await)
+        })
+    }
+
+    fn get_skill<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<Value, Refusal>> {
+        Box::pin(async move {
+            let not_served = || Refusal::InvalidParams(format!("No skill {} is served.", cut(uri)));
+            let (upstream, upstream_uri) = self.route_uri(uri).map_err(|_| not_served())?;
+            if !Self::has(&upstream).skills {
+                return Err(not_served());
+            }
+            let got = self
+                .metrics
+                .requested(
+                    &upstream.name,
+                    "skills/get",
+                    upstream.mcp.get_skill(&upstream_uri),
+                )
+                .await
+                .map_err(|error| match error.reason {
+                    Reason::NotFound { .. } | Reason::InvalidInput { .. } => not_served(),
+                    _ => refusal(&error),
+                })?;
+            let mut skill =
+                serde_json::to_value(&got).map_err(|error| Refusal::Failed(error.to_string()))?;
+            if let Some(Value::String(served)) = skill.get_mut("uri") {
+                *served = Self::served_uri(&upstream, served);
+            }
+            Self::serve_skill_files(&upstream, &mut skill);
+            Ok(skill)
         })
     }
 

@@ -13,11 +13,11 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
     ContentBlock, CustomRequest, CustomResult, GetPromptRequestParams, GetPromptResponse,
-    Implementation, InitializeRequestParams, InitializeResult, ListPromptsResult,
-    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressToken, ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig, SubscribeRequestParams, SubscriptionFilter, Tool as McpTool,
-    UnsubscribeRequestParams,
+    GetSkillRequestParams, GetSkillResult, Implementation, InitializeRequestParams,
+    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListSkillsResult, ListToolsResult, PaginatedRequestParams, ProgressToken, ProtocolVersion,
+    ReadResourceRequestParams, ReadResourceResponse, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, SubscriptionFilter, Tool as McpTool, UnsubscribeRequestParams,
 };
 #[allow(deprecated)] // logging: deprecated by SEP-2577, still spoken by the session revisions
 use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam, SetLevelRequestParams};
@@ -294,6 +294,26 @@ impl ServerHandler for Handler {
         self.subscriptions.unsubscribe(&request.uri).await
     }
 
+    async fn list_skills(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListSkillsResult, ErrorData> {
+        let mut listed = resources::list_skills(&self.resources_to(&context)).await?;
+        self.hint_always(&mut listed.ttl_ms, &mut listed.cache_scope);
+        Ok(listed)
+    }
+
+    async fn get_skill(
+        &self,
+        request: GetSkillRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetSkillResult, ErrorData> {
+        let mut got = resources::get_skill(&self.resources_to(&context), &request).await?;
+        self.hint_always(&mut got.ttl_ms, &mut got.cache_scope);
+        Ok(got)
+    }
+
     async fn list_prompts(
         &self,
         _request: Option<PaginatedRequestParams>,
@@ -406,6 +426,17 @@ impl ServerHandler for Handler {
 }
 
 impl Handler {
+    /// Puts the server's caching hints on a result whose hints the extension requires (a
+    /// skills list, a skill): the host's when it said how long its lists stay fresh, else none
+    /// kept (`ttlMs` 0) and for the asker only.
+    fn hint_always(&self, ttl_ms: &mut Option<u64>, scope: &mut Option<rmcp::model::CacheScope>) {
+        self.hint(ttl_ms, scope);
+        if ttl_ms.is_none() {
+            *ttl_ms = Some(0);
+            *scope = Some(rmcp::model::CacheScope::Private);
+        }
+    }
+
     /// Puts the server's caching hints on a list it answers (SEP-2549), when the host said how
     /// long its lists stay fresh ([`ServedToolkit::cache_for`]): `private` while each person is
     /// served their own view, so that no cache hands one person's list to another.

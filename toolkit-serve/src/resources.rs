@@ -11,8 +11,9 @@ use std::sync::Arc;
 use rmcp::ErrorData;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, GetPromptRequestParams, GetPromptResult,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, Prompt,
-    ReadResourceRequestParams, ReadResourceResult, Resource, ResourceTemplate,
+    GetSkillRequestParams, GetSkillResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListSkillsResult, Prompt, ReadResourceRequestParams, ReadResourceResult,
+    Resource, ResourceTemplate, SKILLS_EXTENSION_ID, Skill,
 };
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -39,6 +40,9 @@ pub struct Offer {
     /// `prompts.listChanged`: the host tells when its prompts change
     /// ([`Resources::list_changed`]).
     pub prompts_list_changed: bool,
+    /// `skills/list` and `skills/get` (the skills extension, SEP-2640, declared under
+    /// `capabilities.extensions`): the skills' files are among the resources.
+    pub skills: bool,
 }
 
 impl Offer {
@@ -59,6 +63,14 @@ impl Offer {
     #[must_use]
     pub fn with_prompts(mut self) -> Self {
         self.prompts = true;
+        self
+    }
+
+    /// With skills ([`Resources::list_skills`], [`Resources::get_skill`]); offered only with
+    /// resources, which serve their files.
+    #[must_use]
+    pub fn with_skills(mut self) -> Self {
+        self.skills = true;
         self
     }
 
@@ -158,6 +170,18 @@ pub trait Resources: std::fmt::Debug + Send + Sync + 'static {
     /// The result of `completion/complete` for its params as written (`completion`).
     fn complete(&self, params: JsonObject) -> BoxFuture<'_, Result<JsonObject, Refusal>>;
 
+    /// The `skills` of `skills/list`: each skill's entry (`uri`, `frontmatter`, `resources`)
+    /// when [`Resources::offer`] offers skills. None by default.
+    fn list_skills(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
+
+    /// The `skill` of `skills/get` for the skill whose `SKILL.md` is `uri`;
+    /// [`Refusal::InvalidParams`] for a skill not served. Refused by default.
+    fn get_skill<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<Value, Refusal>> {
+        Box::pin(async move { Err(Refusal::InvalidParams(format!("No skill {uri} is served."))) })
+    }
+
     /// The URIs (as served) the host's resources change, for the sessions subscribed to them
     /// (`notifications/resources/updated`); `None` (the default) when the host tells none.
     fn updated(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
@@ -255,6 +279,44 @@ pub(crate) async fn list_resources(hosted: &Hosted) -> Result<ListResourcesResul
     Ok(ListResourcesResult::with_all_items(entries::<Resource>(
         items, "resource",
     )))
+}
+
+/// `skills/list`: every skill in one page; an entry that is no loadable skill is left out (and
+/// logged).
+pub(crate) async fn list_skills(hosted: &Hosted) -> Result<ListSkillsResult, ErrorData> {
+    let resources = offering(hosted, |offer| offer.skills, "skills/list")?;
+    let items = resources
+        .list_skills()
+        .await
+        .map_err(|refusal| error(refusal, false))?;
+    let skills = entries::<Skill>(items, "skill")
+        .into_iter()
+        .filter(|skill| match skill.validate() {
+            Ok(()) => true,
+            Err(problem) => {
+                tracing::warn!(uri = %skill.uri, %problem, "a skill is left out of the listing");
+                false
+            }
+        })
+        .collect();
+    Ok(ListSkillsResult::with_all_items(skills))
+}
+
+/// `skills/get`.
+pub(crate) async fn get_skill(
+    hosted: &Hosted,
+    request: &GetSkillRequestParams,
+) -> Result<GetSkillResult, ErrorData> {
+    let resources = offering(hosted, |offer| offer.skills, "skills/get")?;
+    super::uri_bound::checked(&request.uri)?;
+    let skill = resources
+        .get_skill(&request.uri)
+        .await
+        .map_err(|refusal| error(refusal, false))?;
+    let skill: Skill = serde_json::from_value(skill).map_err(|problem| {
+        ErrorData::internal_error(format!("the skill cannot be served: {problem}"), None)
+    })?;
+    Ok(GetSkillResult::new(skill))
 }
 
 /// `resources/templates/list`.
@@ -366,5 +428,11 @@ pub(crate) fn advertise(hosted: &Hosted, capabilities: &mut rmcp::model::ServerC
     }
     if offer.completions {
         capabilities.completions = Some(JsonObject::new());
+    }
+    if offer.skills && offer.resources {
+        capabilities
+            .extensions
+            .get_or_insert_default()
+            .insert(SKILLS_EXTENSION_ID.to_owned(), JsonObject::new());
     }
 }

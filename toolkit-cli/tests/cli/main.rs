@@ -17,6 +17,7 @@ mod gateway_reload;
 mod gateway_replicas;
 mod gateway_resilience;
 mod gateway_resources;
+mod gateway_skills;
 mod gateway_tasks;
 mod gateway_team;
 mod graphql;

@@ -17,6 +17,8 @@ pub(super) struct Listing {
     pub(super) templates: Vec<Value>,
     /// `prompts/list`.
     pub(super) prompts: Vec<Value>,
+    /// `skills/list`, each entry as the MCP source read and checked it.
+    pub(super) skills: Vec<Value>,
     /// A list failed with no earlier one to keep in its place: served, but not kept (the next
     /// client asks again rather than an empty list being served until the next relist).
     pub(super) short: bool,

@@ -1,0 +1,212 @@
+//! Skills (SEP-2640) through the gateway: `toolkit-gen serve --config` in front of two FastMCP
+//! 4.2 servers (PyPI `fastmcp`, `skills_server.py`) serving a folder of skills, as sources `docs`
+//! and `more`. FastMCP's own client (`skills_client.py`) lists, gets and reads every skill
+//! through the gateway, checking each file's digest and size: each source's skills are served
+//! under its name (`skill://docs/git-workflow/SKILL.md`), their digests as the source wrote them,
+//! and a policy rule keeps a skill out. The runtime's client loads them the same way, and refuses
+//! a file changed since its entry was read.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+use toolkit_runtime::mcp::{Mcp, StdioCommand};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// FastMCP's Python, installed by `scripts/install-test-peers`.
+fn fastmcp_python() -> PathBuf {
+    let python = root().join("target/peers/fastmcp-python/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run scripts/install-test-peers",
+        python.display()
+    );
+    python
+}
+
+/// A copy of the skills folder (the test may change it), and the gateway's configuration in
+/// `dir`: `skills_server.py` over it as sources `docs` and `more`, with `rules` (each server given
+/// the gateway's `SKILLS_RELOAD` and `FASTMCP_LOG_LEVEL`).
+fn configure(dir: &Path, rules: &str) -> PathBuf {
+    let skills = dir.join("skills");
+    for file in [
+        "git-workflow/SKILL.md",
+        "pdf-processing/SKILL.md",
+        "pdf-processing/references/FORMS.md",
+    ] {
+        let to = skills.join(file);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(root().join("toolkit-cli/tests/cli/skills").join(file), to).unwrap();
+    }
+    let server = root().join("toolkit-cli/tests/cli/skills_server.py");
+    let source = |name: &str| {
+        format!(
+            "\n[[sources]]\nname = \"{name}\"\ncommand = [\"{}\", \"{}\", \"{}\"]\n\
+             env = {{ SKILLS_RELOAD = \"SKILLS_RELOAD\", FASTMCP_LOG_LEVEL = \"FASTMCP_LOG_LEVEL\" }}\n",
+            fastmcp_python().display(),
+            server.display(),
+            skills.display()
+        )
+    };
+    let config = format!(
+        "[catalog]\nrefresh_seconds = 0\n\n[policy]\ndefault = \"allow\"\nrules = [{rules}]\n{}{}",
+        source("docs"),
+        source("more")
+    );
+    let path = dir.join("toolkit.toml");
+    std::fs::write(&path, config).unwrap();
+    path
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("toolkit-skills-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn fastmcps_client_reads_every_sources_skills_through_the_gateway_digests_verified() {
+    let dir = scratch("fastmcp");
+    let block = r#"{ source = "more", tool = "skill://git-workflow/*", decision = "block" }"#;
+    let config = configure(&dir, block);
+    let output = std::process::Command::new(fastmcp_python())
+        .arg(root().join("toolkit-cli/tests/cli/skills_client.py"))
+        .args([env!("CARGO_BIN_EXE_toolkit-gen"), "serve", "--config"])
+        .arg(&config)
+        .env("FASTMCP_LOG_LEVEL", "WARNING")
+        .env("SKILLS_RELOAD", "0")
+        .output()
+        .unwrap();
+    let seen: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| json!(String::from_utf8_lossy(&output.stdout)));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        seen.get("error").is_none() && seen.is_object(),
+        "{seen}\n{stderr}"
+    );
+    assert_eq!(
+        seen["capabilities"]["extensions"]["io.modelcontextprotocol/skills"],
+        json!({}),
+        "{seen}"
+    );
+    let uris: Vec<&str> = seen["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|skill| skill["uri"].as_str())
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            "skill://docs/git-workflow/SKILL.md",
+            "skill://docs/pdf-processing/SKILL.md",
+            "skill://more/pdf-processing/SKILL.md",
+        ],
+        "each source's skills under its name, the blocked one left out: {seen}"
+    );
+    for skill in seen["skills"].as_array().unwrap() {
+        assert_eq!(skill["verified"], true, "{skill}");
+    }
+    let forms = &seen["skills"][1]["files"];
+    assert_eq!(
+        forms["skill://docs/pdf-processing/references/FORMS.md"],
+        json!(
+            std::fs::metadata(dir.join("skills/pdf-processing/references/FORMS.md"))
+                .unwrap()
+                .len()
+        ),
+        "{forms}"
+    );
+    assert_eq!(seen["skills"][0]["frontmatter"]["license"], "Apache-2.0");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_runtimes_client_loads_a_skill_through_the_gateway_and_refuses_a_changed_file() {
+    let dir = scratch("runtime");
+    let config = configure(&dir, "");
+    let gateway = Mcp::stdio(
+        "gateway",
+        StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+            .args(["serve", "--config"])
+            .arg(&config)
+            .env("SKILLS_RELOAD", "1")
+            .env("FASTMCP_LOG_LEVEL", "WARNING"),
+    );
+    assert!(gateway.has_skills().await.unwrap());
+    let skills = gateway.list_skills().await.unwrap();
+    assert_eq!(skills.len(), 4, "{skills:?}");
+    let pdf = skills
+        .iter()
+        .find(|skill| skill.uri == "skill://docs/pdf-processing/SKILL.md")
+        .cloned()
+        .unwrap();
+    assert_eq!(pdf.name(), "pdf-processing");
+
+    let loaded = gateway.load_skill(&pdf.uri).await.unwrap();
+    assert!(loaded.verified);
+    let written = std::fs::read_to_string(dir.join("skills/pdf-processing/SKILL.md")).unwrap();
+    assert_eq!(loaded.text, written);
+    let shown = loaded.to_string();
+    assert!(shown.starts_with("Skill pdf-processing: "), "{shown}");
+    assert!(shown.contains("skill://docs/pdf-processing/"), "{shown}");
+    let forms_uri = "skill://docs/pdf-processing/references/FORMS.md";
+    let forms = gateway.read_skill_file(&loaded, forms_uri).await.unwrap();
+    assert_eq!(
+        forms,
+        std::fs::read(dir.join("skills/pdf-processing/references/FORMS.md")).unwrap()
+    );
+    // A file the entry does not list is no file of the skill.
+    let unlisted = gateway
+        .read_skill_file(&loaded, "skill://docs/git-workflow/SKILL.md")
+        .await
+        .unwrap_err();
+    assert!(
+        unlisted.to_string().contains("is not a file of the skill"),
+        "{unlisted}"
+    );
+
+    // The file changes after the entry was read: refused, naming the file and what differs.
+    std::fs::write(
+        dir.join("skills/pdf-processing/references/FORMS.md"),
+        "# Forms\nChanged since.\n",
+    )
+    .unwrap();
+    let changed = gateway
+        .read_skill_file(&loaded, forms_uri)
+        .await
+        .unwrap_err();
+    let message = changed.to_string();
+    assert!(message.contains(forms_uri), "{message}");
+    assert!(
+        message.contains("bytes where its skill's entry says")
+            || message.contains("does not match its digest"),
+        "{message}"
+    );
+    // So is a SKILL.md changed since its entry was held.
+    let mut edited = written.clone();
+    edited.push_str("\nOne more line.\n");
+    std::fs::write(dir.join("skills/pdf-processing/SKILL.md"), edited).unwrap();
+    let stale = gateway.load(pdf.clone()).await.unwrap_err();
+    assert!(stale.to_string().contains(&pdf.uri), "{stale}");
+    // Its entry asked anew matches the new content.
+    let fresh = gateway.load_skill(&pdf.uri).await.unwrap();
+    assert!(fresh.text.ends_with("One more line.\n"));
+    // A skill not served.
+    let unknown = gateway
+        .get_skill("skill://docs/nowhere/SKILL.md")
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            unknown.reason,
+            toolkit_runtime::Reason::NotFound { .. } | toolkit_runtime::Reason::InvalidInput { .. }
+        ),
+        "{unknown:?}"
+    );
+    gateway.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
