@@ -178,6 +178,11 @@ pub struct Serve {
     /// `tool_search` and code mode's `search_tools` rank by words and meaning. Needs the gateway
     /// built with feature `search-embeddings`.
     pub search_model: Option<PathBuf>,
+    /// A folder of the gateway's own skills (SEP-2640), relative to the configuration's
+    /// directory: each folder below it with a `SKILL.md` is a skill, served at
+    /// `skill://<its path>/SKILL.md` beside the MCP sources' skills (which are served under their
+    /// source's name).
+    pub skills: Option<PathBuf>,
     /// The server's name, as clients are told it.
     #[serde(default = "default_name")]
     pub name: String,
@@ -331,6 +336,7 @@ impl Default for Serve {
             address: default_address(),
             presentation: Presentation::default(),
             search_model: None,
+            skills: None,
             name: default_name(),
             shutdown_grace_seconds: default_grace(),
             allowed_hosts: Vec::new(),
@@ -997,6 +1003,9 @@ impl Config {
         config.catalog.file = base.join(&config.catalog.file);
         if let Some(model) = &mut config.serve.search_model {
             *model = base.join(&*model);
+        }
+        if let Some(skills) = &mut config.serve.skills {
+            *skills = base.join(&*skills);
         }
         if let Some(file) = config.audit.as_mut().and_then(|audit| audit.file.as_mut()) {
             *file = base.join(&*file);

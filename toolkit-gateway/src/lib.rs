@@ -74,6 +74,8 @@ pub struct Gateway {
     /// People's connections of their own accounts, pending, when a source has
     /// `oauth.per_person`.
     connects: Option<Arc<oauth_connect::Connects>>,
+    /// The gateway's own skills (`serve.skills`), read at the start.
+    own_skills: Option<Arc<toolkit_runtime::serve::SkillFolder>>,
     /// The model searches rank by meaning with (`serve.search_model`), loaded once.
     #[cfg(feature = "search-embeddings")]
     meaning: Option<toolkit_runtime::search::MeaningModel>,
@@ -245,6 +247,12 @@ impl Gateway {
                 Err(error) => problems.push(error.0),
             }
         }
+        let own_skills = config.serve.skills.as_ref().and_then(|folder| {
+            toolkit_runtime::serve::SkillFolder::open(folder)
+                .map(Arc::new)
+                .map_err(|problem| problems.push(format!("serve.skills: {problem}")))
+                .ok()
+        });
         let catalog = Catalog::load(&config.catalog.file).map_err(|problem| problems.push(problem));
         // Which tools a retry is safe for, from the catalog kept (a listing teaches it anew).
         if let Ok(catalog) = &catalog {
@@ -282,6 +290,7 @@ impl Gateway {
                 changes: Arc::new(Mutex::new(changes)),
                 lifetimes,
                 connects,
+                own_skills,
                 #[cfg(feature = "search-embeddings")]
                 meaning,
             }),
@@ -400,6 +409,7 @@ impl Gateway {
         resources::Upstreams::new(self.upstreams.clone(), self.policy.clone())
             .metered(Arc::clone(&self.metrics))
             .audited(self.audit.clone())
+            .with_own_skills(self.own_skills.clone())
     }
 
     /// The tasks of the MCP sources, passed through for a client that drives them (see

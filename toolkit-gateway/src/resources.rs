@@ -28,7 +28,7 @@ use futures_util::future::join_all;
 use serde_json::{Value, json};
 use toolkit_runtime::context::Principal;
 use toolkit_runtime::mcp::{Mcp, SKILLS_EXTENSION};
-use toolkit_runtime::serve::{ListChanged, Offer, Refusal, Resources};
+use toolkit_runtime::serve::{ListChanged, Offer, Refusal, Resources, SkillFolder};
 use toolkit_runtime::{BoxFuture, CallContext, Decision, JsonObject, Reason, ToolSourceError};
 
 use super::audit::{Audit, Entry, Kind, Open, outcome};
@@ -64,6 +64,9 @@ pub struct Upstreams {
     metrics: Arc<Metrics>,
     /// Where each read and prompt passed to an upstream is recorded (`[audit]`).
     audit: Option<Audit>,
+    /// The gateway's own skills (`serve.skills`), served beside the upstreams' (and first, where
+    /// a URI is both).
+    own_skills: Option<Arc<SkillFolder>>,
 }
 
 /// One MCP source, with what it was found to have.
@@ -148,6 +151,26 @@ impl Upstreams {
             last_listed: Arc::default(),
             metrics: Arc::default(),
             audit: None,
+            own_skills: None,
+        }
+    }
+
+    /// Serves the skills of `folder` too, as the gateway's own.
+    #[must_use]
+    pub fn with_own_skills(mut self, folder: Option<Arc<SkillFolder>>) -> Self {
+        self.own_skills = folder;
+        self
+    }
+
+    /// The gateway's own skills' answer for `uri`, when `uri` is theirs.
+    async fn own<T>(
+        &self,
+        ask: impl AsyncFnOnce(&SkillFolder) -> Result<T, Refusal>,
+    ) -> Option<Result<T, Refusal>> {
+        let own = self.own_skills.as_ref()?;
+        match ask(own).await {
+            Err(Refusal::NotFound(_) | Refusal::InvalidParams(_)) => None,
+            answered => Some(answered),
         }
     }
 
@@ -584,7 +607,8 @@ impl Upstreams {
         let upstreams = self.upstreams();
         let any =
             |pick: fn(Has) -> bool| upstreams.iter().any(|upstream| pick(Self::has(upstream)));
-        if any(|has| has.resources) {
+        let own = self.own_skills.is_some();
+        if own || any(|has| has.resources) {
             offer = offer.with_resources(any(|has| has.resources && has.subscribe));
         }
         if any(|has| has.prompts) {
@@ -593,7 +617,7 @@ impl Upstreams {
         if any(|has| has.completions) {
             offer = offer.with_completions();
         }
-        if any(|has| has.resources && has.skills) {
+        if own || any(|has| has.resources && has.skills) {
             offer = offer.with_skills();
         }
         offer.with_list_changed(self.watched, self.watched)
@@ -659,33 +683,48 @@ impl Resources for Upstreams {
 
     fn list_resources(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>> {
         Box::pin(async {
-            Ok(self
-                .listed(
+            let mut listed = match &self.own_skills {
+                Some(own) => own.list_resources().await?,
+                None => Vec::new(),
+            };
+            listed.extend(
+                self.listed(
                     |has| has.resources,
                     |listing| &listing.resources,
                     "uri",
                     Self::served_uri,
                 )
-                .await)
+                .await,
+            );
+            Ok(listed)
         })
     }
 
     fn list_skills(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>> {
         Box::pin(async {
-            Ok(self
-                .listed_as(
+            let mut listed = match &self.own_skills {
+                Some(own) => own.list_skills().await?,
+                None => Vec::new(),
+            };
+            listed.extend(
+                self.listed_as(
                     |has| has.resources && has.skills,
                     |listing| &listing.skills,
                     "uri",
                     Self::served_uri,
                     Self::serve_skill_files,
                 )
-                .await)
+                .await,
+            );
+            Ok(listed)
         })
     }
 
     fn get_skill<'a>(&'a self, uri: &'a str) -> BoxFuture<'a, Result<Value, Refusal>> {
         Box::pin(async move {
+            if let Some(own) = self.own(async |own| own.get_skill(uri).await).await {
+                return own;
+            }
             let not_served = || Refusal::InvalidParams(format!("No skill {} is served.", cut(uri)));
             let (upstream, upstream_uri) = self.route_uri(uri).map_err(|_| not_served())?;
             if !Self::has(&upstream).skills {
@@ -736,6 +775,9 @@ impl Resources for Upstreams {
         asker: &'a CallContext,
     ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
         Box::pin(async move {
+            if let Some(own) = self.own(async |own| own.read_resource(uri).await).await {
+                return own;
+            }
             let (upstream, uri) = self.route_uri(uri)?;
             let input: JsonObject = [("uri".to_owned(), Value::String(uri.clone()))]
                 .into_iter()

@@ -4,7 +4,8 @@
 //! through the gateway, checking each file's digest and size: each source's skills are served
 //! under its name (`skill://docs/git-workflow/SKILL.md`), their digests as the source wrote them,
 //! and a policy rule keeps a skill out. The runtime's client loads them the same way, and refuses
-//! a file changed since its entry was read.
+//! a file changed since its entry was read. The TypeScript SDK v2's client (`skills_client.mjs`,
+//! its `SkillsClient`) reads the gateway's own skills (`serve.skills`, a folder) beside them.
 
 use std::path::{Path, PathBuf};
 
@@ -30,16 +31,26 @@ fn fastmcp_python() -> PathBuf {
 /// `dir`: `skills_server.py` over it as sources `docs` and `more`, with `rules` (each server given
 /// the gateway's `SKILLS_RELOAD` and `FASTMCP_LOG_LEVEL`).
 fn configure(dir: &Path, rules: &str) -> PathBuf {
-    let skills = dir.join("skills");
+    configure_with(dir, rules, "")
+}
+
+/// A copy of the skills folder in `to`.
+fn copy_skills(to: &Path) {
     for file in [
         "git-workflow/SKILL.md",
         "pdf-processing/SKILL.md",
         "pdf-processing/references/FORMS.md",
     ] {
-        let to = skills.join(file);
+        let to = to.join(file);
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
         std::fs::copy(root().join("toolkit-cli/tests/cli/skills").join(file), to).unwrap();
     }
+}
+
+/// As [`configure`], with `serve` as the `[serve]` table.
+fn configure_with(dir: &Path, rules: &str, serve: &str) -> PathBuf {
+    let skills = dir.join("skills");
+    copy_skills(&skills);
     let server = root().join("toolkit-cli/tests/cli/skills_server.py");
     let source = |name: &str| {
         format!(
@@ -51,7 +62,8 @@ fn configure(dir: &Path, rules: &str) -> PathBuf {
         )
     };
     let config = format!(
-        "[catalog]\nrefresh_seconds = 0\n\n[policy]\ndefault = \"allow\"\nrules = [{rules}]\n{}{}",
+        "[serve]\n{serve}\n\n[catalog]\nrefresh_seconds = 0\n\n[policy]\ndefault = \"allow\"\n\
+         rules = [{rules}]\n{}{}",
         source("docs"),
         source("more")
     );
@@ -208,5 +220,61 @@ async fn the_runtimes_client_loads_a_skill_through_the_gateway_and_refuses_a_cha
         "{unknown:?}"
     );
     gateway.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_typescript_sdks_client_reads_the_gateways_own_skills_and_its_sources() {
+    let dir = scratch("typescript");
+    copy_skills(&dir.join("own"));
+    let config = configure_with(&dir, "", "skills = \"own\"");
+    let output = std::process::Command::new("node")
+        .arg(root().join("toolkit-cli/tests/cli/skills_client.mjs"))
+        .args([env!("CARGO_BIN_EXE_toolkit-gen"), "serve", "--config"])
+        .arg(&config)
+        .env(
+            "SDK_MODULES",
+            root().join("target/peers/ext-apps-npm/node_modules"),
+        )
+        .env("FASTMCP_LOG_LEVEL", "WARNING")
+        .env("SKILLS_RELOAD", "0")
+        .output()
+        .unwrap();
+    let seen: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| json!(String::from_utf8_lossy(&output.stdout)));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        seen.get("error").is_none() && seen.is_object(),
+        "{seen}\n{stderr}"
+    );
+    let uris: Vec<&str> = seen["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|skill| skill["uri"].as_str())
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            "skill://git-workflow/SKILL.md",
+            "skill://pdf-processing/SKILL.md",
+            "skill://docs/git-workflow/SKILL.md",
+            "skill://docs/pdf-processing/SKILL.md",
+            "skill://more/git-workflow/SKILL.md",
+            "skill://more/pdf-processing/SKILL.md",
+        ],
+        "the gateway's own skills, then each source's under its name: {seen}"
+    );
+    for skill in seen["skills"].as_array().unwrap() {
+        assert_eq!(skill["verified"], true, "{skill}");
+    }
+    assert_eq!(
+        seen["skills"][1]["files"]["skill://pdf-processing/references/FORMS.md"],
+        json!(
+            std::fs::metadata(dir.join("own/pdf-processing/references/FORMS.md"))
+                .unwrap()
+                .len()
+        )
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
