@@ -220,6 +220,20 @@ async fn the_runtimes_client_loads_a_skill_through_the_gateway_and_refuses_a_cha
         "{unknown:?}"
     );
     gateway.close().await;
+
+    // A client whose answers are capped below a file's size: the file is refused, nothing kept.
+    let capped = Mcp::stdio_with_options(
+        "gateway",
+        StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+            .args(["serve", "--config"])
+            .arg(&config)
+            .env("SKILLS_RELOAD", "1")
+            .env("FASTMCP_LOG_LEVEL", "WARNING"),
+        toolkit_runtime::mcp::McpOptions::default().max_response_bytes(256),
+    );
+    let over = capped.load_skill(&pdf.uri).await.unwrap_err();
+    assert!(over.to_string().contains("more than 256 bytes"), "{over}");
+    capped.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
 
