@@ -292,3 +292,71 @@ fn the_typescript_sdks_client_reads_the_gateways_own_skills_and_its_sources() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The runtime's client over HTTP with `token`.
+fn client(port: u16, token: &str) -> Mcp {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
+    let http = reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}/mcp").parse().unwrap();
+    Mcp::http("gateway", url, http)
+}
+
+/// Two people, one gateway: a rule naming bob keeps a source's skill from him (listed, got and
+/// read), and alice, at the same time, lists, loads and reads it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_skill_a_rule_keeps_from_one_person_is_served_to_the_other() {
+    let dir = scratch("people");
+    let port = crate::support::free_port();
+    let serve = format!(
+        "transport = \"http\"\naddress = \"127.0.0.1:{port}\"\n[serve.auth]\nmode = \"tokens\"\n\
+         tokens = [{{ name = \"alice\", env = \"ALICE_TOKEN\" }}, {{ name = \"bob\", env = \"BOB_TOKEN\" }}]"
+    );
+    let rule = r#"{ principal = "bob", source = "docs", tool = "skill://pdf-processing/*", decision = "block" }"#;
+    let config = configure_with(&dir, rule, &serve);
+    let mut gateway = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+        .args(["serve", "--config"])
+        .arg(&config)
+        .env("ALICE_TOKEN", "alice-token")
+        .env("BOB_TOKEN", "bob-token")
+        .env("SKILLS_RELOAD", "0")
+        .env("FASTMCP_LOG_LEVEL", "WARNING")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let (alice, bob) = (client(port, "alice-token"), client(port, "bob-token"));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while alice.has_skills().await.is_err() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let pdf = "skill://docs/pdf-processing/SKILL.md";
+    let forms = "skill://docs/pdf-processing/references/FORMS.md";
+    let (hers, his) = tokio::join!(alice.list_skills(), bob.list_skills());
+    let uris = |skills: Vec<toolkit_runtime::mcp::Skill>| -> Vec<String> {
+        skills.into_iter().map(|skill| skill.uri).collect()
+    };
+    let (hers, his) = (uris(hers.unwrap()), uris(his.unwrap()));
+    assert!(hers.contains(&pdf.to_owned()), "{hers:?}");
+    assert!(!his.contains(&pdf.to_owned()), "{his:?}");
+    assert_eq!(hers.len(), his.len() + 1, "{hers:?} {his:?}");
+
+    let (loaded, refused) = tokio::join!(alice.load_skill(pdf), bob.load_skill(pdf));
+    let loaded = loaded.unwrap();
+    assert!(loaded.verified);
+    let refused = refused.unwrap_err();
+    assert!(
+        refused.to_string().contains("No skill") || refused.to_string().contains("No resource"),
+        "{refused}"
+    );
+    let read = alice.read_skill_file(&loaded, forms).await.unwrap();
+    assert!(!read.is_empty());
+    let unread = bob.read_resource(forms).await.unwrap_err();
+    assert!(unread.to_string().contains("No resource"), "{unread}");
+    let _ = gateway.kill().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
