@@ -88,7 +88,7 @@ use toolkit_runtime::Decision;
 use crate::token_store::TokenStoreConfig;
 
 /// The whole configuration, as written.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
     /// How the toolkit is served.
@@ -119,7 +119,7 @@ pub struct Config {
 /// max_bytes = 104857600
 /// keep = 5
 /// ```
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AuditConfig {
     /// The file the records are appended to, one JSON object a line, relative to the
@@ -159,7 +159,7 @@ const MIN_AUDIT_BYTES: u64 = 1_024;
 const MAX_AUDIT_KEEP: usize = 1_000;
 
 /// The `[serve]` table.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Serve {
     /// `stdio` (the default) or `http`.
@@ -243,7 +243,7 @@ pub struct Serve {
 /// mode = "tokens"
 /// tokens = [{ name = "ci", env = "GATEWAY_TOKEN_CI" }]
 /// ```
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AuthConfig {
     /// `tokens` or `jwt`.
@@ -284,7 +284,7 @@ pub enum AuthMode {
 }
 
 /// One opaque token of `tokens` mode.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NamedToken {
     /// Who holds it (logged; never the token).
@@ -453,7 +453,7 @@ pub enum Presentation {
 }
 
 /// The `[catalog]` table.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CatalogConfig {
     /// The file that holds the catalog, relative to the configuration's directory.
@@ -528,7 +528,7 @@ const MAX_CALL_SECONDS: u64 = 86_400;
 /// timeout_seconds = 300
 /// bearer_env = "APPROVALS_TOKEN"
 /// ```
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ApprovalConfig {
     /// The URL of the service asked about each call (`http` or `https`, no user or password in
@@ -599,7 +599,7 @@ impl ApprovalConfig {
 }
 
 /// The `[policy]` table.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PolicyConfig {
     /// The decision for a tool that no rule matches. Required: the host says it, as the seed's
@@ -617,7 +617,7 @@ pub struct PolicyConfig {
 /// One policy rule: what it matches (a source's and a tool's name as globs, the tool's
 /// annotations, who asks) and the decision for the tools it matches. Every condition given must
 /// hold; one not given holds for every tool and every person.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuleConfig {
     /// A glob over the source's name (`*` by default).
@@ -666,7 +666,7 @@ fn any() -> String {
 }
 
 /// One `[[sources]]` entry: exactly one of `openapi`, `graphql`, `url` or `command`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceConfig {
     /// The source's name: the prefix of its tools' names (`name__tool`) unless `prefix = false`;
@@ -773,7 +773,7 @@ fn yes() -> bool {
 ///   "https://auth.example.com" }`, or with `private_key_env = "AGENT_KEY"` (a PEM key) and
 ///   `signing_algorithm = "ES256"` for `private_key_jwt`; the gateway gets its own tokens, again
 ///   when they expire. A secret or key needs `issuer`.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SourceOAuth {
     /// The token store: a file (owner-only, relative to the configuration's directory) for one
@@ -810,7 +810,7 @@ pub struct SourceOAuth {
 }
 
 /// `per_person` of a source: where each person's credential for it is kept.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PerPersonConfig {
     /// Where the credentials are kept, as `token_store` is written: a file (owner-only, sealed;
@@ -830,7 +830,7 @@ pub struct PerPersonConfig {
 /// `on_behalf_of` of a source: each person's calls carry a token of theirs, exchanged at the
 /// authorization server (RFC 8693) or, where `pass_through`, their own when its audience names
 /// this source.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OnBehalfConfig {
     /// The authorization server's token endpoint, where the person's token is exchanged.
@@ -855,7 +855,7 @@ pub struct OnBehalfConfig {
 }
 
 /// A value read from the host's environment, with a text put before it (`Bearer `).
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(try_from = "WrittenValue")]
 pub struct FromEnv {
     /// The environment variable.

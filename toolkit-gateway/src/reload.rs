@@ -111,25 +111,19 @@ fn restarts(old: &Config, new: &Config) -> Vec<String> {
     };
     let resource = |config: &Config| config.serve.auth.as_ref().map(|auth| auth.resource.clone());
     for (section, unchanged) in [
-        ("[serve]", same(&without_auth(old), &without_auth(new))),
+        ("[serve]", without_auth(old) == without_auth(new)),
         (
             "[serve.auth] switched on or off, or its `resource`",
             resource(old) == resource(new),
         ),
-        ("[audit]", same(&old.audit, &new.audit)),
-        ("[approval]", same(&old.approval, &new.approval)),
+        ("[audit]", old.audit == new.audit),
+        ("[approval]", old.approval == new.approval),
     ] {
         if !unchanged {
             problems.push(format!("{section} changed: that needs a restart"));
         }
     }
     problems
-}
-
-/// The same settings: the configuration's types print every field they hold (and hold no
-/// secret, only the names of the variables that do).
-fn same<T: std::fmt::Debug>(a: &T, b: &T) -> bool {
-    format!("{a:?}") == format!("{b:?}")
 }
 
 impl Gateway {
@@ -170,7 +164,7 @@ impl Gateway {
                 .config
                 .sources
                 .iter()
-                .position(|old| old.name == source.name && same(old, source))
+                .position(|old| old == source)
                 .and_then(|index| self.sources.get(index));
             if let Some((kept, timeout)) = kept {
                 served_sources.push((Arc::clone(kept) as Arc<dyn ToolSource>, *timeout));

@@ -397,14 +397,13 @@ async fn reload(gateway: &mut Gateway, served: &Served, path: &std::path::Path, 
             return;
         }
     };
-    // The configuration's types print every field they hold: the same text, the same settings.
-    if format!("{config:?}") == format!("{:?}", gateway.config()) {
+    if config == *gateway.config() {
         tracing::info!("the configuration is unchanged ({why}): nothing to reload");
         return;
     }
     // A changed `[serve.auth]` is checked before anything is applied.
     let auth = match (&served.auth, &config.serve.auth) {
-        (Some(_), Some(settings)) if !same_auth(gateway.config(), &config) => {
+        (Some(_), Some(settings)) if gateway.config().serve.auth != config.serve.auth => {
             match Authenticator::new(settings) {
                 Ok(authenticator) => Some(authenticator),
                 Err(error) => {
@@ -459,11 +458,6 @@ async fn reload(gateway: &mut Gateway, served: &Served, path: &std::path::Path, 
             tracing::error!("the reloaded configuration's toolkit cannot be served: {problem}");
         }
     }
-}
-
-/// Whether `[serve.auth]` is the same in both.
-fn same_auth(old: &Config, new: &Config) -> bool {
-    format!("{:?}", old.serve.auth) == format!("{:?}", new.serve.auth)
 }
 
 /// Ticks every `interval`, the first one `interval` from now.

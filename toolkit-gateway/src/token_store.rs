@@ -17,7 +17,7 @@ use serde::Deserialize;
 ///   (with its password) from an environment variable, and the prefix of the store's keys
 ///   (`toolkit:tokens:` unless given); `redis_url = "…"` in place of `redis_url_env` for a URL
 ///   with no password.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(try_from = "Written")]
 pub enum TokenStoreConfig {
     /// A token file.
@@ -32,7 +32,7 @@ pub enum TokenStoreConfig {
 }
 
 /// Where a Redis store's URL is.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum RedisUrl {
     /// Written in the configuration (no password).
     Written(String),
