@@ -71,6 +71,7 @@ pub use error::{Failure, Reason, ToolSourceError};
 pub use functions::{FnSource, FnSourceBuilder, FnSourceError, FnTool};
 pub use future::BoxFuture;
 pub use input::{InputCheck, InvalidInput, MAX_INPUT_DEPTH};
+pub use presentation::{Presentation, PresentationRule, SEARCH_THRESHOLD};
 pub use progress::Progress;
 pub use source::ToolSource;
 pub use text::ECHO_LIMIT;

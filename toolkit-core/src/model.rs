@@ -5,6 +5,13 @@
 //! properties optional, which strict mode refuses. [`Toolkit::answer`] runs a call the model made
 //! (its tool's name and its arguments as JSON text) and gives the text to send back.
 //!
+//! Above [`SEARCH_THRESHOLD`](crate::SEARCH_THRESHOLD) tools (17, measured; see
+//! [`PresentationRule`](crate::PresentationRule)), a host shows the model a search tool and lets
+//! the provider load the tools it finds: [`anthropic_deferred_tools`] and
+//! [`anthropic_tool_references`] write Anthropic's `defer_loading` / `tool_reference` shapes,
+//! [`openai_deferred_tools`], [`openai_tool_search`] and [`openai_tool_search_output`] OpenAI's
+//! Responses API's (`deferred.rs`).
+//!
 //! ```
 //! # use toolkit_core::{model, Toolkit};
 //! # let toolkit = Toolkit::default();
@@ -15,10 +22,17 @@
 //! });
 //! ```
 
+mod deferred;
+
 use serde_json::{Value, json};
 
+pub use deferred::{
+    NOTHING_FOUND, anthropic_deferred_tools, anthropic_tool_references, openai_deferred_tools,
+    openai_responses_tools, openai_tool_search, openai_tool_search_call, openai_tool_search_output,
+};
+
 use crate::text::cut_utf16;
-use crate::{CallContext, Failure, JsonObject, Toolkit};
+use crate::{CallContext, Failure, JsonObject, ToolDefinition, Toolkit};
 
 /// The toolkit as the `tools` of an OpenAI-style request: function tools, strict mode off.
 pub fn openai_tools(toolkit: &Toolkit) -> Vec<Value> {
@@ -40,16 +54,16 @@ pub fn openai_tools(toolkit: &Toolkit) -> Vec<Value> {
 
 /// The toolkit as the `tools` of an Anthropic-style request.
 pub fn anthropic_tools(toolkit: &Toolkit) -> Vec<Value> {
-    toolkit
-        .definitions()
-        .map(|definition| {
-            json!({
-                "name": definition.name(),
-                "description": definition.description.as_deref().unwrap_or_default(),
-                "input_schema": definition.input_schema(),
-            })
-        })
-        .collect()
+    toolkit.definitions().map(anthropic_tool).collect()
+}
+
+/// One tool of an Anthropic-style request.
+fn anthropic_tool(definition: &ToolDefinition) -> Value {
+    json!({
+        "name": definition.name(),
+        "description": definition.description.as_deref().unwrap_or_default(),
+        "input_schema": definition.input_schema(),
+    })
 }
 
 /// What goes back to the model for one tool call: the text of the result, and whether it is a

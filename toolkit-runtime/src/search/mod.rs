@@ -12,6 +12,11 @@
 //! made with [`Toolkit::call_with`] asks the host's approver about the called tool (its name, its
 //! input), as it asks about any other call. `tool_search` runs nothing and needs none.
 //!
+//! For a provider that loads tools on demand (Anthropic's `tool_reference`, OpenAI's
+//! `tool_search_output`), [`ToolSearch::deferring`] gives `tool_search` alone: the model calls
+//! what it finds directly, and `toolkit_runtime::model` writes the deferred shapes.
+//! [`PresentationRule`] says when: above [`SEARCH_THRESHOLD`] tools (17, measured).
+//!
 //! ```
 //! # use toolkit_runtime::{search::SearchOptions, search::ToolSearch, Toolkit};
 //! # let assembled = Toolkit::default();
@@ -42,6 +47,8 @@ pub use index::{CONFIDENT_MARGIN, Found, MAX_QUERY_CHARS, Ranking, SearchIndex};
 pub use semantic::MeaningModel;
 #[cfg(feature = "search-embeddings")]
 pub use static_embedder::StaticEmbedder;
+/// When to switch search on: the rule, its measured default, and its two answers.
+pub use toolkit_core::{Presentation, PresentationRule, SEARCH_THRESHOLD};
 
 use crate::{Approval, CallContext, Failure, JsonObject, Tool, ToolDefinition, Toolkit};
 
@@ -111,24 +118,13 @@ impl ToolSearch {
     /// here, once.
     pub fn toolkit(presented: &Toolkit, options: &SearchOptions) -> Toolkit {
         let presented = Arc::new(presented.clone());
-        let index = Arc::new(index(
+        let search = search_tool(
             &presented,
-            options.ranking,
-            #[cfg(feature = "search-embeddings")]
-            options.meaning.as_ref(),
-        ));
-        let default_limit = options.limit.clamp(1, MAX_SEARCH_LIMIT);
-        let search = {
-            let presented = Arc::clone(&presented);
-            Tool::new(
-                search_definition(default_limit),
-                Approval::Never,
-                Arc::new(move |input: JsonObject, _| {
-                    let answer = search(&presented, &index, &input, default_limit);
-                    Box::pin(async move { answer })
-                }),
-            )
-        };
+            options,
+            "Finds tools by what they do. Returns, best first, each tool's name, description and \
+             inputSchema, with `matched` (how many tools match) and `available` (how many there \
+             are). Run a tool it finds with tool_call.",
+        );
         let call = {
             let runner = Arc::clone(&presented);
             let approver = Arc::clone(&presented);
@@ -163,6 +159,67 @@ impl ToolSearch {
         // The two names differ.
         Toolkit::from_tools([search, call]).unwrap_or_default()
     }
+
+    /// The toolkit of `tool_search` alone over `presented`, for a model whose provider loads the
+    /// tools a search finds (deferred loading): the request also carries every tool of
+    /// `presented`, deferred, and the host answers the model's search with the found tools'
+    /// names, which the model then calls directly. `tool_search` gives the same answer as
+    /// [`ToolSearch::toolkit`]'s; its description says the tools it finds can be called.
+    /// `toolkit_runtime::model` writes the request's tools and the answer
+    /// (`anthropic_deferred_tools` and `anthropic_tool_references`; `openai_tool_search`,
+    /// `openai_deferred_tools` and `openai_tool_search_output`).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use toolkit_runtime::{model, search::SearchOptions, search::ToolSearch, Toolkit};
+    ///
+    /// # let runtime = tokio::runtime::Builder::new_current_thread().build()?;
+    /// # let assembled = Toolkit::default();
+    /// let search = ToolSearch::deferring(&assembled, &SearchOptions::default());
+    /// let mut tools = model::anthropic_tools(&search);
+    /// tools.extend(model::anthropic_deferred_tools(&assembled));
+    ///
+    /// // The model's `tool_use` of `tool_search`, id `toolu_1`:
+    /// let answer = runtime.block_on(search.call("tool_search", json!({ "query": "open an issue" })));
+    /// let answer = answer.map_err(|failure| failure.message)?;
+    /// let result = model::anthropic_tool_references("toolu_1", &answer, &assembled);
+    /// assert_eq!(result["tool_use_id"], "toolu_1");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn deferring(presented: &Toolkit, options: &SearchOptions) -> Toolkit {
+        let search = search_tool(
+            &Arc::new(presented.clone()),
+            options,
+            "Finds tools by what they do and loads them: returns, best first, the tools that \
+             match, which you can then call by name. Search again with other words when none fits.",
+        );
+        Toolkit::from_tools([search]).unwrap_or_default()
+    }
+}
+
+/// `tool_search` over `presented`, described by `description`; its index is built here, once.
+fn search_tool(presented: &Arc<Toolkit>, options: &SearchOptions, description: &str) -> Tool {
+    let index = index(
+        presented,
+        options.ranking,
+        #[cfg(feature = "search-embeddings")]
+        options.meaning.as_ref(),
+    );
+    let default_limit = options.limit.clamp(1, MAX_SEARCH_LIMIT);
+    let presented = Arc::clone(presented);
+    Tool::new(
+        fixed_definition(
+            "tool_search",
+            search_schema(default_limit),
+            description,
+            true,
+        ),
+        Approval::Never,
+        Arc::new(move |input: JsonObject, _| {
+            let answer = search(&presented, &index, &input, default_limit);
+            Box::pin(async move { answer })
+        }),
+    )
 }
 
 /// The index a search presentation ranks `presented` with (`tool_search`, code mode's
@@ -217,8 +274,9 @@ fn search(
     Ok(json!({ "tools": tools, "matched": found.matched, "available": found.available }))
 }
 
-fn search_definition(default_limit: usize) -> ToolDefinition {
-    let schema = json!({
+/// `tool_search`'s input schema.
+fn search_schema(default_limit: usize) -> Value {
+    json!({
         "type": "object",
         "properties": {
             "query": {
@@ -235,15 +293,7 @@ fn search_definition(default_limit: usize) -> ToolDefinition {
         },
         "required": ["query"],
         "additionalProperties": false
-    });
-    fixed_definition(
-        "tool_search",
-        schema,
-        "Finds tools by what they do. Returns, best first, each tool's name, description and \
-         inputSchema, with `matched` (how many tools match) and `available` (how many there are). \
-         Run a tool it finds with tool_call.",
-        true,
-    )
+    })
 }
 
 fn call_definition() -> ToolDefinition {
@@ -281,4 +331,81 @@ fn fixed_definition(
         definition.annotations.open_world = Some(false);
     }
     definition
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::sync::Arc;
+
+    use serde_json::{Value, json};
+
+    use super::{SearchOptions, ToolSearch};
+    use crate::{Approval, JsonObject, Tool, ToolDefinition, Toolkit, model};
+
+    fn assembled() -> Toolkit {
+        Toolkit::from_tools(
+            [
+                ("github__create_issue", "Opens an issue in a repository."),
+                (
+                    "github__list_pulls",
+                    "Lists the pull requests of a repository.",
+                ),
+                ("weather__forecast", "Tells the weather to come."),
+            ]
+            .map(|(name, description)| {
+                Tool::new(
+                    ToolDefinition::new(name, JsonObject::new())
+                        .unwrap()
+                        .with_description(description),
+                    Approval::Never,
+                    Arc::new(|_, _| Box::pin(async { Ok(Value::Null) })),
+                )
+            }),
+        )
+        .unwrap()
+    }
+
+    /// `tool_search` alone, whose answer the deferred shapes turn into the found tools by name.
+    #[test]
+    fn a_deferring_search_feeds_both_providers_answers() {
+        let assembled = assembled();
+        let search = ToolSearch::deferring(&assembled, &SearchOptions::default());
+        let names: Vec<&str> = search.tools().map(Tool::name).collect();
+        assert_eq!(names, ["tool_search"]);
+        let definition = search.definitions().next().unwrap();
+        assert!(definition.annotations.hints().read_only);
+        let description = definition.description.as_deref().unwrap();
+        assert!(!description.contains("tool_call"), "{description}");
+        let plain = ToolSearch::toolkit(&assembled, &SearchOptions::default());
+        assert_eq!(
+            plain
+                .get("tool_search")
+                .unwrap()
+                .definition()
+                .input_schema(),
+            definition.input_schema()
+        );
+
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let answer = runtime
+            .block_on(search.call("tool_search", json!({ "query": "open an issue" })))
+            .unwrap();
+        assert_eq!(answer["tools"][0]["name"], "github__create_issue");
+        let references = model::anthropic_tool_references("toolu_1", &answer, &assembled);
+        assert_eq!(
+            references["content"][0],
+            json!({ "type": "tool_reference", "tool_name": "github__create_issue" })
+        );
+        let output = model::openai_tool_search_output("call_1", &answer, &assembled);
+        assert_eq!(output["tools"][0]["name"], "github__create_issue");
+        assert_eq!(output["tools"][0]["defer_loading"], true);
+        assert_eq!(
+            model::openai_tool_search(definition)["parameters"],
+            json!(definition.input_schema())
+        );
+    }
 }
