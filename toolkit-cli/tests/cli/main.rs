@@ -4,6 +4,7 @@
 mod audit;
 mod check_catalog;
 mod credentials;
+mod events;
 mod execute;
 mod gateway;
 mod gateway_approval;

@@ -60,6 +60,8 @@ mod client;
 mod command;
 #[cfg(feature = "mcp")]
 mod elicitation;
+#[cfg(feature = "mcp")]
+mod events;
 // Listings and their headers are read without a transport; what only the source uses of them
 // is unused with `mcp-tools` alone.
 #[cfg_attr(not(feature = "mcp"), allow(dead_code))]
@@ -109,6 +111,11 @@ pub use client::McpHttpClient;
 pub use command::StdioCommand;
 #[cfg(feature = "mcp")]
 pub use elicitation::{Elicitation, ElicitationAnswer, ElicitationRequest};
+#[cfg(feature = "mcp")]
+pub use events::{
+    Delivery, DeliveryMode, EVENTS_EXTENSION, Event, EventBatch, EventOptions, EventStream,
+    EventType, MIN_POLL_WAIT, RefusedEvent,
+};
 pub use headers::{MarkProblem, mark_problems};
 #[cfg(feature = "mcp")]
 pub use lifetime::{CacheScope, ListLifetime, ListLifetimeHandle, MAX_LIST_TTL};

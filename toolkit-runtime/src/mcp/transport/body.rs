@@ -384,7 +384,9 @@ pub(crate) async fn answer(
                 match message {
                     Incoming::Response { id: got, outcome } if got == id => found = Some(outcome),
                     Incoming::Request(request) => on_request(request),
-                    Incoming::Notification { method, params } => logged(context, &method, params),
+                    Incoming::Notification { method, params } => {
+                        logged(context, &id, &method, params);
+                    }
                     Incoming::Response { .. } => {}
                 }
             }
@@ -424,7 +426,7 @@ pub(crate) async fn answer(
                         }
                         Incoming::Request(request) => on_request(request),
                         Incoming::Notification { method, params } => {
-                            logged(context, &method, params);
+                            logged(context, &id, &method, params);
                         }
                         Incoming::Response { .. } => {}
                     }
@@ -441,10 +443,13 @@ pub(crate) async fn answer(
     }
 }
 
-/// A log the server wrote on the stream of the call of `context`, told to its host.
-fn logged(context: &CallContext, method: &str, params: Option<Value>) {
+/// A log the server wrote on the stream of the call of `context`, told to its host; or a
+/// notification of the long-lived request `id` (`events/stream`), given to where its context says.
+fn logged(context: &CallContext, id: &Value, method: &str, params: Option<Value>) {
     if method == "notifications/message" {
         context.report(|tool| crate::progress::logged(tool, params.as_ref()));
+    } else if let Some(heard) = context.extension::<super::subscription::Heard>() {
+        heard.hear_if_named(id, method, params.as_ref());
     }
 }
 

@@ -12,6 +12,7 @@ pub(crate) mod standalone;
 pub(crate) mod status;
 pub(crate) mod stdio;
 pub(crate) mod streamable_http;
+pub(crate) mod subscription;
 
 use serde_json::Value;
 

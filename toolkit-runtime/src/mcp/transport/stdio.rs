@@ -22,6 +22,7 @@ use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
 
 use super::channel::{Pending, Waiting, received};
 use super::requests;
+use super::subscription::{Heard, Streams};
 use super::{Fault, Reply, Request, Settled, Transport};
 use super::{MAX_ANSWERS_IN_FLIGHT, spawn_bounded};
 use crate::context::ELICITATION_CREATE;
@@ -57,6 +58,9 @@ pub(crate) struct Stdio {
     /// The calls sent to the server that wait for progress: what its stdout says of progress
     /// goes to them only, whichever process wrote it.
     progress: crate::progress::Routes,
+    /// The long-lived requests in flight (`events/stream`): the notifications that name one go
+    /// to it, whichever process wrote them.
+    streams: Arc<Streams>,
 }
 
 impl std::fmt::Debug for Stdio {
@@ -129,6 +133,7 @@ impl Stdio {
             options,
             starts: AtomicU64::new(0),
             progress: crate::progress::Routes::default(),
+            streams: Arc::default(),
         }
     }
 
@@ -198,7 +203,7 @@ impl Stdio {
                 stdout,
                 LinesCodec::new_with_max_length(self.options.max_response_bytes),
             ),
-            (pending.clone(), self.progress.clone()),
+            (pending.clone(), self.progress.clone(), self.streams.clone()),
             (sender.downgrade(), modern.clone(), self.changes.clone()),
             (child.clone(), self.options.shutdown_wait),
             (
@@ -236,19 +241,22 @@ impl Stdio {
         })
     }
 
-    /// Sends a request to `process` in `era` and waits for its answer.
+    /// Sends a request to `process` in `era` and waits for its answer; the notifications that
+    /// name it go to `heard`, if given, until then.
     async fn exchange(
         &self,
         process: &Process,
         era: &Era,
         method: &str,
         params: Map<String, Value>,
+        heard: Option<Heard>,
     ) -> Result<Outcome, Fault> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let params = match era {
             Era::Modern => revision::with_modern_meta(params),
             Era::Session { .. } => params,
         };
+        let _route = heard.map(|heard| self.streams.open(id, heard));
         let receiver = process.pending.wait_for(id)?;
         let mut waiting = Waiting {
             pending: &process.pending,
@@ -268,7 +276,7 @@ impl Stdio {
 
     /// `server/discover` with a bounded wait, then `initialize` if the server is not modern.
     async fn negotiate(&self, process: &Process) -> Result<Settled, Fault> {
-        let probe = self.exchange(process, &Era::Modern, "server/discover", Map::new());
+        let probe = self.exchange(process, &Era::Modern, "server/discover", Map::new(), None);
         let mut silent = false;
         let next = match tokio::time::timeout(self.options.discover_wait, probe).await {
             Ok(Ok(Ok(result))) => negotiation::after_discovered(&result)?,
@@ -291,6 +299,7 @@ impl Stdio {
                 &era,
                 "initialize",
                 revision::initialize_params(version, &self.options),
+                None,
             )
             .await?;
         // A server that was only slow to start (its discover answer came after the wait) and
@@ -300,7 +309,7 @@ impl Stdio {
             && matches!(&outcome, Err(error) if error.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION)
         {
             let again = self
-                .exchange(process, &Era::Modern, "server/discover", Map::new())
+                .exchange(process, &Era::Modern, "server/discover", Map::new(), None)
                 .await?;
             if let Ok(result) = again
                 && let Next::Modern(settled) = negotiation::after_discovered(&result)?
@@ -343,8 +352,10 @@ impl Stdio {
             ),
             Era::Session { .. } => request.params,
         };
+        // A subscription's notifications (`events/stream`) go to where its context says.
+        let heard = request.context.extension::<Heard>().cloned();
         let outcome = self
-            .exchange(&process, &era, request.method, params)
+            .exchange(&process, &era, request.method, params, heard)
             .await?;
         Ok(Reply { outcome, era })
     }
@@ -446,7 +457,7 @@ async fn write_lines(mut stdin: ChildStdin, mut lines: mpsc::Receiver<String>) {
 /// Reads the server's stdout: answers go to whoever waits, a server's requests are answered.
 async fn read_stdout(
     mut lines: FramedRead<tokio::process::ChildStdout, LinesCodec>,
-    (pending, progress): (Arc<Pending>, crate::progress::Routes),
+    (pending, progress, streams): (Arc<Pending>, crate::progress::Routes, Arc<Streams>),
     (outgoing, modern, changes): (mpsc::WeakSender<String>, Arc<AtomicBool>, Arc<Changes>),
     (child, wait): (Arc<tokio::sync::Mutex<Option<Child>>>, Duration),
     (elicitation, timeout, in_flight): (Option<Elicitation>, Duration, Arc<requests::InFlight>),
@@ -532,7 +543,10 @@ async fn read_stdout(
                 {
                     changes.task_status(params.as_ref());
                 }
-                Incoming::Notification { .. } => {}
+                // Anything else goes to the long-lived request it names, if one waits.
+                Incoming::Notification { method, params } => {
+                    streams.deliver(&method, params.as_ref());
+                }
             }
         }
     }

@@ -1,0 +1,511 @@
+//! Events (SEP-3415, `io.modelcontextprotocol/events`): the runtime's MCP client lists a
+//! server's event types and receives its events by poll and by push, over stdio and over
+//! Streamable HTTP, in the stateless revision 2026-07-28. The server is `events_server.py`
+//! (plain Python, a fixture of our own: no release of server-everything or FastMCP in the
+//! registries serves events yet), which serves them as server-everything does: `clock-tick`
+//! (replayable, only its last ticks kept), `custom-event` (push only, raised by a tool) and
+//! `bad-event` (one payload breaking its schema). A stream outlives the server's process
+//! (killed in the middle, started again by the transport; over HTTP, a server gone and back)
+//! and a connection gone silent, resuming from its cursor each time.
+#![allow(clippy::panic)]
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::{Value, json};
+use toolkit_runtime::mcp::{
+    Delivery, DeliveryMode, EventOptions, EventStream, EventType, Mcp, StdioCommand,
+};
+use toolkit_runtime::{CallContext, JsonObject, Reason, ToolSource};
+
+/// How long a tick of the fixture's clock is.
+const TICK_MS: u64 = 100;
+
+fn now_ms() -> u64 {
+    u64::try_from(
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap()
+            .as_millis(),
+    )
+    .unwrap()
+}
+
+/// The fixture over stdio, its clock started `ticks_ago` ticks ago (the same clock each time the
+/// transport starts it again).
+fn server(ticks_ago: u64) -> Arc<Mcp> {
+    let command = StdioCommand::new("python3")
+        .arg(crate::support::root().join("toolkit-cli/tests/cli/events_server.py"))
+        .env("EVENTS_TICK_MS", TICK_MS.to_string())
+        .env("EVENTS_RETAIN", "10")
+        .env("EVENTS_HEARTBEAT_MS", "200")
+        .env(
+            "EVENTS_EPOCH_MS",
+            (now_ms() - ticks_ago * TICK_MS).to_string(),
+        );
+    Arc::new(Mcp::stdio("events", command))
+}
+
+fn object(value: Value) -> JsonObject {
+    value.as_object().cloned().unwrap()
+}
+
+async fn event_type(mcp: &Mcp, name: &str) -> EventType {
+    let types = mcp.list_events().await.unwrap();
+    types
+        .into_iter()
+        .find(|event| event.name == name)
+        .unwrap_or_else(|| panic!("no event type {name}"))
+}
+
+/// The next delivery of `stream`, within 10 seconds.
+async fn next(stream: &mut EventStream) -> Delivery {
+    match tokio::time::timeout(Duration::from_secs(10), stream.next()).await {
+        Ok(Some(Ok(delivery))) => delivery,
+        Ok(other) => panic!("the stream ended: {other:?}"),
+        Err(_) => panic!("no delivery within 10 seconds"),
+    }
+}
+
+/// The tick of a clock-tick delivery, if it is an event.
+fn tick(delivery: &Delivery) -> Option<u64> {
+    match delivery {
+        Delivery::Event(event) => {
+            let tick = event.data["tick"].as_u64().unwrap();
+            assert_eq!(event.cursor, Some(tick.to_string()), "{event:?}");
+            Some(tick)
+        }
+        _ => None,
+    }
+}
+
+async fn call(mcp: &Mcp, tool: &str, input: Value) -> Value {
+    mcp.call(tool, object(input), &CallContext::new())
+        .await
+        .unwrap()
+}
+
+fn fast() -> EventOptions {
+    EventOptions::default()
+        .reconnect_wait(Duration::from_millis(100))
+        .heartbeat_timeout(Duration::from_secs(5))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_event_types_are_listed_with_their_delivery_modes_and_schemas() {
+    let mcp = server(0);
+    assert!(mcp.has_events().await.unwrap());
+    let types = mcp.list_events().await.unwrap();
+    let names: Vec<&str> = types.iter().map(|event| event.name.as_str()).collect();
+    assert_eq!(names, ["clock-tick", "custom-event", "bad-event"]);
+    let clock = &types[0];
+    assert_eq!(clock.delivery, [DeliveryMode::Poll, DeliveryMode::Push]);
+    assert_eq!(
+        clock.payload_schema["required"],
+        json!(["tick", "at"]),
+        "{clock:?}"
+    );
+    assert_eq!(
+        clock.input_schema["properties"]["every"]["minimum"],
+        json!(1)
+    );
+    assert!(clock.description.contains("Replayable"), "{clock:?}");
+    assert_eq!(types[1].delivery, [DeliveryMode::Push]);
+
+    // A type the server does not have is refused by it, by its code (NotFound).
+    let mut unknown = clock.clone();
+    unknown.name = "no-such-event".into();
+    let refused = mcp
+        .poll_events(&unknown, JsonObject::new(), None)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(refused.reason, Reason::NotFound { .. }),
+        "{refused}"
+    );
+    mcp.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_poll_resumes_from_its_cursor_and_an_old_cursor_is_truncated() {
+    let mcp = server(60);
+    let clock = event_type(&mcp, "clock-tick").await;
+
+    // No cursor: from now, no events.
+    let first = mcp
+        .poll_events(&clock, JsonObject::new(), None)
+        .await
+        .unwrap();
+    assert!(first.events.is_empty() && !first.truncated, "{first:?}");
+    assert_eq!(first.next_poll, Some(Duration::from_millis(TICK_MS)));
+    let start: u64 = first.cursor.as_deref().unwrap().parse().unwrap();
+
+    // From it: each tick since, once, in order, and the cursor of the last.
+    tokio::time::sleep(Duration::from_millis(4 * TICK_MS)).await;
+    let second = mcp
+        .poll_events(&clock, JsonObject::new(), first.cursor.as_deref())
+        .await
+        .unwrap();
+    let ticks: Vec<u64> = second
+        .events
+        .iter()
+        .map(|event| event.data["tick"].as_u64().unwrap())
+        .collect();
+    assert!(ticks.len() >= 3, "{second:?}");
+    assert_eq!(
+        ticks,
+        (start + 1..=start + ticks.len() as u64).collect::<Vec<_>>()
+    );
+    assert!(!second.truncated && second.refused.is_empty(), "{second:?}");
+    assert_eq!(second.cursor, Some(ticks[ticks.len() - 1].to_string()));
+    assert_eq!(second.events[0].event_id, format!("tick-{}", start + 1));
+
+    // Resumed from that cursor: nothing delivered twice, nothing skipped.
+    tokio::time::sleep(Duration::from_millis(2 * TICK_MS)).await;
+    let third = mcp
+        .poll_events(&clock, JsonObject::new(), second.cursor.as_deref())
+        .await
+        .unwrap();
+    let next_tick = third.events[0].data["tick"].as_u64().unwrap();
+    assert_eq!(next_tick, ticks[ticks.len() - 1] + 1, "{third:?}");
+
+    // A cursor older than the server keeps (its last 10 ticks): the gap said, delivery from
+    // the oldest kept.
+    let old = mcp
+        .poll_events(&clock, JsonObject::new(), Some("3"))
+        .await
+        .unwrap();
+    assert!(old.truncated, "{old:?}");
+    assert!(!old.events.is_empty() && old.events.len() <= 10, "{old:?}");
+    let oldest_kept = old.events[0].data["tick"].as_u64().unwrap();
+    assert!(oldest_kept > 50, "{old:?}");
+
+    // Arguments the inputSchema does not take are refused before anything is sent.
+    let wrong = mcp
+        .poll_events(&clock, object(json!({"every": "2", "bogus": 1})), None)
+        .await
+        .unwrap_err();
+    let said = wrong.to_string();
+    assert!(
+        matches!(wrong.reason, Reason::InvalidInput { .. }),
+        "{said}"
+    );
+    assert!(said.contains("unknown property \"bogus\""), "{said}");
+    assert!(said.contains("/every"), "{said}");
+    // A push-only type is not polled.
+    let custom = event_type(&mcp, "custom-event").await;
+    let push_only = mcp
+        .poll_events(&custom, JsonObject::new(), None)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(push_only.reason, Reason::Unsupported { .. })
+            && push_only.to_string().contains("not delivered by poll"),
+        "{push_only}"
+    );
+    mcp.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_stream_receives_an_event_a_tool_raises() {
+    let mcp = server(0);
+    let custom = event_type(&mcp, "custom-event").await;
+    let mut stream = mcp
+        .stream_events(&custom, JsonObject::new(), None, fast())
+        .await
+        .unwrap();
+    assert_eq!(
+        next(&mut stream).await,
+        Delivery::Active {
+            cursor: None,
+            truncated: false
+        }
+    );
+    let said = call(&mcp, "trigger-event", json!({"message": "deploy finished"})).await;
+    assert_eq!(
+        said,
+        json!([{"type": "text", "text": "raised 1 custom-event on 1 stream(s)"}])
+    );
+    match next(&mut stream).await {
+        Delivery::Event(event) => {
+            assert_eq!(event.name, "custom-event");
+            assert_eq!(event.data["message"], "deploy finished");
+            assert!(event.event_id.starts_with("custom-"), "{event:?}");
+            assert_eq!(event.cursor, None, "no replay: no cursor");
+            assert_eq!(event.meta, None, "the subscription id is the transport's");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(stream.cursor(), None);
+
+    // The server ends the subscription (access revoked): the stream ends with its reason.
+    call(&mcp, "terminate-streams", json!({})).await;
+    let ended = tokio::time::timeout(Duration::from_secs(10), stream.next())
+        .await
+        .unwrap();
+    match ended {
+        Some(Err(error)) => {
+            assert!(
+                matches!(error.reason, Reason::Authentication { .. }),
+                "{error}"
+            );
+            assert!(error.to_string().contains("terminated"), "{error}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(stream.next().await.is_none());
+    mcp.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_stream_resumes_from_its_cursor_when_the_server_process_is_killed() {
+    let mcp = server(0);
+    let clock = event_type(&mcp, "clock-tick").await;
+    let start = mcp
+        .poll_events(&clock, JsonObject::new(), None)
+        .await
+        .unwrap()
+        .cursor
+        .unwrap();
+    assert_eq!(mcp.connection(), 1);
+    let mut stream = mcp
+        .stream_events(&clock, JsonObject::new(), Some(start.clone()), fast())
+        .await
+        .unwrap();
+    assert_eq!(
+        next(&mut stream).await,
+        Delivery::Active {
+            cursor: Some(start.clone()),
+            truncated: false
+        }
+    );
+    let mut ticks = Vec::new();
+    while ticks.len() < 3 {
+        ticks.extend(tick(&next(&mut stream).await));
+    }
+    // The process exits in the middle of the stream, as a crash.
+    call(&mcp, "exit-after", json!({"events": 2})).await;
+    let mut resumed_from = None;
+    while resumed_from.is_none() || ticks.len() < 12 {
+        let delivery = next(&mut stream).await;
+        match &delivery {
+            Delivery::Active { cursor, truncated } => {
+                assert!(!truncated, "resumed within what the server keeps");
+                resumed_from = Some((cursor.clone(), ticks.len()));
+            }
+            other => ticks.extend(tick(other)),
+        }
+    }
+    let start: u64 = start.parse().unwrap();
+    assert_eq!(
+        ticks,
+        (start + 1..=start + ticks.len() as u64).collect::<Vec<_>>(),
+        "every tick once, in order, across the restart"
+    );
+    let (cursor, at) = resumed_from.unwrap();
+    assert_eq!(
+        cursor,
+        Some(ticks[at - 1].to_string()),
+        "connected again from the last cursor heard"
+    );
+    assert_eq!(mcp.connection(), 2, "the process was started again");
+    drop(stream);
+    mcp.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_push_stream_gone_silent_is_connected_again_from_its_cursor() {
+    let mcp = server(0);
+    let clock = event_type(&mcp, "clock-tick").await;
+    let options = fast().heartbeat_timeout(Duration::from_millis(800));
+    let mut stream = mcp
+        .stream_events(&clock, JsonObject::new(), None, options)
+        .await
+        .unwrap();
+    assert!(matches!(next(&mut stream).await, Delivery::Active { .. }));
+    let mut ticks = Vec::new();
+    while ticks.len() < 2 {
+        ticks.extend(tick(&next(&mut stream).await));
+    }
+    // The stream stops saying anything, heartbeats included, without closing.
+    call(&mcp, "freeze-streams", json!({})).await;
+    let mut active_again = false;
+    while !active_again || ticks.len() < 8 {
+        match next(&mut stream).await {
+            Delivery::Active { .. } => active_again = true,
+            other => ticks.extend(tick(&other)),
+        }
+    }
+    let first = ticks[0];
+    assert_eq!(
+        ticks,
+        (first..first + ticks.len() as u64).collect::<Vec<_>>(),
+        "every tick once, in order, across the reconnection"
+    );
+    assert_eq!(mcp.connection(), 1, "the same process, a new request");
+    mcp.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_event_breaking_its_payload_schema_is_refused_and_not_delivered() {
+    let mcp = server(0);
+    let bad = event_type(&mcp, "bad-event").await;
+
+    let first = mcp
+        .poll_events(&bad, JsonObject::new(), None)
+        .await
+        .unwrap();
+    let batch = mcp
+        .poll_events(&bad, JsonObject::new(), first.cursor.as_deref())
+        .await
+        .unwrap();
+    let delivered: Vec<&str> = batch.events.iter().map(|e| e.event_id.as_str()).collect();
+    assert_eq!(delivered, ["bad-2"], "{batch:?}");
+    assert_eq!(batch.refused.len(), 1, "{batch:?}");
+    let refused = &batch.refused[0];
+    assert_eq!(refused.event_id.as_deref(), Some("bad-1"));
+    assert!(
+        refused.problem.contains("breaks its payloadSchema")
+            && refused
+                .problem
+                .contains("expected integer, got a string at /level"),
+        "{refused}"
+    );
+    assert!(
+        !refused.problem.contains("high"),
+        "nothing of its payload is kept: {refused}"
+    );
+    assert_eq!(batch.cursor.as_deref(), Some("2"));
+
+    let mut stream = mcp
+        .stream_events(&bad, JsonObject::new(), None, fast())
+        .await
+        .unwrap();
+    assert!(matches!(next(&mut stream).await, Delivery::Active { .. }));
+    match next(&mut stream).await {
+        Delivery::Refused(refused) => {
+            assert_eq!(refused.event_id.as_deref(), Some("bad-1"));
+            assert!(refused.problem.contains("/level"), "{refused}");
+        }
+        other => panic!("{other:?}"),
+    }
+    match next(&mut stream).await {
+        Delivery::Event(event) => {
+            assert_eq!(event.event_id, "bad-2");
+            assert_eq!(event.data["level"], 2);
+        }
+        other => panic!("{other:?}"),
+    }
+    mcp.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_consumer_that_falls_behind_loses_the_oldest_deliveries_and_is_told() {
+    let mcp = server(0);
+    let custom = event_type(&mcp, "custom-event").await;
+    let mut stream = mcp
+        .stream_events(&custom, JsonObject::new(), None, fast().max_buffered(4))
+        .await
+        .unwrap();
+    assert!(matches!(next(&mut stream).await, Delivery::Active { .. }));
+    // Twenty events, none taken: the server writes them all before it answers the call.
+    call(
+        &mcp,
+        "trigger-event",
+        json!({"message": "burst", "count": 20}),
+    )
+    .await;
+    assert_eq!(next(&mut stream).await, Delivery::Truncated { dropped: 16 });
+    let mut kept = Vec::new();
+    for _ in 0..4 {
+        match next(&mut stream).await {
+            Delivery::Event(event) => kept.push(event.data["seq"].as_u64().unwrap()),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(kept, [16, 17, 18, 19], "the newest kept, in order");
+    // The stream goes on: the next event is delivered as usual.
+    call(&mcp, "trigger-event", json!({"message": "after"})).await;
+    match next(&mut stream).await {
+        Delivery::Event(event) => assert_eq!(event.data["message"], "after"),
+        other => panic!("{other:?}"),
+    }
+    mcp.close().await;
+}
+
+/// The fixture over Streamable HTTP on `port`, its clock started at `epoch_ms`; killed when
+/// dropped.
+fn http_server(port: u16, epoch_ms: u64) -> crate::support::Killed {
+    let child = std::process::Command::new("python3")
+        .arg(crate::support::root().join("toolkit-cli/tests/cli/events_server.py"))
+        .args(["--http", &port.to_string()])
+        .env("EVENTS_TICK_MS", TICK_MS.to_string())
+        .env("EVENTS_HEARTBEAT_MS", "200")
+        .env("EVENTS_EPOCH_MS", epoch_ms.to_string())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the fixture did not start"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    crate::support::Killed(child)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_streamable_http_a_push_stream_outlives_its_server_and_resumes_from_its_cursor() {
+    let port = crate::support::free_port();
+    let epoch = now_ms();
+    let fixture = http_server(port, epoch);
+    let url = format!("http://127.0.0.1:{port}/mcp").parse().unwrap();
+    let mcp = Arc::new(Mcp::http("events", url, reqwest::Client::new()));
+    assert!(mcp.has_events().await.unwrap());
+
+    // An event a tool raises reaches the stream of another request.
+    let custom = event_type(&mcp, "custom-event").await;
+    let mut raised = mcp
+        .stream_events(&custom, JsonObject::new(), None, fast())
+        .await
+        .unwrap();
+    assert!(matches!(next(&mut raised).await, Delivery::Active { .. }));
+    call(&mcp, "trigger-event", json!({"message": "over http"})).await;
+    match next(&mut raised).await {
+        Delivery::Event(event) => assert_eq!(event.data["message"], "over http"),
+        other => panic!("{other:?}"),
+    }
+    drop(raised);
+
+    let clock = event_type(&mcp, "clock-tick").await;
+    let mut stream = mcp
+        .stream_events(&clock, JsonObject::new(), None, fast())
+        .await
+        .unwrap();
+    assert!(matches!(next(&mut stream).await, Delivery::Active { .. }));
+    let mut ticks = Vec::new();
+    while ticks.len() < 3 {
+        ticks.extend(tick(&next(&mut stream).await));
+    }
+    // The server goes away in the middle of the stream, and comes back on the same port.
+    drop(fixture);
+    let _fixture = http_server(port, epoch);
+    let mut resumed = false;
+    while !resumed || ticks.len() < 10 {
+        match next(&mut stream).await {
+            Delivery::Active { truncated, .. } => {
+                assert!(!truncated);
+                resumed = true;
+            }
+            other => ticks.extend(tick(&other)),
+        }
+    }
+    let first = ticks[0];
+    assert_eq!(
+        ticks,
+        (first..first + ticks.len() as u64).collect::<Vec<_>>(),
+        "every tick once, in order, across the server's restart"
+    );
+}
