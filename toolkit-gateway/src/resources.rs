@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use futures_util::future::join_all;
 use serde_json::{Value, json};
 use toolkit_runtime::context::Principal;
-use toolkit_runtime::mcp::{Mcp, SKILLS_EXTENSION};
+use toolkit_runtime::mcp::{EVENTS_EXTENSION, Mcp, SKILLS_EXTENSION};
 use toolkit_runtime::serve::{ListChanged, Offer, Refusal, Resources, SkillFolder};
 use toolkit_runtime::{BoxFuture, CallContext, Decision, JsonObject, Reason, ToolSourceError};
 
@@ -36,6 +36,7 @@ use super::metrics::Metrics;
 use super::policy::{Policy, View};
 use super::served_names::{climbs, served_prompt, served_uri, upstream_prompt, upstream_uri};
 
+mod events;
 mod listing;
 
 use listing::{Kept, Listing};
@@ -80,6 +81,8 @@ struct Upstream {
     has: Mutex<Has>,
     /// Its lists as last asked, served to every client.
     kept: Kept,
+    /// Its event types as last listed (`resources/events.rs`), listed again at its refresh.
+    event_types: Mutex<Option<Arc<Vec<toolkit_runtime::mcp::EventType>>>>,
 }
 
 /// What an upstream has, as far as is known (everything, until it says otherwise).
@@ -91,6 +94,8 @@ struct Has {
     completions: bool,
     /// The skills extension (SEP-2640), whose files are among its resources.
     skills: bool,
+    /// The events extension (SEP-3415).
+    events: bool,
 }
 
 impl Upstream {
@@ -102,6 +107,7 @@ impl Upstream {
             mcp,
             has: Mutex::new(Has::ALL),
             kept: Kept::default(),
+            event_types: Mutex::new(None),
         }
     }
 }
@@ -114,21 +120,25 @@ impl Has {
         prompts: true,
         completions: true,
         skills: true,
+        events: true,
     };
 
     /// What `capabilities` (an `initialize` answer's) declares.
     fn declared(capabilities: &Value) -> Self {
         let declares = |key: &str| capabilities.get(key).is_some_and(Value::is_object);
+        let extends = |extension: &str| {
+            capabilities
+                .get("extensions")
+                .and_then(|extensions| extensions.get(extension))
+                .is_some_and(Value::is_object)
+        };
         Self {
             resources: declares("resources"),
             subscribe: capabilities.pointer("/resources/subscribe") == Some(&Value::Bool(true)),
             prompts: declares("prompts"),
             completions: declares("completions"),
-            skills: declares("resources")
-                && capabilities
-                    .get("extensions")
-                    .and_then(|extensions| extensions.get(SKILLS_EXTENSION))
-                    .is_some_and(Value::is_object),
+            skills: declares("resources") && extends(SKILLS_EXTENSION),
+            events: extends(EVENTS_EXTENSION),
         }
     }
 }
@@ -292,8 +302,15 @@ impl Upstreams {
         let picked = upstreams
             .iter()
             .filter(|upstream| sources.is_none_or(|names| names.contains(&upstream.name)));
-        join_all(picked.map(|upstream| upstream.kept.renew(|last| Self::list(upstream, last))))
-            .await;
+        join_all(picked.map(|upstream| {
+            // Its event types are listed again when next asked.
+            *upstream
+                .event_types
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = None;
+            upstream.kept.renew(|last| Self::list(upstream, last))
+        }))
+        .await;
         let offer = self.offer();
         let (resources, templates, prompts) = futures_util::join!(
             async {
@@ -424,6 +441,7 @@ impl Upstreams {
                         completions: resources || prompts,
                         // Declared only, where capabilities are told.
                         skills: false,
+                        events: false,
                     }
                 }
             };
@@ -620,6 +638,9 @@ impl Upstreams {
         if own || any(|has| has.resources && has.skills) {
             offer = offer.with_skills();
         }
+        if any(|has| has.events) {
+            offer = offer.with_events();
+        }
         offer.with_list_changed(self.watched, self.watched)
     }
 }
@@ -750,6 +771,18 @@ impl Resources for Upstreams {
             Self::serve_skill_files(&upstream, &mut skill);
             Ok(skill)
         })
+    }
+
+    fn list_events(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>> {
+        Box::pin(async { Ok(self.served_events().await) })
+    }
+
+    fn poll_events<'a>(
+        &'a self,
+        params: JsonObject,
+        asker: &'a CallContext,
+    ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
+        Box::pin(self.served_poll(params, asker))
     }
 
     fn list_resource_templates(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>> {

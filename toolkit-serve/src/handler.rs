@@ -361,6 +361,17 @@ impl ServerHandler for Handler {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
+        let asker = asked_by(CallContext::new(), &context.extensions);
+        if let Some(answered) = resources::events(
+            &self.resources_to(&context),
+            &request.method,
+            request.params.clone(),
+            &asker,
+        )
+        .await
+        {
+            return answered.map(CustomResult::new);
+        }
         match super::tasks::answer(
             self,
             &self.toolkit,

@@ -43,6 +43,9 @@ pub struct Offer {
     /// `skills/list` and `skills/get` (the skills extension, SEP-2640, declared under
     /// `capabilities.extensions`): the skills' files are among the resources.
     pub skills: bool,
+    /// `events/list` and `events/poll` (the events extension, SEP-3415, declared under
+    /// `capabilities.extensions`).
+    pub events: bool,
 }
 
 impl Offer {
@@ -71,6 +74,13 @@ impl Offer {
     #[must_use]
     pub fn with_skills(mut self) -> Self {
         self.skills = true;
+        self
+    }
+
+    /// With events ([`Resources::list_events`], [`Resources::poll_events`]).
+    #[must_use]
+    pub fn with_events(mut self) -> Self {
+        self.events = true;
         self
     }
 
@@ -182,6 +192,23 @@ pub trait Resources: std::fmt::Debug + Send + Sync + 'static {
         Box::pin(async move { Err(Refusal::InvalidParams(format!("No skill {uri} is served."))) })
     }
 
+    /// The `events` of `events/list`: each event type (`name`, `description`, `inputSchema`,
+    /// `payloadSchema`, `delivery`) when [`Resources::offer`] offers events. None by default.
+    fn list_events(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
+
+    /// The result of `events/poll` for its params as written (`name`, `arguments`, `cursor`,
+    /// …), asked by the caller `asker` describes. Refused by default.
+    fn poll_events<'a>(
+        &'a self,
+        params: JsonObject,
+        asker: &'a CallContext,
+    ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
+        let _ = (params, asker);
+        Box::pin(async { Err(Refusal::Unsupported("events/poll is not served".into())) })
+    }
+
     /// The URIs (as served) the host's resources change, for the sessions subscribed to them
     /// (`notifications/resources/updated`); `None` (the default) when the host tells none.
     fn updated(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
@@ -279,6 +306,49 @@ pub(crate) async fn list_resources(hosted: &Hosted) -> Result<ListResourcesResul
     Ok(ListResourcesResult::with_all_items(entries::<Resource>(
         items, "resource",
     )))
+}
+
+/// The events extension's identifier (SEP-3415).
+pub const EVENTS_EXTENSION: &str = "io.modelcontextprotocol/events";
+
+/// `events/list` and `events/poll`, answered for the host's events, or `None` for another method.
+pub(crate) async fn events(
+    hosted: &Hosted,
+    method: &str,
+    params: Option<Value>,
+    asker: &CallContext,
+) -> Option<Result<Value, ErrorData>> {
+    if !matches!(method, "events/list" | "events/poll") {
+        return None;
+    }
+    let resources = match offering(hosted, |offer| offer.events, method) {
+        Ok(resources) => resources,
+        Err(error) => return Some(Err(error)),
+    };
+    let mut params = match params {
+        Some(Value::Object(params)) => params,
+        None | Some(Value::Null) => JsonObject::new(),
+        Some(_) => {
+            return Some(Err(ErrorData::invalid_params(
+                "params must be an object",
+                None,
+            )));
+        }
+    };
+    params.remove("_meta");
+    Some(if method == "events/list" {
+        resources
+            .list_events()
+            .await
+            .map(|events| serde_json::json!({ "events": events }))
+            .map_err(|refusal| error(refusal, false))
+    } else {
+        resources
+            .poll_events(params, asker)
+            .await
+            .map(Value::Object)
+            .map_err(|refusal| error(refusal, false))
+    })
 }
 
 /// `skills/list`: every skill in one page; an entry that is no loadable skill is left out (and
@@ -428,6 +498,12 @@ pub(crate) fn advertise(hosted: &Hosted, capabilities: &mut rmcp::model::ServerC
     }
     if offer.completions {
         capabilities.completions = Some(JsonObject::new());
+    }
+    if offer.events {
+        capabilities
+            .extensions
+            .get_or_insert_default()
+            .insert(EVENTS_EXTENSION.to_owned(), JsonObject::new());
     }
     if offer.skills && offer.resources {
         capabilities

@@ -509,3 +509,126 @@ async fn over_streamable_http_a_push_stream_outlives_its_server_and_resumes_from
         "every tick once, in order, across the server's restart"
     );
 }
+
+/// The gateway (`toolkit-gen serve --config`, stdio) in front of the fixture as sources `clock`
+/// and `other`, its clock started `ticks_ago` ticks ago.
+fn gateway(dir: &std::path::Path, ticks_ago: u64) -> Mcp {
+    let script = crate::support::root().join("toolkit-cli/tests/cli/events_server.py");
+    let source = |name: &str| {
+        format!(
+            "\n[[sources]]\nname = \"{name}\"\ncommand = [\"python3\", \"{}\"]\n\
+             env = {{ EVENTS_TICK_MS = \"EVENTS_TICK_MS\", EVENTS_RETAIN = \"EVENTS_RETAIN\", \
+             EVENTS_EPOCH_MS = \"EVENTS_EPOCH_MS\" }}\n",
+            script.display()
+        )
+    };
+    let config = dir.join("toolkit.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[catalog]\nrefresh_seconds = 0\n\n[policy]\ndefault = \"allow\"\nrules = [\
+             {{ source = \"other\", tool = \"bad-event\", decision = \"block\" }}]\n{}{}",
+            source("clock"),
+            source("other")
+        ),
+    )
+    .unwrap();
+    Mcp::stdio(
+        "gateway",
+        StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+            .args(["serve", "--config"])
+            .arg(config)
+            .env("EVENTS_TICK_MS", TICK_MS.to_string())
+            .env("EVENTS_RETAIN", "10")
+            .env(
+                "EVENTS_EPOCH_MS",
+                (now_ms() - ticks_ago * TICK_MS).to_string(),
+            ),
+    )
+}
+
+/// Through the gateway: every source's event types under its name (the policy's block applied),
+/// a poll resuming from the cursor the gateway handed out, `truncated` for an old one, a cursor
+/// of another source refused, and an event breaking its schema reaching no client.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_serves_its_sources_events_under_their_names_and_cursors() {
+    let dir = std::env::temp_dir().join(format!("toolkit-events-gateway-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let gateway = gateway(&dir, 30);
+    assert!(gateway.has_events().await.unwrap());
+    let names: Vec<String> = gateway
+        .list_events()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|event| event.name)
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "clock__clock-tick",
+            "clock__custom-event",
+            "clock__bad-event",
+            "other__clock-tick",
+            "other__custom-event",
+        ],
+        "every source's types under its name, the blocked one left out"
+    );
+    let clock = event_type(&gateway, "clock__clock-tick").await;
+    let start = gateway
+        .poll_events(&clock, JsonObject::new(), None)
+        .await
+        .unwrap();
+    assert!(start.events.is_empty(), "{start:?}");
+    let cursor = start.cursor.clone().unwrap();
+    assert!(cursor.starts_with("clock/"), "{cursor}");
+    tokio::time::sleep(Duration::from_millis(3 * TICK_MS + 50)).await;
+    let next = gateway
+        .poll_events(&clock, JsonObject::new(), Some(&cursor))
+        .await
+        .unwrap();
+    assert!(next.events.len() >= 2, "{next:?}");
+    assert!(!next.truncated);
+    let first: u64 = cursor.trim_start_matches("clock/").parse().unwrap();
+    for (index, event) in next.events.iter().enumerate() {
+        assert_eq!(event.name, "clock__clock-tick");
+        assert_eq!(
+            event.data["tick"],
+            json!(first + 1 + index as u64),
+            "{event:?}"
+        );
+    }
+    assert!(next.cursor.as_deref().unwrap().starts_with("clock/"));
+
+    // An old cursor: the source skipped what it no longer keeps, and says so.
+    let old = gateway
+        .poll_events(&clock, JsonObject::new(), Some("clock/1"))
+        .await
+        .unwrap();
+    assert!(old.truncated, "{old:?}");
+    // A cursor of another source's subscription is refused.
+    let other = event_type(&gateway, "other__clock-tick").await;
+    let refused = gateway
+        .poll_events(&other, JsonObject::new(), Some(&cursor))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(refused.reason, Reason::InvalidInput { .. }),
+        "{refused:?}"
+    );
+    assert!(
+        refused.to_string().contains("is not one of \"other\"'s subscriptions"),
+        "{refused}"
+    );
+
+    // The event that breaks its schema was refused by the gateway's client: no client gets it.
+    let bad = event_type(&gateway, "clock__bad-event").await;
+    let polled = gateway
+        .poll_events(&bad, JsonObject::new(), Some("clock/0"))
+        .await
+        .unwrap();
+    assert!(polled.refused.is_empty(), "{polled:?}");
+    assert_eq!(polled.events.len(), 1, "{polled:?}");
+    gateway.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

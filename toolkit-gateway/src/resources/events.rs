@@ -1,0 +1,234 @@
+//! The gateway's MCP sources' events (SEP-3415, `io.modelcontextprotocol/events`), served as the
+//! gateway's own: `events/list` lists every source's event types, each named under its source as
+//! its prompts are (`clock__clock-tick`), as the policy lets the asker see them; `events/poll`
+//! passes a poll to the source whose type it names. A cursor the gateway hands out is the
+//! source's under the source's name (`clock/41`): one given back is passed to that source only,
+//! and one of another source is refused. Each event's payload has been checked against its
+//! type's schema by the gateway's client: one that breaks it reaches no client (and is logged).
+//! Push (`events/stream`) and webhooks are not served through the gateway yet.
+
+use std::sync::{Arc, PoisonError};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use toolkit_runtime::mcp::{EventOptions, EventType};
+use toolkit_runtime::serve::Refusal;
+use toolkit_runtime::{CallContext, JsonObject, Reason};
+
+use super::{Upstream, Upstreams, cut, refusal};
+use crate::served_names::{served_prompt, upstream_prompt};
+
+impl Upstreams {
+    /// `upstream`'s event types, as last listed (listed now when never yet).
+    async fn event_types(upstream: &Upstream) -> Result<Arc<Vec<EventType>>, Refusal> {
+        let kept = upstream
+            .event_types
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        if let Some(kept) = kept {
+            return Ok(kept);
+        }
+        let listed = Arc::new(upstream.mcp.list_events().await.map_err(
+            |error| match error.reason {
+                Reason::Unsupported { .. } => Refusal::Unsupported(error.to_string()),
+                _ => refusal(&error),
+            },
+        )?);
+        *upstream
+            .event_types
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&listed));
+        Ok(listed)
+    }
+
+    /// The event type name `name` is served as, for `upstream`.
+    fn served_event(upstream: &Upstream, name: &str) -> String {
+        if upstream.prefixed {
+            served_prompt(&upstream.name, name)
+        } else {
+            name.to_owned()
+        }
+    }
+
+    /// Every source's event types the asker may see, named as served (a source that fails to
+    /// list is left out, and logged).
+    pub(super) async fn served_events(&self) -> Vec<Value> {
+        let mut served = Vec::new();
+        for upstream in self.upstreams().iter() {
+            if !Self::has(upstream).events {
+                continue;
+            }
+            let types = match Self::event_types(upstream).await {
+                Ok(types) => types,
+                Err(problem) => {
+                    tracing::warn!(source = %upstream.name, "events/list failed: {problem:?}");
+                    continue;
+                }
+            };
+            for event in types.iter() {
+                if !self.allowed(upstream, &event.name) {
+                    continue;
+                }
+                let Ok(mut entry) = serde_json::to_value(event) else {
+                    continue;
+                };
+                entry["name"] = Value::String(Self::served_event(upstream, &event.name));
+                served.push(entry);
+            }
+        }
+        served
+    }
+
+    /// The source an event type served as `served` is of, and its type there.
+    async fn route_event(&self, served: &str) -> Result<(Arc<Upstream>, EventType), Refusal> {
+        let upstreams = self.upstreams();
+        let with_events = || {
+            upstreams
+                .iter()
+                .filter(|upstream| Self::has(upstream).events)
+        };
+        let found = with_events()
+            .filter(|upstream| upstream.prefixed)
+            .find_map(|upstream| Some((upstream, upstream_prompt(&upstream.name, served)?)))
+            .map(|(upstream, name)| (upstream, name.to_owned()))
+            .or_else(|| {
+                with_events()
+                    .find(|upstream| !upstream.prefixed)
+                    .map(|upstream| (upstream, served.to_owned()))
+            });
+        let unknown = || Refusal::NotFound(format!("No event type {} is served.", cut(served)));
+        let (upstream, name) = found.ok_or_else(unknown)?;
+        if !self.allowed(upstream, &name) {
+            return Err(unknown());
+        }
+        let types = Self::event_types(upstream).await?;
+        let event = types
+            .iter()
+            .find(|event| event.name == name)
+            .cloned()
+            .ok_or_else(unknown)?;
+        Ok((Arc::clone(upstream), event))
+    }
+
+    /// `events/poll` with `params` as the client wrote them, passed to the source whose type
+    /// `name` is, its cursor and its events' served as the gateway's.
+    pub(super) async fn served_poll(
+        &self,
+        params: JsonObject,
+        asker: &CallContext,
+    ) -> Result<JsonObject, Refusal> {
+        let _ = asker;
+        let Some(Value::String(name)) = params.get("name") else {
+            return Err(Refusal::InvalidParams("`name` must be a string.".into()));
+        };
+        let (upstream, event) = self.route_event(name).await?;
+        let arguments = match params.get("arguments") {
+            None | Some(Value::Null) => JsonObject::new(),
+            Some(Value::Object(arguments)) => arguments.clone(),
+            Some(_) => {
+                return Err(Refusal::InvalidParams(
+                    "`arguments` must be an object.".into(),
+                ));
+            }
+        };
+        let cursor = match params.get("cursor") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(served)) => Some(upstream_cursor(&upstream.name, served)?),
+            Some(_) => {
+                return Err(Refusal::InvalidParams(
+                    "`cursor` must be a string or null.".into(),
+                ));
+            }
+        };
+        let mut options = EventOptions::default();
+        if let Some(age) = params.get("maxAgeMs").and_then(Value::as_u64) {
+            options = options.max_age(Duration::from_millis(age));
+        }
+        if let Some(most) = params
+            .get("maxEvents")
+            .and_then(Value::as_u64)
+            .and_then(|most| u32::try_from(most).ok())
+        {
+            options = options.max_events(most);
+        }
+        let batch = self
+            .metrics
+            .requested(
+                &upstream.name,
+                "events/poll",
+                upstream
+                    .mcp
+                    .poll_events_with(&event, arguments, cursor.as_deref(), &options),
+            )
+            .await
+            .map_err(|error| refusal(&error))?;
+        for refused in &batch.refused {
+            tracing::warn!(source = %upstream.name, event = %event.name, "an event left out: {refused}");
+        }
+        let served_name = Self::served_event(&upstream, &event.name);
+        let events: Vec<Value> = batch
+            .events
+            .iter()
+            .filter_map(|delivered| {
+                let mut delivered = serde_json::to_value(delivered).ok()?;
+                delivered["name"] = Value::String(served_name.clone());
+                if let Some(Value::String(cursor)) = delivered.get_mut("cursor") {
+                    *cursor = served_cursor(&upstream.name, cursor);
+                }
+                Some(delivered)
+            })
+            .collect();
+        let mut result = json!({
+            "events": events,
+            "cursor": batch.cursor.as_deref().map(|cursor| served_cursor(&upstream.name, cursor)),
+            "truncated": batch.truncated,
+            "hasMore": batch.has_more,
+            "resultType": "complete",
+        });
+        if let Some(wait) = batch.next_poll {
+            result["nextPollMs"] = json!(u64::try_from(wait.as_millis()).unwrap_or(u64::MAX));
+        }
+        match result {
+            Value::Object(result) => Ok(result),
+            _ => Err(Refusal::Failed("the poll's answer is no object".into())),
+        }
+    }
+}
+
+/// A cursor of `source`'s as the gateway hands it out.
+fn served_cursor(source: &str, cursor: &str) -> String {
+    format!("{source}/{cursor}")
+}
+
+/// The cursor of `source`'s a served cursor stands for; refused when it is another source's.
+fn upstream_cursor(source: &str, served: &str) -> Result<String, Refusal> {
+    served
+        .strip_prefix(source)
+        .and_then(|rest| rest.strip_prefix('/'))
+        .map(str::to_owned)
+        .ok_or_else(|| {
+            Refusal::InvalidParams(format!(
+                "The cursor {} is not one of {}'s subscriptions: poll from null to start anew.",
+                cut(served),
+                cut(source)
+            ))
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cursor_goes_back_to_its_own_source_only() {
+        let served = served_cursor("clock", "41");
+        assert_eq!(served, "clock/41");
+        assert_eq!(upstream_cursor("clock", &served), Ok("41".to_owned()));
+        assert!(matches!(
+            upstream_cursor("other", &served),
+            Err(Refusal::InvalidParams(words)) if words.contains("is not one of \"other\"'s")
+        ));
+        assert!(upstream_cursor("clo", &served).is_err());
+    }
+}
