@@ -28,7 +28,7 @@ use futures_util::future::join_all;
 use serde_json::{Value, json};
 use toolkit_runtime::context::Principal;
 use toolkit_runtime::mcp::{EVENTS_EXTENSION, Mcp, SKILLS_EXTENSION};
-use toolkit_runtime::serve::{ListChanged, Offer, Refusal, Resources, SkillFolder};
+use toolkit_runtime::serve::{EventFeed, ListChanged, Offer, Refusal, Resources, SkillFolder};
 use toolkit_runtime::{BoxFuture, CallContext, Decision, JsonObject, Reason, ToolSourceError};
 
 use super::audit::{Audit, Entry, Kind, Open, outcome};
@@ -68,6 +68,8 @@ pub struct Upstreams {
     /// The gateway's own skills (`serve.skills`), served beside the upstreams' (and first, where
     /// a URI is both).
     own_skills: Option<Arc<SkillFolder>>,
+    /// The push subscriptions each person holds open (`resources/events.rs`).
+    streams: events::Streams,
 }
 
 /// One MCP source, with what it was found to have.
@@ -162,6 +164,7 @@ impl Upstreams {
             metrics: Arc::default(),
             audit: None,
             own_skills: None,
+            streams: events::Streams::default(),
         }
     }
 
@@ -783,6 +786,14 @@ impl Resources for Upstreams {
         asker: &'a CallContext,
     ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
         Box::pin(self.served_poll(params, asker))
+    }
+
+    fn stream_events<'a>(
+        &'a self,
+        params: JsonObject,
+        asker: &'a CallContext,
+    ) -> BoxFuture<'a, Result<EventFeed, Refusal>> {
+        Box::pin(self.served_stream(params, asker))
     }
 
     fn list_resource_templates(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>> {

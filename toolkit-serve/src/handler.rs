@@ -362,6 +362,16 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
         let asker = asked_by(CallContext::new(), &context.extensions);
+        if request.method == "events/stream" {
+            return resources::stream_events(
+                &self.resources_to(&context),
+                request.params.clone(),
+                &asker,
+                &context,
+            )
+            .await
+            .map(CustomResult::new);
+        }
         if let Some(answered) = resources::events(
             &self.resources_to(&context),
             &request.method,

@@ -86,7 +86,7 @@ mod written_result;
 pub use error::ServeError;
 pub use guard::run_guarded;
 pub use list_changes::ListChanged;
-pub use resources::{Offer, Refusal, Resources};
+pub use resources::{EventFeed, Offer, Refusal, Resources};
 pub use served::ServedToolkit;
 pub use skill_folder::SkillFolder;
 pub use server::{HttpOptions, MCP_PATH, McpServer, bind_loopback, without_delay};

@@ -209,6 +209,21 @@ pub trait Resources: std::fmt::Debug + Send + Sync + 'static {
         Box::pin(async { Err(Refusal::Unsupported("events/poll is not served".into())) })
     }
 
+    /// A push subscription for `events/stream` with its params as written (`name`,
+    /// `arguments`, `cursor`, …): the notifications to send the client (`notifications/events/*`,
+    /// each its method and params), in order, until the channel closes; the server adds the
+    /// subscription's id to each and closes the request then, or when the client cancels it
+    /// (dropping the receiver, which the host takes as the end of the subscription). Refused by
+    /// default.
+    fn stream_events<'a>(
+        &'a self,
+        params: JsonObject,
+        asker: &'a CallContext,
+    ) -> BoxFuture<'a, Result<EventFeed, Refusal>> {
+        let _ = (params, asker);
+        Box::pin(async { Err(Refusal::Unsupported("events/stream is not served".into())) })
+    }
+
     /// The URIs (as served) the host's resources change, for the sessions subscribed to them
     /// (`notifications/resources/updated`); `None` (the default) when the host tells none.
     fn updated(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
@@ -306,6 +321,56 @@ pub(crate) async fn list_resources(hosted: &Hosted) -> Result<ListResourcesResul
     Ok(ListResourcesResult::with_all_items(entries::<Resource>(
         items, "resource",
     )))
+}
+
+/// What a push subscription sends its client: each notification's method and params.
+pub type EventFeed = tokio::sync::mpsc::Receiver<(String, JsonObject)>;
+
+/// The `_meta` key that ties a push notification to its subscription (the request's id).
+const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// `events/stream`: the host's feed sent to the client as notifications, each tied to the
+/// request's id, until the feed ends or the client cancels the request; then the request's empty
+/// result.
+pub(crate) async fn stream_events(
+    hosted: &Hosted,
+    params: Option<Value>,
+    asker: &CallContext,
+    context: &rmcp::service::RequestContext<rmcp::RoleServer>,
+) -> Result<Value, ErrorData> {
+    let resources = offering(hosted, |offer| offer.events, "events/stream")?;
+    let mut params = match params {
+        Some(Value::Object(params)) => params,
+        _ => return Err(ErrorData::invalid_params("params must be an object", None)),
+    };
+    params.remove("_meta");
+    let mut feed = resources
+        .stream_events(params, asker)
+        .await
+        .map_err(|refusal| error(refusal, false))?;
+    let id = serde_json::to_value(&context.id).unwrap_or(Value::Null);
+    loop {
+        let next = tokio::select! {
+            () = context.ct.cancelled() => break,
+            next = feed.recv() => next,
+        };
+        let Some((method, mut params)) = next else {
+            break;
+        };
+        let meta = params
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(JsonObject::new()));
+        if let Value::Object(meta) = meta {
+            meta.insert(SUBSCRIPTION_ID.to_owned(), id.clone());
+        }
+        let notification = rmcp::model::ServerNotification::CustomNotification(
+            rmcp::model::CustomNotification::new(method, Some(Value::Object(params))),
+        );
+        if context.peer.send_notification(notification).await.is_err() {
+            break;
+        }
+    }
+    Ok(serde_json::json!({ "resultType": "complete" }))
 }
 
 /// The events extension's identifier (SEP-3415).

@@ -617,7 +617,9 @@ async fn the_gateway_serves_its_sources_events_under_their_names_and_cursors() {
         "{refused:?}"
     );
     assert!(
-        refused.to_string().contains("is not one of \"other\"'s subscriptions"),
+        refused
+            .to_string()
+            .contains("is not one of \"other\"'s subscriptions"),
         "{refused}"
     );
 
@@ -629,6 +631,66 @@ async fn the_gateway_serves_its_sources_events_under_their_names_and_cursors() {
         .unwrap();
     assert!(polled.refused.is_empty(), "{polled:?}");
     assert_eq!(polled.events.len(), 1, "{polled:?}");
+    gateway.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Push through the gateway: the source's stream passed on, its type's name and its cursors
+/// served, a custom event raised through the gateway's own tool reaching the subscriber.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_passes_a_sources_push_stream_on() {
+    let dir = std::env::temp_dir().join(format!("toolkit-events-push-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let gateway = Arc::new(gateway(&dir, 30));
+    let clock = event_type(&gateway, "clock__clock-tick").await;
+    let mut ticks = gateway
+        .stream_events(&clock, JsonObject::new(), None, EventOptions::default())
+        .await
+        .unwrap();
+    match next(&mut ticks).await {
+        Delivery::Active { cursor, truncated } => {
+            assert!(cursor.unwrap().starts_with("clock/"));
+            assert!(!truncated);
+        }
+        other => panic!("{other:?}"),
+    }
+    let mut seen = Vec::new();
+    while seen.len() < 3 {
+        if let Delivery::Event(event) = next(&mut ticks).await {
+            assert_eq!(event.name, "clock__clock-tick");
+            let tick = event.data["tick"].as_u64().unwrap();
+            assert_eq!(event.cursor, Some(format!("clock/{tick}")), "{event:?}");
+            seen.push(tick);
+        }
+    }
+    assert!(
+        seen.windows(2).all(|pair| pair[1] == pair[0] + 1),
+        "{seen:?}"
+    );
+    drop(ticks);
+
+    let custom = event_type(&gateway, "other__custom-event").await;
+    let mut customs = gateway
+        .stream_events(&custom, JsonObject::new(), None, EventOptions::default())
+        .await
+        .unwrap();
+    assert!(matches!(next(&mut customs).await, Delivery::Active { .. }));
+    let raised = gateway
+        .call(
+            "other__trigger-event",
+            object(json!({ "message": "through the gateway" })),
+            &CallContext::new(),
+        )
+        .await;
+    assert!(raised.is_ok(), "{raised:?}");
+    loop {
+        if let Delivery::Event(event) = next(&mut customs).await {
+            assert_eq!(event.name, "other__custom-event");
+            assert_eq!(event.data["message"], "through the gateway", "{event:?}");
+            break;
+        }
+    }
+    drop(customs);
     gateway.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }

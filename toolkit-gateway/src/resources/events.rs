@@ -5,14 +5,17 @@
 //! source's under the source's name (`clock/41`): one given back is passed to that source only,
 //! and one of another source is refused. Each event's payload has been checked against its
 //! type's schema by the gateway's client: one that breaks it reaches no client (and is logged).
-//! Push (`events/stream`) and webhooks are not served through the gateway yet.
+//! `events/stream` opens the source's push subscription for as long as the client holds the
+//! request, its notifications passed on as they come (the names and cursors served, a heartbeat
+//! of the gateway's own every 15 s), at most [`MAX_STREAMS_PER_PERSON`] at once per person.
+//! Webhooks are not served through the gateway yet.
 
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolkit_runtime::mcp::{EventOptions, EventType};
-use toolkit_runtime::serve::Refusal;
+use toolkit_runtime::mcp::{Delivery, EventOptions, EventStream, EventType};
+use toolkit_runtime::serve::{EventFeed, Refusal};
 use toolkit_runtime::{CallContext, JsonObject, Reason};
 
 use super::{Upstream, Upstreams, cut, refusal};
@@ -111,14 +114,21 @@ impl Upstreams {
         Ok((Arc::clone(upstream), event))
     }
 
-    /// `events/poll` with `params` as the client wrote them, passed to the source whose type
-    /// `name` is, its cursor and its events' served as the gateway's.
-    pub(super) async fn served_poll(
+    /// The source's type, the arguments, the cursor there and the options `params` (an
+    /// `events/poll` or `events/stream`'s, as the client wrote them) name.
+    async fn subscription(
         &self,
-        params: JsonObject,
-        asker: &CallContext,
-    ) -> Result<JsonObject, Refusal> {
-        let _ = asker;
+        params: &JsonObject,
+    ) -> Result<
+        (
+            Arc<Upstream>,
+            EventType,
+            JsonObject,
+            Option<String>,
+            EventOptions,
+        ),
+        Refusal,
+    > {
         let Some(Value::String(name)) = params.get("name") else {
             return Err(Refusal::InvalidParams("`name` must be a string.".into()));
         };
@@ -152,6 +162,42 @@ impl Upstreams {
         {
             options = options.max_events(most);
         }
+        Ok((upstream, event, arguments, cursor, options))
+    }
+
+    /// `events/stream` with `params` as the client wrote them: the source's push subscription,
+    /// passed on until the client lets go of the feed.
+    pub(super) async fn served_stream(
+        &self,
+        params: JsonObject,
+        asker: &CallContext,
+    ) -> Result<EventFeed, Refusal> {
+        let person = asker.principal().map_or_else(
+            || "loopback".to_owned(),
+            |principal| principal.id().to_owned(),
+        );
+        let held = self.streams.hold(&person)?;
+        let (upstream, event, arguments, cursor, options) = self.subscription(&params).await?;
+        let stream = upstream
+            .mcp
+            .stream_events(&event, arguments, cursor, options)
+            .await
+            .map_err(|error| refusal(&error))?;
+        let (sender, feed) = tokio::sync::mpsc::channel(FEED);
+        let served = Self::served_event(&upstream, &event.name);
+        tokio::spawn(forward(stream, sender, upstream.name.clone(), served, held));
+        Ok(feed)
+    }
+
+    /// `events/poll` with `params` as the client wrote them, passed to the source whose type
+    /// `name` is, its cursor and its events' served as the gateway's.
+    pub(super) async fn served_poll(
+        &self,
+        params: JsonObject,
+        asker: &CallContext,
+    ) -> Result<JsonObject, Refusal> {
+        let _ = asker;
+        let (upstream, event, arguments, cursor, options) = self.subscription(&params).await?;
         let batch = self
             .metrics
             .requested(
@@ -192,6 +238,133 @@ impl Upstreams {
         match result {
             Value::Object(result) => Ok(result),
             _ => Err(Refusal::Failed("the poll's answer is no object".into())),
+        }
+    }
+}
+
+/// How many notifications wait for a slow client before the forwarding waits (the source's
+/// stream keeps its own bounded buffer behind it, dropping its oldest with `truncated`).
+const FEED: usize = 64;
+
+/// The most push subscriptions one person holds open at once.
+pub const MAX_STREAMS_PER_PERSON: usize = 32;
+
+/// How often the gateway tells a push subscription's client it is alive.
+const HEARTBEAT: Duration = Duration::from_secs(15);
+
+/// The push subscriptions each person holds open.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Streams(Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>);
+
+/// One push subscription held, given back when dropped.
+pub(crate) struct Held {
+    streams: Streams,
+    person: String,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        let mut held = self
+            .streams
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if let Some(count) = held.get_mut(&self.person) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                held.remove(&self.person);
+            }
+        }
+    }
+}
+
+impl Streams {
+    /// One more subscription of `person`'s; refused past [`MAX_STREAMS_PER_PERSON`].
+    fn hold(&self, person: &str) -> Result<Held, Refusal> {
+        let mut held = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let count = held.entry(person.to_owned()).or_default();
+        if *count >= MAX_STREAMS_PER_PERSON {
+            return Err(Refusal::Failed(format!(
+                "At most {MAX_STREAMS_PER_PERSON} event streams are held open at once per person; \
+                 close one first."
+            )));
+        }
+        *count += 1;
+        Ok(Held {
+            streams: self.clone(),
+            person: person.to_owned(),
+        })
+    }
+}
+
+/// Passes `stream`'s deliveries to `sender` as notifications, the type named `served` and the
+/// cursors served under `source`, with a heartbeat every [`HEARTBEAT`], until the client lets go
+/// (`sender` closed: the source's subscription ends with `stream`) or the source ends it (told as
+/// `terminated`).
+async fn forward(
+    mut stream: EventStream,
+    sender: tokio::sync::mpsc::Sender<(String, JsonObject)>,
+    source: String,
+    served: String,
+    held: Held,
+) {
+    let _held = held;
+    let cursor_of = |cursor: Option<&str>| {
+        cursor.map_or(Value::Null, |cursor| {
+            Value::String(served_cursor(&source, cursor))
+        })
+    };
+    let mut beats = tokio::time::interval_at(tokio::time::Instant::now() + HEARTBEAT, HEARTBEAT);
+    loop {
+        let told = tokio::select! {
+            () = sender.closed() => return,
+            _ = beats.tick() => Some((
+                "notifications/events/heartbeat",
+                json!({ "cursor": cursor_of(stream.cursor().as_deref()) }),
+            )),
+            next = stream.next() => match next {
+                Some(Ok(Delivery::Active { cursor, truncated })) => Some((
+                    "notifications/events/active",
+                    json!({ "cursor": cursor_of(cursor.as_deref()), "truncated": truncated }),
+                )),
+                Some(Ok(Delivery::Event(event))) => {
+                    let mut event = serde_json::to_value(&event).unwrap_or(Value::Null);
+                    event["name"] = Value::String(served.clone());
+                    if let Some(Value::String(cursor)) = event.get_mut("cursor") {
+                        *cursor = served_cursor(&source, cursor);
+                    }
+                    Some(("notifications/events/event", event))
+                }
+                Some(Ok(Delivery::Truncated { dropped })) => {
+                    tracing::warn!(%source, event = %served, dropped, "a slow client's events dropped");
+                    Some((
+                        "notifications/events/active",
+                        json!({ "cursor": cursor_of(stream.cursor().as_deref()), "truncated": true }),
+                    ))
+                }
+                Some(Ok(Delivery::Refused(refused))) => {
+                    tracing::warn!(%source, event = %served, "an event left out: {refused}");
+                    None
+                }
+                Some(Ok(Delivery::Error(words))) => Some((
+                    "notifications/events/error",
+                    json!({ "error": { "code": -32603, "message": words } }),
+                )),
+                Some(Ok(_)) => None,
+                Some(Err(error)) => {
+                    let ended = json!({ "error": { "code": -32603, "message": error.to_string() } });
+                    if let Value::Object(ended) = ended {
+                        let _ = sender.send(("notifications/events/terminated".to_owned(), ended)).await;
+                    }
+                    return;
+                }
+                None => return,
+            },
+        };
+        if let Some((method, Value::Object(params))) = told
+            && sender.send((method.to_owned(), params)).await.is_err()
+        {
+            return;
         }
     }
 }
