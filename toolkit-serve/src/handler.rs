@@ -26,6 +26,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde::Deserialize as _;
 use serde_json::Value;
 
+use super::asker::{asked_by, principal_of};
 use super::client_approval::{Askable, ClientApproval};
 use super::failure::{Remediation, echo, message};
 use super::progress_queue::ProgressQueue;
@@ -34,7 +35,7 @@ use super::resources;
 use super::served::ServedToolkit;
 use super::told::{self, Told};
 use super::written_result;
-use toolkit_core::context::{Clients, Joined, Principal, Relay, Session, SubjectToken, Written};
+use toolkit_core::context::{Clients, Joined, Relay, Written};
 use toolkit_core::{ApprovalRequest, CallContext, Failure, JsonObject, Progress, Verdict};
 
 /// What a server says of itself.
@@ -577,51 +578,6 @@ impl Handler {
         if let Err(error) = context.peer.notify_logging_message(note).await {
             tracing::debug!(%error, "the client could not be told of a log");
         }
-    }
-}
-
-/// Who sent the message whose context has `extensions`: the principal the host put in the HTTP
-/// request's extensions, else the one person of a server without authentication (stdio, or
-/// HTTP on loopback).
-/// The bearer token the sender of the message whose context has `extensions` presented, when
-/// the host checked one and put it in the HTTP request's extensions.
-fn subject_token_of(extensions: &rmcp::model::Extensions) -> Option<SubjectToken> {
-    extensions
-        .get::<axum::http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<SubjectToken>())
-        .cloned()
-}
-
-pub(crate) fn principal_of(extensions: &rmcp::model::Extensions) -> Principal {
-    extensions
-        .get::<axum::http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<Principal>())
-        .cloned()
-        .unwrap_or_else(Principal::loopback)
-}
-
-/// The MCP session of the message whose context has `extensions`: the `Mcp-Session-Id` of its
-/// HTTP request, when it has one (none for a stateless request, nor on stdio).
-fn session_of(extensions: &rmcp::model::Extensions) -> Option<Session> {
-    extensions
-        .get::<axum::http::request::Parts>()
-        .and_then(|parts| parts.headers.get("mcp-session-id"))
-        .and_then(|id| id.to_str().ok())
-        .map(Session::new)
-}
-
-/// `context` with who sent the message whose context has `extensions`: its principal, and its
-/// session when it has one.
-pub(crate) fn asked_by(context: CallContext, extensions: &rmcp::model::Extensions) -> CallContext {
-    let context = context.with_extension(principal_of(extensions));
-    let context = match session_of(extensions) {
-        Some(session) => context.with_extension(session),
-        None => context,
-    };
-    // The token the person presented, for a source that acts on their behalf.
-    match subject_token_of(extensions) {
-        Some(token) => context.with_extension(token),
-        None => context,
     }
 }
 

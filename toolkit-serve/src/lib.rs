@@ -46,6 +46,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod asker;
 mod client_approval;
 mod error;
 pub mod failure;
@@ -85,8 +86,7 @@ mod written_result;
 
 pub use error::ServeError;
 pub use guard::run_guarded;
-pub use list_changes::ListChanged;
-pub use resources::{EventFeed, Offer, Refusal, Resources};
+pub use resources::{EventFeed, ListChanged, Offer, Refusal, Resources};
 pub use served::ServedToolkit;
 pub use server::{HttpOptions, MCP_PATH, McpServer, bind_loopback, without_delay};
 pub use session_owners::SessionLimits;

@@ -11,17 +11,7 @@ use rmcp::service::Peer;
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
-use super::resources::Hosted;
-
-/// Which list of the host's changed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ListChanged {
-    /// The resources or resource templates (`notifications/resources/list_changed`).
-    Resources,
-    /// The prompts (`notifications/prompts/list_changed`).
-    Prompts,
-}
+use super::resources::{Hosted, ListChanged};
 
 /// Which changes a client is to hear.
 #[derive(Clone, Copy, Debug, Default)]

@@ -103,6 +103,16 @@ impl Offer {
     }
 }
 
+/// Which list of the host's changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ListChanged {
+    /// The resources or resource templates (`notifications/resources/list_changed`).
+    Resources,
+    /// The prompts (`notifications/prompts/list_changed`).
+    Prompts,
+}
+
 /// Why a request of [`Resources`] is refused, as its client reads it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -246,10 +256,10 @@ pub trait Resources: std::fmt::Debug + Send + Sync + 'static {
         None
     }
 
-    /// The host's lists that change ([`ListChanged`](super::ListChanged)), for the clients
+    /// The host's lists that change ([`ListChanged`]), for the clients
     /// told of them (`notifications/resources/list_changed`, `notifications/prompts/list_changed`)
     /// when [`Resources::offer`] says so; `None` (the default) when the host tells none.
-    fn list_changed(&self) -> Option<tokio::sync::broadcast::Receiver<super::ListChanged>> {
+    fn list_changed(&self) -> Option<tokio::sync::broadcast::Receiver<ListChanged>> {
         None
     }
 }

@@ -6,56 +6,18 @@
 //! stateless revision that listen (`subscriptions/listen` with `toolsListChanged`) hear it on
 //! their subscription.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use indexmap::IndexMap;
 use rmcp::RoleServer;
-use rmcp::model::{Icon, MetaObject, Tool as McpTool, ToolAnnotations};
 use rmcp::service::Peer;
 use tokio::sync::watch;
 
-use super::output_check::OutputCheck;
-use super::views::{BuiltViews, Views};
+use super::views::{BuiltViews, Served, Views};
+use toolkit_core::Toolkit;
 use toolkit_core::context::Principal;
-use toolkit_core::{Tool, ToolDefinition, Toolkit};
-
-/// A toolkit as served: the tools, and their MCP form computed once.
-#[derive(Debug)]
-pub(crate) struct Served {
-    pub(crate) toolkit: Toolkit,
-    /// The `tools/list` entries, in the toolkit's order, by name.
-    pub(crate) listing: IndexMap<String, McpTool>,
-    /// The check of each answer of a tool that declares an `outputSchema`, by name.
-    pub(crate) outputs: HashMap<String, OutputCheck>,
-    /// What each person is shown, when it depends on who they are.
-    views: Option<BuiltViews>,
-}
-
-impl Served {
-    pub(crate) fn new(toolkit: Toolkit) -> Self {
-        let listing = toolkit
-            .tools()
-            .map(|tool| (tool.name().to_owned(), served_tool(tool)))
-            .collect();
-        let outputs = toolkit
-            .tools()
-            .filter_map(|tool| {
-                let schema = tool.definition().shared_output_schema()?;
-                Some((tool.name().to_owned(), OutputCheck::new(Arc::clone(schema))))
-            })
-            .collect();
-        Self {
-            toolkit,
-            listing,
-            outputs,
-            views: None,
-        }
-    }
-}
 
 /// A cheap, cloneable handle on the toolkit a server serves.
 ///
@@ -246,53 +208,4 @@ impl fmt::Debug for ServedToolkit {
             .field("tools", &self.served().listing.len())
             .finish_non_exhaustive()
     }
-}
-
-/// A tool as `tools/list` serves it: name, title, description, input schema, output schema,
-/// icons and `_meta` as the definition has them, and the definition's hints as annotations —
-/// except that a tool that may need approval is served destructive and not read-only, so that a
-/// client's own approval flow asks its person.
-///
-/// A definition's `execution` is not served: an upstream's task tool is served as a plain one,
-/// whose call the MCP source runs as a task upstream (and rmcp's `Tool` has no `execution`).
-/// An icon rmcp cannot read (no `src`, a theme other than `light` or `dark`) is left out.
-pub(crate) fn served_tool(tool: &Tool) -> McpTool {
-    let definition = tool.definition();
-    let mut served = McpTool::new_with_raw(
-        definition.name().to_owned(),
-        definition.description.clone().map(Into::into),
-        Arc::clone(definition.shared_input_schema()),
-    );
-    served.title.clone_from(&definition.title);
-    served.output_schema = definition.shared_output_schema().cloned();
-    served.annotations = annotations(definition, tool.approval().may_be_required());
-    served.icons = definition.icons().map(|icons| {
-        icons
-            .iter()
-            .filter_map(|icon| {
-                serde_json::from_value::<Icon>(icon.clone())
-                    .inspect_err(|error| {
-                        tracing::debug!(tool = definition.name(), %error, "an icon is left out of tools/list");
-                    })
-                    .ok()
-            })
-            .collect()
-    });
-    served.meta = definition.meta().cloned().map(MetaObject);
-    served
-}
-
-fn annotations(definition: &ToolDefinition, needs_approval: bool) -> Option<ToolAnnotations> {
-    let given = &definition.annotations;
-    let mut annotations = ToolAnnotations::default();
-    annotations.title.clone_from(&given.title);
-    annotations.read_only_hint = given.read_only;
-    annotations.destructive_hint = given.destructive;
-    annotations.idempotent_hint = given.idempotent;
-    annotations.open_world_hint = given.open_world;
-    if needs_approval {
-        annotations.read_only_hint = Some(false);
-        annotations.destructive_hint = Some(true);
-    }
-    (annotations != ToolAnnotations::default()).then_some(annotations)
 }

@@ -17,7 +17,8 @@ use rmcp::service::{Peer, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer};
 use tokio_util::sync::CancellationToken;
 
-use super::list_changes::{self, ListChanged};
+use super::list_changes;
+use super::resources::ListChanged;
 use super::resources::{self, Hosted};
 use super::served::ServedToolkit;
 use super::subscribers::Subscribers;

@@ -242,7 +242,7 @@ pub(crate) async fn answer(
 /// The tools as `tools/list` serves them, a tool passed through as a task with its
 /// `execution` as its source listed it.
 fn listing(toolkit: &ServedToolkit, context: &RequestContext<RoleServer>) -> Value {
-    let served = toolkit.served_to(&super::handler::principal_of(&context.extensions));
+    let served = toolkit.served_to(&super::asker::principal_of(&context.extensions));
     let tools: Vec<Value> = served
         .listing
         .iter()
@@ -294,7 +294,7 @@ async fn call(
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned();
-    let served = toolkit.served_to(&super::handler::principal_of(&context.extensions));
+    let served = toolkit.served_to(&super::asker::principal_of(&context.extensions));
     let routed = served
         .toolkit
         .get(&name)
@@ -358,7 +358,7 @@ fn relayed(context: &RequestContext<RoleServer>) -> CallContext {
         context.id.clone(),
         context.ct.child_token(),
     ));
-    super::handler::asked_by(
+    super::asker::asked_by(
         CallContext::new().with_extension(relay),
         &context.extensions,
     )
