@@ -7,6 +7,7 @@ pub mod auth;
 pub mod catalog;
 pub mod changed_sources;
 pub mod config;
+mod grant_store;
 mod http;
 pub mod lifetimes;
 pub mod metrics;

@@ -31,8 +31,8 @@ use toolkit_runtime::auth::{AuthError, AuthorizationCallback, OAuthClient, Token
 use toolkit_runtime::context::{ELICITATION_COMPLETE, ELICITATION_CREATE, Principal, Relayed};
 use toolkit_runtime::{BoxFuture, CallContext, Reason, ToolSourceError};
 
+pub use super::grant_store::token_store;
 use super::person_secrets::Entry;
-pub use super::sources::token_store;
 
 /// How long a pending connection waits for its person.
 pub const EXPIRES: Duration = Duration::from_secs(600);

@@ -4,17 +4,11 @@
 //! store's two backends — each value sealed with a key from the environment
 //! ([`SealingKey`]).
 
-use std::collections::BTreeMap;
-
 pub use super::redis_secrets::RedisSecrets;
-pub use super::sealing_key::SealingKey;
+pub use super::sealing_key::{Entry, SealingKey};
 pub use super::secrets_file::SecretsFile;
 
 use super::token_store::{RedisUrl, TokenStoreConfig};
-
-/// One person's credential for one source: values by name — a security scheme of an OpenAPI
-/// document (as `credentials` names them), or a header of an MCP server.
-pub type Entry = BTreeMap<String, String>;
 
 /// Where people's credentials are kept.
 #[derive(Debug)]

@@ -11,8 +11,7 @@ use std::time::{Duration, Instant};
 
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
-use super::person_secrets::Entry;
-use super::sealing_key::SealingKey;
+use super::sealing_key::{Entry, SealingKey};
 
 /// How long a credential read from Redis is used before it is read again.
 pub const KEPT_FOR: Duration = Duration::from_secs(5);

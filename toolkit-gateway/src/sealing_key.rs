@@ -13,6 +13,10 @@ use base64::engine::general_purpose::STANDARD;
 #[derive(Clone)]
 pub struct SealingKey(Arc<RandomizedNonceKey>);
 
+/// One person's credential for one source, what a key seals: values by name — a security scheme
+/// of an OpenAPI document (as `credentials` names them), or a header of an MCP server.
+pub type Entry = std::collections::BTreeMap<String, String>;
+
 impl std::fmt::Debug for SealingKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("SealingKey(…)")

@@ -18,8 +18,7 @@ use std::time::SystemTime;
 
 use serde::{Deserialize, Serialize};
 
-use super::person_secrets::Entry;
-use super::sealing_key::SealingKey;
+use super::sealing_key::{Entry, SealingKey};
 
 /// Everyone's credentials: by principal id (`jwt:ISS#SUB`, `token:NAME`), then by source.
 type Entries = BTreeMap<String, BTreeMap<String, Entry>>;

@@ -40,7 +40,7 @@ use sha2::{Digest, Sha256};
 use toolkit_runtime::serve::Resources;
 
 use crate::config::{AuthMode, Serve};
-use crate::http::MCP_PATH;
+use toolkit_runtime::serve::MCP_PATH;
 
 /// Where implementations and registries look for a server's card today.
 pub(crate) const WELL_KNOWN_PATH: &str = "/.well-known/mcp/server-card.json";

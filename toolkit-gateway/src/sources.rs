@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use toolkit_runtime::auth::{
-    AuthError, AuthorizationCallback, FileStore, MachineCredentials, OAuthClient, OAuthOptions,
-    RedisStore, RegisteredClient, Secret, TokenStore,
+    AuthError, AuthorizationCallback, MachineCredentials, OAuthClient, OAuthOptions,
+    RegisteredClient, Secret, TokenStore,
 };
 use toolkit_runtime::context::Clients;
 use toolkit_runtime::http::{Credentials, HeaderClient, HttpSource, client_builder};
@@ -17,11 +17,11 @@ use toolkit_runtime::resilience::{Failover, Resilient};
 use toolkit_runtime::{BoxFuture, ToolSource};
 
 use super::config::{ConfigError, SourceConfig, SourceKind, SourceOAuth, read_env};
+use super::grant_store::open_store;
 use super::oauth_connect::{ConnectCallback, Connected, Connects, Login, STORE_KEY};
 use super::on_behalf::OnBehalf;
 use super::per_person::{Credential, Make, PerPerson};
 use super::person_secrets::{PersonSecrets, RedisSecrets, SealingKey};
-use super::token_store::{RedisUrl, TokenStoreConfig};
 
 /// The host's variables a stdio server gets besides those its `env` names: what programs need to
 /// be found and run, and no credential.
@@ -567,45 +567,6 @@ impl PersonClients {
             builder = builder.issuer(issuer.clone());
         }
         builder.build().map_err(|error| error.to_string())
-    }
-}
-
-/// The token store of a source's `oauth`, where people's grants are kept too (for
-/// `toolkit-gen connections`).
-///
-/// # Errors
-///
-/// The source has no `oauth.token_store`, or a variable it names is unset.
-pub fn token_store(config: &SourceConfig) -> Result<Arc<dyn TokenStore>, ConfigError> {
-    match config
-        .oauth
-        .as_ref()
-        .and_then(|oauth| oauth.token_store.as_ref())
-    {
-        Some(store) => open_store(&config.name, store),
-        None => Err(ConfigError(format!(
-            "source {:?} has no `oauth.token_store`",
-            config.name
-        ))),
-    }
-}
-
-/// The token store of source `name`, nothing connected yet.
-fn open_store(name: &str, store: &TokenStoreConfig) -> Result<Arc<dyn TokenStore>, ConfigError> {
-    match store {
-        TokenStoreConfig::File(path) => Ok(Arc::new(FileStore::new(path))),
-        TokenStoreConfig::Redis { url, key_prefix } => {
-            let url = match url {
-                RedisUrl::Written(url) => url.clone(),
-                RedisUrl::Env(variable) => read_env(name, variable)?,
-            };
-            let mut store = RedisStore::new(&url)
-                .map_err(|error| ConfigError(format!("source {name:?}: {error}")))?;
-            if let Some(prefix) = key_prefix {
-                store = store.key_prefix(prefix.clone());
-            }
-            Ok(Arc::new(store))
-        }
     }
 }
 

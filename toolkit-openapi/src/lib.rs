@@ -169,6 +169,7 @@ mod discovery;
 mod document;
 mod naming;
 mod pointer;
+mod read;
 mod reader;
 mod schema;
 mod security;
@@ -181,7 +182,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 pub use document::{DecodeError, decode_document};
-pub use reader::read_operations;
+pub use read::read_operations;
 pub use security::{CredentialParameter, Security};
 pub use skipped::{SkipReason, Skipped};
 

@@ -102,6 +102,10 @@ pub(crate) fn property_names(parameters: &[(Location, &str)]) -> Vec<String> {
         .collect()
 }
 
+/// The extension that names the body's property (as converters from 2.0 write it, and the
+/// reader honours in any document).
+pub(crate) const BODY_NAME: &str = "x-codegen-request-body-name";
+
 #[cfg(test)]
 #[allow(clippy::panic, clippy::unwrap_used)]
 mod tests {

@@ -1,4 +1,4 @@
-//! Reading the operations of a document: [`read_operations`].
+//! Reading the operations of an OpenAPI 3 document: [`read_openapi`].
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -10,7 +10,6 @@ use super::naming::{self, BODY};
 use super::pointer::{self, location};
 use super::schema::Dialect;
 use super::security::{self, CredentialParameter};
-use super::swagger;
 use super::visibility::Direction;
 use super::{NotOpenApi, ReadOperations, ReadOptions, Server, SkipReason, Skipped};
 use crate::operations::CompiledTemplate;
@@ -26,30 +25,17 @@ const METHODS: &[&str] = &[
     "get", "put", "post", "delete", "options", "head", "patch", "trace", "query",
 ];
 
-/// Reads the operations of an OpenAPI 3.0.x, 3.1.x or 3.2.x document, of a Swagger 2.0 one
-/// converted to OpenAPI 3.0 first, or of a Google Discovery document (`discoveryVersion: v1`,
-/// recognised by that key and converted: see the crate docs) — JSON already parsed; see
-/// [`decode_document`](super::decode_document) for text.
-///
-/// Every operation becomes an [`Operation`] or a [`Skipped`] with its reason; nothing about one
-/// operation fails the document. Nothing is fetched: a reference to another document skips the
-/// operations that use it, and the `servers` are listed, never used.
+/// Reads the operations of an OpenAPI 3.0.x, 3.1.x or 3.2.x document (what
+/// [`read_operations`](crate::read_operations) reads once a Swagger 2.0 or Discovery document is
+/// converted to one).
 ///
 /// # Errors
 ///
-/// [`NotOpenApi`] when the document is no OpenAPI 3 or Swagger 2.0 document (a Swagger 1.2
-/// one, one with no `openapi` field, not an object), or a Discovery document of another version
-/// than `v1`.
-pub fn read_operations(
+/// [`NotOpenApi`] when the document is no OpenAPI 3 document.
+pub(crate) fn read_openapi(
     document: &Value,
     options: &ReadOptions,
 ) -> Result<ReadOperations, NotOpenApi> {
-    if document.get("swagger").is_some() {
-        return swagger::read(document, options);
-    }
-    if super::discovery::is_discovery(document) {
-        return super::discovery::read(document, options);
-    }
     let dialect = dialect(document)?;
     let mut reader = Reader {
         document,
@@ -284,7 +270,7 @@ impl<'d> Reader<'d> {
         let body_extension = operation
             .get("requestBody")
             .and_then(|body| pointer::follow(self.document, body).ok())
-            .and_then(|body| body.get(swagger::BODY_NAME));
+            .and_then(|body| body.get(naming::BODY_NAME));
 
         let mut refs = Vec::new();
         let mut properties = Map::new();
@@ -326,7 +312,7 @@ impl<'d> Reader<'d> {
             // A body named by `x-codegen-request-body-name` (as converters from Swagger 2.0,
             // ours included, keep the 2.0 body parameter's name) when no parameter has it.
             let property = operation
-                .get(swagger::BODY_NAME)
+                .get(naming::BODY_NAME)
                 .or(body_extension)
                 .and_then(Value::as_str)
                 .map(naming::in_charset)
@@ -1005,7 +991,7 @@ mod tests {
         let document = chained(10, 50);
         // One operation's copies: 50 schemas of about 70 bytes each.
         let options = ReadOptions::default().copy_budget(4 * 50 * 70);
-        let read = read_operations(&document, &options).unwrap();
+        let read = crate::read_operations(&document, &options).unwrap();
         assert!(
             read.operations.len() >= 3 && read.operations.len() < 10,
             "{}",
@@ -1024,7 +1010,7 @@ mod tests {
         );
         assert_eq!(read.operations.len() + read.skipped.len(), 10);
         // Shared, the entries are held once: every operation is read within the same budget.
-        let shared = read_operations(&document, &options.shared_defs(true)).unwrap();
+        let shared = crate::read_operations(&document, &options.shared_defs(true)).unwrap();
         assert_eq!(shared.operations.len(), 10);
         assert_eq!(shared.defs.len(), 50);
     }
@@ -1041,12 +1027,12 @@ mod tests {
                 "schema": {"$ref": "#/components/schemas/S0"}}}}});
         }
         let options = ReadOptions::default().copy_budget(4 * 50 * 70);
-        let with = read_operations(&document, &options).unwrap();
+        let with = crate::read_operations(&document, &options).unwrap();
         // Read, the answers' copies spend the budget: the later answers are lost to it.
         assert!(with.operations[0].definition.output_schema().is_some());
         assert!(with.answers.len() < 10, "{}", with.answers.len());
         // Left out, nothing is spent on them.
-        let without = read_operations(&document, &options.answers(false)).unwrap();
+        let without = crate::read_operations(&document, &options.answers(false)).unwrap();
         assert_eq!(without.operations.len(), 10, "{:?}", without.skipped);
         assert!(without.answers.is_empty());
         assert!(
@@ -1102,7 +1088,7 @@ mod tests {
                 }
             }}
         });
-        let read = read_operations(&document, &ReadOptions::default()).unwrap();
+        let read = crate::read_operations(&document, &ReadOptions::default()).unwrap();
         let by_name = |name: &str| {
             read.operations
                 .iter()
@@ -1188,7 +1174,7 @@ mod tests {
                 }}
             }
         });
-        let read = read_operations(&document, &ReadOptions::default()).unwrap();
+        let read = crate::read_operations(&document, &ReadOptions::default()).unwrap();
         let requirement = |schemes: &[&str]| -> SecurityRequirement {
             schemes
                 .iter()

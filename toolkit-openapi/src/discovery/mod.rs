@@ -75,7 +75,7 @@ pub(crate) fn read(document: &Value, options: &ReadOptions) -> Result<ReadOperat
         ));
     }
     let converted = convert::convert(document);
-    let mut read = reader::read_operations(&converted.openapi, options)?;
+    let mut read = reader::read_openapi(&converted.openapi, options)?;
     for operation in &mut read.operations {
         if let Some(names) = converted.reserved.get(operation.name()) {
             for parameter in &mut operation.request.parameters {

@@ -16,8 +16,7 @@ use super::parameters::value_schema;
 use super::schema::Schemas;
 use crate::SkipReason;
 
-/// The extension that names the body's property (as converters from 2.0 write it).
-pub(crate) const BODY_NAME: &str = "x-codegen-request-body-name";
+pub(crate) use crate::naming::BODY_NAME;
 
 const FORM: &str = "application/x-www-form-urlencoded";
 const MULTIPART: &str = "multipart/form-data";

@@ -27,8 +27,6 @@ use std::collections::BTreeSet;
 
 use serde_json::{Map, Value, json};
 
-pub(crate) use bodies::BODY_NAME;
-
 use crate::pointer::{escape, location};
 use crate::{NotOpenApi, ReadOperations, ReadOptions, SkipReason, Skipped};
 use operations::{Defaults, media_types};
@@ -66,7 +64,7 @@ pub(crate) fn read(document: &Value, options: &ReadOptions) -> Result<ReadOperat
         skipped,
         moved,
     } = convert(document);
-    let mut read = crate::reader::read_operations(&document, options)?;
+    let mut read = crate::reader::read_openapi(&document, options)?;
     for skip in &mut read.skipped {
         relocate(skip, &moved);
     }
