@@ -2,7 +2,7 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 #![deny(missing_docs)]
 
-// The core's modules, at the paths they had when they lived here (`crate::definition::…`).
+// The core's modules, at the paths they had when they lived here (`toolkit_core::definition::…`).
 pub use toolkit_core::{
     approval, assembly, context, definition, functions, input, model, naming, progress, random,
     text, toolkit, typed,
@@ -40,29 +40,6 @@ pub use toolkit_core::{
     Assembly, BoxFuture, CallContext, Decision, Failure, FnSource, FnTool, JsonObject, Member,
     Reason, Tool, ToolDefinition, ToolSource, ToolSourceError, Toolkit, ToolkitOptions,
 };
-
-// The rest of the core's and the presentations' names, in reach of this crate's own files as
-// `crate::Name` (they were root names once); not public from here.
-#[cfg(feature = "code")]
-#[allow(unused_imports)]
-use code::{
-    CodeFailure, CodeMode, CodeModeOptions, CodeRuntime, Declarations, EVERY_DECLARATION_LIMIT,
-    PoolOptions, QuickJs, QuickJsOptions, RunLimits, RunOutput, ToolCall, WorkerInput,
-    WorkerIsolate, WorkerOutput, WorkerPool, declare_tools, serve_worker, serve_worker_on,
-    worker_stdio,
-};
-#[allow(unused_imports)]
-use search::{
-    CONFIDENT_MARGIN, Found, MAX_QUERY_CHARS, MAX_SEARCH_LIMIT, Ranking, SearchIndex,
-    SearchOptions, ToolSearch,
-};
-#[cfg(feature = "search-embeddings")]
-#[allow(unused_imports)]
-use search::{
-    Embedder, EmbedderError, MAX_EMBEDDED_TOKENS, MAX_KEPT_VECTORS, MeaningModel, StaticEmbedder,
-};
-#[allow(unused_imports)]
-use toolkit_core::*;
 
 /// The README's examples, compiled and run as doc tests (with the features they use).
 #[doc = include_str!("../../README.md")]

@@ -1,10 +1,10 @@
 //! A toolkit as [rig](https://docs.rs/rig-core) tools (feature `rig`, rig-core 0.44).
 //!
 //! [`tools`] gives one [`DynamicTool`] per tool of a toolkit — every tool of an assembly, or a
-//! presentation of it ([`ToolSearch`](crate::ToolSearch)'s two tools, [`CodeMode`]'s `execute`)
+//! presentation of it ([`ToolSearch`](crate::search::ToolSearch)'s two tools, [`CodeMode`]'s `execute`)
 //! — for a rig agent (`AgentBuilder::dynamic_tools`). A call goes through the toolkit exactly as
 //! [`Toolkit::answer`] does: the input checked against the tool's JSON Schema, the host's
-//! [`Approver`](crate::Approver) asked about a call that needs approval, progress told to the
+//! [`Approver`](toolkit_core::Approver) asked about a call that needs approval, progress told to the
 //! host, and an `execute_tool` span. What the model reads is the same text too: the tool's JSON,
 //! or the failure's `{code, message, retryable, isFailure}`, which rig gets as a failed result
 //! (a declined approval as a refusal) so its hooks and telemetry see it failed.
@@ -38,9 +38,9 @@ use rig_core::message::ToolName;
 use rig_core::tool::{DynamicTool, ToolErrorKind, ToolExecutionError, ToolOutput};
 use serde_json::Value;
 
-use crate::approval::APPROVAL_DECLINED;
-use crate::model::Answer;
-use crate::{CallContext, Failure, Tool, Toolkit};
+use toolkit_core::approval::APPROVAL_DECLINED;
+use toolkit_core::model::Answer;
+use toolkit_core::{CallContext, Failure, Tool, Toolkit};
 
 /// Every tool of `toolkit`, in order, as a rig [`DynamicTool`] whose calls go through the
 /// toolkit with `context` (its approver and progress callback).

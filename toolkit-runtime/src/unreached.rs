@@ -1,7 +1,7 @@
 //! A request that was not answered, as the reason a source fails with (MCP's transports and
 //! the authorization client share it).
 
-use crate::Reason;
+use toolkit_core::Reason;
 
 /// A reqwest failure as the reason a source fails with. Connection refused or reset, a body cut
 /// short and timeouts all mean the server cannot be reached now. The description leaves out the

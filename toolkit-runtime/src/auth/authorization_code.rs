@@ -18,8 +18,8 @@ use super::flow::{self, Ask, RefreshFailed};
 use super::grant::{Grant, RegisteredClient, client_auth};
 use super::policy::UrlPolicy;
 use super::store::{MemoryStore, TokenStore};
-use crate::BoxFuture;
 use crate::http::{Credential, CredentialProvider};
+use toolkit_core::BoxFuture;
 
 /// How long before its expiry a token is refreshed.
 const MARGIN: Duration = Duration::from_secs(60);

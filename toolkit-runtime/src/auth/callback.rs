@@ -4,7 +4,7 @@
 use reqwest::Url;
 
 use super::AuthError;
-use crate::BoxFuture;
+use toolkit_core::BoxFuture;
 
 /// Sends the user to an authorization URL and gives back the redirect the browser was sent to:
 /// a command line opens a browser (or prints the URL) and listens on a loopback port; a test

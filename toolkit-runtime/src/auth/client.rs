@@ -22,7 +22,7 @@ use super::registration::{self, ClientConfig};
 use super::store::{Change, ChangeFn, MemoryStore, TokenStore, Updated};
 use crate::mcp::McpHttpClient;
 use crate::unreached::transport_failure;
-use crate::{BoxFuture, Reason};
+use toolkit_core::{BoxFuture, Reason};
 
 /// The limits of an [`OAuthClient`].
 #[derive(Clone, Debug, PartialEq, Eq)]

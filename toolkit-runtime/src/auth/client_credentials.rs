@@ -12,8 +12,8 @@ use reqwest::Url;
 use super::fetch::AuthHttp;
 use super::grant::now;
 use super::{AuthError, Secret};
-use crate::BoxFuture;
 use crate::http::{Credential, CredentialProvider};
+use toolkit_core::BoxFuture;
 
 /// How long before its expiry a token is fetched again.
 const MARGIN: Duration = Duration::from_secs(30);

@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::Reason;
+use toolkit_core::Reason;
 
 /// Why a request could not be authorized. The description names no secret (no token, code,
 /// verifier or client secret) and no address; a source fails with it as

@@ -13,7 +13,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
 use super::{AuthError, AuthorizationCallback};
-use crate::BoxFuture;
+use toolkit_core::BoxFuture;
 
 /// The most bytes of a request to the loopback listener read: 8 KiB.
 pub const MAX_CALLBACK_REQUEST_BYTES: usize = 8 * 1024;

@@ -7,7 +7,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 
 use super::store::{Change, ChangeFn, TokenStore, Updated};
 use super::{AuthError, Grant};
-use crate::BoxFuture;
+use toolkit_core::BoxFuture;
 
 /// Grants kept in a Redis server that several processes on several machines share: gateway
 /// replicas behind a load balancer, and the command line's `login` that gives them their grant.

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::file_lock;
 use super::{AuthError, Grant};
-use crate::BoxFuture;
+use toolkit_core::BoxFuture;
 
 /// Where an [`OAuthClient`](super::OAuthClient) keeps what an authorization gave, one
 /// [`Grant`] per MCP server (keyed by the server's URL as given). A host persists them (a file,

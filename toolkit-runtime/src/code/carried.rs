@@ -8,8 +8,9 @@ use serde_json::Value;
 use tracing::Instrument as _;
 use tracing::instrument::WithSubscriber as _;
 
-use crate::context::Written;
-use crate::{BoxFuture, CallContext, Failure, Progress, Toolkit};
+use toolkit_core::Progress;
+use toolkit_core::context::Written;
+use toolkit_core::{BoxFuture, CallContext, Failure, Toolkit};
 
 /// The context and span of a code-mode run, carried to the tool calls its code makes (which the
 /// isolate starts on a thread of its own): each runs with the run's context (as a host's own

@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::Tool;
+use toolkit_core::Tool;
 
 /// How deep a type is written before it is `unknown`.
 const MAX_DEPTH: usize = 6;

@@ -15,8 +15,9 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::declarations::declare_tools;
+use crate::search::MAX_SEARCH_LIMIT;
 use crate::search::SearchIndex;
-use crate::{Failure, JsonObject, MAX_SEARCH_LIMIT, Tool, ToolDefinition, Toolkit};
+use toolkit_core::{Failure, JsonObject, Tool, ToolDefinition, Toolkit};
 
 /// The longest declaration of every tool that [`Declarations::Auto`] puts in `execute`'s
 /// description: 20,000 characters, about 5,000 tokens. Past it, the model searches.
@@ -82,7 +83,7 @@ impl Catalog {
             match self.tools.iter().find(|tool| tool.name() == *name) {
                 Some(tool) if !chosen.iter().any(|c| c.name() == tool.name()) => chosen.push(tool),
                 Some(_) => {}
-                None => unknown.push(crate::text::cut_for_echo(name)),
+                None => unknown.push(toolkit_core::text::cut_for_echo(name)),
             }
         }
         let mut matched = chosen.len();
@@ -197,7 +198,7 @@ pub(super) fn declares_every_tool(declarations: Declarations, every: &str) -> bo
 pub(super) fn search_tool(catalog: Arc<Catalog>) -> Tool {
     Tool::new(
         search_definition(),
-        crate::Approval::Never,
+        toolkit_core::Approval::Never,
         Arc::new(move |input: JsonObject, _| {
             let answer = catalog.search(&input);
             Box::pin(async move { answer })

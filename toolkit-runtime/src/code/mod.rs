@@ -61,10 +61,11 @@ pub use toolkit_code::{
 
 use tracing::Instrument as _;
 
-use crate::text::{cut_utf16, utf16_length};
-use crate::{Approval, CallContext, Failure, JsonObject, Tool, ToolDefinition, Toolkit};
 use carried::Carried;
 use discovery::{Catalog, declares_every_tool};
+use toolkit_core::Approval;
+use toolkit_core::text::{cut_utf16, utf16_length};
+use toolkit_core::{CallContext, Failure, JsonObject, Tool, ToolDefinition, Toolkit};
 
 /// The most characters of an error or of logs that a failed run's message carries.
 const MAX_FAILURE_TEXT: usize = 2_000;
@@ -123,7 +124,7 @@ impl CodeModeOptions {
     }
 
     /// A model of meaning (feature `search-embeddings`): with one, `search_tools` ranks by
-    /// words and meaning ([`SearchIndex::hybrid`](crate::SearchIndex::hybrid)); with none (the
+    /// words and meaning ([`SearchIndex::hybrid`](crate::search::SearchIndex::hybrid)); with none (the
     /// default), by words.
     #[cfg(feature = "search-embeddings")]
     #[must_use]
@@ -174,7 +175,7 @@ impl CodeMode {
         let search = searched.then(|| {
             let index = crate::search::index(
                 &callable,
-                crate::Ranking::default(),
+                crate::search::Ranking::default(),
                 #[cfg(feature = "search-embeddings")]
                 options.meaning.as_ref(),
             );

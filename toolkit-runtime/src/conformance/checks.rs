@@ -10,11 +10,11 @@ use futures_util::FutureExt as _;
 use serde_json::{Value, json};
 
 use super::{Fixture, State, Subject};
-use crate::{
+use toolkit_core::{
     Assembly, BoxFuture, CallContext, Decision, Failure, JsonObject, Member, Reason,
-    ToolDefinition, ToolSource, ToolSourceError, Toolkit, ToolkitOptions, decode_catalog,
-    encode_catalog,
+    ToolDefinition, ToolSource, ToolSourceError, Toolkit, ToolkitOptions,
 };
+use toolkit_core::{decode_catalog, encode_catalog};
 
 /// How long one check may take before it counts as hung.
 const CHECK_TIMEOUT: Duration = Duration::from_secs(60);
@@ -458,7 +458,7 @@ impl ToolSource for Counting {
         &'a self,
         tool: &'a str,
         input: JsonObject,
-        context: &'a crate::CallContext,
+        context: &'a toolkit_core::CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         self.inner.call(tool, input, context)
@@ -524,12 +524,12 @@ async fn assembled(fixture: &dyn Fixture) -> Result<(), String> {
             }
         })
         .map_err(|error| format!("the assembly failed: {error}"))?;
-    let echo = crate::naming::tool_name(subject.source.name(), "echo", 64);
+    let echo = toolkit_core::naming::tool_name(subject.source.name(), "echo", 64);
     match toolkit.call(&echo, json!({ "text": "assembled" })).await {
         Ok(answer) if says(&answer, "assembled") => {}
         other => return Err(format!("{echo} gave {other:?}")),
     }
-    let blocking = crate::naming::tool_name(subject.source.name(), "blocking", 64);
+    let blocking = toolkit_core::naming::tool_name(subject.source.name(), "blocking", 64);
     if toolkit.get(&blocking).is_some() {
         return Err("a blocked tool is in the assembled toolkit".to_owned());
     }

@@ -43,7 +43,7 @@ use std::sync::Arc;
 
 pub use checks::Check;
 
-use crate::{BoxFuture, ToolSource};
+use toolkit_core::{BoxFuture, ToolSource};
 
 /// The state of the system a check asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

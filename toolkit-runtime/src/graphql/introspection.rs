@@ -8,9 +8,9 @@ use reqwest::{Method, Request, Url};
 use serde_json::{Value, json};
 use toolkit_graphql::GraphqlSchema;
 
-use crate::Reason;
 use crate::http::HttpClient;
 use crate::http::answer::{self, Capped, Failing};
+use toolkit_core::Reason;
 
 /// The introspection query sent: every type with its fields and their arguments, input fields,
 /// interfaces, enum values and possible types, deprecated ones included, type references eight
@@ -158,7 +158,7 @@ pub async fn introspect(
             .collect();
         return Err(Reason::invalid_response(format!(
             "{endpoint} refused to introspect its schema ({}); give the schema as a file",
-            crate::text::cut_utf16(&messages.join("; "), answer::MAX_ERROR_WORDS)
+            toolkit_core::text::cut_utf16(&messages.join("; "), answer::MAX_ERROR_WORDS)
         )));
     }
     GraphqlSchema::from_introspection_json(&json, endpoint)

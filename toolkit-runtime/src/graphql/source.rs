@@ -14,7 +14,7 @@ use toolkit_graphql::{
 
 use super::introspection::introspect;
 use crate::http::{DEFAULT_MAX_ANSWER_LENGTH, DEFAULT_TIMEOUT, HttpClient, HttpSource};
-use crate::{
+use toolkit_core::{
     BoxFuture, CallContext, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError,
 };
 

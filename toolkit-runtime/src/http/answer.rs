@@ -15,8 +15,8 @@ use reqwest::header::{CONTENT_LENGTH, CONTENT_TYPE, HeaderMap, RETRY_AFTER};
 use reqwest::{Response, StatusCode};
 use serde_json::Value;
 
-use crate::Reason;
-use crate::text::cut_utf16;
+use toolkit_core::Reason;
+use toolkit_core::text::cut_utf16;
 
 /// The most characters of an API's own words a model reads of a failed call.
 pub const MAX_ERROR_WORDS: usize = 500;

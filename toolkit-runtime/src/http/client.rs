@@ -32,7 +32,7 @@ use reqwest::header::HeaderMap;
 use reqwest::redirect::Policy;
 use reqwest::{Request, Response};
 
-use crate::BoxFuture;
+use toolkit_core::BoxFuture;
 
 /// What sends a request: a `reqwest::Client` the host built, or anything that wraps one (adds
 /// headers, signs requests, logs).

@@ -10,7 +10,7 @@ use base64::engine::general_purpose::STANDARD as BASE64;
 use reqwest::header::{AUTHORIZATION, COOKIE, HeaderName, HeaderValue};
 
 use super::{KeyLocation, SecurityRequirement, SecurityScheme};
-use crate::BoxFuture;
+use toolkit_core::BoxFuture;
 
 /// A credential the host gives for a scheme. Shown by no `Debug` output.
 #[derive(Clone, PartialEq, Eq)]

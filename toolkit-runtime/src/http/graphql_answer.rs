@@ -15,8 +15,8 @@
 use serde_json::Value;
 
 use super::answer::MAX_ERROR_WORDS;
-use crate::Reason;
-use crate::text::cut_utf16;
+use toolkit_core::Reason;
+use toolkit_core::text::cut_utf16;
 
 /// The result of a GraphQL answer whose HTTP status was a success.
 pub(crate) fn graphql_result(body: Value) -> Result<Value, Reason> {

@@ -1,6 +1,6 @@
 //! HTTP APIs as tool sources: [`Operation`]s as data and the [`HttpSource`] that sends them.
 //!
-//! An operation is a tool that is an HTTP request: its [`ToolDefinition`](crate::ToolDefinition)
+//! An operation is a tool that is an HTTP request: its [`ToolDefinition`](toolkit_core::ToolDefinition)
 //! and a [`RequestTemplate`] — the method, the path, where each property of the input goes (a
 //! path segment, a query parameter, a header) and which property holds the body. Both are data,
 //! so a host stores them in its catalog. They come from an OpenAPI document

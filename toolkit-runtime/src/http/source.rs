@@ -17,7 +17,7 @@ use super::graphql_answer;
 use super::redaction::Redactor;
 use super::{CompiledTemplate, FilledRequest};
 use super::{SecurityRequirement, SecurityScheme};
-use crate::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
+use toolkit_core::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
 
 /// How long a call may take, answer read included, unless the source says otherwise: 30 s.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -483,7 +483,7 @@ impl ToolSource for HttpSource {
         &'a self,
         tool: &'a str,
         input: JsonObject,
-        _context: &'a crate::CallContext,
+        _context: &'a toolkit_core::CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
         Box::pin(async move {
             let Some((_, template)) = self.operations.get(tool) else {

@@ -9,7 +9,7 @@ use super::jsonrpc::{self, RpcError};
 use super::results::MAX_SERVER_WORDS;
 use super::source::{Mcp, json_length, no_longer_spoken};
 use super::transport::{Fault, Request};
-use crate::{JsonObject, Reason, ToolSourceError};
+use toolkit_core::{JsonObject, Reason, ToolSourceError};
 
 impl Mcp {
     /// Sends `method` with `params` within the timeout, and gives its result: a JSON-RPC error is
@@ -37,7 +37,7 @@ impl Mcp {
             match result.get("resultType").and_then(Value::as_str) {
                 None | Some("complete") => {}
                 Some(other) => {
-                    let other = crate::text::cut_utf16(other, MAX_SERVER_WORDS);
+                    let other = toolkit_core::text::cut_utf16(other, MAX_SERVER_WORDS);
                     return Err(self.error(Reason::unsupported(format!(
                         "the server answered {method} with a result of type {other:?}, which this client does not take here"
                     ))));
@@ -123,7 +123,7 @@ impl Mcp {
 /// The reason of a JSON-RPC error answered to `method`, decided by its code; the server's words
 /// are passed on, cut, never read.
 pub(super) fn refused(method: &str, error: &RpcError) -> Reason {
-    let words = crate::text::cut_utf16(&error.message, MAX_SERVER_WORDS);
+    let words = toolkit_core::text::cut_utf16(&error.message, MAX_SERVER_WORDS);
     match error.code {
         jsonrpc::METHOD_NOT_FOUND => Reason::unsupported(format!(
             "the server does not answer {method} (it is no method of it)"

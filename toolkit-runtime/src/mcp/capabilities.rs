@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::source::Mcp;
-use crate::ToolSourceError;
+use toolkit_core::ToolSourceError;
 
 impl Mcp {
     /// The server's `capabilities` as it declared them (`resources` with `subscribe` and
@@ -13,7 +13,7 @@ impl Mcp {
     ///
     /// # Errors
     ///
-    /// As [`ToolSource::discover`](crate::ToolSource::discover), when the server cannot be
+    /// As [`ToolSource::discover`](toolkit_core::ToolSource::discover), when the server cannot be
     /// reached within the timeout.
     pub async fn capabilities(&self) -> Result<Option<Value>, ToolSourceError> {
         self.bounded(async {

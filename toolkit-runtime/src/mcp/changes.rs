@@ -29,7 +29,7 @@ impl ToolsChanged {
 pub(crate) struct Changes(
     watch::Sender<u64>,
     tokio::sync::broadcast::Sender<String>,
-    tokio::sync::broadcast::Sender<crate::JsonObject>,
+    tokio::sync::broadcast::Sender<toolkit_core::JsonObject>,
 );
 
 impl Default for Changes {

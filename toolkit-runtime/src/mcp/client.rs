@@ -3,7 +3,7 @@
 use reqwest::{Client, Request, Response};
 
 use super::transport::status::transport_failure;
-use crate::{BoxFuture, Reason};
+use toolkit_core::{BoxFuture, Reason};
 
 /// What an MCP source over HTTP sends its requests over: a `reqwest::Client` the host built, or
 /// a client that wraps one and adds what a request needs on its way — such as

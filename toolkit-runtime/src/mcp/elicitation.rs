@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use crate::{BoxFuture, JsonObject};
+use toolkit_core::{BoxFuture, JsonObject};
 
 /// What a server asked: `elicitation/create`'s params, as it sent them.
 #[derive(Clone, Debug, PartialEq)]

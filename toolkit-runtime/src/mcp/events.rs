@@ -33,8 +33,8 @@ use super::results::MAX_SERVER_WORDS;
 use super::source::{Mcp, no_longer_spoken};
 use super::transport::subscription::SUBSCRIPTION_ID;
 use super::transport::{Fault, Request};
-use crate::input::InputCheck;
-use crate::{JsonObject, Reason, ToolSourceError};
+use toolkit_core::input::InputCheck;
+use toolkit_core::{JsonObject, Reason, ToolSourceError};
 
 pub use stream::{Delivery, EventStream};
 
@@ -388,7 +388,7 @@ impl Checked {
         let event_id = occurrence
             .get("eventId")
             .and_then(Value::as_str)
-            .map(|id| crate::text::cut_utf16(id, MAX_SERVER_WORDS));
+            .map(|id| toolkit_core::text::cut_utf16(id, MAX_SERVER_WORDS));
         let refused = |problem: String| RefusedEvent {
             event_id: event_id.clone(),
             problem,
@@ -407,11 +407,11 @@ impl Checked {
             ))
         })?;
         let mut event = Event::deserialize(occurrence).map_err(|error| {
-            let error = crate::text::cut_utf16(&error.to_string(), MAX_SERVER_WORDS);
+            let error = toolkit_core::text::cut_utf16(&error.to_string(), MAX_SERVER_WORDS);
             refused(format!("the event {shown} of {name} is no event: {error}"))
         })?;
         if event.name != self.name {
-            let other = crate::text::cut_utf16(&event.name, MAX_SERVER_WORDS);
+            let other = toolkit_core::text::cut_utf16(&event.name, MAX_SERVER_WORDS);
             return Err(refused(format!(
                 "the event {shown} is of type {other:?}, delivered for {name}"
             )));
@@ -435,7 +435,7 @@ pub(crate) fn cursor_of(object: Option<&Value>) -> Option<String> {
 /// `events/stream`, or a stream's `terminated`), decided by its code; its words are passed on,
 /// cut, never read.
 pub(crate) fn refusal(what: &str, error: &RpcError) -> Reason {
-    let words = crate::text::cut_utf16(&error.message, MAX_SERVER_WORDS);
+    let words = toolkit_core::text::cut_utf16(&error.message, MAX_SERVER_WORDS);
     match error.code {
         jsonrpc::METHOD_NOT_FOUND => Reason::unsupported(format!(
             "the server does not answer {what} (it is no method of it)"
@@ -501,8 +501,8 @@ impl Mcp {
             match read {
                 Ok(read) => types.push(read),
                 Err(problem) => {
-                    let problem = crate::text::cut_utf16(&problem, MAX_SERVER_WORDS);
-                    tracing::warn!(source = %crate::ToolSource::name(self), "an event type left out: {problem}");
+                    let problem = toolkit_core::text::cut_utf16(&problem, MAX_SERVER_WORDS);
+                    tracing::warn!(source = %toolkit_core::ToolSource::name(self), "an event type left out: {problem}");
                 }
             }
         }
@@ -591,7 +591,7 @@ impl Mcp {
             match checked.read(occurrence) {
                 Ok(event) => batch.events.push(event),
                 Err(refused) => {
-                    tracing::warn!(source = %crate::ToolSource::name(self), "an event refused: {refused}");
+                    tracing::warn!(source = %toolkit_core::ToolSource::name(self), "an event refused: {refused}");
                     batch.refused.push(refused);
                 }
             }
@@ -623,7 +623,7 @@ impl Mcp {
             match result.get("resultType").and_then(Value::as_str) {
                 None | Some("complete") => Ok(result),
                 Some(other) => {
-                    let other = crate::text::cut_utf16(other, MAX_SERVER_WORDS);
+                    let other = toolkit_core::text::cut_utf16(other, MAX_SERVER_WORDS);
                     Err(self.error(Reason::unsupported(format!(
                         "the server answered {method} with a result of type {other:?}, which this client does not take here"
                     ))))

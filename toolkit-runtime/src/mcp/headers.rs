@@ -11,7 +11,7 @@ use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use serde_json::Value;
 
-use crate::JsonObject;
+use toolkit_core::JsonObject;
 
 /// A marked parameter: where it sits in the input, and the `<X>` of its `Mcp-Param-<X>` header.
 #[derive(Clone, Debug, PartialEq, Eq)]

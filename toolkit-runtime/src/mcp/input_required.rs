@@ -15,11 +15,11 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::context::{ELICITATION_CREATE, ROOTS_LIST, Relayed, SAMPLING_CREATE};
 use crate::mcp::McpOptions;
 use crate::mcp::elicitation::{ElicitationAnswer, ElicitationRequest};
 use crate::mcp::transport::requests::{Relay, relay_of, relays};
-use crate::{CallContext, JsonObject, Reason};
+use toolkit_core::context::{ELICITATION_CREATE, ROOTS_LIST, Relayed, SAMPLING_CREATE};
+use toolkit_core::{CallContext, JsonObject, Reason};
 
 /// The most requests one `input_required` result may ask at once; more is an invalid response,
 /// so that a server cannot make the host ask its person a thousand questions.

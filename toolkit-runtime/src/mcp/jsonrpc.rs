@@ -7,8 +7,8 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::JsonObject;
-use crate::progress::Routes;
+use toolkit_core::JsonObject;
+use toolkit_core::progress::Routes;
 
 /// `-32601`: the method does not exist.
 pub(crate) const METHOD_NOT_FOUND: i64 = -32601;

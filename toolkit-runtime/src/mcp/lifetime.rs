@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::JsonObject;
+use toolkit_core::JsonObject;
 
 /// The longest lifetime a listing is taken to have: a week, whatever larger `ttlMs` it says.
 pub const MAX_LIST_TTL: Duration = Duration::from_secs(7 * 24 * 60 * 60);

@@ -4,7 +4,7 @@
 //! 2026-07-28 or a session of 2025-11-25, 2025-06-18, 2025-03-26 or 2024-11-05, and through the old
 //! HTTP+SSE transport for a server that has only that — or over stdio ([`Mcp::stdio`]), as a
 //! process the source starts. Either way the source lists the server's tools and runs them; beside
-//! its tools (no part of [`ToolSource`](crate::ToolSource)) it lists and reads the server's
+//! its tools (no part of [`ToolSource`](toolkit_core::ToolSource)) it lists and reads the server's
 //! resources and resource templates, lists and gets its prompts, and asks it for completions
 //! (what a gateway serves of an upstream, an MCP App's `ui://` resources among them).
 //!
@@ -33,16 +33,16 @@
 //! | --- | --- |
 //! | a result with `structuredContent` | that value |
 //! | a result without it | its `content` blocks as written |
-//! | `isError: true` | [`CallFailed`](crate::Reason::CallFailed) with the text the tool said |
-//! | `input_required` | what it asks answered (an elicitation by the host's callback or the served call's client, declined at once without either; sampling and roots by the served call's client), the call sent again with the answers and its `requestState`; past `input_required_rounds` (8) rounds, [`InvalidResponse`](crate::Reason::InvalidResponse) |
-//! | a task (for a tool listed with `execution.taskSupport`: `tasks.rs`) | polled to its end with `tasks/get`, then its `tasks/result` read as above; `failed` or `cancelled` is [`CallFailed`](crate::Reason::CallFailed) |
-//! | -32602 for a tool the server does not list, or -32601 | [`NotFound`](crate::Reason::NotFound) |
-//! | -32602 otherwise | [`InvalidInput`](crate::Reason::InvalidInput) with the server's words |
+//! | `isError: true` | [`CallFailed`](toolkit_core::Reason::CallFailed) with the text the tool said |
+//! | `input_required` | what it asks answered (an elicitation by the host's callback or the served call's client, declined at once without either; sampling and roots by the served call's client), the call sent again with the answers and its `requestState`; past `input_required_rounds` (8) rounds, [`InvalidResponse`](toolkit_core::Reason::InvalidResponse) |
+//! | a task (for a tool listed with `execution.taskSupport`: `tasks.rs`) | polled to its end with `tasks/get`, then its `tasks/result` read as above; `failed` or `cancelled` is [`CallFailed`](toolkit_core::Reason::CallFailed) |
+//! | -32602 for a tool the server does not list, or -32601 | [`NotFound`](toolkit_core::Reason::NotFound) |
+//! | -32602 otherwise | [`InvalidInput`](toolkit_core::Reason::InvalidInput) with the server's words |
 //! | -32022 (a server redeployed in another revision), or a refusal that answers no request (a session ended) | the link negotiated again once, the request sent again |
-//! | HTTP 401 / 403 | [`Authentication`](crate::Reason::Authentication) |
-//! | refused, reset, 408, 429, 5xx, no answer within the timeout (which each progress report of the call starts anew, up to `max_call_time`) | [`Unavailable`](crate::Reason::Unavailable) (`Retry-After` kept) |
-//! | an answer larger than the cap | [`CallFailed`](crate::Reason::CallFailed), telling the model to ask for less |
-//! | anything that is not MCP | [`InvalidResponse`](crate::Reason::InvalidResponse) |
+//! | HTTP 401 / 403 | [`Authentication`](toolkit_core::Reason::Authentication) |
+//! | refused, reset, 408, 429, 5xx, no answer within the timeout (which each progress report of the call starts anew, up to `max_call_time`) | [`Unavailable`](toolkit_core::Reason::Unavailable) (`Retry-After` kept) |
+//! | an answer larger than the cap | [`CallFailed`](toolkit_core::Reason::CallFailed), telling the model to ask for less |
+//! | anything that is not MCP | [`InvalidResponse`](toolkit_core::Reason::InvalidResponse) |
 //!
 //! Reading a `tools/list` answer or a snapshot into definitions ([`tool_definition`],
 //! [`mark_problems`]) is feature `mcp-tools`, with no transport: what a generator needs. The

@@ -7,7 +7,7 @@ use serde_json::Value;
 use crate::mcp::jsonrpc::{self, RpcError};
 use crate::mcp::revision::{self, Discovered, Era, MODERN};
 use crate::mcp::transport::Settled;
-use crate::{JsonObject, Reason};
+use toolkit_core::{JsonObject, Reason};
 
 /// What to do after `server/discover`.
 #[derive(Debug, PartialEq)]
@@ -81,7 +81,7 @@ pub(crate) fn after_initialize(outcome: Result<JsonObject, RpcError>) -> Result<
         Reason::invalid_response(format!(
             "the server refused initialize ({}: {})",
             error.code,
-            crate::text::cut_utf16(&error.message, 200)
+            toolkit_core::text::cut_utf16(&error.message, 200)
         ))
     })?;
     let answered = result

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::context::Clients;
+use toolkit_core::context::Clients;
 
 use super::Elicitation;
 
@@ -32,8 +32,8 @@ pub struct McpOptions {
     /// progress only when its host wants it).
     pub max_call_time: Duration,
     /// The most bytes of one answer (an HTTP body, an event, a stdio line); a longer one fails a
-    /// call as [`CallFailed`](crate::Reason::CallFailed) (the model is told to ask for less) and
-    /// a listing as [`InvalidResponse`](crate::Reason::InvalidResponse). 16 MiB by default.
+    /// call as [`CallFailed`](toolkit_core::Reason::CallFailed) (the model is told to ask for less) and
+    /// a listing as [`InvalidResponse`](toolkit_core::Reason::InvalidResponse). 16 MiB by default.
     pub max_response_bytes: usize,
     /// The most pages of `tools/list` read in one discovery; more is an invalid response (a
     /// server that pages forever). 1,000 by default.

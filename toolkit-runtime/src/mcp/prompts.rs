@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 
 use super::resources::too_large;
 use super::source::Mcp;
-use crate::{JsonObject, Reason, ToolSourceError};
+use toolkit_core::{JsonObject, Reason, ToolSourceError};
 
 impl Mcp {
     /// The server's prompts as it lists them (every page of `prompts/list`): objects with
@@ -14,7 +14,7 @@ impl Mcp {
     /// # Errors
     ///
     /// [`Unsupported`](Reason::Unsupported) when the server has no prompts (`-32601`), else as
-    /// [`ToolSource::discover`](crate::ToolSource::discover).
+    /// [`ToolSource::discover`](toolkit_core::ToolSource::discover).
     pub async fn list_prompts(&self) -> Result<Vec<Value>, ToolSourceError> {
         self.every_page("prompts/list", "prompts").await
     }

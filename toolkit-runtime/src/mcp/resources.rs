@@ -5,7 +5,7 @@ use serde_json::{Map, Value, json};
 
 use super::resources_updated::ResourcesUpdated;
 use super::source::Mcp;
-use crate::{JsonObject, Reason, ToolSourceError};
+use toolkit_core::{JsonObject, Reason, ToolSourceError};
 
 impl Mcp {
     /// The server's resources as it lists them (every page of `resources/list`): objects with
@@ -14,7 +14,7 @@ impl Mcp {
     /// # Errors
     ///
     /// [`Unsupported`](Reason::Unsupported) when the server has no resources (`-32601`), else as
-    /// [`ToolSource::discover`](crate::ToolSource::discover).
+    /// [`ToolSource::discover`](toolkit_core::ToolSource::discover).
     pub async fn list_resources(&self) -> Result<Vec<Value>, ToolSourceError> {
         self.every_page("resources/list", "resources").await
     }

@@ -4,7 +4,8 @@
 use serde_json::Value;
 
 use crate::mcp::headers::{self, Mark};
-use crate::{Annotations, JsonObject, Reason, ToolDefinition};
+use toolkit_core::Annotations;
+use toolkit_core::{JsonObject, Reason, ToolDefinition};
 
 /// The most characters of a server's own words that a model reads in a failure.
 pub(crate) const MAX_SERVER_WORDS: usize = 500;
@@ -201,7 +202,7 @@ fn failure_text(content: &Value) -> String {
     if text.is_empty() {
         "The tool failed without saying why.".to_owned()
     } else {
-        crate::text::cut_utf16(&text.join("\n"), MAX_SERVER_WORDS * 4)
+        toolkit_core::text::cut_utf16(&text.join("\n"), MAX_SERVER_WORDS * 4)
     }
 }
 

@@ -7,7 +7,7 @@
 use serde_json::{Map, Value, json};
 
 use super::McpOptions;
-use crate::JsonObject;
+use toolkit_core::JsonObject;
 
 /// The stateless revision.
 pub(crate) const MODERN: &str = "2026-07-28";

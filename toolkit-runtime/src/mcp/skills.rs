@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 use sha2::{Digest as _, Sha256};
 
 use super::source::Mcp;
-use crate::{JsonObject, Reason, ToolSourceError};
+use toolkit_core::{JsonObject, Reason, ToolSourceError};
 
 /// The extension's identifier, under `capabilities.extensions`.
 pub const SKILLS_EXTENSION: &str = "io.modelcontextprotocol/skills";
@@ -338,7 +338,7 @@ impl Mcp {
             match skill.and_then(|skill| skill.check().map(|()| skill)) {
                 Ok(skill) => skills.push(skill),
                 Err(problem) => {
-                    tracing::warn!(source = %crate::ToolSource::name(self), "a skill left out: {problem}");
+                    tracing::warn!(source = %toolkit_core::ToolSource::name(self), "a skill left out: {problem}");
                 }
             }
         }

@@ -6,10 +6,8 @@ use std::fmt;
 use serde_json::Value;
 
 use super::Mcp;
-use crate::{
-    BoxFuture, CatalogError, JsonObject, ToolDefinition, ToolSource, ToolSourceError,
-    decode_catalog,
-};
+use toolkit_core::{BoxFuture, JsonObject, ToolDefinition, ToolSource, ToolSourceError};
+use toolkit_core::{CatalogError, decode_catalog};
 
 /// An MCP server whose tools are known from a snapshot of its `tools/list` (taken at build time;
 /// what a source `toolkit-gen` writes for a snapshot wraps): `discover` reports the snapshot's
@@ -39,7 +37,7 @@ pub struct SnapshotSource {
 
 impl SnapshotSource {
     /// The server `mcp` with the tools of `catalog`, a JSON array of tool definitions (as
-    /// [`encode_catalog`](crate::encode_catalog) writes them).
+    /// [`encode_catalog`](toolkit_core::encode_catalog) writes them).
     ///
     /// # Errors
     ///
@@ -85,7 +83,7 @@ impl ToolSource for SnapshotSource {
         &'a self,
         tool: &'a str,
         input: JsonObject,
-        context: &'a crate::CallContext,
+        context: &'a toolkit_core::CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
         self.mcp.call(tool, input, context)
     }

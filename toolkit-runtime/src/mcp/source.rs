@@ -18,9 +18,9 @@ use super::transport::stdio::Stdio;
 use super::transport::streamable_http::StreamableHttp;
 use super::transport::{Fault, Reply, Request, Transport};
 use super::{McpHttpClient, McpOptions, StdioCommand};
-use crate::context::Written;
 use crate::telemetry;
-use crate::{
+use toolkit_core::context::Written;
+use toolkit_core::{
     BoxFuture, CallContext, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError,
 };
 
@@ -394,9 +394,9 @@ impl Mcp {
         let timeout = self.options.timeout;
         let extends = self.options.max_call_time > timeout;
         let heard = Arc::new(tokio::sync::Notify::new());
-        let told: Option<crate::progress::Heard> = extends.then(|| {
+        let told: Option<toolkit_core::progress::Heard> = extends.then(|| {
             let heard = Arc::clone(&heard);
-            Arc::new(move || heard.notify_one()) as crate::progress::Heard
+            Arc::new(move || heard.notify_one()) as toolkit_core::progress::Heard
         });
         // Progress is asked for when the host of the call wants it, or to keep the call alive.
         // The token is the connection's: only what this server says reaches the call.
@@ -435,7 +435,7 @@ impl Mcp {
         tool: &str,
         input: JsonObject,
         context: &CallContext,
-        progress: Option<&crate::progress::Registration>,
+        progress: Option<&toolkit_core::progress::Registration>,
     ) -> Result<Value, ToolSourceError> {
         let mut param_headers = headers::param_headers(&self.marks_of(tool), &input);
         // What the call is sent again with after an `input_required` result.
@@ -507,7 +507,7 @@ impl Mcp {
                         && self.lists(tool).await == Some(false) =>
                 {
                     // The structure says it, not the words: the tool is not in the listing.
-                    let words = crate::text::cut_utf16(&error.message, MAX_SERVER_WORDS);
+                    let words = toolkit_core::text::cut_utf16(&error.message, MAX_SERVER_WORDS);
                     return Err(self.error(Reason::not_found(format!(
                         "the server has no such tool ({}: {words})",
                         error.code
@@ -616,7 +616,7 @@ pub(super) fn json_length(value: &impl serde::Serialize) -> usize {
 /// a tool the server does not list is [`Reason::NotFound`], decided by the caller from the
 /// listing); the server's words are passed on, never read.
 fn call_error(error: &RpcError) -> Reason {
-    let words = crate::text::cut_utf16(&error.message, MAX_SERVER_WORDS);
+    let words = toolkit_core::text::cut_utf16(&error.message, MAX_SERVER_WORDS);
     match error.code {
         jsonrpc::METHOD_NOT_FOUND => {
             Reason::not_found(format!("tools/call is no method of the server ({words})"))

@@ -3,7 +3,7 @@
 //! the server created, and `tasks/get`, `tasks/result`, `tasks/cancel` and `tasks/list`, each
 //! answer as the server wrote it.
 //!
-//! A plain [`call`](crate::ToolSource::call) of a task tool runs its task to the end itself
+//! A plain [`call`](toolkit_core::ToolSource::call) of a task tool runs its task to the end itself
 //! (`tasks.rs`); these are for the caller that polls.
 
 use serde_json::{Map, Value, json};
@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use super::asked::refused;
 use super::source::Mcp;
 use super::transport::{Fault, Request};
-use crate::{CallContext, JsonObject, Reason, ToolSourceError};
+use toolkit_core::{CallContext, JsonObject, Reason, ToolSourceError};
 
 impl Mcp {
     /// `tools/call` of `tool` with `arguments` as a task (its `task` parameter as the caller

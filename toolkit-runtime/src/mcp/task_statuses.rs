@@ -5,7 +5,7 @@
 use serde_json::Value;
 use tokio::sync::broadcast;
 
-use crate::JsonObject;
+use toolkit_core::JsonObject;
 
 /// The method of the notification.
 pub(crate) const TASK_STATUS: &str = "notifications/tasks/status";

@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 use super::jsonrpc::Outcome;
 use super::results::MAX_SERVER_WORDS;
 use super::transport::{Fault, Request, Transport, spawn_bounded};
-use crate::{CallContext, JsonObject, Reason};
+use toolkit_core::{CallContext, JsonObject, Reason};
 
 /// The shortest wait between two `tasks/get`, whatever the server suggests.
 pub(crate) const MIN_POLL: Duration = Duration::from_millis(100);
@@ -98,7 +98,7 @@ pub(crate) fn task(value: &JsonObject) -> Result<Task, Reason> {
     let message = value
         .get("statusMessage")
         .and_then(Value::as_str)
-        .map(|message| crate::text::cut_utf16(message, MAX_SERVER_WORDS));
+        .map(|message| toolkit_core::text::cut_utf16(message, MAX_SERVER_WORDS));
     Ok(Task {
         id,
         status,
@@ -181,7 +181,7 @@ pub(crate) async fn finish(
             Reason::unknown(format!(
                 "the server failed tasks/get of the tool's task ({}: {})",
                 error.code,
-                crate::text::cut_utf16(&error.message, MAX_SERVER_WORDS)
+                toolkit_core::text::cut_utf16(&error.message, MAX_SERVER_WORDS)
             ))
         })?;
         let next = self::task(&got)?;

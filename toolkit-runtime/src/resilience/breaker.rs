@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::layer::Layer;
 use super::settings::Breaker as Settings;
-use crate::{CallContext, JsonObject, Reason, ToolSource, ToolSourceError};
+use toolkit_core::{CallContext, JsonObject, Reason, ToolSource, ToolSourceError};
 
 /// One attempt of a call, owned so that tower's layers can hold it.
 pub(crate) struct Attempt {

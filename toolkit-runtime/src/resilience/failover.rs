@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::{BoxFuture, CallContext, JsonObject, ToolDefinition, ToolSource, ToolSourceError};
+use toolkit_core::{
+    BoxFuture, CallContext, JsonObject, ToolDefinition, ToolSource, ToolSourceError,
+};
 
 /// How long an endpoint that failed stays out when not told otherwise.
 const EJECTED_FOR: Duration = Duration::from_secs(30);
@@ -147,7 +149,7 @@ impl ToolSource for Failover {
                 }
             }
             Err(last.unwrap_or_else(|| {
-                ToolSourceError::new(&self.name, crate::Reason::unavailable("no endpoint"))
+                ToolSourceError::new(&self.name, toolkit_core::Reason::unavailable("no endpoint"))
             }))
         })
     }
@@ -169,7 +171,7 @@ impl ToolSource for Failover {
             else {
                 return Err(ToolSourceError::new(
                     &self.name,
-                    crate::Reason::unavailable("no endpoint"),
+                    toolkit_core::Reason::unavailable("no endpoint"),
                 ));
             };
             let answer = endpoint.source.call(tool, input, context).await;
@@ -212,7 +214,7 @@ mod tests {
                 if self.down {
                     Err(ToolSourceError::new(
                         "api",
-                        crate::Reason::unavailable("down"),
+                        toolkit_core::Reason::unavailable("down"),
                     ))
                 } else {
                     Ok(Value::Bool(true))

@@ -49,7 +49,7 @@ impl fmt::Display for Layer {
     }
 }
 
-/// A slot a host puts in a call's [`CallContext`](crate::CallContext) extensions to learn which
+/// A slot a host puts in a call's [`CallContext`](toolkit_core::CallContext) extensions to learn which
 /// layer, if any, answered the call in its source's stead (for an audit record, say).
 ///
 /// ```

@@ -54,7 +54,7 @@ use self::queue::{Full, Queue};
 use self::rate::Rates;
 use self::retry::Retries;
 pub use self::settings::{Breaker, Concurrency, Problem, Rate, Resilience, Retry};
-use crate::{
+use toolkit_core::{
     BoxFuture, CallContext, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError,
 };
 

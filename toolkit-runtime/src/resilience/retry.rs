@@ -11,7 +11,7 @@ use backon::{BackoffBuilder as _, ExponentialBackoff, ExponentialBuilder};
 use tower::retry::budget::{Budget as _, TpsBudget};
 
 use super::settings::Retry;
-use crate::ToolDefinition;
+use toolkit_core::ToolDefinition;
 
 /// How long a first call counts in the budget.
 const BUDGET_WINDOW: Duration = Duration::from_secs(10);
@@ -91,7 +91,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::Annotations;
+    use toolkit_core::Annotations;
 
     #[test]
     fn only_the_calls_a_retry_is_safe_for_are_retried() {

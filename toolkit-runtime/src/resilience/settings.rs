@@ -29,7 +29,7 @@ pub struct Resilience {
     /// How many calls the source takes, from everyone together.
     pub rate: Option<Rate>,
     /// How many calls the source takes from each person (a call's
-    /// [`Principal`](crate::context::Principal)); calls of no known person count as the source's.
+    /// [`Principal`](toolkit_core::context::Principal)); calls of no known person count as the source's.
     pub rate_per_person: Option<Rate>,
     /// Retries of the calls a retry is safe for.
     pub retry: Option<Retry>,
@@ -294,7 +294,7 @@ impl Rate {
     }
 }
 
-/// Retries of retryable failures ([`Reason::Unavailable`](crate::Reason::Unavailable), a timeout
+/// Retries of retryable failures ([`Reason::Unavailable`](toolkit_core::Reason::Unavailable), a timeout
 /// among them) of the calls a retry is safe for: tools their source says are read-only or
 /// idempotent, and those `tools` names. Between attempts an exponential backoff with full jitter
 /// from `min_delay` to `max_delay` (longer when the source said `Retry-After`, none when that is

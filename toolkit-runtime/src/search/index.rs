@@ -24,7 +24,7 @@ use super::embedder::EmbedderError;
 #[cfg(feature = "search-embeddings")]
 use super::semantic::{MeaningModel, Semantic, fuse};
 use super::words::{is_common, name_words, stemmer, text_words};
-use crate::ToolDefinition;
+use toolkit_core::ToolDefinition;
 
 /// How a [`SearchIndex`] ranks the tools that match.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -259,8 +259,8 @@ impl SearchIndex {
 
     /// A hybrid index of these definitions (feature `search-embeddings`): ranked by
     /// [`Ranking::Relevance`] fused with the similarity of meaning between the query and each
-    /// tool's name and description, as `model` reads them (an [`Embedder`](crate::Embedder) or a
-    /// [`StaticEmbedder`](crate::StaticEmbedder), in an `Arc` or not). Every tool is embedded
+    /// tool's name and description, as `model` reads them (an [`Embedder`](crate::search::Embedder) or a
+    /// [`StaticEmbedder`](crate::search::StaticEmbedder), in an `Arc` or not). Every tool is embedded
     /// here, once; each search embeds its query. A tool that shares no word with the query
     /// matches when it comes near it in meaning. A query the model fails to embed, or that has
     /// no meaning to the model (static vectors of common words only), is ranked on words alone.

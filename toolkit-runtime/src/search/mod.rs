@@ -50,7 +50,8 @@ pub use static_embedder::StaticEmbedder;
 /// When to switch search on: the rule, its measured default, and its two answers.
 pub use toolkit_core::{Presentation, PresentationRule, SEARCH_THRESHOLD};
 
-use crate::{Approval, CallContext, Failure, JsonObject, Tool, ToolDefinition, Toolkit};
+use toolkit_core::Approval;
+use toolkit_core::{CallContext, Failure, JsonObject, Tool, ToolDefinition, Toolkit};
 
 /// The most tools one search returns, whatever it asks for.
 pub const MAX_SEARCH_LIMIT: usize = 20;
@@ -342,7 +343,8 @@ mod tests {
     use serde_json::{Value, json};
 
     use super::{SearchOptions, ToolSearch};
-    use crate::{Approval, JsonObject, Tool, ToolDefinition, Toolkit, model};
+    use toolkit_core::Approval;
+    use toolkit_core::{JsonObject, Tool, ToolDefinition, Toolkit, model};
 
     fn assembled() -> Toolkit {
         Toolkit::from_tools(

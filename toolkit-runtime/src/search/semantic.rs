@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::embedder::{Embedder, EmbedderError, scale_to_unit};
 use super::static_embedder::StaticEmbedder;
 use super::words::name_words;
-use crate::ToolDefinition;
+use toolkit_core::ToolDefinition;
 
 /// Reciprocal rank fusion: a tool scores `1 / (RANK_OFFSET + rank)` for its rank on words and
 /// `weight / (RANK_OFFSET + rank)` for its rank by meaning (ranks from 0), the weight the

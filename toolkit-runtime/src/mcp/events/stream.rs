@@ -31,7 +31,7 @@ use crate::mcp::results::MAX_SERVER_WORDS;
 use crate::mcp::source::{Mcp, json_length};
 use crate::mcp::transport::subscription::Heard;
 use crate::mcp::transport::{Fault, Reply, Request};
-use crate::{CallContext, JsonObject, Reason, ToolSourceError};
+use toolkit_core::{CallContext, JsonObject, Reason, ToolSourceError};
 
 use super::DeliveryMode;
 
@@ -219,7 +219,7 @@ impl Shared {
                 );
                 self.keep(
                     &mut state,
-                    Delivery::Error(crate::text::cut_utf16(&said, MAX_SERVER_WORDS)),
+                    Delivery::Error(toolkit_core::text::cut_utf16(&said, MAX_SERVER_WORDS)),
                 );
             }
             TERMINATED => {

@@ -14,8 +14,8 @@ use serde_json::Value;
 use super::Fault;
 use super::status::transport_failure;
 use crate::mcp::jsonrpc::{Incoming, Outcome, ServerRequest};
-use crate::progress::Routes;
-use crate::{CallContext, Reason};
+use toolkit_core::progress::Routes;
+use toolkit_core::{CallContext, Reason};
 
 /// How a body is written, by its `Content-Type`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -447,7 +447,7 @@ pub(crate) async fn answer(
 /// notification of the long-lived request `id` (`events/stream`), given to where its context says.
 fn logged(context: &CallContext, id: &Value, method: &str, params: Option<Value>) {
     if method == "notifications/message" {
-        context.report(|tool| crate::progress::logged(tool, params.as_ref()));
+        context.report(|tool| toolkit_core::progress::logged(tool, params.as_ref()));
     } else if let Some(heard) = context.extension::<super::subscription::Heard>() {
         heard.hear_if_named(id, method, params.as_ref());
     }

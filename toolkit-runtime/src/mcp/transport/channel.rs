@@ -9,8 +9,8 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 use super::Fault;
-use crate::Reason;
 use crate::mcp::jsonrpc::Outcome;
+use toolkit_core::Reason;
 
 /// What a waiting request is given.
 pub(crate) type Answer = Result<Outcome, Fault>;

@@ -18,11 +18,11 @@ use super::shared::Shared;
 use super::spawn_bounded;
 use super::status;
 use super::{Fault, Request, Settled};
-use crate::Reason;
 use crate::mcp::changes::says_a_list_changed;
 use crate::mcp::jsonrpc::{self, Incoming, Outcome};
 use crate::mcp::negotiation;
 use crate::mcp::revision::{self, Era};
+use toolkit_core::Reason;
 
 /// A connection over the old transport: the stream being read, and where to post.
 pub(crate) struct LegacySse {

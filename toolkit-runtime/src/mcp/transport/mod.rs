@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use crate::mcp::jsonrpc::Outcome;
 use crate::mcp::revision::Era;
-use crate::{BoxFuture, CallContext, JsonObject, Reason};
+use toolkit_core::{BoxFuture, CallContext, JsonObject, Reason};
 
 /// A request for a transport to send.
 #[derive(Clone, Debug)]
@@ -128,7 +128,7 @@ pub(crate) trait Transport: Send + Sync + 'static {
 
     /// The calls sent on this connection that wait for progress: where the progress it reads is
     /// delivered, and nowhere else.
-    fn progress(&self) -> &crate::progress::Routes;
+    fn progress(&self) -> &toolkit_core::progress::Routes;
 
     /// Tells the server the notification `method` (without params) on the connection there is,
     /// in a session revision: nothing when there is none, in the stateless revision, or when

@@ -11,14 +11,14 @@ use serde_json::{Value, json};
 
 use std::sync::Arc;
 
-use crate::CallContext;
-use crate::context::{Clients, ELICITATION_CREATE, ROOTS_LIST, Relayed};
 use crate::mcp::McpOptions;
 use crate::mcp::elicitation::{Elicitation, ElicitationAnswer, ElicitationRequest};
 use crate::mcp::jsonrpc::{INVALID_PARAMS, METHOD_NOT_FOUND, ServerRequest};
+use toolkit_core::CallContext;
+use toolkit_core::context::{Clients, ELICITATION_CREATE, ROOTS_LIST, Relayed};
 
 /// The client of the served call a request came on, when the source relays to it.
-pub(crate) type Relay = Option<Arc<dyn crate::context::Relay>>;
+pub(crate) type Relay = Option<Arc<dyn toolkit_core::context::Relay>>;
 
 /// Whether `relay` takes `method` (its client declared the capability): the request then waits
 /// for the client, and is answered from a task of its own.
@@ -119,16 +119,20 @@ impl InFlight {
 /// the same person's: asking for roots twice changes nothing).
 #[derive(Debug)]
 struct CallFirst {
-    call: Arc<dyn crate::context::Relay>,
+    call: Arc<dyn toolkit_core::context::Relay>,
     clients: Arc<Clients>,
 }
 
-impl crate::context::Relay for CallFirst {
+impl toolkit_core::context::Relay for CallFirst {
     fn takes(&self, method: &str) -> bool {
         self.call.takes(method)
     }
 
-    fn ask<'a>(&'a self, method: &'a str, params: Option<Value>) -> crate::BoxFuture<'a, Relayed> {
+    fn ask<'a>(
+        &'a self,
+        method: &'a str,
+        params: Option<Value>,
+    ) -> toolkit_core::BoxFuture<'a, Relayed> {
         Box::pin(async move {
             let again = (method == ROOTS_LIST).then(|| params.clone());
             match (self.call.ask(method, params).await, again) {
@@ -197,7 +201,7 @@ pub(crate) async fn answer(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use crate::context::Principal;
+    use toolkit_core::context::Principal;
 
     fn request(method: &str, params: Option<Value>) -> ServerRequest {
         ServerRequest {
@@ -210,7 +214,7 @@ mod tests {
     #[derive(Debug)]
     struct Named(&'static str);
 
-    impl crate::context::Relay for Named {
+    impl toolkit_core::context::Relay for Named {
         fn takes(&self, _method: &str) -> bool {
             true
         }
@@ -219,7 +223,7 @@ mod tests {
             &'a self,
             _method: &'a str,
             _params: Option<Value>,
-        ) -> crate::BoxFuture<'a, Relayed> {
+        ) -> toolkit_core::BoxFuture<'a, Relayed> {
             // A call that ended before its client answered.
             if self.0 == "ended" {
                 return Box::pin(async { Relayed::Stopped });

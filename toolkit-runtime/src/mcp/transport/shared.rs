@@ -11,11 +11,11 @@ use reqwest::{Client, Response, StatusCode, Url};
 use super::body::{self, Kind};
 use super::status::{self, transport_failure};
 use super::{Settled, requests, spawn_bounded};
-use crate::Reason;
 use crate::mcp::headers::encode_value;
 use crate::mcp::jsonrpc::ServerRequest;
 use crate::mcp::revision::Era;
 use crate::mcp::{McpHttpClient, McpOptions};
+use toolkit_core::Reason;
 
 pub(crate) const MCP_PROTOCOL_VERSION: &str = "mcp-protocol-version";
 pub(crate) const MCP_SESSION_ID: &str = "mcp-session-id";
@@ -39,7 +39,7 @@ pub(crate) struct Shared {
     pub in_flight: requests::InFlight,
     /// The calls sent to this server that wait for progress: what its streams carry of progress
     /// goes to them only.
-    pub progress: crate::progress::Routes,
+    pub progress: toolkit_core::progress::Routes,
 }
 
 /// `builder` with the headers every POST of `settled`'s era carries.

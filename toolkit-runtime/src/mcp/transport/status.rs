@@ -5,8 +5,8 @@ use std::time::{Duration, SystemTime};
 use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 
-use crate::Reason;
 use crate::mcp::jsonrpc::RpcError;
+use toolkit_core::Reason;
 
 pub(crate) use crate::unreached::transport_failure;
 

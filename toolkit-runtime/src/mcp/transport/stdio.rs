@@ -25,14 +25,14 @@ use super::requests;
 use super::subscription::{Heard, Streams};
 use super::{Fault, Reply, Request, Settled, Transport};
 use super::{MAX_ANSWERS_IN_FLIGHT, spawn_bounded};
-use crate::context::ELICITATION_CREATE;
 use crate::mcp::changes::{Changes, says_a_list_changed};
 use crate::mcp::jsonrpc::{self, Incoming, Outcome};
 use crate::mcp::negotiation::{self, Next};
 use crate::mcp::resources_updated::RESOURCES_UPDATED;
 use crate::mcp::revision::{self, Era};
 use crate::mcp::{Elicitation, McpOptions, StdioCommand};
-use crate::{BoxFuture, Reason};
+use toolkit_core::context::ELICITATION_CREATE;
+use toolkit_core::{BoxFuture, Reason};
 
 /// The longest line of the server's stderr that is logged whole.
 const MAX_LOG_LINE: usize = 64 * 1024;
@@ -57,7 +57,7 @@ pub(crate) struct Stdio {
     starts: AtomicU64,
     /// The calls sent to the server that wait for progress: what its stdout says of progress
     /// goes to them only, whichever process wrote it.
-    progress: crate::progress::Routes,
+    progress: toolkit_core::progress::Routes,
     /// The long-lived requests in flight (`events/stream`): the notifications that name one go
     /// to it, whichever process wrote them.
     streams: Arc<Streams>,
@@ -132,7 +132,7 @@ impl Stdio {
             in_flight: Arc::new(requests::InFlight::new(&options)),
             options,
             starts: AtomicU64::new(0),
-            progress: crate::progress::Routes::default(),
+            progress: toolkit_core::progress::Routes::default(),
             streams: Arc::default(),
         }
     }
@@ -403,7 +403,7 @@ impl Transport for Stdio {
         false
     }
 
-    fn progress(&self) -> &crate::progress::Routes {
+    fn progress(&self) -> &toolkit_core::progress::Routes {
         &self.progress
     }
 
@@ -457,7 +457,7 @@ async fn write_lines(mut stdin: ChildStdin, mut lines: mpsc::Receiver<String>) {
 /// Reads the server's stdout: answers go to whoever waits, a server's requests are answered.
 async fn read_stdout(
     mut lines: FramedRead<tokio::process::ChildStdout, LinesCodec>,
-    (pending, progress, streams): (Arc<Pending>, crate::progress::Routes, Arc<Streams>),
+    (pending, progress, streams): (Arc<Pending>, toolkit_core::progress::Routes, Arc<Streams>),
     (outgoing, modern, changes): (mpsc::WeakSender<String>, Arc<AtomicBool>, Arc<Changes>),
     (child, wait): (Arc<tokio::sync::Mutex<Option<Child>>>, Duration),
     (elicitation, timeout, in_flight): (Option<Elicitation>, Duration, Arc<requests::InFlight>),

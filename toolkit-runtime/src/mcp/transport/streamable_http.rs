@@ -23,7 +23,7 @@ use crate::mcp::jsonrpc::{self, Outcome, RpcError, ServerRequest};
 use crate::mcp::negotiation::{self, Next};
 use crate::mcp::revision::{self, Era};
 use crate::mcp::{McpHttpClient, McpOptions};
-use crate::{BoxFuture, CallContext, JsonObject, Reason};
+use toolkit_core::{BoxFuture, CallContext, JsonObject, Reason};
 
 const LAST_EVENT_ID: &str = "last-event-id";
 /// The most bytes of a refusal's body read to find a JSON-RPC error in it.
@@ -104,7 +104,7 @@ impl StreamableHttp {
                 next_id: AtomicU64::new(1),
                 answering: Arc::new(tokio::sync::Semaphore::new(MAX_ANSWERS_IN_FLIGHT)),
                 changes: crate::mcp::changes::Changes::default(),
-                progress: crate::progress::Routes::default(),
+                progress: toolkit_core::progress::Routes::default(),
             }),
             settling: tokio::sync::Mutex::new(()),
             link: Mutex::new(None),
@@ -659,7 +659,7 @@ impl Transport for StreamableHttp {
         self.generation.load(Ordering::Relaxed)
     }
 
-    fn progress(&self) -> &crate::progress::Routes {
+    fn progress(&self) -> &toolkit_core::progress::Routes {
         &self.shared.progress
     }
 
