@@ -694,3 +694,57 @@ async fn the_gateway_passes_a_sources_push_stream_on() {
     gateway.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// One person holds at most 32 push streams through the gateway at once: the next is refused,
+/// saying so, and one closed makes room.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_holds_at_most_32_streams_through_the_gateway() {
+    let dir = std::env::temp_dir().join(format!("toolkit-events-cap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let gateway = Arc::new(gateway(&dir, 30));
+    let clock = event_type(&gateway, "clock__clock-tick").await;
+    let mut open = Vec::new();
+    for _ in 0..32 {
+        let mut stream = gateway
+            .stream_events(&clock, JsonObject::new(), None, EventOptions::default())
+            .await
+            .unwrap();
+        assert!(matches!(next(&mut stream).await, Delivery::Active { .. }));
+        open.push(stream);
+    }
+    let mut over = gateway
+        .stream_events(&clock, JsonObject::new(), None, EventOptions::default())
+        .await
+        .unwrap();
+    let refused = tokio::time::timeout(Duration::from_secs(10), over.next())
+        .await
+        .unwrap();
+    match refused {
+        Some(Err(error)) => assert!(
+            error.to_string().contains("At most 32 event streams"),
+            "{error}"
+        ),
+        other => panic!("the 33rd stream was not refused: {other:?}"),
+    }
+    drop(over);
+    drop(open.pop());
+    // The gateway hears the client let go of one; then a new one is taken.
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let mut again = gateway
+            .stream_events(&clock, JsonObject::new(), None, EventOptions::default())
+            .await
+            .unwrap();
+        match tokio::time::timeout(Duration::from_secs(10), again.next()).await {
+            Ok(Some(Ok(Delivery::Active { .. }))) => break,
+            other => assert!(
+                std::time::Instant::now() < deadline,
+                "no room made: {other:?}"
+            ),
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    drop(open);
+    gateway.close().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}
