@@ -24,8 +24,8 @@ use serde_json::Value;
 use toolkit_openapi::ReadOperations;
 
 use crate::emit::{
-    Customizations, EmitOptions, Matched, Module, SourceOptions, Strictness, mcp_source,
-    openapi_source,
+    Customizations, EmitOptions, Matched, Module, SourceOptions, Strictness, mcp_source_observed,
+    openapi_source_observed,
 };
 use crate::inputs::{read_graphql, read_openapi_for_module, read_snapshot, source_name};
 pub use crate::problem::Problem;
@@ -133,6 +133,8 @@ struct Tagged<'a> {
 pub struct Builder {
     inputs: Vec<Input>,
     module_names: BTreeMap<PathBuf, String>,
+    /// The file each input's catalog is read from, beside its module, where not `NAME.tools.json`.
+    catalog_files: BTreeMap<PathBuf, String>,
     include: Vec<Filter>,
     exclude: Vec<Filter>,
     renames: BTreeMap<String, String>,
@@ -261,6 +263,15 @@ impl Builder {
     #[must_use]
     pub fn module_name(mut self, path: impl Into<PathBuf>, name: impl Into<String>) -> Self {
         self.module_names.insert(path.into(), name.into());
+        self
+    }
+
+    /// Names the file beside the module of the input at `path` that its catalog is read from
+    /// (`pets.tools.json` where the module is written as `pets.rs` whatever its name), instead
+    /// of [`catalog_file`] of its name. Nothing changes with [`Builder::embed_catalog`].
+    #[must_use]
+    pub fn catalog_file_of(mut self, path: impl Into<PathBuf>, file: impl Into<String>) -> Self {
+        self.catalog_files.insert(path.into(), file.into());
         self
     }
 
@@ -606,6 +617,19 @@ impl Builder {
     /// document that is no OpenAPI 3 document, a snapshot tool that is no definition, two inputs
     /// of one module name.
     pub fn modules(&self) -> Result<Vec<GeneratedModule>, GenerateError> {
+        self.modules_observed(&mut |_, _| {})
+    }
+
+    /// As [`Builder::modules`], `typed` told the name of each tool as its types are made, and
+    /// how many tools its module has (a command line's progress).
+    ///
+    /// # Errors
+    ///
+    /// As [`Builder::modules`].
+    pub fn modules_observed(
+        &self,
+        typed: &mut dyn FnMut(&str, usize),
+    ) -> Result<Vec<GeneratedModule>, GenerateError> {
         let mut problems = self.setting_problems();
         let mut modules: Vec<GeneratedModule> = Vec::with_capacity(self.inputs.len());
         let options = EmitOptions {
@@ -637,7 +661,12 @@ impl Builder {
             let mut source = SourceOptions::new(name.clone());
             source.renames.clone_from(&self.renames);
             source.max_name_length = self.max_name_length;
-            source.catalog_file = (!self.embed_catalog).then(|| catalog_file(&name));
+            source.catalog_file = (!self.embed_catalog).then(|| {
+                self.catalog_files
+                    .get(&input.path)
+                    .cloned()
+                    .unwrap_or_else(|| catalog_file(&name))
+            });
             let label = label(&input.path);
             let mut skipped = Vec::new();
             let generated = match input.kind {
@@ -659,7 +688,10 @@ impl Builder {
                         self.filter_operations(&document, &mut read, &mut used);
                         let mut source = source.clone();
                         source.deprecated = crate::inputs::deprecated_tools(&document, &read);
-                        openapi_source(&label, &read, &source, &options)
+                        let tools = read.operations.len();
+                        openapi_source_observed(&label, &read, &source, &options, &mut |tool| {
+                            typed(tool, tools);
+                        })
                     })
                 }
                 InputKind::Graphql => read_graphql(&input.path).map(|(mut read, skips)| {
@@ -680,7 +712,10 @@ impl Builder {
                             &mut used,
                         )
                     });
-                    openapi_source(&label, &read, &source, &options)
+                    let tools = read.operations.len();
+                    openapi_source_observed(&label, &read, &source, &options, &mut |tool| {
+                        typed(tool, tools);
+                    })
                 }),
                 InputKind::McpSnapshot => read_snapshot(&input.path).map(|mut definitions| {
                     definitions.retain(|d| {
@@ -694,7 +729,10 @@ impl Builder {
                             &mut used,
                         )
                     });
-                    mcp_source(&label, &definitions, &source, &options)
+                    let tools = definitions.len();
+                    mcp_source_observed(&label, &definitions, &source, &options, &mut |tool| {
+                        typed(tool, tools);
+                    })
                 }),
             };
             match generated {
@@ -727,7 +765,7 @@ impl Builder {
         if problems.is_empty() {
             Ok(modules)
         } else {
-            Err(GenerateError { problems })
+            Err(GenerateError { problems, unread })
         }
     }
 
@@ -827,6 +865,7 @@ impl Builder {
                         "#",
                         "no `out_dir` was set and `OUT_DIR` is not (run from build.rs)",
                     )],
+                    unread: false,
                 });
             }
         };
@@ -856,7 +895,10 @@ impl Builder {
         if problems.is_empty() {
             Ok(modules)
         } else {
-            Err(GenerateError { problems })
+            Err(GenerateError {
+                problems,
+                unread: false,
+            })
         }
     }
 
@@ -986,6 +1028,8 @@ pub struct GeneratedModule {
 #[derive(Clone, PartialEq, Eq)]
 pub struct GenerateError {
     problems: Vec<Problem>,
+    /// Whether an input could not be read (rather than its module made).
+    unread: bool,
 }
 
 impl fmt::Debug for GenerateError {
@@ -998,6 +1042,12 @@ impl GenerateError {
     /// Each problem, located.
     pub fn problems(&self) -> &[Problem] {
         &self.problems
+    }
+
+    /// Whether an input could not be read (a file, a document, a snapshot), rather than only its
+    /// module made (a type bound passed, a setting that matched nothing).
+    pub fn unread(&self) -> bool {
+        self.unread
     }
 }
 
@@ -1138,7 +1188,10 @@ mod tests {
             .openapi(&missing)
             .modules()
             .err()
-            .unwrap_or(GenerateError { problems: vec![] });
+            .unwrap_or(GenerateError {
+                problems: vec![],
+                unread: false,
+            });
         let problems = error.problems();
         assert_eq!(problems.len(), 2, "{error}");
         assert_eq!(problems[0].pointer, "#/tools/1");
@@ -1168,7 +1221,10 @@ mod tests {
             .out_dir(&out)
             .generate_to_out_dir()
             .err()
-            .unwrap_or(GenerateError { problems: vec![] });
+            .unwrap_or(GenerateError {
+                problems: vec![],
+                unread: false,
+            });
         let text = error.to_string();
         let located = |file: &Path| error.problems().iter().any(|p| p.file == file);
         assert!(located(&not_openapi), "{text}");

@@ -1,27 +1,26 @@
 //! `toolkit-gen openapi DOC [-o FILE]`, `toolkit-gen graphql SCHEMA [-o FILE]` and `toolkit-gen
-//! mcp SNAPSHOT [-o FILE]`: the input types of every tool of an OpenAPI document (read by the
-//! runtime's reader), of a GraphQL schema's root fields, or of an MCP `tools/list` snapshot, and the source type that runs them (see [`toolkit_gen::emit::openapi_source`] and
-//! [`toolkit_gen::emit::mcp_source`]), as one Rust module.
+//! mcp SNAPSHOT [-o FILE]`: the input types of every tool of an OpenAPI document, of a GraphQL
+//! schema's root fields, or of an MCP `tools/list` snapshot, and the source type that runs them,
+//! as one Rust module — made by [`toolkit_gen::Builder`], as a `build.rs` makes it.
 //!
 //! The module goes to `FILE` (or stdout), and its source's catalog (the operations or tools as
 //! JSON, which the module reads with `include_str!`) to `STEM.tools.json` beside it, unless
-//! `--embed-catalog` keeps it inside (as it is on stdout); stderr gets one line with the share of
-//! tools whose input is fully typed, then a line per place typed as `serde_json::Value`
-//! (`tool: #/pointer: reason`). Exit 0 when written, 2 when the input cannot be read, 1 when the
-//! output cannot be written. `FILE`'s folder is made first when it is missing, before the input
-//! is read, so a long generation never ends unwritten for want of it.
+//! `--embed-catalog` keeps it inside (as it is on stdout); stderr gets each operation that is no
+//! tool, one line with the share of tools whose input is fully typed, then a line per place typed
+//! as `serde_json::Value` (`tool: #/pointer: reason`). Exit 0 when written, 2 when the input
+//! cannot be read, 1 when the module cannot be made or written. `FILE`'s folder is made first
+//! when it is missing, before the input is read, so a long generation never ends unwritten for
+//! want of it.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use toolkit_gen::inputs::source_name;
+use toolkit_gen::builder::{Builder, InputKind};
+use toolkit_gen::emit::{Module, Strictness};
 use toolkit_runtime::ToolDefinition;
 
 use super::progress::Progress;
-use toolkit_gen::emit::{
-    EmitOptions, Module, SourceOptions, Strictness, mcp_source_observed, openapi_source_observed,
-};
 
 /// The exit code of an input that cannot be read.
 const USAGE: u8 = 2;
@@ -75,26 +74,27 @@ pub struct GenerateArgs {
 }
 
 impl GenerateArgs {
-    fn options(&self) -> EmitOptions {
-        EmitOptions {
-            strictness: match self.strictness {
+    /// The builder `build.rs` would use for this input, read as `kind`: the strictness and type
+    /// bound asked for, the module named `--name` (else after the input, as the builder does),
+    /// and the catalog beside an output file named `*.rs` (`STEM.tools.json`), unless
+    /// `--embed-catalog` (or stdout) keeps it inside.
+    fn builder(&self, kind: InputKind) -> Builder {
+        let builder = Builder::new()
+            .strictness(match self.strictness {
                 StrictnessArg::Strict => Strictness::Strict,
                 StrictnessArg::FollowSchema => Strictness::FollowSchema,
-            },
-            max_types: self.max_types,
-            ..EmitOptions::default()
-        }
-    }
-
-    /// The source's options: `--name`, or the input's file stem in snake_case; the catalog
-    /// beside an output file named `*.rs`, unless `--embed-catalog`.
-    fn source(&self) -> SourceOptions {
-        let mut source = SourceOptions::new(
-            self.name
-                .clone()
-                .unwrap_or_else(|| source_name(&self.input)),
-        );
-        source.catalog_file = match &self.output {
+            })
+            .max_types(self.max_types);
+        let builder = match kind {
+            InputKind::OpenApi => builder.openapi(&self.input),
+            InputKind::Graphql => builder.graphql(&self.input),
+            InputKind::McpSnapshot => builder.mcp_snapshot(&self.input),
+        };
+        let builder = match &self.name {
+            Some(name) => builder.module_name(&self.input, name),
+            None => builder,
+        };
+        let beside = match &self.output {
             Some(output)
                 if !self.embed_catalog && output.extension().is_some_and(|e| e == "rs") =>
             {
@@ -104,92 +104,70 @@ impl GenerateArgs {
             }
             _ => None,
         };
-        source
-    }
-
-    /// The name the generated header gives the input: its file name.
-    fn label(&self) -> String {
-        self.input.file_name().map_or_else(
-            || self.input.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        )
+        match beside {
+            Some(file) => builder.catalog_file_of(&self.input, file),
+            None => builder.embed_catalog(true),
+        }
     }
 }
 
-/// `toolkit-gen openapi DOC [-o FILE]`.
+/// `toolkit-gen openapi DOC [-o FILE]`: each operation that is no tool said on stderr.
 pub fn openapi(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
-    if let Err(code) = make_output_folder(args, err) {
-        return code;
-    }
-    let (document, read) = match toolkit_gen::inputs::read_openapi_for_module(&args.input) {
-        Ok(read) => read,
-        Err(problems) => {
-            let problem = toolkit_gen::inputs::describe(&args.input, &problems);
-            let _ = writeln!(err, "toolkit-gen: {problem}");
-            return ExitCode::from(USAGE);
-        }
-    };
-    let mut source = args.source();
-    source.deprecated = toolkit_gen::inputs::deprecated_tools(&document, &read);
-    let emitted = with_progress(read.operations.len(), |typed| {
-        openapi_source_observed(&args.label(), &read, &source, &args.options(), typed)
-    });
-    finish(args, &emitted, out, err)
+    generate(args, InputKind::OpenApi, out, err)
 }
 
 /// `toolkit-gen graphql SCHEMA [-o FILE]`: a tool per root query and mutation field, each
 /// field that is no tool (a subscription) said on stderr.
 pub fn graphql(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
-    if let Err(code) = make_output_folder(args, err) {
-        return code;
-    }
-    let (read, skipped) = match toolkit_gen::inputs::read_graphql(&args.input) {
-        Ok(read) => read,
-        Err(problems) => {
-            let problem = toolkit_gen::inputs::describe(&args.input, &problems);
-            let _ = writeln!(err, "toolkit-gen: {problem}");
-            return ExitCode::from(USAGE);
-        }
-    };
-    for skipped in &skipped {
-        let _ = writeln!(err, "skipped {}: {}", skipped.location, skipped.reason);
-    }
-    let emitted = with_progress(read.operations.len(), |typed| {
-        openapi_source_observed(&args.label(), &read, &args.source(), &args.options(), typed)
-    });
-    finish(args, &emitted, out, err)
+    generate(args, InputKind::Graphql, out, err)
 }
 
 /// `toolkit-gen mcp SNAPSHOT [-o FILE]`.
 pub fn mcp(args: &GenerateArgs, out: &mut dyn Write, err: &mut dyn Write) -> ExitCode {
+    generate(args, InputKind::McpSnapshot, out, err)
+}
+
+/// The module of `args`' input read as `kind`, made by the [`Builder`] as `build.rs` makes it
+/// (under a progress bar that steps as each tool is typed), and written.
+fn generate(
+    args: &GenerateArgs,
+    kind: InputKind,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> ExitCode {
     if let Err(code) = make_output_folder(args, err) {
         return code;
     }
-    let definitions = match read_snapshot(&args.input) {
-        Ok(definitions) => definitions,
-        Err(problem) => {
-            let _ = writeln!(err, "toolkit-gen: {problem}");
-            return ExitCode::from(USAGE);
+    let mut progress: Option<Progress> = None;
+    let made = args.builder(kind).modules_observed(&mut |tool, tools| {
+        progress
+            .get_or_insert_with(|| Progress::new(tools as u64, "generating"))
+            .step_with(tool);
+    });
+    if let Some(progress) = progress {
+        progress.finish();
+    }
+    let module = match made {
+        Ok(mut modules) if modules.len() == 1 => modules.remove(0),
+        Ok(_) => {
+            let _ = writeln!(err, "toolkit-gen: nothing was generated");
+            return ExitCode::FAILURE;
+        }
+        Err(error) => {
+            for problem in error.problems() {
+                let _ = writeln!(err, "toolkit-gen: {problem}");
+            }
+            if error.unread() {
+                return ExitCode::from(USAGE);
+            }
+            let _ = writeln!(err, "toolkit-gen: nothing was written");
+            return ExitCode::FAILURE;
         }
     };
-    let emitted = with_progress(definitions.len(), |typed| {
-        mcp_source_observed(
-            &args.label(),
-            &definitions,
-            &args.source(),
-            &args.options(),
-            typed,
-        )
-    });
-    finish(args, &emitted, out, err)
-}
-
-/// Emits a module of `tools` tools under a progress bar that steps as each tool is typed.
-fn with_progress(tools: usize, emit: impl FnOnce(&mut dyn FnMut(&str)) -> Module) -> Module {
-    let progress = Progress::new(tools as u64, "generating");
-    let module = emit(&mut |tool| progress.step_with(tool));
-    progress.finish();
-    module
+    for skipped in &module.skipped {
+        let _ = writeln!(err, "{skipped}");
+    }
+    finish(args, &module.module, out, err)
 }
 
 /// Reads the tools of a snapshot: `{"tools": [...]}` (with or without `server`), or an array.
