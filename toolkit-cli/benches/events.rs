@@ -82,6 +82,13 @@ async fn event_type(mcp: &Mcp, name: &str) -> EventType {
         .unwrap()
 }
 
+/// A push stream of `event` from `mcp`, from now.
+async fn subscribe(mcp: &Arc<Mcp>, event: &EventType) -> EventStream {
+    mcp.stream_events(event, JsonObject::new(), None, EventOptions::default())
+        .await
+        .unwrap()
+}
+
 /// The lateness (ms) of the next `count` ticks of `stream`.
 async fn lateness(stream: &mut EventStream, epoch: u64, count: usize) -> Vec<f64> {
     let mut late = Vec::with_capacity(count);
@@ -155,24 +162,8 @@ async fn main() {
     );
     let (mut direct_lates, mut through_lates) = (Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
-        let mut one = direct
-            .stream_events(
-                &direct_type,
-                JsonObject::new(),
-                None,
-                EventOptions::default(),
-            )
-            .await
-            .unwrap();
-        let mut two = through
-            .stream_events(
-                &through_type,
-                JsonObject::new(),
-                None,
-                EventOptions::default(),
-            )
-            .await
-            .unwrap();
+        let mut one = subscribe(&direct, &direct_type).await;
+        let mut two = subscribe(&through, &through_type).await;
         let (a, b) = tokio::join!(
             lateness(&mut one, epoch, EVENTS),
             lateness(&mut two, epoch, EVENTS)
@@ -205,15 +196,7 @@ async fn main() {
     let before = rss(pid);
     let mut open = Vec::new();
     for _ in 0..STREAMS {
-        let mut stream = through
-            .stream_events(
-                &through_type,
-                JsonObject::new(),
-                None,
-                EventOptions::default(),
-            )
-            .await
-            .unwrap();
+        let mut stream = subscribe(&through, &through_type).await;
         lateness(&mut stream, epoch, 1).await;
         open.push(stream);
     }

@@ -111,14 +111,7 @@ const ALICE: &str = "audit-token-alice-0123456789";
 const BOB: &str = "audit-token-bob-9876543210";
 
 fn client(port: u16, token: &str) -> Mcp {
-    let mut headers = reqwest::header::HeaderMap::new();
-    headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
-    let http = reqwest::Client::builder()
-        .default_headers(headers)
-        .build()
-        .unwrap();
-    let url = format!("http://127.0.0.1:{port}/mcp").parse().unwrap();
-    Mcp::http("gateway", url, http)
+    crate::support::bearer_client(port, Some(token))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -430,14 +430,7 @@ async fn one_person_holds_no_more_sessions_than_the_gateway_gives_each() {
 
 /// The gateway's own MCP client with `token`.
 fn client(port: u16, token: &str) -> toolkit_runtime::mcp::Mcp {
-    let mut headers = reqwest::header::HeaderMap::new();
-    headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
-    let http = reqwest::Client::builder()
-        .default_headers(headers)
-        .build()
-        .unwrap();
-    let url = format!("http://127.0.0.1:{port}/mcp").parse().unwrap();
-    toolkit_runtime::mcp::Mcp::http("gateway", url, http)
+    crate::support::bearer_client(port, Some(token))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -72,6 +72,18 @@ fn configure_with(dir: &Path, rules: &str, serve: &str) -> PathBuf {
     path
 }
 
+/// What a peer client printed (one JSON line), once it says it read every skill.
+fn read_back(output: &std::process::Output) -> serde_json::Value {
+    let seen: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| json!(String::from_utf8_lossy(&output.stdout)));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        seen.get("error").is_none() && seen.is_object(),
+        "{seen}\n{stderr}"
+    );
+    seen
+}
+
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("toolkit-skills-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
@@ -92,13 +104,7 @@ fn fastmcps_client_reads_every_sources_skills_through_the_gateway_digests_verifi
         .env("SKILLS_RELOAD", "0")
         .output()
         .unwrap();
-    let seen: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|_| json!(String::from_utf8_lossy(&output.stdout)));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        seen.get("error").is_none() && seen.is_object(),
-        "{seen}\n{stderr}"
-    );
+    let seen = read_back(&output);
     assert_eq!(
         seen["capabilities"]["extensions"]["io.modelcontextprotocol/skills"],
         json!({}),
@@ -254,13 +260,7 @@ fn the_typescript_sdks_client_reads_the_gateways_own_skills_and_its_sources() {
         .env("SKILLS_RELOAD", "0")
         .output()
         .unwrap();
-    let seen: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|_| json!(String::from_utf8_lossy(&output.stdout)));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        seen.get("error").is_none() && seen.is_object(),
-        "{seen}\n{stderr}"
-    );
+    let seen = read_back(&output);
     let uris: Vec<&str> = seen["skills"]
         .as_array()
         .unwrap()
@@ -295,14 +295,7 @@ fn the_typescript_sdks_client_reads_the_gateways_own_skills_and_its_sources() {
 
 /// The runtime's client over HTTP with `token`.
 fn client(port: u16, token: &str) -> Mcp {
-    let mut headers = reqwest::header::HeaderMap::new();
-    headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
-    let http = reqwest::Client::builder()
-        .default_headers(headers)
-        .build()
-        .unwrap();
-    let url = format!("http://127.0.0.1:{port}/mcp").parse().unwrap();
-    Mcp::http("gateway", url, http)
+    crate::support::bearer_client(port, Some(token))
 }
 
 /// Two people, one gateway: a rule naming bob keeps a source's skill from him (listed, got and

@@ -170,16 +170,7 @@ pub(crate) async fn terminate(child: Child) -> (Option<i32>, String) {
 }
 
 fn client(port: u16, token: Option<&str>) -> Mcp {
-    let mut headers = reqwest::header::HeaderMap::new();
-    if let Some(token) = token {
-        headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
-    }
-    let http = reqwest::Client::builder()
-        .default_headers(headers)
-        .build()
-        .unwrap();
-    let url = format!("http://127.0.0.1:{port}/mcp").parse().unwrap();
-    Mcp::http("gateway", url, http)
+    crate::support::bearer_client(port, token)
 }
 
 fn object(value: Value) -> serde_json::Map<String, Value> {

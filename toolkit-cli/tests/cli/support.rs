@@ -29,6 +29,21 @@ pub fn gateway(dir: &std::path::Path, toml: &str) -> std::sync::Arc<toolkit_runt
     std::sync::Arc::new(Mcp::stdio("gateway", command))
 }
 
+/// The runtime's MCP client of the gateway on 127.0.0.1:`port` over Streamable HTTP, with
+/// `token` as its bearer token (none: no `Authorization`).
+pub fn bearer_client(port: u16, token: Option<&str>) -> toolkit_runtime::mcp::Mcp {
+    let mut headers = reqwest::header::HeaderMap::new();
+    if let Some(token) = token {
+        headers.insert("authorization", format!("Bearer {token}").parse().unwrap());
+    }
+    let http = reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}/mcp").parse().unwrap();
+    toolkit_runtime::mcp::Mcp::http("gateway", url, http)
+}
+
 /// A free port of 127.0.0.1 (bound, then let go).
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
