@@ -176,6 +176,7 @@ mod security;
 mod skipped;
 mod swagger;
 mod visibility;
+mod webhooks;
 
 use std::fmt;
 
@@ -185,6 +186,7 @@ pub use document::{DecodeError, decode_document};
 pub use read::read_operations;
 pub use security::{CredentialParameter, Security};
 pub use skipped::{SkipReason, Skipped};
+pub use webhooks::{Webhook, read_webhooks};
 
 use operations::Operation;
 
