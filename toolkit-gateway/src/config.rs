@@ -752,6 +752,26 @@ pub struct SourceConfig {
     /// The resilience layers the source wears (`resilience.rs`): a timeout, a concurrency cap, rate
     /// limits, retries, a circuit breaker; none when absent.
     pub resilience: Option<crate::resilience::ResilienceConfig>,
+    /// The webhooks of the source's OpenAPI document (`webhooks`, or 3.0's `x-webhooks`) the
+    /// gateway receives at `/webhooks/SOURCE/NAME` and serves as events (`webhook_inbox.rs`).
+    pub webhooks: Option<WebhooksConfig>,
+}
+
+/// How a source's webhooks are received (`[sources.webhooks]`).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WebhooksConfig {
+    /// The variable holding the secret the API signs each delivery with (Standard Webhooks:
+    /// `whsec_` and base64, or the raw secret).
+    pub secret_env: String,
+    /// How many of each webhook's deliveries are kept for a poll to read from its cursor (1 to
+    /// 100,000; 1,000 by default): older ones are skipped with `truncated`.
+    #[serde(default = "default_kept_deliveries")]
+    pub keep: usize,
+}
+
+fn default_kept_deliveries() -> usize {
+    1_000
 }
 
 fn yes() -> bool {
@@ -1173,6 +1193,21 @@ impl Config {
                         .into_iter()
                         .map(|problem| format!("source {:?}: {problem}", source.name)),
                 );
+            }
+            if let Some(webhooks) = &source.webhooks {
+                if source.openapi.is_none() {
+                    problems.push(format!(
+                        "source {:?}: `webhooks` are those of an OpenAPI document, and the source \
+                         has no `openapi`",
+                        source.name
+                    ));
+                }
+                if !(1..=100_000).contains(&webhooks.keep) {
+                    problems.push(format!(
+                        "source {:?}: `webhooks.keep` is {}: 1 to 100,000",
+                        source.name, webhooks.keep
+                    ));
+                }
             }
             if !source.failover.is_empty() && source.url.is_none() && source.base_url.is_none() {
                 problems.push(format!(

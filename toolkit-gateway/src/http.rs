@@ -58,6 +58,8 @@ pub(crate) struct Parts {
     pub(crate) metrics_token: Option<String>,
     /// The server card (`server_card.rs`).
     pub(crate) card: ServerCard,
+    /// The webhooks the gateway receives itself (`webhook_inbox.rs`).
+    pub(crate) inbox: Arc<crate::webhook_inbox::Inbox>,
 }
 
 /// The probes, answered whatever the `Host` (see the module's documentation).
@@ -217,6 +219,31 @@ pub(crate) async fn serve(
                 }),
             );
         }
+    }
+    // A webhook's sender is known by its delivery's signature, not by a token or a Host.
+    if !parts.inbox.is_empty() {
+        let inbox = Arc::clone(&parts.inbox);
+        app = app.route(
+            "/webhooks/{source}/{name}",
+            axum::routing::post(
+                move |axum::extract::Path((source, name)): axum::extract::Path<(
+                    String,
+                    String,
+                )>,
+                      headers: axum::http::HeaderMap,
+                      body: axum::body::Bytes| {
+                    let (status, words) = inbox.receive(&source, &name, &headers, &body);
+                    async move {
+                        let status = axum::http::StatusCode::from_u16(status)
+                            .unwrap_or(axum::http::StatusCode::INTERNAL_SERVER_ERROR);
+                        (status, words).into_response()
+                    }
+                },
+            )
+            .layer(axum::extract::DefaultBodyLimit::max(
+                crate::webhook_inbox::MAX_BODY_BYTES,
+            )),
+        );
     }
     if let Some(connects) = &parts.connects {
         let (page, back) = (Arc::clone(connects), Arc::clone(connects));

@@ -33,6 +33,7 @@ mod task_statuses;
 mod tasks;
 mod token_store;
 mod views;
+mod webhook_inbox;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -77,6 +78,8 @@ pub struct Gateway {
     connects: Option<Arc<oauth_connect::Connects>>,
     /// The gateway's own skills (`serve.skills`), read at the start.
     own_skills: Option<Arc<toolkit_runtime::serve::SkillFolder>>,
+    /// The webhooks it receives itself (`[sources.webhooks]`), read at the start.
+    inbox: Arc<webhook_inbox::Inbox>,
     /// The model searches rank by meaning with (`serve.search_model`), loaded once.
     #[cfg(feature = "search-embeddings")]
     meaning: Option<toolkit_runtime::search::MeaningModel>,
@@ -248,6 +251,12 @@ impl Gateway {
                 Err(error) => problems.push(error.0),
             }
         }
+        let inbox = Arc::new(
+            webhook_inbox::Inbox::read(&config.sources).unwrap_or_else(|found| {
+                problems.extend(found);
+                webhook_inbox::Inbox::default()
+            }),
+        );
         let own_skills = config.serve.skills.as_ref().and_then(|folder| {
             toolkit_runtime::serve::SkillFolder::open(folder)
                 .map(Arc::new)
@@ -292,6 +301,7 @@ impl Gateway {
                 lifetimes,
                 connects,
                 own_skills,
+                inbox,
                 #[cfg(feature = "search-embeddings")]
                 meaning,
             }),
@@ -411,6 +421,12 @@ impl Gateway {
             .metered(Arc::clone(&self.metrics))
             .audited(self.audit.clone())
             .with_own_skills(self.own_skills.clone())
+            .with_inbox(Arc::clone(&self.inbox))
+    }
+
+    /// The webhooks it receives itself (`webhook_inbox.rs`).
+    pub(crate) fn inbox(&self) -> &Arc<webhook_inbox::Inbox> {
+        &self.inbox
     }
 
     /// The tasks of the MCP sources, passed through for a client that drives them (see

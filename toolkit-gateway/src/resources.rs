@@ -70,6 +70,8 @@ pub struct Upstreams {
     own_skills: Option<Arc<SkillFolder>>,
     /// The push subscriptions each person holds open (`resources/events.rs`).
     streams: events::Streams,
+    /// The webhooks the gateway receives itself, served as events beside the sources'.
+    inbox: Arc<crate::webhook_inbox::Inbox>,
 }
 
 /// One MCP source, with what it was found to have.
@@ -165,7 +167,15 @@ impl Upstreams {
             audit: None,
             own_skills: None,
             streams: events::Streams::default(),
+            inbox: Arc::default(),
         }
+    }
+
+    /// Serves the webhooks of `inbox` as events too.
+    #[must_use]
+    pub(crate) fn with_inbox(mut self, inbox: Arc<crate::webhook_inbox::Inbox>) -> Self {
+        self.inbox = inbox;
+        self
     }
 
     /// Serves the skills of `folder` too, as the gateway's own.
@@ -641,7 +651,7 @@ impl Upstreams {
         if own || any(|has| has.resources && has.skills) {
             offer = offer.with_skills();
         }
-        if any(|has| has.events) {
+        if any(|has| has.events) || !self.inbox.is_empty() {
             offer = offer.with_events();
         }
         offer.with_list_changed(self.watched, self.watched)

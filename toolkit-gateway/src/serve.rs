@@ -187,6 +187,7 @@ async fn serve_reloading(config: Config, reloads: Option<Reloads>) -> Result<(),
             Transport::Stdio => None,
         },
         card: super::server_card::ServerCard::new(&serve, std::sync::Arc::new(resources.clone())),
+        inbox: std::sync::Arc::clone(gateway.inbox()),
     };
     if lists_watched(interval, &changes) || reloads.is_some() {
         tokio::spawn(keep_refreshed(

@@ -20,5 +20,6 @@
 
 pub use toolkit_openapi::{
     CredentialParameter, DEFAULT_COPY_BUDGET, DecodeError, NotOpenApi, ReadOperations, ReadOptions,
-    Security, Server, SkipReason, Skipped, decode_document, read_operations,
+    Security, Server, SkipReason, Skipped, Webhook, decode_document, read_operations,
+    read_webhooks,
 };

@@ -748,3 +748,176 @@ async fn a_person_holds_at_most_32_streams_through_the_gateway() {
     gateway.close().await;
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An OpenAPI 3.1 document whose API sends one webhook, `orderPlaced`.
+const SHOP: &str = r##"{
+  "openapi": "3.1.0",
+  "info": { "title": "Shop", "version": "1" },
+  "paths": { "/orders": { "get": { "operationId": "listOrders",
+    "responses": { "200": { "description": "the orders" } } } } },
+  "webhooks": { "orderPlaced": { "post": {
+    "summary": "An order was placed.",
+    "requestBody": { "content": { "application/json": { "schema": {
+      "$ref": "#/components/schemas/Order" } } } },
+    "responses": { "200": { "description": "taken" } } } } },
+  "components": { "schemas": { "Order": { "type": "object",
+    "properties": { "id": { "type": "string" }, "total": { "type": "number" } },
+    "required": ["id"] } } }
+}"##;
+
+/// The secret the shop signs its deliveries with (the Standard Webhooks specification's
+/// example).
+const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+/// A delivery of `body` to the gateway on `port`, signed (or not) as Standard Webhooks sign,
+/// with `id` and `timestamp`: its status.
+async fn deliver(
+    http: &reqwest::Client,
+    port: u16,
+    (id, timestamp): (&str, u64),
+    body: &str,
+    signed: bool,
+) -> u16 {
+    use base64::Engine as _;
+    let key = base64::engine::general_purpose::STANDARD
+        .decode(SECRET.trim_start_matches("whsec_"))
+        .unwrap();
+    let key = aws_lc_rs::hmac::Key::new(aws_lc_rs::hmac::HMAC_SHA256, &key);
+    let tag = aws_lc_rs::hmac::sign(&key, format!("{id}.{timestamp}.{body}").as_bytes());
+    let signature = format!(
+        "v1,{}",
+        base64::engine::general_purpose::STANDARD.encode(tag.as_ref())
+    );
+    let mut request = http
+        .post(format!("http://127.0.0.1:{port}/webhooks/shop/orderPlaced"))
+        .header("content-type", "application/json")
+        .header("webhook-id", id)
+        .header("webhook-timestamp", timestamp.to_string())
+        .body(body.to_owned());
+    if signed {
+        request = request.header("webhook-signature", signature);
+    }
+    request
+        .send()
+        .await
+        .map_or(0, |answer| answer.status().as_u16())
+}
+
+/// The gateway receives an API's webhooks itself (its OpenAPI document's `webhooks`, signed as
+/// Standard Webhooks sign) and serves them as events by poll and push: a delivery signed with the
+/// secret is taken once however often it is sent; an unsigned one, one signed otherwise, a stale
+/// one and one whose payload breaks its schema are refused and never reach a client; a poll from
+/// a cursor older than what is kept says `truncated`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_gateway_receives_signed_webhooks_and_serves_them_as_events() {
+    let dir = std::env::temp_dir().join(format!("toolkit-webhooks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("shop.json"), SHOP).unwrap();
+    let port = crate::support::free_port();
+    std::fs::write(
+        dir.join("toolkit.toml"),
+        format!(
+            "[serve]\ntransport = \"http\"\naddress = \"127.0.0.1:{port}\"\n\n[catalog]\n\
+             refresh_seconds = 0\n\n[policy]\ndefault = \"allow\"\n\n[[sources]]\nname = \"shop\"\nopenapi = \"shop.json\"\n\
+             base_url = \"http://127.0.0.1:9\"\nwebhooks = {{ secret_env = \"SHOP_SECRET\", keep = 3 }}\n"
+        ),
+    )
+    .unwrap();
+    let mut gateway = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+        .args(["serve", "--config"])
+        .arg(dir.join("toolkit.toml"))
+        .env("SHOP_SECRET", SECRET)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let client = Arc::new(crate::support::bearer_client(port, None));
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while client.has_events().await.is_err() && std::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let order = event_type(&client, "shop__orderPlaced").await;
+    assert_eq!(order.payload_schema["$ref"], "#/$defs/Order");
+    let start = client
+        .poll_events(&order, JsonObject::new(), None)
+        .await
+        .unwrap();
+    let cursor = start.cursor.unwrap();
+    let mut pushed = client
+        .stream_events(&order, JsonObject::new(), None, EventOptions::default())
+        .await
+        .unwrap();
+    assert!(matches!(next(&mut pushed).await, Delivery::Active { .. }));
+
+    let http = reqwest::Client::new();
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let order_body = r#"{"id":"o-1","total":12.5}"#;
+    assert_eq!(
+        deliver(&http, port, ("msg_1", now), order_body, true).await,
+        204
+    );
+    assert_eq!(
+        deliver(&http, port, ("msg_1", now), order_body, true).await,
+        200,
+        "taken once"
+    );
+    assert_eq!(
+        deliver(&http, port, ("msg_2", now), order_body, false).await,
+        401
+    );
+    assert_eq!(
+        deliver(&http, port, ("msg_3", now - 3600), order_body, true).await,
+        401,
+        "an hour old"
+    );
+    assert_eq!(
+        deliver(&http, port, ("msg_4", now), r#"{"total":"lots"}"#, true).await,
+        400,
+        "no id, and a total that is no number"
+    );
+    // Signed by another secret: the body changed after signing.
+    let tampered = http
+        .post(format!("http://127.0.0.1:{port}/webhooks/shop/orderPlaced"))
+        .header("webhook-id", "msg_5")
+        .header("webhook-timestamp", now.to_string())
+        .header(
+            "webhook-signature",
+            "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=",
+        )
+        .body(order_body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(tampered.status().as_u16(), 401);
+
+    let polled = client
+        .poll_events(&order, JsonObject::new(), Some(&cursor))
+        .await
+        .unwrap();
+    assert_eq!(polled.events.len(), 1, "{polled:?}");
+    assert_eq!(polled.events[0].event_id, "msg_1");
+    assert_eq!(polled.events[0].name, "shop__orderPlaced");
+    assert_eq!(polled.events[0].data["id"], "o-1");
+    match next(&mut pushed).await {
+        Delivery::Event(event) => assert_eq!(event.event_id, "msg_1"),
+        other => panic!("{other:?}"),
+    }
+    // Four more: only the last 3 are kept, so the first cursor is past what is kept.
+    for index in 6..10 {
+        let body = format!(r#"{{"id":"o-{index}"}}"#);
+        let id = format!("msg_{index}");
+        assert_eq!(deliver(&http, port, (&id, now), &body, true).await, 204);
+    }
+    let late = client
+        .poll_events(&order, JsonObject::new(), Some(&cursor))
+        .await
+        .unwrap();
+    assert!(late.truncated, "{late:?}");
+    assert_eq!(late.events.len(), 3, "{late:?}");
+    let _ = gateway.kill().await;
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -57,7 +57,7 @@ impl Upstreams {
     /// Every source's event types the asker may see, named as served (a source that fails to
     /// list is left out, and logged).
     pub(super) async fn served_events(&self) -> Vec<Value> {
-        let mut served = Vec::new();
+        let mut served = self.inbox.event_types();
         for upstream in self.upstreams().iter() {
             if !Self::has(upstream).events {
                 continue;
@@ -112,6 +112,12 @@ impl Upstreams {
             .cloned()
             .ok_or_else(unknown)?;
         Ok((Arc::clone(upstream), event))
+    }
+
+    /// The name of the webhook `params` name, when the gateway receives it itself.
+    fn received(&self, params: &JsonObject) -> Option<String> {
+        let name = params.get("name")?.as_str()?;
+        self.inbox.serves(name).then(|| name.to_owned())
     }
 
     /// The source's type, the arguments, the cursor there and the options `params` (an
@@ -172,6 +178,9 @@ impl Upstreams {
         params: JsonObject,
         asker: &CallContext,
     ) -> Result<EventFeed, Refusal> {
+        if let Some(name) = self.received(&params) {
+            return self.inbox.stream(&name, cursor_param(&params)?);
+        }
         let person = asker.principal().map_or_else(
             || "loopback".to_owned(),
             |principal| principal.id().to_owned(),
@@ -197,6 +206,9 @@ impl Upstreams {
         asker: &CallContext,
     ) -> Result<JsonObject, Refusal> {
         let _ = asker;
+        if let Some(name) = self.received(&params) {
+            return self.inbox.poll(&name, cursor_param(&params)?);
+        }
         let (upstream, event, arguments, cursor, options) = self.subscription(&params).await?;
         let batch = self
             .metrics
@@ -366,6 +378,17 @@ async fn forward(
         {
             return;
         }
+    }
+}
+
+/// The `cursor` of `params`, a string or null.
+fn cursor_param(params: &JsonObject) -> Result<Option<&str>, Refusal> {
+    match params.get("cursor") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(cursor)) => Ok(Some(cursor)),
+        Some(_) => Err(Refusal::InvalidParams(
+            "`cursor` must be a string or null.".into(),
+        )),
     }
 }
 
