@@ -123,6 +123,21 @@ fn restarts(old: &Config, new: &Config) -> Vec<String> {
             problems.push(format!("{section} changed: that needs a restart"));
         }
     }
+    // The webhooks the gateway receives are read at the start (`webhook_inbox.rs`).
+    let webhooks = |config: &Config| -> Vec<(String, crate::config::WebhooksConfig)> {
+        config
+            .sources
+            .iter()
+            .filter_map(|source| Some((source.name.clone(), source.webhooks.clone()?)))
+            .collect()
+    };
+    if webhooks(old) != webhooks(new) {
+        problems.push(
+            "a source's `webhooks` changed: that needs a restart (the webhooks received are \
+             read at the start)"
+                .to_owned(),
+        );
+    }
     problems
 }
 
@@ -221,5 +236,32 @@ impl Gateway {
     /// The compiled policy (what a reload hands the resources served).
     pub(crate) fn policy(&self) -> &Policy {
         &self.policy
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_of_the_webhooks_received_needs_a_restart() {
+        let config = |keep: usize| {
+            Config::parse(&format!(
+                "[policy]\ndefault = \"allow\"\n\n[[sources]]\nname = \"shop\"\nopenapi = \
+                 \"shop.json\"\nbase_url = \"http://127.0.0.1:9\"\nwebhooks = {{ secret_env = \
+                 \"SECRET\", keep = {keep} }}\n"
+            ))
+        };
+        let (Ok(before), Ok(same), Ok(after)) = (config(10), config(10), config(20)) else {
+            unreachable!("the configurations parse")
+        };
+        assert!(restarts(&before, &same).is_empty());
+        let problems = restarts(&before, &after);
+        assert!(
+            problems
+                .iter()
+                .any(|problem| problem.contains("`webhooks` changed")),
+            "{problems:?}"
+        );
     }
 }
