@@ -759,6 +759,11 @@ const SHOP: &str = r##"{
     "summary": "An order was placed.",
     "requestBody": { "content": { "application/json": { "schema": {
       "$ref": "#/components/schemas/Order" } } } },
+    "responses": { "200": { "description": "taken" } } } },
+    "orderRefunded": { "post": {
+    "summary": "An order was refunded.",
+    "requestBody": { "content": { "application/json": { "schema": {
+      "$ref": "#/components/schemas/Order" } } } },
     "responses": { "200": { "description": "taken" } } } } },
   "components": { "schemas": { "Order": { "type": "object",
     "properties": { "id": { "type": "string" }, "total": { "type": "number" } },
@@ -818,7 +823,7 @@ async fn the_gateway_receives_signed_webhooks_and_serves_them_as_events() {
         dir.join("toolkit.toml"),
         format!(
             "[serve]\ntransport = \"http\"\naddress = \"127.0.0.1:{port}\"\n\n[catalog]\n\
-             refresh_seconds = 0\n\n[policy]\ndefault = \"allow\"\n\n[[sources]]\nname = \"shop\"\nopenapi = \"shop.json\"\n\
+             refresh_seconds = 0\n\n[policy]\ndefault = \"allow\"\nrules = [{{ source = \"shop\", tool = \"orderRefunded\", decision = \"block\" }}]\n\n[[sources]]\nname = \"shop\"\nopenapi = \"shop.json\"\n\
              base_url = \"http://127.0.0.1:9\"\nwebhooks = {{ secret_env = \"SHOP_SECRET\", keep = 3 }}\n"
         ),
     )
@@ -837,7 +842,30 @@ async fn the_gateway_receives_signed_webhooks_and_serves_them_as_events() {
     while client.has_events().await.is_err() && std::time::Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
+    // A webhook the policy blocks is neither listed nor polled.
+    let listed: Vec<String> = client
+        .list_events()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|event| event.name)
+        .collect();
+    assert_eq!(listed, ["shop__orderPlaced"]);
     let order = event_type(&client, "shop__orderPlaced").await;
+    let blocked = EventType {
+        name: "shop__orderRefunded".into(),
+        ..order.clone()
+    };
+    let refused = client
+        .poll_events(&blocked, JsonObject::new(), None)
+        .await
+        .unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("No event type \"shop__orderRefunded\" is served"),
+        "{refused:?}"
+    );
     assert_eq!(order.payload_schema["$ref"], "#/$defs/Order");
     let start = client
         .poll_events(&order, JsonObject::new(), None)
@@ -878,6 +906,12 @@ async fn the_gateway_receives_signed_webhooks_and_serves_them_as_events() {
         deliver(&http, port, ("msg_4", now), r#"{"total":"lots"}"#, true).await,
         400,
         "no id, and a total that is no number"
+    );
+    // A body over 1 MiB, signed: refused before it is read.
+    let big = format!(r#"{{"id":"{}"}}"#, "x".repeat(1024 * 1024));
+    assert_eq!(
+        deliver(&http, port, ("msg_big", now), &big, true).await,
+        413
     );
     // Signed by another secret: the body changed after signing.
     let tampered = http

@@ -16,7 +16,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use toolkit_runtime::mcp::{Delivery, EventOptions, EventStream, EventType};
 use toolkit_runtime::serve::{EventFeed, Refusal};
-use toolkit_runtime::{CallContext, JsonObject, Reason};
+use toolkit_runtime::{CallContext, Decision, JsonObject, Reason};
 
 use super::{Upstream, Upstreams, cut, refusal};
 use crate::served_names::{served_prompt, upstream_prompt};
@@ -57,7 +57,16 @@ impl Upstreams {
     /// Every source's event types the asker may see, named as served (a source that fails to
     /// list is left out, and logged).
     pub(super) async fn served_events(&self) -> Vec<Value> {
-        let mut served = self.inbox.event_types();
+        let mut served: Vec<Value> = self
+            .inbox
+            .event_types()
+            .into_iter()
+            .filter(|event| {
+                event["name"]
+                    .as_str()
+                    .is_some_and(|name| self.may_receive(name))
+            })
+            .collect();
         for upstream in self.upstreams().iter() {
             if !Self::has(upstream).events {
                 continue;
@@ -117,7 +126,15 @@ impl Upstreams {
     /// The name of the webhook `params` name, when the gateway receives it itself.
     fn received(&self, params: &JsonObject) -> Option<String> {
         let name = params.get("name")?.as_str()?;
-        self.inbox.serves(name).then(|| name.to_owned())
+        (self.inbox.serves(name) && self.may_receive(name)).then(|| name.to_owned())
+    }
+
+    /// Whether the policy shows the asker the received webhook served as `served`
+    /// (`SOURCE__NAME`), as it would a source's event type of that name.
+    fn may_receive(&self, served: &str) -> bool {
+        served.split_once("__").is_some_and(|(source, name)| {
+            self.policy().decide_name(&self.view, source, name) != Decision::Block
+        })
     }
 
     /// The source's type, the arguments, the cursor there and the options `params` (an
