@@ -362,26 +362,19 @@ impl ServerHandler for Handler {
         request: CustomRequest,
         context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, ErrorData> {
-        let asker = asked_by(CallContext::new(), &context.extensions);
-        if request.method == "events/stream" {
-            return resources::stream_events(
-                &self.resources_to(&context),
-                request.params.clone(),
-                &asker,
-                &context,
-            )
-            .await
-            .map(CustomResult::new);
-        }
-        if let Some(answered) = resources::events(
-            &self.resources_to(&context),
-            &request.method,
-            request.params.clone(),
-            &asker,
-        )
-        .await
-        {
-            return answered.map(CustomResult::new);
+        if request.method.starts_with("events/") {
+            let asker = asked_by(CallContext::new(), &context.extensions);
+            let hosted = self.resources_to(&context);
+            if request.method == "events/stream" {
+                return resources::stream_events(&hosted, request.params, &asker, &context)
+                    .await
+                    .map(CustomResult::new);
+            }
+            if let Some(answered) =
+                resources::events(&hosted, &request.method, request.params.clone(), &asker).await
+            {
+                return answered.map(CustomResult::new);
+            }
         }
         match super::tasks::answer(
             self,

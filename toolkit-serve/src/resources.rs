@@ -333,6 +333,17 @@ pub(crate) async fn list_resources(hosted: &Hosted) -> Result<ListResourcesResul
     )))
 }
 
+/// A custom request's params as an object, `_meta` left out (none: an empty object).
+pub(crate) fn params_object(params: Option<Value>) -> Result<JsonObject, ErrorData> {
+    let mut params = match params {
+        Some(Value::Object(params)) => params,
+        None | Some(Value::Null) => JsonObject::new(),
+        Some(_) => return Err(ErrorData::invalid_params("params must be an object", None)),
+    };
+    params.remove("_meta");
+    Ok(params)
+}
+
 /// What a push subscription sends its client: each notification's method and params.
 pub type EventFeed = tokio::sync::mpsc::Receiver<(String, JsonObject)>;
 
@@ -349,11 +360,7 @@ pub(crate) async fn stream_events(
     context: &rmcp::service::RequestContext<rmcp::RoleServer>,
 ) -> Result<Value, ErrorData> {
     let resources = offering(hosted, |offer| offer.events, "events/stream")?;
-    let mut params = match params {
-        Some(Value::Object(params)) => params,
-        _ => return Err(ErrorData::invalid_params("params must be an object", None)),
-    };
-    params.remove("_meta");
+    let params = params_object(params)?;
     let mut feed = resources
         .stream_events(params, asker)
         .await
@@ -400,17 +407,10 @@ pub(crate) async fn events(
         Ok(resources) => resources,
         Err(error) => return Some(Err(error)),
     };
-    let mut params = match params {
-        Some(Value::Object(params)) => params,
-        None | Some(Value::Null) => JsonObject::new(),
-        Some(_) => {
-            return Some(Err(ErrorData::invalid_params(
-                "params must be an object",
-                None,
-            )));
-        }
+    let params = match params_object(params) {
+        Ok(params) => params,
+        Err(error) => return Some(Err(error)),
     };
-    params.remove("_meta");
     Some(if method == "events/list" {
         resources
             .list_events()

@@ -155,6 +155,34 @@ struct State {
 }
 
 impl Shared {
+    /// A subscription's state from `cursor`, its connection attempts counted from `attempt`,
+    /// bounded by `max_buffered` deliveries and `max_buffered_bytes`.
+    fn new(
+        cursor: Option<String>,
+        attempt: u64,
+        max_buffered: usize,
+        max_buffered_bytes: usize,
+    ) -> Self {
+        Self {
+            state: Mutex::new(State {
+                items: VecDeque::new(),
+                bytes: 0,
+                dropped: 0,
+                cursor,
+                attempt,
+                active: false,
+                heard_at: Instant::now(),
+                terminated: None,
+                ended: false,
+                end: None,
+            }),
+            wake: Notify::new(),
+            stop: Notify::new(),
+            max_buffered,
+            max_buffered_bytes,
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -302,24 +330,12 @@ impl Mcp {
                 "an event stream needs a Tokio runtime to run in",
             ))
         })?;
-        let shared = Arc::new(Shared {
-            state: Mutex::new(State {
-                items: VecDeque::new(),
-                bytes: 0,
-                dropped: 0,
-                cursor,
-                attempt: 0,
-                active: false,
-                heard_at: Instant::now(),
-                terminated: None,
-                ended: false,
-                end: None,
-            }),
-            wake: Notify::new(),
-            stop: Notify::new(),
-            max_buffered: options.max_buffered.max(1),
-            max_buffered_bytes: options.max_buffered_bytes,
-        });
+        let shared = Arc::new(Shared::new(
+            cursor,
+            0,
+            options.max_buffered.max(1),
+            options.max_buffered_bytes,
+        ));
         let subscription = Subscription {
             mcp: self.clone(),
             shared: shared.clone(),
@@ -452,24 +468,7 @@ mod tests {
     use super::*;
 
     fn shared(max_buffered: usize, max_buffered_bytes: usize) -> Shared {
-        Shared {
-            state: Mutex::new(State {
-                items: VecDeque::new(),
-                bytes: 0,
-                dropped: 0,
-                cursor: None,
-                attempt: 1,
-                active: false,
-                heard_at: Instant::now(),
-                terminated: None,
-                ended: false,
-                end: None,
-            }),
-            wake: Notify::new(),
-            stop: Notify::new(),
-            max_buffered,
-            max_buffered_bytes,
-        }
+        Shared::new(None, 1, max_buffered, max_buffered_bytes)
     }
 
     fn tick() -> Checked {
