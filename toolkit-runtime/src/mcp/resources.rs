@@ -82,7 +82,7 @@ impl Mcp {
 }
 
 /// The params `{uri}`.
-fn with_uri(uri: &str) -> JsonObject {
+pub(super) fn with_uri(uri: &str) -> JsonObject {
     let mut params = Map::new();
     params.insert("uri".into(), json!(uri));
     params

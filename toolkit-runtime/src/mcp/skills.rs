@@ -12,9 +12,10 @@
 
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 use sha2::{Digest as _, Sha256};
 
+use super::resources::with_uri;
 use super::source::Mcp;
 use toolkit_core::{JsonObject, Reason, ToolSourceError};
 
@@ -296,13 +297,6 @@ fn frontmatter(text: &str) -> Result<JsonObject, String> {
     }
 }
 
-/// The params `{uri}`.
-fn with_uri(uri: &str) -> JsonObject {
-    let mut params = Map::new();
-    params.insert("uri".into(), json!(uri));
-    params
-}
-
 impl Mcp {
     /// Whether the server declared the skills extension (in its `initialize` answer's
     /// `capabilities.extensions`).
@@ -507,6 +501,8 @@ impl Mcp {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
     use super::*;
 
     fn entry(files: Vec<SkillFile>) -> Skill {
