@@ -60,6 +60,8 @@ pub(crate) struct Parts {
     pub(crate) card: ServerCard,
     /// The webhooks the gateway receives itself (`webhook_inbox.rs`).
     pub(crate) inbox: Arc<crate::webhook_inbox::Inbox>,
+    /// The webhook subscriptions it holds at its MCP sources (`event_webhooks.rs`).
+    pub(crate) event_webhooks: Arc<crate::event_webhooks::EventWebhooks>,
 }
 
 /// The probes, answered whatever the `Host` (see the module's documentation).
@@ -245,6 +247,36 @@ pub(crate) async fn serve(
             )),
         );
     }
+    // A source's deliveries to a webhook subscription, known by the subscription's token and
+    // their signature.
+    let event_webhooks = Arc::clone(&parts.event_webhooks);
+    app = app.route(
+        &format!("{}{{token}}", crate::event_webhooks::PATH),
+        axum::routing::post(
+            move |axum::extract::Path(token): axum::extract::Path<String>,
+                  headers: axum::http::HeaderMap,
+                  body: axum::body::Bytes| {
+                let (status, body) = event_webhooks.receive(&token, &headers, &body);
+                async move {
+                    let status = axum::http::StatusCode::from_u16(status)
+                        .unwrap_or(axum::http::StatusCode::INTERNAL_SERVER_ERROR);
+                    if body.is_empty() {
+                        status.into_response()
+                    } else {
+                        (
+                            status,
+                            [(axum::http::header::CONTENT_TYPE, "application/json")],
+                            body,
+                        )
+                            .into_response()
+                    }
+                }
+            },
+        )
+        .layer(axum::extract::DefaultBodyLimit::max(
+            crate::event_webhooks::MAX_BODY_BYTES + 1,
+        )),
+    );
     if let Some(connects) = &parts.connects {
         let (page, back) = (Arc::clone(connects), Arc::clone(connects));
         app = app

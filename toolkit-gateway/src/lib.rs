@@ -7,6 +7,8 @@ pub mod auth;
 pub mod catalog;
 pub mod changed_sources;
 pub mod config;
+mod event_log;
+mod event_webhooks;
 mod grant_store;
 mod http;
 pub mod lifetimes;
@@ -29,6 +31,7 @@ pub mod served_names;
 mod served_tasks;
 mod server_card;
 mod sources;
+mod standard_webhooks;
 mod task_statuses;
 mod tasks;
 mod token_store;
@@ -80,6 +83,8 @@ pub struct Gateway {
     own_skills: Option<Arc<toolkit_runtime::serve::SkillFolder>>,
     /// The webhooks it receives itself (`[sources.webhooks]`), read at the start.
     inbox: Arc<webhook_inbox::Inbox>,
+    /// The webhook subscriptions it holds at its MCP sources.
+    event_webhooks: Arc<event_webhooks::EventWebhooks>,
     /// The model searches rank by meaning with (`serve.search_model`), loaded once.
     #[cfg(feature = "search-embeddings")]
     meaning: Option<toolkit_runtime::search::MeaningModel>,
@@ -257,6 +262,12 @@ impl Gateway {
                 webhook_inbox::Inbox::default()
             }),
         );
+        // Deliveries of webhook-only event types come to the public origin, over HTTP only.
+        let origin = match config.serve.transport {
+            config::Transport::Http => config.serve.public_origin().ok(),
+            config::Transport::Stdio => None,
+        };
+        let event_webhooks = Arc::new(event_webhooks::EventWebhooks::new(origin.as_ref()));
         let own_skills = config.serve.skills.as_ref().and_then(|folder| {
             toolkit_runtime::serve::SkillFolder::open(folder)
                 .map(Arc::new)
@@ -302,6 +313,7 @@ impl Gateway {
                 connects,
                 own_skills,
                 inbox,
+                event_webhooks,
                 #[cfg(feature = "search-embeddings")]
                 meaning,
             }),
@@ -349,8 +361,11 @@ impl Gateway {
     }
 
     /// The policy rules that match no tool of the catalog, as written.
-    pub fn dead_rules(&self) -> Vec<String> {
-        self.policy.dead_rules(&self.catalog)
+    ///
+    /// `named` are the `(source, name)` of what else a rule decides: the sources' prompts and
+    /// event types, as the [`Gateway::resources`]' `named` lists them.
+    pub fn dead_rules(&self, named: &[(String, String)]) -> Vec<String> {
+        self.policy.dead_rules(&self.catalog, named)
     }
 
     /// The policy rules that name people no request can come from (a token name the
@@ -422,6 +437,12 @@ impl Gateway {
             .audited(self.audit.clone())
             .with_own_skills(self.own_skills.clone())
             .with_inbox(Arc::clone(&self.inbox))
+            .with_event_webhooks(Arc::clone(&self.event_webhooks))
+    }
+
+    /// The webhook subscriptions it holds at its MCP sources (`event_webhooks.rs`).
+    pub(crate) fn event_webhooks(&self) -> &Arc<event_webhooks::EventWebhooks> {
+        &self.event_webhooks
     }
 
     /// The webhooks it receives itself (`webhook_inbox.rs`).

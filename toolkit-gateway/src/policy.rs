@@ -327,8 +327,10 @@ impl Policy {
             .unwrap_or(self.default)
     }
 
-    /// The rules that match no tool of `catalog`, described as written (for the start report).
-    pub fn dead_rules(&self, catalog: &Catalog) -> Vec<String> {
+    /// The rules that match no tool of `catalog` and none of `named` (the `(source, name)` of the
+    /// sources' prompts and event types, which a rule without annotations decides too), described
+    /// as written (for the start report).
+    pub fn dead_rules(&self, catalog: &Catalog, named: &[(String, String)]) -> Vec<String> {
         self.rules
             .iter()
             .filter(|rule| {
@@ -336,7 +338,10 @@ impl Policy {
                     definitions
                         .iter()
                         .any(|definition| rule.matches(source, definition))
-                })
+                }) && (rule.annotations.any()
+                    || !named
+                        .iter()
+                        .any(|(source, name)| rule.matches_name(source, name)))
             })
             .map(Rule::describe)
             .collect()
@@ -656,9 +661,17 @@ mod tests {
         let mut catalog = Catalog::default();
         catalog.set("github", vec![tool("delete_repo")]);
         assert_eq!(
-            policy.dead_rules(&catalog),
+            policy.dead_rules(&catalog, &[]),
             ["{ source = \"githbu\", tool = \"*\", decision = \"block\" }"]
         );
+        // A rule naming a source's prompt or event type, not a tool, is not dead.
+        let policy = self::policy(
+            Decision::Allow,
+            vec![rule("other", "bad-event", Decision::Block)],
+        );
+        assert_eq!(policy.dead_rules(&catalog, &[]).len(), 1);
+        let named = [("other".to_owned(), "bad-event".to_owned())];
+        assert!(policy.dead_rules(&catalog, &named).is_empty());
     }
 
     #[test]

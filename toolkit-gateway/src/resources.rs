@@ -72,6 +72,9 @@ pub struct Upstreams {
     streams: events::Streams,
     /// The webhooks the gateway receives itself, served as events beside the sources'.
     inbox: Arc<crate::webhook_inbox::Inbox>,
+    /// The webhook subscriptions it holds at its sources, for the event types they deliver
+    /// only by webhook.
+    event_webhooks: Arc<crate::event_webhooks::EventWebhooks>,
 }
 
 /// One MCP source, with what it was found to have.
@@ -142,7 +145,8 @@ impl Has {
             prompts: declares("prompts"),
             completions: declares("completions"),
             skills: declares("resources") && extends(SKILLS_EXTENSION),
-            events: extends(EVENTS_EXTENSION),
+            // The design sketch's servers (ChatGPT's) declare a top-level `events`.
+            events: extends(EVENTS_EXTENSION) || declares("events"),
         }
     }
 }
@@ -168,7 +172,18 @@ impl Upstreams {
             own_skills: None,
             streams: events::Streams::default(),
             inbox: Arc::default(),
+            event_webhooks: Arc::new(crate::event_webhooks::EventWebhooks::new(None)),
         }
+    }
+
+    /// Receives the webhooks of the sources' event types with `event_webhooks`.
+    #[must_use]
+    pub(crate) fn with_event_webhooks(
+        mut self,
+        event_webhooks: Arc<crate::event_webhooks::EventWebhooks>,
+    ) -> Self {
+        self.event_webhooks = event_webhooks;
+        self
     }
 
     /// Serves the webhooks of `inbox` as events too.
@@ -434,6 +449,41 @@ impl Upstreams {
         .await;
     }
 
+    /// The `(source, name)` of every prompt and event type the sources have and of every webhook
+    /// the gateway receives: what a policy rule decides beside tools (a rule naming one of them
+    /// is not dead). A source that does not answer in time counts as having none.
+    pub async fn named(&self) -> Vec<(String, String)> {
+        let mut named: Vec<(String, String)> = self
+            .inbox
+            .event_types()
+            .iter()
+            .filter_map(|event| event["name"].as_str()?.split_once("__"))
+            .map(|(source, name)| (source.to_owned(), name.to_owned()))
+            .collect();
+        let upstreams = self.upstreams();
+        let listed = join_all(upstreams.iter().map(|upstream| async move {
+            let has = Self::has(upstream);
+            let (prompts, events) = futures_util::join!(
+                asked_if(has.prompts, upstream.mcp.list_prompts()),
+                asked_if(has.events, Self::event_types(upstream)),
+            );
+            let prompts = prompts.and_then(Result::ok).unwrap_or_default();
+            let prompts = prompts
+                .iter()
+                .filter_map(|prompt| prompt["name"].as_str().map(str::to_owned));
+            let events = events.and_then(Result::ok).unwrap_or_default();
+            let events = events.iter().map(|event| event.name.clone());
+            prompts
+                .chain(events)
+                .map(|name| (upstream.name.clone(), name))
+                .collect::<Vec<_>>()
+        }));
+        if let Ok(listed) = tokio::time::timeout(NAMED_WAIT, listed).await {
+            named.extend(listed.into_iter().flatten());
+        }
+        named
+    }
+
     /// Reads what `upstream` declared, or asks it ([`Upstreams::probe`]).
     async fn probe_one(upstream: &Upstream) {
         {
@@ -659,6 +709,9 @@ impl Upstreams {
 }
 
 /// What `list` answers, if it is asked (`has`).
+/// How long [`Upstreams::named`] waits for the sources' lists.
+const NAMED_WAIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 async fn asked_if<T>(has: bool, list: impl std::future::Future<Output = T>) -> Option<T> {
     if has { Some(list.await) } else { None }
 }

@@ -67,9 +67,6 @@ async fn serve_reloading(config: Config, reloads: Option<Reloads>) -> Result<(),
     for failure in &start.failures {
         tracing::warn!(source = %failure.source, "tools not listed at start, serving the last known ones: {}", failure.problem);
     }
-    for rule in gateway.dead_rules() {
-        tracing::warn!("policy rule {rule} matches no tool of the catalog");
-    }
     for rule in gateway.unknowable_rules() {
         tracing::warn!("policy rule {rule}");
     }
@@ -102,6 +99,15 @@ async fn serve_reloading(config: Config, reloads: Option<Reloads>) -> Result<(),
     let probing = resources.clone();
     let probe = tokio::spawn(async move { probing.probe().await });
     let _ = tokio::time::timeout(PROBE_WAIT, probe).await;
+    // A rule may name a prompt or an event type rather than a tool: it is dead when it names
+    // none of them either, which the sources' lists say (waited for a little, as the probe is).
+    if !gateway.dead_rules(&[]).is_empty() {
+        for rule in gateway.dead_rules(&resources.named().await) {
+            tracing::warn!(
+                "policy rule {rule} matches no tool, prompt or event type of the sources"
+            );
+        }
+    }
     let tasks = std::sync::Arc::new(gateway.tasks());
     let server = McpServer::new(toolkit)
         .name(serve.name.clone())
@@ -188,6 +194,7 @@ async fn serve_reloading(config: Config, reloads: Option<Reloads>) -> Result<(),
         },
         card: super::server_card::ServerCard::new(&serve, std::sync::Arc::new(resources.clone())),
         inbox: std::sync::Arc::clone(gateway.inbox()),
+        event_webhooks: std::sync::Arc::clone(gateway.event_webhooks()),
     };
     if lists_watched(interval, &changes) || reloads.is_some() {
         tokio::spawn(keep_refreshed(

@@ -547,6 +547,43 @@ fn gateway(dir: &std::path::Path, ticks_ago: u64) -> Mcp {
     )
 }
 
+/// A policy rule naming a source's event type (not a tool) is not reported as matching nothing
+/// at the start; one naming nothing at all is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rule_naming_an_event_type_is_not_reported_dead() {
+    let dir = std::env::temp_dir().join(format!("toolkit-events-rules-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    drop(gateway(&dir, 0));
+    let config = dir.join("toolkit.toml");
+    let written = std::fs::read_to_string(&config).unwrap().replace(
+        "rules = [",
+        "rules = [{ source = \"clock\", tool = \"no-such-thing\", decision = \"block\" }, ",
+    );
+    std::fs::write(&config, written).unwrap();
+    let script = crate::support::root().join("toolkit-cli/tests/cli/events_server.py");
+    assert!(script.exists());
+    let output = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
+            .args(["serve", "--config"])
+            .arg(&config)
+            .env("EVENTS_TICK_MS", TICK_MS.to_string())
+            .env("EVENTS_RETAIN", "10")
+            .env("EVENTS_EPOCH_MS", now_ms().to_string())
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(r#"policy rule { source = "clock", tool = "no-such-thing", decision = "block" } matches no tool, prompt or event type"#),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("bad-event"), "{stderr}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Through the gateway: every source's event types under its name (the policy's block applied),
 /// a poll resuming from the cursor the gateway handed out, `truncated` for an old one, a cursor
 /// of another source refused, and an event breaking its schema reaching no client.

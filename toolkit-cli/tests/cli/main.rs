@@ -5,6 +5,7 @@ mod audit;
 mod check_catalog;
 mod credentials;
 mod events;
+mod events_webhooks;
 mod execute;
 mod gateway;
 mod gateway_approval;

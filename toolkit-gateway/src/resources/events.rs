@@ -8,13 +8,16 @@
 //! `events/stream` opens the source's push subscription for as long as the client holds the
 //! request, its notifications passed on as they come (the names and cursors served, a heartbeat
 //! of the gateway's own every 15 s), at most [`MAX_STREAMS_PER_PERSON`] at once per person.
-//! Webhooks are not served through the gateway yet.
+//! An event type a source delivers only by webhook is served by poll and push too: the gateway
+//! holds a webhook subscription at the source per person and arguments (`event_webhooks.rs`).
+//! The gateway does not serve `events/subscribe` itself: every type it lists is delivered by
+//! poll and push.
 
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolkit_runtime::mcp::{Delivery, EventOptions, EventStream, EventType};
+use toolkit_runtime::mcp::{Delivery, DeliveryMode, EventOptions, EventStream, EventType};
 use toolkit_runtime::serve::{EventFeed, Refusal};
 use toolkit_runtime::{CallContext, Decision, JsonObject, Reason};
 
@@ -23,7 +26,7 @@ use crate::served_names::{served_prompt, upstream_prompt};
 
 impl Upstreams {
     /// `upstream`'s event types, as last listed (listed now when never yet).
-    async fn event_types(upstream: &Upstream) -> Result<Arc<Vec<EventType>>, Refusal> {
+    pub(super) async fn event_types(upstream: &Upstream) -> Result<Arc<Vec<EventType>>, Refusal> {
         let kept = upstream
             .event_types
             .lock()
@@ -82,14 +85,61 @@ impl Upstreams {
                 if !self.allowed(upstream, &event.name) {
                     continue;
                 }
+                let Some(delivery) = self.served_delivery(event) else {
+                    continue;
+                };
                 let Ok(mut entry) = serde_json::to_value(event) else {
                     continue;
                 };
                 entry["name"] = Value::String(Self::served_event(upstream, &event.name));
+                entry["delivery"] = json!(delivery);
                 served.push(entry);
             }
         }
         served
+    }
+
+    /// How the gateway delivers `event`'s events: those of poll and push its source offers, or
+    /// both when the source delivers it only by webhook and the gateway receives webhooks
+    /// (`None`: not at all).
+    fn served_delivery(&self, event: &EventType) -> Option<Vec<&'static str>> {
+        let offered: Vec<&'static str> = [DeliveryMode::Poll, DeliveryMode::Push]
+            .into_iter()
+            .filter(|mode| event.offers(*mode))
+            .map(DeliveryMode::as_str)
+            .collect();
+        if !offered.is_empty() {
+            Some(offered)
+        } else if event.offers(DeliveryMode::Webhook) && self.event_webhooks.receives() {
+            Some(vec!["poll", "push"])
+        } else {
+            None
+        }
+    }
+
+    /// Whether the gateway receives `event`'s events by a webhook subscription of its own.
+    fn by_webhook(event: &EventType) -> bool {
+        !event.offers(DeliveryMode::Poll)
+            && !event.offers(DeliveryMode::Push)
+            && event.offers(DeliveryMode::Webhook)
+    }
+
+    /// The asker's webhook subscription at `upstream` to `event` with `arguments`.
+    async fn webhook_subscription(
+        &self,
+        asker: &CallContext,
+        upstream: &Arc<Upstream>,
+        event: &EventType,
+        arguments: JsonObject,
+    ) -> Result<Arc<crate::event_webhooks::Subscription>, Refusal> {
+        self.event_webhooks
+            .subscription(
+                &person(asker),
+                (&upstream.name, &upstream.mcp),
+                (event, Self::served_event(upstream, &event.name)),
+                arguments,
+            )
+            .await
     }
 
     /// The source an event type served as `served` is of, and its type there.
@@ -198,12 +248,25 @@ impl Upstreams {
         if let Some(name) = self.received(&params) {
             return self.inbox.stream(&name, cursor_param(&params)?);
         }
-        let person = asker.principal().map_or_else(
-            || "loopback".to_owned(),
-            |principal| principal.id().to_owned(),
-        );
-        let held = self.streams.hold(&person)?;
+        let session = asker.session().map(toolkit_runtime::context::Session::id);
+        let held = self.streams.hold(&person(asker), session)?;
         let (upstream, event, arguments, cursor, options) = self.subscription(&params).await?;
+        if Self::by_webhook(&event) {
+            let subscription = self
+                .webhook_subscription(asker, &upstream, &event, arguments)
+                .await?;
+            let mut feed = subscription.stream(cursor.as_deref())?;
+            let (sender, served) = tokio::sync::mpsc::channel(1);
+            tokio::spawn(async move {
+                let _held = held;
+                while let Some(message) = feed.recv().await {
+                    if sender.send(message).await.is_err() {
+                        return;
+                    }
+                }
+            });
+            return Ok(served);
+        }
         let stream = upstream
             .mcp
             .stream_events(&event, arguments, cursor, options)
@@ -222,11 +285,16 @@ impl Upstreams {
         params: JsonObject,
         asker: &CallContext,
     ) -> Result<JsonObject, Refusal> {
-        let _ = asker;
         if let Some(name) = self.received(&params) {
             return self.inbox.poll(&name, cursor_param(&params)?);
         }
         let (upstream, event, arguments, cursor, options) = self.subscription(&params).await?;
+        if Self::by_webhook(&event) {
+            return self
+                .webhook_subscription(asker, &upstream, &event, arguments)
+                .await?
+                .poll(cursor.as_deref());
+        }
         let batch = self
             .metrics
             .requested(
@@ -278,17 +346,37 @@ const FEED: usize = 64;
 /// The most push subscriptions one person holds open at once.
 pub const MAX_STREAMS_PER_PERSON: usize = 32;
 
+/// The most push subscriptions one MCP session holds open at once (a client of a revision
+/// without sessions is bounded by its person's cap alone).
+pub const MAX_STREAMS_PER_SESSION: usize = 16;
+
 /// How often the gateway tells a push subscription's client it is alive.
 const HEARTBEAT: Duration = Duration::from_secs(15);
 
-/// The push subscriptions each person holds open.
+/// The push subscriptions held open, counted per person and per session.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Streams(Arc<std::sync::Mutex<std::collections::HashMap<String, usize>>>);
+pub(crate) struct Streams(Arc<std::sync::Mutex<std::collections::HashMap<Holder, usize>>>);
+
+/// Who a push subscription is counted against.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Holder {
+    Person(String),
+    Session(String),
+}
+
+impl Holder {
+    fn cap(&self) -> usize {
+        match self {
+            Self::Person(_) => MAX_STREAMS_PER_PERSON,
+            Self::Session(_) => MAX_STREAMS_PER_SESSION,
+        }
+    }
+}
 
 /// One push subscription held, given back when dropped.
 pub(crate) struct Held {
     streams: Streams,
-    person: String,
+    holders: Vec<Holder>,
 }
 
 impl Drop for Held {
@@ -298,31 +386,56 @@ impl Drop for Held {
             .0
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        if let Some(count) = held.get_mut(&self.person) {
-            *count = count.saturating_sub(1);
-            if *count == 0 {
-                held.remove(&self.person);
+        for holder in &self.holders {
+            if let Some(count) = held.get_mut(holder) {
+                *count = count.saturating_sub(1);
+                if *count == 0 {
+                    held.remove(holder);
+                }
             }
         }
     }
 }
 
 impl Streams {
-    /// One more subscription of `person`'s; refused past [`MAX_STREAMS_PER_PERSON`].
-    fn hold(&self, person: &str) -> Result<Held, Refusal> {
+    /// One more subscription of `person`'s, in `session` when it has one; refused past
+    /// [`MAX_STREAMS_PER_PERSON`] or [`MAX_STREAMS_PER_SESSION`], nothing counted then.
+    fn hold(&self, person: &str, session: Option<&str>) -> Result<Held, Refusal> {
+        let holders: Vec<Holder> = std::iter::once(Holder::Person(person.to_owned()))
+            .chain(session.map(|id| Holder::Session(id.to_owned())))
+            .collect();
         let mut held = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        let count = held.entry(person.to_owned()).or_default();
-        if *count >= MAX_STREAMS_PER_PERSON {
-            return Err(Refusal::Failed(format!(
-                "At most {MAX_STREAMS_PER_PERSON} event streams are held open at once per person; \
-                 close one first."
-            )));
+        for holder in &holders {
+            if held.get(holder).copied().unwrap_or(0) >= holder.cap() {
+                let whose = match holder {
+                    Holder::Person(_) => "per person",
+                    Holder::Session(_) => "per session",
+                };
+                return Err(Refusal::Failed(format!(
+                    "At most {} event streams are held open at once {whose}; close one first.",
+                    holder.cap()
+                )));
+            }
         }
-        *count += 1;
+        for holder in &holders {
+            *held.entry(holder.clone()).or_default() += 1;
+        }
         Ok(Held {
             streams: self.clone(),
-            person: person.to_owned(),
+            holders,
         })
+    }
+
+    /// How many subscriptions are held in all (each counted once, against its person).
+    #[cfg(test)]
+    fn held(&self) -> usize {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter(|(holder, _)| matches!(holder, Holder::Person(_)))
+            .map(|(_, count)| count)
+            .sum()
     }
 }
 
@@ -398,6 +511,14 @@ async fn forward(
     }
 }
 
+/// Who `asker` is, as the caps and subscriptions count people.
+fn person(asker: &CallContext) -> String {
+    asker.principal().map_or_else(
+        || "loopback".to_owned(),
+        |principal| principal.id().to_owned(),
+    )
+}
+
 /// The `cursor` of `params`, a string or null.
 fn cursor_param(params: &JsonObject) -> Result<Option<&str>, Refusal> {
     match params.get("cursor") {
@@ -430,6 +551,7 @@ fn upstream_cursor(source: &str, served: &str) -> Result<String, Refusal> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -443,5 +565,70 @@ mod tests {
             Err(Refusal::InvalidParams(words)) if words.contains("is not one of \"other\"'s")
         ));
         assert!(upstream_cursor("clo", &served).is_err());
+    }
+
+    #[test]
+    fn a_sessions_streams_are_capped_below_its_persons() {
+        let streams = Streams::default();
+        let mut held: Vec<Held> = (0..MAX_STREAMS_PER_SESSION)
+            .map(|_| streams.hold("alice", Some("s1")).unwrap())
+            .collect();
+        let refused = streams.hold("alice", Some("s1")).err().unwrap();
+        assert!(
+            matches!(&refused, Refusal::Failed(words) if words.contains("16 event streams are held open at once per session")),
+            "{refused:?}"
+        );
+        // Another session of hers, and another person, are not starved by it.
+        held.extend(
+            (0..MAX_STREAMS_PER_SESSION).map(|_| streams.hold("alice", Some("s2")).unwrap()),
+        );
+        let refused = streams.hold("alice", None).err().unwrap();
+        assert!(
+            matches!(&refused, Refusal::Failed(words) if words.contains("32 event streams are held open at once per person")),
+            "{refused:?}"
+        );
+        let bob = streams.hold("bob", Some("s3")).unwrap();
+        assert_eq!(streams.held(), 33);
+        drop(bob);
+        held.clear();
+        assert_eq!(streams.held(), 0);
+        assert!(streams.0.lock().unwrap().is_empty(), "nothing left counted");
+    }
+
+    /// Holds taken and given back from many threads at once: never more than a cap held, and
+    /// every count back at zero at the end.
+    #[test]
+    fn streams_held_and_let_go_at_once_keep_their_counts() {
+        let streams = Streams::default();
+        let most = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        std::thread::scope(|scope| {
+            for thread in 0..8 {
+                let streams = streams.clone();
+                let most = Arc::clone(&most);
+                scope.spawn(move || {
+                    let person = if thread % 2 == 0 { "alice" } else { "bob" };
+                    let mut held = Vec::new();
+                    for round in 0..2_000 {
+                        if round % 3 == 2 {
+                            held.clear();
+                        }
+                        if let Ok(one) = streams.hold(person, None) {
+                            held.push(one);
+                        }
+                        let now = streams
+                            .0
+                            .lock()
+                            .unwrap()
+                            .get(&Holder::Person(person.to_owned()))
+                            .copied()
+                            .unwrap_or(0);
+                        most.fetch_max(now, std::sync::atomic::Ordering::Relaxed);
+                    }
+                });
+            }
+        });
+        assert!(most.load(std::sync::atomic::Ordering::Relaxed) <= MAX_STREAMS_PER_PERSON);
+        assert_eq!(streams.held(), 0);
+        assert!(streams.0.lock().unwrap().is_empty());
     }
 }

@@ -18,10 +18,16 @@
 //! refused ([`RefusedEvent`]): it is never delivered, and nothing of its payload is kept.
 //! Payloads are the server's words, untrusted as a tool's results are.
 //!
-//! Webhook delivery (`events/subscribe`) is the gateway's to receive: it needs an endpoint the
-//! server can reach, which a client of its own has not.
+//! - [`Mcp::subscribe_events`] asks for webhook delivery (`events/subscribe`): the server POSTs
+//!   each event, signed, to a URL the caller receives at (`events/webhook.rs`); the caller
+//!   reads each delivery with an [`EventCheck`] and refreshes the subscription before its
+//!   [`WebhookGrant::refresh_before`].
+//!
+//! The events extension is declared under `capabilities.extensions`; a server of the design
+//! sketch ChatGPT speaks declares a top-level `events` instead, and is taken as declaring it too.
 
 mod stream;
+mod webhook;
 
 use std::time::Duration;
 
@@ -37,6 +43,7 @@ use toolkit_core::input::InputCheck;
 use toolkit_core::{JsonObject, Reason, ToolSourceError};
 
 pub use stream::{Delivery, EventStream};
+pub use webhook::WebhookGrant;
 
 /// The extension's identifier, under `capabilities.extensions`.
 pub const EVENTS_EXTENSION: &str = "io.modelcontextprotocol/events";
@@ -53,6 +60,9 @@ const FORBIDDEN: i64 = -32024;
 const RESOURCE_EXHAUSTED: i64 = -32025;
 /// `Unsupported`: a mode or option the server does not offer here.
 const UNSUPPORTED: i64 = -32026;
+/// `CallbackEndpointError`: the server could not verify or reach a webhook's URL (`-32015` in
+/// the design sketch ChatGPT's servers speak).
+const CALLBACK_ENDPOINT_ERROR: [i64; 2] = [-32027, -32015];
 
 /// How an event type's events reach a client.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -368,14 +378,23 @@ impl EventOptions {
 }
 
 /// An event type's events as they are read: the type's name and its payload schema, compiled
-/// once.
-pub(crate) struct Checked {
+/// once. What a webhook receives is read with it as a poll's events are.
+pub struct EventCheck {
     name: String,
     payload: InputCheck,
 }
 
-impl Checked {
-    pub(crate) fn of(event: &EventType) -> Self {
+impl std::fmt::Debug for EventCheck {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EventCheck")
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+impl EventCheck {
+    /// The check of `event`'s occurrences.
+    pub fn of(event: &EventType) -> Self {
         Self {
             name: event.name.clone(),
             payload: InputCheck::new(&event.payload_schema),
@@ -384,7 +403,12 @@ impl Checked {
 
     /// Reads one occurrence of the type: an [`Event`] whose `data` fits the schema, or what is
     /// wrong with it.
-    pub(crate) fn read(&self, occurrence: &Value) -> Result<Event, RefusedEvent> {
+    ///
+    /// # Errors
+    ///
+    /// [`RefusedEvent`], saying what is wrong: no `data`, a `data` outside the payload schema,
+    /// no event's shape, another type's name.
+    pub fn read(&self, occurrence: &Value) -> Result<Event, RefusedEvent> {
         let event_id = occurrence
             .get("eventId")
             .and_then(Value::as_str)
@@ -453,13 +477,26 @@ pub(crate) fn refusal(what: &str, error: &RpcError) -> Reason {
             "the server has no room for the subscription now ({what}: {words})"
         )),
         UNSUPPORTED => Reason::unsupported(format!("the server does not offer {what}: {words}")),
+        code if CALLBACK_ENDPOINT_ERROR.contains(&code) => {
+            let why = error
+                .data
+                .as_ref()
+                .and_then(|data| data.get("reason"))
+                .and_then(Value::as_str)
+                .map(|why| toolkit_core::text::cut_utf16(why, 64));
+            Reason::unavailable(format!(
+                "the server could not verify or reach the webhook's URL ({what}: {words}{})",
+                why.map(|why| format!(", {why}")).unwrap_or_default()
+            ))
+        }
         jsonrpc::UNSUPPORTED_PROTOCOL_VERSION => no_longer_spoken(),
         code => Reason::unknown(format!("the server failed {what} ({code}: {words})")),
     }
 }
 
 impl Mcp {
-    /// Whether the server declared the events extension (in `capabilities.extensions`).
+    /// Whether the server declared the events extension (in `capabilities.extensions`, or as
+    /// the design sketch's top-level `events`).
     ///
     /// # Errors
     ///
@@ -471,6 +508,7 @@ impl Mcp {
                     "/extensions/{}",
                     EVENTS_EXTENSION.replace('/', "~1")
                 ))
+                .or_else(|| capabilities.get("events"))
                 .is_some_and(Value::is_object)
         }))
     }
@@ -556,12 +594,12 @@ impl Mcp {
             params.insert("maxEvents".into(), json!(max_events));
         }
         let result = self.ask_events("events/poll", params).await?;
-        self.batch(&Checked::of(event), &result)
+        self.batch(&EventCheck::of(event), &result)
             .map_err(|reason| self.error(reason))
     }
 
     /// Reads a poll result, each event checked by `checked`.
-    fn batch(&self, checked: &Checked, result: &JsonObject) -> Result<EventBatch, Reason> {
+    fn batch(&self, checked: &EventCheck, result: &JsonObject) -> Result<EventBatch, Reason> {
         let Some(Value::Array(events)) = result.get("events") else {
             return Err(Reason::invalid_response(
                 "an events/poll result without an `events` array",
@@ -601,7 +639,7 @@ impl Mcp {
 
     /// Sends `method` with `params` within the timeout, and gives its result: a JSON-RPC error
     /// is the reason [`refusal`] says.
-    async fn ask_events(
+    pub(crate) async fn ask_events(
         &self,
         method: &'static str,
         params: JsonObject,
@@ -634,7 +672,7 @@ impl Mcp {
     }
 
     /// Refuses when the server did not declare the extension.
-    async fn events_declared(&self) -> Result<(), ToolSourceError> {
+    pub(crate) async fn events_declared(&self) -> Result<(), ToolSourceError> {
         if self.has_events().await? {
             Ok(())
         } else {
@@ -718,7 +756,7 @@ mod tests {
 
     #[test]
     fn an_occurrence_is_delivered_only_when_its_payload_fits() {
-        let checked = Checked::of(&alert());
+        let checked = EventCheck::of(&alert());
         let good = json!({
             "eventId": "e1", "name": "alert", "timestamp": "2026-12-01T00:00:00Z",
             "data": {"level": 2}, "cursor": "7",

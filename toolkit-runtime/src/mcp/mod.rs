@@ -113,8 +113,8 @@ pub use command::StdioCommand;
 pub use elicitation::{Elicitation, ElicitationAnswer, ElicitationRequest};
 #[cfg(feature = "mcp")]
 pub use events::{
-    Delivery, DeliveryMode, EVENTS_EXTENSION, Event, EventBatch, EventOptions, EventStream,
-    EventType, MIN_POLL_WAIT, RefusedEvent,
+    Delivery, DeliveryMode, EVENTS_EXTENSION, Event, EventBatch, EventCheck, EventOptions,
+    EventStream, EventType, MIN_POLL_WAIT, RefusedEvent, WebhookGrant,
 };
 pub use headers::{MarkProblem, mark_problems};
 #[cfg(feature = "mcp")]

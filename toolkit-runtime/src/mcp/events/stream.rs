@@ -25,7 +25,7 @@ use serde_json::Value;
 use tokio::sync::Notify;
 use tokio::time::Instant;
 
-use super::{Checked, Event, EventOptions, EventType, RefusedEvent, cursor_of, refusal};
+use super::{Event, EventCheck, EventOptions, EventType, RefusedEvent, cursor_of, refusal};
 use crate::mcp::jsonrpc::RpcError;
 use crate::mcp::results::MAX_SERVER_WORDS;
 use crate::mcp::source::{Mcp, json_length};
@@ -211,7 +211,7 @@ impl Shared {
     }
 
     /// What the connection `attempt` heard: a notification of the subscription.
-    fn heard(&self, attempt: u64, checked: &Checked, method: &str, params: Option<&Value>) {
+    fn heard(&self, attempt: u64, checked: &EventCheck, method: &str, params: Option<&Value>) {
         let mut state = self.lock();
         if state.attempt != attempt || state.terminated.is_some() {
             return;
@@ -339,7 +339,7 @@ impl Mcp {
         let subscription = Subscription {
             mcp: self.clone(),
             shared: shared.clone(),
-            checked: Arc::new(Checked::of(event)),
+            checked: Arc::new(EventCheck::of(event)),
             name: event.name.clone(),
             arguments,
             options,
@@ -356,7 +356,7 @@ impl Mcp {
 struct Subscription {
     mcp: Arc<Mcp>,
     shared: Arc<Shared>,
-    checked: Arc<Checked>,
+    checked: Arc<EventCheck>,
     name: String,
     arguments: JsonObject,
     options: EventOptions,
@@ -471,8 +471,8 @@ mod tests {
         Shared::new(None, 1, max_buffered, max_buffered_bytes)
     }
 
-    fn tick() -> Checked {
-        Checked::of(
+    fn tick() -> EventCheck {
+        EventCheck::of(
             &serde_json::from_value(json!({
                 "name": "tick", "delivery": ["push"],
                 "payloadSchema": {"type": "object", "required": ["n"]}
