@@ -18,6 +18,7 @@ use crate::support::{Killed, bearer_client, free_port, peer, root};
 
 const ALICE: &str = "alice-events-token";
 const BOB: &str = "bob-events-token";
+const CAROL: &str = "carol-events-token";
 
 fn object(value: Value) -> JsonObject {
     value.as_object().cloned().unwrap()
@@ -56,9 +57,10 @@ async fn start(dir: &std::path::Path) -> (u16, Killed, Killed) {
         &config,
         format!(
             "[catalog]\nfile = \"{}\"\nrefresh_seconds = 0\n\n\
-             [policy]\ndefault = \"allow\"\n\n[serve]\ntransport = \"http\"\naddress = \"127.0.0.1:{port}\"\n\n\
+             [policy]\ndefault = \"allow\"\nrules = [{{ source = \"tickets\", tool = \"ticket.updated\", \
+             principal = \"carol\", decision = \"block\" }}]\n\n[serve]\ntransport = \"http\"\naddress = \"127.0.0.1:{port}\"\n\n\
              [serve.auth]\nmode = \"tokens\"\ntokens = [{{ name = \"alice\", env = \"ALICE_TOKEN\" }}, \
-             {{ name = \"bob\", env = \"BOB_TOKEN\" }}]\n\n\
+             {{ name = \"bob\", env = \"BOB_TOKEN\" }}, {{ name = \"carol\", env = \"CAROL_TOKEN\" }}]\n\n\
              [[sources]]\nname = \"tickets\"\nurl = \"http://127.0.0.1:{source_port}/mcp\"\n",
             dir.join("catalog.json").display()
         ),
@@ -70,6 +72,7 @@ async fn start(dir: &std::path::Path) -> (u16, Killed, Killed) {
             .arg(&config)
             .env("ALICE_TOKEN", ALICE)
             .env("BOB_TOKEN", BOB)
+            .env("CAROL_TOKEN", CAROL)
             .stdin(Stdio::null())
             .spawn()
             .unwrap(),
@@ -169,6 +172,22 @@ async fn events_a_source_delivers_only_by_webhook_are_polled_and_pushed_through_
         "served by poll and push, though the source offers webhooks only"
     );
     let support = object(json!({ "queue": "support" }));
+    // Carol's view blocks the type: she is not shown it, and her poll of it is refused before
+    // anything is subscribed for her.
+    let carol = bearer_client(port, Some(CAROL));
+    let carols: Vec<String> = carol
+        .list_events()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|event| event.name)
+        .collect();
+    assert!(carols.is_empty(), "{carols:?}");
+    let refused = carol
+        .poll_events(&tickets, support.clone(), None)
+        .await
+        .unwrap_err();
+    assert!(refused.to_string().contains("No event type"), "{refused}");
     let billing = object(json!({ "queue": "billing" }));
     // The first poll subscribes at the source (its challenge answered): from now, no events.
     let start_alice = alice
