@@ -225,6 +225,12 @@ pub struct Serve {
     /// None by default: no token asked for. Either way `/metrics` answers only an allowed `Host`.
     /// Read at the start of an HTTP gateway: unset or empty is an error naming it.
     pub metrics_token_env: Option<String>,
+    /// The hosts (`name` or `name:port`) a client's event webhook may be delivered to over plain
+    /// `http` or at a private address (an internal receiver, `127.0.0.1` in a test). None by
+    /// default: a callback is `https` and resolves to public addresses only, checked at each
+    /// delivery.
+    #[serde(default)]
+    pub event_callback_hosts: Vec<String>,
 }
 
 /// The `[serve.auth]` table: opaque tokens read from the environment, or JWT access tokens of
@@ -346,6 +352,7 @@ impl Default for Serve {
             max_sessions_per_principal: default_max_sessions_per_principal(),
             public_url: None,
             metrics_token_env: None,
+            event_callback_hosts: Vec::new(),
         }
     }
 }

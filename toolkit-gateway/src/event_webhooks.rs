@@ -423,7 +423,7 @@ fn said(words: &str) -> String {
 }
 
 /// `value` written with every object's keys sorted: equal arguments are equal text.
-fn canonical(value: &Value) -> String {
+pub(crate) fn canonical(value: &Value) -> String {
     fn sorted(value: &Value) -> Value {
         match value {
             Value::Object(object) => {

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod catalog;
 pub mod changed_sources;
 pub mod config;
+mod event_deliveries;
 mod event_log;
 mod event_webhooks;
 mod grant_store;
@@ -85,6 +86,8 @@ pub struct Gateway {
     inbox: Arc<webhook_inbox::Inbox>,
     /// The webhook subscriptions it holds at its MCP sources.
     event_webhooks: Arc<event_webhooks::EventWebhooks>,
+    /// The webhook subscriptions its own clients hold.
+    event_deliveries: Arc<event_deliveries::EventDeliveries>,
     /// The model searches rank by meaning with (`serve.search_model`), loaded once.
     #[cfg(feature = "search-embeddings")]
     meaning: Option<toolkit_runtime::search::MeaningModel>,
@@ -268,6 +271,10 @@ impl Gateway {
             config::Transport::Stdio => None,
         };
         let event_webhooks = Arc::new(event_webhooks::EventWebhooks::new(origin.as_ref()));
+        let event_deliveries = Arc::new(event_deliveries::EventDeliveries::new(
+            config.serve.transport == config::Transport::Http,
+            &config.serve.event_callback_hosts,
+        ));
         let own_skills = config.serve.skills.as_ref().and_then(|folder| {
             toolkit_runtime::serve::SkillFolder::open(folder)
                 .map(Arc::new)
@@ -314,6 +321,7 @@ impl Gateway {
                 own_skills,
                 inbox,
                 event_webhooks,
+                event_deliveries,
                 #[cfg(feature = "search-embeddings")]
                 meaning,
             }),
@@ -438,6 +446,7 @@ impl Gateway {
             .with_own_skills(self.own_skills.clone())
             .with_inbox(Arc::clone(&self.inbox))
             .with_event_webhooks(Arc::clone(&self.event_webhooks))
+            .with_event_deliveries(Arc::clone(&self.event_deliveries))
     }
 
     /// The webhook subscriptions it holds at its MCP sources (`event_webhooks.rs`).

@@ -75,6 +75,8 @@ pub struct Upstreams {
     /// The webhook subscriptions it holds at its sources, for the event types they deliver
     /// only by webhook.
     event_webhooks: Arc<crate::event_webhooks::EventWebhooks>,
+    /// The webhook subscriptions its own clients hold (`events/subscribe`).
+    event_deliveries: Arc<crate::event_deliveries::EventDeliveries>,
 }
 
 /// One MCP source, with what it was found to have.
@@ -173,7 +175,18 @@ impl Upstreams {
             streams: events::Streams::default(),
             inbox: Arc::default(),
             event_webhooks: Arc::new(crate::event_webhooks::EventWebhooks::new(None)),
+            event_deliveries: Arc::new(crate::event_deliveries::EventDeliveries::new(false, &[])),
         }
+    }
+
+    /// Delivers events by webhook to its clients with `event_deliveries`.
+    #[must_use]
+    pub(crate) fn with_event_deliveries(
+        mut self,
+        event_deliveries: Arc<crate::event_deliveries::EventDeliveries>,
+    ) -> Self {
+        self.event_deliveries = event_deliveries;
+        self
     }
 
     /// Receives the webhooks of the sources' event types with `event_webhooks`.
@@ -857,6 +870,25 @@ impl Resources for Upstreams {
         asker: &'a CallContext,
     ) -> BoxFuture<'a, Result<EventFeed, Refusal>> {
         Box::pin(self.served_stream(params, asker))
+    }
+
+    fn subscribe_events<'a>(
+        &'a self,
+        params: JsonObject,
+        asker: &'a CallContext,
+    ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
+        Box::pin(self.served_subscribe(params, asker))
+    }
+
+    fn unsubscribe_events<'a>(
+        &'a self,
+        params: JsonObject,
+        asker: &'a CallContext,
+    ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
+        Box::pin(async move {
+            self.event_deliveries
+                .unsubscribe(&params, events::authenticated(asker).as_deref())
+        })
     }
 
     fn list_resource_templates(&self) -> BoxFuture<'_, Result<Vec<Value>, Refusal>> {

@@ -353,8 +353,20 @@ impl ServerHandler for Handler {
         if let Some(kept) = super::kept::Kept::of(&context) {
             kept.session_end(self.ended.token(), Arc::clone(&self.initialized));
         }
+        self.declare_sketch_events(&context);
         context.peer.set_peer_info(request.clone());
         self.negotiate_initialize(&request)
+    }
+
+    async fn discover(
+        &self,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::DiscoverResult, ErrorData> {
+        self.declare_sketch_events(&context);
+        Ok(rmcp::model::DiscoverResult::from_server_info(
+            self.supported_protocol_versions().into_owned(),
+            self.get_info(),
+        ))
     }
 
     async fn on_custom_request(
@@ -482,6 +494,19 @@ impl Handler {
             task_owners: Arc::default(),
             ended,
             ..self.clone()
+        }
+    }
+
+    /// Over HTTP, has the answer to the request of `context` (an `initialize` or a
+    /// `server/discover`) declare events at the top level of its capabilities too, when the host
+    /// serves them (see `kept.rs`).
+    fn declare_sketch_events(&self, context: &RequestContext<RoleServer>) {
+        let serves = self
+            .resources
+            .as_ref()
+            .is_some_and(|resources| resources.offer().events);
+        if serves && let Some(kept) = super::kept::Kept::of(context) {
+            kept.held().sketch_events = true;
         }
     }
 

@@ -37,6 +37,10 @@ pub(crate) struct Held {
     pub(crate) dialect: Option<SessionDialect>,
     /// Whether a kept result was written into an answer: the call's answer was sent.
     answered: bool,
+    /// Whether the answer (an `initialize` or `server/discover` of a host serving events) gains
+    /// the events extension's capability at the top level too, as the design sketch's clients
+    /// read it (the AI SDK, ChatGPT): rmcp's capabilities have no field for it.
+    pub(crate) sketch_events: bool,
 }
 
 /// A [`Kept`] that does not keep it alive (the call's handler holds it until it has answered):
@@ -108,6 +112,7 @@ impl Kept {
     pub(crate) fn is_empty(&self) -> bool {
         let held = self.held();
         held.results.is_empty()
+            && !held.sketch_events
             && held.progress.values().all(VecDeque::is_empty)
             && held
                 .dialect
@@ -127,13 +132,33 @@ impl Kept {
                 !dialect.waits()
             }
         });
+        let declared = held.sketch_events && declare_events(&mut message);
+        if declared {
+            held.sketch_events = false;
+        }
         let written = write_in(&mut held, message.as_object_mut()?);
         drop(held);
-        if !(initialized || written) {
+        if !(initialized || written || declared) {
             return None;
         }
         serde_json::to_vec(&message).ok()
     }
+}
+
+/// Adds `events: {}` beside the events extension in the capabilities of `message`, an
+/// `initialize` or `server/discover` answer: whether it did.
+fn declare_events(message: &mut Value) -> bool {
+    let Some(Value::Object(capabilities)) = message.pointer_mut("/result/capabilities") else {
+        return false;
+    };
+    let extended = capabilities
+        .get("extensions")
+        .and_then(|extensions| extensions.get(super::resources::EVENTS_EXTENSION))
+        .is_some();
+    if extended {
+        capabilities.insert("events".into(), Value::Object(JsonObject::new()));
+    }
+    extended
 }
 
 /// Writes into `message` what `held` kept for it: whether it kept anything.
@@ -194,4 +219,29 @@ fn same_fields(written: &JsonObject, typed: &JsonObject) -> bool {
         && written
             .iter()
             .all(|(key, value)| typed.get(key).is_some_and(|other| same(value, other)))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// An `initialize` or `server/discover` answer of a host serving events gains `events: {}`
+    /// beside the extension, once; any other answer passes as it is.
+    #[test]
+    fn the_answer_that_declares_events_declares_them_at_the_top_level_too() {
+        let kept = Kept::default();
+        assert!(kept.is_empty());
+        kept.held().sketch_events = true;
+        assert!(!kept.is_empty());
+        let other = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": []}}).to_string();
+        assert_eq!(kept.rewritten(other.as_bytes()), None);
+        let discovered = json!({"jsonrpc": "2.0", "id": 2, "result": {"capabilities": {
+            "extensions": {"io.modelcontextprotocol/events": {}}, "tools": {}}}});
+        let written = kept.rewritten(discovered.to_string().as_bytes()).unwrap();
+        let written: Value = serde_json::from_slice(&written).unwrap();
+        assert_eq!(written["result"]["capabilities"]["events"], json!({}));
+        assert!(kept.is_empty(), "written once");
+    }
 }

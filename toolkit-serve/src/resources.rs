@@ -126,6 +126,16 @@ pub enum Refusal {
     Unsupported(String),
     /// Anything else, such as an upstream that did not answer (`-32603`).
     Failed(String),
+    /// An extension's own error, its code and `data` as the extension defines them (the events
+    /// extension's `-32023` to `-32027`).
+    Coded {
+        /// The JSON-RPC error code.
+        code: i32,
+        /// The message.
+        message: String,
+        /// The error's `data`.
+        data: Option<Value>,
+    },
 }
 
 /// The resources, resource templates, prompts and completion a server serves beside its tools,
@@ -234,6 +244,38 @@ pub trait Resources: std::fmt::Debug + Send + Sync + 'static {
         Box::pin(async { Err(Refusal::Unsupported("events/stream is not served".into())) })
     }
 
+    /// The result of `events/subscribe` for its params as written (`name`, `arguments`,
+    /// `delivery` with the callback's `url` and `secret`, `cursor`, `ttlMs`), asked by the caller
+    /// `asker` describes: the host delivers the events to the callback, signed. Refused by
+    /// default.
+    fn subscribe_events<'a>(
+        &'a self,
+        params: JsonObject,
+        asker: &'a CallContext,
+    ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
+        let _ = (params, asker);
+        Box::pin(async {
+            Err(Refusal::Unsupported(
+                "events/subscribe is not served".into(),
+            ))
+        })
+    }
+
+    /// The result of `events/unsubscribe` for its params as written (`name`, `arguments`,
+    /// `delivery.url`): the asker's webhook subscription ended. Refused by default.
+    fn unsubscribe_events<'a>(
+        &'a self,
+        params: JsonObject,
+        asker: &'a CallContext,
+    ) -> BoxFuture<'a, Result<JsonObject, Refusal>> {
+        let _ = (params, asker);
+        Box::pin(async {
+            Err(Refusal::Unsupported(
+                "events/unsubscribe is not served".into(),
+            ))
+        })
+    }
+
     /// The URIs (as served) the host's resources change, for the sessions subscribed to them
     /// (`notifications/resources/updated`); `None` (the default) when the host tells none.
     fn updated(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
@@ -278,6 +320,11 @@ pub(crate) fn error(refusal: Refusal, resource: bool) -> ErrorData {
             ErrorData::new(rmcp::model::ErrorCode::METHOD_NOT_FOUND, words, None)
         }
         Refusal::Failed(words) => ErrorData::internal_error(words, None),
+        Refusal::Coded {
+            code,
+            message,
+            data,
+        } => ErrorData::new(rmcp::model::ErrorCode(code), message, data),
     }
 }
 
@@ -393,14 +440,18 @@ pub(crate) async fn stream_events(
 /// The events extension's identifier (SEP-3415).
 pub const EVENTS_EXTENSION: &str = "io.modelcontextprotocol/events";
 
-/// `events/list` and `events/poll`, answered for the host's events, or `None` for another method.
+/// `events/list`, `events/poll`, `events/subscribe` and `events/unsubscribe`, answered for the
+/// host's events, or `None` for another method.
 pub(crate) async fn events(
     hosted: &Hosted,
     method: &str,
     params: Option<Value>,
     asker: &CallContext,
 ) -> Option<Result<Value, ErrorData>> {
-    if !matches!(method, "events/list" | "events/poll") {
+    if !matches!(
+        method,
+        "events/list" | "events/poll" | "events/subscribe" | "events/unsubscribe"
+    ) {
         return None;
     }
     let resources = match offering(hosted, |offer| offer.events, method) {
@@ -411,19 +462,25 @@ pub(crate) async fn events(
         Ok(params) => params,
         Err(error) => return Some(Err(error)),
     };
-    Some(if method == "events/list" {
-        resources
+    let answered = match method {
+        "events/list" => resources
             .list_events()
             .await
-            .map(|events| serde_json::json!({ "events": events }))
-            .map_err(|refusal| error(refusal, false))
-    } else {
-        resources
+            .map(|events| serde_json::json!({ "events": events, "resultType": "complete" })),
+        "events/poll" => resources
             .poll_events(params, asker)
             .await
-            .map(Value::Object)
-            .map_err(|refusal| error(refusal, false))
-    })
+            .map(Value::Object),
+        "events/subscribe" => resources
+            .subscribe_events(params, asker)
+            .await
+            .map(Value::Object),
+        _ => resources
+            .unsubscribe_events(params, asker)
+            .await
+            .map(Value::Object),
+    };
+    Some(answered.map_err(|refusal| error(refusal, false)))
 }
 
 /// `skills/list`: every skill in one page; an entry that is no loadable skill is left out (and

@@ -4,7 +4,10 @@
 //! the gateway (`toolkit-gen serve`, Streamable HTTP, two people by their tokens) subscribes at
 //! it for each person's arguments, answers its verification challenge and takes its signed
 //! deliveries. Nothing of alice's reaches bob; a forged, stale, replayed, oversized or
-//! schema-breaking delivery is refused and nothing of it is kept.
+//! schema-breaking delivery is refused and nothing of it is kept. And the gateway delivers by
+//! webhook to its own clients (`events/subscribe`): the Vercel AI SDK's client
+//! (`events_subscriber.mjs`, npm `@ai-sdk/mcp`, which verifies each delivery as ChatGPT does)
+//! subscribes, hears its event, refreshes and ends its subscription.
 #![allow(clippy::panic)]
 
 use std::process::{Command, Stdio};
@@ -58,7 +61,8 @@ async fn start(dir: &std::path::Path) -> (u16, Killed, Killed) {
         format!(
             "[catalog]\nfile = \"{}\"\nrefresh_seconds = 0\n\n\
              [policy]\ndefault = \"allow\"\nrules = [{{ source = \"tickets\", tool = \"ticket.updated\", \
-             principal = \"carol\", decision = \"block\" }}]\n\n[serve]\ntransport = \"http\"\naddress = \"127.0.0.1:{port}\"\n\n\
+             principal = \"carol\", decision = \"block\" }}]\n\n[serve]\ntransport = \"http\"\naddress = \"127.0.0.1:{port}\"\n\
+             event_callback_hosts = [\"127.0.0.1\"]\n\n\
              [serve.auth]\nmode = \"tokens\"\ntokens = [{{ name = \"alice\", env = \"ALICE_TOKEN\" }}, \
              {{ name = \"bob\", env = \"BOB_TOKEN\" }}, {{ name = \"carol\", env = \"CAROL_TOKEN\" }}]\n\n\
              [[sources]]\nname = \"tickets\"\nurl = \"http://127.0.0.1:{source_port}/mcp\"\n",
@@ -168,8 +172,9 @@ async fn events_a_source_delivers_only_by_webhook_are_polled_and_pushed_through_
             .iter()
             .map(|mode| mode.as_str())
             .collect::<Vec<_>>(),
-        ["poll", "push"],
-        "served by poll and push, though the source offers webhooks only"
+        ["poll", "push", "webhook"],
+        "served by poll and push (and webhook, as every type of an HTTP gateway), though the \
+         source offers webhooks only"
     );
     let support = object(json!({ "queue": "support" }));
     // Carol's view blocks the type: she is not shown it, and her poll of it is refused before
@@ -361,5 +366,109 @@ async fn events_a_source_delivers_only_by_webhook_are_polled_and_pushed_through_
         .await
         .unwrap();
     assert!(after.events.is_empty() && !after.truncated, "{after:?}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The AI SDK's client subscribes by webhook through the gateway (its challenge answered by its
+/// own receiver), hears the event of its queue and not bob's, refreshes and ends the
+/// subscription; bob's callbacks that would reach a private address or go over plain http are
+/// refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_ai_sdks_client_subscribes_by_webhook_through_the_gateway() {
+    use std::io::BufRead as _;
+    let dir = std::env::temp_dir().join(format!("toolkit-event-deliveries-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (port, _source, _gateway) = start(&dir).await;
+    let bob = std::sync::Arc::new(bearer_client(port, Some(BOB)));
+    let mut node = Killed(
+        Command::new("node")
+            .arg(root().join("toolkit-cli/tests/cli/events_subscriber.mjs"))
+            .arg(format!("http://127.0.0.1:{port}/mcp"))
+            .args([
+                ALICE,
+                "tickets__ticket.updated",
+                r#"{"queue":"support"}"#,
+                "1",
+            ])
+            .env(
+                "SDK_MODULES",
+                root().join("target/peers/ai-sdk-npm/node_modules"),
+            )
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap(),
+    );
+    let (lines, said) = std::sync::mpsc::channel::<Value>();
+    let stdout = node.0.stdout.take().unwrap();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stdout).lines() {
+            let Ok(line) = line else { return };
+            let _ = lines.send(serde_json::from_str(&line).unwrap_or(Value::String(line)));
+        }
+    });
+    let next = || {
+        let line = said.recv_timeout(Duration::from_secs(30)).unwrap();
+        assert!(line.get("error").is_none(), "{line}");
+        line
+    };
+    let listed = next();
+    assert_eq!(
+        listed["listed"],
+        json!(["tickets__ticket.updated"]),
+        "{listed}"
+    );
+    let subscribed = next();
+    let id = subscribed["subscribed"]["id"].as_str().unwrap().to_owned();
+    assert!(id.starts_with("sub_"), "{subscribed}");
+    assert!(
+        subscribed["subscribed"]["refreshBefore"].is_string(),
+        "{subscribed}"
+    );
+
+    // Bob's queue changes first: nothing of it reaches alice's callback; then hers does.
+    update(&bob, "billing", "T-6").await;
+    update(&bob, "support", "T-7").await;
+    let heard = next();
+    assert_eq!(heard["event"]["name"], "tickets__ticket.updated", "{heard}");
+    assert_eq!(heard["event"]["data"]["ticket"], "T-7", "{heard}");
+    let refreshed = next();
+    assert_eq!(
+        refreshed["refreshed"]["id"],
+        id.as_str(),
+        "the same subscription: {refreshed}"
+    );
+    assert_eq!(next()["unsubscribed"], true);
+
+    // Bob's callbacks that would reach a private address, or go over plain http to a host not
+    // trusted, are refused before anything is delivered.
+    let tickets = ticket_type(&bob).await;
+    let billing = object(json!({ "queue": "billing" }));
+    let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+    let private = bob
+        .subscribe_events(
+            &tickets,
+            billing.clone(),
+            ("https://10.0.0.1:9/hook", secret),
+            None,
+            None,
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        private.to_string().contains("could not verify or reach"),
+        "{private}"
+    );
+    let plain = bob
+        .subscribe_events(
+            &tickets,
+            billing,
+            ("http://example.com/hook", secret),
+            None,
+            None,
+        )
+        .await
+        .unwrap_err();
+    assert!(plain.to_string().contains("must be https"), "{plain}");
     let _ = std::fs::remove_dir_all(&dir);
 }

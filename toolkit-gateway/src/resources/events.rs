@@ -10,8 +10,8 @@
 //! of the gateway's own every 15 s), at most [`MAX_STREAMS_PER_PERSON`] at once per person.
 //! An event type a source delivers only by webhook is served by poll and push too: the gateway
 //! holds a webhook subscription at the source per person and arguments (`event_webhooks.rs`).
-//! The gateway does not serve `events/subscribe` itself: every type it lists is delivered by
-//! poll and push.
+//! Over HTTP every type is delivered by webhook to the gateway's own clients too
+//! (`events/subscribe`, `event_deliveries.rs`), from the same stream a push subscription reads.
 
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
@@ -60,6 +60,7 @@ impl Upstreams {
     /// Every source's event types the asker may see, named as served (a source that fails to
     /// list is left out, and logged).
     pub(super) async fn served_events(&self) -> Vec<Value> {
+        let webhook = self.event_deliveries.serves();
         let mut served: Vec<Value> = self
             .inbox
             .event_types()
@@ -68,6 +69,12 @@ impl Upstreams {
                 event["name"]
                     .as_str()
                     .is_some_and(|name| self.may_receive(name))
+            })
+            .map(|mut event| {
+                if webhook {
+                    event["delivery"] = json!(["poll", "push", "webhook"]);
+                }
+                event
             })
             .collect();
         for upstream in self.upstreams().iter() {
@@ -103,18 +110,58 @@ impl Upstreams {
     /// both when the source delivers it only by webhook and the gateway receives webhooks
     /// (`None`: not at all).
     fn served_delivery(&self, event: &EventType) -> Option<Vec<&'static str>> {
-        let offered: Vec<&'static str> = [DeliveryMode::Poll, DeliveryMode::Push]
+        let mut offered: Vec<&'static str> = [DeliveryMode::Poll, DeliveryMode::Push]
             .into_iter()
             .filter(|mode| event.offers(*mode))
             .map(DeliveryMode::as_str)
             .collect();
-        if !offered.is_empty() {
-            Some(offered)
-        } else if event.offers(DeliveryMode::Webhook) && self.event_webhooks.receives() {
-            Some(vec!["poll", "push"])
-        } else {
-            None
+        if offered.is_empty() {
+            if !(event.offers(DeliveryMode::Webhook) && self.event_webhooks.receives()) {
+                return None;
+            }
+            offered = vec!["poll", "push"];
         }
+        // Webhooks to the gateway's clients are fed by a push stream of the gateway's own.
+        if self.event_deliveries.serves() && offered.contains(&"push") {
+            offered.push("webhook");
+        }
+        Some(offered)
+    }
+
+    /// `events/subscribe` with `params` as the client wrote them: the events of a type served to
+    /// the asker (and push-delivered), POSTed to the client's callback as they come.
+    pub(super) async fn served_subscribe(
+        &self,
+        params: JsonObject,
+        asker: &CallContext,
+    ) -> Result<JsonObject, Refusal> {
+        let name = params
+            .get("name")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let served = self.received(&params).is_some()
+            || match self.route_event(name).await {
+                Ok((_, event)) => self
+                    .served_delivery(&event)
+                    .is_some_and(|modes| modes.contains(&"webhook")),
+                Err(_) => false,
+            };
+        if !served {
+            return Err(Refusal::Coded {
+                code: -32023,
+                message: format!("No event type {} is served by webhook.", cut(name)),
+                data: Some(json!({ "kind": "event" })),
+            });
+        }
+        let this = self.clone();
+        let opener = asker.clone();
+        self.event_deliveries
+            .subscribe(
+                &params,
+                authenticated(asker).as_deref(),
+                move |stream| async move { this.served_stream(stream, &opener).await },
+            )
+            .await
     }
 
     /// Whether the gateway receives `event`'s events by a webhook subscription of its own.
@@ -509,6 +556,15 @@ async fn forward(
             return;
         }
     }
+}
+
+/// Who `asker` is when they authenticated (not the one person of a gateway without
+/// authentication).
+pub(super) fn authenticated(asker: &CallContext) -> Option<String> {
+    asker
+        .principal()
+        .filter(|principal| principal.id() != "loopback")
+        .map(|principal| principal.id().to_owned())
 }
 
 /// Who `asker` is, as the caps and subscriptions count people.
