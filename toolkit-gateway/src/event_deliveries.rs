@@ -161,20 +161,10 @@ impl EventDeliveries {
         if refreshed.is_some() {
             return Ok(granted(&id, asked.ttl, None, false));
         }
-        {
-            let held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
-            let theirs = held.values().filter(|held| held.person == person).count();
-            if theirs >= MAX_PER_PERSON || held.len() >= MAX_ALL {
-                return Err(coded(
-                    RESOURCE_EXHAUSTED,
-                    &format!(
-                        "At most {MAX_PER_PERSON} webhook subscriptions are held per person \
-                         ({MAX_ALL} in all)."
-                    ),
-                    Some(json!({ "limit": "subscriptions", "max": MAX_PER_PERSON })),
-                ));
-            }
-        }
+        self.room(
+            &self.held.lock().unwrap_or_else(PoisonError::into_inner),
+            person,
+        )?;
         self.verify(person, &id, &asked).await?;
         let mut stream = JsonObject::new();
         stream.insert("name".into(), json!(asked.name));
@@ -207,10 +197,23 @@ impl EventDeliveries {
             until: Mutex::new(Instant::now() + asked.ttl),
             ended: CancellationToken::new(),
         });
-        self.held
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(id.clone(), Arc::clone(&delivered));
+        {
+            // Another request may have made it, or taken the last room, while this one was
+            // verified and opened: then this one's stream is let go.
+            let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(made) = held.get(&id).filter(|made| !made.ended.is_cancelled()) {
+                *made.key.lock().unwrap_or_else(PoisonError::into_inner) = delivered
+                    .key
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .clone();
+                *made.until.lock().unwrap_or_else(PoisonError::into_inner) =
+                    Instant::now() + asked.ttl;
+                return Ok(granted(&id, asked.ttl, cursor, truncated));
+            }
+            self.room(&held, person)?;
+            held.insert(id.clone(), Arc::clone(&delivered));
+        }
         tokio::spawn(deliver(
             delivered,
             feed,
@@ -218,6 +221,22 @@ impl EventDeliveries {
             self.trusted.clone(),
         ));
         Ok(granted(&id, asked.ttl, cursor, truncated))
+    }
+
+    /// Refuses when `person` holds [`MAX_PER_PERSON`] in `held`, or the gateway [`MAX_ALL`].
+    fn room(&self, held: &HashMap<String, Arc<Delivered>>, person: &str) -> Result<(), Refusal> {
+        let theirs = held.values().filter(|held| held.person == person).count();
+        if theirs >= MAX_PER_PERSON || held.len() >= MAX_ALL {
+            return Err(coded(
+                RESOURCE_EXHAUSTED,
+                &format!(
+                    "At most {MAX_PER_PERSON} webhook subscriptions are held per person \
+                     ({MAX_ALL} in all)."
+                ),
+                Some(json!({ "limit": "subscriptions", "max": MAX_PER_PERSON })),
+            ));
+        }
+        Ok(())
     }
 
     /// `events/unsubscribe` of `person` with `params`: their subscription ended.
@@ -829,5 +848,157 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(deliveries.len(), 0);
+    }
+
+    /// A receiver on 127.0.0.1 that echoes every challenge and takes every event: its URL.
+    async fn receiver() -> String {
+        receiver_answering(200, Arc::default()).await
+    }
+
+    /// A receiver on 127.0.0.1 that echoes every challenge and answers each event `status`,
+    /// keeping each event's headers and body in `heard`: its URL.
+    async fn receiver_answering(
+        status: u16,
+        heard: Arc<Mutex<Vec<(axum::http::HeaderMap, Value)>>>,
+    ) -> String {
+        let app = axum::Router::new().route(
+            "/hook",
+            axum::routing::post(
+                move |headers: axum::http::HeaderMap, body: axum::body::Bytes| {
+                    let heard = Arc::clone(&heard);
+                    async move {
+                        let body: Value = serde_json::from_slice(&body).unwrap_or_default();
+                        if body["type"] == "verification" {
+                            return (
+                                axum::http::StatusCode::OK,
+                                axum::Json(json!({ "challenge": body["challenge"] })),
+                            );
+                        }
+                        heard.lock().unwrap().push((headers, body));
+                        (
+                            axum::http::StatusCode::from_u16(status).unwrap(),
+                            axum::Json(json!({})),
+                        )
+                    }
+                },
+            ),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        format!("http://127.0.0.1:{port}/hook")
+    }
+
+    /// Subscribes `person` with `arguments` at `url`, its stream one that stays open (its
+    /// sender kept in `open`).
+    async fn subscribe(
+        deliveries: &EventDeliveries,
+        person: &str,
+        (url, arguments): (&str, Value),
+        open: &Mutex<Vec<tokio::sync::mpsc::Sender<(String, JsonObject)>>>,
+    ) -> Result<JsonObject, Refusal> {
+        let mut asked = params(url, SECRET);
+        asked.insert("arguments".into(), arguments);
+        deliveries
+            .subscribe(&asked, Some(person), |_| async {
+                let (sender, feed) = tokio::sync::mpsc::channel(4);
+                let active = json!({ "cursor": "c/0", "truncated": false });
+                sender
+                    .send((
+                        "notifications/events/active".into(),
+                        active.as_object().cloned().unwrap(),
+                    ))
+                    .await
+                    .unwrap();
+                open.lock().unwrap().push(sender);
+                Ok(feed)
+            })
+            .await
+    }
+
+    /// The same subscription asked for at once from many tasks is made once; many asked at once
+    /// by one person stop at their cap, and another person still gets room.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn subscriptions_asked_at_once_are_made_once_and_stop_at_the_cap() {
+        let url = receiver().await;
+        let deliveries = EventDeliveries::new(true, &["127.0.0.1".to_owned()]);
+        let open = Mutex::new(Vec::new());
+        let same = futures_util::future::join_all(
+            (0..8).map(|_| subscribe(&deliveries, "token:alice", (&url, json!({ "q": 1 })), &open)),
+        )
+        .await;
+        let ids: std::collections::HashSet<String> = same
+            .into_iter()
+            .map(|made| made.unwrap()["id"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(ids.len(), 1);
+        assert_eq!(deliveries.len(), 1, "made once");
+        let many = futures_util::future::join_all((0..40).map(|n| {
+            subscribe(
+                &deliveries,
+                "token:alice",
+                (&url, json!({ "q": n + 100 })),
+                &open,
+            )
+        }))
+        .await;
+        let made = many.iter().filter(|made| made.is_ok()).count();
+        assert_eq!(made, MAX_PER_PERSON - 1, "her room was one already taken");
+        assert!(many.iter().all(|made| match made {
+            Ok(_) => true,
+            Err(Refusal::Coded { code, .. }) => *code == RESOURCE_EXHAUSTED,
+            Err(_) => false,
+        }));
+        assert_eq!(deliveries.len(), MAX_PER_PERSON);
+        let bobs = subscribe(&deliveries, "token:bob", (&url, json!({ "q": 1 })), &open).await;
+        assert!(bobs.is_ok(), "bob is not starved by alice: {bobs:?}");
+        assert_eq!(deliveries.len(), MAX_PER_PERSON + 1);
+    }
+
+    /// An event is POSTed signed under the subscription's secret, `webhook-id` its `eventId`;
+    /// a callback answering 410 ends the subscription.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn events_are_posted_signed_and_a_410_ends_the_subscription() {
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let url = receiver_answering(410, Arc::clone(&heard)).await;
+        let deliveries = EventDeliveries::new(true, &["127.0.0.1".to_owned()]);
+        let open = Mutex::new(Vec::new());
+        let made = subscribe(&deliveries, "token:alice", (&url, json!({})), &open)
+            .await
+            .unwrap();
+        assert_eq!(deliveries.len(), 1);
+        let event = json!({ "eventId": "evt_1", "name": "t", "timestamp": "2026-12-07T00:00:00Z",
+                            "data": { "n": 1 }, "cursor": "c/1" });
+        let sender = open.lock().unwrap()[0].clone();
+        sender
+            .send((
+                "notifications/events/event".into(),
+                event.as_object().cloned().unwrap(),
+            ))
+            .await
+            .unwrap();
+        for _ in 0..100 {
+            if deliveries.len() == 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(deliveries.len(), 0, "410 ended it");
+        let heard = heard.lock().unwrap();
+        assert_eq!(heard.len(), 1, "not tried again after 410");
+        let (headers, body) = &heard[0];
+        assert_eq!(body, &event);
+        assert_eq!(headers["webhook-id"], "evt_1");
+        assert_eq!(
+            headers["x-mcp-subscription-id"],
+            made["id"].as_str().unwrap()
+        );
+        let signed = signature(
+            &crate::standard_webhooks::key_of(SECRET),
+            "evt_1",
+            headers["webhook-timestamp"].to_str().unwrap(),
+            event.to_string().as_bytes(),
+        );
+        assert_eq!(headers["webhook-signature"], signed.as_str());
     }
 }
