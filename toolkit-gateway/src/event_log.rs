@@ -262,4 +262,37 @@ mod tests {
         let numbers: Vec<u64> = state.events.iter().map(|(number, _)| *number).collect();
         assert_eq!(numbers, (1..=2_000).collect::<Vec<_>>());
     }
+
+    /// A stream whose client does not read while hundreds of events come: the events past what
+    /// waits for it are dropped, and it is told `truncated` before the next ones.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_stream_too_slow_for_its_events_is_told_truncated() {
+        let log = EventLog::new(1_000, "");
+        let mut feed = log.stream(None).unwrap();
+        for id in 0..500 {
+            taken(&log, &id.to_string());
+        }
+        // Then one more, once the stream's waiting room has been read.
+        let mut told = Vec::new();
+        while let Ok(Some(message)) =
+            tokio::time::timeout(std::time::Duration::from_millis(300), feed.recv()).await
+        {
+            told.push(message);
+        }
+        let events = told
+            .iter()
+            .filter(|(method, _)| method == "notifications/events/event");
+        assert!(events.count() < 500, "some were dropped");
+        let gap = told.iter().position(|(method, params)| {
+            method == "notifications/events/active" && params["truncated"] == true
+        });
+        assert!(gap.is_some(), "the gap is told: {:?}", told.len());
+        taken(&log, "after");
+        let (method, event) = tokio::time::timeout(std::time::Duration::from_secs(5), feed.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(method, "notifications/events/event");
+        assert_eq!(event["eventId"], "after");
+    }
 }

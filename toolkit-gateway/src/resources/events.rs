@@ -321,7 +321,14 @@ impl Upstreams {
             .map_err(|error| refusal(&error))?;
         let (sender, feed) = tokio::sync::mpsc::channel(FEED);
         let served = Self::served_event(&upstream, &event.name);
-        tokio::spawn(forward(stream, sender, upstream.name.clone(), served, held));
+        let heartbeat = self.streams.heartbeat;
+        tokio::spawn(forward(
+            stream,
+            sender,
+            (upstream.name.clone(), served),
+            held,
+            heartbeat,
+        ));
         Ok(feed)
     }
 
@@ -400,9 +407,22 @@ pub const MAX_STREAMS_PER_SESSION: usize = 16;
 /// How often the gateway tells a push subscription's client it is alive.
 const HEARTBEAT: Duration = Duration::from_secs(15);
 
-/// The push subscriptions held open, counted per person and per session.
-#[derive(Clone, Debug, Default)]
-pub(crate) struct Streams(Arc<std::sync::Mutex<std::collections::HashMap<Holder, usize>>>);
+/// The push subscriptions held open, counted per person and per session, and how often their
+/// clients are told the gateway is alive.
+#[derive(Clone, Debug)]
+pub(crate) struct Streams {
+    held: Arc<std::sync::Mutex<std::collections::HashMap<Holder, usize>>>,
+    heartbeat: Duration,
+}
+
+impl Default for Streams {
+    fn default() -> Self {
+        Self {
+            held: Arc::default(),
+            heartbeat: HEARTBEAT,
+        }
+    }
+}
 
 /// Who a push subscription is counted against.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -430,7 +450,7 @@ impl Drop for Held {
     fn drop(&mut self) {
         let mut held = self
             .streams
-            .0
+            .held
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         for holder in &self.holders {
@@ -451,7 +471,7 @@ impl Streams {
         let holders: Vec<Holder> = std::iter::once(Holder::Person(person.to_owned()))
             .chain(session.map(|id| Holder::Session(id.to_owned())))
             .collect();
-        let mut held = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
         for holder in &holders {
             if held.get(holder).copied().unwrap_or(0) >= holder.cap() {
                 let whose = match holder {
@@ -476,7 +496,7 @@ impl Streams {
     /// How many subscriptions are held in all (each counted once, against its person).
     #[cfg(test)]
     fn held(&self) -> usize {
-        self.0
+        self.held
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .iter()
@@ -487,15 +507,15 @@ impl Streams {
 }
 
 /// Passes `stream`'s deliveries to `sender` as notifications, the type named `served` and the
-/// cursors served under `source`, with a heartbeat every [`HEARTBEAT`], until the client lets go
+/// cursors served under `source`, with a heartbeat every `heartbeat`, until the client lets go
 /// (`sender` closed: the source's subscription ends with `stream`) or the source ends it (told as
 /// `terminated`).
 async fn forward(
     mut stream: EventStream,
     sender: tokio::sync::mpsc::Sender<(String, JsonObject)>,
-    source: String,
-    served: String,
+    (source, served): (String, String),
     held: Held,
+    heartbeat: Duration,
 ) {
     let _held = held;
     let cursor_of = |cursor: Option<&str>| {
@@ -503,7 +523,7 @@ async fn forward(
             Value::String(served_cursor(&source, cursor))
         })
     };
-    let mut beats = tokio::time::interval_at(tokio::time::Instant::now() + HEARTBEAT, HEARTBEAT);
+    let mut beats = tokio::time::interval_at(tokio::time::Instant::now() + heartbeat, heartbeat);
     loop {
         let told = tokio::select! {
             () = sender.closed() => return,
@@ -648,7 +668,10 @@ mod tests {
         drop(bob);
         held.clear();
         assert_eq!(streams.held(), 0);
-        assert!(streams.0.lock().unwrap().is_empty(), "nothing left counted");
+        assert!(
+            streams.held.lock().unwrap().is_empty(),
+            "nothing left counted"
+        );
     }
 
     /// Holds taken and given back from many threads at once: never more than a cap held, and
@@ -672,7 +695,7 @@ mod tests {
                             held.push(one);
                         }
                         let now = streams
-                            .0
+                            .held
                             .lock()
                             .unwrap()
                             .get(&Holder::Person(person.to_owned()))
@@ -685,6 +708,122 @@ mod tests {
         });
         assert!(most.load(std::sync::atomic::Ordering::Relaxed) <= MAX_STREAMS_PER_PERSON);
         assert_eq!(streams.held(), 0);
-        assert!(streams.0.lock().unwrap().is_empty());
+        assert!(streams.held.lock().unwrap().is_empty());
+    }
+
+    /// A push stream through the gateway with no event for a while is told the gateway is alive
+    /// at each heartbeat (here every 200 ms), with the cursor it would resume from.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_quiet_stream_hears_the_heartbeat() {
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../toolkit-cli/tests/cli/events_server.py");
+        let clock = toolkit_runtime::mcp::Mcp::stdio(
+            "clock",
+            toolkit_runtime::mcp::StdioCommand::new("python3").arg(script),
+        );
+        let policy = crate::policy::Policy::new(&crate::config::PolicyConfig {
+            default: Decision::Allow,
+            groups_claim: "groups".into(),
+            rules: Vec::new(),
+        })
+        .unwrap();
+        let mut upstreams =
+            super::Upstreams::new(vec![("clock".into(), true, Arc::new(clock))], policy);
+        upstreams.streams.heartbeat = Duration::from_millis(200);
+        let params = json!({ "name": "clock__custom-event" });
+        let mut feed = upstreams
+            .served_stream(params.as_object().cloned().unwrap(), &CallContext::new())
+            .await
+            .unwrap();
+        let mut told = Vec::new();
+        while told.len() < 3 {
+            let (method, params) = tokio::time::timeout(Duration::from_secs(10), feed.recv())
+                .await
+                .unwrap()
+                .unwrap();
+            told.push((method, params));
+        }
+        assert_eq!(told[0].0, "notifications/events/active");
+        for (method, params) in &told[1..] {
+            assert_eq!(method, "notifications/events/heartbeat");
+            assert!(params.contains_key("cursor"), "{params:?}");
+        }
+    }
+
+    /// Reloads replacing the sources while clients list and poll events at once: every answer
+    /// is of the sources of one moment or the next, never a failure, and the last replacement
+    /// is what is served.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn sources_replaced_while_events_are_listed_and_polled() {
+        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../toolkit-cli/tests/cli/events_server.py");
+        let source = |name: &str| {
+            Arc::new(toolkit_runtime::mcp::Mcp::stdio(
+                name,
+                toolkit_runtime::mcp::StdioCommand::new("python3").arg(&script),
+            ))
+        };
+        let (clock, other) = (source("clock"), source("other"));
+        let policy = crate::policy::Policy::new(&crate::config::PolicyConfig {
+            default: Decision::Allow,
+            groups_claim: "groups".into(),
+            rules: Vec::new(),
+        })
+        .unwrap();
+        let upstreams =
+            super::Upstreams::new(vec![("clock".into(), true, Arc::clone(&clock))], policy);
+        let one = || vec![("clock".to_owned(), true, Arc::clone(&clock))];
+        let both = || {
+            vec![
+                ("clock".to_owned(), true, Arc::clone(&clock)),
+                ("other".to_owned(), true, Arc::clone(&other)),
+            ]
+        };
+        let reloading = {
+            let upstreams = upstreams.clone();
+            let (one, both) = (one(), both());
+            tokio::spawn(async move {
+                for round in 0..20 {
+                    let next = if round % 2 == 0 {
+                        both.clone()
+                    } else {
+                        one.clone()
+                    };
+                    upstreams.replace(next).await;
+                    tokio::task::yield_now().await;
+                }
+            })
+        };
+        let asking = (0..4).map(|_| {
+            let upstreams = upstreams.clone();
+            tokio::spawn(async move {
+                for _ in 0..20 {
+                    let names: Vec<String> = upstreams
+                        .served_events()
+                        .await
+                        .iter()
+                        .filter_map(|event| event["name"].as_str().map(str::to_owned))
+                        .collect();
+                    assert!(names.contains(&"clock__clock-tick".to_owned()), "{names:?}");
+                    let params = json!({ "name": "clock__clock-tick" });
+                    let polled = upstreams
+                        .served_poll(params.as_object().cloned().unwrap(), &CallContext::new())
+                        .await;
+                    assert!(polled.is_ok(), "{polled:?}");
+                }
+            })
+        });
+        for asked in futures_util::future::join_all(asking).await {
+            asked.unwrap();
+        }
+        reloading.await.unwrap();
+        upstreams.replace(both()).await;
+        let names: Vec<String> = upstreams
+            .served_events()
+            .await
+            .iter()
+            .filter_map(|event| event["name"].as_str().map(str::to_owned))
+            .collect();
+        assert!(names.contains(&"other__clock-tick".to_owned()), "{names:?}");
     }
 }
