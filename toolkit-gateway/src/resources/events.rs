@@ -711,24 +711,43 @@ mod tests {
         assert!(streams.held.lock().unwrap().is_empty());
     }
 
-    /// A push stream through the gateway with no event for a while is told the gateway is alive
-    /// at each heartbeat (here every 200 ms), with the cursor it would resume from.
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_quiet_stream_hears_the_heartbeat() {
+    /// `events_server.py` (the CLI's fixture) as the source `name`, over stdio.
+    fn events_server(name: &str) -> Arc<toolkit_runtime::mcp::Mcp> {
         let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../toolkit-cli/tests/cli/events_server.py");
-        let clock = toolkit_runtime::mcp::Mcp::stdio(
-            "clock",
+        Arc::new(toolkit_runtime::mcp::Mcp::stdio(
+            name,
             toolkit_runtime::mcp::StdioCommand::new("python3").arg(script),
-        );
-        let policy = crate::policy::Policy::new(&crate::config::PolicyConfig {
+        ))
+    }
+
+    fn allow_all() -> crate::policy::Policy {
+        crate::policy::Policy::new(&crate::config::PolicyConfig {
             default: Decision::Allow,
             groups_claim: "groups".into(),
             rules: Vec::new(),
         })
-        .unwrap();
-        let mut upstreams =
-            super::Upstreams::new(vec![("clock".into(), true, Arc::new(clock))], policy);
+        .unwrap()
+    }
+
+    /// The names of the event types `upstreams` serve.
+    async fn served_names(upstreams: &super::Upstreams) -> Vec<String> {
+        upstreams
+            .served_events()
+            .await
+            .iter()
+            .filter_map(|event| event["name"].as_str().map(str::to_owned))
+            .collect()
+    }
+
+    /// A push stream through the gateway with no event for a while is told the gateway is alive
+    /// at each heartbeat (here every 200 ms), with the cursor it would resume from.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_quiet_stream_hears_the_heartbeat() {
+        let mut upstreams = super::Upstreams::new(
+            vec![("clock".into(), true, events_server("clock"))],
+            allow_all(),
+        );
         upstreams.streams.heartbeat = Duration::from_millis(200);
         let params = json!({ "name": "clock__custom-event" });
         let mut feed = upstreams
@@ -798,12 +817,7 @@ mod tests {
             let upstreams = upstreams.clone();
             tokio::spawn(async move {
                 for _ in 0..20 {
-                    let names: Vec<String> = upstreams
-                        .served_events()
-                        .await
-                        .iter()
-                        .filter_map(|event| event["name"].as_str().map(str::to_owned))
-                        .collect();
+                    let names = served_names(&upstreams).await;
                     assert!(names.contains(&"clock__clock-tick".to_owned()), "{names:?}");
                     let params = json!({ "name": "clock__clock-tick" });
                     let polled = upstreams
@@ -818,12 +832,7 @@ mod tests {
         }
         reloading.await.unwrap();
         upstreams.replace(both()).await;
-        let names: Vec<String> = upstreams
-            .served_events()
-            .await
-            .iter()
-            .filter_map(|event| event["name"].as_str().map(str::to_owned))
-            .collect();
+        let names = served_names(&upstreams).await;
         assert!(names.contains(&"other__clock-tick".to_owned()), "{names:?}");
     }
 }
