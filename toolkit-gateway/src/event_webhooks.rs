@@ -360,7 +360,15 @@ async fn keep(
 ) {
     let mut refresh_at = Instant::now() + refresh;
     loop {
-        let idle_at = subscription.lock().used + IDLE;
+        // While a stream holds it, it cannot fall idle before IDLE from now.
+        let idle_at = {
+            let state = subscription.lock();
+            if state.streams > 0 {
+                Instant::now() + IDLE
+            } else {
+                state.used + IDLE
+            }
+        };
         tokio::time::sleep_until(refresh_at.min(idle_at).into()).await;
         let idle = {
             let state = subscription.lock();
