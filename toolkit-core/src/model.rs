@@ -12,6 +12,10 @@
 //! [`openai_deferred_tools`], [`openai_tool_search`] and [`openai_tool_search_output`] OpenAI's
 //! Responses API's (`deferred.rs`).
 //!
+//! A skill loaded from an MCP server (its `LoadedSkill`'s `Display` is its text) or any other
+//! instructions go to the model as [`anthropic_instructions`] (a `system` block) or
+//! [`openai_instructions`] (a `developer` message).
+//!
 //! ```
 //! # use toolkit_core::{model, Toolkit};
 //! # let toolkit = Toolkit::default();
@@ -64,6 +68,38 @@ fn anthropic_tool(definition: &ToolDefinition) -> Value {
         "description": definition.description.as_deref().unwrap_or_default(),
         "input_schema": definition.input_schema(),
     })
+}
+
+/// Instructions (a loaded skill's text, say) as a block of an Anthropic-style request's `system`.
+///
+/// ```
+/// # use toolkit_core::model;
+/// let skill = "Skill pdf: Reading PDFs.\n\nUse pdftotext first.";
+/// let request = serde_json::json!({
+///     "model": "claude-sonnet-4-5",
+///     "system": [model::anthropic_instructions(skill)],
+///     "messages": [{ "role": "user", "content": "Summarise report.pdf" }],
+/// });
+/// assert_eq!(request["system"][0]["text"], skill);
+/// ```
+pub fn anthropic_instructions(text: &str) -> Value {
+    json!({ "type": "text", "text": text })
+}
+
+/// Instructions (a loaded skill's text, say) as a `developer` message of an OpenAI-style
+/// request, put before the person's.
+///
+/// ```
+/// # use toolkit_core::model;
+/// let skill = "Skill pdf: Reading PDFs.";
+/// let messages = [
+///     model::openai_instructions(skill),
+///     serde_json::json!({ "role": "user", "content": "Summarise report.pdf" }),
+/// ];
+/// assert_eq!(messages[0]["role"], "developer");
+/// ```
+pub fn openai_instructions(text: &str) -> Value {
+    json!({ "role": "developer", "content": text })
 }
 
 /// What goes back to the model for one tool call: the text of the result, and whether it is a

@@ -231,7 +231,9 @@ fn is_digest(digest: &str) -> bool {
     })
 }
 
-/// A skill loaded: its entry, and its `SKILL.md` as verified against it.
+/// A skill loaded: its entry, and its `SKILL.md` as verified against it. Its `Display` is the
+/// text a model is handed: `model::anthropic_instructions(&skill.to_string())` (or
+/// [`openai_instructions`](crate::model::openai_instructions)) puts it in a request.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LoadedSkill {
     /// The entry it was loaded by (held while the skill is acted on: its files are read by it).
