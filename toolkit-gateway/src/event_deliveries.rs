@@ -50,7 +50,10 @@ const MIN_TTL: Duration = Duration::from_secs(60);
 /// How long a callback's answered challenge is remembered, per person and URL.
 const VERIFIED_FOR: Duration = Duration::from_secs(24 * 3600);
 
-/// How long one POST may take.
+/// The most callbacks remembered as verified (the oldest forgotten past it).
+const MAX_VERIFIED: usize = 4 * MAX_ALL;
+
+/// How long one POST may take (and, apart, the resolution of its host).
 const POST_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The waits before an event's second and third tries.
@@ -96,6 +99,9 @@ struct Delivered {
     key: Mutex<Vec<u8>>,
     /// When it ends unless refreshed.
     until: Mutex<Instant>,
+    /// The cursor of the last event or gap its callback took: what a refresh answers, for the
+    /// client to resume from.
+    cursor: Mutex<Option<String>>,
     ended: CancellationToken,
 }
 
@@ -154,12 +160,15 @@ impl EventDeliveries {
         };
         let asked = self.read(params)?;
         let id = subscription_id(person, &asked.url, &asked.name, &asked.arguments);
-        let refreshed = self.held_as(&id).map(|held| {
+        if let Some(held) = self.held_as(&id) {
             *held.key.lock().unwrap_or_else(PoisonError::into_inner) = asked.key.clone();
             *held.until.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now() + asked.ttl;
-        });
-        if refreshed.is_some() {
-            return Ok(granted(&id, asked.ttl, None, false));
+            let cursor = held
+                .cursor
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
+            return Ok(granted(&id, asked.ttl, cursor, false));
         }
         self.room(
             &self.held.lock().unwrap_or_else(PoisonError::into_inner),
@@ -170,6 +179,9 @@ impl EventDeliveries {
         stream.insert("name".into(), json!(asked.name));
         stream.insert("arguments".into(), Value::Object(asked.arguments.clone()));
         stream.insert("cursor".into(), json!(asked.cursor));
+        if let Some(max_age) = params.get("maxAgeMs") {
+            stream.insert("maxAgeMs".into(), max_age.clone());
+        }
         let mut feed = open(stream).await?;
         // The stream's first word says where it starts.
         let (cursor, truncated) = match tokio::time::timeout(OPEN_WAIT, feed.recv()).await {
@@ -195,6 +207,7 @@ impl EventDeliveries {
             url: asked.url,
             key: Mutex::new(asked.key),
             until: Mutex::new(Instant::now() + asked.ttl),
+            cursor: Mutex::new(cursor.clone()),
             ended: CancellationToken::new(),
         });
         {
@@ -417,6 +430,14 @@ impl EventDeliveries {
         }
         let mut verified = self.verified.lock().unwrap_or_else(PoisonError::into_inner);
         verified.retain(|_, at| at.elapsed() < VERIFIED_FOR);
+        if verified.len() >= MAX_VERIFIED
+            && let Some(oldest) = verified
+                .iter()
+                .min_by_key(|(_, at)| **at)
+                .map(|(callback, _)| callback.clone())
+        {
+            verified.remove(&oldest);
+        }
         verified.insert(remembered, Instant::now());
         Ok(())
     }
@@ -457,8 +478,22 @@ async fn deliver(
             next = feed.recv() => next,
         };
         let Some((method, params)) = next else {
+            // The stream ended without a word (its source gone): the callback is told.
+            let body = json!({ "type": "terminated", "error": { "code": -32603,
+                "message": "The event stream ended at its source." } });
+            send(
+                &delivered,
+                &trusted,
+                &control("terminated"),
+                &body.to_string(),
+            )
+            .await;
             break;
         };
+        let cursor = params
+            .get("cursor")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
         let (message, body, ends) = match method.as_str() {
             "notifications/events/event" => {
                 let Some(id) = params.get("eventId").and_then(Value::as_str) else {
@@ -470,10 +505,12 @@ async fn deliver(
                     false,
                 )
             }
+            // A gap has a cursor to resume from, or is not told.
             "notifications/events/active"
-                if params.get("truncated").and_then(Value::as_bool) == Some(true) =>
+                if params.get("truncated").and_then(Value::as_bool) == Some(true)
+                    && cursor.is_some() =>
             {
-                let body = json!({ "type": "gap", "cursor": params.get("cursor") });
+                let body = json!({ "type": "gap", "cursor": cursor });
                 (control("gap"), body.to_string(), false)
             }
             "notifications/events/terminated" => {
@@ -484,6 +521,12 @@ async fn deliver(
         };
         if !send(&delivered, &trusted, &message, &body).await || ends {
             break;
+        }
+        if cursor.is_some() {
+            *delivered
+                .cursor
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = cursor;
         }
     }
     delivered.ended.cancel();
@@ -551,8 +594,10 @@ async fn post(
 ) -> Result<(u16, Vec<u8>), &'static str> {
     let host = url.host_str().ok_or("connection_refused")?;
     let port = url.port_or_known_default().ok_or("connection_refused")?;
-    let addresses: Vec<SocketAddr> = tokio::net::lookup_host((host.trim_matches(['[', ']']), port))
+    let lookup = tokio::net::lookup_host((host.trim_matches(['[', ']']), port));
+    let addresses: Vec<SocketAddr> = tokio::time::timeout(POST_TIMEOUT, lookup)
         .await
+        .map_err(|_| "timeout")?
         .map_err(|_| "connection_refused")?
         .collect();
     let open = trusted_host(trusted, url);
@@ -625,13 +670,21 @@ fn public(ip: IpAddr) -> bool {
             if let Some(v4) = ip.to_ipv4_mapped() {
                 return public(IpAddr::V4(v4));
             }
-            let first = ip.segments()[0];
+            let [first, second, ..] = ip.segments();
+            // Forms that carry another address (NAT64, 6to4, Teredo, IPv4-compatible) are refused
+            // whole: the address they lead to is not the one checked.
             !(ip.is_loopback()
                 || ip.is_unspecified()
                 || ip.is_multicast()
                 || (first & 0xfe00) == 0xfc00
                 || (first & 0xffc0) == 0xfe80
-                || (first == 0x2001 && ip.segments()[1] == 0x0db8))
+                || (first & 0xffc0) == 0xfec0
+                || (first == 0x2001 && second == 0x0db8)
+                || (first == 0x2001 && second == 0)
+                || first == 0x2002
+                || (first == 0x0064 && second == 0xff9b)
+                || (first == 0x0100 && ip.segments()[1..4] == [0, 0, 0])
+                || ip.segments()[..6] == [0; 6])
         }
     }
 }
@@ -666,9 +719,10 @@ fn subscription_id(person: &str, url: &url::Url, name: &str, arguments: &JsonObj
     format!("sub_{hex}")
 }
 
-/// The result of a subscription granted for `ttl`.
+/// The result of a subscription granted for `ttl`: the time to refresh by is a tenth of it
+/// before it ends, so that a refresh a little late, or a clock a little off, does not lose it.
 fn granted(id: &str, ttl: Duration, cursor: Option<String>, truncated: bool) -> JsonObject {
-    let until = time::OffsetDateTime::now_utc() + ttl;
+    let until = time::OffsetDateTime::now_utc() + ttl.mul_f32(0.9);
     let until = until
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default();
@@ -741,6 +795,13 @@ mod tests {
             "2001:db8::1",
             "::ffff:127.0.0.1",
             "::ffff:10.0.0.1",
+            "64:ff9b::a00:5",
+            "64:ff9b:1::1",
+            "2002:a00:5::1",
+            "2001:0:1::1",
+            "::10.0.0.5",
+            "fec0::1",
+            "100::1",
             "ff02::1",
         ] {
             assert!(!public(private.parse().unwrap()), "{private}");
@@ -803,12 +864,17 @@ mod tests {
         assert!(alice.starts_with("sub_") && alice.len() == 36, "{alice}");
     }
 
-    #[tokio::test]
+    /// No one unauthenticated subscribes; bob cannot end alice's subscription (it is no
+    /// subscription of his); a callback at a private address is never posted to, however
+    /// ready it is to answer.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn no_one_unauthenticated_subscribes_and_no_one_ends_anothers() {
-        let deliveries = EventDeliveries::new(true, &[]);
-        let asked = params("https://example.com/hook", SECRET);
-        let refused = deliveries
-            .subscribe(&asked, None, |_| async {
+        let heard = Arc::new(Mutex::new(Vec::new()));
+        let url = receiver_answering(200, Arc::clone(&heard)).await;
+        let trusting = EventDeliveries::new(true, &["127.0.0.1".to_owned()]);
+        let open = Mutex::new(Vec::new());
+        let refused = trusting
+            .subscribe(&params(&url, SECRET), None, |_| async {
                 Err(Refusal::Failed("not opened".into()))
             })
             .await;
@@ -822,21 +888,39 @@ mod tests {
             ),
             "{refused:?}"
         );
-        let unknown = deliveries.unsubscribe(&asked, Some("token:bob"));
+        subscribe(
+            &trusting,
+            "token:alice",
+            (&url, json!({ "queue": "a" })),
+            &open,
+        )
+        .await
+        .unwrap();
+        let bobs = trusting.unsubscribe(&params(&url, SECRET), Some("token:bob"));
         assert!(
             matches!(
-                unknown,
+                bobs,
                 Err(Refusal::Coded {
                     code: NOT_FOUND,
                     ..
                 })
             ),
-            "{unknown:?}"
+            "{bobs:?}"
         );
-        // A callback resolving to a private address is never posted to: the challenge fails.
-        let private = params("https://127.0.0.1:9/hook", SECRET);
-        let refused = deliveries
-            .subscribe(&private, Some("token:alice"), |_| async {
+        assert_eq!(trusting.len(), 1, "alice's is still held");
+        assert!(
+            trusting
+                .unsubscribe(&params(&url, SECRET), Some("token:alice"))
+                .is_ok()
+        );
+        assert_eq!(trusting.len(), 0);
+
+        // The same receiver, not trusted: its address is private, so nothing reaches it.
+        heard.lock().unwrap().clear();
+        let careful = EventDeliveries::new(true, &[]);
+        let private = url.replace("http://", "https://");
+        let refused = careful
+            .subscribe(&params(&private, SECRET), Some("token:alice"), |_| async {
                 Err(Refusal::Failed("not opened".into()))
             })
             .await;
@@ -847,7 +931,8 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
-        assert_eq!(deliveries.len(), 0);
+        assert!(heard.lock().unwrap().is_empty(), "nothing posted to it");
+        assert_eq!(careful.len(), 0);
     }
 
     /// A receiver on 127.0.0.1 that echoes every challenge and takes every event: its URL.
@@ -985,8 +1070,12 @@ mod tests {
         }
         assert_eq!(deliveries.len(), 0, "410 ended it");
         let heard = heard.lock().unwrap();
-        assert_eq!(heard.len(), 1, "not tried again after 410");
-        let (headers, body) = &heard[0];
+        let events: Vec<_> = heard
+            .iter()
+            .filter(|(_, body)| body["type"] != "verification")
+            .collect();
+        assert_eq!(events.len(), 1, "not tried again after 410");
+        let (headers, body) = events[0];
         assert_eq!(body, &event);
         assert_eq!(headers["webhook-id"], "evt_1");
         assert_eq!(

@@ -2,16 +2,21 @@
 //! webhook of an API's, `webhook_inbox.rs`, or a webhook subscription at an MCP source,
 //! `event_webhooks.rs`), kept for polls and passed to push streams.
 //!
-//! Each event taken gets the next number, which is its cursor (served under a prefix, the
-//! source's for a subscription); the last `keep` are kept, and a poll from a cursor older than the
-//! oldest kept says `truncated`. Each event id is taken once (the last [`SEEN_IDS`] remembered):
-//! a sender's retry is answered as taken and not kept twice.
+//! Each event taken gets the next number; its cursor is the log's epoch (random, made with the
+//! log) and the number, served under a prefix (the source's for a subscription). The last `keep`
+//! are kept, and a poll from a cursor older than the oldest kept says `truncated`, as does one of
+//! another epoch (a log made since: the events between are not known). Each event id is taken
+//! once (the last [`SEEN_IDS`] remembered): a sender's retry is answered as taken and not kept
+//! twice. A stream is told the gateway is alive every [`HEARTBEAT`], and `terminated` when the
+//! log is closed.
 
 use std::collections::{HashSet, VecDeque};
 use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
+use tokio_util::sync::CancellationToken;
 use toolkit_runtime::JsonObject;
 use toolkit_runtime::serve::{EventFeed, Refusal};
 
@@ -21,14 +26,20 @@ pub(crate) const SEEN_IDS: usize = 10_000;
 /// How many events wait for a push stream's client before its forwarding waits.
 const FEED: usize = 64;
 
+/// How often a push stream's client is told the gateway is alive.
+pub(crate) const HEARTBEAT: Duration = Duration::from_secs(15);
+
 /// One event type's events, as received.
 pub(crate) struct EventLog {
     /// The most events kept.
     keep: usize,
-    /// What the cursors it hands out begin with (`SOURCE/`, or nothing).
+    /// What the cursors it hands out begin with (`SOURCE/`, or nothing), and its epoch.
     prefix: String,
+    epoch: String,
     state: Mutex<Kept>,
+    /// Each event taken, by number; `Null` for a gap.
     pushed: broadcast::Sender<(u64, Value)>,
+    closed: CancellationToken,
 }
 
 /// What one log keeps.
@@ -45,12 +56,20 @@ struct Kept {
 impl EventLog {
     /// A log keeping `keep` events (at least one), its cursors written after `prefix`.
     pub(crate) fn new(keep: usize, prefix: impl Into<String>) -> Self {
+        let random = toolkit_runtime::random::hex_128().unwrap_or_default();
         Self {
             keep: keep.max(1),
             prefix: prefix.into(),
+            epoch: random.get(..8).unwrap_or("0").to_owned(),
             state: Mutex::new(Kept::default()),
             pushed: broadcast::channel(FEED).0,
+            closed: CancellationToken::new(),
         }
+    }
+
+    /// Ends its streams (told `terminated`): nothing more comes to it.
+    pub(crate) fn close(&self) {
+        self.closed.cancel();
     }
 
     /// Takes the event of id `id` that `event` makes from its cursor; `false` when that id was
@@ -84,20 +103,44 @@ impl EventLog {
     pub(crate) fn skip(&self) {
         let mut kept = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         kept.last += 1;
+        let number = kept.last;
+        drop(kept);
+        let _ = self.pushed.send((number, Value::Null));
     }
 
     fn cursor(&self, number: u64) -> String {
-        format!("{}{number}", self.prefix)
+        format!("{}{}.{number}", self.prefix, self.epoch)
+    }
+
+    /// The number `cursor` (without the prefix) stands for, and whether it is of another epoch
+    /// (read from the start, with `truncated`).
+    fn read_cursor(&self, cursor: Option<&str>) -> Result<Option<(u64, bool)>, Refusal> {
+        let Some(cursor) = cursor else {
+            return Ok(None);
+        };
+        let read = cursor
+            .split_once('.')
+            .and_then(|(epoch, number)| Some((epoch, number.parse::<u64>().ok()?)));
+        match read {
+            Some((epoch, number)) if epoch == self.epoch => Ok(Some((number, false))),
+            Some(_) => Ok(Some((0, true))),
+            None => Err(Refusal::InvalidParams(
+                "The cursor is not one of this event type's: poll from null to start anew.".into(),
+            )),
+        }
     }
 
     /// `events/poll` from `cursor` (an event's number, as the client gave it without the
     /// prefix; none: from now).
     pub(crate) fn poll(&self, cursor: Option<&str>) -> Result<JsonObject, Refusal> {
-        let from = parse_cursor(cursor)?;
+        let from = self.read_cursor(cursor)?;
         let kept = self.state.lock().unwrap_or_else(PoisonError::into_inner);
         let (events, truncated) = match from {
             None => (Vec::new(), false),
-            Some(from) => since(&kept, from),
+            Some((from, foreign)) => {
+                let (events, truncated) = since(&kept, from);
+                (events, truncated || foreign)
+            }
         };
         let mut result = JsonObject::new();
         result.insert("events".into(), Value::Array(events));
@@ -111,25 +154,28 @@ impl EventLog {
     /// `events/stream` from `cursor`: the kept events after it, then each new one as it is
     /// taken; a client too slow for [`FEED`] events is told `truncated`.
     pub(crate) fn stream(&self, cursor: Option<&str>) -> Result<EventFeed, Refusal> {
-        let from = parse_cursor(cursor)?;
+        let from = self.read_cursor(cursor)?;
         let mut pushed = self.pushed.subscribe();
         let (replay, truncated, last) = {
             let kept = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-            let (events, truncated) = from.map_or((Vec::new(), false), |from| since(&kept, from));
+            let (events, truncated) = from.map_or((Vec::new(), false), |(from, foreign)| {
+                let (events, truncated) = since(&kept, from);
+                (events, truncated || foreign)
+            });
             (events, truncated, kept.last)
         };
-        let prefix = self.prefix.clone();
+        let prefix = format!("{}{}.", self.prefix, self.epoch);
         let cursor_of = move |number: u64| format!("{prefix}{number}");
+        let closed = self.closed.clone();
         let (sender, feed) = tokio::sync::mpsc::channel(FEED);
         tokio::spawn(async move {
             let told = |method: &str, params: Value| match params {
                 Value::Object(params) => Some((method.to_owned(), params)),
                 _ => None,
             };
-            let start = from.map_or(last, |from| from.max(last));
             let mut first = vec![told(
                 "notifications/events/active",
-                json!({ "cursor": cursor_of(start), "truncated": truncated }),
+                json!({ "cursor": cursor_of(last), "truncated": truncated }),
             )];
             first.extend(
                 replay
@@ -142,10 +188,31 @@ impl EventLog {
                     return;
                 }
             }
+            let mut beats =
+                tokio::time::interval_at(tokio::time::Instant::now() + HEARTBEAT, HEARTBEAT);
             loop {
                 let message = tokio::select! {
                     () = sender.closed() => return,
+                    () = closed.cancelled() => {
+                        let ended = json!({ "error": { "code": -32603,
+                            "message": "The subscription ended at its source." } });
+                        if let Some(message) = told("notifications/events/terminated", ended) {
+                            let _ = sender.send(message).await;
+                        }
+                        return;
+                    }
+                    _ = beats.tick() => told(
+                        "notifications/events/heartbeat",
+                        json!({ "cursor": cursor_of(sent) }),
+                    ),
                     next = pushed.recv() => match next {
+                        Ok((number, Value::Null)) if number > sent => {
+                            sent = number;
+                            told(
+                                "notifications/events/active",
+                                json!({ "cursor": cursor_of(sent), "truncated": true }),
+                            )
+                        }
                         Ok((number, event)) if number > sent => {
                             sent = number;
                             told("notifications/events/event", event)
@@ -182,19 +249,6 @@ fn since(kept: &Kept, from: u64) -> (Vec<Value>, bool) {
     (events, truncated)
 }
 
-fn parse_cursor(cursor: Option<&str>) -> Result<Option<u64>, Refusal> {
-    cursor
-        .map(|cursor| {
-            cursor.parse::<u64>().map_err(|_| {
-                Refusal::InvalidParams(
-                    "The cursor is not one of this event type's: poll from null to start anew."
-                        .into(),
-                )
-            })
-        })
-        .transpose()
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -221,27 +275,54 @@ mod tests {
     }
 
     #[test]
-    fn a_poll_from_an_old_cursor_or_across_a_skip_says_truncated() {
+    fn a_poll_from_an_old_cursor_across_a_skip_or_of_another_log_says_truncated() {
         let log = EventLog::new(2, "src/");
+        let at = |number: u64| format!("{}.{number}", log.epoch);
         let start = log.poll(None).unwrap();
-        assert_eq!(start["cursor"], "src/0");
+        assert_eq!(start["cursor"], format!("src/{}", at(0)));
         for id in ["a", "b", "c"] {
             taken(&log, id);
         }
-        let old = log.poll(Some("0")).unwrap();
+        let old = log.poll(Some(&at(0))).unwrap();
         assert_eq!(old["truncated"], true);
         assert_eq!(old["events"].as_array().unwrap().len(), 2);
-        assert_eq!(old["cursor"], "src/3");
-        let now = log.poll(Some("3")).unwrap();
+        assert_eq!(old["cursor"], format!("src/{}", at(3)));
+        let now = log.poll(Some(&at(3))).unwrap();
         assert_eq!(now["truncated"], false);
         log.skip();
         taken(&log, "d");
-        let skipped = log.poll(Some("3")).unwrap();
+        let skipped = log.poll(Some(&at(3))).unwrap();
         assert_eq!(skipped["truncated"], true, "{skipped:?}");
+        // A cursor of a log made before this one (a subscription ended and made again): what
+        // this one keeps, and `truncated`.
+        let other = EventLog::new(2, "src/");
+        let before = other.poll(Some(&at(4))).unwrap();
+        assert_eq!(before["truncated"], true, "{before:?}");
         assert!(matches!(
             log.poll(Some("x")),
             Err(Refusal::InvalidParams(_))
         ));
+    }
+
+    /// A gap the sender tells, and the log's close, reach an open stream.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_stream_hears_a_gap_and_the_end() {
+        let log = EventLog::new(10, "");
+        let mut feed = log.stream(None).unwrap();
+        let next = async |feed: &mut EventFeed| {
+            tokio::time::timeout(std::time::Duration::from_secs(5), feed.recv())
+                .await
+                .unwrap()
+                .unwrap()
+        };
+        assert_eq!(next(&mut feed).await.0, "notifications/events/active");
+        log.skip();
+        let (method, gap) = next(&mut feed).await;
+        assert_eq!(method, "notifications/events/active");
+        assert_eq!(gap["truncated"], true);
+        log.close();
+        assert_eq!(next(&mut feed).await.0, "notifications/events/terminated");
+        assert!(feed.recv().await.is_none());
     }
 
     /// Ids taken from many threads at once: each event once, numbered without a gap.

@@ -42,6 +42,13 @@ pub(crate) const IDLE: Duration = Duration::from_secs(600);
 /// The lifetime asked of the source (it decides, and says when to refresh by).
 const TTL: Duration = Duration::from_secs(3600);
 
+/// The shortest wait before a refresh, whatever the source says (one saying a time past does
+/// not make the gateway ask every second).
+const MIN_REFRESH: Duration = Duration::from_secs(30);
+
+/// The events extension's `ResourceExhausted`.
+const RESOURCE_EXHAUSTED: i32 = -32025;
+
 /// The most webhook subscriptions one person holds at the sources.
 pub const MAX_PER_PERSON: usize = 32;
 
@@ -139,14 +146,23 @@ impl EventWebhooks {
         let subscription = {
             let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
             match held.values().find(|held| held.key == key) {
-                Some(found) => Arc::clone(found),
+                // Marked used while the map is locked: its keeper, which decides idleness under
+                // the same lock, cannot end it now.
+                Some(found) => {
+                    found.lock().used = Instant::now();
+                    Arc::clone(found)
+                }
                 None => {
                     let persons = held.values().filter(|held| held.key.person == person);
                     if persons.count() >= MAX_PER_PERSON || held.len() >= MAX_ALL {
-                        return Err(Refusal::Failed(format!(
-                            "At most {MAX_PER_PERSON} webhook subscriptions are held per person \
-                             ({MAX_ALL} in all); poll fewer event types or arguments."
-                        )));
+                        return Err(Refusal::Coded {
+                            code: RESOURCE_EXHAUSTED,
+                            message: format!(
+                                "At most {MAX_PER_PERSON} webhook subscriptions are held per \
+                                 person ({MAX_ALL} in all); poll fewer event types or arguments."
+                            ),
+                            data: Some(json!({ "limit": "subscriptions", "max": MAX_PER_PERSON })),
+                        });
                     }
                     let (Some(token), Some(secret)) =
                         (toolkit_runtime::random::hex_128(), new_secret())
@@ -178,14 +194,21 @@ impl EventWebhooks {
                 }
             }
         };
+        // Should this request be given up while the first subscribe runs, the subscription is
+        // forgotten (no keeper would ever end it).
+        let pending = Pending {
+            held: &self.held,
+            subscription: &subscription,
+            settled: false,
+        };
         let ready = subscription
             .ready
             .get_or_init(|| self.subscribe(&subscription))
             .await;
+        pending.settle();
         if let Err(refused) = ready {
             return Err(refused.clone());
         }
-        subscription.lock().used = Instant::now();
         Ok(subscription)
     }
 
@@ -315,7 +338,7 @@ impl Subscription {
         let refresh = grant
             .refresh_in()
             .map_or(TTL, |left| left.mul_f32(0.8))
-            .max(Duration::from_secs(1));
+            .max(MIN_REFRESH);
         self.lock().id = Some(grant.id);
         Ok(refresh)
     }
@@ -370,12 +393,23 @@ async fn keep(
             }
         };
         tokio::time::sleep_until(refresh_at.min(idle_at).into()).await;
+        if !holds(&held, &subscription) {
+            // The source ended it, or a refresh was refused: nothing to keep.
+            return;
+        }
         let idle = {
+            // Decided with the map locked: a request finding it marks it used under the lock.
+            let mut all = held.lock().unwrap_or_else(PoisonError::into_inner);
             let state = subscription.lock();
-            state.streams == 0 && state.used.elapsed() >= IDLE
+            let idle = state.streams == 0 && state.used.elapsed() >= IDLE;
+            drop(state);
+            if idle {
+                all.retain(|_, kept| !Arc::ptr_eq(kept, &subscription));
+            }
+            idle
         };
         if idle {
-            forget(&held, &subscription);
+            subscription.log.close();
             let ended = subscription
                 .mcp
                 .unsubscribe_events(
@@ -407,11 +441,46 @@ async fn keep(
     }
 }
 
-/// Drops `subscription` from `held`: its deliveries are answered 410 from now.
+/// Drops `subscription` from `held`: its deliveries are answered 410 from now, its streams told
+/// `terminated`.
 fn forget(held: &Mutex<HashMap<String, Arc<Subscription>>>, subscription: &Arc<Subscription>) {
     held.lock()
         .unwrap_or_else(PoisonError::into_inner)
         .retain(|_, kept| !Arc::ptr_eq(kept, subscription));
+    subscription.log.close();
+}
+
+/// Whether `held` still holds `subscription`.
+fn holds(
+    held: &Mutex<HashMap<String, Arc<Subscription>>>,
+    subscription: &Arc<Subscription>,
+) -> bool {
+    held.lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .values()
+        .any(|kept| Arc::ptr_eq(kept, subscription))
+}
+
+/// A subscription whose first `events/subscribe` is under way: forgotten when dropped unsettled.
+struct Pending<'a> {
+    held: &'a Mutex<HashMap<String, Arc<Subscription>>>,
+    subscription: &'a Arc<Subscription>,
+    settled: bool,
+}
+
+impl Pending<'_> {
+    /// The first subscribe has answered (kept, or refused and forgotten already).
+    fn settle(mut self) {
+        self.settled = true;
+    }
+}
+
+impl Drop for Pending<'_> {
+    fn drop(&mut self) {
+        if !self.settled && !self.subscription.ready.initialized() {
+            forget(self.held, self.subscription);
+        }
+    }
 }
 
 /// What a source's failure to subscribe tells the client.

@@ -231,7 +231,7 @@ async fn events_a_source_delivers_only_by_webhook_are_polled_and_pushed_through_
     // Bob asking for alice's arguments holds a subscription of his own: her events before it
     // are not his to read.
     let bob_support = bob
-        .poll_events(&tickets, support.clone(), Some("tickets/0"))
+        .poll_events(&tickets, support.clone(), Some("tickets/00000000.0"))
         .await
         .unwrap();
     assert!(bob_support.events.is_empty(), "{bob_support:?}");

@@ -154,7 +154,13 @@ impl Upstreams {
             });
         }
         let this = self.clone();
-        let opener = asker.clone();
+        // The stream is the person's, not the session's: it outlives the request's session.
+        let opener = asker
+            .principal()
+            .cloned()
+            .map_or_else(CallContext::new, |principal| {
+                CallContext::new().with_extension(principal)
+            });
         self.event_deliveries
             .subscribe(
                 &params,
@@ -478,10 +484,14 @@ impl Streams {
                     Holder::Person(_) => "per person",
                     Holder::Session(_) => "per session",
                 };
-                return Err(Refusal::Failed(format!(
-                    "At most {} event streams are held open at once {whose}; close one first.",
-                    holder.cap()
-                )));
+                return Err(Refusal::Coded {
+                    code: -32025,
+                    message: format!(
+                        "At most {} event streams are held open at once {whose}; close one first.",
+                        holder.cap()
+                    ),
+                    data: Some(json!({ "limit": "streams", "max": holder.cap() })),
+                });
             }
         }
         for holder in &holders {
@@ -651,7 +661,7 @@ mod tests {
             .collect();
         let refused = streams.hold("alice", Some("s1")).err().unwrap();
         assert!(
-            matches!(&refused, Refusal::Failed(words) if words.contains("16 event streams are held open at once per session")),
+            matches!(&refused, Refusal::Coded { message, .. } if message.contains("16 event streams are held open at once per session")),
             "{refused:?}"
         );
         // Another session of hers, and another person, are not starved by it.
@@ -660,7 +670,7 @@ mod tests {
         );
         let refused = streams.hold("alice", None).err().unwrap();
         assert!(
-            matches!(&refused, Refusal::Failed(words) if words.contains("32 event streams are held open at once per person")),
+            matches!(&refused, Refusal::Coded { message, .. } if message.contains("32 event streams are held open at once per person")),
             "{refused:?}"
         );
         let bob = streams.hold("bob", Some("s3")).unwrap();
