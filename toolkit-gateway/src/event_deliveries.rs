@@ -50,6 +50,9 @@ const MIN_TTL: Duration = Duration::from_secs(60);
 /// How long a callback's answered challenge is remembered, per person and URL.
 const VERIFIED_FOR: Duration = Duration::from_secs(24 * 3600);
 
+/// The most verification challenges sent to one host a minute.
+const VERIFICATIONS_PER_MINUTE: std::num::NonZeroU32 = std::num::NonZeroU32::MIN.saturating_add(9);
+
 /// The most callbacks remembered as verified (the oldest forgotten past it).
 const MAX_VERIFIED: usize = 4 * MAX_ALL;
 
@@ -79,6 +82,9 @@ pub(crate) struct EventDeliveries {
     trusted: Vec<String>,
     held: Arc<Mutex<HashMap<String, Arc<Delivered>>>>,
     verified: Mutex<HashMap<(String, String), Instant>>,
+    /// The verifications each callback host is sent, at most [`VERIFICATIONS_PER_MINUTE`]: no
+    /// one makes the gateway knock at a host's door in a loop.
+    knocks: governor::DefaultKeyedRateLimiter<String>,
 }
 
 impl std::fmt::Debug for EventDeliveries {
@@ -127,6 +133,9 @@ impl EventDeliveries {
                 .collect(),
             held: Arc::default(),
             verified: Mutex::default(),
+            knocks: governor::RateLimiter::keyed(governor::Quota::per_minute(
+                VERIFICATIONS_PER_MINUTE,
+            )),
         }
     }
 
@@ -395,6 +404,24 @@ impl EventDeliveries {
             .is_some_and(|at| at.elapsed() < VERIFIED_FOR);
         if fresh {
             return Ok(());
+        }
+        let host = asked
+            .url
+            .host_str()
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        if self.knocks.len() > MAX_VERIFIED {
+            self.knocks.retain_recent();
+        }
+        if self.knocks.check_key(&host).is_err() {
+            return Err(coded(
+                RESOURCE_EXHAUSTED,
+                &format!(
+                    "At most {VERIFICATIONS_PER_MINUTE} callbacks of one host are verified a \
+                     minute; try again later."
+                ),
+                Some(json!({ "limit": "verifications", "max": VERIFICATIONS_PER_MINUTE.get() })),
+            ));
         }
         let challenge = toolkit_runtime::random::hex_128()
             .ok_or_else(|| Refusal::Failed("The system gave no randomness.".into()))?;
@@ -1089,5 +1116,34 @@ mod tests {
             event.to_string().as_bytes(),
         );
         assert_eq!(headers["webhook-signature"], signed.as_str());
+    }
+
+    /// A host's callbacks are verified at most ten times a minute, whoever asks (here eleven
+    /// people, one subscription each).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_hosts_callbacks_are_verified_ten_times_a_minute_at_most() {
+        let url = receiver().await;
+        let deliveries = EventDeliveries::new(true, &["127.0.0.1".to_owned()]);
+        let open = Mutex::new(Vec::new());
+        for person in 0..10 {
+            let person = format!("token:p{person}");
+            subscribe(&deliveries, &person, (&url, json!({})), &open)
+                .await
+                .unwrap();
+        }
+        let refused = subscribe(&deliveries, "token:p10", (&url, json!({})), &open).await;
+        match refused {
+            Err(Refusal::Coded { code, data, .. }) => {
+                assert_eq!(code, RESOURCE_EXHAUSTED);
+                assert_eq!(data.unwrap()["limit"], "verifications");
+            }
+            other => panic!("{other:?}"),
+        }
+        // One verified already is not verified again: its refresh is taken.
+        assert!(
+            subscribe(&deliveries, "token:p0", (&url, json!({})), &open)
+                .await
+                .is_ok()
+        );
     }
 }
