@@ -34,7 +34,7 @@ use super::relay::ClientRelay;
 use super::resources;
 use super::served::ServedToolkit;
 use super::told::{self, Told};
-use super::written_result;
+use crate::stdio::written_result;
 use toolkit_core::context::{Clients, Joined, Relay, Written};
 use toolkit_core::{ApprovalRequest, CallContext, Failure, JsonObject, Progress, Verdict};
 
@@ -79,21 +79,21 @@ pub(crate) struct Handler {
     pub(crate) resources: resources::Hosted,
     /// What the host does with a client's tasks (`tasks.rs`).
     pub(crate) tasks: super::tasks::Hosted,
-    /// The session's resource subscriptions (`subscriptions.rs`).
-    pub(crate) subscriptions: Arc<super::subscriptions::Subscriptions>,
-    /// Who is subscribed to each resource, across the server's sessions (`subscribers.rs`).
-    pub(crate) subscribers: Arc<super::subscribers::Subscribers>,
+    /// The session's resource subscriptions (`resources/subscriptions.rs`).
+    pub(crate) subscriptions: Arc<crate::resources::subscriptions::Subscriptions>,
+    /// Who is subscribed to each resource, across the server's sessions (`resources/subscribers.rs`).
+    pub(crate) subscribers: Arc<crate::resources::subscribers::Subscribers>,
     /// The clients of the server's sessions, when the host gave them.
     pub(crate) clients: Option<Arc<Clients>>,
     /// Set at the session's first `notifications/initialized`: its client among `clients`.
     pub(crate) joined: Arc<OnceLock<Option<Joined>>>,
     /// Set at the session's first `notifications/initialized` (a session that never says it is
-    /// closed early: `session_owners.rs`).
+    /// closed early: `http/session_owners.rs`).
     pub(crate) initialized: Arc<AtomicBool>,
-    /// The tasks this session's client created (`task_owners.rs`).
-    pub(crate) task_owners: Arc<super::task_owners::TaskOwners>,
-    /// Cancelled when the session ends (`session_end.rs`).
-    pub(crate) ended: Arc<super::session_end::SessionEnd>,
+    /// The tasks this session's client created (`tasks/owners.rs`).
+    pub(crate) task_owners: Arc<crate::tasks::owners::TaskOwners>,
+    /// Cancelled when the session ends (`http/session_end.rs`).
+    pub(crate) ended: Arc<crate::http::session_end::SessionEnd>,
 }
 
 impl ServerHandler for Handler {
@@ -350,7 +350,7 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         // Over HTTP, the layer keeps what the session speaks of tasks until the session ends.
-        if let Some(kept) = super::kept::Kept::of(&context) {
+        if let Some(kept) = crate::http::kept::Kept::of(&context) {
             kept.session_end(self.ended.token(), Arc::clone(&self.initialized));
         }
         self.declare_sketch_events(&context);
@@ -428,7 +428,11 @@ impl ServerHandler for Handler {
         if !first {
             return;
         }
-        super::list_changes::tell(&self.resources, context.peer.clone(), self.ended.token());
+        crate::resources::list_changes::tell(
+            &self.resources,
+            context.peer.clone(),
+            self.ended.token(),
+        );
         self.toolkit.add_peer(context.peer);
     }
 
@@ -442,12 +446,17 @@ impl ServerHandler for Handler {
         &self,
         requested: &SubscriptionFilter,
     ) -> Option<SubscriptionFilter> {
-        super::subscriptions::accepted(requested, &self.resources)
+        crate::resources::subscriptions::accepted(requested, &self.resources)
     }
 
     async fn listen(&self, context: SubscriptionContext) -> Result<(), ErrorData> {
-        super::subscriptions::listen(&self.toolkit, &self.resources, &self.subscribers, context)
-            .await;
+        crate::resources::subscriptions::listen(
+            &self.toolkit,
+            &self.resources,
+            &self.subscribers,
+            context,
+        )
+        .await;
         Ok(())
     }
 }
@@ -481,10 +490,10 @@ impl Handler {
     /// A handler for one more session: the same served toolkit and server-wide subscribers, a
     /// log level, subscriptions and end of its own.
     pub(crate) fn for_session(&self) -> Self {
-        let ended = Arc::new(super::session_end::SessionEnd::default());
+        let ended = Arc::new(crate::http::session_end::SessionEnd::default());
         Self {
             level: Arc::default(),
-            subscriptions: Arc::new(super::subscriptions::Subscriptions::new(
+            subscriptions: Arc::new(crate::resources::subscriptions::Subscriptions::new(
                 Arc::clone(&self.subscribers),
                 self.resources.clone(),
                 ended.token(),
@@ -499,13 +508,13 @@ impl Handler {
 
     /// Over HTTP, has the answer to the request of `context` (an `initialize` or a
     /// `server/discover`) declare events at the top level of its capabilities too, when the host
-    /// serves them (see `kept.rs`).
+    /// serves them (see `http/kept.rs`).
     fn declare_sketch_events(&self, context: &RequestContext<RoleServer>) {
         let serves = self
             .resources
             .as_ref()
             .is_some_and(|resources| resources.offer().events);
-        if serves && let Some(kept) = super::kept::Kept::of(context) {
+        if serves && let Some(kept) = crate::http::kept::Kept::of(context) {
             kept.held().sketch_events = true;
         }
     }

@@ -5,6 +5,17 @@
 //! A host (the gateway) passes its upstreams' answers on as they wrote them, as JSON; here they
 //! become rmcp's types, an entry rmcp cannot read left out of its listing (and logged) rather than
 //! failing the whole listing.
+//!
+//! Its parts: the session clients told the host's lists changed ([`list_changes`]); a
+//! session's resource subscriptions ([`subscriptions`]) and who is subscribed to each URI across
+//! sessions ([`subscribers`]); a host's own skills folder ([`skill_folder`]); URIs over 4 KiB
+//! refused wherever one enters ([`uri_bound`]).
+
+pub(crate) mod list_changes;
+pub(crate) mod skill_folder;
+pub(crate) mod subscribers;
+pub(crate) mod subscriptions;
+pub(crate) mod uri_bound;
 
 use std::sync::Arc;
 
@@ -510,7 +521,7 @@ pub(crate) async fn get_skill(
     request: &GetSkillRequestParams,
 ) -> Result<GetSkillResult, ErrorData> {
     let resources = offering(hosted, |offer| offer.skills, "skills/get")?;
-    super::uri_bound::checked(&request.uri)?;
+    crate::resources::uri_bound::checked(&request.uri)?;
     let skill = resources
         .get_skill(&request.uri)
         .await
@@ -545,7 +556,7 @@ pub(crate) async fn read_resource(
     asker: &CallContext,
 ) -> Result<ReadResourceResult, ErrorData> {
     let resources = offering(hosted, |offer| offer.resources, "resources/read")?;
-    super::uri_bound::checked(&request.uri)?;
+    crate::resources::uri_bound::checked(&request.uri)?;
     let read = resources
         .read_resource_for(&request.uri, asker)
         .await
@@ -595,7 +606,7 @@ pub(crate) async fn complete(
 ) -> Result<CompleteResult, ErrorData> {
     let resources = offering(hosted, |offer| offer.completions, "completion/complete")?;
     if let rmcp::model::Reference::Resource(reference) = &request.r#ref {
-        super::uri_bound::checked(&reference.uri)?;
+        crate::resources::uri_bound::checked(&reference.uri)?;
     }
     let Ok(Value::Object(mut params)) = serde_json::to_value(request) else {
         return Err(ErrorData::invalid_params(

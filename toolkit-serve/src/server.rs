@@ -18,14 +18,14 @@ use tokio_util::sync::CancellationToken;
 
 use super::ServeError;
 use super::handler::{Approval, Handler, Identity};
-use super::replays::Replays;
 use super::served::ServedToolkit;
-use super::session_owners::{SessionLimits, SessionOwners};
 use super::stdin_guard::{StdinGuard, StdinGuardOptions};
-use super::task_sessions::TaskSessions;
-use super::transport::{GuardedTransport, Input, spawn_writer};
-use super::written_http;
-use super::written_result::WrittenResults;
+use crate::http::replays::Replays;
+use crate::http::session_owners::{SessionLimits, SessionOwners};
+use crate::http::written_http;
+use crate::stdio::transport::{GuardedTransport, Input, spawn_writer};
+use crate::stdio::written_result::WrittenResults;
+use crate::tasks::sessions::TaskSessions;
 use toolkit_core::context::Clients;
 use toolkit_core::{Approver, CallContext, Toolkit};
 
@@ -82,8 +82,8 @@ pub struct McpServer {
     verdicts: Option<super::observed_approver::Verdicts>,
     resources: super::resources::Hosted,
     tasks: super::tasks::Hosted,
-    /// Who is subscribed to each resource, across the sessions (`subscribers.rs`).
-    subscribers: Arc<super::subscribers::Subscribers>,
+    /// Who is subscribed to each resource, across the sessions (`resources/subscribers.rs`).
+    subscribers: Arc<crate::resources::subscribers::Subscribers>,
     /// The clients of the sessions, for what an upstream asks outside any call.
     clients: Option<Arc<Clients>>,
 }
@@ -350,7 +350,7 @@ impl McpServer {
 
     /// The handler each session's is made from ([`Handler::for_session`]).
     fn handler(&self) -> Handler {
-        let ended = Arc::new(super::session_end::SessionEnd::default());
+        let ended = Arc::new(crate::http::session_end::SessionEnd::default());
         Handler {
             toolkit: self.toolkit.clone(),
             identity: Arc::new(self.identity.clone()),
@@ -359,7 +359,7 @@ impl McpServer {
             level: Arc::default(),
             resources: self.resources.clone(),
             tasks: self.tasks.clone(),
-            subscriptions: Arc::new(super::subscriptions::Subscriptions::new(
+            subscriptions: Arc::new(crate::resources::subscriptions::Subscriptions::new(
                 Arc::clone(&self.subscribers),
                 self.resources.clone(),
                 ended.token(),

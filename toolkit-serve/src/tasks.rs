@@ -6,13 +6,20 @@
 //! rmcp 3.11 knows only the 2026-07-28 Tasks extension (`tasks/get`, `tasks/update`,
 //! `tasks/cancel` under `io.modelcontextprotocol/tasks`), whose task model differs, and its
 //! types drop what the 2025-11-25 form adds (a tool's `execution`, a call's `task`, the
-//! `tasks` capability). So the stdio transport (`transport.rs`), and the Streamable HTTP layer
-//! for each session (`task_sessions.rs`), rename, for such a client, the requests of the
+//! `tasks` capability). So the stdio transport (`stdio/transport.rs`), and the Streamable HTTP
+//! layer for each session ([`sessions`]), rename, for such a client, the requests of the
 //! 2025-11-25 form to methods rmcp passes on as they were written ([`Dialect::incoming`]),
 //! and they are answered here as JSON; the `initialize` answer gains the `tasks` capability
-//! ([`Dialect::outgoing`]). A session drives only the tasks it created (`task_owners.rs`). A
+//! ([`Dialect::outgoing`]). A session drives only the tasks it created ([`owners`]); the host
+//! keeps its tasks by the session a request came in ([`session`]) and tells each task's statuses
+//! to it ([`status`]). A
 //! client that declares no tasks is served as before: task tools listed without `execution`,
 //! their calls run as tasks upstream by the MCP source.
+
+pub(crate) mod owners;
+pub(crate) mod session;
+pub(crate) mod sessions;
+pub(crate) mod status;
 
 use std::sync::Arc;
 
@@ -25,8 +32,8 @@ use tokio_util::sync::CancellationToken;
 use super::relay::ClientRelay;
 use super::resources::{Refusal, error};
 use super::served::ServedToolkit;
-use super::task_owners::{TaskOwners, unknown_task};
-use super::task_status::TaskStatusSink;
+use crate::tasks::owners::{TaskOwners, unknown_task};
+use crate::tasks::status::TaskStatusSink;
 use toolkit_core::context::Relay;
 use toolkit_core::{BoxFuture, CallContext, JsonObject};
 

@@ -5,7 +5,7 @@
 //! the stateless revision over HTTP). In a session over HTTP rmcp routes progress to the call's
 //! stream by its typed notification, so that one is sent, and its params as written are kept in
 //! the HTTP request's slot, for the layer around the service to write into the answer in its
-//! place (`written_http.rs`).
+//! place (`http/written_http.rs`).
 
 use axum::http::request::Parts;
 use rmcp::RoleServer;
@@ -16,7 +16,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use serde_json::{Map, Number, Value};
 
-use super::kept::Kept;
+use crate::http::kept::Kept;
 use toolkit_core::Progress;
 
 /// The most bytes of JSON a client's progress token may take: each report told to the client

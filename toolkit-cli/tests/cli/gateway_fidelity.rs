@@ -9,7 +9,7 @@
 //! resources are. The same holds
 //! through the same gateway serving Streamable HTTP (`[serve] transport = "http"`, a process of
 //! its own, read over `StreamableHTTPClientTransport`), where the bodies as written on the socket
-//! also show `priority: 1` and the progress steps as integers (written_http.rs).
+//! also show `priority: 1` and the progress steps as integers (http/written_http.rs).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -1,11 +1,11 @@
 //! Tasks passed through over Streamable HTTP: [`TaskSessions`], the [`Dialect`] of each HTTP
 //! session whose client declared `capabilities.tasks` at `initialize`, keyed by its
 //! `Mcp-Session-Id`, so that its requests are renamed before rmcp reads them as the stdio
-//! transport renames them (`transport.rs`), and its `initialize` answer gains the `tasks`
-//! capability (written in by the answers layer, `written_http.rs`).
+//! transport renames them (`stdio/transport.rs`), and its `initialize` answer gains the `tasks`
+//! capability (written in by the answers layer, `http/written_http.rs`).
 //!
 //! A session's entry is made when rmcp answers its `initialize` with a session id, and dropped
-//! when the session ends (`session_end.rs`: deleted, expired, or the server shut down), or at
+//! when the session ends (`http/session_end.rs`: deleted, expired, or the server shut down), or at
 //! its `DELETE`. The stateless revision (2026-07-28, or sessions turned off) has no session to
 //! remember a client's `initialize` by, nor to own a task: there, task tools are served as
 //! plain tools (its own Tasks extension is another task model, which rmcp speaks itself).
@@ -24,8 +24,8 @@ use axum::response::{IntoResponse as _, Response};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::session_end::forget_at_end;
-use super::tasks::{Dialect, Renamed};
+use crate::http::session_end::forget_at_end;
+use crate::tasks::{Dialect, Renamed};
 
 /// The header that names a session.
 pub(crate) const SESSION_ID: &str = "mcp-session-id";
@@ -36,7 +36,7 @@ pub(crate) type SessionDialect = Arc<Mutex<Dialect>>;
 /// The dialects of the HTTP sessions of clients that declared tasks.
 #[derive(Debug, Default)]
 pub(crate) struct TaskSessions {
-    /// The host gives [`Tasks`](super::Tasks): else nothing is read or renamed.
+    /// The host gives [`Tasks`](crate::Tasks): else nothing is read or renamed.
     hosted: bool,
     /// The largest request body read (as rmcp's service takes).
     limit: usize,

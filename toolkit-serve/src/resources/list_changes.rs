@@ -1,17 +1,17 @@
 //! The host's resources or prompts changed ([`ListChanged`], from
-//! [`Resources::list_changed`](super::Resources::list_changed)): each session client is told
+//! [`Resources::list_changed`](crate::Resources::list_changed)): each session client is told
 //! (`notifications/resources/list_changed`, `notifications/prompts/list_changed`) when the host
-//! offers to tell it ([`Offer::resources_list_changed`](super::Offer::resources_list_changed),
-//! [`Offer::prompts_list_changed`](super::Offer::prompts_list_changed), which advertise
+//! offers to tell it ([`Offer::resources_list_changed`](crate::Offer::resources_list_changed),
+//! [`Offer::prompts_list_changed`](crate::Offer::prompts_list_changed), which advertise
 //! `listChanged`), until its session ends; a stateless client hears it on
-//! `subscriptions/listen` (`subscriptions.rs`).
+//! `subscriptions/listen` (`resources/subscriptions.rs`).
 
 use rmcp::RoleServer;
 use rmcp::service::Peer;
 use tokio::sync::broadcast::error::RecvError;
 use tokio_util::sync::CancellationToken;
 
-use super::resources::{Hosted, ListChanged};
+use crate::resources::{Hosted, ListChanged};
 
 /// Which changes a client is to hear.
 #[derive(Clone, Copy, Debug, Default)]

@@ -12,10 +12,10 @@ use rmcp::handler::server::skill_catalog::SkillCatalog;
 use serde_json::Value;
 use toolkit_core::{BoxFuture, JsonObject};
 
-use super::resources::{Offer, Refusal, Resources};
+use crate::resources::{Offer, Refusal, Resources};
 
 /// The skills of a folder, as a server's [`Resources`]
-/// ([`McpServer::resources`](super::McpServer::resources)).
+/// ([`McpServer::resources`](crate::McpServer::resources)).
 ///
 /// ```no_run
 /// use std::sync::Arc;

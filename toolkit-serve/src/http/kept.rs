@@ -1,5 +1,5 @@
 //! [`Kept`]: what the calls of one HTTP request kept as their upstreams wrote it, and how it is
-//! written into the messages of the request's answer (`written_http.rs`).
+//! written into the messages of the request's answer (`http/written_http.rs`).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::AtomicBool;
@@ -12,7 +12,7 @@ use rmcp::service::RequestContext;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use super::task_sessions::{SessionDialect, lock};
+use crate::tasks::sessions::{SessionDialect, lock};
 use toolkit_core::JsonObject;
 
 /// What the calls of one HTTP request kept as their upstreams wrote it, to be served in the
@@ -27,13 +27,13 @@ pub(crate) struct Held {
     results: HashMap<String, JsonObject>,
     /// Each progress notification's params as written, by progress token (as JSON), in order.
     pub(crate) progress: HashMap<String, VecDeque<JsonObject>>,
-    /// The end of the session an `initialize` started (`session_end.rs`).
+    /// The end of the session an `initialize` started (`http/session_end.rs`).
     pub(crate) ended: Option<CancellationToken>,
     /// Set once the client of the session an `initialize` started says it is ready
-    /// (`notifications/initialized`; `session_owners.rs`).
+    /// (`notifications/initialized`; `http/session_owners.rs`).
     pub(crate) initialized: Option<Arc<AtomicBool>>,
     /// The dialect of a session that speaks tasks, whose `initialize` answer is to gain them
-    /// (`task_sessions.rs`).
+    /// (`tasks/sessions.rs`).
     pub(crate) dialect: Option<SessionDialect>,
     /// Whether a kept result was written into an answer: the call's answer was sent.
     answered: bool,
@@ -44,7 +44,7 @@ pub(crate) struct Held {
 }
 
 /// A [`Kept`] that does not keep it alive (the call's handler holds it until it has answered):
-/// how a resumed stream finds the slot of the call it continues ([`Replays`](super::replays)).
+/// how a resumed stream finds the slot of the call it continues ([`Replays`](crate::http::replays)).
 #[derive(Clone, Debug)]
 pub(crate) struct WeakKept(Weak<Mutex<Held>>);
 
@@ -153,7 +153,7 @@ fn declare_events(message: &mut Value) -> bool {
     };
     let extended = capabilities
         .get("extensions")
-        .and_then(|extensions| extensions.get(super::resources::EVENTS_EXTENSION))
+        .and_then(|extensions| extensions.get(crate::resources::EVENTS_EXTENSION))
         .is_some();
     if extended {
         capabilities.insert("events".into(), Value::Object(JsonObject::new()));

@@ -1,9 +1,9 @@
 //! One session's resource subscriptions (`resources/subscribe`): the URIs its client subscribed
 //! to, and the task that tells it of each one the host says changed
-//! (`notifications/resources/updated`, from [`Resources::updated`](super::Resources::updated));
+//! (`notifications/resources/updated`, from [`Resources::updated`](crate::Resources::updated));
 //! and `subscriptions/listen` of the stateless revision (2026-07-28): `toolsListChanged`,
 //! `resourcesListChanged` and `promptsListChanged` when the host can tell them
-//! (`list_changes.rs`), and `resourceSubscriptions` when the host offers `subscribe` (at most
+//! (`resources/list_changes.rs`), and `resourceSubscriptions` when the host offers `subscribe` (at most
 //! [`MAX_SUBSCRIPTIONS`] URIs, subscribed while the listen lasts).
 //!
 //! Whether the host itself is subscribed is the server's to say ([`Subscribers`]): a session
@@ -17,11 +17,11 @@ use rmcp::service::{Peer, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer};
 use tokio_util::sync::CancellationToken;
 
-use super::list_changes;
-use super::resources::ListChanged;
-use super::resources::{self, Hosted};
-use super::served::ServedToolkit;
-use super::subscribers::Subscribers;
+use crate::resources::ListChanged;
+use crate::resources::list_changes;
+use crate::resources::subscribers::Subscribers;
+use crate::resources::{self, Hosted};
+use crate::served::ServedToolkit;
 
 /// How many URIs one session may be subscribed to at once (a subscription past it is refused).
 pub const MAX_SUBSCRIPTIONS: usize = 1024;
@@ -97,7 +97,7 @@ impl Subscriptions {
     /// `resources/subscribe` of `uri`: the host asked when no session of the server was
     /// subscribed to it; the first subscription starts the task that tells `peer` of the
     /// host's updates to the URIs subscribed to, until the session ends. Refused for a URI
-    /// over [`MAX_URI_BYTES`](super::MAX_URI_BYTES), and past [`MAX_SUBSCRIPTIONS`] URIs or
+    /// over [`MAX_URI_BYTES`](crate::MAX_URI_BYTES), and past [`MAX_SUBSCRIPTIONS`] URIs or
     /// [`MAX_SUBSCRIBED_BYTES`] bytes of them: the URI is held before the host is asked, so that
     /// subscriptions made at once never pass either cap.
     pub(crate) async fn subscribe(
@@ -114,7 +114,7 @@ impl Subscriptions {
     /// The subscription of [`Subscriptions::subscribe`], made: whether the telling task is to
     /// start now (the first subscription).
     async fn take(&self, uri: &str) -> Result<bool, ErrorData> {
-        super::uri_bound::checked(uri)?;
+        crate::resources::uri_bound::checked(uri)?;
         let host = resources::subscribing(&self.hosted, "resources/subscribe")?;
         let mut held = self.hold(uri)?;
         self.server
@@ -140,7 +140,7 @@ impl Subscriptions {
     /// `resources/unsubscribe` of `uri`: the host asked to unsubscribe when this was the last
     /// session subscribed to it.
     pub(crate) async fn unsubscribe(&self, uri: &str) -> Result<(), ErrorData> {
-        super::uri_bound::checked(uri)?;
+        crate::resources::uri_bound::checked(uri)?;
         let host = resources::subscribing(&self.hosted, "resources/unsubscribe")?;
         self.lock().remove(uri);
         self.server.unsubscribe(self.session, uri, host).await;
@@ -282,7 +282,7 @@ pub(crate) fn accepted(
     Some(filter.build())
 }
 
-/// The URIs of `uris` a listen is granted: those within [`MAX_URI_BYTES`](super::MAX_URI_BYTES),
+/// The URIs of `uris` a listen is granted: those within [`MAX_URI_BYTES`](crate::MAX_URI_BYTES),
 /// distinct, in order, as long as they are within [`MAX_SUBSCRIPTIONS`] and
 /// [`MAX_SUBSCRIBED_BYTES`].
 fn within_caps(uris: &[String]) -> Vec<String> {
@@ -290,7 +290,7 @@ fn within_caps(uris: &[String]) -> Vec<String> {
     let mut seen = HashSet::new();
     let mut bytes = 0;
     for uri in uris {
-        if !super::uri_bound::fits(uri) || seen.contains(uri.as_str()) {
+        if !crate::resources::uri_bound::fits(uri) || seen.contains(uri.as_str()) {
             continue;
         }
         if granted.len() >= MAX_SUBSCRIPTIONS || bytes + uri.len() > MAX_SUBSCRIBED_BYTES {
@@ -475,12 +475,7 @@ mod tests {
 
         // Bytes: 64 URIs of 4 KiB fill a session; the next is refused, and nothing is kept of it.
         let subscriptions = session(&Arc::default());
-        let long = |n: usize| {
-            format!(
-                "demo://{n:04}/{}",
-                "x".repeat(super::super::MAX_URI_BYTES - 12)
-            )
-        };
+        let long = |n: usize| format!("demo://{n:04}/{}", "x".repeat(crate::MAX_URI_BYTES - 12));
         for n in 0..64 {
             subscriptions.take(&long(n)).await.unwrap();
         }
@@ -489,7 +484,7 @@ mod tests {
         assert_eq!(subscriptions.lock().uris.len(), 64);
         assert!(subscriptions.lock().bytes <= MAX_SUBSCRIBED_BYTES);
         // A URI over the bound is refused by subscribe and unsubscribe alike.
-        let over = "x".repeat(super::super::MAX_URI_BYTES + 1);
+        let over = "x".repeat(crate::MAX_URI_BYTES + 1);
         assert!(
             subscriptions
                 .take(&over)
@@ -556,7 +551,7 @@ mod tests {
 
     #[test]
     fn a_listen_is_granted_uris_within_the_caps_only() {
-        let over = "x".repeat(super::super::MAX_URI_BYTES + 1);
+        let over = "x".repeat(crate::MAX_URI_BYTES + 1);
         let uris = vec![
             "a://1".to_owned(),
             over,

@@ -8,15 +8,15 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use indexmap::IndexSet;
 use serde_json::Value;
 
-use super::failure::echo;
-use super::resources::Refusal;
+use crate::failure::echo;
+use crate::resources::Refusal;
 use toolkit_core::JsonObject;
 
 /// How many task ids one session keeps (the oldest is forgotten past it).
 const MAX_OWNED: usize = 4096;
 
 /// The task ids one session's client created, oldest first, at most [`MAX_OWNED`], and the
-/// session's id among the process's ([`TaskSession`](super::TaskSession)).
+/// session's id among the process's ([`TaskSession`](crate::TaskSession)).
 #[derive(Debug)]
 pub(crate) struct TaskOwners {
     ids: Mutex<IndexSet<String>>,
@@ -27,7 +27,7 @@ impl Default for TaskOwners {
     fn default() -> Self {
         Self {
             ids: Mutex::default(),
-            session: super::TaskSession::next_id(),
+            session: crate::TaskSession::next_id(),
         }
     }
 }
@@ -37,7 +37,7 @@ impl TaskOwners {
         self.ids.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The session's id, as its [`TaskSession`](super::TaskSession) carries it.
+    /// The session's id, as its [`TaskSession`](crate::TaskSession) carries it.
     pub(crate) fn session(&self) -> u64 {
         self.session
     }

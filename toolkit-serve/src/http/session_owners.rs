@@ -27,7 +27,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use tokio_util::sync::CancellationToken;
 use toolkit_core::context::Principal;
 
-use super::kept::Kept;
+use crate::http::kept::Kept;
 
 /// How many sessions are served, and for how long one whose client never says it is ready.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use super::resources::{Refusal, Resources};
+use crate::resources::{Refusal, Resources};
 
 /// One URI's subscribed sessions, by their ids.
 type Sessions = Arc<tokio::sync::Mutex<HashSet<u64>>>;

@@ -11,7 +11,7 @@
 //! Over stdio. rmcp's Streamable HTTP service (3.11) takes nothing but a `ServerHandler`, which
 //! has no way to answer a call with other than the typed result: over HTTP, [`keep`] leaves the
 //! result, shaped the same way, in the HTTP request's slot, and the layer around the service
-//! writes it into the answer (`written_http.rs`).
+//! writes it into the answer (`http/written_http.rs`).
 
 use std::borrow::Cow;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -23,7 +23,7 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, Service};
 use serde_json::Value;
 
-use super::kept::Kept;
+use crate::http::kept::Kept;
 use toolkit_core::JsonObject;
 
 /// A service (the server's handler), serving an upstream's result as it was written.

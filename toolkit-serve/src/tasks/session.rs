@@ -1,5 +1,5 @@
 //! Which served session a task request comes from: [`TaskSession`], an extension of the
-//! [`CallContext`](toolkit_core::CallContext) a host's [`Tasks`](super::Tasks) is given, so
+//! [`CallContext`](toolkit_core::CallContext) a host's [`Tasks`](crate::Tasks) is given, so
 //! that the host keeps each session's tasks apart (a cap of its own, ids no other session
 //! reaches) and forgets them when the session ends.
 

@@ -16,8 +16,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Mutex, mpsc};
 
-use super::stdin_guard::{Frame, StdinGuard};
-use super::tasks::{Dialect, Renamed};
+use crate::stdin_guard::{Frame, StdinGuard};
+use crate::tasks::{Dialect, Renamed};
 
 /// How many lines may wait for the writer before a sender waits for room.
 const OUTPUT_QUEUE: usize = 256;

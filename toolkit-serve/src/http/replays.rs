@@ -3,7 +3,7 @@
 //! rmcp keeps the last events of each stream of a session (16 a stream; a finished call's for a
 //! minute) and sends those after the client's `Last-Event-ID` again when the client resumes
 //! (`GET` with that header), written anew from its typed messages: a result written in by the
-//! answers layer (`written_http.rs`) would come back in rmcp's typed form (`1` as `1.0`, fields
+//! answers layer (`http/written_http.rs`) would come back in rmcp's typed form (`1` as `1.0`, fields
 //! it has no type for gone). So the layer keeps each event it rewrote of a stream the client may
 //! resume, by session and event id, and a resumed stream's event with a kept id is sent as first
 //! written.
@@ -14,7 +14,7 @@
 //! once the call has answered, so a stream is resumed only while its call runs.)
 //!
 //! Bounded: only the events of streams that stopped short of their call's answer are kept (one
-//! that carried it is not resumed; `written_http.rs` hands them over then), per session the last [`MAX_EVENTS`] events and [`MAX_BYTES`] bytes, none older
+//! that carried it is not resumed; `http/written_http.rs` hands them over then), per session the last [`MAX_EVENTS`] events and [`MAX_BYTES`] bytes, none older
 //! than [`MAX_AGE`]; a session's are dropped when it ends. An event no longer kept is replayed as
 //! rmcp writes it.
 
@@ -25,8 +25,8 @@ use std::time::{Duration, Instant};
 use axum::body::Bytes;
 use tokio_util::sync::CancellationToken;
 
-use super::kept::{Kept, WeakKept};
-use super::session_end::forget_at_end;
+use crate::http::kept::{Kept, WeakKept};
+use crate::http::session_end::forget_at_end;
 
 /// The most events kept per session.
 pub(crate) const MAX_EVENTS: usize = 64;

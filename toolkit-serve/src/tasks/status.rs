@@ -1,5 +1,5 @@
 //! A task's status told to the client that created it (`notifications/tasks/status`, MCP
-//! 2025-11-25): [`TaskStatusSink`], which a host's [`Tasks::call`](super::Tasks::call) finds
+//! 2025-11-25): [`TaskStatusSink`], which a host's [`Tasks::call`](crate::Tasks::call) finds
 //! in its context, to keep beside the task it created and tell when its source says the task's
 //! status changed. Over HTTP it reaches the session's standalone stream (its `GET`); a client
 //! that opened none is not told, and polls `tasks/get` as the spec says a client must anyway.

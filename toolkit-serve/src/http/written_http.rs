@@ -5,13 +5,13 @@
 //! is rmcp's typed `CallToolResult` (a block's `annotations.priority` is an `f32`; fields rmcp has
 //! no type for are dropped), and it routes a session's `notifications/progress` to the call's
 //! stream by rmcp's typed notification (`progress` an `f64`). So the handler answers with the
-//! typed values and [`keep`](super::written_result::keep)s what the upstream wrote in the slot of
+//! typed values and [`keep`](crate::stdio::written_result::keep)s what the upstream wrote in the slot of
 //! the HTTP request the call came in; rmcp hands the handler that request's `Parts`, and with
 //! them its extensions, where this layer put the slot. The layer then writes the kept JSON into
 //! the answer on its way out: the result of each JSON-RPC response whose id has one, and the
 //! params of each progress notification whose token has some (in order). For a host that gives
 //! tasks, the layer also renames the requests of a session that speaks them before rmcp reads
-//! them, and writes the `tasks` capability into its `initialize` answer (`task_sessions.rs`).
+//! them, and writes the `tasks` capability into its `initialize` answer (`tasks/sessions.rs`).
 //!
 //! Written by hand: nothing in rmcp, tower or axum rewrites the messages of an answer, and the SSE
 //! crates at hand (`sse-stream`, `eventsource-stream`) read an event into its fields, which would
@@ -20,8 +20,8 @@
 //! its `id:` (resumability) and framing with it. A body that is neither JSON nor SSE, or that
 //! does not parse, passes unchanged. A stream the client resumes (`Last-Event-ID`) is written
 //! the same way: what rmcp replays of it as first sent, what follows from its call's slot
-//! (`replays.rs`). The head of a POST's stream waits briefly for its first message, so that a fast
-//! call is answered in one write (`first_message.rs`).
+//! (`http/replays.rs`). The head of a POST's stream waits briefly for its first message, so that a fast
+//! call is answered in one write (`http/first_message.rs`).
 
 use std::ops::Range;
 use std::pin::Pin;
@@ -37,10 +37,10 @@ use axum::response::{IntoResponse as _, Response};
 use futures_util::{Stream, StreamExt as _};
 use toolkit_core::context::{Clients, Principal};
 
-use super::kept::Kept;
-use super::replays::Replays;
-use super::session_owners::{SessionOwners, unknown_session};
-use super::task_sessions::{SESSION_ID, TaskSessions};
+use crate::http::kept::Kept;
+use crate::http::replays::Replays;
+use crate::http::session_owners::{SessionOwners, unknown_session};
+use crate::tasks::sessions::{SESSION_ID, TaskSessions};
 
 /// The header of a client resuming a stream.
 const LAST_EVENT_ID: &str = "last-event-id";
@@ -61,7 +61,7 @@ pub(crate) async fn answers(
         .get(SESSION_ID)
         .and_then(|id| id.to_str().ok())
         .map(str::to_owned);
-    // Who sent it: a session is bound to the principal that opened it (`session_owners.rs`).
+    // Who sent it: a session is bound to the principal that opened it (`http/session_owners.rs`).
     let principal = match request.extensions().get::<Principal>() {
         Some(principal) => principal.clone(),
         None => {
@@ -161,7 +161,7 @@ pub(crate) async fn answers(
             });
             let events = Events::new(body, kept, replay);
             let body = if post {
-                super::first_message::held(events).await
+                crate::http::first_message::held(events).await
             } else {
                 Body::from_stream(events)
             };
