@@ -36,7 +36,7 @@ pub(crate) struct EventLog {
     /// What the cursors it hands out begin with (`SOURCE/`, or nothing), and its epoch.
     prefix: String,
     epoch: String,
-    state: Mutex<Kept>,
+    state: Mutex<Received>,
     /// Each event taken, by number; `Null` for a gap.
     pushed: broadcast::Sender<(u64, Value)>,
     closed: CancellationToken,
@@ -44,7 +44,7 @@ pub(crate) struct EventLog {
 
 /// What one log keeps.
 #[derive(Default)]
-struct Kept {
+struct Received {
     /// The events kept, by number.
     events: VecDeque<(u64, Value)>,
     /// The number of the last event taken.
@@ -61,7 +61,7 @@ impl EventLog {
             keep: keep.max(1),
             prefix: prefix.into(),
             epoch: random.get(..8).unwrap_or("0").to_owned(),
-            state: Mutex::new(Kept::default()),
+            state: Mutex::new(Received::default()),
             pushed: broadcast::channel(FEED).0,
             closed: CancellationToken::new(),
         }
@@ -238,7 +238,7 @@ impl EventLog {
 
 /// The events kept after `from`, and whether some after it are not among them (no longer kept,
 /// or skipped by their sender).
-fn since(kept: &Kept, from: u64) -> (Vec<Value>, bool) {
+fn since(kept: &Received, from: u64) -> (Vec<Value>, bool) {
     let events: Vec<Value> = kept
         .events
         .iter()

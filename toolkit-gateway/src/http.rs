@@ -73,7 +73,7 @@ const PROBES: [&str; 2] = ["/healthz", "/readyz"];
 struct AllowedHost(bool);
 
 /// The guard's state.
-struct Guard {
+struct Admission {
     auth: Option<CurrentAuth>,
     metrics: Arc<Metrics>,
     stopping: CancellationToken,
@@ -82,7 +82,7 @@ struct Guard {
 }
 
 /// Counts a request in flight until its answer's body is sent or dropped.
-struct Counted(Arc<Guard>);
+struct Counted(Arc<Admission>);
 
 impl Drop for Counted {
     fn drop(&mut self) {
@@ -101,7 +101,7 @@ pub(crate) async fn serve(
 ) -> Result<(), String> {
     let sessions = CancellationToken::new();
     let stopping = CancellationToken::new();
-    let guard = Arc::new(Guard {
+    let guard = Arc::new(Admission {
         auth: parts.auth.clone(),
         metrics: Arc::clone(&parts.metrics),
         stopping: stopping.clone(),
@@ -438,7 +438,11 @@ fn host_allowed(host: &Authority, allowed: &[String]) -> bool {
 
 /// The guard before MCP: refuses while stopping, checks the bearer token and removes it (no
 /// source ever sees it), and counts each POST in flight until its answer is sent.
-async fn guarded(State(guard): State<Arc<Guard>>, mut request: Request, next: Next) -> Response {
+async fn guarded(
+    State(guard): State<Arc<Admission>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     if guard.stopping.is_cancelled() {
         guard.metrics.record_refused("shutting_down");
         let mut response = (

@@ -178,7 +178,7 @@ fn served(
 /// URIs served under its name, as its resources are.
 fn serving(
     source: &config::SourceConfig,
-    made: &sources::Made,
+    made: &sources::BuiltSource,
     metrics: &Arc<Metrics>,
     audit: Option<&Audit>,
 ) -> Arc<dyn ToolSource> {

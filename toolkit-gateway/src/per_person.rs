@@ -55,17 +55,17 @@ pub(crate) struct PerPerson {
     shared_fallback: bool,
     credential: Credential,
     make: Make,
-    made: Mutex<Made>,
+    made: Mutex<PersonSources>,
 }
 
 /// One person's source as made: the credential's digest, the order made, the source.
-type Kept = ([u8; 32], u64, Arc<dyn ToolSource>);
+type PersonSource = ([u8; 32], u64, Arc<dyn ToolSource>);
 
 /// The sources made, by principal id.
 #[derive(Default)]
-struct Made {
+struct PersonSources {
     next: u64,
-    by_person: HashMap<String, Kept>,
+    by_person: HashMap<String, PersonSource>,
 }
 
 impl PerPerson {

@@ -39,7 +39,7 @@ use super::served_names::{climbs, served_prompt, served_uri, upstream_prompt, up
 mod events;
 mod listing;
 
-use listing::{Kept, Listing};
+use listing::{Listing, ListingSlot};
 
 /// The gateway's MCP upstreams, served as one server's resources, prompts and completion.
 #[derive(Clone, Debug)]
@@ -89,7 +89,7 @@ struct Upstream {
     mcp: Arc<Mcp>,
     has: Mutex<Has>,
     /// Its lists as last asked, served to every client.
-    kept: Kept,
+    kept: ListingSlot,
     /// Its event types as last listed (`resources/events.rs`), listed again at its refresh.
     event_types: Mutex<Option<Arc<Vec<toolkit_runtime::mcp::EventType>>>>,
 }
@@ -115,7 +115,7 @@ impl Upstream {
             prefixed,
             mcp,
             has: Mutex::new(Has::ALL),
-            kept: Kept::default(),
+            kept: ListingSlot::default(),
             event_types: Mutex::new(None),
         }
     }

@@ -39,7 +39,7 @@ const PASSED_ON: [&str; 9] = [
 
 /// A source made, with what tells when its tools changed (an MCP server's
 /// `notifications/tools/list_changed`, where its transport hears it).
-pub struct Made {
+pub struct BuiltSource {
     /// The source.
     pub source: Arc<dyn ToolSource>,
     /// Wakes when the source says its tools changed.
@@ -52,9 +52,9 @@ pub struct Made {
     pub resilient: Option<Arc<Resilient>>,
 }
 
-impl std::fmt::Debug for Made {
+impl std::fmt::Debug for BuiltSource {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Made")
+        f.debug_struct("BuiltSource")
             .field("source", &self.source.name())
             .field("changes", &self.changes.is_some())
             .field("lifetime", &self.lifetime.is_some())
@@ -72,7 +72,7 @@ pub fn made(
     config: &SourceConfig,
     clients: &Arc<Clients>,
     connects: Option<&Arc<Connects>>,
-) -> Result<Made, ConfigError> {
+) -> Result<BuiltSource, ConfigError> {
     let mut made = endpoint(config, clients, connects)?;
     let name = config.name.as_str();
     if !config.failover.is_empty() {
@@ -121,8 +121,8 @@ fn endpoint(
     config: &SourceConfig,
     clients: &Arc<Clients>,
     connects: Option<&Arc<Connects>>,
-) -> Result<Made, ConfigError> {
-    let plain = |source: Arc<dyn ToolSource>| Made {
+) -> Result<BuiltSource, ConfigError> {
+    let plain = |source: Arc<dyn ToolSource>| BuiltSource {
         source,
         changes: None,
         lifetime: None,
@@ -133,7 +133,7 @@ fn endpoint(
         let changes = source.tools_changed();
         let lifetime = Some(source.list_lifetime_handle());
         let source = Arc::new(source);
-        Made {
+        BuiltSource {
             changes,
             lifetime,
             source: Arc::clone(&source) as Arc<dyn ToolSource>,

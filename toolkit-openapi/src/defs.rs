@@ -25,7 +25,7 @@ use serde_json::{Map, Value};
 
 use super::def_names::Names;
 use super::pointer;
-use super::schema::{Converter, Dialect};
+use super::schema::{Converter, SchemaDialect};
 use super::visibility::{self, Directed, Direction};
 use super::{ReadOptions, SkipReason};
 
@@ -52,7 +52,7 @@ struct Entry {
 #[derive(Debug)]
 pub(crate) struct Defs<'d> {
     document: &'d Value,
-    dialect: Dialect,
+    dialect: SchemaDialect,
     names: Names,
     cache: HashMap<String, Result<Converted, SkipReason>>,
     /// The entries named so far, each once, when schemas name their entries rather than hold
@@ -78,7 +78,7 @@ impl<'d> Defs<'d> {
     /// The schemas of `document`, read in `dialect`; with `options.shared_defs` for schemas
     /// that name their entries, kept once in [`Defs::into_shared`], else copied into each
     /// schema within `options.copy_budget`.
-    pub(crate) fn new(document: &'d Value, dialect: Dialect, options: &ReadOptions) -> Self {
+    pub(crate) fn new(document: &'d Value, dialect: SchemaDialect, options: &ReadOptions) -> Self {
         Self {
             document,
             dialect,
@@ -377,7 +377,7 @@ mod tests {
         let document = json!({"components": {"schemas": {
             "Tree": {"type": "object", "properties": {"children": {"type": "array", "items": {"$ref": "#/components/schemas/Tree"}}}}
         }}});
-        let mut defs = Defs::new(&document, Dialect::V31, &ReadOptions::default());
+        let mut defs = Defs::new(&document, SchemaDialect::V31, &ReadOptions::default());
         let mut refs = Vec::new();
         let root = defs
             .convert(&json!({"$ref": "#/components/schemas/Tree"}), &mut refs)
@@ -396,7 +396,7 @@ mod tests {
         let document = json!({"components": {"schemas": {
             "Filter": {"$recursiveAnchor": true, "type": "object", "properties": {"filters": {"items": {"$recursiveRef": "#"}}}}
         }}});
-        let mut defs = Defs::new(&document, Dialect::V31, &ReadOptions::default());
+        let mut defs = Defs::new(&document, SchemaDialect::V31, &ReadOptions::default());
         let gathered = defs
             .gather(
                 vec!["#/components/schemas/Filter".into()],
@@ -418,14 +418,14 @@ mod tests {
             "Tag": {"type": "string"}
         }}});
         let refs = || vec!["#/components/schemas/Pet".to_owned()];
-        let held = Defs::new(&document, Dialect::V31, &ReadOptions::default())
+        let held = Defs::new(&document, SchemaDialect::V31, &ReadOptions::default())
             .gather(refs(), Direction::Request)
             .unwrap()
             .defs
             .unwrap();
         let mut shared = Defs::new(
             &document,
-            Dialect::V31,
+            SchemaDialect::V31,
             &ReadOptions::default().shared_defs(true),
         );
         let named = shared
@@ -455,7 +455,7 @@ mod tests {
         let refs = || vec!["#/components/schemas/Owner".to_owned()];
         let mut shared = Defs::new(
             &document,
-            Dialect::V31,
+            SchemaDialect::V31,
             &ReadOptions::default().shared_defs(true),
         );
         let sent = shared.gather(refs(), Direction::Request).unwrap();
@@ -487,7 +487,7 @@ mod tests {
         assert_eq!(shared.into_shared().len(), 5);
 
         // Copies carry the same variants under the same names.
-        let copied = Defs::new(&document, Dialect::V31, &ReadOptions::default())
+        let copied = Defs::new(&document, SchemaDialect::V31, &ReadOptions::default())
             .gather(refs(), Direction::Request)
             .unwrap()
             .defs
@@ -510,7 +510,7 @@ mod tests {
     #[test]
     fn references_to_other_components_are_no_schemas() {
         let document = json!({"components": {"parameters": {"id": {"name": "id", "in": "path", "schema": {"type": "string"}}}}});
-        let mut defs = Defs::new(&document, Dialect::V31, &ReadOptions::default());
+        let mut defs = Defs::new(&document, SchemaDialect::V31, &ReadOptions::default());
         assert!(matches!(
             defs.gather(
                 vec!["#/components/parameters/id".into()],

@@ -8,7 +8,7 @@ use super::answer;
 use super::defs::{Defs, Gathered};
 use super::naming::{self, BODY};
 use super::pointer::{self, location};
-use super::schema::Dialect;
+use super::schema::SchemaDialect;
 use super::security::{self, CredentialParameter};
 use super::visibility::Direction;
 use super::{NotOpenApi, ReadOperations, ReadOptions, Server, SkipReason, Skipped};
@@ -75,7 +75,7 @@ pub(crate) fn read_openapi(
 }
 
 /// The dialect of the document's schemas, from its `openapi` field.
-fn dialect(document: &Value) -> Result<Dialect, NotOpenApi> {
+fn dialect(document: &Value) -> Result<SchemaDialect, NotOpenApi> {
     if !document.is_object() {
         return Err(NotOpenApi::new("the document is not an object"));
     }
@@ -88,9 +88,9 @@ fn dialect(document: &Value) -> Result<Dialect, NotOpenApi> {
         return Err(NotOpenApi::new("the `openapi` field is not a string"));
     };
     if version.starts_with("3.0") {
-        Ok(Dialect::V30)
+        Ok(SchemaDialect::V30)
     } else if version.starts_with("3.") {
-        Ok(Dialect::V31)
+        Ok(SchemaDialect::V31)
     } else {
         Err(NotOpenApi::new(format!(
             "OpenAPI {version} is not 3.0, 3.1 or 3.2"

@@ -32,7 +32,7 @@ const MAX_DEPTH: usize = 200;
 
 /// The OpenAPI version of a document, which decides how its schemas are read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Dialect {
+pub(crate) enum SchemaDialect {
     /// OpenAPI 3.0: its own schema dialect.
     V30,
     /// OpenAPI 3.1 and later: JSON Schema 2020-12.
@@ -68,7 +68,7 @@ const MAP: &[&str] = &[
 
 /// Converts `schema`, pushing onto `refs` each reference it makes (as the document writes it).
 pub(crate) struct Converter<'a> {
-    pub(crate) dialect: Dialect,
+    pub(crate) dialect: SchemaDialect,
     pub(crate) names: &'a mut Names,
     pub(crate) refs: &'a mut Vec<String>,
     /// The `$defs` name of the schema of the document being converted, which a
@@ -99,7 +99,7 @@ impl Converter<'_> {
         let mut out = Map::new();
         if let Some(reference) = object.get("$ref").and_then(Value::as_str) {
             out.insert("$ref".to_owned(), Value::String(self.reference(reference)));
-            if self.dialect == Dialect::V30 {
+            if self.dialect == SchemaDialect::V30 {
                 if let Some(description) = object.get("description") {
                     out.insert("description".to_owned(), description.clone());
                 }
@@ -249,7 +249,7 @@ mod tests {
 
     use super::*;
 
-    fn convert(dialect: Dialect, schema: Value) -> (Value, Vec<String>) {
+    fn convert(dialect: SchemaDialect, schema: Value) -> (Value, Vec<String>) {
         let mut names = Names::default();
         let mut refs = Vec::new();
         let converted = Converter {
@@ -266,7 +266,7 @@ mod tests {
     #[test]
     fn nullable_becomes_a_type_list_or_an_any_of() {
         let (converted, _) = convert(
-            Dialect::V30,
+            SchemaDialect::V30,
             json!({"type": "string", "nullable": true, "enum": ["a"], "example": "a"}),
         );
         assert_eq!(
@@ -274,7 +274,7 @@ mod tests {
             json!({"type": ["string", "null"], "enum": ["a", null], "examples": ["a"]})
         );
         let (converted, refs) = convert(
-            Dialect::V30,
+            SchemaDialect::V30,
             json!({"allOf": [{"$ref": "#/components/schemas/Pet"}], "nullable": true}),
         );
         assert_eq!(
@@ -287,7 +287,7 @@ mod tests {
     #[test]
     fn boolean_exclusive_bounds_become_numbers() {
         let (converted, _) = convert(
-            Dialect::V30,
+            SchemaDialect::V30,
             json!({"type": "integer", "minimum": 0, "exclusiveMinimum": true, "maximum": 9, "exclusiveMaximum": false}),
         );
         assert_eq!(
@@ -301,11 +301,11 @@ mod tests {
         let schema =
             json!({"$ref": "#/components/schemas/A", "description": "d", "nullable": true});
         assert_eq!(
-            convert(Dialect::V30, schema.clone()).0,
+            convert(SchemaDialect::V30, schema.clone()).0,
             json!({"$ref": "#/$defs/A", "description": "d"})
         );
         assert_eq!(
-            convert(Dialect::V31, schema).0,
+            convert(SchemaDialect::V31, schema).0,
             json!({"anyOf": [{"$ref": "#/$defs/A", "description": "d"}, {"type": "null"}]})
         );
     }
@@ -319,7 +319,7 @@ mod tests {
         let mut names = Names::default();
         let mut refs = Vec::new();
         let result = Converter {
-            dialect: Dialect::V31,
+            dialect: SchemaDialect::V31,
             names: &mut names,
             refs: &mut refs,
             place: None,

@@ -30,9 +30,9 @@ pub mod rig;
 pub mod search;
 #[cfg(feature = "serve")]
 pub use toolkit_serve as serve;
-pub mod telemetry;
 #[cfg(feature = "mcp")]
-mod unreached;
+mod request_failure;
+pub mod telemetry;
 
 // The root: what a host's first toolkit and a source's author need. Everything else lives in
 // its module (`approval::`, `search::`, `code::`, `definition::`, …).

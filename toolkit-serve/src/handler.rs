@@ -33,7 +33,7 @@ use super::progress_queue::ProgressQueue;
 use super::relay::ClientRelay;
 use super::resources;
 use super::served::ServedToolkit;
-use super::told::{self, Told};
+use super::told::{self, ProgressSent};
 use crate::stdio::written_result;
 use toolkit_core::context::{Clients, Joined, Relay, Written};
 use toolkit_core::{ApprovalRequest, CallContext, Failure, JsonObject, Progress, Verdict};
@@ -69,7 +69,7 @@ pub(crate) struct Handler {
     pub(crate) identity: Arc<Identity>,
     /// Who is asked about a call of a tool that needs approval.
     pub(crate) approval: Approval,
-    /// Told of each verdict ([`McpServer::on_verdict`](super::McpServer::on_verdict)).
+    /// ProgressSent of each verdict ([`McpServer::on_verdict`](super::McpServer::on_verdict)).
     pub(crate) verdicts: Option<super::observed_approver::Verdicts>,
     /// The least severe log the session's client wants (`logging/setLevel`); every log until it
     /// sets one.
@@ -194,7 +194,7 @@ impl ServerHandler for Handler {
         // stops: its future is dropped, which stops the tool's work.
         let call = tool.call_with(input, &call_context);
         tokio::pin!(call);
-        let mut told = Told::default();
+        let mut told = ProgressSent::default();
         let outcome = loop {
             tokio::select! {
                 outcome = &mut call => break outcome,
@@ -350,7 +350,7 @@ impl ServerHandler for Handler {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, ErrorData> {
         // Over HTTP, the layer keeps what the session speaks of tasks until the session ends.
-        if let Some(kept) = crate::http::kept::Kept::of(&context) {
+        if let Some(kept) = crate::http::as_written::AsWritten::of(&context) {
             kept.session_end(self.ended.token(), Arc::clone(&self.initialized));
         }
         self.declare_sketch_events(&context);
@@ -508,13 +508,13 @@ impl Handler {
 
     /// Over HTTP, has the answer to the request of `context` (an `initialize` or a
     /// `server/discover`) declare events at the top level of its capabilities too, when the host
-    /// serves them (see `http/kept.rs`).
+    /// serves them (see `http/as_written.rs`).
     fn declare_sketch_events(&self, context: &RequestContext<RoleServer>) {
         let serves = self
             .resources
             .as_ref()
             .is_some_and(|resources| resources.offer().events);
-        if serves && let Some(kept) = crate::http::kept::Kept::of(context) {
+        if serves && let Some(kept) = crate::http::as_written::AsWritten::of(context) {
             kept.held().sketch_events = true;
         }
     }
@@ -567,7 +567,7 @@ impl Handler {
         &self,
         context: &RequestContext<RoleServer>,
         token: Option<&ProgressToken>,
-        told: &mut Told,
+        told: &mut ProgressSent,
         event: &Progress,
     ) {
         if let Progress::Logged {

@@ -8,10 +8,10 @@ use toolkit_core::approval::{ApprovalRequest, Approver, Verdict};
 
 /// What is told of each verdict, with the request it answers.
 #[derive(Clone)]
-pub(crate) struct Verdicts(pub(crate) Arc<Told>);
+pub(crate) struct Verdicts(pub(crate) Arc<ProgressSent>);
 
-/// Told of a verdict, with the request it answers.
-type Told = dyn Fn(&ApprovalRequest, &Verdict) + Send + Sync;
+/// ProgressSent of a verdict, with the request it answers.
+type ProgressSent = dyn Fn(&ApprovalRequest, &Verdict) + Send + Sync;
 
 impl std::fmt::Debug for Verdicts {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

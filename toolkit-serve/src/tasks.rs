@@ -8,9 +8,9 @@
 //! types drop what the 2025-11-25 form adds (a tool's `execution`, a call's `task`, the
 //! `tasks` capability). So the stdio transport (`stdio/transport.rs`), and the Streamable HTTP
 //! layer for each session ([`sessions`]), rename, for such a client, the requests of the
-//! 2025-11-25 form to methods rmcp passes on as they were written ([`Dialect::incoming`]),
+//! 2025-11-25 form to methods rmcp passes on as they were written ([`TaskDialect::incoming`]),
 //! and they are answered here as JSON; the `initialize` answer gains the `tasks` capability
-//! ([`Dialect::outgoing`]). A session drives only the tasks it created ([`owners`]); the host
+//! ([`TaskDialect::outgoing`]). A session drives only the tasks it created ([`owners`]); the host
 //! keeps its tasks by the session a request came in ([`session`]) and tells each task's statuses
 //! to it ([`status`]). A
 //! client that declares no tasks is served as before: task tools listed without `execution`,
@@ -73,7 +73,7 @@ pub(crate) type Hosted = Option<Arc<dyn Tasks>>;
 /// The prefix of the methods the transport renames for a client that speaks tasks.
 const RENAMED: &str = "toolkit-tasks:";
 
-/// The request extension that marks a request the transport renamed ([`Dialect::incoming`]):
+/// The request extension that marks a request the transport renamed ([`TaskDialect::incoming`]):
 /// only a marked request is answered as a task request ([`answer`]), so that a client that
 /// names a renamed method itself (one that declared no tasks, a stateless request) is not.
 #[derive(Clone, Copy, Debug)]
@@ -99,7 +99,7 @@ const TASK_METHODS: [&str; 4] = ["tasks/get", "tasks/result", "tasks/cancel", "t
 /// What one session's transport knows of its client's tasks: whether it declared them, and the
 /// id of its `initialize`, whose answer gains the `tasks` capability.
 #[derive(Debug, Default)]
-pub(crate) struct Dialect {
+pub(crate) struct TaskDialect {
     /// The host gives [`Tasks`].
     hosted: bool,
     /// The client declared `capabilities.tasks`.
@@ -108,7 +108,7 @@ pub(crate) struct Dialect {
     initialize: Option<Value>,
 }
 
-impl Dialect {
+impl TaskDialect {
     /// The dialect of a session of a host that gives [`Tasks`] (`hosted`) or not.
     pub(crate) fn new(hosted: bool) -> Self {
         Self {
@@ -174,7 +174,7 @@ impl Dialect {
         self.speaks
     }
 
-    /// Whether an answer may need [`Dialect::outgoing`] (the `initialize` is not answered yet).
+    /// Whether an answer may need [`TaskDialect::outgoing`] (the `initialize` is not answered yet).
     pub(crate) fn waits(&self) -> bool {
         self.initialize.is_some()
     }
@@ -378,7 +378,7 @@ mod tests {
 
     #[test]
     fn only_a_client_that_declares_tasks_has_its_requests_renamed() {
-        let mut silent = Dialect::new(true);
+        let mut silent = TaskDialect::new(true);
         silent.incoming(
             &mut json!({"id": 1, "method": "initialize", "params": {"capabilities": {}}}),
         );
@@ -386,7 +386,7 @@ mod tests {
         silent.incoming(&mut list);
         assert_eq!(list["method"], "tools/list");
 
-        let mut speaking = Dialect::new(true);
+        let mut speaking = TaskDialect::new(true);
         speaking.incoming(&mut json!({
             "id": 1, "method": "initialize", "params": {"capabilities": {"tasks": {}}}
         }));
@@ -417,7 +417,7 @@ mod tests {
         assert!(!speaking.waits());
 
         // A host without tasks renames nothing.
-        let mut unhosted = Dialect::new(false);
+        let mut unhosted = TaskDialect::new(false);
         unhosted.incoming(&mut json!({
             "id": 1, "method": "initialize", "params": {"capabilities": {"tasks": {}}}
         }));

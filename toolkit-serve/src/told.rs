@@ -1,4 +1,4 @@
-//! The progress of a served call told to its client as `notifications/progress`: [`Told`] and
+//! The progress of a served call told to its client as `notifications/progress`: [`ProgressSent`] and
 //! [`notify`]. An upstream's numbers reach the client as the upstream wrote them (`1` stays `1`,
 //! `12345678901234567890` keeps its digits), which rmcp's typed notification (an `f64`) cannot
 //! carry: the notification is sent as written wherever it rides the call's one stream (stdio,
@@ -16,7 +16,7 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use serde_json::{Map, Number, Value};
 
-use crate::http::kept::Kept;
+use crate::http::as_written::AsWritten;
 use toolkit_core::Progress;
 
 /// The most bytes of JSON a client's progress token may take: each report told to the client
@@ -37,12 +37,12 @@ pub(crate) fn too_long(token: &ProgressToken) -> bool {
 
 /// The progress told so far of one call: the last value sent.
 #[derive(Debug, Default)]
-pub(crate) struct Told {
+pub(crate) struct ProgressSent {
     /// The last progress value sent, if any was.
     last: Option<f64>,
 }
 
-impl Told {
+impl ProgressSent {
     /// One more than the last value sent (1 for the first).
     fn next(&self) -> Number {
         number(self.last.map_or(1.0, |last| last + 1.0))
@@ -65,7 +65,7 @@ fn number(value: f64) -> Number {
 pub(crate) async fn notify(
     context: &RequestContext<RoleServer>,
     token: &ProgressToken,
-    told: &mut Told,
+    told: &mut ProgressSent,
     event: &Progress,
 ) {
     let grows = |progress: &Number| {
@@ -112,7 +112,7 @@ pub(crate) async fn notify(
         let mut note = ProgressNotificationParam::new(token.clone(), value.as_f64().unwrap_or(0.0));
         note.total = total.as_ref().and_then(Number::as_f64);
         note.message.clone_from(&message);
-        if let Some(kept) = Kept::of(context) {
+        if let Some(kept) = AsWritten::of(context) {
             kept.progress(written(token, value, total, message));
         }
         context.peer.notify_progress(note).await

@@ -26,13 +26,13 @@ pub(super) struct Listing {
 
 /// An upstream's last [`Listing`], and the turn to ask for the next one.
 #[derive(Debug, Default)]
-pub(super) struct Kept {
+pub(super) struct ListingSlot {
     last: Mutex<Option<Arc<Listing>>>,
     /// Held while the upstream is asked, so that two never ask it at once.
     asking: tokio::sync::Mutex<()>,
 }
 
-impl Kept {
+impl ListingSlot {
     fn last(&self) -> Option<Arc<Listing>> {
         self.last
             .lock()
@@ -88,7 +88,7 @@ mod tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn many_waiting_for_the_first_listing_ask_once_and_a_renewal_sees_the_last() {
-        let kept = Arc::new(Kept::default());
+        let kept = Arc::new(ListingSlot::default());
         let asked = Arc::new(AtomicUsize::new(0));
         let waiters: Vec<_> = (0..32)
             .map(|_| {
@@ -123,7 +123,7 @@ mod tests {
             }
         })
         .await;
-        // Kept: what would list (nothing) is not asked.
+        // ListingSlot: what would list (nothing) is not asked.
         let now = kept.get(|_| async { Listing::default() }).await;
         assert_eq!(now.prompts, vec![json!({"name": "first"})]);
         assert_eq!(now.resources, vec![json!({"uri": "a://b"})]);
@@ -131,7 +131,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_first_listing_that_failed_is_served_but_not_kept() {
-        let kept = Kept::default();
+        let kept = ListingSlot::default();
         let failed = kept
             .get(|_| async {
                 Listing {

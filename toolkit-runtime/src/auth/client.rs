@@ -21,7 +21,7 @@ use super::policy::{UrlPolicy, is_loopback};
 use super::registration::{self, ClientConfig};
 use super::store::{Change, ChangeFn, MemoryStore, TokenStore, Updated};
 use crate::mcp::McpHttpClient;
-use crate::unreached::transport_failure;
+use crate::request_failure::transport_failure;
 use toolkit_core::{BoxFuture, Reason};
 
 /// The limits of an [`OAuthClient`].

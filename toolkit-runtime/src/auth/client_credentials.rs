@@ -122,8 +122,8 @@ impl ClientCredentials {
             .request_async(&call)
             .await
             .map_err(|error| match error {
-                oauth2::RequestTokenError::Request(unreached) => {
-                    AuthError::unavailable(unreached.0)
+                oauth2::RequestTokenError::Request(request_failure) => {
+                    AuthError::unavailable(request_failure.0)
                 }
                 oauth2::RequestTokenError::ServerResponse(answer) => AuthError::refused(format!(
                     "the token endpoint refused the client: {}",

@@ -106,7 +106,7 @@ pub async fn introspect(
             .into(),
     );
     *request.timeout_mut() = Some(timeout);
-    let unreached = |error: reqwest::Error| {
+    let request_failure = |error: reqwest::Error| {
         let what = if error.is_timeout() {
             format!("took longer than {timeout:?}")
         } else {
@@ -117,7 +117,7 @@ pub async fn introspect(
             error.without_url()
         ))
     };
-    let response = client.execute(request).await.map_err(unreached)?;
+    let response = client.execute(request).await.map_err(request_failure)?;
     match answer::failure_status(response.status(), response.headers()) {
         Some(Failing::Now(reason)) => {
             return Err(with_endpoint(reason, endpoint));
@@ -142,7 +142,7 @@ pub async fn introspect(
     }
     let body = match answer::read_capped(response, max_length)
         .await
-        .map_err(unreached)?
+        .map_err(request_failure)?
     {
         Capped::Whole(body) => body,
         Capped::TooLong(_) => return Err(over()),

@@ -5,15 +5,15 @@
 use serde_json::Value;
 
 use crate::mcp::jsonrpc::{self, RpcError};
-use crate::mcp::revision::{self, Discovered, Era, MODERN};
-use crate::mcp::transport::Settled;
+use crate::mcp::revision::{self, Discovered, MODERN, Revision};
+use crate::mcp::transport::Agreed;
 use toolkit_core::{JsonObject, Reason};
 
 /// What to do after `server/discover`.
 #[derive(Debug, PartialEq)]
 pub(crate) enum Next {
     /// Speak the stateless revision: settled.
-    Modern(Settled),
+    Modern(Agreed),
     /// Begin a session with `initialize` in this version.
     Initialize(&'static str),
 }
@@ -28,8 +28,8 @@ pub(crate) fn after_discovered(result: &JsonObject) -> Result<Next, Reason> {
         return Ok(after_silence());
     };
     match revision::choose(&supported) {
-        Discovered::Modern => Ok(Next::Modern(Settled {
-            era: Era::Modern,
+        Discovered::Modern => Ok(Next::Modern(Agreed {
+            era: Revision::Modern,
             server_info: revision::server_info(result),
             capabilities: result.get("capabilities").cloned(),
         })),
@@ -76,7 +76,7 @@ pub(crate) fn after_silence() -> Next {
 
 /// After the answer to `initialize`: the session's version (one of ours, or the server is not
 /// spoken to) and who the server is.
-pub(crate) fn after_initialize(outcome: Result<JsonObject, RpcError>) -> Result<Settled, Reason> {
+pub(crate) fn after_initialize(outcome: Result<JsonObject, RpcError>) -> Result<Agreed, Reason> {
     let result = outcome.map_err(|error| {
         Reason::invalid_response(format!(
             "the server refused initialize ({}: {})",
@@ -93,8 +93,8 @@ pub(crate) fn after_initialize(outcome: Result<JsonObject, RpcError>) -> Result<
             "the server speaks MCP {answered:?}, which this client does not"
         ))
     })?;
-    Ok(Settled {
-        era: Era::Session { version },
+    Ok(Agreed {
+        era: Revision::Session { version },
         server_info: revision::server_info(&result),
         capabilities: result.get("capabilities").cloned(),
     })
@@ -131,8 +131,8 @@ mod tests {
             after_discovered(&object(json!({"supportedVersions": ["2026-07-28"]}))).unwrap();
         assert!(matches!(
             modern,
-            Next::Modern(Settled {
-                era: Era::Modern,
+            Next::Modern(Agreed {
+                era: Revision::Modern,
                 ..
             })
         ));
@@ -179,7 +179,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             ok.era,
-            Era::Session {
+            Revision::Session {
                 version: "2025-06-18"
             }
         );

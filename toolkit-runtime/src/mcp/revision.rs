@@ -18,7 +18,7 @@ pub(crate) const SESSION_REVISIONS: [&str; 4] =
 
 /// How the client speaks to a server, once settled.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Era {
+pub(crate) enum Revision {
     /// The stateless revision 2026-07-28: `_meta` on every request, no session.
     Modern,
     /// A session revision, begun with `initialize`, in the version the server answered.
@@ -28,7 +28,7 @@ pub(crate) enum Era {
     },
 }
 
-impl Era {
+impl Revision {
     /// The protocol version string of this era.
     pub(crate) fn version(&self) -> &'static str {
         match self {

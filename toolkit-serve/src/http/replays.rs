@@ -9,7 +9,7 @@
 //! written.
 //!
 //! A call whose stream the client lost goes on, and its later events reach the resumed stream:
-//! they are written from the call's own slot ([`Kept`]), found by the session and the stream's
+//! they are written from the call's own slot ([`AsWritten`]), found by the session and the stream's
 //! id (an event id's part after its `/`) while the call runs. (rmcp 3.11 forgets a call's stream
 //! once the call has answered, so a stream is resumed only while its call runs.)
 //!
@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 use axum::body::Bytes;
 use tokio_util::sync::CancellationToken;
 
-use crate::http::kept::{Kept, WeakKept};
+use crate::http::as_written::{AsWritten, WeakAsWritten};
 use crate::http::session_end::forget_at_end;
 
 /// The most events kept per session.
@@ -46,7 +46,7 @@ pub(crate) struct Replays {
 struct Session {
     events: VecDeque<Event>,
     bytes: usize,
-    calls: HashMap<String, WeakKept>,
+    calls: HashMap<String, WeakAsWritten>,
 }
 
 /// One event as written, with its id and when it was written.
@@ -91,7 +91,7 @@ impl Replays {
 
     /// Remembers `kept`, the slot of the call whose answer is the stream `stream` of `session`,
     /// while the call runs (the slots of calls that have ended are forgotten here).
-    pub(crate) fn call(&self, session: &str, stream: &str, kept: &Kept) {
+    pub(crate) fn call(&self, session: &str, stream: &str, kept: &AsWritten) {
         let mut sessions = self.sessions();
         let calls = &mut sessions.entry(session.to_owned()).or_default().calls;
         calls.retain(|_, kept| !kept.is_gone());
@@ -99,7 +99,7 @@ impl Replays {
     }
 
     /// The slot of the call whose answer is the stream `stream` of `session`, while it runs.
-    pub(crate) fn call_of(&self, session: &str, stream: &str) -> Option<Kept> {
+    pub(crate) fn call_of(&self, session: &str, stream: &str) -> Option<AsWritten> {
         self.sessions().get(session)?.calls.get(stream)?.upgrade()
     }
 
@@ -173,14 +173,14 @@ mod tests {
     #[test]
     fn a_call_s_slot_is_found_while_it_runs() {
         let replays = Replays::default();
-        let kept = Kept::default();
+        let kept = AsWritten::default();
         replays.call("a", "4", &kept);
         assert!(replays.call_of("a", "4").is_some());
         assert!(replays.call_of("a", "5").is_none());
         assert!(replays.call_of("b", "4").is_none());
         drop(kept);
         assert!(replays.call_of("a", "4").is_none(), "the call has ended");
-        replays.call("a", "6", &Kept::default());
+        replays.call("a", "6", &AsWritten::default());
         assert_eq!(
             replays.sessions()["a"].calls.len(),
             1,
@@ -201,7 +201,7 @@ mod tests {
                     replays.keep(&own, &format!("{n}/1"), event.clone());
                     replays.keep("shared", &format!("{n}/{task}"), event.clone());
                     assert_eq!(replays.written(&own, &format!("{n}/1")), Some(event));
-                    let kept = Kept::default();
+                    let kept = AsWritten::default();
                     replays.call("shared", &task.to_string(), &kept);
                     assert!(replays.call_of("shared", &task.to_string()).is_some());
                     if n % 50 == 49 {

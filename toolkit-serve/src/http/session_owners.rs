@@ -27,7 +27,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use tokio_util::sync::CancellationToken;
 use toolkit_core::context::Principal;
 
-use crate::http::kept::Kept;
+use crate::http::as_written::AsWritten;
 
 /// How many sessions are served, and for how long one whose client never says it is ready.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -139,13 +139,13 @@ pub(crate) struct Opening {
     /// Whether the room is still held (not yet handed to a session).
     held: bool,
     /// The request's slot, where the handler leaves the end of the session it made.
-    kept: Option<Kept>,
+    kept: Option<AsWritten>,
 }
 
 impl Opening {
     /// Watches the request's slot: if the request made a session and its answer is dropped
     /// before the session is bound, the room is held until the session ends.
-    pub(crate) fn watch(&mut self, kept: &Kept) {
+    pub(crate) fn watch(&mut self, kept: &AsWritten) {
         self.kept = Some(kept.clone());
     }
 }

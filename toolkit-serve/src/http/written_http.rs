@@ -1,5 +1,5 @@
 //! An HTTP answer served with what an upstream wrote: [`answers`], the layer around the
-//! Streamable HTTP service, and [`Kept`], the slot of one HTTP request it reads.
+//! Streamable HTTP service, and [`AsWritten`], the slot of one HTTP request it reads.
 //!
 //! rmcp's Streamable HTTP service (3.11) takes only a `ServerHandler`, whose `tools/call` answer
 //! is rmcp's typed `CallToolResult` (a block's `annotations.priority` is an `f32`; fields rmcp has
@@ -37,7 +37,7 @@ use axum::response::{IntoResponse as _, Response};
 use futures_util::{Stream, StreamExt as _};
 use toolkit_core::context::{Clients, Principal};
 
-use crate::http::kept::Kept;
+use crate::http::as_written::AsWritten;
 use crate::http::replays::Replays;
 use crate::http::session_owners::{SessionOwners, unknown_session};
 use crate::tasks::sessions::{SESSION_ID, TaskSessions};
@@ -46,7 +46,7 @@ use crate::tasks::sessions::{SESSION_ID, TaskSessions};
 const LAST_EVENT_ID: &str = "last-event-id";
 
 /// The layer (`axum::middleware::from_fn_with_state`): renames the requests of a session that
-/// speaks tasks ([`TaskSessions`]), gives the request a [`Kept`] slot, and serves the answer with
+/// speaks tasks ([`TaskSessions`]), gives the request a [`AsWritten`] slot, and serves the answer with
 /// what its calls kept written in (`application/json` as a whole, `text/event-stream` event by
 /// event, as it comes), and the `tasks` capability in the `initialize` answer of a client that
 /// declared tasks.
@@ -112,7 +112,7 @@ pub(crate) async fn answers(
         Ok(read) => read,
         Err(refused) => return refused,
     };
-    let kept = Kept::default();
+    let kept = AsWritten::default();
     request.extensions_mut().insert(kept.clone());
     if let Some(opening) = &mut opening {
         opening.watch(&kept);
@@ -251,7 +251,7 @@ struct Events {
     /// How far `buffer` was searched for an event's end (a line's start).
     searched: usize,
     /// What the request's calls kept.
-    kept: Kept,
+    kept: AsWritten,
     /// The stream's session, if it has one.
     replay: Option<Replay>,
     /// The events rewritten and sent, by id: handed to [`Replays`] if the stream ends, or is
@@ -264,7 +264,7 @@ struct Events {
 impl Events {
     /// The events of `body`, with what `kept` holds written into them, those rewritten kept for
     /// the `replay` of a resumed stream (or, in one, what was kept sent in their place).
-    fn new(body: Body, kept: Kept, replay: Option<Replay>) -> Self {
+    fn new(body: Body, kept: AsWritten, replay: Option<Replay>) -> Self {
         Self {
             body: body.into_data_stream(),
             buffer: Vec::new(),
@@ -479,7 +479,7 @@ fn event_id<'a>(lines: &[&'a [u8]]) -> Option<&'a str> {
 /// in the output of each event rewritten go onto `rewritten`.
 fn rewritten_events(
     events: &[u8],
-    kept: &Kept,
+    kept: &AsWritten,
     rewritten: &mut Vec<(String, Range<usize>)>,
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(events.len());
@@ -499,7 +499,7 @@ fn rewritten_events(
 fn replayed_events(
     events: &[u8],
     replay: &Replay,
-    kept: &Kept,
+    kept: &AsWritten,
     rewritten: &mut Vec<(String, Range<usize>)>,
 ) -> Vec<u8> {
     let mut out = Vec::with_capacity(events.len());
@@ -521,7 +521,7 @@ fn replayed_events(
 
 /// One event's `lines` onto `out`: as they are, or with their data lines made one line of the
 /// rewritten message (in the first one's place, with its line ending); whether it was rewritten.
-fn rewrite_event(lines: &[&[u8]], kept: &Kept, out: &mut Vec<u8>) -> bool {
+fn rewrite_event(lines: &[&[u8]], kept: &AsWritten, out: &mut Vec<u8>) -> bool {
     let mut message = Vec::new();
     let mut first = None;
     for (index, line) in lines.iter().enumerate() {
@@ -559,8 +559,8 @@ mod tests {
 
     use super::*;
 
-    fn kept() -> Kept {
-        let kept = Kept::default();
+    fn kept() -> AsWritten {
+        let kept = AsWritten::default();
         let result =
             json!({"content": [{"type": "text", "text": "a", "annotations": {"priority": 1}}]});
         kept.result(&RequestId::Number(3), result.as_object().cloned().unwrap());
@@ -585,7 +585,7 @@ mod tests {
         "data: {\"half",
     );
 
-    /// [`EVENTS`] with what [`kept`] holds written in.
+    /// [`EVENTS`] with what [`as_written`] holds written in.
     const REWRITTEN: &str = concat!(
         ": keep-alive\n\n",
         "data:\nid: 0\nretry: 3000\n\n",
@@ -600,12 +600,12 @@ mod tests {
     fn an_event_stream_is_rewritten_where_something_was_kept_and_else_passes_byte_for_byte() {
         let out = rewritten_events(EVENTS.as_bytes(), &kept(), &mut Vec::new());
         assert_eq!(String::from_utf8(out).unwrap(), REWRITTEN);
-        let untouched = rewritten_events(EVENTS.as_bytes(), &Kept::default(), &mut Vec::new());
+        let untouched = rewritten_events(EVENTS.as_bytes(), &AsWritten::default(), &mut Vec::new());
         assert_eq!(String::from_utf8(untouched).unwrap(), EVENTS);
     }
 
     /// What [`Events`] passes on of `chunks`.
-    async fn streamed(chunks: Vec<Vec<u8>>, kept: Kept) -> Vec<u8> {
+    async fn streamed(chunks: Vec<Vec<u8>>, kept: AsWritten) -> Vec<u8> {
         let body = Body::from_stream(futures_util::stream::iter(
             chunks.into_iter().map(Ok::<_, std::convert::Infallible>),
         ));
@@ -682,7 +682,7 @@ mod tests {
                     REWRITTEN,
                     "cut at {at}, {third}"
                 );
-                let untouched = streamed(chunks, Kept::default()).await;
+                let untouched = streamed(chunks, AsWritten::default()).await;
                 assert_eq!(untouched, bytes, "cut at {at}, {third}");
             }
         }

@@ -17,7 +17,7 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::{Mutex, mpsc};
 
 use crate::stdin_guard::{Frame, StdinGuard};
-use crate::tasks::{Dialect, Renamed};
+use crate::tasks::{Renamed, TaskDialect};
 
 /// How many lines may wait for the writer before a sender waits for room.
 const OUTPUT_QUEUE: usize = 256;
@@ -75,7 +75,7 @@ pub(crate) struct GuardedTransport<R> {
     /// A reply that found the output queue full, sent before anything is read.
     pending: Option<String>,
     /// What the session's client speaks of tasks (`tasks.rs`).
-    dialect: Arc<std::sync::Mutex<Dialect>>,
+    dialect: Arc<std::sync::Mutex<TaskDialect>>,
 }
 
 impl<R> GuardedTransport<R> {
@@ -85,7 +85,7 @@ impl<R> GuardedTransport<R> {
             input,
             output,
             pending: None,
-            dialect: Arc::new(std::sync::Mutex::new(Dialect::new(tasks))),
+            dialect: Arc::new(std::sync::Mutex::new(TaskDialect::new(tasks))),
         }
     }
 

@@ -23,7 +23,7 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData, RoleServer, Service};
 use serde_json::Value;
 
-use crate::http::kept::Kept;
+use crate::http::as_written::AsWritten;
 use toolkit_core::JsonObject;
 
 /// A service (the server's handler), serving an upstream's result as it was written.
@@ -36,11 +36,11 @@ struct Slot(Arc<Mutex<Option<JsonObject>>>);
 
 /// Keeps `result`, an upstream's result as written, to be served in place of the typed result
 /// the call answers with: in this service's slot (stdio), or shaped for the client in the slot of
-/// the HTTP request the call came in ([`Kept`]).
+/// the HTTP request the call came in ([`AsWritten`]).
 pub(crate) fn keep(context: &RequestContext<RoleServer>, result: JsonObject) {
     if let Some(Slot(slot)) = context.extensions.get::<Slot>() {
         *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
-    } else if let Some(kept) = Kept::of(context)
+    } else if let Some(kept) = AsWritten::of(context)
         && let Some(result) = shaped(result, current(context))
     {
         kept.result(&context.id, result);

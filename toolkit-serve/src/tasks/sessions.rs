@@ -1,4 +1,4 @@
-//! Tasks passed through over Streamable HTTP: [`TaskSessions`], the [`Dialect`] of each HTTP
+//! Tasks passed through over Streamable HTTP: [`TaskSessions`], the [`TaskDialect`] of each HTTP
 //! session whose client declared `capabilities.tasks` at `initialize`, keyed by its
 //! `Mcp-Session-Id`, so that its requests are renamed before rmcp reads them as the stdio
 //! transport renames them (`stdio/transport.rs`), and its `initialize` answer gains the `tasks`
@@ -25,13 +25,13 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::http::session_end::forget_at_end;
-use crate::tasks::{Dialect, Renamed};
+use crate::tasks::{Renamed, TaskDialect};
 
 /// The header that names a session.
 pub(crate) const SESSION_ID: &str = "mcp-session-id";
 
 /// One session's dialect, shared by its requests.
-pub(crate) type SessionDialect = Arc<Mutex<Dialect>>;
+pub(crate) type SessionDialect = Arc<Mutex<TaskDialect>>;
 
 /// The dialects of the HTTP sessions of clients that declared tasks.
 #[derive(Debug, Default)]
@@ -77,7 +77,7 @@ impl TaskSessions {
     }
 
     /// Reads a request before rmcp does: a POST of a session whose client declared tasks has its
-    /// message renamed ([`Dialect::incoming`]); an `initialize` without a session is read for
+    /// message renamed ([`TaskDialect::incoming`]); an `initialize` without a session is read for
     /// whether its client declares tasks. Anything else passes untouched. `Err` is the answer to
     /// a body over the limit or that could not be read.
     pub(crate) async fn incoming(&self, request: Request) -> Result<(Request, Pending), Response> {
@@ -118,7 +118,7 @@ impl TaskSessions {
             }),
             // Only an `initialize` starts a session: a body that never names it is not parsed.
             None if memchr::memmem::find(&bytes, b"\"initialize\"").is_some() => {
-                let mut dialect = Dialect::new(true);
+                let mut dialect = TaskDialect::new(true);
                 // An `initialize` is never renamed, nor marked.
                 let read = renamed(&bytes, |message| {
                     dialect.incoming(message);
@@ -143,7 +143,7 @@ impl TaskSessions {
     /// Settles what a request told once it is answered (`headers`, the answer's): the dialect
     /// of a client that declared tasks is kept under the session the answer names, and dropped
     /// when `ended` is cancelled (the session ended); a deleted session's is dropped. The dialect
-    /// kept is returned, for its `initialize` answer to be written ([`Dialect::outgoing`]).
+    /// kept is returned, for its `initialize` answer to be written ([`TaskDialect::outgoing`]).
     pub(crate) fn answered(
         &self,
         pending: Pending,
@@ -170,7 +170,7 @@ impl TaskSessions {
 }
 
 /// A dialect, locked.
-pub(crate) fn lock(dialect: &SessionDialect) -> MutexGuard<'_, Dialect> {
+pub(crate) fn lock(dialect: &SessionDialect) -> MutexGuard<'_, TaskDialect> {
     dialect.lock().unwrap_or_else(PoisonError::into_inner)
 }
 

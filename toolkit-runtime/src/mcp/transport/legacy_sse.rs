@@ -17,11 +17,11 @@ use super::requests;
 use super::shared::Shared;
 use super::spawn_bounded;
 use super::status;
-use super::{Fault, Request, Settled};
+use super::{Agreed, Fault, Request};
 use crate::mcp::changes::says_a_list_changed;
 use crate::mcp::jsonrpc::{self, Incoming, Outcome};
 use crate::mcp::negotiation;
-use crate::mcp::revision::{self, Era};
+use crate::mcp::revision::{self, Revision};
 use toolkit_core::Reason;
 
 /// A connection over the old transport: the stream being read, and where to post.
@@ -40,7 +40,7 @@ impl std::fmt::Debug for LegacySse {
 
 impl LegacySse {
     /// Opens the event stream, reads the endpoint, and begins a session with `initialize`.
-    pub(crate) async fn connect(shared: Arc<Shared>) -> Result<(Self, Settled), Fault> {
+    pub(crate) async fn connect(shared: Arc<Shared>) -> Result<(Self, Agreed), Fault> {
         let response = shared
             .send(
                 shared
@@ -99,8 +99,8 @@ impl LegacySse {
             reader,
         };
         let version = revision::SESSION_REVISIONS[0];
-        let provisional = Settled {
-            era: Era::Session { version },
+        let provisional = Agreed {
+            era: Revision::Session { version },
             server_info: None,
             capabilities: None,
         };
@@ -152,7 +152,7 @@ impl LegacySse {
     pub(crate) async fn request(
         &self,
         request: &Request,
-        _settled: &Settled,
+        _settled: &Agreed,
     ) -> Result<Outcome, Fault> {
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
         let receiver = self.pending.wait_for(id)?;

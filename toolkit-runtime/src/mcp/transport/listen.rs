@@ -14,7 +14,7 @@ use std::time::Duration;
 use futures_util::StreamExt as _;
 use serde_json::json;
 
-use super::Settled;
+use super::Agreed;
 use super::body;
 use super::shared::{Shared, headers_for};
 use super::standalone::Standalone;
@@ -31,7 +31,7 @@ const REOPEN_WAIT: Duration = Duration::from_secs(1);
 
 /// Listens in the background, when someone waits for the server's tools to change; `None`
 /// otherwise, or outside a runtime.
-pub(crate) fn listen(shared: Arc<Shared>, settled: Settled) -> Option<Standalone> {
+pub(crate) fn listen(shared: Arc<Shared>, settled: Agreed) -> Option<Standalone> {
     if !shared.changes.watched() {
         return None;
     }
@@ -41,7 +41,7 @@ pub(crate) fn listen(shared: Arc<Shared>, settled: Settled) -> Option<Standalone
 }
 
 /// Opens the subscription, reads it, and opens it again while the server keeps taking it.
-async fn read(shared: Arc<Shared>, settled: Settled) {
+async fn read(shared: Arc<Shared>, settled: Agreed) {
     let mut empty_in_a_row = 0;
     loop {
         let Some(response) = open(&shared, &settled).await else {
@@ -93,7 +93,7 @@ async fn read(shared: Arc<Shared>, settled: Settled) {
 }
 
 /// The POST that opens the subscription; `None` when the server takes none.
-async fn open(shared: &Shared, settled: &Settled) -> Option<reqwest::Response> {
+async fn open(shared: &Shared, settled: &Agreed) -> Option<reqwest::Response> {
     let id = shared.next_id.fetch_add(1, Ordering::Relaxed);
     let mut params = serde_json::Map::new();
     params.insert("notifications".into(), json!({ "toolsListChanged": true }));

@@ -17,7 +17,7 @@ pub(crate) mod subscription;
 use serde_json::Value;
 
 use crate::mcp::jsonrpc::Outcome;
-use crate::mcp::revision::Era;
+use crate::mcp::revision::Revision;
 use toolkit_core::{BoxFuture, CallContext, JsonObject, Reason};
 
 /// A request for a transport to send.
@@ -64,7 +64,7 @@ impl Request {
 #[derive(Debug)]
 pub(crate) struct Reply {
     pub outcome: Outcome,
-    pub era: Era,
+    pub era: Revision,
 }
 
 /// Why a request got no answer.
@@ -96,9 +96,9 @@ impl From<Reason> for Fault {
 
 /// Who the server is, once spoken to.
 #[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Settled {
+pub(crate) struct Agreed {
     /// The era, with its version.
-    pub era: Era,
+    pub era: Revision,
     /// `serverInfo` (`{name, version}`), when the server said.
     pub server_info: Option<Value>,
     /// The server's `capabilities`, when it said (what `tasks.rs` reads of it).
@@ -112,10 +112,10 @@ pub(crate) trait Transport: Send + Sync + 'static {
     fn request(&self, request: Request) -> BoxFuture<'_, Result<Reply, Fault>>;
 
     /// How the server was spoken to, settling it if not yet done.
-    fn settle(&self) -> BoxFuture<'_, Result<Settled, Fault>>;
+    fn settle(&self) -> BoxFuture<'_, Result<Agreed, Fault>>;
 
     /// Whether `x-mcp-header` marks count on this transport in `era` (only over HTTP).
-    fn marks_apply(&self, era: &Era) -> bool;
+    fn marks_apply(&self, era: &Revision) -> bool;
 
     /// Which connection to the server requests go on now: a number that changes each time the
     /// server is connected to again (its process started again, its link negotiated again).

@@ -10,10 +10,10 @@ use reqwest::{Client, Response, StatusCode, Url};
 
 use super::body::{self, Kind};
 use super::status::{self, transport_failure};
-use super::{Settled, requests, spawn_bounded};
+use super::{Agreed, requests, spawn_bounded};
 use crate::mcp::headers::encode_value;
 use crate::mcp::jsonrpc::ServerRequest;
-use crate::mcp::revision::Era;
+use crate::mcp::revision::Revision;
 use crate::mcp::{McpHttpClient, McpOptions};
 use toolkit_core::Reason;
 
@@ -45,7 +45,7 @@ pub(crate) struct Shared {
 /// `builder` with the headers every POST of `settled`'s era carries.
 pub(crate) fn headers_for(
     builder: reqwest::RequestBuilder,
-    settled: &Settled,
+    settled: &Agreed,
     session: Option<&str>,
     method: &str,
     name: Option<&str>,
@@ -55,13 +55,13 @@ pub(crate) fn headers_for(
         .header(ACCEPT, "application/json, text/event-stream")
         .header(MCP_PROTOCOL_VERSION, settled.era.version());
     match settled.era {
-        Era::Modern => {
+        Revision::Modern => {
             builder = builder.header(MCP_METHOD, method);
             if let Some(name) = name {
                 builder = builder.header(MCP_NAME, encode_value(name));
             }
         }
-        Era::Session { .. } => {
+        Revision::Session { .. } => {
             if let Some(session) = session {
                 builder = builder.header(MCP_SESSION_ID, session);
             }
@@ -109,13 +109,13 @@ impl Shared {
 /// stream carried it, if any.
 pub(crate) fn answer_server_request(
     shared: &Arc<Shared>,
-    settled: &Settled,
+    settled: &Agreed,
     session: Option<String>,
     request: ServerRequest,
     relay: requests::Relay,
 ) {
     let method = request.method.clone();
-    if settled.era == Era::Modern {
+    if settled.era == Revision::Modern {
         tracing::debug!(
             method,
             "the server sent a request, which the stateless revision has none of; left unanswered"

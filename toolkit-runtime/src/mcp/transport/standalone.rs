@@ -15,7 +15,7 @@ use reqwest::header::{ACCEPT, HeaderValue};
 use tokio::sync::oneshot;
 use tokio::task::AbortHandle;
 
-use super::Settled;
+use super::Agreed;
 use super::body;
 use super::shared::{Shared, answer_server_request};
 use crate::mcp::changes::says_a_list_changed;
@@ -52,7 +52,7 @@ impl Standalone {
     /// for the server to answer the GET. `None` outside a runtime.
     pub(crate) async fn open(
         shared: Arc<Shared>,
-        settled: Settled,
+        settled: Agreed,
         session: Option<String>,
     ) -> Option<Self> {
         let runtime = tokio::runtime::Handle::try_current().ok()?;
@@ -70,7 +70,7 @@ impl Standalone {
 /// while the server keeps taking it.
 async fn read(
     shared: Arc<Shared>,
-    settled: Settled,
+    settled: Agreed,
     session: Option<String>,
     opened: oneshot::Sender<()>,
 ) {
@@ -151,7 +151,7 @@ async fn read(
 /// The GET that opens the stream; `None` when the server has none for us.
 async fn get(
     shared: &Shared,
-    settled: &Settled,
+    settled: &Agreed,
     session: Option<&str>,
     last_event_id: Option<&str>,
 ) -> Option<reqwest::Response> {

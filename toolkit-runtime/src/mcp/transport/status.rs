@@ -8,7 +8,7 @@ use reqwest::header::{HeaderMap, RETRY_AFTER};
 use crate::mcp::jsonrpc::RpcError;
 use toolkit_core::Reason;
 
-pub(crate) use crate::unreached::transport_failure;
+pub(crate) use crate::request_failure::transport_failure;
 
 /// The failure of a status that ends a request whatever its body says, or `None`.
 ///

@@ -23,13 +23,13 @@ use tokio_util::codec::{FramedRead, LinesCodec, LinesCodecError};
 use super::channel::{Pending, Waiting, received};
 use super::requests;
 use super::subscription::{Heard, Streams};
-use super::{Fault, Reply, Request, Settled, Transport};
+use super::{Agreed, Fault, Reply, Request, Transport};
 use super::{MAX_ANSWERS_IN_FLIGHT, spawn_bounded};
 use crate::mcp::changes::{Changes, says_a_list_changed};
 use crate::mcp::jsonrpc::{self, Incoming, Outcome};
 use crate::mcp::negotiation::{self, Next};
 use crate::mcp::resources_updated::RESOURCES_UPDATED;
-use crate::mcp::revision::{self, Era};
+use crate::mcp::revision::{self, Revision};
 use crate::mcp::{Elicitation, McpOptions, StdioCommand};
 use toolkit_core::context::ELICITATION_CREATE;
 use toolkit_core::{BoxFuture, Reason};
@@ -83,7 +83,7 @@ struct Process {
     /// sends anyway is left unanswered.
     modern: Arc<AtomicBool>,
     child: Arc<tokio::sync::Mutex<Option<Child>>>,
-    settled: Mutex<Option<Settled>>,
+    settled: Mutex<Option<Agreed>>,
     tasks: Vec<JoinHandle<()>>,
 }
 
@@ -113,7 +113,7 @@ impl Process {
         !self.pending.is_closed()
     }
 
-    fn settled(&self) -> Option<Settled> {
+    fn settled(&self) -> Option<Agreed> {
         self.settled
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -160,7 +160,7 @@ impl Stdio {
             Ok(settled) => {
                 process
                     .modern
-                    .store(settled.era == Era::Modern, Ordering::Relaxed);
+                    .store(settled.era == Revision::Modern, Ordering::Relaxed);
                 *process
                     .settled
                     .lock()
@@ -246,15 +246,15 @@ impl Stdio {
     async fn exchange(
         &self,
         process: &Process,
-        era: &Era,
+        era: &Revision,
         method: &str,
         params: Map<String, Value>,
         heard: Option<Heard>,
     ) -> Result<Outcome, Fault> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let params = match era {
-            Era::Modern => revision::with_modern_meta(params),
-            Era::Session { .. } => params,
+            Revision::Modern => revision::with_modern_meta(params),
+            Revision::Session { .. } => params,
         };
         let _route = heard.map(|heard| self.streams.open(id, heard));
         let receiver = process.pending.wait_for(id)?;
@@ -275,8 +275,14 @@ impl Stdio {
     }
 
     /// `server/discover` with a bounded wait, then `initialize` if the server is not modern.
-    async fn negotiate(&self, process: &Process) -> Result<Settled, Fault> {
-        let probe = self.exchange(process, &Era::Modern, "server/discover", Map::new(), None);
+    async fn negotiate(&self, process: &Process) -> Result<Agreed, Fault> {
+        let probe = self.exchange(
+            process,
+            &Revision::Modern,
+            "server/discover",
+            Map::new(),
+            None,
+        );
         let mut silent = false;
         let next = match tokio::time::timeout(self.options.discover_wait, probe).await {
             Ok(Ok(Ok(result))) => negotiation::after_discovered(&result)?,
@@ -292,7 +298,7 @@ impl Stdio {
             Next::Modern(settled) => return Ok(settled),
             Next::Initialize(version) => version,
         };
-        let era = Era::Session { version };
+        let era = Revision::Session { version };
         let outcome = self
             .exchange(
                 process,
@@ -309,7 +315,13 @@ impl Stdio {
             && matches!(&outcome, Err(error) if error.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION)
         {
             let again = self
-                .exchange(process, &Era::Modern, "server/discover", Map::new(), None)
+                .exchange(
+                    process,
+                    &Revision::Modern,
+                    "server/discover",
+                    Map::new(),
+                    None,
+                )
                 .await?;
             if let Ok(result) = again
                 && let Next::Modern(settled) = negotiation::after_discovered(&result)?
@@ -341,16 +353,16 @@ impl Stdio {
         let era = process
             .settled()
             .map(|settled| settled.era)
-            .unwrap_or(Era::Session {
+            .unwrap_or(Revision::Session {
                 version: revision::SESSION_REVISIONS[0],
             });
         let params = match era {
-            Era::Modern => crate::mcp::input_required::declared(
+            Revision::Modern => crate::mcp::input_required::declared(
                 request.params,
                 &self.options,
                 &request.context,
             ),
-            Era::Session { .. } => request.params,
+            Revision::Session { .. } => request.params,
         };
         // A subscription's notifications (`events/stream`) go to where its context says.
         let heard = request.context.extension::<Heard>().cloned();
@@ -385,7 +397,7 @@ impl Transport for Stdio {
         Box::pin(self.send(request))
     }
 
-    fn settle(&self) -> BoxFuture<'_, Result<Settled, Fault>> {
+    fn settle(&self) -> BoxFuture<'_, Result<Agreed, Fault>> {
         Box::pin(async {
             let process = self.process().await?;
             process
@@ -398,7 +410,7 @@ impl Transport for Stdio {
         self.starts.load(Ordering::Relaxed)
     }
 
-    fn marks_apply(&self, _era: &Era) -> bool {
+    fn marks_apply(&self, _era: &Revision) -> bool {
         // Headers are an HTTP matter; a stdio client takes tools as they are.
         false
     }
@@ -432,7 +444,7 @@ impl Transport for Stdio {
             };
             if process
                 .settled()
-                .is_some_and(|settled| settled.era != Era::Modern)
+                .is_some_and(|settled| settled.era != Revision::Modern)
                 && process
                     .send(&jsonrpc::notification(method, Map::new()))
                     .await

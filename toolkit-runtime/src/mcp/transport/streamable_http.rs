@@ -18,10 +18,10 @@ use super::shared::{
 };
 use super::standalone::Standalone;
 use super::status::{self, Refusal};
-use super::{Fault, MAX_ANSWERS_IN_FLIGHT, Reply, Request, Settled, Transport, spawn_bounded};
+use super::{Agreed, Fault, MAX_ANSWERS_IN_FLIGHT, Reply, Request, Transport, spawn_bounded};
 use crate::mcp::jsonrpc::{self, Outcome, RpcError, ServerRequest};
 use crate::mcp::negotiation::{self, Next};
-use crate::mcp::revision::{self, Era};
+use crate::mcp::revision::{self, Revision};
 use crate::mcp::{McpHttpClient, McpOptions};
 use toolkit_core::{BoxFuture, CallContext, JsonObject, Reason};
 
@@ -41,11 +41,11 @@ enum Link {
     /// Streamable HTTP, stateless or in a session (`session` is the `Mcp-Session-Id`, if the
     /// server gave one).
     Streamable {
-        settled: Settled,
+        settled: Agreed,
         session: Option<String>,
     },
     /// The old HTTP+SSE transport.
-    Legacy(Arc<LegacySse>, Settled),
+    Legacy(Arc<LegacySse>, Agreed),
 }
 
 /// The Streamable HTTP transport (with the old HTTP+SSE one behind it).
@@ -159,8 +159,8 @@ impl StreamableHttp {
     /// HTTP+SSE transport.
     async fn negotiate(&self) -> Result<Link, Fault> {
         let discover = Request::new("server/discover", Map::new());
-        let modern = Settled {
-            era: Era::Modern,
+        let modern = Agreed {
+            era: Revision::Modern,
             server_info: None,
             capabilities: None,
         };
@@ -226,7 +226,7 @@ impl StreamableHttp {
     }
 
     /// Begins a session with `initialize` in `version`, and says `notifications/initialized`.
-    async fn initialize(&self, version: &'static str) -> Result<(Settled, Option<String>), Fault> {
+    async fn initialize(&self, version: &'static str) -> Result<(Agreed, Option<String>), Fault> {
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
         let message = jsonrpc::request(
             id,
@@ -260,8 +260,8 @@ impl StreamableHttp {
                 )
             }
         };
-        let provisional = Settled {
-            era: Era::Session { version },
+        let provisional = Agreed {
+            era: Revision::Session { version },
             server_info: None,
             capabilities: None,
         };
@@ -298,7 +298,7 @@ impl StreamableHttp {
     /// Sends a notification; the server's answer (202, usually) is not read beyond its status.
     async fn notify(
         &self,
-        settled: &Settled,
+        settled: &Agreed,
         session: Option<&str>,
         method: &'static str,
         params: JsonObject,
@@ -325,18 +325,18 @@ impl StreamableHttp {
     /// Posts `request` and reads its answer.
     async fn post(
         &self,
-        settled: &Settled,
+        settled: &Agreed,
         session: Option<&str>,
         request: &Request,
     ) -> Result<Posted, Fault> {
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
         let params = match settled.era {
-            Era::Modern => revision::with_modern_meta(crate::mcp::input_required::declared(
+            Revision::Modern => revision::with_modern_meta(crate::mcp::input_required::declared(
                 request.params.clone(),
                 &self.shared.options,
                 &request.context,
             )),
-            Era::Session { .. } => request.params.clone(),
+            Revision::Session { .. } => request.params.clone(),
         };
         let message = jsonrpc::request(id, request.method, params);
         let mut builder = headers_for(
@@ -346,7 +346,7 @@ impl StreamableHttp {
             request.method,
             request.name.as_deref(),
         );
-        if settled.era == Era::Modern {
+        if settled.era == Revision::Modern {
             for (name, value) in &request.param_headers {
                 builder = builder.header(name.as_str(), value.as_str());
             }
@@ -373,7 +373,7 @@ impl StreamableHttp {
         &self,
         response: Response,
         id: u64,
-        settled: &Settled,
+        settled: &Agreed,
         session: Option<&str>,
         context: &CallContext,
     ) -> Result<Posted, Fault> {
@@ -424,7 +424,9 @@ impl StreamableHttp {
         {
             Answered::Outcome(outcome) => return Ok(Posted::Answer(outcome)),
             // The stateless revision resumes no stream: its server answers on the POST's own.
-            Answered::Ended(_) if settled.era == Era::Modern => return Err(body::ended_early()),
+            Answered::Ended(_) if settled.era == Revision::Modern => {
+                return Err(body::ended_early());
+            }
             Answered::Ended(resumption) => resumption,
         };
         // A stream closed before its answer, after giving an event id: resumed by GET from that
@@ -452,7 +454,7 @@ impl StreamableHttp {
     /// GETs the event stream of a session again from the last event id of `resumption`.
     async fn resume(
         &self,
-        settled: &Settled,
+        settled: &Agreed,
         session: Option<&str>,
         resumption: &Resumption,
     ) -> Result<Response, Fault> {
@@ -550,7 +552,7 @@ impl StreamableHttp {
 }
 
 /// An answer: stale when it is `-32022` (the server does not speak the revision settled).
-fn answered(outcome: Outcome, era: Era) -> Sent {
+fn answered(outcome: Outcome, era: Revision) -> Sent {
     let stale =
         matches!(&outcome, Err(error) if error.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION);
     let reply = Reply { outcome, era };
@@ -569,7 +571,7 @@ fn without_error(status: StatusCode) -> Reason {
 /// Sends `notifications/cancelled` for a request whose future is dropped before its answer.
 struct CancelOnDrop {
     shared: Arc<Shared>,
-    settled: Settled,
+    settled: Agreed,
     session: Option<String>,
     id: u64,
     armed: bool,
@@ -643,7 +645,7 @@ impl Transport for StreamableHttp {
         Box::pin(self.send(request))
     }
 
-    fn settle(&self) -> BoxFuture<'_, Result<Settled, Fault>> {
+    fn settle(&self) -> BoxFuture<'_, Result<Agreed, Fault>> {
         Box::pin(async {
             Ok(match self.link().await?.1 {
                 Link::Streamable { settled, .. } | Link::Legacy(_, settled) => settled,
@@ -651,8 +653,8 @@ impl Transport for StreamableHttp {
         })
     }
 
-    fn marks_apply(&self, era: &Era) -> bool {
-        *era == Era::Modern
+    fn marks_apply(&self, era: &Revision) -> bool {
+        *era == Revision::Modern
     }
 
     fn connection(&self) -> u64 {
@@ -674,7 +676,9 @@ impl Transport for StreamableHttp {
     fn notify(&self, method: &'static str) -> BoxFuture<'_, ()> {
         Box::pin(async move {
             let told = match self.current() {
-                Some((_, Link::Streamable { settled, session })) if settled.era != Era::Modern => {
+                Some((_, Link::Streamable { settled, session }))
+                    if settled.era != Revision::Modern =>
+                {
                     self.notify(&settled, session.as_deref(), method, Map::new())
                         .await
                 }

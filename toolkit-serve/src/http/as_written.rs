@@ -1,4 +1,4 @@
-//! [`Kept`]: what the calls of one HTTP request kept as their upstreams wrote it, and how it is
+//! [`AsWritten`]: what the calls of one HTTP request kept as their upstreams wrote it, and how it is
 //! written into the messages of the request's answer (`http/written_http.rs`).
 
 use std::collections::{HashMap, VecDeque};
@@ -18,9 +18,9 @@ use toolkit_core::JsonObject;
 /// What the calls of one HTTP request kept as their upstreams wrote it, to be served in the
 /// request's answer (an extension of the request, shared with the answer's body).
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Kept(Arc<Mutex<Held>>);
+pub(crate) struct AsWritten(Arc<Mutex<Held>>);
 
-/// The contents of [`Kept`].
+/// The contents of [`AsWritten`].
 #[derive(Debug, Default)]
 pub(crate) struct Held {
     /// Each call's result as written, by its JSON-RPC request id (as JSON).
@@ -43,15 +43,15 @@ pub(crate) struct Held {
     pub(crate) sketch_events: bool,
 }
 
-/// A [`Kept`] that does not keep it alive (the call's handler holds it until it has answered):
+/// A [`AsWritten`] that does not keep it alive (the call's handler holds it until it has answered):
 /// how a resumed stream finds the slot of the call it continues ([`Replays`](crate::http::replays)).
 #[derive(Clone, Debug)]
-pub(crate) struct WeakKept(Weak<Mutex<Held>>);
+pub(crate) struct WeakAsWritten(Weak<Mutex<Held>>);
 
-impl WeakKept {
+impl WeakAsWritten {
     /// The slot, while its call still runs.
-    pub(crate) fn upgrade(&self) -> Option<Kept> {
-        self.0.upgrade().map(Kept)
+    pub(crate) fn upgrade(&self) -> Option<AsWritten> {
+        self.0.upgrade().map(AsWritten)
     }
 
     /// Whether its call has ended.
@@ -60,10 +60,10 @@ impl WeakKept {
     }
 }
 
-impl Kept {
+impl AsWritten {
     /// This slot, not kept alive by what holds it.
-    pub(crate) fn downgrade(&self) -> WeakKept {
-        WeakKept(Arc::downgrade(&self.0))
+    pub(crate) fn downgrade(&self) -> WeakAsWritten {
+        WeakAsWritten(Arc::downgrade(&self.0))
     }
 
     /// The slot of the HTTP request a call came in, when it came over HTTP through the answers layer.
@@ -231,7 +231,7 @@ mod tests {
     /// beside the extension, once; any other answer passes as it is.
     #[test]
     fn the_answer_that_declares_events_declares_them_at_the_top_level_too() {
-        let kept = Kept::default();
+        let kept = AsWritten::default();
         assert!(kept.is_empty());
         kept.held().sketch_events = true;
         assert!(!kept.is_empty());
