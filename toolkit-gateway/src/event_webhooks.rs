@@ -60,6 +60,8 @@ pub(crate) struct EventWebhooks {
     /// `PUBLIC_URL/mcp-events/`, when the gateway serves HTTP (a stdio gateway receives none).
     base: Option<String>,
     held: Arc<Mutex<HashMap<String, Arc<Subscription>>>>,
+    /// How long a subscription lives unused ([`IDLE`]; shorter in tests).
+    idle: Duration,
 }
 
 impl std::fmt::Debug for EventWebhooks {
@@ -114,6 +116,7 @@ impl EventWebhooks {
         Self {
             base: origin.map(|origin| format!("{}{}", origin.as_str().trim_end_matches('/'), PATH)),
             held: Arc::default(),
+            idle: IDLE,
         }
     }
 
@@ -220,7 +223,7 @@ impl EventWebhooks {
                 tokio::spawn(keep(
                     Arc::clone(subscription),
                     Arc::clone(&self.held),
-                    refresh,
+                    (refresh, self.idle),
                 ));
                 Ok(())
             }
@@ -374,12 +377,12 @@ impl Subscription {
 }
 
 /// Keeps `subscription` at its source: refreshed `refresh` from now and again before each
-/// grant ends, ended there once its person has let it go for [`IDLE`] (or the source refuses a
+/// grant ends, ended there once its person has let it go for `idle_for` (or the source refuses a
 /// refresh).
 async fn keep(
     subscription: Arc<Subscription>,
     held: Arc<Mutex<HashMap<String, Arc<Subscription>>>>,
-    refresh: Duration,
+    (refresh, idle_for): (Duration, Duration),
 ) {
     let mut refresh_at = Instant::now() + refresh;
     loop {
@@ -387,9 +390,9 @@ async fn keep(
         let idle_at = {
             let state = subscription.lock();
             if state.streams > 0 {
-                Instant::now() + IDLE
+                Instant::now() + idle_for
             } else {
-                state.used + IDLE
+                state.used + idle_for
             }
         };
         tokio::time::sleep_until(refresh_at.min(idle_at).into()).await;
@@ -401,7 +404,7 @@ async fn keep(
             // Decided with the map locked: a request finding it marks it used under the lock.
             let mut all = held.lock().unwrap_or_else(PoisonError::into_inner);
             let state = subscription.lock();
-            let idle = state.streams == 0 && state.used.elapsed() >= IDLE;
+            let idle = state.streams == 0 && state.used.elapsed() >= idle_for;
             drop(state);
             if idle {
                 all.retain(|_, kept| !Arc::ptr_eq(kept, &subscription));
@@ -520,6 +523,7 @@ pub(crate) fn canonical(value: &Value) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -538,5 +542,114 @@ mod tests {
         let (status, _) = webhooks.receive("nope", &axum::http::HeaderMap::new(), b"{}");
         assert_eq!(status, 410);
         assert_eq!(webhooks.len(), 0);
+    }
+
+    /// The subscriptions the source (`webhook_events_server.py`) holds, by its `subscriptions`
+    /// tool.
+    async fn held_at(source: &Mcp) -> usize {
+        use toolkit_runtime::ToolSource as _;
+        let answer = source
+            .call(
+                "subscriptions",
+                JsonObject::new(),
+                &toolkit_runtime::CallContext::new(),
+            )
+            .await
+            .unwrap();
+        answer.as_array().map_or(0, Vec::len)
+    }
+
+    /// A subscription its person lets go (no poll, no stream) is ended after the idle time, here
+    /// and at the source (PyPI `mcp-webhook-events`, installed by `scripts/install-test-peers`),
+    /// its verification answered and its deliveries received meanwhile.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_subscription_let_go_is_ended_here_and_at_the_source() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let python = root.join("target/peers/webhook-events-python/bin/python");
+        assert!(
+            python.exists(),
+            "{} is missing: run scripts/install-test-peers",
+            python.display()
+        );
+        let store =
+            std::env::temp_dir().join(format!("toolkit-idle-{}.sqlite3", std::process::id()));
+        let _ = std::fs::remove_file(&store);
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|listener| listener.local_addr())
+            .unwrap()
+            .port();
+        let mut source = std::process::Command::new(python)
+            .arg(root.join("toolkit-cli/tests/cli/webhook_events_server.py"))
+            .arg(port.to_string())
+            .arg(&store)
+            .spawn()
+            .unwrap();
+        for _ in 0..200 {
+            if tokio::net::TcpStream::connect(("127.0.0.1", port))
+                .await
+                .is_ok()
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        // The gateway's receiving end, on a port of its own.
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let origin =
+            url::Url::parse(&format!("http://{}", listener.local_addr().unwrap())).unwrap();
+        let mut webhooks = EventWebhooks::new(Some(&origin));
+        webhooks.idle = Duration::from_millis(500);
+        let webhooks = Arc::new(webhooks);
+        let receiving = Arc::clone(&webhooks);
+        let app = axum::Router::new().route(
+            &format!("{PATH}{{token}}"),
+            axum::routing::post(
+                move |axum::extract::Path(token): axum::extract::Path<String>,
+                      headers: axum::http::HeaderMap,
+                      body: axum::body::Bytes| {
+                    let (status, body) = receiving.receive(&token, &headers, &body);
+                    async move { (axum::http::StatusCode::from_u16(status).unwrap(), body) }
+                },
+            ),
+        );
+        tokio::spawn(async move { axum::serve(listener, app).await });
+
+        let mcp = Arc::new(Mcp::http(
+            "tickets",
+            format!("http://127.0.0.1:{port}/mcp").parse().unwrap(),
+            reqwest::Client::new(),
+        ));
+        let event = mcp
+            .list_events()
+            .await
+            .unwrap()
+            .into_iter()
+            .find(|event| event.name == "ticket.updated")
+            .unwrap();
+        let arguments = json!({ "queue": "support" }).as_object().cloned().unwrap();
+        let held = webhooks
+            .subscription(
+                "token:alice",
+                ("tickets", &mcp),
+                (&event, "tickets__ticket.updated".into()),
+                arguments,
+            )
+            .await
+            .unwrap();
+        assert_eq!((webhooks.len(), held_at(&mcp).await), (1, 1));
+        assert!(held.poll(None).is_ok());
+        drop(held);
+        let mut ended = false;
+        for _ in 0..100 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if webhooks.len() == 0 && held_at(&mcp).await == 0 {
+                ended = true;
+                break;
+            }
+        }
+        let _ = source.kill();
+        let _ = source.wait();
+        let _ = std::fs::remove_file(&store);
+        assert!(ended, "not ended: {} here", webhooks.len());
     }
 }
