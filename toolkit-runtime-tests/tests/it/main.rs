@@ -2,7 +2,6 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod approval;
-mod assembly;
 #[cfg(feature = "auth")]
 mod auth;
 #[cfg(feature = "code")]
@@ -14,7 +13,6 @@ mod conformance;
 mod definition;
 #[cfg(feature = "openapi")]
 mod discovery;
-mod functions;
 #[cfg(all(feature = "graphql", feature = "openapi"))]
 mod graphql;
 #[cfg(feature = "http")]
@@ -23,13 +21,10 @@ mod http;
 mod http_conformance;
 #[cfg(feature = "openapi")]
 mod http_security;
-mod input;
-mod model;
 #[cfg(feature = "openapi")]
 mod openapi;
 #[cfg(feature = "openapi")]
 mod openapi_corpus;
-mod presentation;
 #[cfg(feature = "openapi")]
 mod prism_judge;
 #[cfg(feature = "code")]
@@ -43,10 +38,12 @@ mod search;
 mod search_meaning;
 #[cfg(feature = "serve")]
 mod serve;
-mod source;
 mod spans;
 #[cfg(feature = "openapi")]
 mod stripe_judge;
+// Shared with toolkit-core's tests, where it lives (its names are the core's, which the
+// runtime re-exports).
+#[path = "../../../toolkit-core/tests/core/support.rs"]
 mod support;
 #[cfg(feature = "openapi")]
 mod swagger_autorest;

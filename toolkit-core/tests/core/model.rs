@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolkit_runtime::{
+use toolkit_core::{
     CallContext, Toolkit, ToolkitOptions, approval::ApprovalRequest, approval::Verdict, model,
 };
 

@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolkit_runtime::{Toolkit, ToolkitOptions, toolkit::Approval};
+use toolkit_core::{Toolkit, ToolkitOptions, toolkit::Approval};
 
 use crate::support::{ADDRESS, Scripted, any_object, definition, object};
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use toolkit_runtime::{
+use toolkit_core::{
     Assembly, Decision, FnSource, FnTool, Member, Reason, ToolSource, functions::FnSourceError,
 };
 
@@ -123,7 +123,7 @@ async fn an_unknown_tool_is_an_error_of_the_source() {
         .call(
             "nope",
             json!({}).as_object().cloned().unwrap(),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();

@@ -4,10 +4,8 @@ use std::sync::Arc;
 
 use proptest::prelude::*;
 use serde_json::json;
-use toolkit_runtime::naming::tool_name;
-use toolkit_runtime::{
-    Assembly, Decision, Member, assembly::AssemblyError, assembly::QualifiedName,
-};
+use toolkit_core::naming::tool_name;
+use toolkit_core::{Assembly, Decision, Member, assembly::AssemblyError, assembly::QualifiedName};
 
 use crate::support::{Scripted, any_object, definition};
 
@@ -19,7 +17,7 @@ fn member(source: &Arc<Scripted>, tools: &[&str]) -> Member {
     Member::new(Arc::clone(source) as _, definitions)
 }
 
-fn allow(_: &str, _: &toolkit_runtime::ToolDefinition) -> Decision {
+fn allow(_: &str, _: &toolkit_core::ToolDefinition) -> Decision {
     Decision::Allow
 }
 

@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolkit_runtime::{Toolkit, ToolkitOptions, input::InputCheck};
+use toolkit_core::{Toolkit, ToolkitOptions, input::InputCheck};
 
 use crate::support::{Scripted, definition, object};
 

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use serde_json::{Value, json};
-use toolkit_runtime::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
+use toolkit_core::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
 
 /// `value` as a JSON object; panics in a test when it is not one.
 pub fn object(value: Value) -> JsonObject {
@@ -103,7 +103,7 @@ impl ToolSource for Scripted {
         &'a self,
         tool: &'a str,
         input: JsonObject,
-        _context: &'a toolkit_runtime::CallContext,
+        _context: &'a toolkit_core::CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         self.seen
