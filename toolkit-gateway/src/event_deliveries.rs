@@ -29,6 +29,9 @@ use tokio_util::sync::CancellationToken;
 use toolkit_runtime::JsonObject;
 use toolkit_runtime::serve::{EventFeed, Refusal};
 
+use crate::event_errors::{
+    CALLBACK_ENDPOINT_ERROR, FORBIDDEN, NOT_FOUND, RESOURCE_EXHAUSTED, refused,
+};
 use crate::standard_webhooks::signature;
 
 /// The most webhook subscriptions one person holds.
@@ -68,18 +71,12 @@ const OPEN_WAIT: Duration = Duration::from_secs(10);
 /// The longest callback URL taken.
 const MAX_URL: usize = 2048;
 
-/// The events extension's errors (SEP-3415).
-const NOT_FOUND: i32 = -32023;
-const FORBIDDEN: i32 = -32024;
-const RESOURCE_EXHAUSTED: i32 = -32025;
-const CALLBACK_ENDPOINT_ERROR: i32 = -32027;
-
 /// Every webhook subscription of the gateway's clients, by id.
 pub(crate) struct EventDeliveries {
     /// Whether the gateway takes subscriptions (it serves HTTP, so its clients are remote).
     serving: bool,
-    /// `serve.event_callback_hosts`, lowercased.
-    trusted: Vec<String>,
+    /// How callbacks are posted to.
+    callbacks: Arc<Callbacks>,
     held: Arc<Mutex<HashMap<String, Arc<Delivered>>>>,
     verified: Mutex<HashMap<(String, String), Instant>>,
     /// The verifications each callback host is sent, at most [`VERIFICATIONS_PER_MINUTE`]: no
@@ -91,7 +88,7 @@ impl std::fmt::Debug for EventDeliveries {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EventDeliveries")
             .field("serving", &self.serving)
-            .field("trusted", &self.trusted)
+            .field("trusted", &self.callbacks.trusted)
             .finish_non_exhaustive()
     }
 }
@@ -111,6 +108,19 @@ struct Delivered {
     ended: CancellationToken,
 }
 
+impl Delivered {
+    /// Refreshed with the signing key `key` for `ttl` from now: the cursor to answer (that of
+    /// the last event or gap its callback took).
+    fn refresh(&self, key: &[u8], ttl: Duration) -> Option<String> {
+        *self.key.lock().unwrap_or_else(PoisonError::into_inner) = key.to_vec();
+        *self.until.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now() + ttl;
+        self.cursor
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
 /// A subscription's request, read.
 struct Asked {
     name: String,
@@ -127,10 +137,14 @@ impl EventDeliveries {
     pub(crate) fn new(serving: bool, trusted: &[String]) -> Self {
         Self {
             serving,
-            trusted: trusted
-                .iter()
-                .map(|host| host.to_ascii_lowercase())
-                .collect(),
+            callbacks: Arc::new(Callbacks {
+                trusted: trusted
+                    .iter()
+                    .map(|host| host.to_ascii_lowercase())
+                    .collect(),
+                timeout: POST_TIMEOUT,
+                retries: RETRIES,
+            }),
             held: Arc::default(),
             verified: Mutex::default(),
             knocks: governor::RateLimiter::keyed(governor::Quota::per_minute(
@@ -161,25 +175,15 @@ impl EventDeliveries {
             ));
         }
         let Some(person) = person else {
-            return Err(coded(
-                FORBIDDEN,
-                "Webhook delivery is for a person who authenticated.",
-                None,
-            ));
+            return Err(unauthenticated());
         };
         let asked = self.read(params)?;
         let id = subscription_id(person, &asked.url, &asked.name, &asked.arguments);
         if let Some(held) = self.held_as(&id) {
-            *held.key.lock().unwrap_or_else(PoisonError::into_inner) = asked.key.clone();
-            *held.until.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now() + asked.ttl;
-            let cursor = held
-                .cursor
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clone();
+            let cursor = held.refresh(&asked.key, asked.ttl);
             return Ok(granted(&id, asked.ttl, cursor, false));
         }
-        self.room(
+        room(
             &self.held.lock().unwrap_or_else(PoisonError::into_inner),
             person,
         )?;
@@ -224,41 +228,24 @@ impl EventDeliveries {
             // verified and opened: then this one's stream is let go.
             let mut held = self.held.lock().unwrap_or_else(PoisonError::into_inner);
             if let Some(made) = held.get(&id).filter(|made| !made.ended.is_cancelled()) {
-                *made.key.lock().unwrap_or_else(PoisonError::into_inner) = delivered
+                let key = delivered
                     .key
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .clone();
-                *made.until.lock().unwrap_or_else(PoisonError::into_inner) =
-                    Instant::now() + asked.ttl;
+                made.refresh(&key, asked.ttl);
                 return Ok(granted(&id, asked.ttl, cursor, truncated));
             }
-            self.room(&held, person)?;
+            room(&held, person)?;
             held.insert(id.clone(), Arc::clone(&delivered));
         }
         tokio::spawn(deliver(
             delivered,
             feed,
             Arc::clone(&self.held),
-            self.trusted.clone(),
+            Arc::clone(&self.callbacks),
         ));
         Ok(granted(&id, asked.ttl, cursor, truncated))
-    }
-
-    /// Refuses when `person` holds [`MAX_PER_PERSON`] in `held`, or the gateway [`MAX_ALL`].
-    fn room(&self, held: &HashMap<String, Arc<Delivered>>, person: &str) -> Result<(), Refusal> {
-        let theirs = held.values().filter(|held| held.person == person).count();
-        if theirs >= MAX_PER_PERSON || held.len() >= MAX_ALL {
-            return Err(coded(
-                RESOURCE_EXHAUSTED,
-                &format!(
-                    "At most {MAX_PER_PERSON} webhook subscriptions are held per person \
-                     ({MAX_ALL} in all)."
-                ),
-                Some(json!({ "limit": "subscriptions", "max": MAX_PER_PERSON })),
-            ));
-        }
-        Ok(())
     }
 
     /// `events/unsubscribe` of `person` with `params`: their subscription ended.
@@ -268,11 +255,7 @@ impl EventDeliveries {
         person: Option<&str>,
     ) -> Result<JsonObject, Refusal> {
         let Some(person) = person else {
-            return Err(coded(
-                FORBIDDEN,
-                "Webhook delivery is for a person who authenticated.",
-                None,
-            ));
+            return Err(unauthenticated());
         };
         let name = text(params, "name")?;
         let arguments = arguments(params)?;
@@ -295,7 +278,7 @@ impl EventDeliveries {
                 done.insert("resultType".into(), json!("complete"));
                 Ok(done)
             }
-            None => Err(coded(
+            None => Err(refused(
                 NOT_FOUND,
                 "No such webhook subscription.",
                 Some(json!({ "kind": "subscription" })),
@@ -349,13 +332,12 @@ impl EventDeliveries {
                 ));
             }
         };
+        // The client suggests, the gateway grants: a lifetime too short, or no number, is raised
+        // to the least (the extension has no refusal for it).
         let ttl = match params.get("ttlMs") {
             None | Some(Value::Null) => DEFAULT_TTL,
             Some(asked) => {
-                Duration::from_millis(asked.as_u64().filter(|ms| *ms > 0).ok_or_else(|| {
-                    Refusal::InvalidParams("`ttlMs` must be a positive number or null.".into())
-                })?)
-                .clamp(MIN_TTL, MAX_TTL)
+                Duration::from_millis(asked.as_u64().unwrap_or(0)).clamp(MIN_TTL, MAX_TTL)
             }
         };
         Ok(Asked {
@@ -386,7 +368,7 @@ impl EventDeliveries {
         }
         match url.scheme() {
             "https" => Ok(url),
-            "http" if trusted_host(&self.trusted, &url) => Ok(url),
+            "http" if self.callbacks.trusts(&url) => Ok(url),
             _ => Err(refused(
                 "must be https (plain http only to a host of serve.event_callback_hosts)",
             )),
@@ -414,9 +396,9 @@ impl EventDeliveries {
             self.knocks.retain_recent();
         }
         if self.knocks.check_key(&host).is_err() {
-            return Err(coded(
+            return Err(refused(
                 RESOURCE_EXHAUSTED,
-                &format!(
+                format!(
                     "At most {VERIFICATIONS_PER_MINUTE} callbacks of one host are verified a \
                      minute; try again later."
                 ),
@@ -428,13 +410,15 @@ impl EventDeliveries {
         let message = format!("msg_verification_{}", &challenge[..16]);
         let body = json!({ "type": "verification", "challenge": challenge }).to_string();
         let failed = |reason: &str| {
-            coded(
+            refused(
                 CALLBACK_ENDPOINT_ERROR,
                 "The callback did not answer the verification challenge.",
                 Some(json!({ "reason": reason })),
             )
         };
-        let (status, answer) = post(&self.trusted, &asked.url, &asked.key, (&message, id), &body)
+        let (status, answer) = self
+            .callbacks
+            .post(&asked.url, &asked.key, (&message, id), &body)
             .await
             .map_err(failed)?;
         let echoed = serde_json::from_slice::<Value>(&answer)
@@ -479,13 +463,29 @@ impl EventDeliveries {
     }
 }
 
+/// Refuses when `person` holds [`MAX_PER_PERSON`] in `held`, or the gateway [`MAX_ALL`].
+fn room(held: &HashMap<String, Arc<Delivered>>, person: &str) -> Result<(), Refusal> {
+    let theirs = held.values().filter(|held| held.person == person).count();
+    if theirs >= MAX_PER_PERSON || held.len() >= MAX_ALL {
+        return Err(refused(
+            RESOURCE_EXHAUSTED,
+            format!(
+                "At most {MAX_PER_PERSON} webhook subscriptions are held per person \
+                 ({MAX_ALL} in all)."
+            ),
+            Some(json!({ "limit": "subscriptions", "max": MAX_PER_PERSON })),
+        ));
+    }
+    Ok(())
+}
+
 /// Delivers `feed`'s events to `delivered`'s callback until it is ended, unsubscribed or
 /// outlives its grant (then it is forgotten).
 async fn deliver(
     delivered: Arc<Delivered>,
     mut feed: EventFeed,
     held: Arc<Mutex<HashMap<String, Arc<Delivered>>>>,
-    trusted: Vec<String>,
+    callbacks: Arc<Callbacks>,
 ) {
     loop {
         let until = *delivered
@@ -508,13 +508,9 @@ async fn deliver(
             // The stream ended without a word (its source gone): the callback is told.
             let body = json!({ "type": "terminated", "error": { "code": -32603,
                 "message": "The event stream ended at its source." } });
-            send(
-                &delivered,
-                &trusted,
-                &control("terminated"),
-                &body.to_string(),
-            )
-            .await;
+            callbacks
+                .send(&delivered, &control("terminated"), &body.to_string())
+                .await;
             break;
         };
         let cursor = params
@@ -546,7 +542,7 @@ async fn deliver(
             }
             _ => continue,
         };
-        if !send(&delivered, &trusted, &message, &body).await || ends {
+        if !callbacks.send(&delivered, &message, &body).await || ends {
             break;
         }
         if cursor.is_some() {
@@ -562,115 +558,134 @@ async fn deliver(
         .retain(|_, kept| !Arc::ptr_eq(kept, &delivered));
 }
 
-/// Delivers one message (tried three times): `false` when the callback said the subscription is
-/// gone (410).
-async fn send(delivered: &Delivered, trusted: &[String], message: &str, body: &str) -> bool {
-    for attempt in 0..=RETRIES.len() {
-        let key = delivered
-            .key
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        let sent = post(
-            trusted,
-            &delivered.url,
-            &key,
-            (message, &delivered.id),
-            body,
-        )
-        .await;
-        match sent {
-            Ok((status, _)) if (200..300).contains(&status) => return true,
-            Ok((410, _)) => {
-                tracing::info!(subscription = %delivered.id, "the callback said 410: the subscription ended");
-                return false;
-            }
-            Ok((413, _)) => {
-                tracing::warn!(subscription = %delivered.id, "the callback took no event this large: dropped");
-                return true;
-            }
-            Ok((status, _)) => {
-                tracing::info!(subscription = %delivered.id, status, attempt, "a delivery refused");
-            }
-            Err(reason) => {
-                tracing::info!(subscription = %delivered.id, reason, attempt, "a delivery failed");
-            }
-        }
-        let Some(wait) = RETRIES.get(attempt) else {
-            break;
-        };
-        tokio::select! {
-            () = delivered.ended.cancelled() => return false,
-            () = tokio::time::sleep(*wait) => {}
-        }
-    }
-    tracing::warn!(subscription = %delivered.id, "an event not delivered after three tries: dropped");
-    true
+/// How callbacks are posted to: the hosts trusted with plain `http` and private addresses, how
+/// long a POST may take, and the waits before an event's second and third tries.
+struct Callbacks {
+    /// `serve.event_callback_hosts`, lowercased.
+    trusted: Vec<String>,
+    timeout: Duration,
+    retries: [Duration; 2],
 }
 
-/// POSTs `body` to `url`, signed under `key` as `message` of the subscription `id`: the answer's
-/// status and its first 64 KiB, or the extension's word for why it failed. The host is resolved
-/// here and the connection made to an address checked ([`public`]) unless the host is trusted;
-/// no redirect is followed.
-async fn post(
-    trusted: &[String],
-    url: &url::Url,
-    key: &[u8],
-    (message, id): (&str, &str),
-    body: &str,
-) -> Result<(u16, Vec<u8>), &'static str> {
-    let host = url.host_str().ok_or("connection_refused")?;
-    let port = url.port_or_known_default().ok_or("connection_refused")?;
-    let lookup = tokio::net::lookup_host((host.trim_matches(['[', ']']), port));
-    let addresses: Vec<SocketAddr> = tokio::time::timeout(POST_TIMEOUT, lookup)
-        .await
-        .map_err(|_| "timeout")?
-        .map_err(|_| "connection_refused")?
-        .collect();
-    let open = trusted_host(trusted, url);
-    let address = addresses
-        .into_iter()
-        .find(|address| open || public(address.ip()))
-        .ok_or("connection_refused")?;
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(POST_TIMEOUT)
-        .no_proxy()
-        .resolve(host, address)
-        .build()
-        .map_err(|_| "connection_refused")?;
-    let timestamp = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |now| now.as_secs())
-        .to_string();
-    let signed = signature(key, message, &timestamp, body.as_bytes());
-    let answer = client
-        .post(url.clone())
-        .header("content-type", "application/json")
-        .header("webhook-id", message)
-        .header("webhook-timestamp", &timestamp)
-        .header("webhook-signature", signed)
-        .header("x-mcp-subscription-id", id)
-        .body(body.to_owned())
-        .send()
-        .await
-        .map_err(|error| {
-            if error.is_timeout() {
-                "timeout"
-            } else {
-                "connection_refused"
-            }
-        })?;
-    let status = answer.status().as_u16();
-    let mut read = Vec::new();
-    let mut answer = answer;
-    while let Ok(Some(chunk)) = answer.chunk().await {
-        read.extend_from_slice(&chunk);
-        if read.len() > 64 * 1024 {
-            break;
-        }
+impl Callbacks {
+    /// Whether `url`'s host (or `host:port`) is one of the trusted ones.
+    fn trusts(&self, url: &url::Url) -> bool {
+        let Some(host) = url.host_str().map(str::to_ascii_lowercase) else {
+            return false;
+        };
+        let with_port = url
+            .port_or_known_default()
+            .map(|port| format!("{host}:{port}"));
+        self.trusted
+            .iter()
+            .any(|allowed| *allowed == host || Some(allowed) == with_port.as_ref())
     }
-    Ok((status, read))
+
+    /// Delivers one message (tried three times): `false` when the callback said the subscription is
+    /// gone (410).
+    async fn send(&self, delivered: &Delivered, message: &str, body: &str) -> bool {
+        for attempt in 0..=self.retries.len() {
+            let key = delivered
+                .key
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
+            let sent = self
+                .post(&delivered.url, &key, (message, &delivered.id), body)
+                .await;
+            match sent {
+                Ok((status, _)) if (200..300).contains(&status) => return true,
+                Ok((410, _)) => {
+                    tracing::info!(subscription = %delivered.id, "the callback said 410: the subscription ended");
+                    return false;
+                }
+                Ok((413, _)) => {
+                    tracing::warn!(subscription = %delivered.id, "the callback took no event this large: dropped");
+                    return true;
+                }
+                Ok((status, _)) => {
+                    tracing::info!(subscription = %delivered.id, status, attempt, "a delivery refused");
+                }
+                Err(reason) => {
+                    tracing::info!(subscription = %delivered.id, reason, attempt, "a delivery failed");
+                }
+            }
+            let Some(wait) = self.retries.get(attempt) else {
+                break;
+            };
+            tokio::select! {
+                () = delivered.ended.cancelled() => return false,
+                () = tokio::time::sleep(*wait) => {}
+            }
+        }
+        tracing::warn!(subscription = %delivered.id, "an event not delivered after three tries: dropped");
+        true
+    }
+
+    /// POSTs `body` to `url`, signed under `key` as `message` of the subscription `id`: the answer's
+    /// status and its first 64 KiB, or the extension's word for why it failed. The host is resolved
+    /// here and the connection made to an address checked ([`public`]) unless the host is trusted;
+    /// no redirect is followed.
+    async fn post(
+        &self,
+        url: &url::Url,
+        key: &[u8],
+        (message, id): (&str, &str),
+        body: &str,
+    ) -> Result<(u16, Vec<u8>), &'static str> {
+        let host = url.host_str().ok_or("connection_refused")?;
+        let port = url.port_or_known_default().ok_or("connection_refused")?;
+        let lookup = tokio::net::lookup_host((host.trim_matches(['[', ']']), port));
+        let addresses: Vec<SocketAddr> = tokio::time::timeout(self.timeout, lookup)
+            .await
+            .map_err(|_| "timeout")?
+            .map_err(|_| "connection_refused")?
+            .collect();
+        let open = self.trusts(url);
+        let address = addresses
+            .into_iter()
+            .find(|address| open || public(address.ip()))
+            .ok_or("connection_refused")?;
+        let client = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(self.timeout)
+            .no_proxy()
+            .resolve(host, address)
+            .build()
+            .map_err(|_| "connection_refused")?;
+        let timestamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |now| now.as_secs())
+            .to_string();
+        let signed = signature(key, message, &timestamp, body.as_bytes());
+        let answer = client
+            .post(url.clone())
+            .header("content-type", "application/json")
+            .header("webhook-id", message)
+            .header("webhook-timestamp", &timestamp)
+            .header("webhook-signature", signed)
+            .header("x-mcp-subscription-id", id)
+            .body(body.to_owned())
+            .send()
+            .await
+            .map_err(|error| {
+                if error.is_timeout() {
+                    "timeout"
+                } else {
+                    "connection_refused"
+                }
+            })?;
+        let status = answer.status().as_u16();
+        let mut read = Vec::new();
+        let mut answer = answer;
+        while let Ok(Some(chunk)) = answer.chunk().await {
+            read.extend_from_slice(&chunk);
+            if read.len() > 64 * 1024 {
+                break;
+            }
+        }
+        Ok((status, read))
+    }
 }
 
 /// Whether `ip` is a public address: none of loopback, private, link-local, shared, unique-local,
@@ -716,19 +731,6 @@ fn public(ip: IpAddr) -> bool {
     }
 }
 
-/// Whether `url`'s host (or `host:port`) is one of `trusted`.
-fn trusted_host(trusted: &[String], url: &url::Url) -> bool {
-    let Some(host) = url.host_str().map(str::to_ascii_lowercase) else {
-        return false;
-    };
-    let with_port = url
-        .port_or_known_default()
-        .map(|port| format!("{host}:{port}"));
-    trusted
-        .iter()
-        .any(|allowed| *allowed == host || Some(allowed) == with_port.as_ref())
-}
-
 /// The id of `person`'s subscription at `url` to `name` with `arguments`.
 fn subscription_id(person: &str, url: &url::Url, name: &str, arguments: &JsonObject) -> String {
     let key = json!([
@@ -762,18 +764,19 @@ fn granted(id: &str, ttl: Duration, cursor: Option<String>, truncated: bool) -> 
     result
 }
 
+/// The refusal of a subscription asked by no one who authenticated (the extension's rule).
+fn unauthenticated() -> Refusal {
+    refused(
+        FORBIDDEN,
+        "Webhook delivery is for a person who authenticated.",
+        None,
+    )
+}
+
 /// A control message's `webhook-id`: `msg_KIND_` and a random part.
 fn control(kind: &str) -> String {
     let random = toolkit_runtime::random::hex_128().unwrap_or_default();
     format!("msg_{kind}_{}", &random[..random.len().min(16)])
-}
-
-fn coded(code: i32, message: &str, data: Option<Value>) -> Refusal {
-    Refusal::Coded {
-        code,
-        message: message.to_owned(),
-        data,
-    }
 }
 
 fn text(params: &JsonObject, key: &str) -> Result<String, Refusal> {
@@ -1145,5 +1148,131 @@ mod tests {
                 .await
                 .is_ok()
         );
+    }
+
+    /// `deliveries` posting with a short timeout and short waits between tries.
+    fn hurried(mut deliveries: EventDeliveries) -> EventDeliveries {
+        deliveries.callbacks = Arc::new(Callbacks {
+            trusted: deliveries.callbacks.trusted.clone(),
+            timeout: Duration::from_millis(300),
+            retries: [Duration::from_millis(20); 2],
+        });
+        deliveries
+    }
+
+    /// A lifetime asked is granted within 1 minute and 24 hours; none, or one not a number,
+    /// is an hour.
+    #[test]
+    fn the_lifetime_granted_is_clamped() {
+        let deliveries = EventDeliveries::new(true, &[]);
+        let ttl = |asked: Value| {
+            let mut params = params("https://example.com/hook", SECRET);
+            params.insert("ttlMs".into(), asked);
+            deliveries.read(&params).unwrap().ttl
+        };
+        assert_eq!(ttl(json!(0)), MIN_TTL);
+        assert_eq!(ttl(json!(-5)), MIN_TTL);
+        assert_eq!(ttl(json!(1_000)), MIN_TTL);
+        assert_eq!(ttl(json!(600_000)), Duration::from_secs(600));
+        assert_eq!(ttl(json!(u64::MAX)), MAX_TTL);
+        assert_eq!(ttl(Value::Null), DEFAULT_TTL);
+        assert_eq!(ttl(json!("soon")), MIN_TTL);
+    }
+
+    /// A callback that never answers its challenge is given up after the POST's timeout, and
+    /// the subscription refused, saying so.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_callback_that_never_answers_is_given_up_at_the_timeout() {
+        let app = axum::Router::new().route(
+            "/hook",
+            axum::routing::post(|| async {
+                tokio::time::sleep(Duration::from_secs(3600)).await;
+                "late"
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/hook", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let deliveries = hurried(EventDeliveries::new(true, &["127.0.0.1".to_owned()]));
+        let open = Mutex::new(Vec::new());
+        let started = Instant::now();
+        match subscribe(&deliveries, "token:alice", (&url, json!({})), &open).await {
+            Err(Refusal::Coded { code, data, .. }) => {
+                assert_eq!(code, CALLBACK_ENDPOINT_ERROR);
+                assert_eq!(data.unwrap()["reason"], "timeout");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        assert_eq!(deliveries.len(), 0);
+    }
+
+    /// An event its callback refuses twice is tried a third time, and taken then, once.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn an_event_refused_twice_is_tried_a_third_time() {
+        let refusals = Arc::new(std::sync::atomic::AtomicUsize::new(2));
+        let taken = Arc::new(Mutex::new(Vec::new()));
+        let (left, kept) = (Arc::clone(&refusals), Arc::clone(&taken));
+        let app = axum::Router::new().route(
+            "/hook",
+            axum::routing::post(move |body: axum::body::Bytes| {
+                let (left, kept) = (Arc::clone(&left), Arc::clone(&kept));
+                async move {
+                    let body: Value = serde_json::from_slice(&body).unwrap_or_default();
+                    if body["type"] == "verification" {
+                        return (
+                            axum::http::StatusCode::OK,
+                            axum::Json(json!({ "challenge": body["challenge"] })),
+                        );
+                    }
+                    let refuse = left
+                        .fetch_update(
+                            std::sync::atomic::Ordering::SeqCst,
+                            std::sync::atomic::Ordering::SeqCst,
+                            |n| n.checked_sub(1),
+                        )
+                        .is_ok();
+                    if refuse {
+                        return (
+                            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                            axum::Json(json!({})),
+                        );
+                    }
+                    kept.lock().unwrap().push(body);
+                    (axum::http::StatusCode::NO_CONTENT, axum::Json(json!({})))
+                }
+            }),
+        );
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let url = format!("http://{}/hook", listener.local_addr().unwrap());
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        let deliveries = hurried(EventDeliveries::new(true, &["127.0.0.1".to_owned()]));
+        let open = Mutex::new(Vec::new());
+        subscribe(&deliveries, "token:alice", (&url, json!({})), &open)
+            .await
+            .unwrap();
+        let event = json!({ "eventId": "evt_9", "name": "t", "timestamp": "2026-12-07T00:00:00Z",
+                            "data": {}, "cursor": "c/9" });
+        let sender = open.lock().unwrap()[0].clone();
+        sender
+            .send((
+                "notifications/events/event".into(),
+                event.as_object().cloned().unwrap(),
+            ))
+            .await
+            .unwrap();
+        for _ in 0..100 {
+            if !taken.lock().unwrap().is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        assert_eq!(taken.lock().unwrap().as_slice(), [event]);
+        assert_eq!(refusals.load(std::sync::atomic::Ordering::SeqCst), 0);
+        assert_eq!(deliveries.len(), 1, "still subscribed");
     }
 }

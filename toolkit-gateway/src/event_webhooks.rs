@@ -24,6 +24,7 @@ use toolkit_runtime::mcp::{EventCheck, EventType, Mcp};
 use toolkit_runtime::serve::{EventFeed, Refusal};
 use toolkit_runtime::{Reason, ToolSourceError};
 
+use crate::event_errors::{RESOURCE_EXHAUSTED, refused};
 use crate::event_log::EventLog;
 use crate::standard_webhooks::{Receipt, key_of, new_secret, verified};
 
@@ -45,9 +46,6 @@ const TTL: Duration = Duration::from_secs(3600);
 /// The shortest wait before a refresh, whatever the source says (one saying a time past does
 /// not make the gateway ask every second).
 const MIN_REFRESH: Duration = Duration::from_secs(30);
-
-/// The events extension's `ResourceExhausted`.
-const RESOURCE_EXHAUSTED: i32 = -32025;
 
 /// The most webhook subscriptions one person holds at the sources.
 pub const MAX_PER_PERSON: usize = 32;
@@ -158,14 +156,14 @@ impl EventWebhooks {
                 None => {
                     let persons = held.values().filter(|held| held.key.person == person);
                     if persons.count() >= MAX_PER_PERSON || held.len() >= MAX_ALL {
-                        return Err(Refusal::Coded {
-                            code: RESOURCE_EXHAUSTED,
-                            message: format!(
+                        return Err(refused(
+                            RESOURCE_EXHAUSTED,
+                            format!(
                                 "At most {MAX_PER_PERSON} webhook subscriptions are held per \
                                  person ({MAX_ALL} in all); poll fewer event types or arguments."
                             ),
-                            data: Some(json!({ "limit": "subscriptions", "max": MAX_PER_PERSON })),
-                        });
+                            Some(json!({ "limit": "subscriptions", "max": MAX_PER_PERSON })),
+                        ));
                     }
                     let (Some(token), Some(secret)) =
                         (toolkit_runtime::random::hex_128(), new_secret())
@@ -351,13 +349,19 @@ impl Subscription {
         self.log.poll(cursor)
     }
 
-    /// `events/stream` from `cursor`, the subscription kept while the client holds it.
-    pub(crate) fn stream(self: &Arc<Self>, cursor: Option<&str>) -> Result<EventFeed, Refusal> {
+    /// `events/stream` from `cursor`, the subscription kept (and `guard`, the caller's hold on
+    /// a stream slot) while the client holds it.
+    pub(crate) fn stream(
+        self: &Arc<Self>,
+        cursor: Option<&str>,
+        guard: impl Send + 'static,
+    ) -> Result<EventFeed, Refusal> {
         let mut inner = self.log.stream(cursor)?;
         let (sender, feed) = tokio::sync::mpsc::channel(1);
         let held = Arc::clone(self);
         held.lock().streams += 1;
         tokio::spawn(async move {
+            let _guard = guard;
             loop {
                 let next = tokio::select! {
                     () = sender.closed() => break,

@@ -8,6 +8,7 @@ pub mod catalog;
 pub mod changed_sources;
 pub mod config;
 mod event_deliveries;
+mod event_errors;
 mod event_log;
 mod event_webhooks;
 mod grant_store;

@@ -244,7 +244,7 @@ impl Tasks for UpstreamTasks {
             let (source, id, connection) =
                 self.served.route(session, served).ok_or_else(unknown)?;
             let mcp = self.source(&source).ok_or_else(unknown)?;
-            // BuiltSource on a connection to the source before this one: the id means nothing now.
+            // Made on a connection to the source before this one: the id means nothing now.
             if mcp.connection() != connection {
                 return Err(unknown());
             }

@@ -69,7 +69,7 @@ pub(crate) struct Handler {
     pub(crate) identity: Arc<Identity>,
     /// Who is asked about a call of a tool that needs approval.
     pub(crate) approval: Approval,
-    /// ProgressSent of each verdict ([`McpServer::on_verdict`](super::McpServer::on_verdict)).
+    /// Told of each verdict ([`McpServer::on_verdict`](super::McpServer::on_verdict)).
     pub(crate) verdicts: Option<super::observed_approver::Verdicts>,
     /// The least severe log the session's client wants (`logging/setLevel`); every log until it
     /// sets one.

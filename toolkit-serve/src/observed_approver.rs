@@ -10,7 +10,7 @@ use toolkit_core::approval::{ApprovalRequest, Approver, Verdict};
 #[derive(Clone)]
 pub(crate) struct Verdicts(pub(crate) Arc<ProgressSent>);
 
-/// ProgressSent of a verdict, with the request it answers.
+/// Told of a verdict, with the request it answers.
 type ProgressSent = dyn Fn(&ApprovalRequest, &Verdict) + Send + Sync;
 
 impl std::fmt::Debug for Verdicts {

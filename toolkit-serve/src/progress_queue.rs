@@ -22,7 +22,7 @@ pub(crate) struct ProgressQueue(Arc<Shared>);
 #[derive(Debug, Default)]
 struct Shared {
     waiting: Mutex<Waiting>,
-    /// ProgressSent of each event pushed.
+    /// Told of each event pushed.
     ready: tokio::sync::Notify,
 }
 

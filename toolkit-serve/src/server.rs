@@ -78,7 +78,7 @@ pub struct McpServer {
     guard: StdinGuardOptions,
     http: HttpOptions,
     approval: Approval,
-    /// ProgressSent of each verdict ([`McpServer::on_verdict`]).
+    /// Told of each verdict ([`McpServer::on_verdict`]).
     verdicts: Option<super::observed_approver::Verdicts>,
     resources: super::resources::Hosted,
     tasks: super::tasks::Hosted,

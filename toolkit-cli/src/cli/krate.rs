@@ -464,7 +464,7 @@ pub fn write_crate(
         );
         return ExitCode::from(USAGE);
     }
-    // BuiltSource before the files (the inputs are recorded relative to it), and removed again when
+    // Made before the files (the inputs are recorded relative to it), and removed again when
     // nothing is written into it.
     let existed = dir.exists();
     if let Err(error) = std::fs::create_dir_all(dir) {

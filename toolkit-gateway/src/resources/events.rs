@@ -22,6 +22,7 @@ use toolkit_runtime::serve::{EventFeed, Refusal};
 use toolkit_runtime::{CallContext, Decision, JsonObject, Reason};
 
 use super::{Upstream, Upstreams, cut, refusal};
+use crate::event_errors::{NOT_FOUND, RESOURCE_EXHAUSTED, refused};
 use crate::served_names::{served_prompt, upstream_prompt};
 
 impl Upstreams {
@@ -147,11 +148,11 @@ impl Upstreams {
                 Err(_) => false,
             };
         if !served {
-            return Err(Refusal::Coded {
-                code: -32023,
-                message: format!("No event type {} is served by webhook.", cut(name)),
-                data: Some(json!({ "kind": "event" })),
-            });
+            return Err(refused(
+                NOT_FOUND,
+                format!("No event type {} is served by webhook.", cut(name)),
+                Some(json!({ "kind": "event" })),
+            ));
         }
         let this = self.clone();
         // The stream is the person's, not the session's: it outlives the request's session.
@@ -308,17 +309,7 @@ impl Upstreams {
             let subscription = self
                 .webhook_subscription(asker, &upstream, &event, arguments)
                 .await?;
-            let mut feed = subscription.stream(cursor.as_deref())?;
-            let (sender, served) = tokio::sync::mpsc::channel(1);
-            tokio::spawn(async move {
-                let _held = held;
-                while let Some(message) = feed.recv().await {
-                    if sender.send(message).await.is_err() {
-                        return;
-                    }
-                }
-            });
-            return Ok(served);
+            return subscription.stream(cursor.as_deref(), held);
         }
         let stream = upstream
             .mcp
@@ -484,14 +475,14 @@ impl Streams {
                     Holder::Person(_) => "per person",
                     Holder::Session(_) => "per session",
                 };
-                return Err(Refusal::Coded {
-                    code: -32025,
-                    message: format!(
+                return Err(refused(
+                    RESOURCE_EXHAUSTED,
+                    format!(
                         "At most {} event streams are held open at once {whose}; close one first.",
                         holder.cap()
                     ),
-                    data: Some(json!({ "limit": "streams", "max": holder.cap() })),
-                });
+                    Some(json!({ "limit": "streams", "max": holder.cap() })),
+                ));
             }
         }
         for holder in &holders {
@@ -593,7 +584,7 @@ async fn forward(
 pub(super) fn authenticated(asker: &CallContext) -> Option<String> {
     asker
         .principal()
-        .filter(|principal| principal.id() != "loopback")
+        .filter(|principal| **principal != toolkit_runtime::context::Principal::loopback())
         .map(|principal| principal.id().to_owned())
 }
 

@@ -123,7 +123,7 @@ mod tests {
             }
         })
         .await;
-        // ListingSlot: what would list (nothing) is not asked.
+        // Kept: what would list (nothing) is not asked.
         let now = kept.get(|_| async { Listing::default() }).await;
         assert_eq!(now.prompts, vec![json!({"name": "first"})]);
         assert_eq!(now.resources, vec![json!({"uri": "a://b"})]);

@@ -29,7 +29,7 @@ pub(crate) fn after_discovered(result: &JsonObject) -> Result<Next, Reason> {
     };
     match revision::choose(&supported) {
         Discovered::Modern => Ok(Next::Modern(Agreed {
-            era: Revision::Modern,
+            revision: Revision::Modern,
             server_info: revision::server_info(result),
             capabilities: result.get("capabilities").cloned(),
         })),
@@ -94,7 +94,7 @@ pub(crate) fn after_initialize(outcome: Result<JsonObject, RpcError>) -> Result<
         ))
     })?;
     Ok(Agreed {
-        era: Revision::Session { version },
+        revision: Revision::Session { version },
         server_info: revision::server_info(&result),
         capabilities: result.get("capabilities").cloned(),
     })
@@ -132,7 +132,7 @@ mod tests {
         assert!(matches!(
             modern,
             Next::Modern(Agreed {
-                era: Revision::Modern,
+                revision: Revision::Modern,
                 ..
             })
         ));
@@ -178,7 +178,7 @@ mod tests {
         )))
         .unwrap();
         assert_eq!(
-            ok.era,
+            ok.revision,
             Revision::Session {
                 version: "2025-06-18"
             }

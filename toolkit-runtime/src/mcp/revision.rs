@@ -29,7 +29,7 @@ pub(crate) enum Revision {
 }
 
 impl Revision {
-    /// The protocol version string of this era.
+    /// The protocol version string of this revision.
     pub(crate) fn version(&self) -> &'static str {
         match self {
             Self::Modern => MODERN,

@@ -207,7 +207,7 @@ impl Mcp {
                     "name": server.get("name").cloned().unwrap_or(Value::Null),
                     "version": server.get("version").cloned().unwrap_or(Value::Null),
                 },
-                "protocolVersion": settled.era.version(),
+                "protocolVersion": settled.revision.version(),
                 "tools": listing.tools,
             }))
         })
@@ -269,7 +269,7 @@ impl Mcp {
                 .send(Request::new("tools/list", params))
                 .await
                 .map_err(|fault| self.list_fault(fault))?;
-            marks_apply = self.transport.marks_apply(&reply.era);
+            marks_apply = self.transport.marks_apply(&reply.revision);
             let result = reply.outcome.map_err(|error| {
                 self.error(match error.code {
                     jsonrpc::METHOD_NOT_FOUND => Reason::unsupported(
@@ -487,7 +487,7 @@ impl Mcp {
                 Err(error)
                     if error.code == jsonrpc::HEADER_MISMATCH
                         && !listed_again
-                        && self.transport.marks_apply(&reply.era) =>
+                        && self.transport.marks_apply(&reply.revision) =>
                 {
                     // The tool's marks may be other than we know (or we never listed): list
                     // again, and send once more if the headers they ask for differ.
@@ -564,9 +564,9 @@ impl Mcp {
             .await;
         match &reply {
             Ok(reply) => {
-                span.record("mcp.protocol.version", reply.era.version());
+                span.record("mcp.protocol.version", reply.revision.version());
                 call_span.record("mcp.transport", self.transport_kind);
-                call_span.record("mcp.protocol.version", reply.era.version());
+                call_span.record("mcp.protocol.version", reply.revision.version());
                 telemetry::record_end(&span, reply.outcome.as_ref().err().map(|_| "JsonRpcError"));
             }
             Err(Fault::TooLarge) => telemetry::record_end(&span, Some("TooLarge")),

@@ -46,7 +46,7 @@ use crate::tasks::sessions::{SESSION_ID, TaskSessions};
 const LAST_EVENT_ID: &str = "last-event-id";
 
 /// The layer (`axum::middleware::from_fn_with_state`): renames the requests of a session that
-/// speaks tasks ([`TaskSessions`]), gives the request a [`AsWritten`] slot, and serves the answer with
+/// speaks tasks ([`TaskSessions`]), gives the request an [`AsWritten`] slot, and serves the answer with
 /// what its calls kept written in (`application/json` as a whole, `text/event-stream` event by
 /// event, as it comes), and the `tasks` capability in the `initialize` answer of a client that
 /// declared tasks.

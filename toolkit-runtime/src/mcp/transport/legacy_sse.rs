@@ -100,7 +100,7 @@ impl LegacySse {
         };
         let version = revision::SESSION_REVISIONS[0];
         let provisional = Agreed {
-            era: Revision::Session { version },
+            revision: Revision::Session { version },
             server_info: None,
             capabilities: None,
         };

@@ -60,11 +60,11 @@ impl Request {
     }
 }
 
-/// The server's answer, and the era it was spoken in.
+/// The server's answer, and the revision it was spoken in.
 #[derive(Debug)]
 pub(crate) struct Reply {
     pub outcome: Outcome,
-    pub era: Revision,
+    pub revision: Revision,
 }
 
 /// Why a request got no answer.
@@ -97,8 +97,8 @@ impl From<Reason> for Fault {
 /// Who the server is, once spoken to.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Agreed {
-    /// The era, with its version.
-    pub era: Revision,
+    /// The revision spoken, with its version.
+    pub revision: Revision,
     /// `serverInfo` (`{name, version}`), when the server said.
     pub server_info: Option<Value>,
     /// The server's `capabilities`, when it said (what `tasks.rs` reads of it).
@@ -114,8 +114,8 @@ pub(crate) trait Transport: Send + Sync + 'static {
     /// How the server was spoken to, settling it if not yet done.
     fn settle(&self) -> BoxFuture<'_, Result<Agreed, Fault>>;
 
-    /// Whether `x-mcp-header` marks count on this transport in `era` (only over HTTP).
-    fn marks_apply(&self, era: &Revision) -> bool;
+    /// Whether `x-mcp-header` marks count on this transport in `revision` (only over HTTP).
+    fn marks_apply(&self, revision: &Revision) -> bool;
 
     /// Which connection to the server requests go on now: a number that changes each time the
     /// server is connected to again (its process started again, its link negotiated again).

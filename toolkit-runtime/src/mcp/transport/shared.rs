@@ -42,7 +42,7 @@ pub(crate) struct Shared {
     pub progress: toolkit_core::progress::Routes,
 }
 
-/// `builder` with the headers every POST of `settled`'s era carries.
+/// `builder` with the headers every POST of `settled`'s revision carries.
 pub(crate) fn headers_for(
     builder: reqwest::RequestBuilder,
     settled: &Agreed,
@@ -53,8 +53,8 @@ pub(crate) fn headers_for(
     let mut builder = builder
         .header(CONTENT_TYPE, "application/json")
         .header(ACCEPT, "application/json, text/event-stream")
-        .header(MCP_PROTOCOL_VERSION, settled.era.version());
-    match settled.era {
+        .header(MCP_PROTOCOL_VERSION, settled.revision.version());
+    match settled.revision {
         Revision::Modern => {
             builder = builder.header(MCP_METHOD, method);
             if let Some(name) = name {
@@ -115,7 +115,7 @@ pub(crate) fn answer_server_request(
     relay: requests::Relay,
 ) {
     let method = request.method.clone();
-    if settled.era == Revision::Modern {
+    if settled.revision == Revision::Modern {
         tracing::debug!(
             method,
             "the server sent a request, which the stateless revision has none of; left unanswered"

@@ -159,7 +159,7 @@ async fn get(
         .client
         .get(shared.url.clone())
         .header(ACCEPT, "text/event-stream")
-        .header("mcp-protocol-version", settled.era.version());
+        .header("mcp-protocol-version", settled.revision.version());
     if let Some(session) = session.and_then(|session| HeaderValue::from_str(session).ok()) {
         builder = builder.header("mcp-session-id", session);
     }

@@ -160,7 +160,7 @@ impl Stdio {
             Ok(settled) => {
                 process
                     .modern
-                    .store(settled.era == Revision::Modern, Ordering::Relaxed);
+                    .store(settled.revision == Revision::Modern, Ordering::Relaxed);
                 *process
                     .settled
                     .lock()
@@ -241,18 +241,18 @@ impl Stdio {
         })
     }
 
-    /// Sends a request to `process` in `era` and waits for its answer; the notifications that
+    /// Sends a request to `process` in `revision` and waits for its answer; the notifications that
     /// name it go to `heard`, if given, until then.
     async fn exchange(
         &self,
         process: &Process,
-        era: &Revision,
+        revision: &Revision,
         method: &str,
         params: Map<String, Value>,
         heard: Option<Heard>,
     ) -> Result<Outcome, Fault> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
-        let params = match era {
+        let params = match revision {
             Revision::Modern => revision::with_modern_meta(params),
             Revision::Session { .. } => params,
         };
@@ -298,11 +298,11 @@ impl Stdio {
             Next::Modern(settled) => return Ok(settled),
             Next::Initialize(version) => version,
         };
-        let era = Revision::Session { version };
+        let revision = Revision::Session { version };
         let outcome = self
             .exchange(
                 process,
-                &era,
+                &revision,
                 "initialize",
                 revision::initialize_params(version, &self.options),
                 None,
@@ -350,13 +350,14 @@ impl Stdio {
             None
         };
         let process = self.process().await?;
-        let era = process
-            .settled()
-            .map(|settled| settled.era)
-            .unwrap_or(Revision::Session {
-                version: revision::SESSION_REVISIONS[0],
-            });
-        let params = match era {
+        let revision =
+            process
+                .settled()
+                .map(|settled| settled.revision)
+                .unwrap_or(Revision::Session {
+                    version: revision::SESSION_REVISIONS[0],
+                });
+        let params = match revision {
             Revision::Modern => crate::mcp::input_required::declared(
                 request.params,
                 &self.options,
@@ -367,9 +368,9 @@ impl Stdio {
         // A subscription's notifications (`events/stream`) go to where its context says.
         let heard = request.context.extension::<Heard>().cloned();
         let outcome = self
-            .exchange(&process, &era, request.method, params, heard)
+            .exchange(&process, &revision, request.method, params, heard)
             .await?;
-        Ok(Reply { outcome, era })
+        Ok(Reply { outcome, revision })
     }
 
     /// Stops the process, if one runs, and waits for it.
@@ -444,7 +445,7 @@ impl Transport for Stdio {
             };
             if process
                 .settled()
-                .is_some_and(|settled| settled.era != Revision::Modern)
+                .is_some_and(|settled| settled.revision != Revision::Modern)
                 && process
                     .send(&jsonrpc::notification(method, Map::new()))
                     .await

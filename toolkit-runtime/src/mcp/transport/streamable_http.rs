@@ -160,7 +160,7 @@ impl StreamableHttp {
     async fn negotiate(&self) -> Result<Link, Fault> {
         let discover = Request::new("server/discover", Map::new());
         let modern = Agreed {
-            era: Revision::Modern,
+            revision: Revision::Modern,
             server_info: None,
             capabilities: None,
         };
@@ -261,7 +261,7 @@ impl StreamableHttp {
             }
         };
         let provisional = Agreed {
-            era: Revision::Session { version },
+            revision: Revision::Session { version },
             server_info: None,
             capabilities: None,
         };
@@ -330,7 +330,7 @@ impl StreamableHttp {
         request: &Request,
     ) -> Result<Posted, Fault> {
         let id = self.shared.next_id.fetch_add(1, Ordering::Relaxed);
-        let params = match settled.era {
+        let params = match settled.revision {
             Revision::Modern => revision::with_modern_meta(crate::mcp::input_required::declared(
                 request.params.clone(),
                 &self.shared.options,
@@ -346,7 +346,7 @@ impl StreamableHttp {
             request.method,
             request.name.as_deref(),
         );
-        if settled.era == Revision::Modern {
+        if settled.revision == Revision::Modern {
             for (name, value) in &request.param_headers {
                 builder = builder.header(name.as_str(), value.as_str());
             }
@@ -358,7 +358,7 @@ impl StreamableHttp {
             settled: settled.clone(),
             session: session.map(str::to_owned),
             id,
-            armed: settled.era.cancels_by_notification(),
+            armed: settled.revision.cancels_by_notification(),
         };
         let response = self.shared.send(builder.json(&message)).await?;
         let posted = self
@@ -424,7 +424,7 @@ impl StreamableHttp {
         {
             Answered::Outcome(outcome) => return Ok(Posted::Answer(outcome)),
             // The stateless revision resumes no stream: its server answers on the POST's own.
-            Answered::Ended(_) if settled.era == Revision::Modern => {
+            Answered::Ended(_) if settled.revision == Revision::Modern => {
                 return Err(body::ended_early());
             }
             Answered::Ended(resumption) => resumption,
@@ -463,7 +463,7 @@ impl StreamableHttp {
             .client
             .get(self.shared.url.clone())
             .header(ACCEPT, "text/event-stream")
-            .header(MCP_PROTOCOL_VERSION, settled.era.version());
+            .header(MCP_PROTOCOL_VERSION, settled.revision.version());
         if let Some(session) = session {
             builder = builder.header(MCP_SESSION_ID, session);
         }
@@ -529,20 +529,20 @@ impl StreamableHttp {
         let (settled, session) = match link {
             Link::Legacy(legacy, settled) => {
                 let outcome = legacy.request(request, &settled).await?;
-                return Ok(answered(outcome, settled.era));
+                return Ok(answered(outcome, settled.revision));
             }
             Link::Streamable { settled, session } => (settled, session),
         };
         Ok(
             match self.post(&settled, session.as_deref(), request).await? {
-                Posted::Answer(outcome) => answered(outcome, settled.era),
+                Posted::Answer(outcome) => answered(outcome, settled.revision),
                 Posted::Refused { status, error } => Sent::Stale(match error {
                     _ if session.is_some() && status == StatusCode::NOT_FOUND => Err(
                         Reason::unavailable("the server ended a session it had just begun").into(),
                     ),
                     Some(error) => Ok(Reply {
                         outcome: Err(error),
-                        era: settled.era,
+                        revision: settled.revision,
                     }),
                     None => Err(without_error(status).into()),
                 }),
@@ -552,10 +552,10 @@ impl StreamableHttp {
 }
 
 /// An answer: stale when it is `-32022` (the server does not speak the revision settled).
-fn answered(outcome: Outcome, era: Revision) -> Sent {
+fn answered(outcome: Outcome, revision: Revision) -> Sent {
     let stale =
         matches!(&outcome, Err(error) if error.code == jsonrpc::UNSUPPORTED_PROTOCOL_VERSION);
-    let reply = Reply { outcome, era };
+    let reply = Reply { outcome, revision };
     if stale {
         Sent::Stale(Ok(reply))
     } else {
@@ -615,7 +615,7 @@ impl StreamableHttp {
             .shared
             .client
             .delete(self.shared.url.clone())
-            .header(MCP_PROTOCOL_VERSION, settled.era.version());
+            .header(MCP_PROTOCOL_VERSION, settled.revision.version());
         if let Ok(value) = HeaderValue::from_str(&session) {
             builder = builder.header(HeaderName::from_static(MCP_SESSION_ID), value);
         }
@@ -653,8 +653,8 @@ impl Transport for StreamableHttp {
         })
     }
 
-    fn marks_apply(&self, era: &Revision) -> bool {
-        *era == Revision::Modern
+    fn marks_apply(&self, revision: &Revision) -> bool {
+        *revision == Revision::Modern
     }
 
     fn connection(&self) -> u64 {
@@ -677,7 +677,7 @@ impl Transport for StreamableHttp {
         Box::pin(async move {
             let told = match self.current() {
                 Some((_, Link::Streamable { settled, session }))
-                    if settled.era != Revision::Modern =>
+                    if settled.revision != Revision::Modern =>
                 {
                     self.notify(&settled, session.as_deref(), method, Map::new())
                         .await
