@@ -49,6 +49,7 @@ pub mod error;
 pub mod functions;
 mod future;
 pub mod input;
+pub mod mcp;
 pub mod model;
 pub mod naming;
 mod presentation;

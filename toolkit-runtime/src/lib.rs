@@ -19,8 +19,14 @@ pub mod conformance;
 pub mod graphql;
 #[cfg(feature = "operations")]
 pub mod http;
-#[cfg(feature = "mcp-tools")]
-pub mod mcp;
+#[cfg(feature = "mcp")]
+pub use toolkit_mcp as mcp;
+/// MCP tool listings and snapshots read into definitions, with no transport (feature
+/// `mcp-tools`; with feature `mcp`, this is the `toolkit-mcp` crate).
+#[cfg(all(feature = "mcp-tools", not(feature = "mcp")))]
+pub mod mcp {
+    pub use toolkit_core::mcp::{MarkProblem, mark_problems, tool_definition};
+}
 #[cfg(feature = "openapi")]
 pub mod openapi;
 #[cfg(feature = "resilience")]
@@ -30,8 +36,6 @@ pub mod rig;
 pub mod search;
 #[cfg(feature = "serve")]
 pub use toolkit_serve as serve;
-#[cfg(feature = "mcp")]
-mod request_failure;
 pub mod telemetry;
 
 // The root: what a host's first toolkit and a source's author need. Everything else lives in

@@ -1,33 +1,12 @@
 //! What the runtime records with `tracing`: the spans and fields of `toolkit-core`'s
 //! [`telemetry`](toolkit_core::telemetry) (a tool's call, a source's discovery), and the spans of
-//! the requests the runtime's sources send and of code mode's runs.
+//! the requests the HTTP source sends and of code mode's runs (an MCP source's are
+//! `toolkit-mcp`'s).
 
 pub use toolkit_core::telemetry::*;
 
-#[cfg(any(feature = "mcp", feature = "http", feature = "code"))]
+#[cfg(any(feature = "http", feature = "code"))]
 use tracing::{Span, field::Empty};
-
-/// The span of one request to an MCP server.
-#[cfg(feature = "mcp")]
-pub(crate) fn mcp_request(
-    method: &'static str,
-    source: &str,
-    transport: &'static str,
-    tool: Option<&str>,
-) -> Span {
-    tracing::info_span!(
-        target: TARGET,
-        "mcp.request",
-        otel.name = method,
-        mcp.method.name = method,
-        mcp.transport = transport,
-        mcp.protocol.version = Empty,
-        toolkit.source = source,
-        gen_ai.tool.name = tool,
-        toolkit.outcome = Empty,
-        error.type = Empty,
-    )
-}
 
 /// The span of one request of an HTTP source.
 #[cfg(feature = "http")]

@@ -21,8 +21,8 @@ use super::policy::{UrlPolicy, is_loopback};
 use super::registration::{self, ClientConfig};
 use super::store::{Change, ChangeFn, MemoryStore, TokenStore, Updated};
 use crate::mcp::McpHttpClient;
-use crate::request_failure::transport_failure;
 use toolkit_core::{BoxFuture, Reason};
+use toolkit_mcp::transport_failure;
 
 /// The limits of an [`OAuthClient`].
 #[derive(Clone, Debug, PartialEq, Eq)]
