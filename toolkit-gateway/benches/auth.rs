@@ -28,9 +28,7 @@ fn auth(c: &mut Criterion) {
         );
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let origin = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move {
-            axum::serve(toolkit_runtime::serve::without_delay(listener), app).await
-        });
+        tokio::spawn(async move { axum::serve(toolkit_serve::without_delay(listener), app).await });
         origin
     });
     let resource = "http://127.0.0.1:8808/mcp";

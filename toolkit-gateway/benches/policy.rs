@@ -8,11 +8,11 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
+use toolkit_core::Decision;
+use toolkit_core::context::Principal;
 use toolkit_gateway::config::{PolicyConfig, RuleConfig};
 use toolkit_gateway::person_secrets::{SealingKey, SecretsFile};
 use toolkit_gateway::policy::Policy;
-use toolkit_runtime::Decision;
-use toolkit_runtime::context::Principal;
 
 fn rule(tool: &str, decision: Decision) -> RuleConfig {
     RuleConfig {

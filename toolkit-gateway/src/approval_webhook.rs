@@ -24,8 +24,8 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{Value, json};
-use toolkit_runtime::BoxFuture;
-use toolkit_runtime::approval::{ApprovalRequest, Approver, Verdict};
+use toolkit_core::BoxFuture;
+use toolkit_core::approval::{ApprovalRequest, Approver, Verdict};
 
 use super::config::{ApprovalConfig, ConfigError};
 
@@ -126,7 +126,7 @@ impl Webhook {
         let call_id = request
             .call_id()
             .map(str::to_owned)
-            .or_else(toolkit_runtime::random::hex_128);
+            .or_else(toolkit_core::random::hex_128);
         let body = json!({
             "tool": request.tool_name(),
             "source": source,
@@ -251,7 +251,7 @@ mod tests {
             definition,
             Some(("files".into(), "write_file".into())),
             input,
-            toolkit_runtime::CallContext::new(),
+            toolkit_core::CallContext::new(),
         )
     }
 

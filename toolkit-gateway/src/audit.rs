@@ -32,8 +32,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tokio::sync::{Semaphore, oneshot};
+use toolkit_core::{CallContext, JsonObject};
 use toolkit_runtime::http::Redactor;
-use toolkit_runtime::{CallContext, JsonObject};
 
 pub(crate) use self::audited::{Audited, outcome};
 pub use self::record::{ApprovalRecord, AuditDecision, AuditRecord, Kind, SCHEMA_VERSION};
@@ -140,7 +140,7 @@ impl Audit {
         // which in the context it runs with.
         let approved = entry
             .context
-            .extension::<toolkit_runtime::approval::Approved>()
+            .extension::<toolkit_core::approval::Approved>()
             .copied();
         let decision = match approved {
             Some(_) => AuditDecision::Approve,

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tokio::sync::Mutex;
-use toolkit_runtime::context::Principal;
+use toolkit_core::context::Principal;
 
 use crate::config::{AuthConfig, AuthMode, ConfigError, read_env};
 
@@ -708,9 +708,7 @@ mod tests {
     async fn issuer(app: axum::Router) -> reqwest::Url {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let url = format!("http://{}/jwks", listener.local_addr().unwrap());
-        tokio::spawn(async move {
-            axum::serve(toolkit_runtime::serve::without_delay(listener), app).await
-        });
+        tokio::spawn(async move { axum::serve(toolkit_serve::without_delay(listener), app).await });
         url.parse().unwrap()
     }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-use toolkit_runtime::{ToolDefinition, ToolSource, definition::decode_catalog};
+use toolkit_core::{ToolDefinition, ToolSource, definition::decode_catalog};
 
 /// The definitions of each source, by the source's name.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -159,7 +159,7 @@ impl Catalog {
 #[allow(clippy::unwrap_used, clippy::panic)]
 mod tests {
     use serde_json::json;
-    use toolkit_runtime::{FnSource, FnTool};
+    use toolkit_core::{FnSource, FnTool};
 
     use super::*;
     use crate::tests::tool;
@@ -201,24 +201,21 @@ mod tests {
         }
         fn discover(
             &self,
-        ) -> toolkit_runtime::BoxFuture<
-            '_,
-            Result<Vec<ToolDefinition>, toolkit_runtime::ToolSourceError>,
-        > {
+        ) -> toolkit_core::BoxFuture<'_, Result<Vec<ToolDefinition>, toolkit_core::ToolSourceError>>
+        {
             Box::pin(async {
-                Err(toolkit_runtime::ToolSourceError::new(
+                Err(toolkit_core::ToolSourceError::new(
                     "down",
-                    toolkit_runtime::Reason::unavailable("connection refused"),
+                    toolkit_core::Reason::unavailable("connection refused"),
                 ))
             })
         }
         fn call<'a>(
             &'a self,
             _: &'a str,
-            _: toolkit_runtime::JsonObject,
-            _: &'a toolkit_runtime::CallContext,
-        ) -> toolkit_runtime::BoxFuture<'a, Result<Value, toolkit_runtime::ToolSourceError>>
-        {
+            _: toolkit_core::JsonObject,
+            _: &'a toolkit_core::CallContext,
+        ) -> toolkit_core::BoxFuture<'a, Result<Value, toolkit_core::ToolSourceError>> {
             Box::pin(async { Ok(Value::Null) })
         }
     }

@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use tokio::sync::Notify;
-use toolkit_runtime::mcp::ToolsChanged;
+use toolkit_mcp::ToolsChanged;
 
 /// The changes heard and not yet listed, by source, and when each source was last asked.
 #[derive(Debug)]

@@ -83,7 +83,7 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use toolkit_runtime::Decision;
+use toolkit_core::Decision;
 
 use crate::token_store::TokenStoreConfig;
 

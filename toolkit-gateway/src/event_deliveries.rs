@@ -26,8 +26,8 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 use sha2::Digest as _;
 use tokio_util::sync::CancellationToken;
-use toolkit_runtime::JsonObject;
-use toolkit_runtime::serve::{EventFeed, Refusal};
+use toolkit_core::JsonObject;
+use toolkit_serve::{EventFeed, Refusal};
 
 use crate::event_errors::{
     CALLBACK_ENDPOINT_ERROR, FORBIDDEN, NOT_FOUND, RESOURCE_EXHAUSTED, refused,
@@ -405,7 +405,7 @@ impl EventDeliveries {
                 Some(json!({ "limit": "verifications", "max": VERIFICATIONS_PER_MINUTE.get() })),
             ));
         }
-        let challenge = toolkit_runtime::random::hex_128()
+        let challenge = toolkit_core::random::hex_128()
             .ok_or_else(|| Refusal::Failed("The system gave no randomness.".into()))?;
         let message = format!("msg_verification_{}", &challenge[..16]);
         let body = json!({ "type": "verification", "challenge": challenge }).to_string();
@@ -775,7 +775,7 @@ fn unauthenticated() -> Refusal {
 
 /// A control message's `webhook-id`: `msg_KIND_` and a random part.
 fn control(kind: &str) -> String {
-    let random = toolkit_runtime::random::hex_128().unwrap_or_default();
+    let random = toolkit_core::random::hex_128().unwrap_or_default();
     format!("msg_{kind}_{}", &random[..random.len().min(16)])
 }
 

@@ -2,7 +2,7 @@
 //! [`refused`], a refusal with one.
 
 use serde_json::Value;
-use toolkit_runtime::serve::Refusal;
+use toolkit_serve::Refusal;
 
 /// `NotFound`: no such event type, or no such webhook subscription (`data.kind` says which).
 pub(crate) const NOT_FOUND: i32 = -32023;

@@ -17,8 +17,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
-use toolkit_runtime::JsonObject;
-use toolkit_runtime::serve::{EventFeed, Refusal};
+use toolkit_core::JsonObject;
+use toolkit_serve::{EventFeed, Refusal};
 
 /// How many event ids are remembered per log, to take each once.
 pub(crate) const SEEN_IDS: usize = 10_000;
@@ -56,7 +56,7 @@ struct Received {
 impl EventLog {
     /// A log keeping `keep` events (at least one), its cursors written after `prefix`.
     pub(crate) fn new(keep: usize, prefix: impl Into<String>) -> Self {
-        let random = toolkit_runtime::random::hex_128().unwrap_or_default();
+        let random = toolkit_core::random::hex_128().unwrap_or_default();
         Self {
             keep: keep.max(1),
             prefix: prefix.into(),

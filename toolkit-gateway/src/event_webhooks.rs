@@ -19,10 +19,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use toolkit_runtime::JsonObject;
-use toolkit_runtime::mcp::{EventCheck, EventType, Mcp};
-use toolkit_runtime::serve::{EventFeed, Refusal};
-use toolkit_runtime::{Reason, ToolSourceError};
+use toolkit_core::JsonObject;
+use toolkit_core::{Reason, ToolSourceError};
+use toolkit_mcp::{EventCheck, EventType, Mcp};
+use toolkit_serve::{EventFeed, Refusal};
 
 use crate::event_errors::{RESOURCE_EXHAUSTED, refused};
 use crate::event_log::EventLog;
@@ -135,7 +135,7 @@ impl EventWebhooks {
         let Some(base) = &self.base else {
             return Err(Refusal::Unsupported(format!(
                 "{} is delivered only by webhook, which a gateway served over stdio cannot receive.",
-                toolkit_runtime::serve::failure::echo(&served)
+                toolkit_serve::failure::echo(&served)
             )));
         };
         let key = Key {
@@ -166,7 +166,7 @@ impl EventWebhooks {
                         ));
                     }
                     let (Some(token), Some(secret)) =
-                        (toolkit_runtime::random::hex_128(), new_secret())
+                        (toolkit_core::random::hex_128(), new_secret())
                     else {
                         return Err(Refusal::Failed(
                             "The system gave no randomness for a webhook's secret.".into(),
@@ -551,12 +551,12 @@ mod tests {
     /// The subscriptions the source (`webhook_events_server.py`) holds, by its `subscriptions`
     /// tool.
     async fn held_at(source: &Mcp) -> usize {
-        use toolkit_runtime::ToolSource as _;
+        use toolkit_core::ToolSource as _;
         let answer = source
             .call(
                 "subscriptions",
                 JsonObject::new(),
-                &toolkit_runtime::CallContext::new(),
+                &toolkit_core::CallContext::new(),
             )
             .await
             .unwrap();

@@ -27,8 +27,8 @@ use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
-use toolkit_runtime::context::{Principal, SubjectToken};
-use toolkit_runtime::serve::{McpServer, without_delay};
+use toolkit_core::context::{Principal, SubjectToken};
+use toolkit_serve::{McpServer, without_delay};
 
 use crate::Readiness;
 use crate::auth::CurrentAuth;

@@ -44,12 +44,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use toolkit_runtime::context::Clients;
-use toolkit_runtime::mcp::ToolsChanged;
-use toolkit_runtime::{
-    Assembly, Member, ToolSource, Toolkit, code::CodeMode, code::CodeModeOptions, code::QuickJs,
-    search::SearchOptions, search::ToolSearch,
-};
+use toolkit_core::context::Clients;
+use toolkit_core::{Assembly, Member, ToolSource, Toolkit};
+use toolkit_mcp::ToolsChanged;
+use toolkit_runtime::code::{CodeMode, CodeModeOptions, QuickJs};
+use toolkit_runtime::search::{SearchOptions, ToolSearch};
 
 use self::audit::Audit;
 use self::catalog::{Catalog, RefreshFailure};
@@ -70,19 +69,19 @@ pub struct Gateway {
     /// Where every call's record goes (`[audit]`), when configured.
     audit: Option<Audit>,
     /// The MCP sources, whose resources and prompts are served too: `(name, prefixed, source)`.
-    upstreams: Vec<(String, bool, Arc<toolkit_runtime::mcp::Mcp>)>,
+    upstreams: Vec<(String, bool, Arc<toolkit_mcp::Mcp>)>,
     /// The clients of the sessions served, for what an upstream asks outside any call.
     clients: Arc<Clients>,
     /// What wakes when a source says its lists changed, by the source's name, taken once by
     /// whoever refreshes.
     changes: Arc<Mutex<Vec<(String, ToolsChanged)>>>,
     /// Where each MCP source keeps the lifetime of its last listing, by the source's name.
-    lifetimes: Vec<(String, toolkit_runtime::mcp::ListLifetimeHandle)>,
+    lifetimes: Vec<(String, toolkit_mcp::ListLifetimeHandle)>,
     /// People's connections of their own accounts, pending, when a source has
     /// `oauth.per_person`.
     connects: Option<Arc<oauth_connect::Connects>>,
     /// The gateway's own skills (`serve.skills`), read at the start.
-    own_skills: Option<Arc<toolkit_runtime::serve::SkillFolder>>,
+    own_skills: Option<Arc<toolkit_serve::SkillFolder>>,
     /// The webhooks it receives itself (`[sources.webhooks]`), read at the start.
     inbox: Arc<webhook_inbox::Inbox>,
     /// The webhook subscriptions it holds at its MCP sources.
@@ -277,7 +276,7 @@ impl Gateway {
             &config.serve.event_callback_hosts,
         ));
         let own_skills = config.serve.skills.as_ref().and_then(|folder| {
-            toolkit_runtime::serve::SkillFolder::open(folder)
+            toolkit_serve::SkillFolder::open(folder)
                 .map(Arc::new)
                 .map_err(|problem| problems.push(format!("serve.skills: {problem}")))
                 .ok()
@@ -389,7 +388,7 @@ impl Gateway {
 
     /// What each person is shown when the policy names people (their view of the catalog as it
     /// is now); `None` when every person is shown [`Gateway::toolkit`].
-    pub fn views(&self) -> Option<Arc<dyn toolkit_runtime::serve::Views>> {
+    pub fn views(&self) -> Option<Arc<dyn toolkit_serve::Views>> {
         self.policy
             .is_personal()
             .then(|| Arc::new(views::PolicyViews::new(self.clone())) as _)
@@ -425,7 +424,7 @@ impl Gateway {
     }
 
     /// The clients of the sessions served, which a server of the gateway's toolkit joins
-    /// ([`McpServer::clients`](toolkit_runtime::serve::McpServer::clients)): what an MCP
+    /// ([`McpServer::clients`](toolkit_serve::McpServer::clients)): what an MCP
     /// source's server asks outside any call (`roots/list`) goes to the one client there is, and
     /// a client's `notifications/roots/list_changed` is told to every MCP source.
     pub fn clients(&self) -> &Arc<Clients> {
@@ -486,7 +485,7 @@ impl Gateway {
         self.toolkit_for(
             &self
                 .policy
-                .view(&toolkit_runtime::context::Principal::loopback()),
+                .view(&toolkit_core::context::Principal::loopback()),
         )
     }
 
@@ -571,10 +570,7 @@ impl Gateway {
 
 /// Tells every MCP source of `upstreams` (on the connection it has) when a client of `clients`
 /// says its roots changed.
-fn tell_roots_changed(
-    clients: &Clients,
-    upstreams: &[(String, bool, Arc<toolkit_runtime::mcp::Mcp>)],
-) {
+fn tell_roots_changed(clients: &Clients, upstreams: &[(String, bool, Arc<toolkit_mcp::Mcp>)]) {
     let told: Vec<_> = upstreams
         .iter()
         .map(|(_, _, mcp)| Arc::downgrade(mcp))
@@ -593,7 +589,7 @@ fn tell_roots_changed(
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
-    use toolkit_runtime::ToolDefinition;
+    use toolkit_core::ToolDefinition;
 
     /// A tool of no parameters named `name`.
     pub(super) fn tool(name: &str) -> ToolDefinition {

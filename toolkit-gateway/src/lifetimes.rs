@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use toolkit_runtime::mcp::{ListLifetime, ListLifetimeHandle};
+use toolkit_mcp::{ListLifetime, ListLifetimeHandle};
 
 use super::{Gateway, ReadyState, Refresh};
 
@@ -111,7 +111,7 @@ impl Gateway {
             .min();
         let private = listed
             .iter()
-            .any(|lifetime| lifetime.scope == Some(toolkit_runtime::mcp::CacheScope::Private));
+            .any(|lifetime| lifetime.scope == Some(toolkit_mcp::CacheScope::Private));
         let ttl = [self.refresh_interval(), soonest]
             .into_iter()
             .flatten()
@@ -205,7 +205,7 @@ mod tests {
             now + Duration::from_secs(5)
         );
         // A huge ttl waits no longer than the interval; a zero one no less than the floor.
-        assert_eq!(due(toolkit_runtime::mcp::MAX_LIST_TTL, None), now + ceiling);
+        assert_eq!(due(toolkit_mcp::MAX_LIST_TTL, None), now + ceiling);
         assert_eq!(due(Duration::ZERO, None), now + floor);
         // Asked since (and listed the same): not again before the floor.
         let asked = now + Duration::from_secs(30);

@@ -14,8 +14,8 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 use serde_json::Value;
+use toolkit_core::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
 use toolkit_runtime::resilience::{Answered, Layer};
-use toolkit_runtime::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
 
 type Labels = Vec<(&'static str, String)>;
 
@@ -292,7 +292,7 @@ impl ToolSource for Metered {
         &'a self,
         tool: &'a str,
         input: JsonObject,
-        context: &'a toolkit_runtime::CallContext,
+        context: &'a toolkit_core::CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
         Box::pin(async move {
             let answer = self

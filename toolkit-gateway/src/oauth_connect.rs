@@ -27,9 +27,9 @@ use axum::response::{IntoResponse, Response};
 use reqwest::Url;
 use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
+use toolkit_core::context::{ELICITATION_COMPLETE, ELICITATION_CREATE, Principal, Relayed};
+use toolkit_core::{BoxFuture, CallContext, Reason, ToolSourceError};
 use toolkit_runtime::auth::{AuthError, AuthorizationCallback, OAuthClient, TokenStore};
-use toolkit_runtime::context::{ELICITATION_COMPLETE, ELICITATION_CREATE, Principal, Relayed};
-use toolkit_runtime::{BoxFuture, CallContext, Reason, ToolSourceError};
 
 pub use super::grant_store::token_store;
 use super::person_secrets::Entry;
@@ -144,7 +144,7 @@ impl Connects {
                     .to_owned(),
             );
         }
-        let nonce = toolkit_runtime::random::hex_128()
+        let nonce = toolkit_core::random::hex_128()
             .ok_or_else(|| "the gateway has no randomness to make a link with".to_owned())?;
         let (done, waiting) = watch::channel(None);
         pending.insert(
@@ -469,7 +469,7 @@ impl Connected {
         else {
             return Err(fail(told));
         };
-        let id = toolkit_runtime::random::hex_128().unwrap_or_else(|| key.clone());
+        let id = toolkit_core::random::hex_128().unwrap_or_else(|| key.clone());
         let asked = relay
             .ask(
                 ELICITATION_CREATE,

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::Value;
-use toolkit_runtime::context::{Principal, SubjectToken};
+use toolkit_core::context::{Principal, SubjectToken};
 
 use super::config::{OnBehalfConfig, read_env};
 

@@ -15,8 +15,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 use sha2::{Digest, Sha256};
-use toolkit_runtime::context::Principal;
-use toolkit_runtime::{
+use toolkit_core::context::Principal;
+use toolkit_core::{
     BoxFuture, CallContext, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError,
 };
 

@@ -13,8 +13,8 @@
 
 use globset::{Glob, GlobMatcher};
 use serde_json::Value;
-use toolkit_runtime::context::Principal;
-use toolkit_runtime::{Decision, ToolDefinition};
+use toolkit_core::context::Principal;
+use toolkit_core::{Decision, ToolDefinition};
 
 use super::catalog::Catalog;
 use super::config::{AuthConfig, AuthMode, ConfigError, PolicyConfig, RuleConfig};

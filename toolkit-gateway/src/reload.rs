@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use toolkit_runtime::ToolSource;
+use toolkit_core::ToolSource;
 
-use toolkit_runtime::mcp::Mcp;
+use toolkit_mcp::Mcp;
 
 use super::catalog::Catalog;
 use super::config::Config;

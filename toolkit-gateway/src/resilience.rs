@@ -26,10 +26,10 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::Value;
-use toolkit_runtime::resilience::{Answered, Breaker, Concurrency, Rate, Resilience, Retry};
-use toolkit_runtime::{
+use toolkit_core::{
     BoxFuture, CallContext, JsonObject, ToolDefinition, ToolSource, ToolSourceError,
 };
+use toolkit_runtime::resilience::{Answered, Breaker, Concurrency, Rate, Resilience, Retry};
 
 /// The `resilience` table of a source; every layer is off until named.
 #[derive(Clone, Debug, Default, Deserialize, PartialEq)]

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use tokio::sync::broadcast;
-use toolkit_runtime::mcp::Mcp;
+use toolkit_mcp::Mcp;
 
 use super::served_names::served_uri;
 

@@ -26,10 +26,10 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use futures_util::future::join_all;
 use serde_json::{Value, json};
-use toolkit_runtime::context::Principal;
-use toolkit_runtime::mcp::{EVENTS_EXTENSION, Mcp, SKILLS_EXTENSION};
-use toolkit_runtime::serve::{EventFeed, ListChanged, Offer, Refusal, Resources, SkillFolder};
-use toolkit_runtime::{BoxFuture, CallContext, Decision, JsonObject, Reason, ToolSourceError};
+use toolkit_core::context::Principal;
+use toolkit_core::{BoxFuture, CallContext, Decision, JsonObject, Reason, ToolSourceError};
+use toolkit_mcp::{EVENTS_EXTENSION, Mcp, SKILLS_EXTENSION};
+use toolkit_serve::{EventFeed, ListChanged, Offer, Refusal, Resources, SkillFolder};
 
 use super::audit::{Audit, Entry, Kind, Open, outcome};
 use super::metrics::Metrics;
@@ -91,7 +91,7 @@ struct Upstream {
     /// Its lists as last asked, served to every client.
     kept: ListingSlot,
     /// Its event types as last listed (`resources/events.rs`), listed again at its refresh.
-    event_types: Mutex<Option<Arc<Vec<toolkit_runtime::mcp::EventType>>>>,
+    event_types: Mutex<Option<Arc<Vec<toolkit_mcp::EventType>>>>,
 }
 
 /// What an upstream has, as far as is known (everything, until it says otherwise).

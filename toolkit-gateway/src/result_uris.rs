@@ -12,8 +12,8 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use toolkit_runtime::context::Written;
-use toolkit_runtime::{
+use toolkit_core::context::Written;
+use toolkit_core::{
     BoxFuture, CallContext, JsonObject, ToolDefinition, ToolSource, ToolSourceError,
 };
 

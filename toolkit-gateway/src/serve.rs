@@ -3,8 +3,8 @@
 
 use std::time::{Duration, Instant};
 
-use toolkit_runtime::mcp::ToolsChanged;
-use toolkit_runtime::serve::{HttpOptions, McpServer, ServedToolkit};
+use toolkit_mcp::ToolsChanged;
+use toolkit_serve::{HttpOptions, McpServer, ServedToolkit};
 
 use super::Gateway;
 use super::auth::{Authenticator, CurrentAuth};
@@ -113,7 +113,7 @@ async fn serve_reloading(config: Config, reloads: Option<Reloads>) -> Result<(),
         .name(serve.name.clone())
         .version(env!("CARGO_PKG_VERSION"))
         .resources(std::sync::Arc::new(resources.clone()))
-        .tasks(std::sync::Arc::clone(&tasks) as std::sync::Arc<dyn toolkit_runtime::serve::Tasks>)
+        .tasks(std::sync::Arc::clone(&tasks) as std::sync::Arc<dyn toolkit_serve::Tasks>)
         .clients(std::sync::Arc::clone(gateway.clients()));
     // A call of an `approve` tool runs only once someone approves it: the webhook, else the
     // calling client's person (`[approval]`).
@@ -127,7 +127,7 @@ async fn serve_reloading(config: Config, reloads: Option<Reloads>) -> Result<(),
     // A call declined reaches no source: the audit records it as its verdict is given.
     let server = match gateway.audit().cloned() {
         Some(audit) => server.on_verdict(move |request, verdict| {
-            if let toolkit_runtime::approval::Verdict::Decline { .. } = verdict {
+            if let toolkit_core::approval::Verdict::Decline { .. } = verdict {
                 let (source, tool) = request.origin().unwrap_or(("", request.tool_name()));
                 let by = by_webhook.clone().or_else(|| {
                     request

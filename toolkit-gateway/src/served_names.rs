@@ -11,7 +11,7 @@
 //! names no source, or has a `..` segment (written plainly or percent-encoded), is refused.
 
 use serde_json::Value;
-use toolkit_runtime::ToolDefinition;
+use toolkit_core::ToolDefinition;
 
 /// The served name of `source`'s prompt `name`.
 pub fn served_prompt(source: &str, name: &str) -> String {

@@ -13,14 +13,14 @@
 //! again (its process started again, its session negotiated again), the ids of before are
 //! unknown, even before any is handed out again.
 //!
-//! [`Mcp::connection`]: toolkit_runtime::mcp::Mcp::connection
+//! [`Mcp::connection`]: toolkit_mcp::Mcp::connection
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher as _, RandomState};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use toolkit_runtime::serve::failure::echo;
-use toolkit_runtime::serve::{Refusal, TaskSession, TaskStatusSink};
+use toolkit_serve::failure::echo;
+use toolkit_serve::{Refusal, TaskSession, TaskStatusSink};
 
 /// How many tasks one session keeps at most (a new one past it is refused).
 pub const MAX_TASKS_PER_SESSION: usize = 1024;
@@ -64,7 +64,7 @@ struct Task {
     id: String,
     /// The source's connection that created it ([`Mcp::connection`]).
     ///
-    /// [`Mcp::connection`]: toolkit_runtime::mcp::Mcp::connection
+    /// [`Mcp::connection`]: toolkit_mcp::Mcp::connection
     connection: u64,
     order: u64,
     ended: bool,
@@ -89,7 +89,7 @@ pub(crate) fn is_end(status: Option<&str>) -> bool {
 /// 128 random bits from the system, in hex; without the system's randomness, two of the
 /// process's hash keys (unpredictable from outside, though not fresh).
 fn nonce() -> String {
-    toolkit_runtime::random::hex_128().unwrap_or_else(|| {
+    toolkit_core::random::hex_128().unwrap_or_else(|| {
         let high = RandomState::new().hash_one(0u8);
         let low = RandomState::new().hash_one(1u8);
         format!("{high:016x}{low:016x}")
@@ -363,7 +363,7 @@ fn lock(inner: &Mutex<Inner>) -> MutexGuard<'_, Inner> {
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
-    use toolkit_runtime::serve::CancellationToken;
+    use toolkit_serve::CancellationToken;
 
     use super::*;
 

@@ -37,10 +37,10 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
 use sha2::{Digest, Sha256};
-use toolkit_runtime::serve::Resources;
+use toolkit_serve::Resources;
 
 use crate::config::{AuthMode, Serve};
-use toolkit_runtime::serve::MCP_PATH;
+use toolkit_serve::MCP_PATH;
 
 /// Where implementations and registries look for a server's card today.
 pub(crate) const WELL_KNOWN_PATH: &str = "/.well-known/mcp/server-card.json";

@@ -6,15 +6,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use toolkit_core::context::Clients;
+use toolkit_core::{BoxFuture, ToolSource};
+use toolkit_mcp::{ListLifetimeHandle, Mcp, McpOptions, StdioCommand, ToolsChanged};
 use toolkit_runtime::auth::{
     AuthError, AuthorizationCallback, MachineCredentials, OAuthClient, OAuthOptions,
     RegisteredClient, Secret, TokenStore,
 };
-use toolkit_runtime::context::Clients;
 use toolkit_runtime::http::{Credentials, HeaderClient, HttpSource, client_builder};
-use toolkit_runtime::mcp::{ListLifetimeHandle, Mcp, McpOptions, StdioCommand, ToolsChanged};
 use toolkit_runtime::resilience::{Failover, Resilient};
-use toolkit_runtime::{BoxFuture, ToolSource};
 
 use super::config::{ConfigError, SourceConfig, SourceKind, SourceOAuth, read_env};
 use super::grant_store::open_store;
@@ -304,7 +304,7 @@ fn endpoint(
 /// (`(scheme, credential)`: the source's own, or a person's).
 fn http_source(
     config: &SourceConfig,
-    read: &toolkit_runtime::openapi::ReadOperations,
+    read: &toolkit_openapi::ReadOperations,
     base_url: &str,
     http: &HeaderClient,
     texts: &[(String, String)],
@@ -694,8 +694,8 @@ fn graphql_source(
 fn read_openapi(
     path: &std::path::Path,
     answers: bool,
-) -> Result<toolkit_runtime::openapi::ReadOperations, String> {
-    use toolkit_runtime::openapi::{ReadOptions, decode_document, read_operations};
+) -> Result<toolkit_openapi::ReadOperations, String> {
+    use toolkit_openapi::{ReadOptions, decode_document, read_operations};
     let located = |problem: String| format!("{}: {problem}", path.display());
     let text =
         std::fs::read_to_string(path).map_err(|error| located(format!("cannot read: {error}")))?;

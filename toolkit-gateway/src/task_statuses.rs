@@ -7,12 +7,12 @@
 //! session yet and is not told (a client polls `tasks/get` in any case, as the spec says it
 //! must).
 //!
-//! [`TaskStatusSink`]: toolkit_runtime::serve::TaskStatusSink
+//! [`TaskStatusSink`]: toolkit_serve::TaskStatusSink
 
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use serde_json::Value;
-use toolkit_runtime::mcp::{Mcp, TaskStatuses};
+use toolkit_mcp::{Mcp, TaskStatuses};
 
 use super::served_tasks::{ServedTasks, is_end};
 

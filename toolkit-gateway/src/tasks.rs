@@ -23,15 +23,15 @@
 use std::sync::{Arc, PoisonError, RwLock};
 
 use serde_json::Value;
-use toolkit_runtime::mcp::Mcp;
+use toolkit_mcp::Mcp;
 
 use super::audit::{Audit, Entry, Kind, outcome};
 use super::metrics::Metrics;
 use super::served_tasks::{MAX_TASKS_PER_SESSION, ServedTasks, is_end};
 use super::task_statuses::StatusRelay;
-use toolkit_runtime::serve::failure::echo;
-use toolkit_runtime::serve::{Refusal, TaskSession, TaskStatusSink, Tasks, unknown_task};
-use toolkit_runtime::{BoxFuture, CallContext, JsonObject, Reason, ToolSourceError};
+use toolkit_core::{BoxFuture, CallContext, JsonObject, Reason, ToolSourceError};
+use toolkit_serve::failure::echo;
+use toolkit_serve::{Refusal, TaskSession, TaskStatusSink, Tasks, unknown_task};
 
 /// The `_meta` key that ties a message to its task.
 const RELATED_TASK: &str = "io.modelcontextprotocol/related-task";
@@ -355,7 +355,7 @@ mod tests {
         let mut gateway = crate::Gateway::new(crate::resources::tests::config("tasks", 0)).unwrap();
         let refresh = gateway.refresh().await;
         assert!(refresh.failures.is_empty(), "{:?}", refresh.failures);
-        let server = toolkit_runtime::serve::McpServer::new(gateway.toolkit().unwrap())
+        let server = toolkit_serve::McpServer::new(gateway.toolkit().unwrap())
             .tasks(Arc::new(gateway.tasks()));
         let (client, served) = tokio::io::duplex(1 << 20);
         let (server_in, server_out) = tokio::io::split(served);
@@ -404,14 +404,14 @@ mod tests {
     struct Session {
         lines: tokio::io::Lines<tokio::io::BufReader<tokio::io::ReadHalf<tokio::io::DuplexStream>>>,
         writer: tokio::io::WriteHalf<tokio::io::DuplexStream>,
-        serving: tokio::task::JoinHandle<Result<(), toolkit_runtime::serve::ServeError>>,
+        serving: tokio::task::JoinHandle<Result<(), toolkit_serve::ServeError>>,
         next: u64,
     }
 
     impl Session {
-        async fn open(toolkit: toolkit_runtime::Toolkit, tasks: &Arc<UpstreamTasks>) -> Self {
-            let server = toolkit_runtime::serve::McpServer::new(toolkit)
-                .tasks(Arc::clone(tasks) as Arc<dyn Tasks>);
+        async fn open(toolkit: toolkit_core::Toolkit, tasks: &Arc<UpstreamTasks>) -> Self {
+            let server =
+                toolkit_serve::McpServer::new(toolkit).tasks(Arc::clone(tasks) as Arc<dyn Tasks>);
             let (client, served) = tokio::io::duplex(1 << 20);
             let (server_in, server_out) = tokio::io::split(served);
             let serving = tokio::spawn(server.serve_io(server_in, server_out));

@@ -1,10 +1,10 @@
 //! What each person is shown through the gateway when its policy names people: the toolkit of
 //! their [`View`](super::policy::View), made from the catalog the gateway had when these views
-//! were made ([`toolkit_runtime::serve::Views`]).
+//! were made ([`toolkit_serve::Views`]).
 
-use toolkit_runtime::Toolkit;
-use toolkit_runtime::context::Principal;
-use toolkit_runtime::serve::Views;
+use toolkit_core::Toolkit;
+use toolkit_core::context::Principal;
+use toolkit_serve::Views;
 
 use super::Gateway;
 use super::policy::View;

@@ -14,9 +14,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolkit_runtime::JsonObject;
-use toolkit_runtime::input::InputCheck;
-use toolkit_runtime::serve::{EventFeed, Refusal};
+use toolkit_core::JsonObject;
+use toolkit_core::input::InputCheck;
+use toolkit_serve::{EventFeed, Refusal};
 
 use crate::event_log::EventLog;
 use crate::standard_webhooks::{Receipt, key_of, verified};
@@ -69,11 +69,10 @@ impl Inbox {
             let read = std::fs::read_to_string(document)
                 .map_err(|error| format!("cannot read {}: {error}", document.display()))
                 .and_then(|text| {
-                    toolkit_runtime::openapi::decode_document(&text)
-                        .map_err(|error| error.to_string())
+                    toolkit_openapi::decode_document(&text).map_err(|error| error.to_string())
                 })
                 .and_then(|document| {
-                    toolkit_runtime::openapi::read_webhooks(&document, &Default::default())
+                    toolkit_openapi::read_webhooks(&document, &Default::default())
                         .map_err(|error| error.to_string())
                 });
             let secret = crate::config::read_env(&source.name, &webhooks.secret_env);
@@ -105,7 +104,7 @@ impl Inbox {
         source: &str,
         secret: &str,
         keep: usize,
-        hooks: Vec<toolkit_runtime::openapi::Webhook>,
+        hooks: Vec<toolkit_openapi::Webhook>,
     ) {
         let hooks = hooks
             .into_iter()
@@ -237,6 +236,6 @@ impl Inbox {
 fn unknown(served: &str) -> Refusal {
     Refusal::NotFound(format!(
         "No event type {} is served.",
-        toolkit_runtime::serve::failure::echo(served)
+        toolkit_serve::failure::echo(served)
     ))
 }

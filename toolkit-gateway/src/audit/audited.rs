@@ -3,10 +3,10 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use toolkit_runtime::resilience::{Answered, Layer};
-use toolkit_runtime::{
+use toolkit_core::{
     BoxFuture, CallContext, JsonObject, ToolDefinition, ToolSource, ToolSourceError,
 };
+use toolkit_runtime::resilience::{Answered, Layer};
 
 use super::{Audit, Entry, Kind};
 use crate::metrics::reason_label;

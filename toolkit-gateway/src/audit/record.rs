@@ -36,7 +36,7 @@ pub enum AuditDecision {
 /// Filled today from what reaches the source: a call whose decision is `approve` reached it
 /// only once approved, so its verdict is `approved` and `by` is unknown. The approval work
 /// (issue 39) fills `by` (and an `edited` verdict) by putting an `ApprovalRecord` in the call's
-/// context ([`CallContext::with_extension`](toolkit_runtime::CallContext::with_extension)),
+/// context ([`CallContext::with_extension`](toolkit_core::CallContext::with_extension)),
 /// which the audited source (`audit/audited.rs`) reads first.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct ApprovalRecord {

@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
-use toolkit_runtime::context::{Principal, Session};
+use toolkit_core::context::{Principal, Session};
 
 use super::*;
 
@@ -117,7 +117,7 @@ async fn an_approved_call_says_so_and_the_approval_work_can_say_who() {
     let path = dir.path().join("audit.jsonl");
     let audit = Audit::start(&config(&path), &[], Readiness::default()).unwrap();
     let input = JsonObject::new();
-    let approved = toolkit_runtime::approval::Approved { edited: false };
+    let approved = toolkit_core::approval::Approved { edited: false };
     for context in [
         alice().with_extension(approved),
         alice()

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use toolkit_runtime::Toolkit;
-use toolkit_runtime::serve::{McpServer, Resources};
+use toolkit_core::Toolkit;
+use toolkit_serve::{McpServer, Resources};
 
 use crate::Gateway;
 use crate::config::Config;

@@ -17,9 +17,9 @@ use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolkit_runtime::mcp::{Delivery, DeliveryMode, EventOptions, EventStream, EventType};
-use toolkit_runtime::serve::{EventFeed, Refusal};
-use toolkit_runtime::{CallContext, Decision, JsonObject, Reason};
+use toolkit_core::{CallContext, Decision, JsonObject, Reason};
+use toolkit_mcp::{Delivery, DeliveryMode, EventOptions, EventStream, EventType};
+use toolkit_serve::{EventFeed, Refusal};
 
 use super::{Upstream, Upstreams, cut, refusal};
 use crate::event_errors::{NOT_FOUND, RESOURCE_EXHAUSTED, refused};
@@ -302,7 +302,7 @@ impl Upstreams {
         if let Some(name) = self.received(&params) {
             return self.inbox.stream(&name, cursor_param(&params)?);
         }
-        let session = asker.session().map(toolkit_runtime::context::Session::id);
+        let session = asker.session().map(toolkit_core::context::Session::id);
         let held = self.streams.hold(&person(asker), session)?;
         let (upstream, event, arguments, cursor, options) = self.subscription(&params).await?;
         if Self::by_webhook(&event) {
@@ -584,7 +584,7 @@ async fn forward(
 pub(super) fn authenticated(asker: &CallContext) -> Option<String> {
     asker
         .principal()
-        .filter(|principal| **principal != toolkit_runtime::context::Principal::loopback())
+        .filter(|principal| **principal != toolkit_core::context::Principal::loopback())
         .map(|principal| principal.id().to_owned())
 }
 
@@ -713,12 +713,12 @@ mod tests {
     }
 
     /// `events_server.py` (the CLI's fixture) as the source `name`, over stdio.
-    fn events_server(name: &str) -> Arc<toolkit_runtime::mcp::Mcp> {
+    fn events_server(name: &str) -> Arc<toolkit_mcp::Mcp> {
         let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../toolkit-cli/tests/cli/events_server.py");
-        Arc::new(toolkit_runtime::mcp::Mcp::stdio(
+        Arc::new(toolkit_mcp::Mcp::stdio(
             name,
-            toolkit_runtime::mcp::StdioCommand::new("python3").arg(script),
+            toolkit_mcp::StdioCommand::new("python3").arg(script),
         ))
     }
 
@@ -778,9 +778,9 @@ mod tests {
         let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../toolkit-cli/tests/cli/events_server.py");
         let source = |name: &str| {
-            Arc::new(toolkit_runtime::mcp::Mcp::stdio(
+            Arc::new(toolkit_mcp::Mcp::stdio(
                 name,
-                toolkit_runtime::mcp::StdioCommand::new("python3").arg(&script),
+                toolkit_mcp::StdioCommand::new("python3").arg(&script),
             ))
         };
         let (clock, other) = (source("clock"), source("other"));

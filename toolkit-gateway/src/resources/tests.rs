@@ -11,9 +11,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolkit_runtime::mcp::{Mcp, ResourcesUpdated};
-use toolkit_runtime::serve::{CancellationToken, McpServer, Resources, bind_loopback};
-use toolkit_runtime::{CallContext, JsonObject, ToolSource};
+use toolkit_core::{CallContext, JsonObject, ToolSource};
+use toolkit_mcp::{Mcp, ResourcesUpdated};
+use toolkit_serve::{CancellationToken, McpServer, Resources, bind_loopback};
 
 use super::Upstreams;
 use crate::Gateway;
@@ -498,8 +498,8 @@ async fn reads_and_prompts_passed_to_an_upstream_are_audited_with_who_asked() {
     assert!(refresh.failures.is_empty(), "{:?}", refresh.failures);
     let resources = gateway.resources();
     let asker = CallContext::new()
-        .with_extension(toolkit_runtime::context::Principal::token("carol"))
-        .with_extension(toolkit_runtime::context::Session::new("s-9"));
+        .with_extension(toolkit_core::context::Principal::token("carol"))
+        .with_extension(toolkit_core::context::Session::new("s-9"));
     resources
         .read_resource_for(ARCHITECTURE, &asker)
         .await
