@@ -33,7 +33,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::sync::{Semaphore, oneshot};
 use toolkit_core::{CallContext, JsonObject};
-use toolkit_runtime::http::Redactor;
+use toolkit_http::Redactor;
 
 pub(crate) use self::audited::{Audited, outcome};
 pub use self::record::{ApprovalRecord, AuditDecision, AuditRecord, Kind, SCHEMA_VERSION};

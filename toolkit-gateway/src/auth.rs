@@ -600,7 +600,7 @@ impl Fetches {
 
 impl Jwks {
     fn new(url: reqwest::Url, timeout: Duration, max_bytes: usize) -> Result<Self, ConfigError> {
-        let client = toolkit_runtime::http::client_builder()
+        let client = toolkit_http::client_builder()
             .timeout(timeout)
             .build()
             .map_err(|error| ConfigError(format!("cannot build an HTTP client: {error}")))?;

@@ -719,7 +719,7 @@ pub struct SourceConfig {
     /// The credentials of the document's security schemes (with `openapi`): a scheme's name =
     /// the environment variable that holds its credential, read as the scheme's kind wants it
     /// (an API key or token as it is, HTTP basic as `user:password`, OAuth 2 client credentials
-    /// as `client_id:client_secret`; see `toolkit_runtime::http::Credentials::with_text`). Each
+    /// as `client_id:client_secret`; see `toolkit_http::Credentials::with_text`). Each
     /// operation carries those of the first of its requirements they meet.
     #[serde(default)]
     pub credentials: BTreeMap<String, String>,

@@ -77,7 +77,7 @@ impl OnBehalf {
                     .as_deref()
                     .map(|variable| read_env(source, variable).map_err(|error| error.0))
                     .transpose()?;
-                let http = toolkit_runtime::http::client_builder()
+                let http = toolkit_http::client_builder()
                     .redirect(reqwest::redirect::Policy::none())
                     .build()
                     .map_err(|error| format!("cannot build an HTTP client: {error}"))?;

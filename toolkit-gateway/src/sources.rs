@@ -8,12 +8,12 @@ use std::time::Duration;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use toolkit_core::context::Clients;
 use toolkit_core::{BoxFuture, ToolSource};
+use toolkit_http::{Credentials, HeaderClient, HttpSource, client_builder};
 use toolkit_mcp::{ListLifetimeHandle, Mcp, McpOptions, StdioCommand, ToolsChanged};
 use toolkit_runtime::auth::{
-    AuthError, AuthorizationCallback, MachineCredentials, OAuthClient, OAuthOptions,
-    RegisteredClient, Secret, TokenStore,
+    AuthError, AuthorizationCallback, ClientCredentials, MachineCredentials, OAuthClient,
+    OAuthOptions, RegisteredClient, Secret, TokenStore,
 };
-use toolkit_runtime::http::{Credentials, HeaderClient, HttpSource, client_builder};
 use toolkit_runtime::resilience::{Failover, Resilient};
 
 use super::config::{ConfigError, SourceConfig, SourceKind, SourceOAuth, read_env};
@@ -309,7 +309,8 @@ fn http_source(
     http: &HeaderClient,
     texts: &[(String, String)],
 ) -> Result<Arc<dyn ToolSource>, String> {
-    let mut credentials = Credentials::new();
+    let mut credentials =
+        Credentials::new().with_client_credentials_flow(ClientCredentials::flow());
     for origin in &config.token_origins {
         credentials = credentials.allow_token_origin(origin.clone());
     }
@@ -593,10 +594,7 @@ impl AuthorizationCallback for NoUser {
 /// a refused credential, which is all its model reads.
 fn warn_of_missing_credentials(
     config: &SourceConfig,
-    requirements: &std::collections::BTreeMap<
-        String,
-        Vec<toolkit_runtime::http::SecurityRequirement>,
-    >,
+    requirements: &std::collections::BTreeMap<String, Vec<toolkit_http::SecurityRequirement>>,
 ) {
     if !config.credentials.is_empty()
         || !config.headers.is_empty()
@@ -605,7 +603,7 @@ fn warn_of_missing_credentials(
     {
         return;
     }
-    let needing: Vec<&Vec<toolkit_runtime::http::SecurityRequirement>> = requirements
+    let needing: Vec<&Vec<toolkit_http::SecurityRequirement>> = requirements
         .values()
         .filter(|wanted| !wanted.is_empty() && wanted.iter().all(|one| !one.is_empty()))
         .collect();
@@ -668,7 +666,7 @@ fn graphql_source(
     http: HeaderClient,
     timeout: Duration,
 ) -> Result<Arc<dyn ToolSource>, String> {
-    use toolkit_runtime::graphql::{GraphqlSchema, GraphqlSource, OperationDocument};
+    use toolkit_http::graphql::{GraphqlSchema, GraphqlSource, OperationDocument};
     let mut documents = Vec::with_capacity(operations.len());
     for file in operations {
         let text = std::fs::read_to_string(file)

@@ -15,10 +15,21 @@ pub mod code;
 pub mod codegen;
 #[cfg(feature = "conformance")]
 pub mod conformance;
+#[cfg(feature = "http")]
+pub use toolkit_http as http;
 #[cfg(feature = "graphql")]
-pub mod graphql;
-#[cfg(feature = "operations")]
-pub mod http;
+pub use toolkit_http::graphql;
+/// HTTP operations as data, with no executor (feature `operations`: the `toolkit-openapi`
+/// crate's; with feature `http`, this is the `toolkit-http` crate, which sends them).
+#[cfg(all(feature = "operations", not(feature = "http")))]
+pub mod http {
+    pub use toolkit_openapi::operations::{
+        Body, BodyEncoding, CompiledTemplate, FilledRequest, GraphqlRequest, GraphqlSelection,
+        KeyLocation, Location, OAuthFlow, Operation, OperationsError, Parameter, QueryStyle,
+        RequestTemplate, SecurityRequirement, SecurityScheme, decode_operations, encode_operations,
+        encode_shared_operations, standing_alone,
+    };
+}
 #[cfg(feature = "mcp")]
 pub use toolkit_mcp as mcp;
 /// MCP tool listings and snapshots read into definitions, with no transport (feature

@@ -3,6 +3,7 @@
 //! again when the API refuses it.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::Duration;
 
 use oauth2::basic::BasicClient;
@@ -12,7 +13,7 @@ use reqwest::Url;
 use super::fetch::AuthHttp;
 use super::grant::now;
 use super::{AuthError, Secret};
-use crate::http::{Credential, CredentialProvider};
+use crate::http::{ClientCredentialsFlow, Credential, CredentialProvider};
 use toolkit_core::BoxFuture;
 
 /// How long before its expiry a token is fetched again.
@@ -60,6 +61,24 @@ impl fmt::Debug for ClientCredentials {
 }
 
 impl ClientCredentials {
+    /// The flow that reads the `client_id:client_secret` text of an OAuth 2 client-credentials
+    /// scheme into tokens fetched by a [`ClientCredentials`], for
+    /// [`Credentials::with_client_credentials_flow`](crate::http::Credentials::with_client_credentials_flow).
+    ///
+    /// ```
+    /// use toolkit_runtime::auth::ClientCredentials;
+    /// use toolkit_runtime::http::Credentials;
+    ///
+    /// let credentials = Credentials::new().with_client_credentials_flow(ClientCredentials::flow());
+    /// ```
+    pub fn flow() -> ClientCredentialsFlow {
+        Arc::new(|token_url, client_id, client_secret| {
+            Self::new(token_url, client_id, client_secret)
+                .map(|tokens| Arc::new(tokens) as Arc<dyn CredentialProvider>)
+                .map_err(|error| error.to_string())
+        })
+    }
+
     /// Tokens from `token_url` (an `https` URL, or `http` on loopback) for the client
     /// `client_id` with `client_secret`.
     ///

@@ -48,8 +48,8 @@ pub const DEFAULT_MAX_ANSWER_LENGTH: usize = 200_000;
 ///
 /// ```
 /// use serde_json::json;
-/// use toolkit_runtime::http::{HttpSource, Location, Operation, RequestTemplate, client_builder};
-/// use toolkit_runtime::{ToolDefinition, ToolSource};
+/// use toolkit_http::{HttpSource, Location, Operation, RequestTemplate, client_builder};
+/// use toolkit_core::{ToolDefinition, ToolSource};
 ///
 /// let schema = json!({
 ///     "type": "object",
@@ -274,7 +274,7 @@ impl HttpSourceBuilder {
     /// do not decode fail [`HttpSourceBuilder::build`].
     ///
     /// ```
-    /// use toolkit_runtime::http::{HttpSource, client_builder};
+    /// use toolkit_http::{HttpSource, client_builder};
     ///
     /// let operations = r#"[{
     ///     "definition": { "name": "ping", "inputSchema": { "type": "object" } },
@@ -303,7 +303,7 @@ impl HttpSourceBuilder {
     /// reports.
     ///
     /// ```
-    /// use toolkit_runtime::http::{Credential, Credentials, HttpSource, client_builder};
+    /// use toolkit_http::{Credential, Credentials, HttpSource, client_builder};
     ///
     /// let security = r#"{
     ///     "schemes": { "api_key": { "type": "apiKey", "name": "X-Api-Key", "in": "header" } },
@@ -372,7 +372,7 @@ impl HttpSourceBuilder {
     ///
     /// ```
     /// use std::collections::BTreeMap;
-    /// use toolkit_runtime::http::{Credential, Credentials, HttpSource, KeyLocation, SecurityScheme, client_builder};
+    /// use toolkit_http::{Credential, Credentials, HttpSource, KeyLocation, SecurityScheme, client_builder};
     ///
     /// let schemes = BTreeMap::from([(
     ///     "api_key".to_owned(),

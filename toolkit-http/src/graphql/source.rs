@@ -13,7 +13,7 @@ use toolkit_graphql::{
 };
 
 use super::introspection::introspect;
-use crate::http::{DEFAULT_MAX_ANSWER_LENGTH, DEFAULT_TIMEOUT, HttpClient, HttpSource};
+use crate::{DEFAULT_MAX_ANSWER_LENGTH, DEFAULT_TIMEOUT, HttpClient, HttpSource};
 use toolkit_core::{
     BoxFuture, CallContext, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError,
 };

@@ -25,7 +25,7 @@ const MIN_ENCODED: usize = 6;
 /// passes an input it records through one (`include_inputs`).
 ///
 /// ```
-/// use toolkit_runtime::http::Redactor;
+/// use toolkit_http::Redactor;
 ///
 /// let redactor = Redactor::new(&["s3cr3t-t0ken".to_owned()]);
 /// let input = serde_json::json!({"query": "token=s3cr3t%2Dt0ken"});

@@ -1,12 +1,12 @@
 //! GraphQL endpoints as tool sources (feature `graphql`): the tools `toolkit-graphql` reads from
 //! a schema — given as a file, or asked of the endpoint itself by [`introspect`] — sent by the
-//! [`HttpSource`](crate::http::HttpSource), their `selection`s checked against the schema before
+//! [`HttpSource`](crate::HttpSource), their `selection`s checked against the schema before
 //! any request.
 //!
 //! ```no_run
-//! use toolkit_runtime::ToolSource;
-//! use toolkit_runtime::graphql::GraphqlSource;
-//! use toolkit_runtime::http::client_builder;
+//! use toolkit_core::ToolSource;
+//! use toolkit_http::graphql::GraphqlSource;
+//! use toolkit_http::client_builder;
 //!
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! // No schema given: the endpoint is introspected at the first listing or call.

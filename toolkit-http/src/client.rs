@@ -61,7 +61,7 @@ impl<C: HttpClient + ?Sized> HttpClient for std::sync::Arc<C> {
 ///
 /// ```
 /// use reqwest::header::{HeaderMap, HeaderValue};
-/// use toolkit_runtime::http::{HeaderClient, client_builder};
+/// use toolkit_http::{HeaderClient, client_builder};
 ///
 /// let mut headers = HeaderMap::new();
 /// let mut key = HeaderValue::from_static("secret");
@@ -111,7 +111,7 @@ impl HttpClient for HeaderClient {
 /// let mut token = HeaderValue::from_static("Bearer secret");
 /// token.set_sensitive(true);
 /// headers.insert(AUTHORIZATION, token);
-/// let client = toolkit_runtime::http::client_builder()
+/// let client = toolkit_http::client_builder()
 ///     .default_headers(headers)
 ///     .user_agent("my-agent/1.0")
 ///     .build()?;

@@ -28,12 +28,12 @@ impl Credentials {
     /// |---|---|
     /// | `apiKey` (header, query or cookie), `http` other than `basic` | the key or token, as it is |
     /// | `http` `basic` | `user:password` |
-    /// | `oauth2` with a `clientCredentials` flow (feature `auth`) | `client_id:client_secret`: tokens are fetched from the flow's `tokenUrl` (resolved against `base_url` when relative; on another origin than `base_url`'s only if [`allow_token_origin`](Self::allow_token_origin) allowed it), kept until they expire, fetched again after a 401 |
+    /// | `oauth2` with a `clientCredentials` flow | `client_id:client_secret`: tokens are fetched by the flow given to [`with_client_credentials_flow`](Self::with_client_credentials_flow) (`toolkit_runtime::auth::ClientCredentials::flow()`, feature `auth`) from the flow's `tokenUrl` (resolved against `base_url` when relative; on another origin than `base_url`'s only if [`allow_token_origin`](Self::allow_token_origin) allowed it), kept until they expire, fetched again after a 401 |
     /// | another `oauth2`, `openIdConnect` | an access token |
     ///
     /// ```
     /// use std::collections::BTreeMap;
-    /// use toolkit_runtime::http::{Credentials, KeyLocation, SecurityScheme};
+    /// use toolkit_http::{Credentials, KeyLocation, SecurityScheme};
     ///
     /// let schemes = BTreeMap::from([(
     ///     "api_key".to_owned(),
@@ -41,7 +41,7 @@ impl Credentials {
     /// )]);
     /// let credentials = Credentials::new()
     ///     .with_text(&schemes, "api_key", "the-key", "https://api.example.com")?;
-    /// # Ok::<(), toolkit_runtime::http::CredentialTextError>(())
+    /// # Ok::<(), toolkit_http::CredentialTextError>(())
     /// ```
     ///
     /// # Errors
@@ -92,7 +92,6 @@ impl Credentials {
     }
 }
 
-#[cfg(feature = "auth")]
 fn client_credentials(
     credentials: Credentials,
     name: &str,
@@ -124,27 +123,25 @@ fn client_credentials(
             api_origin.as_deref().unwrap_or("unknown")
         ));
     }
-    let tokens = crate::auth::ClientCredentials::new(token_url, id, secret)
-        .map_err(|error| error.to_string())?;
-    Ok(credentials.with_provider(name, tokens))
-}
-
-#[cfg(not(feature = "auth"))]
-fn client_credentials(
-    _: Credentials,
-    _: &str,
-    _: &BTreeMap<String, super::OAuthFlow>,
-    _: &str,
-    _: &str,
-) -> Result<Credentials, String> {
-    Err("OAuth 2 client credentials need the feature `auth` of toolkit-runtime".into())
+    let Some(flow) = credentials.client_credentials.clone() else {
+        return Err(
+            "OAuth 2 client credentials need a flow that fetches their tokens \
+             (`Credentials::with_client_credentials_flow`; toolkit-runtime's feature `auth` gives \
+             `auth::ClientCredentials::flow()`)"
+                .into(),
+        );
+    };
+    let tokens = flow(token_url, id, secret)?;
+    Ok(credentials.with_shared_provider(name, tokens))
 }
 
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
 
-    use super::super::{CredentialProvider, KeyLocation, OAuthFlow};
+    use std::sync::{Arc, Mutex};
+
+    use super::super::{ClientCredentialsFlow, CredentialProvider, KeyLocation, OAuthFlow};
     use super::*;
 
     fn schemes() -> BTreeMap<String, SecurityScheme> {
@@ -190,8 +187,8 @@ mod tests {
         assert!(problem("nope", "secret-1").contains("declares basic, key, machine, tls"));
         assert!(problem("basic", "secret-1").contains("user:password"));
         assert!(problem("tls", "secret-1").contains("client certificate"));
-        #[cfg(feature = "auth")]
         assert!(problem("machine", "secret-1").contains("client_id:client_secret"));
+        assert!(problem("machine", "id:secret-1").contains("with_client_credentials_flow"));
         for name in ["nope", "basic", "tls", "machine"] {
             assert!(!problem(name, "secret-1").contains("secret-1"));
         }
@@ -201,9 +198,20 @@ mod tests {
         assert!(none.to_string().contains("declares none"));
     }
 
-    #[cfg(feature = "auth")]
+    /// A flow that fetches nothing, and the token URLs it was given.
+    fn recording_flow() -> (ClientCredentialsFlow, Arc<Mutex<Vec<String>>>) {
+        let asked = Arc::new(Mutex::new(Vec::new()));
+        let seen = Arc::clone(&asked);
+        let flow: ClientCredentialsFlow = Arc::new(move |token_url, id, _secret| {
+            seen.lock().unwrap().push(format!("{id}@{token_url}"));
+            Ok(Arc::new(Credentials::new()) as Arc<dyn CredentialProvider>)
+        });
+        (flow, asked)
+    }
+
     #[test]
     fn a_token_url_on_another_origin_needs_the_hosts_yes() {
+        let (flow, asked) = recording_flow();
         let mut schemes = schemes();
         schemes.insert(
             "elsewhere".to_owned(),
@@ -219,6 +227,7 @@ mod tests {
         );
         let api = "https://api.example.com/v1";
         let refused = Credentials::new()
+            .with_client_credentials_flow(flow.clone())
             .with_text(&schemes, "elsewhere", "id:secret-1", api)
             .unwrap_err()
             .to_string();
@@ -230,6 +239,7 @@ mod tests {
         );
         assert!(
             Credentials::new()
+                .with_client_credentials_flow(flow.clone())
                 .allow_token_origin("https://auth.example.com/")
                 .with_text(&schemes, "elsewhere", "id:secret-1", api)
                 .is_ok()
@@ -237,8 +247,16 @@ mod tests {
         // A relative tokenUrl is on the API's origin.
         assert!(
             Credentials::new()
+                .with_client_credentials_flow(flow)
                 .with_text(&schemes, "machine", "id:secret-1", api)
                 .is_ok()
+        );
+        assert_eq!(
+            *asked.lock().unwrap(),
+            [
+                "id@https://auth.example.com/token",
+                "id@https://api.example.com/oauth/token"
+            ]
         );
     }
 

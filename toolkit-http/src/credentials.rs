@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
@@ -51,11 +52,19 @@ pub trait CredentialProvider: Send + Sync + 'static {
     }
 }
 
+/// How the `client_id:client_secret` of an OAuth 2 client-credentials scheme becomes the provider
+/// of its tokens, given the scheme's checked token URL, the id and the secret:
+/// `toolkit_runtime::auth::ClientCredentials::flow()` (feature `auth`) is one. Kept apart so that
+/// this crate fetches no token itself.
+pub type ClientCredentialsFlow = Arc<
+    dyn Fn(reqwest::Url, &str, &str) -> Result<Arc<dyn CredentialProvider>, String> + Send + Sync,
+>;
+
 /// Credentials by scheme name: fixed ones, and providers of their own (such as
 /// `auth::ClientCredentials`, feature `auth`, which fetches OAuth 2 tokens).
 ///
 /// ```
-/// use toolkit_runtime::http::{Credential, Credentials};
+/// use toolkit_http::{Credential, Credentials};
 ///
 /// let credentials = Credentials::new()
 ///     .with("api_key", Credential::Token(std::env::var("PETSTORE_KEY").unwrap_or_default()));
@@ -63,10 +72,11 @@ pub trait CredentialProvider: Send + Sync + 'static {
 #[derive(Clone, Default)]
 pub struct Credentials {
     by_scheme: BTreeMap<String, Credential>,
-    providers: BTreeMap<String, std::sync::Arc<dyn CredentialProvider>>,
+    providers: BTreeMap<String, Arc<dyn CredentialProvider>>,
     /// Origins other than the API's whose `tokenUrl` the host allows a client secret to go to
     /// (see [`Credentials::allow_token_origin`]).
     pub(super) token_origins: Vec<String>,
+    pub(super) client_credentials: Option<ClientCredentialsFlow>,
 }
 
 impl fmt::Debug for Credentials {
@@ -102,6 +112,25 @@ impl Credentials {
         self
     }
 
+    /// These credentials, reading the `client_id:client_secret` of an OAuth 2 client-credentials
+    /// scheme (in [`with_text`](Self::with_text)) with `flow`, which fetches and keeps its tokens.
+    /// Without one, such a text is refused.
+    #[must_use]
+    pub fn with_client_credentials_flow(mut self, flow: ClientCredentialsFlow) -> Self {
+        self.client_credentials = Some(flow);
+        self
+    }
+
+    /// These credentials and `provider` (shared) for the scheme `scheme`.
+    pub(super) fn with_shared_provider(
+        mut self,
+        scheme: &str,
+        provider: Arc<dyn CredentialProvider>,
+    ) -> Self {
+        self.providers.insert(scheme.to_owned(), provider);
+        self
+    }
+
     /// These credentials and `provider` for the scheme `scheme`.
     #[must_use]
     pub fn with_provider(
@@ -109,8 +138,7 @@ impl Credentials {
         scheme: impl Into<String>,
         provider: impl CredentialProvider,
     ) -> Self {
-        self.providers
-            .insert(scheme.into(), std::sync::Arc::new(provider));
+        self.providers.insert(scheme.into(), Arc::new(provider));
         self
     }
 }

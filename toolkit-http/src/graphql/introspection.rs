@@ -8,8 +8,8 @@ use reqwest::{Method, Request, Url};
 use serde_json::{Value, json};
 use toolkit_graphql::GraphqlSchema;
 
-use crate::http::HttpClient;
-use crate::http::answer::{self, Capped, Failing};
+use crate::HttpClient;
+use crate::answer::{self, Capped, Failing};
 use toolkit_core::Reason;
 
 /// The introspection query sent: every type with its fields and their arguments, input fields,
@@ -69,8 +69,8 @@ fragment TypeRef on __Type {
 /// # Examples
 ///
 /// ```no_run
-/// use toolkit_runtime::graphql::{MAX_SCHEMA_LENGTH, introspect};
-/// use toolkit_runtime::http::client_builder;
+/// use toolkit_http::graphql::{MAX_SCHEMA_LENGTH, introspect};
+/// use toolkit_http::client_builder;
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let client = client_builder().build()?;
