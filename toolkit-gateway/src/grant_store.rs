@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use toolkit_runtime::auth::{FileStore, RedisStore, TokenStore};
+use toolkit_auth::{FileStore, RedisStore, TokenStore};
 
 use super::config::{ConfigError, SourceConfig, read_env};
 use super::token_store::{RedisUrl, TokenStoreConfig};

@@ -27,9 +27,9 @@ use axum::response::{IntoResponse, Response};
 use reqwest::Url;
 use serde_json::{Value, json};
 use tokio::sync::{oneshot, watch};
+use toolkit_auth::{AuthError, AuthorizationCallback, OAuthClient, TokenStore};
 use toolkit_core::context::{ELICITATION_COMPLETE, ELICITATION_CREATE, Principal, Relayed};
 use toolkit_core::{BoxFuture, CallContext, Reason, ToolSourceError};
-use toolkit_runtime::auth::{AuthError, AuthorizationCallback, OAuthClient, TokenStore};
 
 pub use super::grant_store::token_store;
 use super::person_secrets::Entry;

@@ -6,14 +6,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+use toolkit_auth::{
+    AuthError, AuthorizationCallback, ClientCredentials, MachineCredentials, OAuthClient,
+    OAuthOptions, RegisteredClient, Secret, TokenStore,
+};
 use toolkit_core::context::Clients;
 use toolkit_core::{BoxFuture, ToolSource};
 use toolkit_http::{Credentials, HeaderClient, HttpSource, client_builder};
 use toolkit_mcp::{ListLifetimeHandle, Mcp, McpOptions, StdioCommand, ToolsChanged};
-use toolkit_runtime::auth::{
-    AuthError, AuthorizationCallback, ClientCredentials, MachineCredentials, OAuthClient,
-    OAuthOptions, RegisteredClient, Secret, TokenStore,
-};
 use toolkit_runtime::resilience::{Failover, Resilient};
 
 use super::config::{ConfigError, SourceConfig, SourceKind, SourceOAuth, read_env};
@@ -554,7 +554,7 @@ impl PersonClients {
     /// The client `builder` starts, keeping its grant under `key`.
     fn build(
         &self,
-        builder: toolkit_runtime::auth::OAuthClientBuilder,
+        builder: toolkit_auth::OAuthClientBuilder,
         key: &str,
     ) -> Result<OAuthClient, String> {
         let mut builder = builder

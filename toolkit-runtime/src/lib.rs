@@ -9,7 +9,7 @@ pub use toolkit_core::{
 };
 
 #[cfg(feature = "auth")]
-pub mod auth;
+pub use toolkit_auth as auth;
 #[cfg(feature = "code")]
 pub mod code;
 pub mod codegen;

@@ -114,7 +114,7 @@ pub(crate) async fn client_for(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::auth::grant::{ClientAuth, client_auth};
+    use crate::grant::{ClientAuth, client_auth};
 
     fn client(secret: bool, method: Option<&str>) -> RegisteredClient {
         RegisteredClient {

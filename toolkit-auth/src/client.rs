@@ -20,8 +20,8 @@ use super::machine::{self, MachineCredentials};
 use super::policy::{UrlPolicy, is_loopback};
 use super::registration::{self, ClientConfig};
 use super::store::{Change, ChangeFn, MemoryStore, TokenStore, Updated};
-use crate::mcp::McpHttpClient;
 use toolkit_core::{BoxFuture, Reason};
+use toolkit_mcp::McpHttpClient;
 use toolkit_mcp::transport_failure;
 
 /// The limits of an [`OAuthClient`].
@@ -88,7 +88,7 @@ impl OAuthOptions {
 
 /// An MCP server's HTTP client that authorizes its requests the way the MCP authorization
 /// specification has it (revisions 2025-06-18 and 2025-11-25, with the 2025-03-26 fallback):
-/// give it to [`Mcp::http`](crate::mcp::Mcp::http) in place of a `reqwest::Client`.
+/// give it to [`Mcp::http`](toolkit_mcp::Mcp::http) in place of a `reqwest::Client`.
 ///
 /// Each request carries the token of the [`Grant`] kept for the server, if there is one (only
 /// requests to the server's resource: its origin, under its path). When the server answers:
@@ -116,9 +116,9 @@ impl OAuthOptions {
 ///
 /// ```no_run
 /// use std::sync::Arc;
-/// use toolkit_runtime::auth::{AuthorizationCallback, AuthError, FileStore, OAuthClient};
-/// use toolkit_runtime::mcp::Mcp;
-/// use toolkit_runtime::{BoxFuture, ToolSource};
+/// use toolkit_auth::{AuthorizationCallback, AuthError, FileStore, OAuthClient};
+/// use toolkit_mcp::Mcp;
+/// use toolkit_core::{BoxFuture, ToolSource};
 ///
 /// /// Prints the URL and reads the redirect the user pastes back.
 /// struct Paste;
@@ -243,8 +243,8 @@ impl OAuthClient {
     /// a user's authorization would; a token that expires or is refused is asked for again.
     ///
     /// ```no_run
-    /// use toolkit_runtime::auth::{MachineCredentials, OAuthClient};
-    /// use toolkit_runtime::mcp::Mcp;
+    /// use toolkit_auth::{MachineCredentials, OAuthClient};
+    /// use toolkit_mcp::Mcp;
     ///
     /// # fn run() -> Result<(), Box<dyn std::error::Error>> {
     /// let url: reqwest::Url = "https://mcp.example.com/mcp".parse()?;

@@ -13,22 +13,22 @@ use reqwest::Url;
 use super::fetch::AuthHttp;
 use super::grant::now;
 use super::{AuthError, Secret};
-use crate::http::{ClientCredentialsFlow, Credential, CredentialProvider};
 use toolkit_core::BoxFuture;
+use toolkit_http::{ClientCredentialsFlow, Credential, CredentialProvider};
 
 /// How long before its expiry a token is fetched again.
 const MARGIN: Duration = Duration::from_secs(30);
 
 /// Gives the bearer token of an OAuth 2 client credentials flow to an
-/// [`HttpSource`](crate::http::HttpSource) (through
-/// [`Credentials::with_provider`](crate::http::Credentials::with_provider)): fetched at the first
+/// [`HttpSource`](toolkit_http::HttpSource) (through
+/// [`Credentials::with_provider`](toolkit_http::Credentials::with_provider)): fetched at the first
 /// call, kept until 30 s before it expires, fetched again then or when the API refuses it (the
 /// call is then sent once more). The client authenticates with HTTP Basic unless told
 /// otherwise.
 ///
 /// ```no_run
-/// use toolkit_runtime::auth::ClientCredentials;
-/// use toolkit_runtime::http::Credentials;
+/// use toolkit_auth::ClientCredentials;
+/// use toolkit_http::Credentials;
 ///
 /// # fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let tokens = ClientCredentials::new(
@@ -63,11 +63,11 @@ impl fmt::Debug for ClientCredentials {
 impl ClientCredentials {
     /// The flow that reads the `client_id:client_secret` text of an OAuth 2 client-credentials
     /// scheme into tokens fetched by a [`ClientCredentials`], for
-    /// [`Credentials::with_client_credentials_flow`](crate::http::Credentials::with_client_credentials_flow).
+    /// [`Credentials::with_client_credentials_flow`](toolkit_http::Credentials::with_client_credentials_flow).
     ///
     /// ```
-    /// use toolkit_runtime::auth::ClientCredentials;
-    /// use toolkit_runtime::http::Credentials;
+    /// use toolkit_auth::ClientCredentials;
+    /// use toolkit_http::Credentials;
     ///
     /// let credentials = Credentials::new().with_client_credentials_flow(ClientCredentials::flow());
     /// ```

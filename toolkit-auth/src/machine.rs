@@ -27,7 +27,7 @@ const JWT_BEARER: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer
 /// but for the client id.
 ///
 /// ```
-/// use toolkit_runtime::auth::MachineCredentials;
+/// use toolkit_auth::MachineCredentials;
 ///
 /// let credentials = MachineCredentials::secret("agent-7", std::env::var("AGENT_SECRET").unwrap_or_default());
 /// ```

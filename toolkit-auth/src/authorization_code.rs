@@ -1,5 +1,5 @@
 //! [`AuthorizationCode`]: an API's OAuth 2 authorization code scheme, or its OpenID Connect
-//! scheme, for an [`HttpSource`](crate::http::HttpSource) — the user's authorization got through
+//! scheme, for an [`HttpSource`](toolkit_http::HttpSource) — the user's authorization got through
 //! the same machinery as an MCP server's (PKCE S256, `state`, the issuer checked), kept in a
 //! [`TokenStore`], refreshed before it expires.
 
@@ -18,8 +18,8 @@ use super::flow::{self, Ask, RefreshFailed};
 use super::grant::{Grant, RegisteredClient, client_auth};
 use super::policy::UrlPolicy;
 use super::store::{MemoryStore, TokenStore};
-use crate::http::{Credential, CredentialProvider};
 use toolkit_core::BoxFuture;
+use toolkit_http::{Credential, CredentialProvider};
 
 /// How long before its expiry a token is refreshed.
 const MARGIN: Duration = Duration::from_secs(60);
@@ -35,16 +35,16 @@ enum Endpoints {
     Discover(Url),
 }
 
-/// Gives an [`HttpSource`](crate::http::HttpSource) the bearer token of a user's authorization
-/// (through [`Credentials::with_provider`](crate::http::Credentials::with_provider)): at the
+/// Gives an [`HttpSource`](toolkit_http::HttpSource) the bearer token of a user's authorization
+/// (through [`Credentials::with_provider`](toolkit_http::Credentials::with_provider)): at the
 /// first call the user is sent through the [`AuthorizationCallback`] (the authorization code
 /// flow with PKCE); the grant is kept in the [`TokenStore`], refreshed within a minute of its
 /// expiry, and got again when the API refuses it. The client is registered ahead at the API's
 /// authorization server (OpenAPI documents name no registration).
 ///
 /// ```no_run
-/// use toolkit_runtime::auth::{AuthorizationCode, FileStore, LoopbackCallback, RegisteredClient};
-/// use toolkit_runtime::http::Credentials;
+/// use toolkit_auth::{AuthorizationCode, FileStore, LoopbackCallback, RegisteredClient};
+/// use toolkit_http::Credentials;
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let callback = LoopbackCallback::bind(0, |url| {

@@ -35,9 +35,9 @@ type Open = dyn Fn(&Url) -> Result<(), AuthError> + Send + Sync;
 /// [`OAuthOptions::authorization_timeout`](super::OAuthOptions)).
 ///
 /// ```no_run
-/// use toolkit_runtime::auth::LoopbackCallback;
+/// use toolkit_auth::LoopbackCallback;
 ///
-/// # async fn run() -> Result<(), toolkit_runtime::auth::AuthError> {
+/// # async fn run() -> Result<(), toolkit_auth::AuthError> {
 /// let callback = LoopbackCallback::bind(0, |url| {
 ///     eprintln!("Open this address to authorize: {url}");
 ///     Ok(())

@@ -1,5 +1,5 @@
 //! Credentials, where they belong: the MCP authorization specification on the client side
-//! (OAuth 2.1), as [`OAuthClient`], an HTTP client an [`Mcp`](crate::mcp::Mcp) source sends
+//! (OAuth 2.1), as [`OAuthClient`], an HTTP client an [`Mcp`](toolkit_mcp::Mcp) source sends
 //! through.
 //!
 //! The host plugs in two pieces: a [`TokenStore`] that keeps what an authorization gave (a
@@ -12,9 +12,9 @@
 //! - `challenge.rs`: `WWW-Authenticate`; `discovery.rs`: resource and authorization server
 //!   metadata; `registration.rs`: client identity and token endpoint authentication;
 //!   `flow.rs`: the authorization code flow and refresh (with the `oauth2` crate).
-//! - `client_credentials.rs` (with feature `http`): [`ClientCredentials`], OAuth 2 client
-//!   credentials for an OpenAPI scheme of an `HttpSource`; `authorization_code.rs` (with feature
-//!   `http`): [`AuthorizationCode`], a user's authorization for an OpenAPI `authorizationCode` or
+//! - `client_credentials.rs`: [`ClientCredentials`], OAuth 2 client
+//!   credentials for an OpenAPI scheme of an `HttpSource`; `authorization_code.rs`:
+//!   [`AuthorizationCode`], a user's authorization for an OpenAPI `authorizationCode` or
 //!   `openIdConnect` scheme.
 //! - `machine.rs`: [`MachineCredentials`], a client with no user authorized with the client
 //!   credentials grant (secret or `private_key_jwt`) in place of a user's authorization.
@@ -29,7 +29,6 @@
 //! No token, code, verifier or client secret is ever in a failure, a log line or a `Debug`
 //! output.
 
-#[cfg(feature = "http")]
 mod authorization_code;
 mod authorization_server;
 mod callback;
@@ -37,7 +36,6 @@ mod callback;
 mod challenge;
 #[cfg(feature = "mcp")]
 mod client;
-#[cfg(feature = "http")]
 mod client_credentials;
 #[cfg(feature = "mcp")]
 mod discovery;
@@ -57,14 +55,12 @@ mod registration;
 mod secret;
 mod store;
 
-#[cfg(feature = "http")]
 pub use authorization_code::AuthorizationCode;
 pub use callback::AuthorizationCallback;
 #[cfg(feature = "mcp")]
 pub use challenge::MAX_CHALLENGE_BYTES;
 #[cfg(feature = "mcp")]
 pub use client::{OAuthClient, OAuthClientBuilder, OAuthOptions};
-#[cfg(feature = "http")]
 pub use client_credentials::ClientCredentials;
 pub use error::AuthError;
 pub use fetch::MAX_METADATA_BYTES;
