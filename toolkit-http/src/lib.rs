@@ -21,6 +21,7 @@
 
 pub(crate) mod answer;
 pub mod client;
+pub mod codegen;
 mod credential_text;
 mod credentials;
 #[cfg(feature = "graphql")]

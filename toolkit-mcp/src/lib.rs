@@ -55,6 +55,7 @@ mod asked;
 mod capabilities;
 mod changes;
 mod client;
+pub mod codegen;
 mod command;
 mod elicitation;
 mod events;
