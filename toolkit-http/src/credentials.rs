@@ -54,7 +54,7 @@ pub trait CredentialProvider: Send + Sync + 'static {
 
 /// How the `client_id:client_secret` of an OAuth 2 client-credentials scheme becomes the provider
 /// of its tokens, given the scheme's checked token URL, the id and the secret:
-/// `toolkit_runtime::auth::ClientCredentials::flow()` (feature `auth`) is one. Kept apart so that
+/// `toolkit_auth::ClientCredentials::flow()` is one. Kept apart so that
 /// this crate fetches no token itself.
 pub type ClientCredentialsFlow = Arc<
     dyn Fn(reqwest::Url, &str, &str) -> Result<Arc<dyn CredentialProvider>, String> + Send + Sync,

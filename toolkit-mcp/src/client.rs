@@ -7,7 +7,7 @@ use toolkit_core::{BoxFuture, Reason};
 
 /// What an MCP source over HTTP sends its requests over: a `reqwest::Client` the host built, or
 /// a client that wraps one and adds what a request needs on its way — such as
-/// `auth::OAuthClient` (feature `auth`), which puts a token on each request,
+/// `toolkit_auth::OAuthClient` (feature `mcp` of `toolkit-auth`), which puts a token on each request,
 /// gets one when the server asks for it (401) or asks for more (403 `insufficient_scope`), and
 /// refreshes it, without the source being built again.
 ///

@@ -96,8 +96,8 @@ struct Listing {
 
 impl Mcp {
     /// The source `name` of the Streamable HTTP server at `url`, reached with `client`: a
-    /// `reqwest::Client`, or any [`McpHttpClient`] — such as an
-    /// `auth::OAuthClient` (feature `auth`), whose tokens are got and
+    /// `reqwest::Client`, or any [`McpHttpClient`] — such as a
+    /// `toolkit_auth::OAuthClient` (feature `mcp` of `toolkit-auth`), whose tokens are got and
     /// refreshed while the source lives.
     pub fn http(name: impl Into<String>, url: Url, client: impl McpHttpClient) -> Self {
         Self::http_with_options(name, url, client, McpOptions::default())
