@@ -164,6 +164,7 @@ mod tests {
         assert!(public.check(&url("https://10.0.0.1/token"), "t").is_err());
         // The trailing dot of a fully qualified name: still loopback.
         assert!(public.check(&url("https://localhost./token"), "t").is_err());
+        #[cfg(feature = "mcp")]
         assert!(is_loopback(&url("http://LOCALHOST.:8080/callback")));
         assert!(
             public

@@ -2,8 +2,6 @@
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 mod approval;
-#[cfg(feature = "auth")]
-mod auth;
 #[cfg(feature = "code")]
 mod code;
 #[cfg(all(feature = "code", feature = "openapi"))]

@@ -9,12 +9,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use futures_util::future::join_all;
-use toolkit_runtime::BoxFuture;
-use toolkit_runtime::ToolSource;
-use toolkit_runtime::auth::{
+use toolkit_auth::{
     AuthError, Change, ClientAuth, FileStore, Grant, MachineCredentials, MemoryStore, OAuthClient,
     RegisteredClient, Secret, TokenStore,
 };
+use toolkit_core::BoxFuture;
+use toolkit_core::ToolSource;
 
 use super::fixture::{Headless, Knobs, Never, start};
 use super::{options, source};

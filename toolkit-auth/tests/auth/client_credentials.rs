@@ -9,12 +9,12 @@ use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::json;
-use toolkit_runtime::ToolSource;
-use toolkit_runtime::auth::ClientCredentials;
-use toolkit_runtime::http::{
+use toolkit_auth::ClientCredentials;
+use toolkit_core::ToolSource;
+use toolkit_core::{Reason, ToolDefinition};
+use toolkit_http::{
     Credentials, HttpSource, Operation, RequestTemplate, SecurityScheme, client_builder,
 };
-use toolkit_runtime::{Reason, ToolDefinition};
 
 use crate::support::object;
 
@@ -129,19 +129,11 @@ async fn auth_client_credentials_tokens_are_fetched_kept_and_fetched_again() {
 
     // Fetched once, then kept.
     source
-        .call(
-            "read",
-            object(json!({})),
-            &toolkit_runtime::CallContext::new(),
-        )
+        .call("read", object(json!({})), &toolkit_core::CallContext::new())
         .await
         .unwrap();
     source
-        .call(
-            "read",
-            object(json!({})),
-            &toolkit_runtime::CallContext::new(),
-        )
+        .call("read", object(json!({})), &toolkit_core::CallContext::new())
         .await
         .unwrap();
     {
@@ -165,11 +157,7 @@ async fn auth_client_credentials_tokens_are_fetched_kept_and_fetched_again() {
         .await
         .unwrap();
     source
-        .call(
-            "read",
-            object(json!({})),
-            &toolkit_runtime::CallContext::new(),
-        )
+        .call("read", object(json!({})), &toolkit_core::CallContext::new())
         .await
         .unwrap();
     assert_eq!(issuer.lock().unwrap().issued, 2);
@@ -182,20 +170,12 @@ async fn auth_client_credentials_tokens_are_fetched_kept_and_fetched_again() {
         .await
         .unwrap();
     source
-        .call(
-            "read",
-            object(json!({})),
-            &toolkit_runtime::CallContext::new(),
-        )
+        .call("read", object(json!({})), &toolkit_core::CallContext::new())
         .await
         .unwrap();
     assert_eq!(issuer.lock().unwrap().issued, 3);
     source
-        .call(
-            "read",
-            object(json!({})),
-            &toolkit_runtime::CallContext::new(),
-        )
+        .call("read", object(json!({})), &toolkit_core::CallContext::new())
         .await
         .unwrap();
     assert_eq!(
@@ -234,11 +214,7 @@ async fn auth_client_credentials_tokens_are_fetched_kept_and_fetched_again() {
         .build()
         .unwrap();
     let error = source
-        .call(
-            "read",
-            object(json!({})),
-            &toolkit_runtime::CallContext::new(),
-        )
+        .call("read", object(json!({})), &toolkit_core::CallContext::new())
         .await
         .unwrap_err();
     assert!(

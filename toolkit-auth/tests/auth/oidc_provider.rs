@@ -18,12 +18,10 @@ use futures_util::future::join_all;
 use reqwest::Url;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, BufReader};
-use toolkit_runtime::auth::TokenStore;
-use toolkit_runtime::auth::{
-    AuthError, AuthorizationCallback, FileStore, OAuthClient, OAuthOptions,
-};
-use toolkit_runtime::mcp::{Mcp, McpOptions};
-use toolkit_runtime::{BoxFuture, ToolSource};
+use toolkit_auth::TokenStore;
+use toolkit_auth::{AuthError, AuthorizationCallback, FileStore, OAuthClient, OAuthOptions};
+use toolkit_core::{BoxFuture, ToolSource};
+use toolkit_mcp::{Mcp, McpOptions};
 
 /// `oidc-provider`, running; killed when dropped.
 struct Provider {

@@ -1,27 +1,33 @@
-//! The MCP authorization client (`auth::OAuthClient`) against an MCP server and authorization
-//! server of the tests on 127.0.0.1 that go wrong in every way the brief lists: each a clear
+//! Integration tests of toolkit-auth, in one binary (one link) with a module per concern.
+//!
+//! The MCP authorization client (`OAuthClient`) against an MCP server and authorization server
+//! of the tests on 127.0.0.1 that go wrong in every way the brief lists: each a clear
 //! `Authentication` or `Unavailable` failure naming no secret, and nothing panics. (The good
-//! paths are the official conformance suite's, in `tests/` of the workspace.)
+//! paths are the official conformance suite's, in `tests/` of the workspace.) Beside it, in
+//! modules of their own: an HTTP source's client credentials and a user's authorization, the
+//! token stores, and a real authorization server (npm `oidc-provider`).
+#![allow(clippy::unwrap_used, clippy::panic)]
 
-#[cfg(feature = "http")]
 mod authorization_code;
-#[cfg(feature = "http")]
 mod client_credentials;
 mod fixture;
 mod oidc_provider;
 #[cfg(feature = "redis-store")]
 mod redis_store;
 mod store;
+// Shared with toolkit-core's tests, where it lives.
+#[path = "../../../toolkit-core/tests/core/support.rs"]
+mod support;
 
 use std::time::Duration;
 
 use fixture::{Headless, Knobs, Never, Servers, start};
 use serde_json::json;
-use toolkit_runtime::auth::{
+use toolkit_auth::{
     AuthorizationCallback, FileStore, Grant, MemoryStore, OAuthClient, OAuthOptions, TokenStore,
 };
-use toolkit_runtime::mcp::{Mcp, McpOptions};
-use toolkit_runtime::{Reason, ToolSource, ToolSourceError};
+use toolkit_core::{Reason, ToolSource, ToolSourceError};
+use toolkit_mcp::{Mcp, McpOptions};
 
 use crate::support::object;
 
@@ -80,13 +86,9 @@ async fn auth_a_good_server_is_authorized_once_and_its_token_used() {
     let oauth = client(&servers, Headless);
     let mcp = source(&servers, oauth.clone());
     assert_eq!(mcp.discover().await.unwrap().len(), 1);
-    mcp.call(
-        "echo",
-        object(json!({})),
-        &toolkit_runtime::CallContext::new(),
-    )
-    .await
-    .unwrap();
+    mcp.call("echo", object(json!({})), &toolkit_core::CallContext::new())
+        .await
+        .unwrap();
     assert_eq!(servers.issued(), 1);
     assert_eq!(servers.seen("/register").len(), 1);
     // client_secret_post as the server lists: the secret in the body, no Basic header.
@@ -271,13 +273,9 @@ async fn auth_a_token_expiring_mid_use_is_refreshed_or_authorized_again() {
     let mcp = source(&servers, oauth);
     mcp.discover().await.unwrap();
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    mcp.call(
-        "echo",
-        object(json!({})),
-        &toolkit_runtime::CallContext::new(),
-    )
-    .await
-    .unwrap();
+    mcp.call("echo", object(json!({})), &toolkit_core::CallContext::new())
+        .await
+        .unwrap();
     let grants: Vec<String> = servers
         .seen("/token")
         .iter()
@@ -302,13 +300,9 @@ async fn auth_a_token_expiring_mid_use_is_refreshed_or_authorized_again() {
     let mcp = source(&servers, client(&servers, Headless));
     mcp.discover().await.unwrap();
     tokio::time::sleep(Duration::from_millis(1500)).await;
-    mcp.call(
-        "echo",
-        object(json!({})),
-        &toolkit_runtime::CallContext::new(),
-    )
-    .await
-    .unwrap();
+    mcp.call("echo", object(json!({})), &toolkit_core::CallContext::new())
+        .await
+        .unwrap();
     assert_eq!(servers.seen("/authorize").len(), 2);
 
     // A refresh the server fails: unavailable.
@@ -323,13 +317,9 @@ async fn auth_a_token_expiring_mid_use_is_refreshed_or_authorized_again() {
     mcp.discover().await.unwrap();
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_clean(
-        &mcp.call(
-            "echo",
-            object(json!({})),
-            &toolkit_runtime::CallContext::new(),
-        )
-        .await
-        .unwrap_err(),
+        &mcp.call("echo", object(json!({})), &toolkit_core::CallContext::new())
+            .await
+            .unwrap_err(),
         false,
     );
 }
@@ -358,7 +348,7 @@ async fn auth_a_user_who_never_comes_back_hits_the_authorization_timeout() {
 
 #[tokio::test]
 async fn auth_metadata_over_the_size_cap_is_refused() {
-    let padding = "x".repeat(toolkit_runtime::auth::MAX_METADATA_BYTES);
+    let padding = "x".repeat(toolkit_auth::MAX_METADATA_BYTES);
     let servers = start(Knobs::default()).await;
     let huge = json!({
         "resource": format!("{}/mcp", servers.base),
@@ -386,8 +376,7 @@ fn auth_a_redirect_uri_off_loopback_is_refused() {
         fn authorize(
             &self,
             _: reqwest::Url,
-        ) -> toolkit_runtime::BoxFuture<'_, Result<reqwest::Url, toolkit_runtime::auth::AuthError>>
-        {
+        ) -> toolkit_core::BoxFuture<'_, Result<reqwest::Url, toolkit_auth::AuthError>> {
             Box::pin(std::future::pending())
         }
     }
@@ -443,7 +432,7 @@ async fn auth_the_file_store_is_owner_only_and_refuses_a_file_others_read() {
 
 #[tokio::test]
 async fn auth_login_ahead_through_a_loopback_listener_then_requests_need_no_user() {
-    use toolkit_runtime::auth::{LoopbackCallback, MAX_CALLBACK_REQUEST_BYTES};
+    use toolkit_auth::{LoopbackCallback, MAX_CALLBACK_REQUEST_BYTES};
     let servers = start(Knobs::default()).await;
     // The "browser": first a stray request, one over the size cap and a forged redirect, then
     // the authorization URL, whose redirect lands on the listener.
@@ -506,7 +495,7 @@ async fn auth_login_ahead_through_a_loopback_listener_then_requests_need_no_user
 
 #[tokio::test]
 async fn auth_secrets_go_only_to_the_issuer_they_are_for() {
-    use toolkit_runtime::auth::{ClientAuth, MachineCredentials, RegisteredClient, Secret};
+    use toolkit_auth::{ClientAuth, MachineCredentials, RegisteredClient, Secret};
     let servers = start(Knobs::default()).await;
     // A machine client whose secret is for another authorization server than the one this MCP
     // server names: refused, naming both, and the token endpoint never hears of it.

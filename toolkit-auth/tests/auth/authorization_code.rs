@@ -6,12 +6,12 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde_json::json;
-use toolkit_runtime::auth::{AuthorizationCode, MemoryStore, RegisteredClient};
-use toolkit_runtime::http::{
+use toolkit_auth::{AuthorizationCode, MemoryStore, RegisteredClient};
+use toolkit_core::{Reason, ToolDefinition, ToolSource};
+use toolkit_http::{
     BodyEncoding, Credentials, HttpSource, Operation, RequestTemplate, SecurityScheme,
     client_builder,
 };
-use toolkit_runtime::{Reason, ToolDefinition, ToolSource};
 
 use super::fixture::{self, Headless, Knobs};
 use crate::support::object;
@@ -80,7 +80,7 @@ async fn auth_code_a_users_authorization_is_got_kept_and_refreshed() {
         .store(MemoryStore::new());
     let source = source(&base, user);
     let answer = source
-        .call("list", rpc(), &toolkit_runtime::CallContext::new())
+        .call("list", rpc(), &toolkit_core::CallContext::new())
         .await
         .unwrap();
     assert_eq!(answer["result"]["tools"][0]["name"], "echo", "{answer}");
@@ -93,7 +93,7 @@ async fn auth_code_a_users_authorization_is_got_kept_and_refreshed() {
 
     // The token expires within the margin: refreshed, not authorized again.
     source
-        .call("list", rpc(), &toolkit_runtime::CallContext::new())
+        .call("list", rpc(), &toolkit_core::CallContext::new())
         .await
         .unwrap();
     assert_eq!(servers.seen("/authorize").len(), 1);
@@ -117,11 +117,11 @@ async fn auth_code_open_id_connect_discovers_its_endpoints() {
     .unwrap();
     let source = source(&base, user);
     source
-        .call("list", rpc(), &toolkit_runtime::CallContext::new())
+        .call("list", rpc(), &toolkit_core::CallContext::new())
         .await
         .unwrap();
     source
-        .call("list", rpc(), &toolkit_runtime::CallContext::new())
+        .call("list", rpc(), &toolkit_core::CallContext::new())
         .await
         .unwrap();
     assert_eq!(
@@ -145,15 +145,12 @@ async fn auth_code_a_redirect_with_another_state_is_an_authentication_failure() 
     let user = AuthorizationCode::new(
         format!("{base}/authorize").parse().unwrap(),
         format!("{base}/token").parse().unwrap(),
-        RegisteredClient::new(
-            "app-3",
-            Some(toolkit_runtime::auth::Secret::new("app-secret-3")),
-        ),
+        RegisteredClient::new("app-3", Some(toolkit_auth::Secret::new("app-secret-3"))),
         Headless,
     )
     .unwrap();
     let error = source(&base, user)
-        .call("list", rpc(), &toolkit_runtime::CallContext::new())
+        .call("list", rpc(), &toolkit_core::CallContext::new())
         .await
         .unwrap_err();
     assert!(

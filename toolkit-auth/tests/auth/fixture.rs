@@ -12,8 +12,8 @@ use axum::response::Response;
 use reqwest::Url;
 use serde_json::{Value, json};
 use tokio::task::JoinHandle;
-use toolkit_runtime::BoxFuture;
-use toolkit_runtime::auth::{AuthError, AuthorizationCallback};
+use toolkit_auth::{AuthError, AuthorizationCallback};
+use toolkit_core::BoxFuture;
 
 /// What the servers do that they should not (all off: a good server).
 #[derive(Clone, Default)]

@@ -10,10 +10,10 @@ use std::time::{Duration, Instant};
 
 use futures_util::future::join_all;
 use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _, BufReader};
-use toolkit_runtime::ToolSource;
-use toolkit_runtime::auth::{
+use toolkit_auth::{
     Change, ClientAuth, Grant, OAuthClient, RedisStore, RegisteredClient, Secret, TokenStore,
 };
+use toolkit_core::ToolSource;
 
 use super::fixture::{Headless, Knobs, Never, start};
 use super::{options, source};
