@@ -5,21 +5,33 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+// A file per subcommand, named after it (`crate` in `krate.rs`; `openapi`, `graphql` and `mcp`,
+// which write one module, in `module.rs`)…
 pub mod audit;
+pub mod call;
 pub mod check;
 pub mod connections;
-pub mod credentials;
 pub mod execute;
-pub mod generate;
-pub mod graphql;
 pub mod krate;
 pub mod login;
-pub mod mcp;
-pub mod openapi;
-pub mod progress;
+pub mod module;
+pub mod report;
 pub mod search;
 pub mod secrets;
 pub mod serve;
+pub mod snapshot;
+// …and a file per piece several of them share, named after what it is.
+pub mod credentials;
+#[cfg(test)]
+pub mod fixtures;
+pub mod format;
+pub mod graphql_schema;
+pub mod headers;
+pub mod mcp_server;
+pub mod openapi_source;
+pub mod progress;
+pub mod source;
+pub mod strictness;
 
 /// Generates typed tool modules and inspects the documents tools come from.
 #[derive(Debug, Parser)]
@@ -76,7 +88,7 @@ pub enum Command {
         mcp: Option<PathBuf>,
         /// `json` (a stable shape, for scripts) or `text` (for people).
         #[arg(long, value_enum, default_value_t)]
-        format: openapi::Format,
+        format: format::Format,
     },
     /// MCP: audits a `tools/list` for what clients, model APIs and this runtime refuse.
     ///
@@ -120,23 +132,23 @@ pub enum Command {
     ///
     /// Writes the tools an MCP server lists as a snapshot: `{"server", "protocolVersion",
     /// "tools"}`, the tools exactly as listed, all pages.
-    Snapshot(mcp::SnapshotArgs),
+    Snapshot(snapshot::SnapshotArgs),
     /// Generator: writes the typed tools of an OpenAPI document as one Rust module.
     ///
     /// Writes the input types of every operation of an OpenAPI document (or of a Google
     /// Discovery document: `toolkit-gen discovery DOC` is the same command) as one Rust module.
     #[command(visible_alias = "discovery")]
-    Openapi(generate::GenerateArgs),
+    Openapi(module::GenerateArgs),
     /// Generator: writes the typed tools of a GraphQL schema as one Rust module.
     ///
     /// Writes the input types of every root query and mutation field of a GraphQL schema (SDL,
     /// or an introspection result as JSON) as one Rust module; the source it defines sends each
     /// query to the endpoint it is built with.
-    Graphql(generate::GenerateArgs),
+    Graphql(module::GenerateArgs),
     /// Generator: writes the typed tools of an MCP snapshot as one Rust module.
     ///
     /// Writes the input types of every tool of an MCP snapshot as one Rust module.
-    Mcp(generate::GenerateArgs),
+    Mcp(module::GenerateArgs),
     /// Generator: writes a whole crate of typed tools to commit.
     ///
     /// Writes a whole crate of typed tools to commit: Cargo.toml, src/lib.rs, a module per
@@ -172,7 +184,7 @@ pub enum Command {
     Call {
         /// The tools: `--openapi DOC --base-url URL`, `--mcp-url URL` or `--mcp-stdio 'CMD'`.
         #[command(flatten)]
-        source: execute::SourceArgs,
+        source: source::SourceArgs,
         /// How long an OpenAPI operation may take, in milliseconds.
         #[arg(long, default_value_t = 30_000)]
         timeout_ms: u64,
@@ -240,7 +252,7 @@ pub enum Command {
     Execute {
         /// The tools the code may call.
         #[command(flatten)]
-        source: execute::SourceArgs,
+        source: source::SourceArgs,
         /// How long the run may take, its tool calls counted in, in milliseconds.
         #[arg(long, default_value_t = 60_000)]
         timeout_ms: u64,
@@ -277,29 +289,22 @@ impl Cli {
             #[cfg(feature = "search-embeddings")]
             Command::Distill { model, output } => search::distill(&model, &output),
             Command::Report {
-                graphql: Some(schema),
-                operations,
-                headers,
-                format,
-                ..
-            } => graphql::report(
-                &schema,
-                &operations,
-                &headers,
-                format,
-                &mut std::io::stdout().lock(),
-                &mut std::io::stderr().lock(),
-            ),
-            Command::Report {
                 openapi,
+                graphql,
+                headers,
+                operations,
                 mcp,
                 format,
-                ..
-            } => openapi::report(
-                match (&openapi, &mcp) {
-                    (Some(file), _) => openapi::ReportInput::OpenApi(file),
-                    (None, Some(file)) => openapi::ReportInput::Mcp(file),
-                    (None, None) => openapi::ReportInput::OpenApi(std::path::Path::new("")),
+            } => report::report(
+                match (&graphql, &openapi, &mcp) {
+                    (Some(schema), _, _) => report::ReportInput::Graphql {
+                        schema,
+                        operations: &operations,
+                        headers: &headers,
+                    },
+                    (None, Some(file), _) => report::ReportInput::OpenApi(file),
+                    (None, None, Some(file)) => report::ReportInput::Mcp(file),
+                    (None, None, None) => report::ReportInput::OpenApi(std::path::Path::new("")),
                 },
                 format,
                 &mut std::io::stdout().lock(),
@@ -310,18 +315,18 @@ impl Cli {
                 &mut std::io::stdout().lock(),
                 &mut std::io::stderr().lock(),
             ),
-            Command::Snapshot(arguments) => mcp::snapshot(&arguments),
-            Command::Openapi(arguments) => generate::openapi(
+            Command::Snapshot(arguments) => snapshot::snapshot(&arguments),
+            Command::Openapi(arguments) => module::openapi(
                 &arguments,
                 &mut std::io::stdout().lock(),
                 &mut std::io::stderr().lock(),
             ),
-            Command::Graphql(arguments) => generate::graphql(
+            Command::Graphql(arguments) => module::graphql(
                 &arguments,
                 &mut std::io::stdout().lock(),
                 &mut std::io::stderr().lock(),
             ),
-            Command::Mcp(arguments) => generate::mcp(
+            Command::Mcp(arguments) => module::mcp(
                 &arguments,
                 &mut std::io::stdout().lock(),
                 &mut std::io::stderr().lock(),
@@ -343,34 +348,16 @@ impl Cli {
                 timeout_ms,
                 name,
                 input,
-            } if source.graphql.is_some() => graphql::call(
-                source.graphql_source(std::time::Duration::from_millis(timeout_ms)),
+            } => call::call(
+                &source,
+                std::time::Duration::from_millis(timeout_ms),
                 &name,
                 input.as_deref(),
-                &mut std::io::stdout().lock(),
-                &mut std::io::stderr().lock(),
+                // Not locked for the call: an MCP server's OAuth may tell the person where to
+                // go on stderr from another thread while it runs.
+                &mut std::io::stdout(),
+                &mut std::io::stderr(),
             ),
-            Command::Call {
-                source,
-                timeout_ms,
-                name,
-                input,
-            } => match source.document(std::time::Duration::from_millis(timeout_ms)) {
-                Some(document) => openapi::call(
-                    &openapi::CallArgs {
-                        source: document,
-                        operation: &name,
-                        input: input.as_deref(),
-                    },
-                    &mut std::io::stdout().lock(),
-                    &mut std::io::stderr().lock(),
-                ),
-                None => mcp::call(&mcp::CallArgs {
-                    server: source.mcp_server(),
-                    tool: name,
-                    input,
-                }),
-            },
             Command::Login(arguments) => login::login(&arguments),
             Command::Serve {
                 config,

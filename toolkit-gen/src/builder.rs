@@ -2,9 +2,9 @@
 //!
 //! Each input — an OpenAPI document or an MCP snapshot — becomes one module file, `<name>.rs`,
 //! in `OUT_DIR` (or the directory [`Builder::out_dir`] names): the input types of its tools and
-//! one source type with a typed method per tool (see [`crate::emit::openapi_source`] and
-//! [`crate::emit::mcp_source`]), and beside it `<name>.tools.json`, the source's catalog, which
-//! the module reads with `include_str!` ([`catalog_file`]). The crate brings the module in with
+//! one source type with a typed method per tool (over the runtime's `HttpSource` or
+//! `mcp::SnapshotSource`), and beside it `<name>.tools.json`, the source's catalog, which the
+//! module reads with `include_str!` ([`catalog_file`]). The crate brings the module in with
 //! `include!`:
 //!
 //! ```ignore
@@ -15,6 +15,10 @@
 //!
 //! Every problem of every input is collected before anything fails, each located by file and
 //! JSON pointer; nothing is written when there is one.
+//!
+//! Without generating, [`read_openapi`] and [`read_mcp_snapshot`] read an input as the builder
+//! does, and [`openapi_typing`] and [`snapshot_typing`] tell how typed each tool's input would be
+//! (what `toolkit-gen report` prints).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -23,12 +27,22 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use toolkit_openapi::ReadOperations;
 
+mod read;
+mod typing;
+
 use crate::emit::{
-    Customizations, EmitOptions, Matched, Module, SourceOptions, Strictness, mcp_source_observed,
-    openapi_source_observed,
+    Customizations, EmitOptions, SourceOptions, mcp_source_observed, openapi_source_observed,
 };
-use crate::inputs::{read_graphql, read_openapi_for_module, read_snapshot, source_name};
+#[cfg(feature = "graphql")]
+use crate::inputs::read_graphql;
+use crate::inputs::{read_openapi_for_module, read_snapshot, source_name};
+
+pub use crate::emit::{
+    AnswerType, Catalog, DEFAULT_MAX_TYPES, Matched, Module, Strictness, ToolTypes, Untyped,
+};
 pub use crate::problem::Problem;
+pub use read::{ReadError, read_mcp_snapshot, read_openapi};
+pub use typing::{openapi_typing, snapshot_typing};
 
 /// What an input is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +53,8 @@ pub enum InputKind {
     /// `{"tools": [...]}` result, or a bare array of tools.
     McpSnapshot,
     /// A GraphQL schema (SDL, or an introspection result as JSON): a tool per root query and
-    /// mutation field, as `toolkit-graphql` reads them.
+    /// mutation field, as `toolkit-graphql` reads them (feature `graphql`).
+    #[cfg(feature = "graphql")]
     Graphql,
 }
 
@@ -216,8 +231,8 @@ impl Builder {
         self
     }
 
-    /// Adds a GraphQL schema (SDL, or an introspection result as JSON): a tool per root query and
-    /// mutation field, sent as GraphQL requests by the runtime's HTTP source to the endpoint the
+    /// Adds a GraphQL schema (SDL, or an introspection result as JSON; feature `graphql`): a tool
+    /// per root query and mutation field, sent as GraphQL requests by the runtime's HTTP source to the endpoint the
     /// generated source is given. Named as [`Builder::openapi`] names a document; only
     /// [`Builder::include_tools`]-style globs filter it. A generated source sends a `selection`
     /// unvalidated by this side (the server validates it; its braces are checked): wrap it in
@@ -235,6 +250,7 @@ impl Builder {
     /// assert!(modules[0].module.code.contains("pub async fn user("));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[cfg(feature = "graphql")]
     #[must_use]
     pub fn graphql(mut self, path: impl Into<PathBuf>) -> Self {
         self.inputs.push(Input {
@@ -411,7 +427,7 @@ impl Builder {
     ///
     /// ```
     /// # let tasks_json = toolkit_gen::builder::EXAMPLE_TASKS;
-    /// use toolkit_gen::emit::Strictness;
+    /// use toolkit_gen::builder::Strictness;
     ///
     /// let modules = toolkit_gen::Builder::new()
     ///     .mcp_snapshot(tasks_json)
@@ -444,10 +460,9 @@ impl Builder {
         self
     }
 
-    /// The most types a module may hold (default
-    /// [`DEFAULT_MAX_TYPES`](crate::emit::DEFAULT_MAX_TYPES)): a document that needs more fails
-    /// with an error naming the tool that passed the bound, instead of taking the machine's
-    /// memory.
+    /// The most types a module may hold (default [`DEFAULT_MAX_TYPES`]): a document that needs
+    /// more fails with an error naming the tool that passed the bound, instead of taking the
+    /// machine's memory.
     ///
     /// # Examples
     ///
@@ -635,7 +650,7 @@ impl Builder {
         let options = EmitOptions {
             strictness: self.strictness,
             customizations: self.customizations.clone(),
-            max_types: self.max_types.unwrap_or(crate::emit::DEFAULT_MAX_TYPES),
+            max_types: self.max_types.unwrap_or(DEFAULT_MAX_TYPES),
         };
         let mut used = UsedFilters::default();
         let mut matched = Matched::default();
@@ -694,6 +709,7 @@ impl Builder {
                         })
                     })
                 }
+                #[cfg(feature = "graphql")]
                 InputKind::Graphql => read_graphql(&input.path).map(|(mut read, skips)| {
                     skipped = skips
                         .iter()

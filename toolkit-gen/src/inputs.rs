@@ -1,16 +1,18 @@
-//! Reading the generator's inputs — OpenAPI documents and MCP `tools/list` snapshots — as the
-//! runtime reads them, every problem located by file and JSON pointer. The builder, the command
-//! line and the gateway all read through here.
+//! Reading the generator's inputs — OpenAPI documents, GraphQL schemas and MCP `tools/list`
+//! snapshots — as the runtime reads them, every problem located by file and JSON pointer. The
+//! builder reads through here, and the command line through the builder
+//! ([`crate::builder::read_openapi`], [`crate::builder::read_mcp_snapshot`]).
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
 use serde_json::Value;
+use toolkit_core::ToolDefinition;
 use toolkit_openapi::{ReadOperations, ReadOptions, decode_document, read_operations};
-use toolkit_runtime::ToolDefinition;
 
 use crate::problem::Problem;
 
+#[cfg(feature = "internals")]
 /// Reads an OpenAPI document and its operations as the runtime reads them.
 ///
 /// # Errors
@@ -52,6 +54,7 @@ fn read_openapi_with(
 ///
 /// The file cannot be read, or the schema does not validate: each problem at its
 /// `line:column`.
+#[cfg(feature = "graphql")]
 pub fn read_graphql(
     path: &Path,
 ) -> Result<(ReadOperations, Vec<toolkit_graphql::Skipped>), Vec<Problem>> {
@@ -126,7 +129,7 @@ pub fn read_snapshot(path: &Path) -> Result<Vec<ToolDefinition>, Vec<Problem>> {
     let mut definitions = Vec::with_capacity(tools.len());
     let mut problems = Vec::new();
     for (index, tool) in tools.iter().enumerate() {
-        match toolkit_runtime::mcp::tool_definition(tool) {
+        match toolkit_core::mcp::tool_definition(tool) {
             Ok(definition) => definitions.push(definition),
             Err(problem) => {
                 problems.push(Problem::new(path, &format!("{prefix}/{index}"), problem));
@@ -138,22 +141,6 @@ pub fn read_snapshot(path: &Path) -> Result<Vec<ToolDefinition>, Vec<Problem>> {
     } else {
         Err(problems)
     }
-}
-
-/// `problems` of `file` as one sentence for people: `FILE: POINTER: MESSAGE; ...` (the pointer
-/// left out where it is the whole file).
-pub fn describe(file: &Path, problems: &[Problem]) -> String {
-    let problems: Vec<String> = problems
-        .iter()
-        .map(|problem| {
-            if problem.pointer == "#" {
-                problem.message.clone()
-            } else {
-                format!("{}: {}", problem.pointer, problem.message)
-            }
-        })
-        .collect();
-    format!("{}: {}", file.display(), problems.join("; "))
 }
 
 /// The source name made of a file's stem: `petstore-v3.yaml` → `petstore_v3`; never empty, never

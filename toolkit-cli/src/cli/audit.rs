@@ -18,7 +18,7 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 
-use super::openapi::Format;
+use super::format::Format;
 use super::progress::Progress;
 use toolkit_gen::audit::{self, AuditOptions, Finding, Severity, Summary};
 

@@ -2,11 +2,12 @@
 //! the environment variable `VAR` (so that it is in no command line, shell history or process
 //! list), and applied where the document says. What the variable holds depends on the scheme's
 //! kind (an API key or token as it is, HTTP basic as `user:password`, OAuth 2 client credentials
-//! as `client_id:client_secret`): see `toolkit_runtime::http::Credentials::with_text`.
+//! as `client_id:client_secret`): see `toolkit_runtime::http::Credentials::with_text`. When none
+//! given meets what an operation requires, [`credential_hint`] tells the person which to give.
 
 use std::collections::BTreeMap;
 
-use toolkit_runtime::http::{Credentials, SecurityScheme};
+use toolkit_runtime::http::{Credentials, SecurityRequirement, SecurityScheme};
 
 /// The credentials `arguments` (each `SCHEME=VAR`) give for `schemes`, a document's security
 /// schemes; `base_url` resolves a relative `tokenUrl`, which may be on another origin than
@@ -23,7 +24,10 @@ pub fn credentials(
     schemes: &BTreeMap<String, SecurityScheme>,
     base_url: &str,
 ) -> Result<Credentials, String> {
-    let mut credentials = Credentials::new();
+    // Client credentials become tokens through OAuth's flow, which the HTTP source leaves to
+    // its host (as the gateway does).
+    let mut credentials = Credentials::new()
+        .with_client_credentials_flow(toolkit_runtime::auth::ClientCredentials::flow());
     for origin in token_origins {
         credentials = credentials.allow_token_origin(origin.clone());
     }
@@ -52,6 +56,45 @@ fn credentials_from(
             .map_err(|error| format!("--credential {name}={variable}: {error}"))?;
     }
     Ok(credentials)
+}
+
+/// What a person is told when `operation` needs a credential of one of the requirements
+/// `wanted` and the `--credential SCHEME=VAR`s `given` meet none of them: the schemes it takes,
+/// and the flag (or the gateway's key) that gives one. `None` when one is met or none is needed.
+pub fn credential_hint(
+    operation: &str,
+    wanted: &[SecurityRequirement],
+    given: &[String],
+) -> Option<String> {
+    let given: Vec<&str> = given
+        .iter()
+        .filter_map(|pair| pair.split_once('=').map(|(scheme, _)| scheme.trim()))
+        .collect();
+    let met = |requirement: &SecurityRequirement| {
+        requirement
+            .keys()
+            .all(|scheme| given.contains(&scheme.as_str()))
+    };
+    if wanted.is_empty() || wanted.iter().any(met) {
+        return None;
+    }
+    let schemes: Vec<String> = wanted
+        .iter()
+        .map(|requirement| {
+            requirement
+                .keys()
+                .map(|scheme| format!("`{scheme}`"))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        })
+        .collect();
+    let first = wanted.first()?.keys().next()?;
+    Some(format!(
+        "`{operation}` needs a credential of the security scheme {}, and none was given: pass \
+         `--credential {first}=VARIABLE` (VARIABLE: the environment variable that holds it); in \
+         the gateway, the source's `credentials = {{ {first} = \"VARIABLE\" }}`",
+        schemes.join(", or ")
+    ))
 }
 
 #[cfg(test)]

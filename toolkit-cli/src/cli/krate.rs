@@ -10,9 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use toolkit_gen::builder::{Builder, GenerateError, GeneratedModule, InputKind, label};
-use toolkit_gen::emit::Strictness;
 
-use super::generate::StrictnessArg;
+use super::strictness::StrictnessArg;
 
 /// The exit code of inputs that cannot be read.
 const USAGE: u8 = 2;
@@ -241,10 +240,7 @@ impl CrateArgs {
 
     /// The builder of the crate's modules.
     fn builder(&self) -> Builder {
-        let mut builder = Builder::new().strictness(match self.strictness.unwrap_or_default() {
-            StrictnessArg::Strict => Strictness::Strict,
-            StrictnessArg::FollowSchema => Strictness::FollowSchema,
-        });
+        let mut builder = Builder::new().strictness(self.strictness.unwrap_or_default().into());
         for document in &self.openapi {
             builder = builder.openapi(document);
         }

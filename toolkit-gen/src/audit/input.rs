@@ -2,8 +2,8 @@
 //! that exist, parameter descriptions, a schema the runtime can compile, and `x-mcp-header` marks.
 
 use serde_json::{Map, Value};
-use toolkit_runtime::input::InputCheck;
-use toolkit_runtime::mcp::mark_problems;
+use toolkit_core::InputCheck;
+use toolkit_core::mcp::mark_problems;
 
 use super::pointer::{in_input, join};
 use super::{AuditOptions, Check, Severity, ToolFindings};

@@ -50,7 +50,7 @@ mod report;
 use std::fmt;
 
 use serde_json::{Map, Value, json};
-use toolkit_runtime::ToolDefinition;
+use toolkit_core::ToolDefinition;
 
 pub use report::{Summary, text, to_json};
 

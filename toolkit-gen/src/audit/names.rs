@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use toolkit_runtime::naming::{DEFAULT_MAX_NAME_LENGTH, tool_name};
+use toolkit_core::naming::{DEFAULT_MAX_NAME_LENGTH, tool_name};
 
 use super::{Check, Severity, ToolFindings};
 

@@ -15,7 +15,7 @@
 use std::collections::{HashMap, HashSet};
 
 use serde_json::{Map, Value};
-use toolkit_runtime::JsonObject;
+use toolkit_core::JsonObject;
 
 use super::customize::Matched;
 use super::naming::{self, Scope};

@@ -78,6 +78,7 @@ pub struct Customizations {
 }
 
 impl Customizations {
+    #[cfg(feature = "internals")]
     /// Whether nothing is changed.
     pub fn is_empty(&self) -> bool {
         self.formats.is_empty()
@@ -138,8 +139,9 @@ fn outer_attributes(text: &str) -> Option<TokenStream> {
     (!attributes.is_empty()).then_some(tokens)
 }
 
-/// Which settings of a [`Customizations`] a module used, by key (formats and schemas) or by
-/// position (attribute rules).
+/// Which settings of a module's customizations (the [`Builder`](crate::Builder)'s
+/// `replace_format`, `replace_schema`, `type_attribute` and `field_attribute`) a module used, by
+/// key (formats and schemas) or by position (attribute rules).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Matched {
     /// Formats replaced somewhere.
@@ -154,7 +156,7 @@ pub struct Matched {
 
 impl Matched {
     /// Adds what `other` used.
-    pub fn merge(&mut self, other: &Matched) {
+    pub(crate) fn merge(&mut self, other: &Matched) {
         self.formats.extend(other.formats.iter().cloned());
         self.schemas.extend(other.schemas.iter().cloned());
         self.type_attributes
@@ -164,7 +166,7 @@ impl Matched {
     }
 
     /// Each setting of `changes` that nothing used, as a sentence.
-    pub fn unused(&self, changes: &Customizations) -> Vec<String> {
+    pub(crate) fn unused(&self, changes: &Customizations) -> Vec<String> {
         let mut unused = Vec::new();
         for format in changes.formats.keys() {
             if !self.formats.contains(format) {

@@ -23,7 +23,7 @@ use std::hash::{DefaultHasher, Hasher};
 use std::io;
 
 use serde_json::Value;
-use toolkit_runtime::JsonObject;
+use toolkit_core::JsonObject;
 
 use super::Untyped;
 use super::naming::{self, Scope};

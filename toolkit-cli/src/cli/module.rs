@@ -1,7 +1,8 @@
 //! `toolkit-gen openapi DOC [-o FILE]`, `toolkit-gen graphql SCHEMA [-o FILE]` and `toolkit-gen
-//! mcp SNAPSHOT [-o FILE]`: the input types of every tool of an OpenAPI document, of a GraphQL
-//! schema's root fields, or of an MCP `tools/list` snapshot, and the source type that runs them,
-//! as one Rust module — made by [`toolkit_gen::Builder`], as a `build.rs` makes it.
+//! mcp SNAPSHOT [-o FILE]`, the subcommands that write one module: the input types of every tool
+//! of an OpenAPI document, of a GraphQL schema's root fields, or of an MCP `tools/list`
+//! snapshot, and the source type that runs them, as one Rust module — made by
+//! [`toolkit_gen::Builder`], as a `build.rs` makes it (a whole crate: [`krate`](super::krate)).
 //!
 //! The module goes to `FILE` (or stdout), and its source's catalog (the operations or tools as
 //! JSON, which the module reads with `include_str!`) to `STEM.tools.json` beside it, unless
@@ -16,37 +17,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use toolkit_gen::builder::{Builder, InputKind};
-use toolkit_gen::emit::{Module, Strictness};
-use toolkit_runtime::ToolDefinition;
+use toolkit_gen::builder::{Builder, DEFAULT_MAX_TYPES, InputKind, Module};
 
 use super::progress::Progress;
+use super::strictness::StrictnessArg;
 
 /// The exit code of an input that cannot be read.
 const USAGE: u8 = 2;
 
-/// How closed the generated structs are, on the command line.
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    clap::ValueEnum,
-    serde::Serialize,
-    serde::Deserialize,
-)]
-#[serde(rename_all = "kebab-case")]
-pub enum StrictnessArg {
-    /// Every struct refuses properties its schema does not name.
-    #[default]
-    Strict,
-    /// A struct is as closed as its schema says; open ones keep extras in a map.
-    FollowSchema,
-}
-
-/// The arguments of `openapi` and `mcp`.
+/// The arguments of `openapi`, `graphql` and `mcp`.
 #[derive(Debug, clap::Args)]
 pub struct GenerateArgs {
     /// The input: an OpenAPI document (JSON or YAML), a GraphQL schema (SDL or introspection
@@ -65,7 +44,7 @@ pub struct GenerateArgs {
     pub strictness: StrictnessArg,
     /// The most types the module may hold: a document that needs more fails, naming the tool
     /// that passed the bound, instead of taking the machine's memory (about 70 KB a type).
-    #[arg(long, default_value_t = toolkit_gen::emit::DEFAULT_MAX_TYPES)]
+    #[arg(long, default_value_t = DEFAULT_MAX_TYPES)]
     pub max_types: usize,
     /// The source's name, which an assembly puts before its tools' names (and, in
     /// UpperCamelCase, the source type's name) [default: the input's file stem, in snake_case]
@@ -80,10 +59,7 @@ impl GenerateArgs {
     /// `--embed-catalog` (or stdout) keeps it inside.
     fn builder(&self, kind: InputKind) -> Builder {
         let builder = Builder::new()
-            .strictness(match self.strictness {
-                StrictnessArg::Strict => Strictness::Strict,
-                StrictnessArg::FollowSchema => Strictness::FollowSchema,
-            })
+            .strictness(self.strictness.into())
             .max_types(self.max_types);
         let builder = match kind {
             InputKind::OpenApi => builder.openapi(&self.input),
@@ -168,16 +144,6 @@ fn generate(
         let _ = writeln!(err, "{skipped}");
     }
     finish(args, &module.module, out, err)
-}
-
-/// Reads the tools of a snapshot: `{"tools": [...]}` (with or without `server`), or an array.
-///
-/// # Errors
-///
-/// A sentence naming the file and every tool that is no definition.
-pub fn read_snapshot(file: &Path) -> Result<Vec<ToolDefinition>, String> {
-    toolkit_gen::inputs::read_snapshot(file)
-        .map_err(|problems| toolkit_gen::inputs::describe(file, &problems))
 }
 
 /// Makes the folder the output file goes into when it is missing, before any work.
@@ -275,7 +241,7 @@ mod tests {
             input,
             output,
             strictness: StrictnessArg::Strict,
-            max_types: toolkit_gen::emit::DEFAULT_MAX_TYPES,
+            max_types: DEFAULT_MAX_TYPES,
             name: None,
             embed_catalog,
         }
@@ -336,7 +302,7 @@ mod tests {
         ] {
             let path = dir.join(name);
             std::fs::write(&path, text).unwrap_or_default();
-            let definitions = read_snapshot(&path);
+            let definitions = toolkit_gen::builder::read_mcp_snapshot(&path);
             assert_eq!(definitions.map(|d| d.len()), Ok(1), "{name}");
             let args = args(path, None, false);
             let (mut out, mut err) = (Vec::new(), Vec::new());
