@@ -1,4 +1,4 @@
-// A GraphQL server for the GraphQL reader's tests (toolkit-runtime-tests/tests/it/graphql.rs):
+// A GraphQL server for the GraphQL reader's tests (toolkit-http/tests/http/graphql.rs):
 // graphql-yoga serving GitHub's public schema (npm @octokit/graphql-schema, its schema.json
 // introspection) with mocked resolvers (@graphql-tools/mock). Yoga parses and validates every
 // query it gets against the schema, so an answer with `data` means our query and variables were

@@ -5,7 +5,7 @@
 
 Serves on 127.0.0.1 (PORT, or a free one when 0 or absent) and prints
 `openapi-judge listening on 127.0.0.1:PORT` once the document is loaded. For Stripe's document,
-on which Prism never starts (toolkit-runtime-tests/tests/it/stripe_judge.rs). Every request is
+on which Prism never starts (toolkit-http/tests/http/stripe_judge.rs). Every request is
 validated by openapi-core (path, method, query, headers, security, body):
 
 - invalid: 422, the validator's reasons as text;

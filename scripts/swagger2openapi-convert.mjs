@@ -1,6 +1,6 @@
 // Converts Swagger 2.0 documents to OpenAPI 3.0 with npm swagger2openapi (7.0.8, installed by
 // scripts/install-test-peers beside AutoRest's test server), for the cross-check of our own
-// conversion (toolkit-runtime-tests/tests/it/swagger_cross_check.rs).
+// conversion (toolkit-http/tests/http/swagger_cross_check.rs).
 //
 // SWAGGER2OPENAPI_NPM=PREFIX node scripts/swagger2openapi-convert.mjs IN_DIR OUT_DIR
 //

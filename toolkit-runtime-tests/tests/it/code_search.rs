@@ -16,7 +16,7 @@ use toolkit_runtime::{
     code::Declarations, code::EVERY_DECLARATION_LIMIT, code::QuickJs,
 };
 
-use crate::openapi_corpus::github_description;
+use crate::peers::github_description;
 use crate::support::{Scripted, definition};
 
 fn names(toolkit: &Toolkit) -> Vec<&str> {

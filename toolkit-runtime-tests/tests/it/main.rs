@@ -9,22 +9,11 @@ mod code_search;
 #[cfg(feature = "conformance")]
 mod conformance;
 mod definition;
-#[cfg(feature = "openapi")]
-mod discovery;
-#[cfg(all(feature = "graphql", feature = "openapi"))]
-mod graphql;
-#[cfg(feature = "http")]
-mod http;
-#[cfg(all(feature = "openapi", feature = "conformance"))]
-mod http_conformance;
-#[cfg(feature = "openapi")]
-mod http_security;
-#[cfg(feature = "openapi")]
-mod openapi;
-#[cfg(feature = "openapi")]
-mod openapi_corpus;
-#[cfg(feature = "openapi")]
-mod prism_judge;
+// Where the peers are, Prism started on a document (`resilience`) and GitHub's description
+// (`code_search`): toolkit-http's tests' `peers.rs`, shared by path.
+#[cfg(any(feature = "resilience", all(feature = "code", feature = "openapi")))]
+#[path = "../../../toolkit-http/tests/http/peers.rs"]
+mod peers;
 #[cfg(feature = "code")]
 mod progress;
 #[cfg(feature = "resilience")]
@@ -37,16 +26,10 @@ mod search_meaning;
 #[cfg(feature = "serve")]
 mod serve;
 mod spans;
-#[cfg(feature = "openapi")]
-mod stripe_judge;
 // Shared with toolkit-core's tests, where it lives (its names are the core's, which the
 // runtime re-exports).
 #[path = "../../../toolkit-core/tests/core/support.rs"]
 mod support;
-#[cfg(feature = "openapi")]
-mod swagger_autorest;
-#[cfg(feature = "openapi")]
-mod swagger_cross_check;
 #[cfg(feature = "code-test-worker")]
 mod worker;
 

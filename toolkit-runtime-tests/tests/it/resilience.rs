@@ -391,7 +391,7 @@ async fn a_slow_prism_is_timed_out_and_then_broken_off() {
     });
     let file = std::env::temp_dir().join(format!("toolkit-slow-prism-{}.json", std::process::id()));
     std::fs::write(&file, document.to_string()).unwrap();
-    let prism = crate::prism_judge::start_prism(&file).await;
+    let prism = crate::peers::start_prism(&file).await;
     let (port, connections) = delaying_proxy(prism.port, Duration::from_millis(400)).await;
     let read = read_operations(&document, &ReadOptions::default()).unwrap();
     let source = || -> Arc<dyn ToolSource> {

@@ -1,4 +1,4 @@
-//! GraphQL schemas read into tools (toolkit-graphql) and sent by the runtime's `HttpSource`,
+//! GraphQL schemas read into tools (toolkit-graphql) and sent by the HTTP source (`HttpSource`),
 //! judged by a real GraphQL server: graphql-yoga 5 serving GitHub's public schema (npm
 //! `@octokit/graphql-schema`, its introspection `schema.json`) with mocked resolvers
 //! (`scripts/graphql-mock.mjs`, installed by `scripts/install-test-peers`). Yoga parses and
@@ -13,15 +13,15 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};
+use toolkit_core::{CallContext, JsonObject, Reason, ToolSource};
 use toolkit_graphql::{
     GraphqlSchema, OperationDocument, ReadOptions, ReadTools, SelectionCheck,
     read_operation_documents, read_schema_tools,
 };
-use toolkit_runtime::graphql::GraphqlSource;
-use toolkit_runtime::http::{HttpSource, Operation, client_builder};
-use toolkit_runtime::{CallContext, JsonObject, Reason, ToolSource};
+use toolkit_http::graphql::GraphqlSource;
+use toolkit_http::{HttpSource, Operation, client_builder};
 
-use crate::prism_judge::{peers, ready_line};
+use crate::peers::{peers, ready_line};
 
 fn prefix() -> PathBuf {
     peers().join("graphql-npm")
@@ -116,7 +116,7 @@ impl Yoga {
     async fn start() -> Self {
         let script =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/graphql-mock.mjs");
-        let port = crate::mcp::processes::free_port();
+        let port = crate::peers::free_port();
         let mut child = Command::new("node")
             .arg(&script)
             .arg(port.to_string())
@@ -375,7 +375,7 @@ async fn an_introspection_over_its_cap_or_unreached_fails_and_is_tried_again() {
     );
 
     // Nothing listens: unavailable, worth trying again.
-    let port = crate::mcp::processes::free_port();
+    let port = crate::peers::free_port();
     let down = GraphqlSource::builder(
         "down",
         format!("http://127.0.0.1:{port}/graphql"),

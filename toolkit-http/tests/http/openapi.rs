@@ -5,11 +5,10 @@
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolkit_runtime::http::{HttpSource, Location, Operation};
-use toolkit_runtime::openapi::{
-    ReadOperations, ReadOptions, SkipReason, decode_document, read_operations,
-};
-use toolkit_runtime::{Toolkit, ToolkitOptions};
+use toolkit_core::{Toolkit, ToolkitOptions};
+use toolkit_http::HttpSource;
+use toolkit_openapi::operations::{Location, Operation};
+use toolkit_openapi::{ReadOperations, ReadOptions, SkipReason, decode_document, read_operations};
 
 use crate::http::Server;
 
@@ -292,7 +291,7 @@ fn schemas_stand_alone_with_defs_and_3_0_made_as_3_1() {
         json!({"type": ["string", "null"], "enum": ["green", "red", null]})
     );
     // It compiles, and a null the API accepts passes.
-    let check = toolkit_runtime::input::InputCheck::new(schema.as_object().unwrap());
+    let check = toolkit_core::input::InputCheck::new(schema.as_object().unwrap());
     assert!(check.is_complete());
     assert!(check.check(&json!({"height": null, "body": {"name": null, "leaf": null, "children": [{"name": "x"}]}})).is_ok());
     assert!(
@@ -342,7 +341,7 @@ fn read_only_properties_are_no_input_and_write_only_ones_no_answer() {
     assert_eq!(user["required"], json!(["name", "password"]));
     let properties: Vec<&String> = user["properties"].as_object().unwrap().keys().collect();
     assert_eq!(properties, ["name", "password"]);
-    let check = toolkit_runtime::input::InputCheck::new(input);
+    let check = toolkit_core::input::InputCheck::new(input);
     assert!(
         check
             .check(&json!({"body": {"name": "a", "password": "p"}}))

@@ -20,9 +20,9 @@ use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use serde_json::{Map, Value, json};
-use toolkit_runtime::http::{CompiledTemplate, Location};
-use toolkit_runtime::input::InputCheck;
-use toolkit_runtime::openapi::{ReadOperations, ReadOptions, read_operations};
+use toolkit_core::input::InputCheck;
+use toolkit_openapi::operations::{CompiledTemplate, Location};
+use toolkit_openapi::{ReadOperations, ReadOptions, read_operations};
 use url::Url;
 
 /// The venv `scripts/install-test-peers` makes for the Python client.
@@ -428,11 +428,10 @@ fn our_requests_are_the_ones_googles_python_client_builds() {
 
 /// Pub/Sub's real document served by the HTTP source to a server on 127.0.0.1: a resource name
 /// fills its segments of `v1/{+topic}:publish`, and no name a model gives reaches beyond them.
-#[cfg(feature = "http")]
 #[tokio::test]
 async fn the_http_source_sends_a_resource_name_into_its_segments_and_no_further() {
-    use toolkit_runtime::http::HttpSource;
-    use toolkit_runtime::{Reason, ToolSource};
+    use toolkit_core::{Reason, ToolSource};
+    use toolkit_http::HttpSource;
 
     use crate::http::Server;
     use crate::support::object;
@@ -447,7 +446,7 @@ async fn the_http_source_sends_a_resource_name_into_its_segments_and_no_further(
     .operations(read.operations)
     .build()
     .unwrap();
-    let context = toolkit_runtime::CallContext::new();
+    let context = toolkit_core::CallContext::new();
     source
         .call(
             "pubsub_projects_topics_publish",

@@ -13,11 +13,12 @@ use std::time::{Duration, Instant};
 
 use reqwest::{Request, Response};
 use tokio::process::Command;
-use toolkit_runtime::http::{HttpClient, HttpSource, client_builder};
-use toolkit_runtime::openapi::{ReadOptions, decode_document, read_operations};
-use toolkit_runtime::{BoxFuture, CallContext, ToolSource};
+use toolkit_core::{BoxFuture, CallContext, ToolSource};
+use toolkit_http::{HttpClient, HttpSource, client_builder};
+use toolkit_openapi::{ReadOptions, decode_document, read_operations};
 
-use crate::prism_judge::{AnyCredential, Peer, assert_goals, call_every, peers, ready_line};
+use crate::peers::{Peer, peers, ready_line};
+use crate::prism_judge::{AnyCredential, assert_goals, call_every};
 
 /// How long the judge may take to load Stripe's 7 MB document (about 10 s).
 const START: Duration = Duration::from_secs(120);

@@ -12,10 +12,10 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::json;
-use toolkit_runtime::BoxFuture;
+use toolkit_core::BoxFuture;
+use toolkit_http::{HttpSource, Location, Operation, RequestTemplate, client_builder};
+use toolkit_openapi::{ReadOptions, read_operations};
 use toolkit_runtime::conformance::{self, ClosedPort, Fixture, State, Subject};
-use toolkit_runtime::http::{HttpSource, Location, Operation, RequestTemplate, client_builder};
-use toolkit_runtime::openapi::{ReadOptions, read_operations};
 
 use crate::http::definition;
 

@@ -3,11 +3,11 @@
 //! in a failure) against a recorder on 127.0.0.1.
 
 use serde_json::{Value, json};
-use toolkit_runtime::http::{
+use toolkit_core::{Reason, ToolSource};
+use toolkit_http::{
     Credential, Credentials, HttpSource, KeyLocation, SecurityScheme, client_builder,
 };
-use toolkit_runtime::openapi::{ReadOperations, ReadOptions, read_operations};
-use toolkit_runtime::{Reason, ToolSource};
+use toolkit_openapi::{ReadOperations, ReadOptions, read_operations};
 
 use crate::http::Server;
 use crate::support::object;
@@ -140,7 +140,7 @@ fn openapi_security_petstores_api_key_is_no_input_of_delete_pet() {
         "/../build-examples/swagger-petstore/spec/petstore3.yaml"
     ))
     .unwrap();
-    let document = toolkit_runtime::openapi::decode_document(&text).unwrap();
+    let document = toolkit_openapi::decode_document(&text).unwrap();
     let read = read_operations(&document, &ReadOptions::default()).unwrap();
     let delete = read
         .operations
@@ -253,7 +253,7 @@ async fn openapi_security_each_credential_goes_exactly_where_the_document_says()
         ),
     ];
     for (tool, input, placed, own) in cases {
-        api.call(tool, object(input), &toolkit_runtime::CallContext::new())
+        api.call(tool, object(input), &toolkit_core::CallContext::new())
             .await
             .unwrap();
         let request = server.last();
@@ -283,7 +283,7 @@ async fn openapi_security_no_credential_is_in_a_failure() {
         .call(
             "get_by-query",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -298,7 +298,7 @@ async fn openapi_security_no_credential_is_in_a_failure() {
         .call(
             "get_by-header",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -308,7 +308,7 @@ async fn openapi_security_no_credential_is_in_a_failure() {
         .call(
             "get_by-oauth",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -318,7 +318,7 @@ async fn openapi_security_no_credential_is_in_a_failure() {
     api.call(
         "get_optional",
         object(json!({})),
-        &toolkit_runtime::CallContext::new(),
+        &toolkit_core::CallContext::new(),
     )
     .await
     .unwrap();
@@ -345,11 +345,7 @@ async fn openapi_security_an_echoed_credential_reaches_no_model_in_any_form() {
     let mut read = String::new();
     for tool in ["get_echo-query", "get_echo-cut", "get_echo-headers"] {
         let outcome = match api
-            .call(
-                tool,
-                object(json!({})),
-                &toolkit_runtime::CallContext::new(),
-            )
+            .call(tool, object(json!({})), &toolkit_core::CallContext::new())
             .await
         {
             Ok(value) => value.to_string(),
