@@ -2,8 +2,8 @@
 //!
 //! Each input — an OpenAPI document or an MCP snapshot — becomes one module file, `<name>.rs`,
 //! in `OUT_DIR` (or the directory [`Builder::out_dir`] names): the input types of its tools and
-//! one source type with a typed method per tool (over the runtime's `HttpSource` or
-//! `mcp::SnapshotSource`), and beside it `<name>.tools.json`, the source's catalog, which the
+//! one source type with a typed method per tool (over `toolkit-http`'s `HttpSource` or
+//! `toolkit-mcp`'s `SnapshotSource`), and beside it `<name>.tools.json`, the source's catalog, which the
 //! module reads with `include_str!` ([`catalog_file`]). The crate brings the module in with
 //! `include!`:
 //!
@@ -115,8 +115,9 @@ struct Tagged<'a> {
 ///
 /// # Examples
 ///
-/// In `build.rs` (with `toolkit-gen` under `[build-dependencies]`, and `toolkit-runtime` with
-/// features `http` and `mcp` under `[dependencies]` — nothing else):
+/// In `build.rs` (with `toolkit-gen` under `[build-dependencies]`, and under `[dependencies]` the
+/// crate of each source kind: `toolkit-http` for OpenAPI documents and GraphQL schemas,
+/// `toolkit-mcp` for snapshots — nothing else):
 ///
 /// ```no_run
 /// fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -139,7 +140,7 @@ struct Tagged<'a> {
 /// }
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
-/// let client = toolkit_runtime::http::client_builder().build()?;
+/// let client = toolkit_http::client_builder().build()?;
 /// let petstore = petstore::Petstore::new("https://petstore.example.com/v1", client)?;
 /// let pets = petstore.list_pets(petstore::ListPetsInput { limit: Some(10) }).await?;
 /// # Ok(()) }
@@ -232,7 +233,7 @@ impl Builder {
     }
 
     /// Adds a GraphQL schema (SDL, or an introspection result as JSON; feature `graphql`): a tool
-    /// per root query and mutation field, sent as GraphQL requests by the runtime's HTTP source to the endpoint the
+    /// per root query and mutation field, sent as GraphQL requests by `toolkit-http`'s HTTP source to the endpoint the
     /// generated source is given. Named as [`Builder::openapi`] names a document; only
     /// [`Builder::include_tools`]-style globs filter it. A generated source sends a `selection`
     /// unvalidated by this side (the server validates it; its braces are checked): wrap it in

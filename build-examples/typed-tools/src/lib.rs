@@ -1,6 +1,7 @@
 //! Typed tools generated at build time by `toolkit_gen::Builder` (see `build.rs`): each module
-//! holds the strict input types of its tools and one source type, a `toolkit_runtime::ToolSource`
-//! with a typed method per tool.
+//! holds the strict input types of its tools and one source type, a `ToolSource` with a typed
+//! method per tool, over `toolkit-http`'s source (the Petstore, the GraphQL API) or
+//! `toolkit-mcp`'s (the snapshot).
 
 /// The Swagger Petstore (`specs/petstore.yaml`): `Petstore::new(base_url, client)`.
 pub mod petstore {

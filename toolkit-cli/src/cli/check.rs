@@ -140,9 +140,15 @@ pub fn check(
     for file in &stale {
         let _ = writeln!(err, "  {file}");
     }
+    // The checkout is read from the dependencies, not from the recorded arguments.
+    let checkout = args
+        .toolkit_path
+        .as_ref()
+        .map(|path| format!(", `--toolkit-path {path}`"))
+        .unwrap_or_default();
     let _ = writeln!(
         err,
-        "Regenerate it with `toolkit-gen crate` and the arguments its Cargo.toml records, `-o {}`.",
+        "Regenerate it with `toolkit-gen crate` and the arguments its Cargo.toml records{checkout}, `-o {}`.",
         dir.display()
     );
     ExitCode::FAILURE

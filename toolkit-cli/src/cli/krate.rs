@@ -1,6 +1,10 @@
 //! `toolkit-gen crate (--openapi DOC | --mcp SNAPSHOT)... --name NAME -o DIR`: a whole crate of
 //! typed tools to commit — `Cargo.toml`, `src/lib.rs`, a module per input, a `README.md`.
 //!
+//! The crate depends on what its generated code names and nothing else: `toolkit-http` when it
+//! holds an OpenAPI document's module, `toolkit-mcp` when it holds a snapshot's — by version, or
+//! in a checkout of the toolkit (`--toolkit-path DIR`: `DIR/toolkit-http`, `DIR/toolkit-mcp`).
+//!
 //! The crate is written from the inputs alone, the same bytes each time, so that
 //! `toolkit-gen check` (see [`super::check`]) can tell when the committed copy is stale.
 
@@ -51,10 +55,11 @@ pub struct CrateArgs {
     #[arg(long, value_enum)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub strictness: Option<StrictnessArg>,
-    /// Depend on toolkit-runtime at this path (relative to the crate) instead of by version
-    #[arg(long, value_name = "PATH")]
+    /// Depend on the toolkit's crates in the checkout at DIR (relative to the crate: each
+    /// dependency is `DIR/toolkit-http`, `DIR/toolkit-mcp`) instead of by version
+    #[arg(long, value_name = "DIR", value_parser = checkout)]
     #[serde(skip)]
-    pub runtime_path: Option<String>,
+    pub toolkit_path: Option<String>,
     /// Keep only the OpenAPI operation with this id; repeatable (see `Builder::include_operation_id`)
     #[arg(long, value_name = "ID")]
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -152,6 +157,23 @@ fn spdx(license: &str) -> Result<String, String> {
     }
 }
 
+/// Checks a checkout's path for what a TOML string holds as it is written (no quote, backslash
+/// or control character), its trailing `/` dropped.
+fn checkout(dir: &str) -> Result<String, String> {
+    let trimmed = dir.trim_end_matches('/');
+    let valid =
+        !trimmed.is_empty() && !dir.chars().any(|c| c == '"' || c == '\\' || c.is_control());
+    if valid {
+        Ok(trimmed.to_owned())
+    } else {
+        Err("a checkout is a path such as `../toolkit`, with `/` between its parts".into())
+    }
+}
+
+/// The crates generated code names, by the kinds of the inputs: `toolkit-http` for OpenAPI
+/// documents, `toolkit-mcp` for MCP snapshots.
+const SOURCE_CRATES: [&str; 2] = ["toolkit-http", "toolkit-mcp"];
+
 /// `KEY=VALUE`, split at the first `=`.
 fn pair(text: &str) -> Result<(String, String), String> {
     match text.split_once('=') {
@@ -200,12 +222,23 @@ impl CrateArgs {
         args.name = text_of("name");
         args.version = text_of("version");
         args.license = text_of("license");
-        args.runtime_path = manifest
-            .get("dependencies")
-            .and_then(|d| d.get("toolkit-runtime"))
-            .and_then(|r| r.get("path"))
-            .and_then(toml::Value::as_str)
-            .map(str::to_owned);
+        // The checkout holds each dependency; a crate written before the source kinds had crates
+        // of their own depends on `toolkit-runtime`, in the same checkout.
+        let dependencies = manifest.get("dependencies");
+        args.toolkit_path = SOURCE_CRATES
+            .iter()
+            .chain(&["toolkit-runtime"])
+            .find_map(|name| {
+                dependencies
+                    .and_then(|d| d.get(*name))
+                    .and_then(|d| d.get("path"))
+                    .and_then(toml::Value::as_str)
+            })
+            .map(|path| match path.trim_end_matches('/').rsplit_once('/') {
+                Some((checkout, _)) if !checkout.is_empty() => checkout.to_owned(),
+                Some(_) => "/".to_owned(),
+                None => ".".to_owned(),
+            });
         for input in args.openapi.iter_mut().chain(args.mcp.iter_mut()) {
             *input = dir.join(&*input);
         }
@@ -325,19 +358,34 @@ impl CrateArgs {
         names.join(", ")
     }
 
+    /// The crates the generated code names: `toolkit-http` for OpenAPI documents, `toolkit-mcp`
+    /// for snapshots (each module's `__tk` is its crate's `codegen`), and nothing else.
+    fn dependencies(&self) -> String {
+        let [http, mcp] = SOURCE_CRATES;
+        let mut dependencies = String::new();
+        for (name, used) in [
+            (http, !self.openapi.is_empty()),
+            (mcp, !self.mcp.is_empty()),
+        ] {
+            if !used {
+                continue;
+            }
+            let _ = match &self.toolkit_path {
+                Some(checkout) => {
+                    let path = if checkout.ends_with('/') {
+                        format!("{checkout}{name}")
+                    } else {
+                        format!("{checkout}/{name}")
+                    };
+                    writeln!(dependencies, "{name} = {{ path = {path:?} }}")
+                }
+                None => writeln!(dependencies, "{name} = \"0.1\""),
+            };
+        }
+        dependencies
+    }
+
     fn manifest(&self, dir: &Path) -> String {
-        let mut features = Vec::new();
-        if !self.openapi.is_empty() {
-            features.push("\"http\"");
-        }
-        if !self.mcp.is_empty() {
-            features.push("\"mcp\"");
-        }
-        let features = features.join(", ");
-        let runtime = match &self.runtime_path {
-            Some(path) => format!("{{ path = {path:?}, features = [{features}] }}"),
-            None => format!("{{ version = \"0.1\", features = [{features}] }}"),
-        };
         let license = match &self.license {
             Some(license) => format!("license = {license:?}\n"),
             None => "publish = false\n".to_owned(),
@@ -355,10 +403,11 @@ impl CrateArgs {
              description = \"Typed tools of {inputs}, generated by toolkit-gen.\"\n\
              \n\
              [dependencies]\n\
-             toolkit-runtime = {runtime}\n\
+             {dependencies}\
              \n\
              [package.metadata.toolkit-gen]\n\
              {recorded}",
+            dependencies = self.dependencies(),
             inputs = self.inputs(),
             name = self.name(),
             version = self.version.as_deref().unwrap_or("0.1.0"),
@@ -369,8 +418,8 @@ impl CrateArgs {
         let mut lib = format!(
             "// @generated by toolkit-gen from {}. Do not edit.\n\
              //! Typed tools, generated by toolkit-gen: one module per input, each with the input\n\
-             //! types of its tools and one source type (a `toolkit_runtime::ToolSource`) with a\n\
-             //! typed method per tool. See the README.\n\n",
+             //! types of its tools and one source type (a `ToolSource`) with a typed method per\n\
+             //! tool. See the README.\n\n",
             self.inputs()
         );
         for module in modules {

@@ -1,18 +1,23 @@
 //! Everything code written by `toolkit-gen` names: the one contract between the generator and
 //! the runtime, as `tonic::codegen` is tonic-build's.
 //!
-//! A generated module starts with `use ::toolkit_runtime::codegen as __tk;` (which is this
-//! module, with the source kind the module needs beside it) and names nothing else but `__tk::…`,
-//! `::std::…` and std's prelude (`Option`, `String`, `Vec`, `Box`), so a crate that uses it
-//! declares `toolkit-runtime` alone (feature `http` for OpenAPI sources, `mcp` for snapshot
-//! sources) — never serde, serde_json or reqwest at versions of its own that could drift from the
-//! runtime's. Everything here but the source kinds lives in `toolkit-core`, whose version moves
-//! only when this contract does. serde's derives are used through [`serde`] with
-//! `#[serde(crate = "__tk::serde")]`; a string enum's impls come from [`string_enum!`]. (Include
-//! each generated file in a module of its own: two in one module would both bring in `__tk`.)
+//! A generated module starts with one `use` of this module with the source kind it constructs
+//! beside it — `use ::toolkit_http::codegen as __tk;` for an OpenAPI document or a GraphQL
+//! schema (the HTTP source), `use ::toolkit_mcp::codegen as __tk;` for an MCP snapshot (the
+//! snapshot source); a module of types without a source names this one — and names nothing else
+//! but `__tk::…`, `::std::…` and std's prelude (`Option`, `String`, `Vec`, `Box`). So a crate
+//! that holds generated code declares `toolkit-http` for OpenAPI and GraphQL modules,
+//! `toolkit-mcp` for snapshot modules, and nothing else — never serde, serde_json or reqwest at
+//! versions of its own that could drift from the toolkit's (as progenitor's generated code
+//! depends on progenitor-client alone). Everything here but the source kinds lives in
+//! `toolkit-core`, whose version moves only when this contract does; `toolkit_runtime::codegen`
+//! still offers all of it for code generated before. serde's derives are used through [`serde`]
+//! with `#[serde(crate = "__tk::serde")]`; a string enum's impls come from [`string_enum!`].
+//! (Include each generated file in a module of its own: two in one module would both bring in
+//! `__tk`.)
 //!
-//! What is here is public API: a generated module compiles against every runtime of the same
-//! semver-compatible version.
+//! What is here is public API: a generated module compiles against every version of these crates
+//! that is semver-compatible with the one it was generated for.
 
 pub use serde;
 /// serde's derives, as generated types name them (`#[derive(__tk::Serialize)]`).

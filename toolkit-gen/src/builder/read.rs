@@ -65,7 +65,7 @@ impl std::error::Error for ReadError {}
 /// costs what the document is, not its operations times the schemas each reaches.
 ///
 /// An operation that stands alone, with the entries it names copied in, is what
-/// `toolkit_runtime::http::standing_alone` makes of them.
+/// `toolkit_http::standing_alone` makes of them.
 ///
 /// # Errors
 ///

@@ -6,11 +6,13 @@
 //! time read the same schema.
 //!
 //! [`openapi_source`] and [`mcp_source`] write the whole module of a document or snapshot: those
-//! types and one source type (`source.rs`) that implements `ToolSource` over the runtime's
-//! `HttpSource` or `mcp::SnapshotSource`, the operations or definitions one JSON constant
-//! (embedded, or read with `include_str!` from a file beside the module:
-//! [`SourceOptions::catalog_file`]), with a typed method per tool that is one
-//! `toolkit_runtime::typed::call_typed` line.
+//! types and one source type (`source.rs`) that implements `ToolSource` over `toolkit-http`'s
+//! `HttpSource` or `toolkit-mcp`'s `SnapshotSource`, the operations or definitions one JSON
+//! constant (embedded, or read with `include_str!` from a file beside the module:
+//! [`SourceOptions::catalog_file`]), with a typed method per tool that is one `call_typed` (or
+//! `call_answered`) line. A module names one crate, as `__tk`: `toolkit_http::codegen` or
+//! `toolkit_mcp::codegen` (the core's contract with the source kind beside it), or, for types
+//! without a source ([`input_types`], [`module`]), `toolkit_core::codegen`.
 //!
 //! What a schema becomes:
 //!
@@ -21,7 +23,7 @@
 //! - an object with only `additionalProperties: {schema}`: a `BTreeMap<String, T>`; with nothing
 //!   said: a `serde_json::Map`;
 //! - a string `enum` or `const`: an enum whose impls (serde by its values, `as_str`, `Display`,
-//!   `FromStr`) come from `toolkit_runtime::codegen::string_enum!` (`ASC` and `asc` are `Asc` and
+//!   `FromStr`) come from `toolkit_core::codegen::string_enum!` (`ASC` and `asc` are `Asc` and
 //!   `Asc2`, `+1` is `Plus1`);
 //! - `type: [T, "null"]`, a `null` in an `enum`, `anyOf: [T, {type: null}]`: `Option<T>`;
 //! - `prefixItems` (or draft-07 `items: [..]`): a tuple; `items`: a `Vec`;
@@ -350,7 +352,8 @@ pub fn input_types(tool_name: &str, schema: &Value, options: &EmitOptions) -> Em
     let mut items = converted.items;
     shared.close_deciding(&mut items);
     boxing::box_large_types(std::slice::from_mut(&mut items));
-    let mut tokens = rust::prelude();
+    // Types without a source: the core's contract.
+    let mut tokens = rust::prelude(&source::contract(None));
     tokens.extend(rust::items(&items, &attributes, &mut Matched::default()));
     let (code, problem) = rust::format(&header(&format!("the tool `{tool_name}`")), tokens);
     let mut untyped = converted.untyped;
@@ -403,13 +406,13 @@ pub fn module(input: &str, definitions: &[ToolDefinition], options: &EmitOptions
         &mut types,
         &mut |_| {},
     );
-    finish(input, types, TokenStream::new())
+    finish(input, None, types, TokenStream::new())
 }
 
 /// The types of a module's tools: each tool's tokens, what its input became, and the
 /// customizations used.
 struct Typed {
-    /// Every tool's types, after the module's prelude.
+    /// Every tool's types (the module's prelude goes before them: [`finish`]).
     tokens: TokenStream,
     /// Each tool's type model, kept to tell which tool's tokens fail to parse, should any.
     items: Vec<Vec<schema::Item>>,
@@ -593,7 +596,7 @@ fn tool_types(
         tools.iter().map(|tool| tool.root_type.clone()).collect();
     dedup::alias_equal_types(&mut items, &inputs, &shared.named_types(), &attributes);
     boxing::box_large_types(&mut items);
-    let mut tokens = rust::prelude();
+    let mut tokens = TokenStream::new();
     for tool_items in &items {
         tokens.extend(rust::items(tool_items, &attributes, &mut matched));
     }
@@ -654,10 +657,10 @@ fn locate(items: &mut [schema::Item], root_type: &str, request: &RequestTemplate
     }
 }
 
-/// Formats a module's tokens (each tool's types, then `rest`) after its header. Should they not
-/// parse, each tool whose own types do not is named in [`Module::errors`] (the module alone
-/// when every tool's do).
-fn finish(input: &str, typed: Typed, rest: TokenStream) -> Module {
+/// Formats a module's tokens (its prelude, naming the contract of its source's `kind`, each
+/// tool's types, then `rest`) after its header. Should they not parse, each tool whose own types
+/// do not is named in [`Module::errors`] (the module alone when every tool's do).
+fn finish(input: &str, kind: Option<source::Kind>, typed: Typed, rest: TokenStream) -> Module {
     if let Some(over) = typed.over {
         return Module {
             code: String::new(),
@@ -668,7 +671,8 @@ fn finish(input: &str, typed: Typed, rest: TokenStream) -> Module {
             catalog: None,
         };
     }
-    let mut tokens = typed.tokens;
+    let mut tokens = rust::prelude(&source::contract(kind));
+    tokens.extend(typed.tokens);
     tokens.extend(rest);
     let (code, problem) = rust::format(&header(input), tokens);
     let mut errors = Vec::new();
@@ -997,7 +1001,7 @@ fn source_module(
         methods: &methods,
         security,
     });
-    let mut module = finish(input, typed, source_type);
+    let mut module = finish(input, Some(kind), typed, source_type);
     module.catalog = source.catalog_file.as_ref().map(|file| Catalog {
         file: file.clone(),
         json: format!("{data}\n"),

@@ -127,13 +127,13 @@ fn ty(ty: &Ty) -> TokenStream {
     }
 }
 
-/// The one `use` a generated module starts with: `__tk`, the runtime's `codegen` module, which
-/// every path of the module names (shorter code, formatted and parsed faster, than the full
-/// path at every use).
-pub(crate) fn prelude() -> TokenStream {
+/// The one `use` a generated module starts with: `__tk`, the `codegen` module `contract` (see
+/// `source::contract`), which every path of the module names (shorter code, formatted and
+/// parsed faster, than the full path at every use).
+pub(crate) fn prelude(contract: &TokenStream) -> TokenStream {
     quote! {
         #[allow(unused_imports)]
-        use ::toolkit_runtime::codegen as __tk;
+        use #contract as __tk;
     }
 }
 
@@ -162,9 +162,9 @@ fn item(item: &Item, attributes: &Attributes, matched: &mut Matched) -> TokenStr
 }
 
 /// The derives of a struct or a data-carrying enum, with `extra` derives after `Clone` and serde's
-/// container attributes `serde` after `crate`: serde's derives through the runtime's re-export
-/// (`__tk`, the module's one `use` of `::toolkit_runtime::codegen`), told where serde is, since
-/// generated code names no crate but the runtime and std.
+/// container attributes `serde` after `crate`: serde's derives through the contract's re-export
+/// (`__tk`, the module's one `use` of a `codegen` module: see [`prelude`]), told where serde is,
+/// since generated code names no crate but that one and std.
 fn derive(extra: TokenStream, serde: TokenStream) -> TokenStream {
     quote! {
         #[derive(Debug, Clone, #extra PartialEq, __tk::Serialize, __tk::Deserialize)]

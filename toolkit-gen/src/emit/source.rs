@@ -1,9 +1,11 @@
 //! The source type of a generated module: one per document or snapshot, implementing
-//! `ToolSource` over the runtime's own source (an `HttpSource` of the document's operations, an
-//! `mcp::SnapshotSource` of the snapshot's tools), with one typed method per tool.
+//! `ToolSource` over the runtime's own source (a `toolkit_http::HttpSource` of the document's
+//! operations, a `toolkit_mcp::SnapshotSource` of the snapshot's tools), with one typed method
+//! per tool.
 //!
-//! Everything a tool does is the runtime's: the operations or definitions are embedded as one JSON
-//! constant, and each typed method is one call of `toolkit_runtime::typed::call_typed`.
+//! Everything a tool does is the source's: the operations or definitions are embedded as one JSON
+//! constant, and each typed method is one call of `call_typed` (or `call_answered`), through the
+//! module's `__tk` (see [`contract`]).
 
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
@@ -17,6 +19,19 @@ pub(crate) enum Kind {
     Http,
     /// An MCP server known from a snapshot of its `tools/list`.
     Mcp,
+}
+
+/// The `codegen` module a generated module names as `__tk`: the one of the crate its source kind
+/// lives in — `toolkit_http::codegen` for an HTTP source (OpenAPI documents, GraphQL schemas),
+/// `toolkit_mcp::codegen` for a snapshot source — or, for a module of types without a source
+/// (`kind` `None`), the core's contract alone. Each is `toolkit_core::codegen` with the source
+/// beside it, so the crate that holds the module declares that one crate and nothing else.
+pub(crate) fn contract(kind: Option<Kind>) -> TokenStream {
+    match kind {
+        Some(Kind::Http) => quote!(::toolkit_http::codegen),
+        Some(Kind::Mcp) => quote!(::toolkit_mcp::codegen),
+        None => quote!(::toolkit_core::codegen),
+    }
 }
 
 /// One typed method: the tool it calls and the Rust names made for it.
@@ -186,8 +201,8 @@ fn security_tokens(security: &Security) -> TokenStream {
     let doc = docs(Some(&format!(
         "[`Self::new`] with `credentials` for the document's security schemes:\n{names}.\n\n\
          Each operation carries those of the first of its requirements they meet, where its\n\
-         scheme says (`toolkit_runtime::http::Credentials` gives fixed ones, or providers\n\
-         that fetch and refresh tokens).\n\n# Errors\n\nAs [`Self::new`]."
+         scheme says (`toolkit_http::Credentials` gives fixed ones, or providers that\n\
+         fetch and refresh tokens).\n\n# Errors\n\nAs [`Self::new`]."
     )));
     quote! {
         /// The document's security schemes and each operation's requirements, as

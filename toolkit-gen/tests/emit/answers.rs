@@ -121,13 +121,14 @@ fn github_answers_are_typed_and_its_answer_examples_fit_their_types() {
     let examples_dir = root.join("examples-json");
     std::fs::create_dir_all(root.join("src/bin")).unwrap();
     std::fs::create_dir_all(&examples_dir).unwrap();
-    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../toolkit-runtime");
+    // The crate of the module's source kind alone: generated code names nothing else.
+    let http = Path::new(env!("CARGO_MANIFEST_DIR")).join("../toolkit-http");
     std::fs::write(
         root.join("Cargo.toml"),
         format!(
             "[package]\nname = \"emitted-answers\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\ntoolkit-runtime = {{ path = {:?}, features = [\"http\"] }}\n\n[workspace]\n",
-            runtime.display().to_string()
+             [dependencies]\ntoolkit-http = {{ path = {:?} }}\n\n[workspace]\n",
+            http.display().to_string()
         ),
     )
     .unwrap();
@@ -144,7 +145,7 @@ fn github_answers_are_typed_and_its_answer_examples_fit_their_types() {
     .unwrap();
     let examples = examples(&document);
     let mut main = String::from(
-        "use toolkit_runtime::codegen::{serde, serde_json, serde_path_to_error};\n\
+        "use toolkit_http::codegen::{serde, serde_json, serde_path_to_error};\n\
          fn check<T: serde::de::DeserializeOwned>(index: usize, text: &str) {\n\
          \x20   let value: serde_json::Value = serde_json::from_str(text).unwrap();\n\
          \x20   match serde_path_to_error::deserialize::<_, T>(value) {\n\

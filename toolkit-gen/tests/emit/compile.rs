@@ -28,23 +28,35 @@ fn write(path: &Path, text: &str) {
 
 /// Writes under the target directory a crate `dir` whose library, headed by `head` (its inner
 /// attributes), includes each of `modules` (a name and its code) as a public module, and returns
-/// its root. The crates share one target directory, so the runtime is built once for them all.
+/// its root. The crates share one target directory, so the toolkit is built once for them all.
 fn write_crate(dir: &str, head: &str, modules: &[(String, String)]) -> PathBuf {
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir);
     let src = root.join("src");
     std::fs::create_dir_all(&src).unwrap();
-    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../toolkit-runtime");
+    let crate_path = |name: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join(name)
+            .display()
+            .to_string()
+    };
     write(
         &root.join("Cargo.toml"),
         &format!(
             "[package]\nname = \"emitted\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
              [dependencies]\n\
-             toolkit-runtime = {{ path = {:?}, features = [\"http\", \"mcp\"] }}\n\n\
+             toolkit-core = {{ path = {:?} }}\n\
+             toolkit-http = {{ path = {:?} }}\n\
+             toolkit-mcp = {{ path = {:?} }}\n\n\
              [workspace]\n",
-            runtime.display().to_string()
+            crate_path("toolkit-core"),
+            crate_path("toolkit-http"),
+            crate_path("toolkit-mcp"),
         ),
     );
-    // The runtime alone: generated code names nothing else (`toolkit_runtime::codegen`).
+    // The crates of the source kinds alone (and the core, for modules of types without a
+    // source): generated code names nothing else (`toolkit_http::codegen`,
+    // `toolkit_mcp::codegen`, `toolkit_core::codegen`).
     // The workspace's lock file, so that the crate builds offline with the versions already here.
     let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.lock");
     std::fs::copy(&lock, root.join("Cargo.lock")).unwrap();

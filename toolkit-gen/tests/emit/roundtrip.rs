@@ -145,7 +145,7 @@ fn string_enums_read_and_write_their_json_strings() {
 
 #[test]
 fn consts_nullables_and_tuples_round_trip() {
-    use toolkit_runtime::codegen::Nullable;
+    use toolkit_core::codegen::Nullable;
     let input = strict::ConstsAndNullsInput {
         kind: strict::ConstsAndNullsInputKind::Fixed,
         version: Some(2),
@@ -265,8 +265,8 @@ fn unions_round_trip_and_tagged_variants_stay_strict() {
             })),
             model: Some("o3".to_owned()),
             mode: Some(strict::UnionsInputMode::Slow),
-            address: toolkit_runtime::codegen::Nullable::Absent,
-            choice: toolkit_runtime::codegen::Nullable::Absent,
+            address: toolkit_core::codegen::Nullable::Absent,
+            choice: toolkit_core::codegen::Nullable::Absent,
         };
         let value = serde_json::to_value(&input).unwrap();
         assert_eq!(value["target"], json_target);
@@ -378,7 +378,7 @@ fn unions_told_apart_read_back_as_the_member_they_are() {
         MoreUnionsInputLabels, MoreUnionsInputOwner, MoreUnionsInputReview, MoreUnionsInputSize,
         MoreUnionsInputWhen,
     };
-    use toolkit_runtime::codegen::Nullable;
+    use toolkit_core::codegen::Nullable;
     let read = |value: Value| -> MoreUnionsInput {
         accepted("more_unions", &value);
         let input: MoreUnionsInput = serde_json::from_value(value.clone()).unwrap();
@@ -492,11 +492,10 @@ fn answers_accept_unknown_properties_and_unlisted_enum_values() {
         json!({ "order": "sideways" })
     );
     // A value of the wrong kind still fails, naming where.
-    let error =
-        toolkit_runtime::codegen::serde_path_to_error::deserialize::<_, ObjectBasicsAnswer>(
-            json!({ "petId": "seven", "type": "dog", "ghost": 1 }),
-        )
-        .unwrap_err();
+    let error = toolkit_core::codegen::serde_path_to_error::deserialize::<_, ObjectBasicsAnswer>(
+        json!({ "petId": "seven", "type": "dog", "ghost": 1 }),
+    )
+    .unwrap_err();
     assert_eq!(error.path().to_string(), "petId");
 }
 

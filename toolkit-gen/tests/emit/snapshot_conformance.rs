@@ -18,7 +18,7 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 use toolkit_gen::emit::{EmitOptions, SourceOptions, mcp_source};
 use toolkit_gen::inputs::read_snapshot;
-use toolkit_runtime::codegen::reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use toolkit_mcp::codegen::reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use toolkit_runtime::conformance::{self, ClosedPort, Fixture, State, Subject};
 use toolkit_runtime::mcp::Aspect;
 use toolkit_runtime::{BoxFuture, ToolSource};
@@ -173,13 +173,13 @@ async fn serve(
     Ok((address.to_string(), AbortOnDrop(task)))
 }
 
-fn client() -> Result<toolkit_runtime::codegen::reqwest::Client, String> {
+fn client() -> Result<toolkit_mcp::codegen::reqwest::Client, String> {
     let mut headers = HeaderMap::new();
     let mut token =
         HeaderValue::from_str(&format!("Bearer {SECRET}")).map_err(|e| e.to_string())?;
     token.set_sensitive(true);
     headers.insert(AUTHORIZATION, token);
-    toolkit_runtime::codegen::reqwest::Client::builder()
+    toolkit_mcp::codegen::reqwest::Client::builder()
         .default_headers(headers)
         .build()
         .map_err(|e| e.to_string())

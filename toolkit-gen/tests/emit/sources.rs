@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::json;
 use toolkit_gen::emit::{EmitOptions, SourceOptions, mcp_source, openapi_source};
 use toolkit_gen::inputs::read_snapshot;
-use toolkit_runtime::codegen::reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use toolkit_http::codegen::reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use toolkit_runtime::conformance::{self, ClosedPort, Fixture, State, Subject};
 use toolkit_runtime::http::{Credential, Credentials, client_builder};
 use toolkit_runtime::openapi::{ReadOptions, decode_document, read_operations};

@@ -181,13 +181,14 @@ fn every_stripe_answer_reads_on_a_two_megabyte_stack_in_a_debug_build() {
     let instances = root.join("instances");
     std::fs::create_dir_all(root.join("src/bin")).unwrap();
     std::fs::create_dir_all(&instances).unwrap();
-    let runtime = Path::new(env!("CARGO_MANIFEST_DIR")).join("../toolkit-runtime");
+    // The crate of the module's source kind alone: generated code names nothing else.
+    let http = Path::new(env!("CARGO_MANIFEST_DIR")).join("../toolkit-http");
     std::fs::write(
         root.join("Cargo.toml"),
         format!(
             "[package]\nname = \"emitted-stack\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n\
-             [dependencies]\ntoolkit-runtime = {{ path = {:?}, features = [\"http\"] }}\n\n[workspace]\n",
-            runtime.display().to_string()
+             [dependencies]\ntoolkit-http = {{ path = {:?} }}\n\n[workspace]\n",
+            http.display().to_string()
         ),
     )
     .unwrap();
@@ -204,7 +205,7 @@ fn every_stripe_answer_reads_on_a_two_megabyte_stack_in_a_debug_build() {
     .unwrap();
     // Each instance is read at run time from its file, on its own thread of `STACK` bytes.
     let mut main = format!(
-        "use toolkit_runtime::codegen::{{serde, serde_json, serde_path_to_error}};\n\
+        "use toolkit_http::codegen::{{serde, serde_json, serde_path_to_error}};\n\
          fn check<T: serde::de::DeserializeOwned>(index: usize, dir: &str) {{\n\
          \x20   let text = std::fs::read_to_string(format!(\"{{dir}}/{{index}}.json\")).unwrap();\n\
          \x20   let value: serde_json::Value = serde_json::from_str(&text).unwrap();\n\
