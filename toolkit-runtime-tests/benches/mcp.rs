@@ -15,11 +15,11 @@ use serde_json::{Value, json};
 use toolkit_runtime::ToolSource;
 use toolkit_runtime::mcp::{Mcp, StdioCommand};
 
-#[path = "../tests/it/mcp/peer_handler.rs"]
+#[path = "../../toolkit-mcp/tests/mcp/peer_handler.rs"]
 #[allow(dead_code)]
 mod peer_handler;
 
-#[path = "../tests/it/mcp/rmcp_peer.rs"]
+#[path = "../../toolkit-mcp/tests/mcp/rmcp_peer.rs"]
 #[allow(dead_code)]
 mod rmcp_peer;
 

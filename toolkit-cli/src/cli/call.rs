@@ -487,7 +487,7 @@ mod tests {
     fn scripted(dir: &Path) -> McpServer {
         let script = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../toolkit-runtime-tests/tests/it/mcp/stdio_peer.py"
+            "/../toolkit-mcp/tests/mcp/stdio_peer.py"
         );
         McpServer {
             stdio: Some(format!(

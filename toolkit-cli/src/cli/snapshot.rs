@@ -76,7 +76,7 @@ mod tests {
     fn scripted(dir: &std::path::Path) -> McpServer {
         let script = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../toolkit-runtime-tests/tests/it/mcp/stdio_peer.py"
+            "/../toolkit-mcp/tests/mcp/stdio_peer.py"
         );
         McpServer {
             stdio: Some(format!(

@@ -76,7 +76,7 @@ fn scripted_mcp(dir: &Path) -> String {
 fn scripted_mcp_in(dir: &Path, mode: &str) -> String {
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../toolkit-runtime-tests/tests/it/mcp/stdio_peer.py"
+        "/../toolkit-mcp/tests/mcp/stdio_peer.py"
     );
     format!(
         r#"["python3", "{script}", "{mode}", "{}"]"#,
@@ -623,7 +623,7 @@ async fn a_stdio_server_gets_its_own_variables_and_no_other_sources_credential()
     let dir = workspace("env", "");
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../toolkit-runtime-tests/tests/it/mcp/stdio_peer.py"
+        "/../toolkit-mcp/tests/mcp/stdio_peer.py"
     );
     let shell = format!(
         "env > '{}'; exec python3 '{script}' normal '{}'",
@@ -853,7 +853,7 @@ fn output_schema_on_an_mcp_source_exits_1_naming_the_setting() {
 fn expiring_mcp(ttl_ms: &str) -> String {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
     format!(
-        r#"["{root}/target/peers/mcp-python/bin/python", "{root}/toolkit-runtime-tests/tests/it/mcp/python_expiring_peer.py", "{ttl_ms}", "stdio"]"#
+        r#"["{root}/target/peers/mcp-python/bin/python", "{root}/toolkit-mcp/tests/mcp/python_expiring_peer.py", "{ttl_ms}", "stdio"]"#
     )
 }
 

@@ -1,5 +1,5 @@
 //! Tasks through the gateway (MCP 2025-11-25): `toolkit-gen serve --config` in front of a
-//! TypeScript SDK task server (`ts_task_peer.cjs` of the runtime's tests, source `tasks`) and npm
+//! TypeScript SDK task server (`ts_task_peer.cjs` of toolkit-mcp's tests, source `tasks`) and npm
 //! `@modelcontextprotocol/server-everything` (source `everything`, whose
 //! `simulate-research-query` runs only as a task), read by the TypeScript SDK's client with its
 //! task API (`task_client.cjs`). A client that declares tasks sees the tools' `execution`, calls
@@ -32,7 +32,7 @@ fn config(name: &str, http: Option<u16>) -> String {
     std::fs::create_dir_all(&dir).unwrap();
     let server = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../toolkit-runtime-tests/tests/it/mcp/ts_task_peer.cjs"
+        "/../toolkit-mcp/tests/mcp/ts_task_peer.cjs"
     );
     let everything =
         peer("mcp-npm/node_modules/@modelcontextprotocol/server-everything/dist/index.js");

@@ -12,7 +12,7 @@ fn peer(name: &str) -> (PathBuf, String) {
     std::fs::create_dir_all(&dir).unwrap();
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../toolkit-runtime-tests/tests/it/mcp/stdio_peer.py"
+        "/../toolkit-mcp/tests/mcp/stdio_peer.py"
     );
     let command = format!("python3 '{script}' normal '{}'", dir.join("pids").display());
     (dir, command)

@@ -16,6 +16,11 @@ mod definition;
 mod peers;
 #[cfg(feature = "code")]
 mod progress;
+// The MCP client's tests' peers, which the serving tests start too: toolkit-mcp's tests'
+// `processes.rs`, shared by path.
+#[cfg(all(feature = "serve", feature = "mcp"))]
+#[path = "../../../toolkit-mcp/tests/mcp/processes.rs"]
+mod processes;
 #[cfg(feature = "resilience")]
 mod resilience;
 #[cfg(feature = "rig")]
@@ -25,6 +30,8 @@ mod search;
 mod search_meaning;
 #[cfg(feature = "serve")]
 mod serve;
+// Shared by path with toolkit-mcp's tests.
+mod span_capture;
 mod spans;
 // Shared with toolkit-core's tests, where it lives (its names are the core's, which the
 // runtime re-exports).
@@ -32,6 +39,3 @@ mod spans;
 mod support;
 #[cfg(feature = "code-test-worker")]
 mod worker;
-
-#[cfg(feature = "mcp")]
-mod mcp;

@@ -8,7 +8,7 @@ use toolkit_runtime::{
     progress::Progress,
 };
 
-use crate::spans::{Spans, assert_nothing_secret, capturing};
+use crate::span_capture::{Spans, assert_nothing_secret, capturing};
 use crate::support::{Scripted, definition};
 
 fn presented(source: &Arc<Scripted>) -> Toolkit {

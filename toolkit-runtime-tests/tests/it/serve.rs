@@ -6,7 +6,7 @@ mod approval;
 #[allow(dead_code)]
 pub mod demo;
 #[cfg(feature = "mcp")]
-pub(crate) mod http;
+mod http;
 #[cfg(feature = "testing")]
 mod in_process;
 #[cfg(all(feature = "serve-test-peer", feature = "mcp"))]
@@ -14,11 +14,14 @@ mod interop;
 #[cfg(all(feature = "testing", feature = "openapi", feature = "http"))]
 mod output_schema;
 #[cfg(feature = "mcp")]
-pub(crate) mod pass_through;
+mod pass_through;
 #[cfg(all(feature = "serve-test-peer", feature = "testing"))]
 mod process;
 #[cfg(feature = "mcp")]
 mod relay;
+// Shared by path with toolkit-mcp's tests.
+#[cfg(feature = "mcp")]
+mod serving;
 
 use std::pin::Pin;
 use std::task::{Context, Poll};

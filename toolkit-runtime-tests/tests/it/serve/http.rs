@@ -9,54 +9,14 @@ use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _, NotificationCont
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
 use serde_json::{Value, json};
-use tokio::sync::{mpsc, oneshot};
-use tokio::task::JoinHandle;
+use tokio::sync::mpsc;
 use toolkit_runtime::mcp::Mcp;
-use toolkit_runtime::serve::{HttpOptions, McpServer, ServeError, bind_loopback};
+use toolkit_runtime::serve::{HttpOptions, McpServer};
 use toolkit_runtime::{FnSource, FnTool, Reason, ToolSource, Toolkit, ToolkitOptions};
 
 use super::demo::{self, Nothing};
+use super::serving::Serving;
 use crate::support::object;
-
-/// A server serving on 127.0.0.1 until dropped or stopped.
-pub struct Serving {
-    pub url: reqwest::Url,
-    stop: Option<oneshot::Sender<()>>,
-    task: JoinHandle<Result<(), ServeError>>,
-}
-
-impl Serving {
-    pub async fn start(server: McpServer) -> Self {
-        let listener = bind_loopback(0).await.unwrap();
-        let address = listener.local_addr().unwrap();
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(server.serve_http_until(listener, async move {
-            let _ = stopped.await;
-        }));
-        Self {
-            url: format!("http://{address}/mcp").parse().unwrap(),
-            stop: Some(stop),
-            task,
-        }
-    }
-
-    /// Asks the server to shut down and waits until it has.
-    pub async fn stop(mut self) -> Result<(), ServeError> {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        tokio::time::timeout(Duration::from_secs(10), &mut self.task)
-            .await
-            .expect("the server shut down in time")
-            .expect("the server task did not panic")
-    }
-}
-
-impl Drop for Serving {
-    fn drop(&mut self) {
-        self.task.abort();
-    }
-}
 
 fn arguments(value: Value) -> serde_json::Map<String, Value> {
     object(value)

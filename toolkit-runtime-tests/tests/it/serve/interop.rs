@@ -15,8 +15,8 @@ use toolkit_runtime::serve::McpServer;
 use toolkit_runtime::{Reason, ToolSource};
 
 use super::demo;
-use super::http::Serving;
-use crate::mcp::processes::installed;
+use super::serving::Serving;
+use crate::processes::installed;
 use crate::support::object;
 
 const FIXTURE: &str = env!("CARGO_BIN_EXE_toolkit-serve-fixture");

@@ -17,15 +17,13 @@ use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
 use serde_json::{Value, json};
-use tokio::process::Command;
 use tokio::sync::mpsc;
-use toolkit_runtime::mcp::Mcp;
+use toolkit_runtime::mcp::{Mcp, McpOptions};
 use toolkit_runtime::serve::McpServer;
 use toolkit_runtime::{ToolSource, Toolkit, ToolkitOptions};
 
-use super::http::Serving;
-use crate::mcp::processes::{Listening, free_port, installed, listening};
-use crate::mcp::quick;
+use super::serving::{Serving, upstream};
+use crate::processes::Listening;
 
 /// What the client heard besides answers.
 #[derive(Debug)]
@@ -55,26 +53,13 @@ impl ClientHandler for Hearing {
     }
 }
 
-pub(crate) async fn upstream() -> Listening {
-    let port = free_port();
-    let mut command = Command::new("node");
-    command
-        .env("NODE_PATH", installed("mcp-npm/node_modules"))
-        .arg(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/tests/it/serve/content_peer.cjs"
-        ))
-        .arg(port.to_string());
-    listening(command, port, "the content peer").await
-}
-
 /// The upstream as a source, its tools under their own names, served.
 async fn served(upstream: &Listening) -> Serving {
     let source = Arc::new(Mcp::http_with_options(
         "up",
         upstream.url("/mcp"),
         reqwest::Client::new(),
-        quick(),
+        McpOptions::default().timeout(Duration::from_secs(10)),
     ));
     let definitions = source.discover().await.unwrap();
     let toolkit =

@@ -25,9 +25,8 @@ use toolkit_runtime::mcp::{Mcp, McpOptions};
 use toolkit_runtime::serve::McpServer;
 use toolkit_runtime::{ToolSource, Toolkit, ToolkitOptions};
 
-use super::http::Serving;
-use super::pass_through::upstream;
-use crate::mcp::processes::Listening;
+use super::serving::{Serving, upstream};
+use crate::processes::{Listening, asking_peer};
 
 /// A client that declares sampling and elicitation: it answers sampling with a text of its own,
 /// accepts a form with what it was asked for, and tells what it saw.
@@ -277,7 +276,7 @@ async fn serve_relay_a_question_open_when_the_call_is_cancelled_is_cancelled() {
 /// call sent again, and the call completes.
 #[tokio::test]
 async fn serve_relay_an_input_required_result_to_the_calls_client() {
-    let upstream = crate::mcp::input_required::asking_peer().await;
+    let upstream = asking_peer().await;
     let serving = served(&upstream).await;
     let (handler, mut seen) = asked(false);
     let client = handler

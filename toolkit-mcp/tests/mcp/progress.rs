@@ -6,12 +6,12 @@ use std::time::{Duration, Instant};
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
-use toolkit_runtime::mcp::{Mcp, McpOptions, StdioCommand};
-use toolkit_runtime::{CallContext, ToolSource, Toolkit, ToolkitOptions, progress::Progress};
+use toolkit_core::{CallContext, ToolSource, Toolkit, ToolkitOptions, progress::Progress};
+use toolkit_mcp::{Mcp, McpOptions, StdioCommand};
 
 use super::quick;
 use super::rmcp_peer::{Peer, serve};
-use crate::spans::{Spans, assert_nothing_secret, capturing};
+use crate::span_capture::{Spans, assert_nothing_secret, capturing};
 
 const SECRET: &str = "Bearer s3cret-t0ken";
 
@@ -93,7 +93,7 @@ async fn mcp_progress_reaches_the_host_that_asked_for_it() {
             .call(
                 "progressing",
                 serde_json::Map::new(),
-                &toolkit_runtime::CallContext::new(),
+                &toolkit_core::CallContext::new(),
             )
             .await
             .unwrap();
@@ -127,7 +127,7 @@ fn mcp_spans_name_the_transport_and_revision_and_nothing_secret() {
             .call(
                 "nope",
                 serde_json::Map::new(),
-                &toolkit_runtime::CallContext::new(),
+                &toolkit_core::CallContext::new(),
             )
             .await;
     });
@@ -199,7 +199,7 @@ async fn mcp_progress_keeps_a_call_alive_past_its_timeout() {
                     .as_object()
                     .cloned()
                     .unwrap(),
-                &toolkit_runtime::CallContext::new(),
+                &toolkit_core::CallContext::new(),
             )
             .await
             .unwrap();
@@ -229,7 +229,7 @@ async fn mcp_without_progress_a_call_times_out() {
                 .as_object()
                 .cloned()
                 .unwrap(),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -259,7 +259,7 @@ async fn mcp_progress_keeps_a_call_alive_up_to_the_hard_maximum() {
                 .as_object()
                 .cloned()
                 .unwrap(),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -280,7 +280,7 @@ fn progress_peer(mode: &str, folder: &std::path::Path, options: McpOptions) -> M
     let command = StdioCommand::new("python3")
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/tests/it/mcp/progress_peer.py"
+            "/tests/mcp/progress_peer.py"
         ))
         .arg(mode)
         .arg(folder);

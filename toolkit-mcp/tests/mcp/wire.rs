@@ -7,8 +7,8 @@ use std::time::Duration;
 use axum::response::Response;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde_json::{Value, json};
-use toolkit_runtime::mcp::Mcp;
-use toolkit_runtime::{Reason, ToolSource, ToolSourceError};
+use toolkit_core::{Reason, ToolSource, ToolSourceError};
+use toolkit_mcp::Mcp;
 
 use super::scripted::*;
 use super::{http, quick};
@@ -33,7 +33,7 @@ async fn modern(call: impl Fn(&Recorded) -> Response + Send + Sync + 'static) ->
 
 async fn call_t(source: &Mcp) -> Result<Value, ToolSourceError> {
     source
-        .call("t", object(json!({})), &toolkit_runtime::CallContext::new())
+        .call("t", object(json!({})), &toolkit_core::CallContext::new())
         .await
 }
 
@@ -426,7 +426,7 @@ async fn mcp_wire_stateless_requests_carry_meta_and_headers() {
             object(
                 json!({"where": {"city": "a\r\nX-Evil: 1"}, "n": 42, "flag": false, "gone": null}),
             ),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -506,7 +506,7 @@ async fn call_region(source: &Mcp) -> Result<Value, ToolSourceError> {
         .call(
             "t",
             object(json!({"region": "eu"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
 }
@@ -585,14 +585,14 @@ async fn mcp_wire_json_rpc_errors_of_a_call() {
     })
     .await;
     let source = http(&server.url);
-    let context = toolkit_runtime::CallContext::new();
+    let context = toolkit_core::CallContext::new();
     let call = |case: &'static str| source.call("t", object(json!({"case": case})), &context);
     // A tool the server does not list (the source lists it to know, never having listed).
     let unknown = source
         .call(
             "gone",
             object(json!({"case": "unknown"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -717,7 +717,7 @@ async fn mcp_wire_a_dropped_source_ends_its_session_and_a_dropped_call_is_cancel
     .await;
     let source = http(&server.url);
     call_t(&source).await.unwrap();
-    let context = toolkit_runtime::CallContext::new();
+    let context = toolkit_core::CallContext::new();
     let slow = source.call("slow", object(json!({})), &context);
     assert!(
         tokio::time::timeout(Duration::from_millis(200), slow)

@@ -4,13 +4,13 @@
 use std::time::Duration;
 
 use tokio::process::Command;
-use toolkit_runtime::ToolSource;
-use toolkit_runtime::mcp::{CacheScope, MAX_LIST_TTL, Mcp};
+use toolkit_core::ToolSource;
+use toolkit_mcp::{CacheScope, MAX_LIST_TTL, Mcp};
 
 use super::processes::{free_port, installed, listening, script};
 use super::quick;
 
-async fn lifetime_of(ttl_ms: &str) -> toolkit_runtime::mcp::ListLifetime {
+async fn lifetime_of(ttl_ms: &str) -> toolkit_mcp::ListLifetime {
     let port = free_port();
     let mut command = Command::new(installed("mcp-python/bin/python"));
     command

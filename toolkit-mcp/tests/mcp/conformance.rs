@@ -1,13 +1,13 @@
-//! The conformance suites (feature `conformance`) over the MCP source: rmcp's server stateless and
+//! The conformance suites (the runtime's, feature `conformance`) over the MCP source: rmcp's server stateless and
 //! with sessions over Streamable HTTP (behind a gateway that checks a token), and over stdio.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
-use toolkit_runtime::BoxFuture;
+use toolkit_core::BoxFuture;
+use toolkit_mcp::Mcp;
 use toolkit_runtime::conformance::{self, Check, ClosedPort, Fixture, State, Subject};
-use toolkit_runtime::mcp::Mcp;
 
 use super::quick;
 use super::rmcp_peer::{Guard, Peer, serve_guarded};
@@ -106,10 +106,8 @@ async fn mcp_conformance_streamable_http_sessions() {
 /// rmcp's server over stdio. A process has no credentials to refuse: `Unauthorized` and
 /// `Unavailable` are both a server that exits at once, and the check of refused credentials is
 /// not run.
-#[cfg(feature = "mcp-test-peer")]
 struct Stdio;
 
-#[cfg(feature = "mcp-test-peer")]
 impl Fixture for Stdio {
     fn subject(&self) -> &str {
         "MCP over stdio (rmcp)"
@@ -117,7 +115,8 @@ impl Fixture for Stdio {
 
     fn source(&self, state: State) -> BoxFuture<'_, Result<Subject, String>> {
         Box::pin(async move {
-            use toolkit_runtime::mcp::StdioCommand;
+            use super::processes::rmcp_stdio_peer;
+            use toolkit_mcp::StdioCommand;
             static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
             let n = COUNT.fetch_add(1, Ordering::SeqCst);
             let dropped_file = std::env::temp_dir().join(format!(
@@ -126,7 +125,7 @@ impl Fixture for Stdio {
             ));
             let _ = std::fs::remove_file(&dropped_file);
             let program = match state {
-                State::Working => env!("CARGO_BIN_EXE_rmcp-stdio-peer").to_owned(),
+                State::Working => rmcp_stdio_peer().display().to_string(),
                 State::Unauthorized | State::Unavailable => "/usr/bin/false".to_owned(),
                 State::Unreachable => "/nonexistent/mcp-server".to_owned(),
             };
@@ -144,7 +143,6 @@ impl Fixture for Stdio {
     }
 }
 
-#[cfg(feature = "mcp-test-peer")]
 #[tokio::test]
 async fn mcp_conformance_stdio() {
     let checks: Vec<Check> = Check::ALL

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use serde_json::json;
 use tokio::process::Command;
-use toolkit_runtime::mcp::{Mcp, StdioCommand};
-use toolkit_runtime::{Reason, ToolSource};
+use toolkit_core::{Reason, ToolSource};
+use toolkit_mcp::{Mcp, StdioCommand};
 
 use super::processes::{Listening, free_port, installed, listening, script};
 use super::quick;
@@ -41,7 +41,7 @@ async fn lists_and_calls(source: &Mcp) {
         .call(
             "echo",
             object(json!({"message": "hi"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -50,7 +50,7 @@ async fn lists_and_calls(source: &Mcp) {
         .call(
             "get-sum",
             object(json!({"a": 2, "b": 3})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -59,7 +59,7 @@ async fn lists_and_calls(source: &Mcp) {
         .call(
             "echo",
             object(json!({"message": 5})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -96,7 +96,7 @@ async fn mcp_everything_streamable_http_session() {
         .call(
             "echo",
             object(json!({"message": "again"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();

@@ -12,7 +12,7 @@ use axum::extract::{ConnectInfo, State};
 use axum::response::Response;
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
-use toolkit_runtime::ToolSource;
+use toolkit_core::ToolSource;
 
 use super::http;
 
@@ -78,7 +78,7 @@ async fn mcp_calls_in_a_row_share_one_connection() {
             .call(
                 "t",
                 serde_json::Map::new(),
-                &toolkit_runtime::CallContext::new(),
+                &toolkit_core::CallContext::new(),
             )
             .await
             .unwrap();

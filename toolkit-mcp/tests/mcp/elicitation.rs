@@ -1,15 +1,15 @@
 //! A server's elicitations reach the host's callback, on the call's own stream and on the
 //! session's standalone stream; a host that gives none declines at once. Against an upstream of
-//! the TypeScript SDK (`serve/content_peer.cjs`, sessions, SSE answers).
+//! the TypeScript SDK (toolkit-runtime-tests' `serve/content_peer.cjs`, sessions, SSE answers).
 
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
-use toolkit_runtime::ToolSource;
-use toolkit_runtime::mcp::{Elicitation, ElicitationAnswer, ElicitationRequest, Mcp};
+use toolkit_core::ToolSource;
+use toolkit_mcp::{Elicitation, ElicitationAnswer, ElicitationRequest, Mcp};
 
 use super::quick;
-use crate::serve::pass_through::upstream;
+use crate::serving::upstream;
 use crate::support::object;
 
 /// The text of a call's only block.
@@ -35,7 +35,7 @@ async fn elicitations_reach_the_hosts_callback_on_either_stream() {
         .call(
             "test_client_elicitation_defaults",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -48,7 +48,7 @@ async fn elicitations_reach_the_hosts_callback_on_either_stream() {
         .call(
             "test_elicitation_sep1034_defaults",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -75,7 +75,7 @@ async fn a_host_without_a_callback_declines_at_once() {
             .call(
                 tool,
                 object(json!({"message": "Please provide your information"})),
-                &toolkit_runtime::CallContext::new(),
+                &toolkit_core::CallContext::new(),
             )
             .await
             .unwrap();
@@ -87,7 +87,7 @@ async fn a_host_without_a_callback_declines_at_once() {
         .call(
             "test_sampling",
             object(json!({"prompt": "hi"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();

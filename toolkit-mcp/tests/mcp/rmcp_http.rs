@@ -6,14 +6,14 @@ use std::time::Duration;
 
 use rmcp::model::ProtocolVersion;
 use serde_json::{Value, json};
-use toolkit_runtime::mcp::Mcp;
-use toolkit_runtime::{Assembly, Decision, Member, Reason, ToolSource};
+use toolkit_core::{Assembly, Decision, Member, Reason, ToolSource};
+use toolkit_mcp::Mcp;
 
 use super::rmcp_peer::{Peer, serve};
 use super::{http, quick};
 use crate::support::object;
 
-fn names(definitions: &[toolkit_runtime::ToolDefinition]) -> Vec<&str> {
+fn names(definitions: &[toolkit_core::ToolDefinition]) -> Vec<&str> {
     definitions.iter().map(|d| d.name()).collect()
 }
 
@@ -42,7 +42,7 @@ async fn mcp_rmcp_stateless_lists_and_calls() {
         .call(
             "echo",
             object(json!({"text": "hi"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -51,7 +51,7 @@ async fn mcp_rmcp_stateless_lists_and_calls() {
         .call(
             "structured",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -61,7 +61,7 @@ async fn mcp_rmcp_stateless_lists_and_calls() {
         .call(
             "failing",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -73,11 +73,7 @@ async fn mcp_rmcp_stateless_lists_and_calls() {
     assert_eq!(failed.model_message(), "the tool failed on purpose");
 
     let missing = source
-        .call(
-            "nope",
-            object(json!({})),
-            &toolkit_runtime::CallContext::new(),
-        )
+        .call("nope", object(json!({})), &toolkit_core::CallContext::new())
         .await
         .unwrap_err();
     assert!(
@@ -90,7 +86,7 @@ async fn mcp_rmcp_stateless_lists_and_calls() {
             .call(
                 "echo",
                 object(json!({"text": "again"})),
-                &toolkit_runtime::CallContext::new()
+                &toolkit_core::CallContext::new()
             )
             .await
             .is_ok()
@@ -107,7 +103,7 @@ async fn mcp_rmcp_stateless_sends_marked_parameters_as_headers() {
         .call(
             "region",
             object(json!({"region": "Zürich", "count": 3})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -124,7 +120,7 @@ async fn mcp_rmcp_a_call_before_any_listing_learns_the_marks_from_the_refusal() 
         .call(
             "region",
             object(json!({"region": " eu-west "})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -161,7 +157,7 @@ async fn mcp_rmcp_sessions_in_every_revision() {
             .call(
                 "echo",
                 object(json!({"text": "hi"})),
-                &toolkit_runtime::CallContext::new(),
+                &toolkit_core::CallContext::new(),
             )
             .await
             .unwrap();
@@ -174,7 +170,7 @@ async fn mcp_rmcp_sessions_in_every_revision() {
             .call(
                 "region",
                 object(json!({"region": "x"})),
-                &toolkit_runtime::CallContext::new(),
+                &toolkit_core::CallContext::new(),
             )
             .await
             .unwrap();
@@ -183,7 +179,7 @@ async fn mcp_rmcp_sessions_in_every_revision() {
             .call(
                 "failing",
                 object(json!({})),
-                &toolkit_runtime::CallContext::new(),
+                &toolkit_core::CallContext::new(),
             )
             .await
             .unwrap_err();
@@ -231,7 +227,7 @@ async fn mcp_rmcp_two_hundred_concurrent_calls_each_get_their_own_answer() {
                     .call(
                         "echo",
                         object(json!({"text": text})),
-                        &toolkit_runtime::CallContext::new(),
+                        &toolkit_core::CallContext::new(),
                     )
                     .await
                     .unwrap();
@@ -250,7 +246,7 @@ async fn mcp_rmcp_a_dropped_call_is_seen_closed_by_the_server() {
         let server = serve(peer, sessions, false).await;
         let source = http(&server.url);
         source.discover().await.unwrap();
-        let context = toolkit_runtime::CallContext::new();
+        let context = toolkit_core::CallContext::new();
         let call = source.call("blocking", object(json!({})), &context);
         assert!(
             tokio::time::timeout(Duration::from_millis(300), call)
@@ -283,7 +279,7 @@ async fn mcp_rmcp_a_call_past_the_timeout_is_unavailable() {
         .call(
             "blocking",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -308,7 +304,7 @@ async fn mcp_rmcp_a_new_server_behind_the_url_gets_a_new_session() {
         .call(
             "echo",
             object(json!({"text": "one"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -321,7 +317,7 @@ async fn mcp_rmcp_a_new_server_behind_the_url_gets_a_new_session() {
         .call(
             "echo",
             object(json!({"text": "two"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();

@@ -9,7 +9,7 @@ use std::time::Duration;
 use axum::body::{Body, Bytes};
 use axum::response::Response;
 use serde_json::{Value, json};
-use toolkit_runtime::{Reason, ToolSource};
+use toolkit_core::{Reason, ToolSource};
 
 use super::http;
 use super::scripted::*;
@@ -96,7 +96,7 @@ async fn mcp_resumption_a_stream_closed_before_its_answer_is_resumed_by_get() {
         .call(
             "test_reconnection",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -142,7 +142,7 @@ async fn mcp_resumption_a_refused_get_is_unavailable() {
         .call(
             "test_reconnection",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -168,7 +168,7 @@ async fn mcp_resumption_the_stateless_revision_resumes_nothing() {
         .call(
             "test_reconnection",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -209,7 +209,7 @@ async fn never_answering(retry: Option<u64>) -> Scripted {
 async fn mcp_resumption_a_stream_is_resumed_five_times_at_most() {
     let server = never_answering(Some(20)).await;
     let failed = http(&server.url)
-        .call("t", object(json!({})), &toolkit_runtime::CallContext::new())
+        .call("t", object(json!({})), &toolkit_core::CallContext::new())
         .await
         .unwrap_err();
     assert!(
@@ -238,7 +238,7 @@ async fn mcp_resumption_a_stream_is_resumed_five_times_at_most() {
 async fn mcp_resumption_without_retry_waits_a_second() {
     let server = never_answering(None).await;
     let source = http(&server.url);
-    let context = toolkit_runtime::CallContext::new();
+    let context = toolkit_core::CallContext::new();
     let call = source.call("t", object(json!({})), &context);
     // The call goes on resuming; only the first GET is waited for here.
     let _ = tokio::time::timeout(Duration::from_millis(1500), call).await;

@@ -2,7 +2,7 @@
 //! output schema, title and hints.
 
 use serde_json::{Value, json};
-use toolkit_runtime::{ToolSource, definition::decode_catalog, definition::encode_catalog};
+use toolkit_core::{ToolSource, definition::decode_catalog, definition::encode_catalog};
 
 use super::http;
 use super::scripted::*;
@@ -64,14 +64,13 @@ async fn mcp_definitions_keep_the_output_schema_title_and_hints() {
     assert_eq!(decode_catalog(&catalog).unwrap(), definitions);
 }
 
-#[cfg(feature = "serve")]
 #[tokio::test]
 async fn mcp_definitions_the_served_listing_carries_the_output_schema() {
     use std::sync::Arc;
 
-    use toolkit_runtime::serve::McpServer;
-    use toolkit_runtime::serve::testing::InProcessClient;
-    use toolkit_runtime::{Toolkit, ToolkitOptions};
+    use toolkit_core::{Toolkit, ToolkitOptions};
+    use toolkit_serve::McpServer;
+    use toolkit_serve::testing::InProcessClient;
 
     let server = listing().await;
     let source = Arc::new(http(&server.url));

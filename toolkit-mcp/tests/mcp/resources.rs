@@ -5,8 +5,8 @@
 
 use serde_json::{Value, json};
 use tokio::process::Command;
-use toolkit_runtime::Reason;
-use toolkit_runtime::mcp::{Mcp, StdioCommand};
+use toolkit_core::Reason;
+use toolkit_mcp::{Mcp, StdioCommand};
 
 use super::everything::everything;
 use super::processes::{Listening, free_port, listening, script};
@@ -179,7 +179,7 @@ async fn mcp_a_resource_over_the_answer_cap_is_refused() {
 /// is called), as stdio and a Streamable HTTP session do.
 #[tokio::test]
 async fn mcp_the_old_http_sse_transport_hears_a_subscribed_resource_updated() {
-    use toolkit_runtime::{CallContext, JsonObject, ToolSource};
+    use toolkit_core::{CallContext, JsonObject, ToolSource};
 
     let (_server, source) = over_the_old_transport().await;
     let mut updates = source.resources_updated().expect("a waiter of updates");

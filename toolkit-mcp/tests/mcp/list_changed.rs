@@ -1,18 +1,17 @@
 //! A server over Streamable HTTP that says its tools changed wakes `Mcp::tools_changed`: one of
 //! the session revisions on the session's standalone stream (TypeScript SDK upstream,
-//! `serve/content_peer.cjs`), one of the stateless revision on `subscriptions/listen` (the
+//! toolkit-runtime-tests' `serve/content_peer.cjs`), one of the stateless revision on `subscriptions/listen` (the
 //! project's own server).
 
 use std::time::Duration;
 
 use serde_json::json;
-use toolkit_runtime::ToolSource;
-use toolkit_runtime::mcp::Mcp;
-use toolkit_runtime::serve::McpServer;
+use toolkit_core::ToolSource;
+use toolkit_mcp::Mcp;
+use toolkit_serve::McpServer;
 
 use super::quick;
-use crate::serve::http::Serving;
-use crate::serve::pass_through::upstream;
+use crate::serving::{Serving, upstream};
 use crate::support::object;
 
 #[tokio::test]
@@ -32,7 +31,7 @@ async fn mcp_streamable_http_hears_tools_list_changed() {
         .call(
             "test_tools_changed",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -47,7 +46,7 @@ async fn mcp_streamable_http_hears_tools_list_changed() {
 async fn mcp_stateless_subscription_hears_tools_list_changed() {
     // The project's own server (rmcp's, behind `McpServer`) speaks 2026-07-28, where a change of
     // tools is said on `subscriptions/listen`.
-    let server = McpServer::new(crate::serve::demo::toolkit());
+    let server = McpServer::new(crate::demo::toolkit());
     let served = server.toolkit_handle();
     let serving = Serving::start(server).await;
     let source = Mcp::http_with_options("up", serving.url.clone(), reqwest::Client::new(), quick());
@@ -61,7 +60,7 @@ async fn mcp_stateless_subscription_hears_tools_list_changed() {
             .await
             .is_err()
     );
-    let fewer = crate::serve::demo::toolkit().restrict(|tool| tool.name() != "echo");
+    let fewer = crate::demo::toolkit().restrict(|tool| tool.name() != "echo");
     served.replace(fewer);
     let woke = tokio::time::timeout(Duration::from_secs(10), heard.changed())
         .await

@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use axum::response::Response;
 use serde_json::{Value, json};
-use toolkit_runtime::mcp::Mcp;
-use toolkit_runtime::{Reason, ToolSource, ToolSourceError};
+use toolkit_core::{Reason, ToolSource, ToolSourceError};
+use toolkit_mcp::Mcp;
 
 use super::http;
 use super::scripted::*;
@@ -16,7 +16,7 @@ use crate::support::object;
 
 async fn call_t(source: &Mcp) -> Result<Value, ToolSourceError> {
     source
-        .call("t", object(json!({})), &toolkit_runtime::CallContext::new())
+        .call("t", object(json!({})), &toolkit_core::CallContext::new())
         .await
 }
 

@@ -7,24 +7,12 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use tokio::process::Command;
-use toolkit_runtime::mcp::{Elicitation, ElicitationAnswer, ElicitationRequest, Mcp, McpOptions};
-use toolkit_runtime::{CallContext, Reason, ToolSource};
+use toolkit_core::{CallContext, Reason, ToolSource};
+use toolkit_mcp::{Elicitation, ElicitationAnswer, ElicitationRequest, Mcp, McpOptions};
 
-use super::processes::{Listening, free_port, installed, listening, script};
+use super::processes::asking_peer;
 use super::quick;
 use crate::support::object;
-
-/// The Python server that asks, over Streamable HTTP in the stateless revision.
-pub async fn asking_peer() -> Listening {
-    let port = free_port();
-    let mut command = Command::new(installed("mcp-python/bin/python"));
-    command
-        .arg(script("python_asking_peer.py"))
-        .arg("http")
-        .arg(port.to_string());
-    listening(command, port, "the asking Python MCP server").await
-}
 
 /// A host that accepts each form with its defaults, and keeps what it was asked.
 fn accepting(asked: &Arc<Mutex<Vec<String>>>) -> McpOptions {

@@ -7,8 +7,8 @@ use axum::body::{Body, Bytes};
 use axum::response::Response;
 use serde_json::json;
 use tokio::sync::mpsc;
-use toolkit_runtime::mcp::Mcp;
-use toolkit_runtime::{Reason, ToolSource};
+use toolkit_core::{Reason, ToolSource};
+use toolkit_mcp::Mcp;
 
 use super::quick;
 use super::scripted::*;
@@ -90,7 +90,7 @@ async fn mcp_legacy_sse_lists_and_calls_through_the_endpoint() {
     );
     assert_eq!(source.discover().await.unwrap().len(), 1);
     let answer = source
-        .call("t", object(json!({})), &toolkit_runtime::CallContext::new())
+        .call("t", object(json!({})), &toolkit_core::CallContext::new())
         .await
         .unwrap();
     assert_eq!(answer[0]["text"], "over sse");
@@ -138,7 +138,7 @@ async fn mcp_legacy_sse_an_event_past_the_cap_fails_the_call() {
     );
     source.discover().await.unwrap();
     let failed = source
-        .call("t", object(json!({})), &toolkit_runtime::CallContext::new())
+        .call("t", object(json!({})), &toolkit_core::CallContext::new())
         .await
         .unwrap_err();
     assert!(
@@ -171,7 +171,7 @@ async fn mcp_legacy_sse_the_cap_is_per_event_whatever_ends_the_events() {
         // 20 answers of 10 KiB: 200 KiB on one stream, each event well under the 64 KiB cap.
         for n in 0..20 {
             let answer = source
-                .call("t", object(json!({})), &toolkit_runtime::CallContext::new())
+                .call("t", object(json!({})), &toolkit_core::CallContext::new())
                 .await;
             assert!(answer.is_ok(), "{blank:?}, call {n}: {answer:?}");
         }

@@ -1,18 +1,19 @@
-//! Against rmcp's server over stdio (the `rmcp-stdio-peer` binary of this crate): the stateless
-//! revision, and each session revision in turn.
+//! Against rmcp's server over stdio (`rmcp-stdio-peer`, a binary of toolkit-runtime-tests): the
+//! stateless revision, and each session revision in turn.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
-use toolkit_runtime::mcp::{Mcp, StdioCommand};
-use toolkit_runtime::{Reason, ToolSource};
+use toolkit_core::{Reason, ToolSource};
+use toolkit_mcp::{Mcp, StdioCommand};
 
+use super::processes::rmcp_stdio_peer;
 use super::quick;
 use crate::support::object;
 
 fn rmcp(version: Option<&str>) -> Mcp {
-    let mut command = StdioCommand::new(env!("CARGO_BIN_EXE_rmcp-stdio-peer"));
+    let mut command = StdioCommand::new(rmcp_stdio_peer());
     if let Some(version) = version {
         command = command.arg(version);
     }
@@ -42,7 +43,7 @@ async fn mcp_rmcp_stdio_in_every_revision() {
             .call(
                 "echo",
                 object(json!({"text": "hi"})),
-                &toolkit_runtime::CallContext::new(),
+                &toolkit_core::CallContext::new(),
             )
             .await
             .unwrap();
@@ -55,7 +56,7 @@ async fn mcp_rmcp_stdio_in_every_revision() {
             .call(
                 "failing",
                 object(json!({})),
-                &toolkit_runtime::CallContext::new(),
+                &toolkit_core::CallContext::new(),
             )
             .await
             .unwrap_err();
@@ -64,11 +65,7 @@ async fn mcp_rmcp_stdio_in_every_revision() {
             Reason::call_failed("the tool failed on purpose")
         );
         let missing = source
-            .call(
-                "nope",
-                object(json!({})),
-                &toolkit_runtime::CallContext::new(),
-            )
+            .call("nope", object(json!({})), &toolkit_core::CallContext::new())
             .await
             .unwrap_err();
         assert!(
@@ -84,7 +81,7 @@ async fn mcp_rmcp_stdio_a_dropped_call_is_cancelled_and_others_go_on() {
     for version in ["2026-07-28", "2025-11-25"] {
         let source = Arc::new(rmcp(Some(version)));
         source.discover().await.unwrap();
-        let context = toolkit_runtime::CallContext::new();
+        let context = toolkit_core::CallContext::new();
         let blocked = source.call("blocking", object(json!({})), &context);
         assert!(
             tokio::time::timeout(Duration::from_millis(200), blocked)
@@ -96,7 +93,7 @@ async fn mcp_rmcp_stdio_a_dropped_call_is_cancelled_and_others_go_on() {
             .call(
                 "echo",
                 object(json!({"text": "after"})),
-                &toolkit_runtime::CallContext::new(),
+                &toolkit_core::CallContext::new(),
             )
             .await
             .unwrap();
@@ -109,7 +106,7 @@ async fn mcp_rmcp_stdio_a_dropped_call_is_cancelled_and_others_go_on() {
                     .call(
                         "echo",
                         object(json!({"text": text})),
-                        &toolkit_runtime::CallContext::new(),
+                        &toolkit_core::CallContext::new(),
                     )
                     .await
                     .unwrap();

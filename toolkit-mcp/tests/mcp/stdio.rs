@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::json;
-use toolkit_runtime::mcp::{Mcp, McpOptions, StdioCommand};
-use toolkit_runtime::{Reason, ToolSource};
+use toolkit_core::{Reason, ToolSource};
+use toolkit_mcp::{Mcp, McpOptions, StdioCommand};
 
 use super::quick;
 use crate::support::object;
@@ -44,7 +44,7 @@ fn peer_by(
     std::fs::create_dir_all(&dir).unwrap();
     let pidfile = dir.join("pids");
     let command = command(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/mcp/stdio_peer.py"),
+        concat!(env!("CARGO_MANIFEST_DIR"), "/tests/mcp/stdio_peer.py"),
         &pidfile,
     );
     (
@@ -130,7 +130,7 @@ async fn mcp_stdio_lists_calls_answers_ping_and_leaves_no_process() {
         .call(
             "echo",
             object(json!({"text": "hi\nthere"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -158,7 +158,7 @@ async fn mcp_stdio_a_server_that_dies_is_started_again_once() {
             .call(
                 "echo",
                 object(json!({"text": "a"})),
-                &toolkit_runtime::CallContext::new()
+                &toolkit_core::CallContext::new()
             )
             .await
             .unwrap()[0]["text"],
@@ -173,7 +173,7 @@ async fn mcp_stdio_a_server_that_dies_is_started_again_once() {
             .call(
                 "echo",
                 object(json!({"text": "b"})),
-                &toolkit_runtime::CallContext::new()
+                &toolkit_core::CallContext::new()
             )
             .await
             .unwrap()[0]["text"],
@@ -192,7 +192,7 @@ async fn mcp_stdio_a_call_in_flight_when_the_server_dies_is_unavailable() {
         .call(
             "echo",
             object(json!({"text": "a"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -207,7 +207,6 @@ async fn mcp_stdio_a_call_in_flight_when_the_server_dies_is_unavailable() {
 /// The resilience layers over a stdio server killed in a call: the retry of a tool the host
 /// says is safe to repeat starts the server again and answers; without it, the agent reads the
 /// retryable failure.
-#[cfg(feature = "resilience")]
 #[tokio::test]
 async fn mcp_stdio_a_server_killed_in_a_call_is_started_again_by_the_retry() {
     use std::sync::Arc;
@@ -222,7 +221,7 @@ async fn mcp_stdio_a_server_killed_in_a_call_is_started_again_by_the_retry() {
         .call(
             "echo",
             object(json!({"text": "again"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -236,7 +235,7 @@ async fn mcp_stdio_a_server_killed_in_a_call_is_started_again_by_the_retry() {
         .call(
             "echo",
             object(json!({"text": "once"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -301,7 +300,7 @@ async fn mcp_stdio_answers_to_a_flood_of_server_requests_are_bounded() {
         .call(
             "echo",
             object(json!({"text": "flood"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -309,7 +308,7 @@ async fn mcp_stdio_answers_to_a_flood_of_server_requests_are_bounded() {
         .call(
             "echo",
             object(json!({"text": "count"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -342,7 +341,7 @@ async fn mcp_stdio_a_line_past_the_cap_fails_the_call() {
         .call(
             "echo",
             object(json!({"text": "huge"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -355,7 +354,7 @@ async fn mcp_stdio_a_line_past_the_cap_fails_the_call() {
         .call(
             "echo",
             object(json!({"text": "b"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -421,7 +420,7 @@ async fn mcp_stdio_stderr_goes_to_tracing_and_is_never_read_as_protocol() {
         .call(
             "echo",
             object(json!({"text": "quiet"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await;
     let logs = String::from_utf8_lossy(&captured.0.lock().unwrap()).into_owned();
@@ -446,7 +445,7 @@ async fn mcp_stdio_concurrent_calls_each_get_their_own_answer() {
                 .call(
                     "echo",
                     object(json!({"text": text})),
-                    &toolkit_runtime::CallContext::new(),
+                    &toolkit_core::CallContext::new(),
                 )
                 .await
                 .unwrap();
@@ -469,7 +468,7 @@ async fn mcp_stdio_a_stateless_server_slow_to_answer_discover_is_still_spoken_to
         .call(
             "echo",
             object(json!({"text": "late"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();

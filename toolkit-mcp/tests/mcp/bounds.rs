@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use serde_json::json;
-use toolkit_runtime::mcp::Mcp;
-use toolkit_runtime::{Reason, ToolSource};
+use toolkit_core::{Reason, ToolSource};
+use toolkit_mcp::Mcp;
 
 use super::scripted::*;
 use super::{http, quick};
@@ -76,7 +76,7 @@ async fn mcp_bounds_a_stateless_server_gets_no_answer_to_a_request() {
     let source = http(&server.url);
     assert_eq!(
         source
-            .call("t", object(json!({})), &toolkit_runtime::CallContext::new())
+            .call("t", object(json!({})), &toolkit_core::CallContext::new())
             .await
             .unwrap(),
         json!([])
@@ -119,7 +119,7 @@ async fn mcp_bounds_answers_to_a_servers_requests_in_flight_are_bounded() {
     let source = http(&server.url);
     assert_eq!(
         source
-            .call("t", object(json!({})), &toolkit_runtime::CallContext::new())
+            .call("t", object(json!({})), &toolkit_core::CallContext::new())
             .await
             .unwrap(),
         json!([])

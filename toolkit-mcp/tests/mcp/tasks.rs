@@ -10,10 +10,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::process::Command;
-use toolkit_runtime::mcp::{
+use toolkit_core::{CallContext, Reason, ToolSource, progress::Progress};
+use toolkit_mcp::{
     Elicitation, ElicitationAnswer, ElicitationRequest, Mcp, McpOptions, StdioCommand,
 };
-use toolkit_runtime::{CallContext, Reason, ToolSource, progress::Progress};
 
 use super::everything::everything;
 use super::processes::{free_port, installed, listening, script};

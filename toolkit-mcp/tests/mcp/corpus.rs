@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use toolkit_runtime::ToolSource;
+use toolkit_core::ToolSource;
 
 use super::http;
 use super::scripted::*;
@@ -90,7 +90,7 @@ async fn mcp_corpus_real_tool_listings_come_through_whole() {
             .call(
                 definition.name(),
                 object(json!({})),
-                &toolkit_runtime::CallContext::new(),
+                &toolkit_core::CallContext::new(),
             )
             .await
             .unwrap();

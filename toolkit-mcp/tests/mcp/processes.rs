@@ -1,6 +1,8 @@
 //! Peer servers run as processes: started on 127.0.0.1 on a free port, stopped by their own
 //! handle (their process id), and found where `scripts/install-test-peers` put them — or a loud
-//! failure saying how to install them.
+//! failure saying how to install them. Shared by path with toolkit-runtime-tests (its serving
+//! tests start these peers too).
+#![allow(dead_code)]
 
 use std::path::PathBuf;
 use std::process::Stdio;
@@ -24,9 +26,32 @@ pub fn installed(path: &str) -> PathBuf {
     path
 }
 
-/// A file of this test module (a peer's script).
+/// A file of toolkit-mcp's tests (a peer's script), from whichever crate's tests ask.
 pub fn script(name: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/mcp")).join(name)
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../toolkit-mcp/tests/mcp"
+    ))
+    .join(name)
+}
+
+/// `rmcp-stdio-peer` (rmcp's server over stdio), a binary of toolkit-runtime-tests: beside the
+/// running test's executable (`target/<profile>/deps/…` → `target/<profile>/rmcp-stdio-peer`),
+/// where a workspace build put it.
+pub fn rmcp_stdio_peer() -> PathBuf {
+    let test = std::env::current_exe().expect("the test's executable");
+    let profile = test
+        .parent()
+        .and_then(|deps| deps.parent())
+        .expect("the test's executable is under target/<profile>/deps");
+    let peer = profile.join(format!("rmcp-stdio-peer{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        peer.is_file(),
+        "{} is missing: run `cargo build -p toolkit-runtime-tests --features mcp-test-peer --bin \
+         rmcp-stdio-peer` (a workspace run with every feature builds it)",
+        peer.display()
+    );
+    peer
 }
 
 /// A port no one listens on now.
@@ -59,6 +84,18 @@ impl Listening {
     pub async fn stop(mut self) {
         let _ = self.child.kill().await;
     }
+}
+
+/// The Python server that asks (`python_asking_peer.py`), over Streamable HTTP in the stateless
+/// revision.
+pub async fn asking_peer() -> Listening {
+    let port = free_port();
+    let mut command = Command::new(installed("mcp-python/bin/python"));
+    command
+        .arg(script("python_asking_peer.py"))
+        .arg("http")
+        .arg(port.to_string());
+    listening(command, port, "the asking Python MCP server").await
 }
 
 /// Starts `command` (which listens on `port`) and waits until the port takes connections.

@@ -4,8 +4,8 @@
 
 use serde_json::json;
 use tokio::process::Command;
-use toolkit_runtime::mcp::{Mcp, StdioCommand};
-use toolkit_runtime::{Reason, ToolSource};
+use toolkit_core::{Reason, ToolSource};
+use toolkit_mcp::{Mcp, StdioCommand};
 
 use super::processes::{Listening, free_port, installed, listening, script};
 use super::quick;
@@ -36,7 +36,7 @@ async fn python_tools(source: &Mcp, expected_version: &str) {
         .call(
             "echo",
             object(json!({"text": "hi"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -46,7 +46,7 @@ async fn python_tools(source: &Mcp, expected_version: &str) {
         .call(
             "weather",
             object(json!({"city": "Zürich"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -55,7 +55,7 @@ async fn python_tools(source: &Mcp, expected_version: &str) {
         .call(
             "failing",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -96,7 +96,7 @@ async fn mcp_python_a_call_before_any_listing_learns_the_marks() {
         .call(
             "weather",
             object(json!({"city": " Zürich "})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -130,7 +130,7 @@ async fn mcp_python_stdio() {
         .call(
             "echo",
             object(json!({"text": "over stdio"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -140,7 +140,7 @@ async fn mcp_python_stdio() {
         .call(
             "weather",
             object(json!({"city": "Oslo"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -165,7 +165,7 @@ async fn mcp_typescript_stateless_json() {
         .call(
             "echo",
             object(json!({"text": "hi"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -174,7 +174,7 @@ async fn mcp_typescript_stateless_json() {
         .call(
             "failing",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use axum::response::Response;
 use serde_json::json;
-use toolkit_runtime::ToolSource;
+use toolkit_core::ToolSource;
 
 use super::http;
 use super::scripted::{

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use rmcp::ServiceExt as _;
 use rmcp::model::ProtocolVersion;
 
-#[path = "peer_handler.rs"]
+#[path = "../../../toolkit-mcp/tests/mcp/peer_handler.rs"]
 #[allow(dead_code)]
 mod peer_handler;
 

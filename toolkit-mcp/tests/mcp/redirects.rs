@@ -4,8 +4,8 @@
 use axum::response::Response;
 use reqwest::header::{HeaderMap, HeaderValue};
 use serde_json::json;
-use toolkit_runtime::mcp::Mcp;
-use toolkit_runtime::{Reason, ToolSource};
+use toolkit_core::{Reason, ToolSource};
+use toolkit_mcp::Mcp;
 
 use super::quick;
 use super::scripted::*;
@@ -67,7 +67,7 @@ async fn mcp_redirects_an_answer_from_another_origin_is_never_read() {
         .call(
             "stolen",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -77,10 +77,9 @@ async fn mcp_redirects_an_answer_from_another_origin_is_never_read() {
     assert!(server.seen().iter().all(|r| r.http_method == "POST"));
 }
 
-#[cfg(feature = "http")]
 #[tokio::test]
 async fn mcp_redirects_the_recommended_client_sends_nothing_elsewhere() {
-    use toolkit_runtime::http::client_builder;
+    use toolkit_http::client_builder;
 
     let other = elsewhere().await;
     let target = other.url.clone();
@@ -100,7 +99,7 @@ async fn mcp_redirects_the_recommended_client_sends_nothing_elsewhere() {
             .call(
                 "stolen",
                 object(json!({})),
-                &toolkit_runtime::CallContext::new()
+                &toolkit_core::CallContext::new()
             )
             .await
             .is_err()
