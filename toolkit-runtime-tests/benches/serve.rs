@@ -10,10 +10,10 @@
 //!
 //! A gateway's call is measured the same way: through our server serving an MCP source of the
 //! bare rmcp server, beside a call to that server directly; and through our server serving an
-//! MCP source of a TypeScript SDK server (`tests/it/serve/content_peer.cjs`, installed by
-//! `scripts/install-test-peers`), beside a call to that server directly. The same pair through a
-//! hop that reads no MCP and only forwards bytes with axum and reqwest is the floor under that
-//! ratio: what any HTTP gateway on this machine adds.
+//! MCP source of a TypeScript SDK server (`toolkit-serve/tests/serve/content_peer.cjs`,
+//! installed by `scripts/install-test-peers`), beside a call to that server directly. The same
+//! pair through a hop that reads no MCP and only forwards bytes with axum and reqwest is the floor
+//! under that ratio: what any HTTP gateway on this machine adds.
 //!
 //! rmcp's client opens a new connection for each call; each HTTP pair is measured a second time
 //! (group `…_keep_alive`) by a client that keeps its connection, as every real client does, so
@@ -465,7 +465,7 @@ impl TypeScriptUpstream {
             .env("NODE_PATH", modules)
             .arg(concat!(
                 env!("CARGO_MANIFEST_DIR"),
-                "/tests/it/serve/content_peer.cjs"
+                "/../toolkit-serve/tests/serve/content_peer.cjs"
             ))
             .arg(port.to_string())
             .stdin(std::process::Stdio::null())

@@ -10,9 +10,9 @@
 mod bounds;
 mod conformance;
 mod corpus;
-// The demo toolkit of the serving tests (toolkit-runtime-tests, where it lives), shared by path.
 mod definitions;
-#[path = "../../../toolkit-runtime-tests/tests/it/serve/demo.rs"]
+// The demo toolkit of the serving tests (toolkit-serve's, where it lives), shared by path.
+#[path = "../../../toolkit-serve/tests/serve/demo.rs"]
 #[allow(dead_code)]
 mod demo;
 mod elicitation;
@@ -39,8 +39,8 @@ mod sdks;
 mod span_capture;
 mod standalone;
 // A toolkit served over Streamable HTTP, and the TypeScript SDK's content peer as an upstream:
-// toolkit-runtime-tests' `serve/serving.rs`, shared by path.
-#[path = "../../../toolkit-runtime-tests/tests/it/serve/serving.rs"]
+// toolkit-serve's tests' `serving.rs`, shared by path.
+#[path = "../../../toolkit-serve/tests/serve/serving.rs"]
 mod serving;
 mod stdio;
 // Shared with toolkit-core's tests, where it lives.

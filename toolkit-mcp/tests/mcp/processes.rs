@@ -1,7 +1,7 @@
 //! Peer servers run as processes: started on 127.0.0.1 on a free port, stopped by their own
 //! handle (their process id), and found where `scripts/install-test-peers` put them — or a loud
-//! failure saying how to install them. Shared by path with toolkit-runtime-tests (its serving
-//! tests start these peers too).
+//! failure saying how to install them. Shared by path with toolkit-serve's tests (they start these
+//! peers too).
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -35,20 +35,25 @@ pub fn script(name: &str) -> PathBuf {
     .join(name)
 }
 
-/// `rmcp-stdio-peer` (rmcp's server over stdio), a binary of toolkit-runtime-tests: beside the
-/// running test's executable (`target/<profile>/deps/…` → `target/<profile>/rmcp-stdio-peer`),
-/// where a workspace build put it.
+/// `rmcp-stdio-peer` (rmcp's server over stdio), a binary of toolkit-runtime-tests.
 pub fn rmcp_stdio_peer() -> PathBuf {
+    peer_binary("rmcp-stdio-peer", "mcp-test-peer")
+}
+
+/// The test peer `name`, a binary of toolkit-runtime-tests built with its `feature`: beside the
+/// running test's executable (`target/<profile>/deps/…` → `target/<profile>/<name>`), where a
+/// workspace build put it.
+pub fn peer_binary(name: &str, feature: &str) -> PathBuf {
     let test = std::env::current_exe().expect("the test's executable");
     let profile = test
         .parent()
         .and_then(|deps| deps.parent())
         .expect("the test's executable is under target/<profile>/deps");
-    let peer = profile.join(format!("rmcp-stdio-peer{}", std::env::consts::EXE_SUFFIX));
+    let peer = profile.join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     assert!(
         peer.is_file(),
-        "{} is missing: run `cargo build -p toolkit-runtime-tests --features mcp-test-peer --bin \
-         rmcp-stdio-peer` (a workspace run with every feature builds it)",
+        "{} is missing: run `cargo build -p toolkit-runtime-tests --features {feature} --bin \
+         {name}` (a workspace run with every feature builds it)",
         peer.display()
     );
     peer

@@ -16,11 +16,6 @@ mod definition;
 mod peers;
 #[cfg(feature = "code")]
 mod progress;
-// The MCP client's tests' peers, which the serving tests start too: toolkit-mcp's tests'
-// `processes.rs`, shared by path.
-#[cfg(all(feature = "serve", feature = "mcp"))]
-#[path = "../../../toolkit-mcp/tests/mcp/processes.rs"]
-mod processes;
 #[cfg(feature = "resilience")]
 mod resilience;
 #[cfg(feature = "rig")]
@@ -28,8 +23,6 @@ mod rig;
 mod search;
 #[cfg(feature = "search-embeddings")]
 mod search_meaning;
-#[cfg(feature = "serve")]
-mod serve;
 // Shared by path with toolkit-mcp's tests.
 mod span_capture;
 mod spans;

@@ -2,6 +2,7 @@
 //! TypeScript SDK's and the Python SDK's (over stdio and Streamable HTTP), and our own MCP
 //! source over stdio in both eras.
 
+use std::ffi::OsStr;
 use std::path::PathBuf;
 
 use rmcp::ServiceExt as _;
@@ -10,24 +11,23 @@ use rmcp::service::{ClientLifecycleMode, ClientServiceExt as _};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 use tokio::process::Command;
-use toolkit_runtime::mcp::{Mcp, StdioCommand};
-use toolkit_runtime::serve::McpServer;
-use toolkit_runtime::{Reason, ToolSource};
+use toolkit_core::{Reason, ToolSource};
+use toolkit_mcp::{Mcp, StdioCommand};
+use toolkit_serve::McpServer;
 
 use super::demo;
 use super::serving::Serving;
+use crate::fixture;
 use crate::processes::installed;
 use crate::support::object;
 
-const FIXTURE: &str = env!("CARGO_BIN_EXE_toolkit-serve-fixture");
-
 fn script(name: &str) -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it/serve")).join(name)
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/serve")).join(name)
 }
 
 #[tokio::test]
 async fn serve_interop_rmcp_client_over_stdio_in_both_eras() {
-    let session = ().serve(TokioChildProcess::new(Command::new(FIXTURE)).unwrap()).await.unwrap();
+    let session = ().serve(TokioChildProcess::new(Command::new(fixture())).unwrap()).await.unwrap();
     assert_eq!(
         session.peer_info().unwrap().protocol_version,
         ProtocolVersion::V_2025_11_25
@@ -43,7 +43,7 @@ async fn serve_interop_rmcp_client_over_stdio_in_both_eras() {
 
     let stateless = ()
         .serve_with_lifecycle(
-            TokioChildProcess::new(Command::new(FIXTURE)).unwrap(),
+            TokioChildProcess::new(Command::new(fixture())).unwrap(),
             ClientLifecycleMode::Discover {
                 preferred_versions: vec![ProtocolVersion::V_2026_07_28],
             },
@@ -64,7 +64,7 @@ async fn serve_interop_rmcp_client_over_stdio_in_both_eras() {
 
 #[tokio::test]
 async fn serve_interop_our_client_over_stdio_in_both_eras() {
-    let source = Mcp::stdio("ours", StdioCommand::new(FIXTURE));
+    let source = Mcp::stdio("ours", StdioCommand::new(fixture()));
     let snapshot = source.snapshot().await.unwrap();
     assert_eq!(snapshot["protocolVersion"], "2026-07-28");
     assert_eq!(snapshot["server"]["name"], "toolkit-serve-fixture");
@@ -73,7 +73,7 @@ async fn serve_interop_our_client_over_stdio_in_both_eras() {
         .call(
             "echo",
             object(json!({"text": "hi"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -82,7 +82,7 @@ async fn serve_interop_our_client_over_stdio_in_both_eras() {
         .call(
             "explode",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -94,7 +94,7 @@ async fn serve_interop_our_client_over_stdio_in_both_eras() {
         .call(
             "add",
             object(json!({"a": 2, "b": 2})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -103,7 +103,7 @@ async fn serve_interop_our_client_over_stdio_in_both_eras() {
 
     let legacy = Mcp::stdio(
         "ours",
-        StdioCommand::new(FIXTURE).env("FIXTURE_VERSIONS", "2025-11-25,2025-06-18"),
+        StdioCommand::new(fixture()).env("FIXTURE_VERSIONS", "2025-11-25,2025-06-18"),
     );
     let snapshot = legacy.snapshot().await.unwrap();
     assert_eq!(snapshot["protocolVersion"], "2025-11-25");
@@ -111,7 +111,7 @@ async fn serve_interop_our_client_over_stdio_in_both_eras() {
         .call(
             "add",
             object(json!({"a": 2, "b": 3})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -159,7 +159,7 @@ async fn run_client(mut command: Command) -> Value {
     serde_json::from_str(last).unwrap_or_else(|_| panic!("not JSON: {stdout}"))
 }
 
-fn typescript(kind: &str, target: &str) -> Command {
+fn typescript(kind: &str, target: impl AsRef<OsStr>) -> Command {
     let mut command = Command::new("node");
     command
         .env("NODE_PATH", installed("mcp-npm/node_modules"))
@@ -171,7 +171,7 @@ fn typescript(kind: &str, target: &str) -> Command {
 
 #[tokio::test]
 async fn serve_interop_typescript_sdk_client_over_stdio_and_http() {
-    let out = run_client(typescript("stdio", FIXTURE)).await;
+    let out = run_client(typescript("stdio", fixture())).await;
     assert_eq!(out["server"]["name"], "toolkit-serve-fixture");
     assert_read_the_demo(&out);
 
@@ -182,7 +182,7 @@ async fn serve_interop_typescript_sdk_client_over_stdio_and_http() {
     serving.stop().await.unwrap();
 }
 
-fn python(kind: &str, target: &str, mode: &str) -> Command {
+fn python(kind: &str, target: impl AsRef<OsStr>, mode: &str) -> Command {
     let mut command = Command::new(installed("mcp-python/bin/python"));
     command
         .arg(script("python_client.py"))
@@ -195,7 +195,7 @@ fn python(kind: &str, target: &str, mode: &str) -> Command {
 #[tokio::test]
 async fn serve_interop_python_sdk_client_over_stdio_and_http() {
     for (mode, version) in [("auto", "2026-07-28"), ("legacy", "2025-11-25")] {
-        let out = run_client(python("stdio", FIXTURE, mode)).await;
+        let out = run_client(python("stdio", fixture(), mode)).await;
         assert_eq!(out["protocolVersion"], version, "{out}");
         assert_read_the_demo(&out);
     }

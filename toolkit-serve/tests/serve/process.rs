@@ -5,10 +5,10 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use tokio::process::Command;
-use toolkit_runtime::serve::testing::{HarnessError, ServerProcess, probe};
+use toolkit_serve::testing::{HarnessError, ServerProcess, probe};
 
 fn fixture() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_toolkit-serve-fixture"));
+    let mut command = Command::new(crate::fixture());
     command.env_remove("RUST_LOG").env("RUST_BACKTRACE", "0");
     command
 }

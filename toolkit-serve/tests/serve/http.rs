@@ -10,9 +10,9 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
-use toolkit_runtime::mcp::Mcp;
-use toolkit_runtime::serve::{HttpOptions, McpServer};
-use toolkit_runtime::{FnSource, FnTool, Reason, ToolSource, Toolkit, ToolkitOptions};
+use toolkit_core::{FnSource, FnTool, Reason, ToolSource, Toolkit, ToolkitOptions};
+use toolkit_mcp::Mcp;
+use toolkit_serve::{HttpOptions, McpServer};
 
 use super::demo::{self, Nothing};
 use super::serving::Serving;
@@ -140,7 +140,7 @@ async fn serve_http_our_client_discovers_and_calls_in_both_eras() {
         .call(
             "echo",
             object(json!({"text": "hi"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -149,7 +149,7 @@ async fn serve_http_our_client_discovers_and_calls_in_both_eras() {
         .call(
             "find_thing",
             object(json!({"id": "x"})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -158,11 +158,7 @@ async fn serve_http_our_client_discovers_and_calls_in_both_eras() {
         Reason::call_failed("No thing \"x\". List the ids first. Try list_things.")
     );
     let missing = source
-        .call(
-            "nope",
-            object(json!({})),
-            &toolkit_runtime::CallContext::new(),
-        )
+        .call("nope", object(json!({})), &toolkit_core::CallContext::new())
         .await
         .unwrap_err();
     assert!(
@@ -186,7 +182,7 @@ async fn serve_http_our_client_discovers_and_calls_in_both_eras() {
         .call(
             "add",
             object(json!({"a": 1, "b": 1})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -220,7 +216,7 @@ async fn serve_http_two_servers_at_once_share_nothing() {
         .call(
             "other_tool",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -229,7 +225,7 @@ async fn serve_http_two_servers_at_once_share_nothing() {
         one.call(
             "other_tool",
             object(json!({})),
-            &toolkit_runtime::CallContext::new()
+            &toolkit_core::CallContext::new()
         )
         .await
         .is_err()
@@ -343,7 +339,7 @@ async fn serve_http_accepts_every_connection_with_tcp_nodelay() {
         let mut head = [0; 8];
         client.read_exact(&mut head).await.unwrap();
         assert_eq!(&head, b"HTTP/1.1");
-        let accepted = toolkit_runtime::serve::testing::tcp_nodelay(
+        let accepted = toolkit_serve::testing::tcp_nodelay(
             std::process::id(),
             server,
             client.local_addr().unwrap(),
@@ -353,7 +349,7 @@ async fn serve_http_accepts_every_connection_with_tcp_nodelay() {
             "TCP_NODELAY is off on the accepted socket"
         );
         // The client's own end, found the other way round, is left as the system made it.
-        let own = toolkit_runtime::serve::testing::tcp_nodelay(
+        let own = toolkit_serve::testing::tcp_nodelay(
             std::process::id(),
             client.local_addr().unwrap(),
             server,

@@ -11,7 +11,7 @@ use std::process::ExitCode;
 
 use toolkit_runtime::serve::{McpServer, run_guarded};
 
-#[path = "demo.rs"]
+#[path = "../../../toolkit-serve/tests/serve/demo.rs"]
 #[allow(dead_code)]
 mod demo;
 

@@ -4,11 +4,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolkit_runtime::serve::McpServer;
-use toolkit_runtime::serve::testing::{HarnessError, InProcessClient};
-use toolkit_runtime::{
+use toolkit_core::{
     Assembly, Decision, FnSource, FnTool, Member, Toolkit, ToolkitOptions, definition::Annotations,
 };
+use toolkit_serve::McpServer;
+use toolkit_serve::testing::{HarnessError, InProcessClient};
 
 use super::demo::{self, Nothing};
 use crate::support::{ADDRESS, Scripted};
@@ -549,7 +549,7 @@ async fn serve_a_client_that_does_not_read_holds_the_server_back_and_loses_nothi
 
 #[tokio::test]
 async fn serve_the_line_cap_can_be_lowered_and_is_answered_once() {
-    use toolkit_runtime::serve::stdin_guard::StdinGuardOptions;
+    use toolkit_serve::stdin_guard::StdinGuardOptions;
     let server = McpServer::new(demo::toolkit())
         .stdin_guard(StdinGuardOptions::default().max_line_utf16(200));
     let mut client = InProcessClient::start(server);
@@ -631,7 +631,7 @@ async fn serve_a_call_the_client_cancels_stops_the_tool() {
 #[derive(Debug)]
 struct Subscribable {
     updates: tokio::sync::broadcast::Sender<String>,
-    lists: tokio::sync::broadcast::Sender<toolkit_runtime::serve::ListChanged>,
+    lists: tokio::sync::broadcast::Sender<toolkit_serve::ListChanged>,
     asked: std::sync::Mutex<Vec<String>>,
 }
 
@@ -656,43 +656,40 @@ impl Subscribable {
     }
 }
 
-impl toolkit_runtime::serve::Resources for Subscribable {
-    fn offer(&self) -> toolkit_runtime::serve::Offer {
-        toolkit_runtime::serve::Offer::none()
+impl toolkit_serve::Resources for Subscribable {
+    fn offer(&self) -> toolkit_serve::Offer {
+        toolkit_serve::Offer::none()
             .with_resources(true)
             .with_prompts()
             .with_list_changed(true, true)
     }
     fn list_resources(
         &self,
-    ) -> toolkit_runtime::BoxFuture<'_, Result<Vec<Value>, toolkit_runtime::serve::Refusal>> {
+    ) -> toolkit_core::BoxFuture<'_, Result<Vec<Value>, toolkit_serve::Refusal>> {
         Box::pin(async { Ok(Vec::new()) })
     }
     fn list_resource_templates(
         &self,
-    ) -> toolkit_runtime::BoxFuture<'_, Result<Vec<Value>, toolkit_runtime::serve::Refusal>> {
+    ) -> toolkit_core::BoxFuture<'_, Result<Vec<Value>, toolkit_serve::Refusal>> {
         Box::pin(async { Ok(Vec::new()) })
     }
     fn read_resource<'a>(
         &'a self,
         uri: &'a str,
-    ) -> toolkit_runtime::BoxFuture<
-        'a,
-        Result<toolkit_runtime::JsonObject, toolkit_runtime::serve::Refusal>,
-    > {
-        Box::pin(async move { Err(toolkit_runtime::serve::Refusal::NotFound(uri.to_owned())) })
+    ) -> toolkit_core::BoxFuture<'a, Result<toolkit_core::JsonObject, toolkit_serve::Refusal>> {
+        Box::pin(async move { Err(toolkit_serve::Refusal::NotFound(uri.to_owned())) })
     }
     fn subscribe<'a>(
         &'a self,
         uri: &'a str,
-    ) -> toolkit_runtime::BoxFuture<'a, Result<(), toolkit_runtime::serve::Refusal>> {
+    ) -> toolkit_core::BoxFuture<'a, Result<(), toolkit_serve::Refusal>> {
         self.asked.lock().unwrap().push(format!("subscribe {uri}"));
         Box::pin(async { Ok(()) })
     }
     fn unsubscribe<'a>(
         &'a self,
         uri: &'a str,
-    ) -> toolkit_runtime::BoxFuture<'a, Result<(), toolkit_runtime::serve::Refusal>> {
+    ) -> toolkit_core::BoxFuture<'a, Result<(), toolkit_serve::Refusal>> {
         self.asked
             .lock()
             .unwrap()
@@ -701,41 +698,33 @@ impl toolkit_runtime::serve::Resources for Subscribable {
     }
     fn list_prompts(
         &self,
-    ) -> toolkit_runtime::BoxFuture<'_, Result<Vec<Value>, toolkit_runtime::serve::Refusal>> {
+    ) -> toolkit_core::BoxFuture<'_, Result<Vec<Value>, toolkit_serve::Refusal>> {
         Box::pin(async { Ok(Vec::new()) })
     }
     fn get_prompt<'a>(
         &'a self,
         name: &'a str,
-        _arguments: toolkit_runtime::JsonObject,
-    ) -> toolkit_runtime::BoxFuture<
-        'a,
-        Result<toolkit_runtime::JsonObject, toolkit_runtime::serve::Refusal>,
-    > {
-        Box::pin(async move { Err(toolkit_runtime::serve::Refusal::NotFound(name.to_owned())) })
+        _arguments: toolkit_core::JsonObject,
+    ) -> toolkit_core::BoxFuture<'a, Result<toolkit_core::JsonObject, toolkit_serve::Refusal>> {
+        Box::pin(async move { Err(toolkit_serve::Refusal::NotFound(name.to_owned())) })
     }
     fn complete(
         &self,
-        _params: toolkit_runtime::JsonObject,
-    ) -> toolkit_runtime::BoxFuture<
-        '_,
-        Result<toolkit_runtime::JsonObject, toolkit_runtime::serve::Refusal>,
-    > {
-        Box::pin(async { Err(toolkit_runtime::serve::Refusal::Unsupported("no".into())) })
+        _params: toolkit_core::JsonObject,
+    ) -> toolkit_core::BoxFuture<'_, Result<toolkit_core::JsonObject, toolkit_serve::Refusal>> {
+        Box::pin(async { Err(toolkit_serve::Refusal::Unsupported("no".into())) })
     }
     fn updated(&self) -> Option<tokio::sync::broadcast::Receiver<String>> {
         Some(self.updates.subscribe())
     }
-    fn list_changed(
-        &self,
-    ) -> Option<tokio::sync::broadcast::Receiver<toolkit_runtime::serve::ListChanged>> {
+    fn list_changed(&self) -> Option<tokio::sync::broadcast::Receiver<toolkit_serve::ListChanged>> {
         Some(self.lists.subscribe())
     }
 }
 
 #[tokio::test]
 async fn serve_a_hosts_list_changes_are_told_to_a_session_client_and_a_listening_one() {
-    use toolkit_runtime::serve::ListChanged;
+    use toolkit_serve::ListChanged;
 
     let host = Arc::new(Subscribable::new());
     let mut session =
@@ -796,7 +785,7 @@ async fn serve_a_hosts_list_changes_are_told_to_a_session_client_and_a_listening
 
 #[tokio::test]
 async fn serve_a_client_that_says_initialized_twice_hears_each_change_once() {
-    use toolkit_runtime::serve::ListChanged;
+    use toolkit_serve::ListChanged;
 
     let host = Arc::new(Subscribable::new());
     let server = McpServer::new(demo::toolkit()).resources(host.clone());
@@ -897,8 +886,8 @@ async fn serve_a_stateless_client_that_listens_for_a_resource_hears_its_updates_
 #[tokio::test]
 async fn serve_tools_list_says_how_long_it_stays_fresh_and_whose_it_is() {
     struct EveryoneTheSame;
-    impl toolkit_runtime::serve::Views for EveryoneTheSame {
-        fn key(&self, _: &toolkit_runtime::context::Principal) -> String {
+    impl toolkit_serve::Views for EveryoneTheSame {
+        fn key(&self, _: &toolkit_core::context::Principal) -> String {
             String::new()
         }
         fn toolkit(&self, _: &str) -> Toolkit {

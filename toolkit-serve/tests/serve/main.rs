@@ -1,27 +1,35 @@
+//! Integration tests of toolkit-serve, in one binary (one link) with a module per concern.
+//!
 //! Serving a toolkit as an MCP server: the stdin guard over synthetic stdins (here), and the
-//! server itself in-process, as a child process, over HTTP and against real clients (modules).
+//! server itself in-process, as a child process (`toolkit-serve-fixture`, a binary of
+//! toolkit-runtime-tests, found beside the test executable), over HTTP and against real clients
+//! (modules): rmcp's, the TypeScript and Python SDKs' (their scripts beside these files), and
+//! toolkit-mcp's source, with the peers `scripts/install-test-peers` installs.
+#![allow(clippy::unwrap_used, clippy::panic)]
 
 #[cfg(feature = "testing")]
 mod approval;
+// The demo toolkit, shared by path with `toolkit-serve-fixture` and toolkit-mcp's tests.
 #[allow(dead_code)]
-pub mod demo;
-#[cfg(feature = "mcp")]
+mod demo;
 mod http;
 #[cfg(feature = "testing")]
 mod in_process;
-#[cfg(all(feature = "serve-test-peer", feature = "mcp"))]
 mod interop;
-#[cfg(all(feature = "testing", feature = "openapi", feature = "http"))]
+#[cfg(feature = "testing")]
 mod output_schema;
-#[cfg(feature = "mcp")]
 mod pass_through;
-#[cfg(all(feature = "serve-test-peer", feature = "testing"))]
+#[cfg(feature = "testing")]
 mod process;
-#[cfg(feature = "mcp")]
+// Where the peers are and how they start: toolkit-mcp's tests' `processes.rs`, shared by path.
+#[path = "../../../toolkit-mcp/tests/mcp/processes.rs"]
+mod processes;
 mod relay;
 // Shared by path with toolkit-mcp's tests.
-#[cfg(feature = "mcp")]
 mod serving;
+// Shared with toolkit-core's tests, where it lives.
+#[path = "../../../toolkit-core/tests/core/support.rs"]
+mod support;
 
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -29,9 +37,13 @@ use std::time::Instant;
 
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncWriteExt, ReadBuf};
-use toolkit_runtime::serve::stdin_guard::{
-    Frame, MAX_LINE_UTF16, Reply, StdinGuard, StdinGuardOptions,
-};
+use toolkit_serve::stdin_guard::{Frame, MAX_LINE_UTF16, Reply, StdinGuard, StdinGuardOptions};
+
+/// `toolkit-serve-fixture` (the demo toolkit served over stdio), a binary of
+/// toolkit-runtime-tests, beside this test's executable.
+fn fixture() -> std::path::PathBuf {
+    processes::peer_binary("toolkit-serve-fixture", "serve-test-peer")
+}
 
 /// A stdin that gives exactly one piece per read.
 struct Pieces {

@@ -8,11 +8,11 @@ use axum::Router;
 use axum::extract::Path;
 use axum::routing::get;
 use serde_json::{Value, json};
-use toolkit_runtime::http::HttpSource;
-use toolkit_runtime::openapi::{ReadOptions, read_operations};
-use toolkit_runtime::serve::McpServer;
-use toolkit_runtime::serve::testing::InProcessClient;
-use toolkit_runtime::{Toolkit, ToolkitOptions};
+use toolkit_core::{Toolkit, ToolkitOptions};
+use toolkit_http::HttpSource;
+use toolkit_openapi::{ReadOptions, read_operations};
+use toolkit_serve::McpServer;
+use toolkit_serve::testing::InProcessClient;
 
 /// A Petstore whose pet 1 is as documented and pet 2 has a name that is a number.
 async fn petstore() -> (String, tokio::task::JoinHandle<()>) {

@@ -18,9 +18,9 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{ClientHandler, RoleClient, ServiceExt as _};
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
-use toolkit_runtime::mcp::{Mcp, McpOptions};
-use toolkit_runtime::serve::McpServer;
-use toolkit_runtime::{ToolSource, Toolkit, ToolkitOptions};
+use toolkit_core::{ToolSource, Toolkit, ToolkitOptions};
+use toolkit_mcp::{Mcp, McpOptions};
+use toolkit_serve::McpServer;
 
 use super::serving::{Serving, upstream};
 use crate::processes::Listening;

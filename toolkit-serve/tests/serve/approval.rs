@@ -3,9 +3,9 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
-use toolkit_runtime::serve::McpServer;
-use toolkit_runtime::serve::testing::InProcessClient;
-use toolkit_runtime::{approval::ApprovalRequest, approval::Verdict};
+use toolkit_core::{approval::ApprovalRequest, approval::Verdict};
+use toolkit_serve::McpServer;
+use toolkit_serve::testing::InProcessClient;
 
 use super::demo;
 
@@ -34,10 +34,9 @@ async fn serve_a_host_approver_is_asked_and_its_reason_served() {
 }
 
 /// A client that gives a progress token is told of each tool a code-mode run calls.
-#[cfg(feature = "code")]
 #[tokio::test]
 async fn serve_progress_reaches_a_client_that_asked_for_it() {
-    use toolkit_runtime::{code::CodeMode, code::CodeModeOptions, code::QuickJs};
+    use toolkit_runtime::code::{CodeMode, CodeModeOptions, QuickJs};
     let code_mode = CodeMode::toolkit(
         &demo::toolkit(),
         Arc::new(QuickJs::default()),

@@ -7,7 +7,7 @@ use std::time::Duration;
 use tokio::process::Command;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
-use toolkit_runtime::serve::{McpServer, ServeError, bind_loopback};
+use toolkit_serve::{McpServer, ServeError, bind_loopback};
 
 use crate::processes::{Listening, free_port, installed, listening};
 
@@ -59,7 +59,7 @@ pub async fn upstream() -> Listening {
         .env("NODE_PATH", installed("mcp-npm/node_modules"))
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../toolkit-runtime-tests/tests/it/serve/content_peer.cjs"
+            "/../toolkit-serve/tests/serve/content_peer.cjs"
         ))
         .arg(port.to_string());
     listening(command, port, "the content peer").await
