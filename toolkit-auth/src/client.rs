@@ -404,7 +404,7 @@ impl OAuthClientBuilder {
         let http = match self.http {
             Some(http) => http,
             None => Client::builder()
-                .redirect(same_origin_redirects())
+                .redirect(toolkit_http::same_origin_redirects())
                 .build()
                 .map_err(|_| AuthError::unavailable("the HTTP client could not be built"))?,
         };
@@ -430,25 +430,6 @@ impl OAuthClientBuilder {
             }),
         })
     }
-}
-
-/// Redirects followed within the first request's origin only (so a token never follows one to
-/// another origin). The same policy as `http::same_origin_redirects`, which exists only with
-/// feature `http`.
-fn same_origin_redirects() -> reqwest::redirect::Policy {
-    reqwest::redirect::Policy::custom(|attempt| {
-        let same = attempt
-            .previous()
-            .first()
-            .is_some_and(|first| first.origin() == attempt.url().origin());
-        if !same {
-            attempt.stop()
-        } else if attempt.previous().len() > 10 {
-            attempt.error("too many redirects")
-        } else {
-            attempt.follow()
-        }
-    })
 }
 
 /// Union of `a` and `b`, in order, without repeats.

@@ -1,6 +1,8 @@
-//! Credentials, where they belong: the MCP authorization specification on the client side
-//! (OAuth 2.1), as [`OAuthClient`], an HTTP client an [`Mcp`](toolkit_mcp::Mcp) source sends
-//! through.
+//! OAuth 2.1 credentials, where they belong: for an HTTP API's security schemes,
+//! [`ClientCredentials`] (a machine's tokens, also as the flow `toolkit_http::Credentials::with_text`
+//! reads a `client_id:client_secret` with) and [`AuthorizationCode`] (a user's authorization);
+//! with feature `mcp`, the MCP authorization specification on the client side, as `OAuthClient`,
+//! an HTTP client an MCP source sends through.
 //!
 //! The host plugs in two pieces: a [`TokenStore`] that keeps what an authorization gave (a
 //! [`FileStore`] with owner-only permissions for a command line or a gateway, a
@@ -28,6 +30,9 @@
 //!
 //! No token, code, verifier or client secret is ever in a failure, a log line or a `Debug`
 //! output.
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
+#![deny(missing_docs)]
 
 mod authorization_code;
 mod authorization_server;

@@ -43,6 +43,14 @@ enum Compiled {}
 #[cfg(not(feature = "input-checks"))]
 impl Compiled {
     fn new(_: &JsonObject) -> Option<Self> {
+        // Said once per process, where a host would look: a build that calls tools without the
+        // feature is one that meant to keep it.
+        static SAID: std::sync::Once = std::sync::Once::new();
+        SAID.call_once(|| {
+            tracing::warn!(
+                "toolkit-core was built without its feature `input-checks`: inputs are held only to being JSON objects, not to their tools' schemas"
+            );
+        });
         None
     }
 

@@ -6,6 +6,11 @@
 //! turn from many sources under a policy that says per tool allow, approve or block; a call
 //! checks its input against the tool's schema and gives JSON or a [`Failure`], as data.
 //!
+//! Feature `input-checks` (on by default) is what checks inputs against schemas (`jsonschema`).
+//! A build that only reads definitions (the generator, from a build script) leaves it off; a
+//! toolkit built without it holds each input only to being a JSON object, and says so once in a
+//! warning.
+//!
 //! This crate has no HTTP client or server, no MCP SDK, no JavaScript engine and no model
 //! runtime: a third-party source depends on it alone, and code written by `toolkit-gen` compiles
 //! against its [`codegen`] contract. `toolkit-runtime` re-exports all of it beside the sources

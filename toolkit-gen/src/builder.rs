@@ -53,8 +53,9 @@ pub enum InputKind {
     /// `{"tools": [...]}` result, or a bare array of tools.
     McpSnapshot,
     /// A GraphQL schema (SDL, or an introspection result as JSON): a tool per root query and
-    /// mutation field, as `toolkit-graphql` reads them (feature `graphql`).
-    #[cfg(feature = "graphql")]
+    /// mutation field, as `toolkit-graphql` reads them. Read with feature `graphql` (which
+    /// `Builder::graphql` needs); the variant is there either way, so that a `match` on it
+    /// does not change with the features a build unifies.
     Graphql,
 }
 
@@ -734,6 +735,13 @@ impl Builder {
                         typed(tool, tools);
                     })
                 }),
+                // Only `Builder::graphql` makes such an input, and it needs the feature.
+                #[cfg(not(feature = "graphql"))]
+                InputKind::Graphql => Err(vec![Problem::new(
+                    &input.path,
+                    "#",
+                    "GraphQL schemas need the feature `graphql` of toolkit-gen",
+                )]),
                 InputKind::McpSnapshot => read_snapshot(&input.path).map(|mut definitions| {
                     definitions.retain(|d| {
                         self.keeps(

@@ -1,5 +1,5 @@
 //! A request that was not answered, as the reason a source fails with (MCP's transports and
-//! the authorization client of `toolkit-runtime`'s feature `auth` share it).
+//! `toolkit-auth`'s authorization client share it).
 
 use toolkit_core::Reason;
 

@@ -1,7 +1,7 @@
 //! HTTP operations as data ([`operations`]) and the reader that makes them from OpenAPI 3.0 and
 //! 3.1 (and 3.2) documents, Swagger 2.0 ones, and Google's Discovery documents
 //! (`discoveryVersion: v1`; see [Discovery documents](self#discovery-documents)), the last two
-//! converted: [`read_operations`]. No executor: `toolkit-runtime`'s `HttpSource` (feature `http`)
+//! converted: [`read_operations`]. No executor: `toolkit-http`'s `HttpSource` (`toolkit-runtime`'s feature `http`)
 //! sends the operations; the generator (`toolkit-gen`) writes typed modules of them; the gateway
 //! serves them. `toolkit-runtime` re-exports this crate as `http::` (the operations) and
 //! `openapi::` (the reader).

@@ -4,7 +4,7 @@
 //! A server of the stateless revision may mark a property with `"x-mcp-header": "Region"`; the
 //! rules follow the specification (`server/tools.mdx` §x-mcp-header) except where seed 000 says
 //! otherwise: a mark on a `number` is allowed. What a client sends of them (and the base64
-//! sentinel) is the MCP source's part, in `toolkit-runtime`.
+//! sentinel) is the MCP source's part, in `toolkit-mcp`.
 
 use serde_json::Value;
 

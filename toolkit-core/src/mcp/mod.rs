@@ -1,5 +1,5 @@
-//! MCP tool listings read into definitions, with no transport and no SDK: what the MCP source of
-//! `toolkit-runtime` and the generator (`toolkit-gen`, from a `tools/list` snapshot) share.
+//! MCP tool listings read into definitions, with no transport and no SDK: what the MCP source
+//! (`toolkit-mcp`) and the generator (`toolkit-gen`, from a `tools/list` snapshot) share.
 //!
 //! - `tool.rs`: [`tool_definition`], an MCP `Tool` object as a [`ToolDefinition`](crate::ToolDefinition).
 //! - `header_marks.rs`: [`header_marks`] and [`mark_problems`], the `x-mcp-header` marks.

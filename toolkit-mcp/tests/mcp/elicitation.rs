@@ -1,6 +1,6 @@
 //! A server's elicitations reach the host's callback, on the call's own stream and on the
 //! session's standalone stream; a host that gives none declines at once. Against an upstream of
-//! the TypeScript SDK (toolkit-runtime-tests' `serve/content_peer.cjs`, sessions, SSE answers).
+//! the TypeScript SDK (toolkit-serve's `tests/serve/content_peer.cjs`, sessions, SSE answers).
 
 use std::sync::{Arc, Mutex};
 

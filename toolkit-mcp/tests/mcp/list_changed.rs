@@ -1,6 +1,6 @@
 //! A server over Streamable HTTP that says its tools changed wakes `Mcp::tools_changed`: one of
 //! the session revisions on the session's standalone stream (TypeScript SDK upstream,
-//! toolkit-runtime-tests' `serve/content_peer.cjs`), one of the stateless revision on `subscriptions/listen` (the
+//! toolkit-serve's `tests/serve/content_peer.cjs`), one of the stateless revision on `subscriptions/listen` (the
 //! project's own server).
 
 use std::time::Duration;
