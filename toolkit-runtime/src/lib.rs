@@ -19,19 +19,12 @@ pub mod conformance;
 pub use toolkit_http as http;
 #[cfg(feature = "graphql")]
 pub use toolkit_http::graphql;
-/// HTTP operations as data, with no executor (feature `operations`: the `toolkit-openapi`
-/// crate's; with feature `http`, this is the `toolkit-http` crate, which sends them).
-#[cfg(all(feature = "operations", not(feature = "http")))]
-pub mod http {
-    pub use toolkit_openapi::operations::{
-        Body, BodyEncoding, CompiledTemplate, FilledRequest, GraphqlRequest, GraphqlSelection,
-        KeyLocation, Location, OAuthFlow, Operation, OperationsError, Parameter, QueryStyle,
-        RequestTemplate, SecurityRequirement, SecurityScheme, decode_operations, encode_operations,
-        encode_shared_operations, standing_alone,
-    };
-}
+// HTTP operations as data, with no executor (feature `operations`); feature `http` adds the
+// source that sends them, whose crate re-exports the same names.
 #[cfg(feature = "mcp")]
 pub use toolkit_mcp as mcp;
+#[cfg(all(feature = "operations", not(feature = "http")))]
+pub use toolkit_openapi::operations as http;
 /// MCP tool listings and snapshots read into definitions, with no transport (feature
 /// `mcp-tools`; with feature `mcp`, this is the `toolkit-mcp` crate).
 #[cfg(all(feature = "mcp-tools", not(feature = "mcp")))]

@@ -21,7 +21,8 @@ use toolkit_graphql::{
 use toolkit_http::graphql::GraphqlSource;
 use toolkit_http::{HttpSource, Operation, client_builder};
 
-use crate::peers::{peers, ready_line};
+use crate::peers::ready_line;
+use crate::processes::peers;
 
 fn prefix() -> PathBuf {
     peers().join("graphql-npm")
@@ -116,7 +117,7 @@ impl Yoga {
     async fn start() -> Self {
         let script =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/graphql-mock.mjs");
-        let port = crate::peers::free_port();
+        let port = crate::processes::free_port();
         let mut child = Command::new("node")
             .arg(&script)
             .arg(port.to_string())
@@ -375,7 +376,7 @@ async fn an_introspection_over_its_cap_or_unreached_fails_and_is_tried_again() {
     );
 
     // Nothing listens: unavailable, worth trying again.
-    let port = crate::peers::free_port();
+    let port = crate::processes::free_port();
     let down = GraphqlSource::builder(
         "down",
         format!("http://127.0.0.1:{port}/graphql"),

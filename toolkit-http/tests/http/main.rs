@@ -20,6 +20,8 @@ mod peers;
 mod prism_judge;
 mod stripe_judge;
 // Shared with toolkit-core's tests, where it lives.
+#[path = "../../../toolkit-mcp/tests/mcp/processes.rs"]
+mod processes;
 #[path = "../../../toolkit-core/tests/core/support.rs"]
 mod support;
 mod swagger_autorest;

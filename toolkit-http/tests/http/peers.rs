@@ -1,6 +1,6 @@
 //! The peers the tests start or read, which `scripts/install-test-peers` installs under the
-//! workspace's `target/peers`: where they are, a free port, a server's ready line, Prism started
-//! on a document. Shared by path with toolkit-runtime-tests (its resilience tests start Prism on a
+//! workspace's `target/peers`: GitHub's description, a server's ready line, Prism started on a
+//! document. Shared by path with toolkit-runtime-tests (its resilience tests start Prism on a
 //! slow document; its code-mode search reads GitHub's description).
 #![allow(dead_code)]
 
@@ -15,26 +15,13 @@ use tokio::process::{Child, Command};
 /// the others starting beside it).
 const START: Duration = Duration::from_secs(240);
 
-/// The workspace's `target/peers`.
-pub(crate) fn peers() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/peers")
-}
-
-/// A free port on 127.0.0.1: bound, read and let go (the peer takes it a moment later).
-pub(crate) fn free_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    listener.local_addr().expect("address").port()
-}
+// The MCP tests' `processes.rs` (where the peers are, a free port), which every binary that
+// includes this file includes too.
+use crate::processes::{free_port, installed};
 
 /// GitHub's description (npm `@octokit/openapi`).
 pub(crate) fn github_description() -> PathBuf {
-    let path = peers().join("node_modules/@octokit/openapi/generated/api.github.com.json");
-    assert!(
-        path.is_file(),
-        "GitHub's description is missing at {}: run scripts/install-test-peers",
-        path.display()
-    );
-    path
+    installed("node_modules/@octokit/openapi/generated/api.github.com.json")
 }
 
 /// A judge's server on 127.0.0.1 (Prism, or `scripts/openapi-judge.py`), stopped when dropped.
@@ -47,12 +34,7 @@ pub(crate) struct Peer {
 
 /// Starts `prism mock DOC --errors` on a free port and waits until it listens.
 pub(crate) async fn start_prism(document: &Path) -> Peer {
-    let prism = peers().join("prism/node_modules/@stoplight/prism-cli/dist/index.js");
-    assert!(
-        prism.is_file(),
-        "Prism is missing at {}: run scripts/install-test-peers",
-        prism.display()
-    );
+    let prism = installed("prism/node_modules/@stoplight/prism-cli/dist/index.js");
     // A free port: bound, read and let go; Prism takes it a moment later.
     let port = free_port();
     let mut child = Command::new("node")

@@ -24,7 +24,8 @@ use toolkit_http::{
 };
 use toolkit_openapi::{ReadOptions, decode_document, read_operations};
 
-use crate::peers::{Peer, peers, start_prism};
+use crate::peers::{Peer, start_prism};
+use crate::processes::peers;
 
 /// The share of requests Prism must accept, and of fitting answers that must decode.
 const GOAL: f64 = 0.995;

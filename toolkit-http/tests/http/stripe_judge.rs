@@ -17,8 +17,9 @@ use toolkit_core::{BoxFuture, CallContext, ToolSource};
 use toolkit_http::{HttpClient, HttpSource, client_builder};
 use toolkit_openapi::{ReadOptions, decode_document, read_operations};
 
-use crate::peers::{Peer, peers, ready_line};
+use crate::peers::{Peer, ready_line};
 use crate::prism_judge::{AnyCredential, assert_goals, call_every};
+use crate::processes::peers;
 
 /// How long the judge may take to load Stripe's 7 MB document (about 10 s).
 const START: Duration = Duration::from_secs(120);

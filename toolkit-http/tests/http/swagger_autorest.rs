@@ -17,7 +17,8 @@ use toolkit_core::{CallContext, ToolSource};
 use toolkit_http::HttpSource;
 use toolkit_openapi::{ReadOperations, ReadOptions, decode_document, read_operations};
 
-use crate::peers::{peers, ready_line};
+use crate::peers::ready_line;
+use crate::processes::peers;
 
 /// The share of the documents' operations that must be read as tools.
 const GOAL: f64 = 0.80;
@@ -260,7 +261,7 @@ async fn sampled_operations_are_accepted_by_the_test_server() {
     // Its coverage files go to a directory of the test's, not into the installed package.
     let coverage = std::env::temp_dir().join(format!("autorest-coverage-{}", std::process::id()));
     std::fs::create_dir_all(&coverage).unwrap();
-    let port = crate::peers::free_port();
+    let port = crate::processes::free_port();
     let mut server = Command::new("node")
         .arg(package().join("dist/cli/cli.js"))
         .args(["run", "--port", &port.to_string(), "--coverageDirectory"])

@@ -24,7 +24,7 @@ use serde_json::{Map, Value};
 use toolkit_openapi::operations::{Location, Operation};
 use toolkit_openapi::{ReadOperations, ReadOptions, SkipReason, decode_document, read_operations};
 
-use crate::peers::peers;
+use crate::processes::peers;
 
 /// The pinned version, whose bugs are the expected differences.
 const VERSION: &str = "7.0.8";

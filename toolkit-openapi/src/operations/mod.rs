@@ -6,7 +6,7 @@
 //! Both are data, so a host stores them in its catalog ([`encode_operations`],
 //! [`decode_operations`]). They come from an OpenAPI document ([`read_operations`](crate::read_operations))
 //! or are written by hand. A [`CompiledTemplate`] is a template checked once and filled on every
-//! call into a [`FilledRequest`]; `toolkit-runtime`'s `HttpSource` (feature `http`) sends it.
+//! call into a [`FilledRequest`]; `toolkit-http`'s `HttpSource` sends it.
 
 mod catalog;
 mod encoding;

@@ -28,6 +28,8 @@ mod span_capture;
 mod spans;
 // Shared with toolkit-core's tests, where it lives (its names are the core's, which the
 // runtime re-exports).
+#[path = "../../../toolkit-mcp/tests/mcp/processes.rs"]
+mod processes;
 #[path = "../../../toolkit-core/tests/core/support.rs"]
 mod support;
 #[cfg(feature = "code-test-worker")]
