@@ -67,6 +67,7 @@ mod tasks;
 #[cfg(feature = "testing")]
 pub mod testing;
 mod told;
+mod tool_calls;
 mod views;
 
 pub use error::ServeError;
