@@ -89,6 +89,9 @@ pub(crate) struct Handler {
     pub(crate) task_owners: Arc<crate::tasks::owners::TaskOwners>,
     /// Cancelled when the session ends (`http/session_end.rs`).
     pub(crate) ended: Arc<crate::http::session_end::SessionEnd>,
+    /// Over HTTP, where the session's plain calls are answered once its client is initialized
+    /// (`http/direct_calls.rs`).
+    pub(crate) direct: Option<Arc<crate::http::direct_calls::DirectSessions>>,
 }
 
 impl ServerHandler for Handler {
@@ -347,6 +350,20 @@ impl ServerHandler for Handler {
         // A client that says it again starts nothing twice.
         if !first {
             return;
+        }
+        if let Some(direct) = &self.direct
+            && let Some(session) = context
+                .extensions
+                .get::<axum::http::request::Parts>()
+                .and_then(|parts| parts.headers.get(crate::tasks::sessions::SESSION_ID))
+                .and_then(|id| id.to_str().ok())
+        {
+            direct.join(
+                session,
+                self.calls(),
+                context.peer.clone(),
+                self.ended.token(),
+            );
         }
         crate::resources::list_changes::tell(
             &self.resources,

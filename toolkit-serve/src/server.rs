@@ -20,6 +20,7 @@ use super::ServeError;
 use super::handler::{Approval, Handler, Identity};
 use super::served::ServedToolkit;
 use super::stdin_guard::{StdinGuard, StdinGuardOptions};
+use crate::http::direct_calls::DirectSessions;
 use crate::http::replays::Replays;
 use crate::http::session_owners::{SessionLimits, SessionOwners};
 use crate::http::written_http;
@@ -370,6 +371,7 @@ impl McpServer {
             initialized: Arc::default(),
             task_owners: Arc::default(),
             ended,
+            direct: None,
         }
     }
 
@@ -450,7 +452,7 @@ impl McpServer {
     /// ending its sessions when `shutdown` is cancelled. Mount it in a larger app, or see
     /// [`McpServer::serve_http`].
     pub fn router(&self, path: &str, shutdown: CancellationToken) -> axum::Router {
-        let handler = self.handler();
+        let mut handler = self.handler();
         let config = StreamableHttpServerConfig::default()
             .with_legacy_session_mode(self.http.sessions)
             .with_json_response(self.http.json_response)
@@ -461,6 +463,8 @@ impl McpServer {
         // rmcp's HTTP service takes only a `ServerHandler`, whose call results and a session's
         // progress are typed: the layer writes what an upstream wrote into the answers.
         let manager = Arc::new(LocalSessionManager::default());
+        let direct = DirectSessions::new(Arc::clone(&manager));
+        handler.direct = Some(Arc::clone(&direct));
         let service: StreamableHttpService<Handler, LocalSessionManager> =
             StreamableHttpService::new(
                 move || Ok(handler.for_session()),
@@ -476,6 +480,7 @@ impl McpServer {
                 self.http.max_request_body_bytes,
             ),
             replays: Replays::default(),
+            direct,
         });
         axum::Router::new()
             .nest_service(path, service)

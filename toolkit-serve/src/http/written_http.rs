@@ -38,6 +38,7 @@ use futures_util::{Stream, StreamExt as _};
 use toolkit_core::context::{Clients, Principal};
 
 use crate::http::as_written::AsWritten;
+use crate::http::direct_calls::DirectSessions;
 use crate::http::replays::Replays;
 use crate::http::session_owners::{SessionOwners, unknown_session};
 use crate::tasks::sessions::{SESSION_ID, TaskSessions};
@@ -92,6 +93,16 @@ pub(crate) async fn answers(
                 Ok((read, false)) => request = read,
                 Err(refused) => return refused,
             },
+        }
+    }
+    // A plain call of a session whose client can be sent nothing mid-call: answered here.
+    if post
+        && let Some(session) = &session
+        && !layer.sessions.speaks_tasks(request.headers())
+    {
+        match layer.direct.serve(session, request, layer.max_body).await {
+            Ok(answer) => return answer,
+            Err(passed) => request = passed,
         }
     }
     let last_event_id = (request.method() == Method::GET)
@@ -203,6 +214,8 @@ pub(crate) struct Answers {
     pub(crate) sessions: TaskSessions,
     /// The events rewritten, to be replayed as written.
     pub(crate) replays: Replays,
+    /// The sessions whose plain calls are answered here.
+    pub(crate) direct: Arc<DirectSessions>,
 }
 
 /// Whether the request, read whole, is an `initialize` (it would open a session), and the
@@ -635,6 +648,7 @@ mod tests {
                 max_body: 1024,
                 sessions: TaskSessions::new(false, 1024),
                 replays: Replays::default(),
+                direct: DirectSessions::new(Arc::default()),
             });
             let replay = Replay {
                 layer: Arc::clone(&layer),

@@ -103,7 +103,7 @@ impl<S: Service<RoleServer>> Service<RoleServer> for WrittenResults<S> {
 /// said otherwise, and an earlier client gets none of `complete`. `None` when the typed result is
 /// to be served instead: structured content that is no object, which an earlier client cannot
 /// take (rmcp moves it into the content).
-fn shaped(mut result: JsonObject, current: bool) -> Option<JsonObject> {
+pub(crate) fn shaped(mut result: JsonObject, current: bool) -> Option<JsonObject> {
     if current {
         result
             .entry("resultType")

@@ -76,6 +76,11 @@ impl TaskSessions {
         self.dialects().get(id).cloned()
     }
 
+    /// Whether the session `headers` name speaks tasks.
+    pub(crate) fn speaks_tasks(&self, headers: &HeaderMap) -> bool {
+        self.hosted && self.of(headers).is_some()
+    }
+
     /// Reads a request before rmcp does: a POST of a session whose client declared tasks has its
     /// message renamed ([`TaskDialect::incoming`]); an `initialize` without a session is read for
     /// whether its client declares tasks. Anything else passes untouched. `Err` is the answer to

@@ -12,6 +12,7 @@ mod approval;
 // The demo toolkit, shared by path with `toolkit-serve-fixture` and toolkit-mcp's tests.
 #[allow(dead_code)]
 mod demo;
+mod direct_calls;
 mod http;
 #[cfg(feature = "testing")]
 mod in_process;

@@ -1,0 +1,464 @@
+//! A session's `tools/call` answered past rmcp's session worker: [`DirectSessions`].
+//!
+//! Through rmcp's Streamable HTTP service (3.11) a session's request is parsed into rmcp's types,
+//! handed over four channels (the HTTP service, the session worker, the service loop, the
+//! handler's task), answered as an SSE stream and read back by the answers layer to write the
+//! upstream's result in (`http/written_http.rs`). That path is the gateway's latency: its own
+//! work is a few microseconds of a call's hundreds (`docs/performance.md`).
+//!
+//! Here a `tools/call` of a session that can need nothing of that path is read once, called with
+//! the session's own [`ToolCalls`] (the same code rmcp's handler calls), and answered as one
+//! `application/json` body, the upstream's result as its server wrote it. A session qualifies
+//! when its client, at `notifications/initialized`, speaks a session revision and declared none
+//! of what a call may send it on the call's own stream: `sampling`, `elicitation`, `roots`
+//! (what an upstream asks mid-call rides that stream) nor tasks. A call qualifies when it gives
+//! no progress token (progress rides the call's stream too), is not a task, names no protocol
+//! version of its own, and its request carries no header rmcp checks against the body
+//! (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) nor a protocol version other than the session's.
+//! Every other request, and any body this module cannot read, goes on to rmcp unchanged.
+//!
+//! What rmcp's path does besides is done here too: the call stops when its client cancels it
+//! (`notifications/cancelled` naming it, read here before rmcp reads it) or drops its request, or
+//! when the session ends; logs go to the session's standalone stream as rmcp sends them; the
+//! result is shaped for the client's revision as rmcp shapes it; and rmcp's session worker, which
+//! closes a session it hears nothing of for five minutes, is told of the session's use at least
+//! once a minute ([`TOUCH_EVERY`]).
+//!
+//! Written by hand: rmcp has no way to answer a session's request without its worker, and
+//! nothing else serves MCP sessions over axum.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+use axum::body::{Body, Bytes};
+use axum::extract::Request;
+use axum::http::header::{ACCEPT, CONTENT_TYPE};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse as _, Response};
+use rmcp::model::{
+    CallToolRequestParams, CustomResult, Extensions, ProtocolVersion, RequestId, RequestMetaObject,
+    ServerJsonRpcMessage, ServerResult,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::{Peer, RoleServer};
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use tokio_util::sync::CancellationToken;
+use toolkit_core::JsonObject;
+
+use crate::http::session_end::forget_at_end;
+use crate::stdio::written_result;
+use crate::tool_calls::{Answered, ToolCalls};
+
+/// How often, at most, rmcp's session worker is told that a session served here is in use: its
+/// idle timeout (five minutes) is far longer.
+pub(crate) const TOUCH_EVERY: Duration = Duration::from_secs(60);
+
+/// The sessions whose calls are answered here, by session id.
+pub(crate) struct DirectSessions {
+    sessions: Arc<Mutex<HashMap<String, Arc<DirectSession>>>>,
+    /// Where a session's worker is told of its use.
+    manager: Arc<LocalSessionManager>,
+    /// The instant `DirectSession::touched` counts from.
+    epoch: Instant,
+}
+
+/// One session served here.
+struct DirectSession {
+    id: String,
+    calls: ToolCalls,
+    /// The session's client, for the logs a call tells it (and its revision).
+    peer: Peer<RoleServer>,
+    /// The revision the session speaks.
+    version: String,
+    /// Cancelled when the session ends.
+    ended: CancellationToken,
+    /// The calls running here, by their JSON-RPC id.
+    running: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// When the session's worker was last told of its use (since `epoch`), in seconds.
+    touched: AtomicU64,
+}
+
+impl std::fmt::Debug for DirectSessions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DirectSessions")
+            .field("sessions", &self.sessions().len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl DirectSessions {
+    /// No session yet; sessions' workers are in `manager`.
+    pub(crate) fn new(manager: Arc<LocalSessionManager>) -> Arc<Self> {
+        Arc::new(Self {
+            sessions: Arc::default(),
+            manager,
+            epoch: Instant::now(),
+        })
+    }
+
+    fn sessions(&self) -> MutexGuard<'_, HashMap<String, Arc<DirectSession>>> {
+        self.sessions.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Answers the calls of `session` here from now until `ended`, when its client (behind
+    /// `peer`, initialized) can be sent nothing on a call's stream; else leaves it to rmcp.
+    pub(crate) fn join(
+        &self,
+        session: &str,
+        calls: ToolCalls,
+        peer: Peer<RoleServer>,
+        ended: CancellationToken,
+    ) {
+        let Some(info) = peer.peer_info() else {
+            return;
+        };
+        let capabilities = &info.capabilities;
+        let version = info.protocol_version.as_str().to_owned();
+        let askable = capabilities.sampling.is_some()
+            || capabilities.elicitation.is_some()
+            || capabilities.roots.is_some()
+            || capabilities.supports_tasks();
+        if askable || version.as_str() >= ProtocolVersion::V_2026_07_28.as_str() {
+            return;
+        }
+        let joined = Arc::new(DirectSession {
+            id: session.to_owned(),
+            calls,
+            peer,
+            version,
+            ended: ended.clone(),
+            running: Mutex::default(),
+            touched: AtomicU64::new(self.now()),
+        });
+        self.sessions().insert(session.to_owned(), joined);
+        forget_at_end(&self.sessions, session.to_owned(), ended);
+    }
+
+    fn now(&self) -> u64 {
+        self.epoch.elapsed().as_secs()
+    }
+
+    /// Answers `request`, a POST naming `session`, when it is a call served here; else gives it
+    /// back for rmcp (its body read into memory, up to `max_body` bytes, when it was read).
+    pub(crate) async fn serve(
+        &self,
+        session: &str,
+        request: Request,
+        max_body: usize,
+    ) -> Result<Response, Request> {
+        let Some(direct) = self.sessions().get(session).cloned() else {
+            return Err(request);
+        };
+        if direct.ended.is_cancelled()
+            || direct.peer.is_transport_closed()
+            || !plain(request.headers(), &direct.version)
+        {
+            return Err(request);
+        }
+        let (parts, body) = request.into_parts();
+        let bytes = match axum::body::to_bytes(body, max_body).await {
+            Ok(bytes) => bytes,
+            Err(error) => {
+                tracing::debug!(%error, "a request body could not be read");
+                return Ok((StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large").into_response());
+            }
+        };
+        let Some((id, params)) = call_in(&bytes) else {
+            if memchr::memmem::find(&bytes, b"notifications/cancelled").is_some() {
+                direct.cancel(&bytes);
+            }
+            return Err(Request::from_parts(parts, Body::from(bytes)));
+        };
+        self.touch(&direct);
+        let mut extensions = Extensions::new();
+        extensions.insert(parts);
+        let running = direct.run(id.clone());
+        let mut context = RequestContext::new(id.clone(), direct.peer.clone());
+        context.ct = running.token.clone();
+        context.meta = params.meta.clone().unwrap_or_default();
+        context.extensions = extensions;
+        let answered = direct.calls.call(params, &context).await;
+        drop(running);
+        Ok(answer(id, answered))
+    }
+
+    /// Tells the session's worker that `direct` is in use, when it was last told a while ago.
+    fn touch(&self, direct: &Arc<DirectSession>) {
+        let now = self.now();
+        let last = direct.touched.load(Ordering::Relaxed);
+        if now.saturating_sub(last) < TOUCH_EVERY.as_secs()
+            || direct
+                .touched
+                .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
+                .is_err()
+        {
+            return;
+        }
+        let (manager, id) = (Arc::clone(&self.manager), direct.id.clone());
+        tokio::spawn(async move {
+            let handle = manager.sessions.read().await.get(id.as_str()).cloned();
+            if let Some(handle) = handle {
+                // Closing a stream that was never opened: an event the worker counts as use,
+                // and nothing else.
+                if let Err(error) = handle.close_request_wise_channel(u64::MAX).await {
+                    tracing::debug!(%error, "a session's worker could not be told of its use");
+                }
+            }
+        });
+    }
+}
+
+impl DirectSession {
+    /// Marks the call `id` running until the mark is dropped.
+    fn run(self: &Arc<Self>, id: RequestId) -> Running {
+        let token = self.ended.child_token();
+        self.running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id.clone(), token.clone());
+        Running {
+            session: Arc::clone(self),
+            id,
+            token,
+        }
+    }
+
+    /// Stops the call a `notifications/cancelled` in `body` names, if it runs here.
+    fn cancel(&self, body: &[u8]) {
+        #[derive(Deserialize)]
+        struct Cancelled {
+            method: String,
+            params: CancelledParams,
+        }
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct CancelledParams {
+            request_id: RequestId,
+        }
+        let Ok(cancelled) = serde_json::from_slice::<Cancelled>(body) else {
+            return;
+        };
+        if cancelled.method != "notifications/cancelled" {
+            return;
+        }
+        let running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(token) = running.get(&cancelled.params.request_id) {
+            token.cancel();
+        }
+    }
+}
+
+/// A call running here, forgotten when dropped (answered, or its request dropped).
+struct Running {
+    session: Arc<DirectSession>,
+    id: RequestId,
+    token: CancellationToken,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.session
+            .running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.id);
+    }
+}
+
+/// Whether a request's headers leave rmcp nothing to check of it but what is checked here: it
+/// takes JSON and SSE, sends JSON, names the session's revision or none, and carries no header
+/// rmcp checks against the body.
+fn plain(headers: &HeaderMap, version: &str) -> bool {
+    let accepts = |kind: &str| {
+        headers.get_all(ACCEPT).iter().any(|value| {
+            value.to_str().is_ok_and(|value| {
+                value.split(',').any(|media| {
+                    let essence = media.split(';').next().unwrap_or_default().trim();
+                    essence.eq_ignore_ascii_case(kind)
+                })
+            })
+        })
+    };
+    let sends_json = headers
+        .get(CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .is_some_and(|value| {
+            let essence = value.split(';').next().unwrap_or_default().trim();
+            essence.eq_ignore_ascii_case("application/json")
+        });
+    let checked_against_body = headers.keys().any(|name| {
+        let name = name.as_str();
+        name.starts_with("mcp-") && name != "mcp-session-id" && name != "mcp-protocol-version"
+    });
+    let other_version = headers
+        .get("mcp-protocol-version")
+        .is_some_and(|named| named.as_bytes() != version.as_bytes());
+    accepts("application/json")
+        && accepts("text/event-stream")
+        && sends_json
+        && !checked_against_body
+        && !other_version
+}
+
+/// A JSON-RPC request as read here: a `tools/call`'s, whose params are read only when it is one.
+#[derive(Deserialize)]
+struct Incoming<'a> {
+    jsonrpc: &'a str,
+    id: RequestId,
+    method: &'a str,
+    #[serde(borrow)]
+    params: Option<&'a serde_json::value::RawValue>,
+}
+
+/// A `tools/call`'s params, with what sends a call to rmcp's path.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CallParams {
+    name: String,
+    arguments: Option<JsonObject>,
+    #[serde(rename = "_meta")]
+    meta: Option<JsonObject>,
+    task: Option<IgnoredAny>,
+    input_responses: Option<IgnoredAny>,
+    request_state: Option<IgnoredAny>,
+}
+
+/// The id and params of the `tools/call` `body` holds, when it is one served here: no task, no
+/// progress token, no revision of its own in `_meta`.
+fn call_in(body: &Bytes) -> Option<(RequestId, CallToolRequestParams)> {
+    memchr::memmem::find(body, b"tools/call")?;
+    let incoming: Incoming<'_> = serde_json::from_slice(body).ok()?;
+    if incoming.jsonrpc != "2.0" || incoming.method != "tools/call" {
+        return None;
+    }
+    let params: CallParams = serde_json::from_str(incoming.params?.get()).ok()?;
+    if params.task.is_some() || params.input_responses.is_some() || params.request_state.is_some() {
+        return None;
+    }
+    if let Some(meta) = &params.meta
+        && meta
+            .keys()
+            .any(|key| key == "progressToken" || key.starts_with("io.modelcontextprotocol/"))
+    {
+        return None;
+    }
+    let mut call = CallToolRequestParams::new(params.name);
+    call.arguments = params.arguments;
+    call.meta = params.meta.map(RequestMetaObject::from);
+    Some((incoming.id, call))
+}
+
+/// The HTTP answer of the call `id`: its JSON-RPC response, shaped for a session revision as
+/// rmcp shapes it (no `resultType: "complete"`, structured content an object).
+fn answer(id: RequestId, answered: Result<Answered, rmcp::ErrorData>) -> Response {
+    let typed = |result| {
+        let mut result = ServerResult::CallToolResult(result);
+        result.strip_result_type_for_legacy_peer();
+        result.strip_non_object_output_for_legacy_peer();
+        result
+    };
+    let message = match answered {
+        Ok(Answered::Typed(result)) => ServerJsonRpcMessage::response(typed(result), id),
+        Ok(Answered::Written { typed: read, json }) => {
+            let result = match written_result::shaped(json, false) {
+                Some(json) => ServerResult::CustomResult(CustomResult(json.into())),
+                None => typed(read),
+            };
+            ServerJsonRpcMessage::response(result, id)
+        }
+        Err(error) => ServerJsonRpcMessage::error(error, Some(id)),
+    };
+    match serde_json::to_vec(&message) {
+        Ok(body) => {
+            let mut response = Response::new(Body::from(body));
+            response
+                .headers_mut()
+                .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+            response
+        }
+        Err(error) => {
+            tracing::error!(%error, "a call's answer could not be written");
+            StatusCode::INTERNAL_SERVER_ERROR.into_response()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for (name, value) in pairs {
+            headers.append(*name, HeaderValue::from_static(value));
+        }
+        headers
+    }
+
+    const BOTH: (&str, &str) = ("accept", "application/json, text/event-stream");
+    const JSON: (&str, &str) = ("content-type", "application/json");
+
+    #[test]
+    fn only_a_plain_request_is_answered_here() {
+        assert!(plain(&headers(&[BOTH, JSON]), "2025-06-18"));
+        let split = [
+            ("accept", "application/json"),
+            ("accept", "text/event-stream;q=0.9"),
+            JSON,
+        ];
+        assert!(plain(&headers(&split), "2025-06-18"));
+        assert!(!plain(
+            &headers(&[("accept", "application/json"), JSON]),
+            "2025-06-18"
+        ));
+        assert!(!plain(
+            &headers(&[BOTH, ("content-type", "text/plain")]),
+            "2025-06-18"
+        ));
+        let named = [BOTH, JSON, ("mcp-protocol-version", "2025-06-18")];
+        assert!(plain(&headers(&named), "2025-06-18"));
+        assert!(!plain(&headers(&named), "2025-03-26"));
+        assert!(!plain(
+            &headers(&[BOTH, JSON, ("mcp-method", "tools/call")]),
+            "2025-06-18"
+        ));
+    }
+
+    fn read(body: &str) -> Option<(RequestId, CallToolRequestParams)> {
+        call_in(&Bytes::copy_from_slice(body.as_bytes()))
+    }
+
+    #[test]
+    fn a_call_with_progress_a_task_or_a_revision_of_its_own_goes_to_rmcp() {
+        let (id, call) = read(
+            r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"a":1},"_meta":{"trace":1}}}"#,
+        )
+        .unwrap();
+        assert_eq!(id, RequestId::Number(7));
+        assert_eq!(call.name, "echo");
+        assert_eq!(call.arguments.unwrap()["a"], 1);
+        for params in [
+            r#"{"name":"echo","_meta":{"progressToken":1}}"#,
+            r#"{"name":"echo","task":{"ttl":1000}}"#,
+            r#"{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}"#,
+            r#"{"name":"echo","requestState":"x"}"#,
+            r#"{"arguments":{}}"#,
+        ] {
+            let body =
+                format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{params}}}"#);
+            assert!(read(&body).is_none(), "{params}");
+        }
+        assert!(read(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#).is_none());
+        assert!(
+            read(r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"a"}}]"#)
+                .is_none()
+        );
+        assert!(read(r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"a"}}"#).is_none());
+        assert!(read("tools/call").is_none());
+    }
+}
