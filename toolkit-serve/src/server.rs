@@ -463,7 +463,7 @@ impl McpServer {
         // rmcp's HTTP service takes only a `ServerHandler`, whose call results and a session's
         // progress are typed: the layer writes what an upstream wrote into the answers.
         let manager = Arc::new(LocalSessionManager::default());
-        let direct = DirectSessions::new(Arc::clone(&manager));
+        let direct = DirectSessions::new(Arc::clone(&manager), self.http.allowed_hosts.clone());
         handler.direct = Some(Arc::clone(&direct));
         let service: StreamableHttpService<Handler, LocalSessionManager> =
             StreamableHttpService::new(

@@ -14,15 +14,17 @@
 //! (what an upstream asks mid-call rides that stream) nor tasks. A call qualifies when it gives
 //! no progress token (progress rides the call's stream too), is not a task, names no protocol
 //! version of its own, and its request carries no header rmcp checks against the body
-//! (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) nor a protocol version other than the session's.
-//! Every other request, and any body this module cannot read, goes on to rmcp unchanged.
+//! (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`) nor a protocol version other than the session's;
+//! its `Host` is one the server allows (against DNS rebinding, as rmcp checks it), and it has no
+//! `Origin`. Every other request, and any body this module cannot read, goes on to rmcp
+//! unchanged, to be answered or refused there.
 //!
 //! What rmcp's path does besides is done here too: the call stops when its client cancels it
 //! (`notifications/cancelled` naming it, read here before rmcp reads it) or drops its request, or
 //! when the session ends; logs go to the session's standalone stream as rmcp sends them; the
 //! result is shaped for the client's revision as rmcp shapes it; and rmcp's session worker, which
-//! closes a session it hears nothing of for five minutes, is told of the session's use at least
-//! once a minute ([`TOUCH_EVERY`]).
+//! closes a session it hears nothing of for a while (five minutes by default), is told of the
+//! session's use five times as often.
 //!
 //! Written by hand: rmcp has no way to answer a session's request without its worker, and
 //! nothing else serves MCP sessions over axum.
@@ -30,11 +32,12 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use axum::body::{Body, Bytes};
 use axum::extract::Request;
-use axum::http::header::{ACCEPT, CONTENT_TYPE};
+use axum::http::header::{ACCEPT, CONTENT_TYPE, HOST, ORIGIN};
+use axum::http::uri::Authority;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse as _, Response};
 use rmcp::model::{
@@ -53,15 +56,16 @@ use crate::http::session_end::forget_at_end;
 use crate::stdio::written_result;
 use crate::tool_calls::{Answered, ToolCalls};
 
-/// How often, at most, rmcp's session worker is told that a session served here is in use: its
-/// idle timeout (five minutes) is far longer.
-pub(crate) const TOUCH_EVERY: Duration = Duration::from_secs(60);
-
 /// The sessions whose calls are answered here, by session id.
 pub(crate) struct DirectSessions {
     sessions: Arc<Mutex<HashMap<String, Arc<DirectSession>>>>,
     /// Where a session's worker is told of its use.
     manager: Arc<LocalSessionManager>,
+    /// How often, at most, a session's worker is told of its use, in milliseconds: a fifth of
+    /// the time after which it closes a session it hears nothing of (never, without one).
+    touch_every: u64,
+    /// The `Host` values served here (every one when empty), as rmcp is configured.
+    allowed_hosts: Vec<String>,
     /// The instant `DirectSession::touched` counts from.
     epoch: Instant,
 }
@@ -78,7 +82,7 @@ struct DirectSession {
     ended: CancellationToken,
     /// The calls running here, by their JSON-RPC id.
     running: Mutex<HashMap<RequestId, CancellationToken>>,
-    /// When the session's worker was last told of its use (since `epoch`), in seconds.
+    /// When the session's worker was last told of its use (since `epoch`), in milliseconds.
     touched: AtomicU64,
 }
 
@@ -91,11 +95,17 @@ impl std::fmt::Debug for DirectSessions {
 }
 
 impl DirectSessions {
-    /// No session yet; sessions' workers are in `manager`.
-    pub(crate) fn new(manager: Arc<LocalSessionManager>) -> Arc<Self> {
+    /// No session yet; sessions' workers are in `manager`; requests taken from the hosts
+    /// `allowed_hosts` names (any, when empty).
+    pub(crate) fn new(manager: Arc<LocalSessionManager>, allowed_hosts: Vec<String>) -> Arc<Self> {
+        let touch_every = manager.session_config.keep_alive.map_or(u64::MAX, |idle| {
+            u64::try_from(idle.as_millis() / 5).unwrap_or(u64::MAX)
+        });
         Arc::new(Self {
             sessions: Arc::default(),
             manager,
+            touch_every,
+            allowed_hosts,
             epoch: Instant::now(),
         })
     }
@@ -139,7 +149,7 @@ impl DirectSessions {
     }
 
     fn now(&self) -> u64 {
-        self.epoch.elapsed().as_secs()
+        u64::try_from(self.epoch.elapsed().as_millis()).unwrap_or(u64::MAX)
     }
 
     /// Answers `request`, a POST naming `session`, when it is a call served here; else gives it
@@ -156,6 +166,7 @@ impl DirectSessions {
         if direct.ended.is_cancelled()
             || direct.peer.is_transport_closed()
             || !plain(request.headers(), &direct.version)
+            || !host_allowed(request.headers(), &self.allowed_hosts)
         {
             return Err(request);
         }
@@ -190,7 +201,7 @@ impl DirectSessions {
     fn touch(&self, direct: &Arc<DirectSession>) {
         let now = self.now();
         let last = direct.touched.load(Ordering::Relaxed);
-        if now.saturating_sub(last) < TOUCH_EVERY.as_secs()
+        if now.saturating_sub(last) < self.touch_every
             || direct
                 .touched
                 .compare_exchange(last, now, Ordering::Relaxed, Ordering::Relaxed)
@@ -302,6 +313,37 @@ fn plain(headers: &HeaderMap, version: &str) -> bool {
         && sends_json
         && !checked_against_body
         && !other_version
+}
+
+/// Whether a request's `Host` is one of `allowed` (any, when it is empty) and it names no
+/// `Origin`: as rmcp's service checks them (the host and port compared without case, brackets
+/// and an allowed name without a port taking any), a request whose `Host` is missing or does not
+/// parse left to rmcp to refuse.
+fn host_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+    if headers.contains_key(ORIGIN) {
+        return false;
+    }
+    let Some(host) = headers
+        .get(HOST)
+        .and_then(|host| host.to_str().ok())
+        .and_then(|host| Authority::try_from(host).ok())
+    else {
+        return false;
+    };
+    let name = |host: &str| host.trim_matches(['[', ']']).to_ascii_lowercase();
+    allowed.is_empty()
+        || allowed.iter().any(|allowed| {
+            let allowed = allowed.trim();
+            match Authority::try_from(allowed) {
+                Ok(authority) => {
+                    name(authority.host()) == name(host.host())
+                        && authority
+                            .port_u16()
+                            .is_none_or(|port| host.port_u16() == Some(port))
+                }
+                Err(_) => !allowed.is_empty() && name(allowed) == name(host.host()),
+            }
+        })
 }
 
 /// A JSON-RPC request as read here: a `tools/call`'s, whose params are read only when it is one.
@@ -427,6 +469,32 @@ mod tests {
             &headers(&[BOTH, JSON, ("mcp-method", "tools/call")]),
             "2025-06-18"
         ));
+    }
+
+    #[test]
+    fn only_an_allowed_host_without_an_origin_is_served_here() {
+        let allowed = [
+            "localhost".to_owned(),
+            "127.0.0.1".to_owned(),
+            "[::1]:8080".to_owned(),
+        ];
+        for (host, served) in [
+            ("127.0.0.1:3000", true),
+            ("LOCALHOST", true),
+            ("[::1]:8080", true),
+            ("[::1]:8081", false),
+            ("evil.example", false),
+            ("127.0.0.1.evil.example:80", false),
+            ("not a host", false),
+        ] {
+            let mut request = HeaderMap::new();
+            request.insert(HOST, HeaderValue::from_str(host).unwrap());
+            assert_eq!(host_allowed(&request, &allowed), served, "{host}");
+            assert!(host_allowed(&request, &[]) || host == "not a host");
+            request.insert(ORIGIN, HeaderValue::from_static("http://localhost"));
+            assert!(!host_allowed(&request, &allowed), "{host} with an origin");
+        }
+        assert!(!host_allowed(&HeaderMap::new(), &allowed));
     }
 
     fn read(body: &str) -> Option<(RequestId, CallToolRequestParams)> {

@@ -648,7 +648,7 @@ mod tests {
                 max_body: 1024,
                 sessions: TaskSessions::new(false, 1024),
                 replays: Replays::default(),
-                direct: DirectSessions::new(Arc::default()),
+                direct: DirectSessions::new(Arc::default(), Vec::new()),
             });
             let replay = Replay {
                 layer: Arc::clone(&layer),

@@ -220,6 +220,46 @@ async fn direct_a_plain_clients_call_is_json_and_one_that_can_be_asked_is_rmcps_
     assert_eq!(unknown.kind, "application/json");
     assert_eq!(unknown.message["error"]["code"], -32602);
     assert_eq!(unknown.message["id"], 3);
+    // A Host the server does not take (DNS rebinding), or an Origin: refused as rmcp refuses them.
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "who__whoami", "arguments": {}}});
+    for (header, value) in [("host", "evil.example"), ("origin", "http://evil.example")] {
+        let refused = plain
+            .http
+            .post(&url)
+            .header("accept", "application/json, text/event-stream")
+            .header("x-user", "alice")
+            .header("mcp-session-id", &plain.id)
+            .header(header, value)
+            .json(&call)
+            .send()
+            .await
+            .unwrap();
+        let status = refused.status().as_u16();
+        assert!(
+            status == 403 || (header == "origin" && status == 200),
+            "{header}: {status}"
+        );
+        if status == 200 {
+            let kind = refused.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .to_owned();
+            assert!(
+                kind.starts_with("text/event-stream"),
+                "an Origin goes to rmcp: {kind}"
+            );
+        }
+    }
+    // A body over the cap (4 MiB): 413, and nothing runs.
+    let huge = "x".repeat(5 * 1024 * 1024);
+    let over = plain
+        .call(
+            6,
+            json!({"name": "who__whoami", "arguments": {"say": huge}}),
+        )
+        .await;
+    assert_eq!(over.status, 413);
     // A client an upstream could ask something mid-call: rmcp's path, on the call's stream.
     let askable = Session::open(&url, "alice", json!({"elicitation": {}})).await;
     let answer = askable
