@@ -21,7 +21,6 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use futures_util::StreamExt;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -498,11 +497,40 @@ async fn guarded(
     let counted = Counted(Arc::clone(&guard));
     let response = next.run(request).await;
     let (head, body) = response.into_parts();
-    let stream = body.into_data_stream().map(move |chunk| {
-        let _ = &counted;
-        chunk
-    });
-    Response::from_parts(head, Body::from_stream(stream))
+    Response::from_parts(
+        head,
+        Body::new(CountedBody {
+            body,
+            _counted: counted,
+        }),
+    )
+}
+
+/// A response's body, its request counted in flight until the body is sent in full or dropped;
+/// its size told on (a JSON answer keeps its `content-length`).
+struct CountedBody {
+    body: Body,
+    _counted: Counted,
+}
+
+impl http_body::Body for CountedBody {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.body.size_hint()
+    }
 }
 
 #[cfg(test)]

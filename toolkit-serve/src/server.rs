@@ -4,6 +4,7 @@ use std::fmt;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::serve::ListenerExt;
 
@@ -110,6 +111,10 @@ pub struct HttpOptions {
     /// [`Principal::loopback`](toolkit_core::context::Principal::loopback)'s), and a request of
     /// another naming it is answered as for an unknown session (404).
     pub session_limits: SessionLimits,
+    /// How long a session goes without a request before it is closed: five minutes by default
+    /// (rmcp's). A session whose calls are all answered past rmcp's session worker counts as
+    /// used by each of them.
+    pub session_idle_timeout: Duration,
 }
 
 impl Default for HttpOptions {
@@ -120,6 +125,7 @@ impl Default for HttpOptions {
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "::1".into()],
             max_request_body_bytes: 4 * 1024 * 1024,
             session_limits: SessionLimits::default(),
+            session_idle_timeout: Duration::from_secs(300),
         }
     }
 }
@@ -462,7 +468,9 @@ impl McpServer {
             .with_cancellation_token(shutdown);
         // rmcp's HTTP service takes only a `ServerHandler`, whose call results and a session's
         // progress are typed: the layer writes what an upstream wrote into the answers.
-        let manager = Arc::new(LocalSessionManager::default());
+        let mut manager = LocalSessionManager::default();
+        manager.session_config.keep_alive = Some(self.http.session_idle_timeout);
+        let manager = Arc::new(manager);
         let direct = DirectSessions::new(Arc::clone(&manager), self.http.allowed_hosts.clone());
         handler.direct = Some(Arc::clone(&direct));
         let service: StreamableHttpService<Handler, LocalSessionManager> =

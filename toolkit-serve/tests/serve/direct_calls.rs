@@ -15,7 +15,7 @@ use toolkit_core::{
     Assembly, BoxFuture, CallContext, Decision, JsonObject, Member, ToolDefinition, ToolSource,
     ToolSourceError,
 };
-use toolkit_serve::{CancellationToken, MCP_PATH, McpServer, bind_loopback};
+use toolkit_serve::{CancellationToken, HttpOptions, MCP_PATH, McpServer, bind_loopback};
 
 /// Tools that answer who called them, and one that waits until it is dropped.
 struct Who {
@@ -82,6 +82,13 @@ async fn authenticated(mut request: Request, next: Next) -> axum::response::Resp
 
 /// The server on 127.0.0.1, its URL, what tells of a dropped call, and its shutdown.
 async fn serve() -> (String, mpsc::UnboundedReceiver<()>, CancellationToken) {
+    serve_with(HttpOptions::default()).await
+}
+
+/// [`serve`] with `options`.
+async fn serve_with(
+    options: HttpOptions,
+) -> (String, mpsc::UnboundedReceiver<()>, CancellationToken) {
     let (dropped, drops) = mpsc::unbounded_channel();
     let source = Who { dropped };
     let toolkit = Assembly::new()
@@ -91,6 +98,7 @@ async fn serve() -> (String, mpsc::UnboundedReceiver<()>, CancellationToken) {
         .unwrap();
     let shutdown = CancellationToken::new();
     let router = McpServer::new(toolkit)
+        .http_options(options)
         .router(MCP_PATH, shutdown.clone())
         .layer(axum::middleware::from_fn(authenticated));
     let listener = bind_loopback(0).await.unwrap();
@@ -386,5 +394,34 @@ async fn direct_a_call_its_client_cancels_stops_and_the_session_end_stops_the_re
         .call(9, json!({"name": "who__whoami", "arguments": {}}))
         .await;
     assert_eq!(after.status, 404);
+    shutdown.cancel();
+}
+
+#[tokio::test]
+async fn direct_a_session_used_by_direct_calls_alone_outlives_the_idle_timeout_and_an_idle_one_does_not()
+ {
+    let mut options = HttpOptions::default();
+    options.session_idle_timeout = Duration::from_secs(1);
+    let (url, _drops, shutdown) = serve_with(options).await;
+    let busy = Session::open(&url, "alice", json!({})).await;
+    let idle = Session::open(&url, "alice", json!({})).await;
+    // Only direct calls for two and a half idle timeouts.
+    for n in 0..25 {
+        let answer = busy
+            .call(n, json!({"name": "who__whoami", "arguments": {}}))
+            .await;
+        assert_eq!(answer.kind, "application/json");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // rmcp's worker heard of the session's use: a request it answers itself still finds it.
+    let listed = busy
+        .post(json!({"jsonrpc": "2.0", "id": 99, "method": "tools/list"}))
+        .await;
+    assert_eq!(listed.status(), 200);
+    // The session nobody used was closed: its calls find no session.
+    let gone = idle
+        .call(1, json!({"name": "who__whoami", "arguments": {}}))
+        .await;
+    assert_eq!(gone.status, 404);
     shutdown.cancel();
 }
