@@ -43,6 +43,13 @@ const LOAD_TIME: Duration = Duration::from_secs(2);
 const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 /// The revision the load generator speaks: every peer and the gateway speak it.
 const REVISION: &str = "2025-06-18";
+/// The reference row: an HTTP hop that reads each request and answers it at once, with no
+/// upstream (this benchmark's own executable, axum on one thread): what any gateway on hyper
+/// pays on this machine before it does any work of its own. Not a peer.
+const HTTP_FLOOR: &str = "axum answering at once (no upstream)";
+/// Where the benchmark's executable, started again with this in its environment, serves
+/// [`HTTP_FLOOR`].
+const HTTP_FLOOR_PORT: &str = "PEER_GATEWAYS_HTTP_FLOOR_PORT";
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -225,6 +232,15 @@ fn gateways(logs: &Path) -> Vec<Gateway> {
             format!("http://127.0.0.1:{port}/mcp"),
         ));
     }
+    let port = free_port();
+    let mut command = Command::new(std::env::current_exe().unwrap());
+    command.env(HTTP_FLOOR_PORT, port.to_string());
+    all.push(start(
+        HTTP_FLOOR,
+        logs,
+        command,
+        format!("http://127.0.0.1:{port}/mcp"),
+    ));
     if std::env::var_os("PEERS").is_some_and(|peers| peers == "0") {
         return all;
     }
@@ -717,7 +733,60 @@ fn spread(values: &mut [f64]) -> (f64, f64, f64) {
     (median, values[0], values[n - 1])
 }
 
+/// Serves [`HTTP_FLOOR`] on `port` until killed: `initialize` answered with a session, a
+/// notification with 202, any other request with the noop tool's result, `DELETE` with 200.
+fn serve_http_floor(port: u16) {
+    use axum::http::{HeaderValue, StatusCode};
+    use axum::response::{IntoResponse as _, Response};
+
+    async fn answer(body: axum::body::Bytes) -> Response {
+        let Ok(message) = serde_json::from_slice::<Value>(&body) else {
+            return StatusCode::BAD_REQUEST.into_response();
+        };
+        let Some(id) = message.get("id") else {
+            return StatusCode::ACCEPTED.into_response();
+        };
+        let result = if message["method"] == "initialize" {
+            json!({"protocolVersion": REVISION, "capabilities": {"tools": {}},
+                "serverInfo": {"name": "http-floor", "version": "1"}})
+        } else {
+            json!({"content": [{"type": "text", "text": "ok"}]})
+        };
+        let body = json!({"jsonrpc": "2.0", "id": id, "result": result});
+        let mut response = axum::Json(body).into_response();
+        response
+            .headers_mut()
+            .insert("mcp-session-id", HeaderValue::from_static("floor"));
+        response
+    }
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let router = axum::Router::new().route(
+            "/mcp",
+            axum::routing::post(answer).delete(|| async { StatusCode::OK }),
+        );
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .unwrap();
+        let listener = axum::serve::ListenerExt::tap_io(listener, |stream| {
+            let _ = stream.set_nodelay(true);
+        });
+        axum::serve(listener, router).await.unwrap();
+    });
+}
+
 fn main() {
+    if let Some(port) = std::env::var(HTTP_FLOOR_PORT)
+        .ok()
+        .and_then(|port| port.parse().ok())
+    {
+        serve_http_floor(port);
+        return;
+    }
     // `cargo bench` passes `--bench`; anything else (a test run listing benches) is ignored.
     if !std::env::args().any(|arg| arg == "--bench") {
         return;
@@ -829,9 +898,44 @@ fn main() {
         );
         medians.push((p50, rate, steady));
     }
-    // Ours is the first gateway, then its variant if asked for; the peers follow.
+    // Ours is the first gateway, then its variant if asked for, then the HTTP floor; the peers
+    // follow.
     let ours = medians[1];
-    let peers = &medians[2 + usize::from(variant().is_some())..];
+    let floor = medians[0];
+    let figures_of = |name: &str| {
+        names
+            .iter()
+            .position(|named| *named == name)
+            .map(|at| (medians[at], &figures[at]))
+    };
+    if let Some((http, _)) = figures_of(HTTP_FLOOR) {
+        println!(
+            "\nadded over the stdio floor at p50: ours {:.3} ms, the HTTP floor {:.3} ms",
+            ours.0 - floor.0,
+            http.0 - floor.0
+        );
+    }
+    if let Some((rust, rounds)) = figures_of("crates.io mcp-proxy 0.6.0") {
+        let p99 = |rounds: &[Figures]| {
+            let mut values: Vec<f64> = rounds.iter().map(|f| f.p99_ms).collect();
+            spread(&mut values).0
+        };
+        println!(
+            "goals beside crates.io mcp-proxy: added p50 {:.2} (≤ 0.5), p99 {:.2} (≤ 1), \
+             calls/s {:.2} (≥ 1.5), steady RSS {:.2} (≤ 1)",
+            (ours.0 - floor.0) / (rust.0 - floor.0),
+            p99(&figures[1]) / p99(rounds),
+            ours.1 / rust.1,
+            ours.2 / rust.2
+        );
+    }
+    let peers: Vec<(f64, f64, f64)> = names
+        .iter()
+        .zip(&medians)
+        .skip(2 + usize::from(variant().is_some()))
+        .filter(|(name, _)| **name != HTTP_FLOOR && !name.starts_with("crates.io"))
+        .map(|(_, medians)| *medians)
+        .collect();
     if peers.is_empty() {
         return;
     }
@@ -839,7 +943,7 @@ fn main() {
     let best = peers.iter().map(|m| m.1).fold(0.0, f64::max);
     let smallest = peers.iter().map(|m| m.2).fold(f64::INFINITY, f64::min);
     println!(
-        "\ngoals (ours ÷ the best peer): p50 {:.2} (≤ 0.30), calls/s {:.2} (≥ 2), steady RSS {:.2} (≤ 0.50)",
+        "goals beside the script peers (ours ÷ the best): p50 {:.2} (≤ 0.30), calls/s {:.2} (≥ 2), steady RSS {:.2} (≤ 0.50)",
         ours.0 / fastest,
         ours.1 / best,
         ours.2 / smallest
