@@ -95,7 +95,10 @@ pub struct McpServer {
 #[non_exhaustive]
 pub struct HttpOptions {
     /// Answer with `application/json` rather than an SSE stream where the server can (the
-    /// stateless revision; a session stream stays SSE). `false` by default.
+    /// stateless revision; a session's requests stay SSE). `false` by default. Either way, a
+    /// session's `tools/call` that can be sent nothing but its answer (no progress token, and a
+    /// client that declared no `sampling`, `elicitation`, `roots` or tasks) is answered as one
+    /// JSON body, past rmcp's session worker.
     pub json_response: bool,
     /// Keep sessions for clients of the session revisions. `true` by default; the stateless
     /// revision 2026-07-28 is always served without one.
