@@ -29,7 +29,7 @@ use super::relay::ClientRelay;
 use super::resources;
 use super::served::ServedToolkit;
 use crate::stdio::written_result;
-use crate::tool_calls::{Answered, ToolCalls};
+use crate::tool_calls::{Answered, Approval, ToolCalls};
 use toolkit_core::CallContext;
 use toolkit_core::context::{Clients, Joined};
 
@@ -41,19 +41,6 @@ pub(crate) struct Identity {
     pub(crate) instructions: Option<String>,
     /// The revisions served; every one rmcp knows when `None`.
     pub(crate) versions: Option<Vec<ProtocolVersion>>,
-}
-
-/// Who is asked about a call of a tool that needs approval.
-#[derive(Clone, Debug, Default)]
-pub(crate) enum Approval {
-    /// Nobody here: every call runs, the client having asked its person (the default).
-    #[default]
-    Trusted,
-    /// The host's own approver ([`McpServer::approver`](super::McpServer::approver)).
-    Host(CallContext),
-    /// The call's client, through elicitation
-    /// ([`McpServer::approval_by_client`](super::McpServer::approval_by_client)).
-    ByClient,
 }
 
 /// One server's handler; one for each session ([`Handler::for_session`]: they share the served

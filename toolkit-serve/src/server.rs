@@ -18,9 +18,10 @@ use tokio::sync::Mutex;
 use tokio_util::sync::CancellationToken;
 
 use super::ServeError;
-use super::handler::{Approval, Handler, Identity};
+use super::handler::{Handler, Identity};
 use super::served::ServedToolkit;
 use super::stdin_guard::{StdinGuard, StdinGuardOptions};
+use super::tool_calls::Approval;
 use crate::http::direct_calls::DirectSessions;
 use crate::http::replays::Replays;
 use crate::http::session_owners::{SessionLimits, SessionOwners};
@@ -96,9 +97,11 @@ pub struct McpServer {
 pub struct HttpOptions {
     /// Answer with `application/json` rather than an SSE stream where the server can (the
     /// stateless revision; a session's requests stay SSE). `false` by default. Either way, a
-    /// session's `tools/call` that can be sent nothing but its answer (no progress token, and a
-    /// client that declared no `sampling`, `elicitation`, `roots` or tasks) is answered as one
-    /// JSON body, past rmcp's session worker.
+    /// session's `tools/call` that can be sent nothing but its answer is answered as one JSON
+    /// body, past rmcp's session worker: one that asks for no progress, is no task, names no
+    /// revision of its own, from a client that declared no `sampling`, `elicitation`, `roots`
+    /// or tasks; a request rmcp would check more closely (an `Origin`, `Mcp-Method`, `Mcp-Name`
+    /// or `Mcp-Param-*` headers) still goes to rmcp.
     pub json_response: bool,
     /// Keep sessions for clients of the session revisions. `true` by default; the stateless
     /// revision 2026-07-28 is always served without one.
@@ -115,8 +118,8 @@ pub struct HttpOptions {
     /// another naming it is answered as for an unknown session (404).
     pub session_limits: SessionLimits,
     /// How long a session goes without a request before it is closed: five minutes by default
-    /// (rmcp's). A session whose calls are all answered past rmcp's session worker counts as
-    /// used by each of them.
+    /// (rmcp's). A call answered past rmcp's session worker (see
+    /// [`HttpOptions::json_response`]) counts as use when it starts and when it ends.
     pub session_idle_timeout: Duration,
 }
 
@@ -493,12 +496,10 @@ impl McpServer {
             replays: Replays::default(),
             direct,
         });
-        axum::Router::new()
-            .nest_service(path, service)
-            .layer(axum::middleware::from_fn_with_state(
-                layer,
-                written_http::answers,
-            ))
+        // On the MCP route only: any other path is answered 404 before the layer reads it.
+        axum::Router::new().nest_service(path, service).route_layer(
+            axum::middleware::from_fn_with_state(layer, written_http::answers),
+        )
     }
 
     /// Serves Streamable HTTP at [`MCP_PATH`] on `listener` until it fails (never, in practice).

@@ -18,13 +18,25 @@ use serde_json::Value;
 use crate::asker::{asked_by, principal_of};
 use crate::client_approval::{Askable, ClientApproval};
 use crate::failure::{Remediation, echo, message};
-use crate::handler::Approval;
 use crate::progress_queue::ProgressQueue;
 use crate::relay::ClientRelay;
 use crate::served::ServedToolkit;
 use crate::told::{self, ProgressSent};
 use toolkit_core::context::{Relay, Written};
 use toolkit_core::{ApprovalRequest, CallContext, Failure, JsonObject, Progress, Verdict};
+
+/// Who is asked about a call of a tool that needs approval.
+#[derive(Clone, Debug, Default)]
+pub(crate) enum Approval {
+    /// Nobody here: every call runs, the client having asked its person (the default).
+    #[default]
+    Trusted,
+    /// The host's own approver ([`McpServer::approver`](crate::McpServer::approver)).
+    Host(CallContext),
+    /// The call's client, through elicitation
+    /// ([`McpServer::approval_by_client`](crate::McpServer::approval_by_client)).
+    ByClient,
+}
 
 /// What one session's calls run with: the served toolkit, who approves, who hears the verdicts,
 /// and the log level its client set. Cloned from the session's handler
@@ -268,6 +280,27 @@ fn as_written(mut result: JsonObject) -> Option<(CallToolResult, JsonObject)> {
     match result {
         Value::Object(result) => Some((typed, result)),
         _ => None,
+    }
+}
+
+/// An upstream's result shaped for a client of the revision 2026-07-28 on (`current`) or of an
+/// earlier one, as rmcp shapes its typed result: `resultType` is `complete` unless the upstream
+/// said otherwise, and an earlier client gets none of `complete`. `None` when the typed result is
+/// to be served instead: structured content that is no object, which an earlier client cannot
+/// take (rmcp moves it into the content).
+pub(crate) fn written_for(mut result: JsonObject, current: bool) -> Option<JsonObject> {
+    if current {
+        result
+            .entry("resultType")
+            .or_insert_with(|| Value::String("complete".to_owned()));
+        return Some(result);
+    }
+    if result.get("resultType").and_then(Value::as_str) == Some("complete") {
+        result.remove("resultType");
+    }
+    match result.get("structuredContent") {
+        None | Some(Value::Object(_) | Value::Null) => Some(result),
+        Some(_) => None,
     }
 }
 

@@ -19,12 +19,14 @@
 //! `Origin`. Every other request, and any body this module cannot read, goes on to rmcp
 //! unchanged, to be answered or refused there.
 //!
-//! What rmcp's path does besides is done here too: the call stops when its client cancels it
+//! What rmcp's path does besides is done here too: a session rmcp no longer holds (deleted,
+//! expired) is left to rmcp, which answers 404; the call stops when its client cancels it
 //! (`notifications/cancelled` naming it, read here before rmcp reads it) or drops its request, or
-//! when the session ends; logs go to the session's standalone stream as rmcp sends them; the
-//! result is shaped for the client's revision as rmcp shapes it; and rmcp's session worker, which
-//! closes a session it hears nothing of for a while (five minutes by default), is told of the
-//! session's use five times as often.
+//! when the session ends, and is then answered with an empty event stream, as rmcp drops the
+//! answer of a cancelled request; logs go to the session's standalone stream as rmcp sends them;
+//! the result is shaped for the client's revision as rmcp shapes it; and rmcp's session worker,
+//! which closes a session it hears nothing of for a while (five minutes by default), is told of
+//! the session's use when a call starts and when it ends, at most five times in that while.
 //!
 //! Written by hand: rmcp has no way to answer a session's request without its worker, and
 //! nothing else serves MCP sessions over axum.
@@ -53,8 +55,7 @@ use tokio_util::sync::CancellationToken;
 use toolkit_core::JsonObject;
 
 use crate::http::session_end::forget_at_end;
-use crate::stdio::written_result;
-use crate::tool_calls::{Answered, ToolCalls};
+use crate::tool_calls::{Answered, ToolCalls, written_for};
 
 /// The sessions whose calls are answered here, by session id.
 pub(crate) struct DirectSessions {
@@ -80,8 +81,11 @@ struct DirectSession {
     version: String,
     /// Cancelled when the session ends.
     ended: CancellationToken,
-    /// The calls running here, by their JSON-RPC id.
-    running: Mutex<HashMap<RequestId, CancellationToken>>,
+    /// The calls running here, by their JSON-RPC id: each one's number (a client may reuse an
+    /// id) and what stops it.
+    running: Mutex<HashMap<RequestId, (u64, CancellationToken)>>,
+    /// The number of the next call.
+    calls_made: AtomicU64,
     /// When the session's worker was last told of its use (since `epoch`), in milliseconds.
     touched: AtomicU64,
 }
@@ -142,6 +146,7 @@ impl DirectSessions {
             version,
             ended: ended.clone(),
             running: Mutex::default(),
+            calls_made: AtomicU64::new(0),
             touched: AtomicU64::new(self.now()),
         });
         self.sessions().insert(session.to_owned(), joined);
@@ -166,7 +171,8 @@ impl DirectSessions {
         if direct.ended.is_cancelled()
             || direct.peer.is_transport_closed()
             || !plain(request.headers(), &direct.version)
-            || !host_allowed(request.headers(), &self.allowed_hosts)
+            || !host_served_here(request.headers(), &self.allowed_hosts)
+            || !self.manager.sessions.read().await.contains_key(session)
         {
             return Err(request);
         }
@@ -175,7 +181,18 @@ impl DirectSessions {
             Ok(bytes) => bytes,
             Err(error) => {
                 tracing::debug!(%error, "a request body could not be read");
-                return Ok((StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large").into_response());
+                // As rmcp answers: over the cap 413, a body that broke off 500.
+                let over = std::error::Error::source(&error)
+                    .is_some_and(|source| source.is::<http_body_util::LengthLimitError>());
+                return Ok(if over {
+                    (StatusCode::PAYLOAD_TOO_LARGE, "Payload Too Large").into_response()
+                } else {
+                    (
+                        StatusCode::INTERNAL_SERVER_ERROR,
+                        "The request's body could not be read",
+                    )
+                        .into_response()
+                });
             }
         };
         let Some((id, params)) = call_in(&bytes) else {
@@ -193,7 +210,12 @@ impl DirectSessions {
         context.meta = params.meta.clone().unwrap_or_default();
         context.extensions = extensions;
         let answered = direct.calls.call(params, &context).await;
+        let cancelled = running.token.is_cancelled();
         drop(running);
+        self.touch(&direct);
+        if cancelled {
+            return Ok(dropped_answer());
+        }
         Ok(answer(id, answered))
     }
 
@@ -227,13 +249,15 @@ impl DirectSession {
     /// Marks the call `id` running until the mark is dropped.
     fn run(self: &Arc<Self>, id: RequestId) -> Running {
         let token = self.ended.child_token();
+        let number = self.calls_made.fetch_add(1, Ordering::Relaxed);
         self.running
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(id.clone(), token.clone());
+            .insert(id.clone(), (number, token.clone()));
         Running {
             session: Arc::clone(self),
             id,
+            number,
             token,
         }
     }
@@ -257,7 +281,7 @@ impl DirectSession {
             return;
         }
         let running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(token) = running.get(&cancelled.params.request_id) {
+        if let Some((_, token)) = running.get(&cancelled.params.request_id) {
             token.cancel();
         }
     }
@@ -267,16 +291,24 @@ impl DirectSession {
 struct Running {
     session: Arc<DirectSession>,
     id: RequestId,
+    /// Which call of that id: a later one with the same id keeps its entry.
+    number: u64,
     token: CancellationToken,
 }
 
 impl Drop for Running {
     fn drop(&mut self) {
-        self.session
+        let mut running = self
+            .session
             .running
             .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&self.id);
+            .unwrap_or_else(PoisonError::into_inner);
+        if running
+            .get(&self.id)
+            .is_some_and(|(number, _)| *number == self.number)
+        {
+            running.remove(&self.id);
+        }
     }
 }
 
@@ -284,13 +316,16 @@ impl Drop for Running {
 /// takes JSON and SSE, sends JSON, names the session's revision or none, and carries no header
 /// rmcp checks against the body.
 fn plain(headers: &HeaderMap, version: &str) -> bool {
+    // A quoted parameter (where a comma or semicolon may hide) is left to rmcp to read.
     let accepts = |kind: &str| {
         headers.get_all(ACCEPT).iter().any(|value| {
             value.to_str().is_ok_and(|value| {
-                value.split(',').any(|media| {
-                    let essence = media.split(';').next().unwrap_or_default().trim();
-                    essence.eq_ignore_ascii_case(kind)
-                })
+                !value.contains('"')
+                    && value.split(',').any(|media| {
+                        let mut parts = media.split(';');
+                        let essence = parts.next().unwrap_or_default().trim();
+                        essence.eq_ignore_ascii_case(kind) && parts.all(weighs_more_than_zero)
+                    })
             })
         })
     };
@@ -315,11 +350,28 @@ fn plain(headers: &HeaderMap, version: &str) -> bool {
         && !other_version
 }
 
+/// Whether a media range's parameter leaves it acceptable: anything but a weight of zero (`q=0`,
+/// `q=0.000`), as rmcp reads it (a weight that does not parse is ignored).
+fn weighs_more_than_zero(parameter: &str) -> bool {
+    let Some((name, weight)) = parameter.split_once('=') else {
+        return true;
+    };
+    if !name.trim().eq_ignore_ascii_case("q") {
+        return true;
+    }
+    let weight = weight.trim();
+    let (whole, fraction) = weight.split_once('.').unwrap_or((weight, ""));
+    if fraction.len() > 3 || !fraction.bytes().all(|digit| digit.is_ascii_digit()) {
+        return true;
+    }
+    whole != "0" || fraction.bytes().any(|digit| digit != b'0')
+}
+
 /// Whether a request's `Host` is one of `allowed` (any, when it is empty) and it names no
 /// `Origin`: as rmcp's service checks them (the host and port compared without case, brackets
 /// and an allowed name without a port taking any), a request whose `Host` is missing or does not
 /// parse left to rmcp to refuse.
-fn host_allowed(headers: &HeaderMap, allowed: &[String]) -> bool {
+fn host_served_here(headers: &HeaderMap, allowed: &[String]) -> bool {
     if headers.contains_key(ORIGIN) {
         return false;
     }
@@ -394,6 +446,16 @@ fn call_in(body: &Bytes) -> Option<(RequestId, CallToolRequestParams)> {
     Some((incoming.id, call))
 }
 
+/// The HTTP answer of a call that was cancelled (by its client, or as its session ended): an
+/// event stream that ends with no message, as rmcp's stream of a cancelled request ends.
+fn dropped_answer() -> Response {
+    let mut response = Response::new(Body::empty());
+    response
+        .headers_mut()
+        .insert(CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    response
+}
+
 /// The HTTP answer of the call `id`: its JSON-RPC response, shaped for a session revision as
 /// rmcp shapes it (no `resultType: "complete"`, structured content an object).
 fn answer(id: RequestId, answered: Result<Answered, rmcp::ErrorData>) -> Response {
@@ -406,7 +468,7 @@ fn answer(id: RequestId, answered: Result<Answered, rmcp::ErrorData>) -> Respons
     let message = match answered {
         Ok(Answered::Typed(result)) => ServerJsonRpcMessage::response(typed(result), id),
         Ok(Answered::Written { typed: read, json }) => {
-            let result = match written_result::shaped(json, false) {
+            let result = match written_for(json, false) {
                 Some(json) => ServerResult::CustomResult(CustomResult(json.into())),
                 None => typed(read),
             };
@@ -469,6 +531,18 @@ mod tests {
             &headers(&[BOTH, JSON, ("mcp-method", "tools/call")]),
             "2025-06-18"
         ));
+        let refused = [("accept", "application/json;q=0, text/event-stream"), JSON];
+        assert!(!plain(&headers(&refused), "2025-06-18"));
+        let weighed = [
+            ("accept", "application/json;q=0.5, text/event-stream;q=x"),
+            JSON,
+        ];
+        assert!(plain(&headers(&weighed), "2025-06-18"));
+        let quoted = [
+            ("accept", r#"application/json;p="a,b", text/event-stream"#),
+            JSON,
+        ];
+        assert!(!plain(&headers(&quoted), "2025-06-18"));
     }
 
     #[test]
@@ -489,12 +563,15 @@ mod tests {
         ] {
             let mut request = HeaderMap::new();
             request.insert(HOST, HeaderValue::from_str(host).unwrap());
-            assert_eq!(host_allowed(&request, &allowed), served, "{host}");
-            assert!(host_allowed(&request, &[]) || host == "not a host");
+            assert_eq!(host_served_here(&request, &allowed), served, "{host}");
+            assert!(host_served_here(&request, &[]) || host == "not a host");
             request.insert(ORIGIN, HeaderValue::from_static("http://localhost"));
-            assert!(!host_allowed(&request, &allowed), "{host} with an origin");
+            assert!(
+                !host_served_here(&request, &allowed),
+                "{host} with an origin"
+            );
         }
-        assert!(!host_allowed(&HeaderMap::new(), &allowed));
+        assert!(!host_served_here(&HeaderMap::new(), &allowed));
     }
 
     fn read(body: &str) -> Option<(RequestId, CallToolRequestParams)> {

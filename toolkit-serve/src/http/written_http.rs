@@ -46,8 +46,9 @@ use crate::tasks::sessions::{SESSION_ID, TaskSessions};
 /// The header of a client resuming a stream.
 const LAST_EVENT_ID: &str = "last-event-id";
 
-/// The layer (`axum::middleware::from_fn_with_state`): renames the requests of a session that
-/// speaks tasks ([`TaskSessions`]), gives the request an [`AsWritten`] slot, and serves the answer with
+/// The layer (`axum::middleware::from_fn_with_state`): answers a session's plain `tools/call`
+/// itself ([`DirectSessions`]), renames the requests of a session that speaks tasks
+/// ([`TaskSessions`]), gives the request an [`AsWritten`] slot, and serves the answer with
 /// what its calls kept written in (`application/json` as a whole, `text/event-stream` event by
 /// event, as it comes), and the `tasks` capability in the `initialize` answer of a client that
 /// declared tasks.

@@ -24,6 +24,7 @@ use rmcp::{ErrorData, RoleServer, Service};
 use serde_json::Value;
 
 use crate::http::as_written::AsWritten;
+use crate::tool_calls::written_for;
 use toolkit_core::JsonObject;
 
 /// A service (the server's handler), serving an upstream's result as it was written.
@@ -41,7 +42,7 @@ pub(crate) fn keep(context: &RequestContext<RoleServer>, result: JsonObject) {
     if let Some(Slot(slot)) = context.extensions.get::<Slot>() {
         *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
     } else if let Some(kept) = AsWritten::of(context)
-        && let Some(result) = shaped(result, current(context))
+        && let Some(result) = written_for(result, current(context))
     {
         kept.result(&context.id, result);
     }
@@ -70,7 +71,7 @@ impl<S: Service<RoleServer>> Service<RoleServer> for WrittenResults<S> {
         let kept = slot.0.lock().unwrap_or_else(PoisonError::into_inner).take();
         Ok(match (answer, kept) {
             (ServerResult::CallToolResult(typed), Some(written)) => {
-                match shaped(written, current) {
+                match written_for(written, current) {
                     Some(written) => {
                         ServerResult::CustomResult(CustomResult(Value::Object(written)))
                     }
@@ -98,27 +99,6 @@ impl<S: Service<RoleServer>> Service<RoleServer> for WrittenResults<S> {
     }
 }
 
-/// An upstream's result shaped for a client of the revision 2026-07-28 on (`current`) or of an
-/// earlier one, as rmcp shapes its typed result: `resultType` is `complete` unless the upstream
-/// said otherwise, and an earlier client gets none of `complete`. `None` when the typed result is
-/// to be served instead: structured content that is no object, which an earlier client cannot
-/// take (rmcp moves it into the content).
-pub(crate) fn shaped(mut result: JsonObject, current: bool) -> Option<JsonObject> {
-    if current {
-        result
-            .entry("resultType")
-            .or_insert_with(|| Value::String("complete".to_owned()));
-        return Some(result);
-    }
-    if result.get("resultType").and_then(Value::as_str) == Some("complete") {
-        result.remove("resultType");
-    }
-    match result.get("structuredContent") {
-        None | Some(Value::Object(_) | Value::Null) => Some(result),
-        Some(_) => None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -134,14 +114,17 @@ mod tests {
     fn a_result_is_shaped_for_the_clients_revision() {
         let written = object(json!({"content": [], "resultType": "complete"}));
         assert_eq!(
-            shaped(written.clone(), false),
+            written_for(written.clone(), false),
             Some(object(json!({"content": []})))
         );
-        assert_eq!(shaped(written, true).unwrap()["resultType"], "complete");
+        assert_eq!(
+            written_for(written, true).unwrap()["resultType"],
+            "complete"
+        );
         let bare = object(json!({"content": []}));
-        assert_eq!(shaped(bare, true).unwrap()["resultType"], "complete");
+        assert_eq!(written_for(bare, true).unwrap()["resultType"], "complete");
         let listed = object(json!({"content": [], "structuredContent": [1]}));
-        assert_eq!(shaped(listed.clone(), false), None);
-        assert!(shaped(listed, true).is_some());
+        assert_eq!(written_for(listed.clone(), false), None);
+        assert!(written_for(listed, true).is_some());
     }
 }
