@@ -21,6 +21,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use axum::middleware::{Next, from_fn_with_state};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
+use futures_util::StreamExt as _;
 use serde_json::json;
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -497,17 +498,25 @@ async fn guarded(
     let counted = Counted(Arc::clone(&guard));
     let response = next.run(request).await;
     let (head, body) = response.into_parts();
-    Response::from_parts(
-        head,
-        Body::new(CountedBody {
-            body,
-            _counted: counted,
-        }),
-    )
+    // A whole answer (JSON) keeps its size; a stream is passed on as the stream of its data.
+    if http_body::Body::size_hint(&body).exact().is_some() {
+        return Response::from_parts(
+            head,
+            Body::new(CountedBody {
+                body,
+                _counted: counted,
+            }),
+        );
+    }
+    let stream = body.into_data_stream().map(move |chunk| {
+        let _ = &counted;
+        chunk
+    });
+    Response::from_parts(head, Body::from_stream(stream))
 }
 
-/// A response's body, its request counted in flight until the body is sent in full or dropped;
-/// its size told on (a JSON answer keeps its `content-length`).
+/// A whole response body, its request counted in flight until the body is sent in full or
+/// dropped; its size told on (a JSON answer keeps its `content-length`).
 struct CountedBody {
     body: Body,
     _counted: Counted,
