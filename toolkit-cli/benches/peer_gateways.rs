@@ -15,7 +15,10 @@
 //! gateway and every process it started: the stdio server, a shell in between): its peak (the
 //! highest sum of VmRSS sampled every 50 ms under load) and its steady size (the sum once the
 //! round is over). Medians over `ROUNDS` rounds, with the lowest and highest round beside them.
-//! The goals of issue 27 are printed as ratios to the best peer.
+//! The goals are printed as ratios: issue 41's beside crates.io `mcp-proxy` (what each adds over
+//! the stdio floor at p50, p99, calls/s, steady RSS), issue 27's beside the best script peer. A
+//! reference row, an axum server answering at once with no upstream (this executable, started
+//! again), shows what any gateway on hyper pays here before its own work.
 //!
 //! `cargo bench -p toolkit-cli --bench peer_gateways` (about two minutes; `ROUNDS=N` for more;
 //! `TOOLKIT_VARIANT="KEY=VALUE …"` adds ours run with these in its environment, beside it, and
