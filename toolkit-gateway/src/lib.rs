@@ -224,7 +224,15 @@ impl Gateway {
         let mut lifetimes = Vec::new();
         let mut upstreams = Vec::new();
         let mut resilients = Vec::new();
-        let clients = Arc::new(Clients::default());
+        // People who authenticate share each upstream connection: none of them answers what it
+        // asks outside a call (it would keep one person's answer for the next).
+        let authenticates = matches!(config.serve.transport, config::Transport::Http)
+            && config.serve.auth.is_some();
+        let clients = Arc::new(if authenticates {
+            Clients::shared()
+        } else {
+            Clients::default()
+        });
         let connects = if config
             .sources
             .iter()

@@ -10,7 +10,10 @@
 //! when it can be known to own the upstream connection — exactly one session's client is
 //! joined, and no other person ([`Principal`]) used the server lately, in a session or
 //! without one ([`Clients::seen`]) — and answers as for a client without the capability
-//! otherwise: an upstream shared by two people asks neither for their roots.
+//! otherwise: an upstream shared by two people asks neither for their roots. A server that
+//! authenticates people makes its clients [`Clients::shared`]: there, no client answers outside a
+//! call, since an upstream keeps what it was told (server-everything keeps the roots it was
+//! given) past the moment a second person arrives.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -52,6 +55,8 @@ pub struct Clients {
     listeners: Mutex<Vec<Listener>>,
     /// Who used the server lately, and when last.
     seen: Mutex<Seen>,
+    /// Whether people share the server ([`Clients::shared`]): then no client is the only one.
+    shared: bool,
 }
 
 /// A session's client: its key, its relay, its person.
@@ -112,6 +117,25 @@ impl Drop for Joined {
 }
 
 impl Clients {
+    /// The clients of a server that people share (one that authenticates them): an upstream
+    /// connection serves them all, so nothing it asks outside a served call is put to any one
+    /// client ([`Clients::only`] is always `None`), however few use the server now — what it
+    /// was told would stay with it for the next person. A client's roots changing is still told.
+    ///
+    /// ```
+    /// use std::sync::Arc;
+    /// use toolkit_core::context::Clients;
+    ///
+    /// let clients = Arc::new(Clients::shared());
+    /// assert!(clients.only().is_none());
+    /// ```
+    pub fn shared() -> Self {
+        Self {
+            shared: true,
+            ..Self::default()
+        }
+    }
+
     /// Adds the client that `relay` asks, of `principal`'s session, while the returned guard
     /// lives (its session).
     #[must_use = "the client leaves when the guard is dropped"]
@@ -156,8 +180,12 @@ impl Clients {
     }
 
     /// The one client there is, if it can be known to own an upstream connection: exactly one
-    /// session's client is joined, and no other person used the server lately.
+    /// session's client is joined, no other person used the server lately, and the server is not
+    /// [`Clients::shared`].
     pub fn only(&self) -> Option<Arc<dyn Relay>> {
+        if self.shared {
+            return None;
+        }
         let (relay, principal) = match self
             .joined
             .lock()
