@@ -28,7 +28,7 @@ use subtle::ConstantTimeEq;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 use toolkit_core::context::{Principal, SubjectToken};
-use toolkit_serve::{McpServer, without_delay};
+use toolkit_serve::{McpServer, host_allowed, without_delay};
 
 use crate::Readiness;
 use crate::auth::CurrentAuth;
@@ -410,30 +410,6 @@ async fn host_checked(
         }
         Some(_) => next.run(request).await,
     }
-}
-
-/// Whether `host` is one of `allowed`: the same name or address (case and IPv6 brackets aside),
-/// and the same port where the allowed one names a port. Written here because rmcp's check,
-/// which guards `/mcp` with the same rule, is private to its MCP service.
-fn host_allowed(host: &Authority, allowed: &[String]) -> bool {
-    let name = |text: &str| {
-        text.trim_start_matches('[')
-            .trim_end_matches(']')
-            .to_ascii_lowercase()
-    };
-    let host_name = name(host.host());
-    allowed.iter().any(|allowed| {
-        match Authority::try_from(allowed.trim()) {
-            Ok(authority) => {
-                name(authority.host()) == host_name
-                    && authority
-                        .port_u16()
-                        .is_none_or(|port| host.port_u16() == Some(port))
-            }
-            // A bare IPv6 address (`::1`) is no authority: compared as a name.
-            Err(_) => name(allowed) == host_name,
-        }
-    })
 }
 
 /// The guard before MCP: refuses while stopping, checks the bearer token and removes it (no

@@ -27,7 +27,7 @@ pub(crate) fn principal_of(extensions: &rmcp::model::Extensions) -> Principal {
 
 /// The MCP session of the message whose context has `extensions`: the `Mcp-Session-Id` of its
 /// HTTP request, when it has one (none for a stateless request, nor on stdio).
-fn session_of(extensions: &rmcp::model::Extensions) -> Option<Session> {
+pub(crate) fn session_of(extensions: &rmcp::model::Extensions) -> Option<Session> {
     extensions
         .get::<axum::http::request::Parts>()
         .and_then(|parts| parts.headers.get("mcp-session-id"))

@@ -24,7 +24,7 @@ use rmcp::model::{LoggingLevel, SetLevelRequestParams};
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
-use super::asker::{asked_by, principal_of};
+use super::asker::{asked_by, principal_of, session_of};
 use super::relay::ClientRelay;
 use super::resources;
 use super::served::ServedToolkit;
@@ -339,14 +339,10 @@ impl ServerHandler for Handler {
             return;
         }
         if let Some(direct) = &self.direct
-            && let Some(session) = context
-                .extensions
-                .get::<axum::http::request::Parts>()
-                .and_then(|parts| parts.headers.get(crate::tasks::sessions::SESSION_ID))
-                .and_then(|id| id.to_str().ok())
+            && let Some(session) = session_of(&context.extensions)
         {
             direct.join(
-                session,
+                session.id(),
                 self.calls(),
                 context.peer.clone(),
                 self.ended.token(),

@@ -46,6 +46,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod allowed_host;
 mod asker;
 mod client_approval;
 mod error;
@@ -70,6 +71,7 @@ mod told;
 mod tool_calls;
 mod views;
 
+pub use allowed_host::host_allowed;
 pub use error::ServeError;
 pub use guard::run_guarded;
 pub use http::session_owners::SessionLimits;

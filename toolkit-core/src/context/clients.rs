@@ -265,6 +265,16 @@ mod tests {
     }
 
     #[test]
+    fn a_shared_servers_one_client_is_never_the_only_one() {
+        let shared = Arc::new(Clients::shared());
+        let _alone = shared.join(Arc::new(Named("alice")), Principal::token("alice"));
+        assert!(shared.only().is_none(), "an upstream would keep her answer");
+        let private = Arc::new(Clients::default());
+        let _alone = private.join(Arc::new(Named("alice")), Principal::token("alice"));
+        assert!(private.only().is_some());
+    }
+
+    #[test]
     fn the_one_client_is_asked_only_while_no_one_else_used_the_server() {
         let clients = Arc::new(Clients::default());
         let told = Arc::new(AtomicU64::new(0));

@@ -54,6 +54,7 @@ use serde::de::IgnoredAny;
 use tokio_util::sync::CancellationToken;
 use toolkit_core::JsonObject;
 
+use crate::allowed_host::host_allowed;
 use crate::http::session_end::forget_at_end;
 use crate::tool_calls::{Answered, ToolCalls, written_for};
 
@@ -367,10 +368,9 @@ fn weighs_more_than_zero(parameter: &str) -> bool {
     whole != "0" || fraction.bytes().any(|digit| digit != b'0')
 }
 
-/// Whether a request's `Host` is one of `allowed` (any, when it is empty) and it names no
-/// `Origin`: as rmcp's service checks them (the host and port compared without case, brackets
-/// and an allowed name without a port taking any), a request whose `Host` is missing or does not
-/// parse left to rmcp to refuse.
+/// Whether a request's `Host` is one of `allowed` (any, when it is empty, as rmcp takes it) and
+/// it names no `Origin`; a request whose `Host` is missing or does not parse is left to rmcp to
+/// refuse.
 fn host_served_here(headers: &HeaderMap, allowed: &[String]) -> bool {
     if headers.contains_key(ORIGIN) {
         return false;
@@ -382,20 +382,7 @@ fn host_served_here(headers: &HeaderMap, allowed: &[String]) -> bool {
     else {
         return false;
     };
-    let name = |host: &str| host.trim_matches(['[', ']']).to_ascii_lowercase();
-    allowed.is_empty()
-        || allowed.iter().any(|allowed| {
-            let allowed = allowed.trim();
-            match Authority::try_from(allowed) {
-                Ok(authority) => {
-                    name(authority.host()) == name(host.host())
-                        && authority
-                            .port_u16()
-                            .is_none_or(|port| host.port_u16() == Some(port))
-                }
-                Err(_) => !allowed.is_empty() && name(allowed) == name(host.host()),
-            }
-        })
+    allowed.is_empty() || host_allowed(&host, allowed)
 }
 
 /// A JSON-RPC request as read here: a `tools/call`'s, whose params are read only when it is one.

@@ -298,7 +298,7 @@ async fn direct_a_plain_clients_call_is_json_and_one_that_can_be_asked_is_rmcps_
     shutdown.cancel();
 }
 
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn direct_two_principals_calls_stay_apart() {
     let (url, _drops, shutdown) = serve().await;
     let alice = Session::open(&url, "alice", json!({})).await;
