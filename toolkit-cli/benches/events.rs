@@ -1,7 +1,7 @@
 //! Events (SEP-3415) through the gateway beside a direct subscription: how late each event of a
 //! push stream reaches its client, and what a subscription costs the gateway in memory.
 //!
-//! The upstream is `tests/cli/events_server.py` (no released server serves events), whose
+//! The upstream is `toolkit-gateway/tests/gateway/events_server.py` (no released server serves events), whose
 //! `clock-tick` events each fall due at a known instant (the clock's epoch plus the tick's index
 //! times the period): an event's lateness is when the client read it less that instant, the
 //! fixture's own scheduling included on both paths. The runtime's MCP client reads one stream
@@ -43,7 +43,7 @@ fn now_ms() -> f64 {
 
 fn fixture(epoch: u64) -> StdioCommand {
     StdioCommand::new("python3")
-        .arg(root().join("toolkit-cli/tests/cli/events_server.py"))
+        .arg(root().join("toolkit-gateway/tests/gateway/events_server.py"))
         .env("EVENTS_TICK_MS", TICK_MS.to_string())
         .env("EVENTS_RETAIN", "1000")
         .env("EVENTS_EPOCH_MS", epoch.to_string())
@@ -60,7 +60,7 @@ fn gateway(dir: &Path, epoch: u64) -> StdioCommand {
              \"EVENTS_TICK_MS\", EVENTS_RETAIN = \"EVENTS_RETAIN\", EVENTS_EPOCH_MS = \
              \"EVENTS_EPOCH_MS\" }}\n",
             root()
-                .join("toolkit-cli/tests/cli/events_server.py")
+                .join("toolkit-gateway/tests/gateway/events_server.py")
                 .display()
         ),
     )

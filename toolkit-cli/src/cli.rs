@@ -4,9 +4,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use toolkit_gateway::process::{self, ServeArgs};
 
 // A file per subcommand, named after it (`crate` in `krate.rs`; `openapi`, `graphql` and `mcp`,
-// which write one module, in `module.rs`)…
+// which write one module, in `module.rs`; `serve` is the gateway's own process,
+// `toolkit_gateway::process`, which the `toolkit-gateway` binary runs too)…
 pub mod audit;
 pub mod call;
 pub mod check;
@@ -18,7 +20,6 @@ pub mod module;
 pub mod report;
 pub mod search;
 pub mod secrets;
-pub mod serve;
 pub mod snapshot;
 // …and a file per piece several of them share, named after what it is.
 pub mod credentials;
@@ -214,31 +215,13 @@ pub enum Command {
     /// Gateway: serves the sources a configuration names as one MCP server.
     ///
     /// Serves the sources a configuration names, under its policy, as one MCP server (stdio or
-    /// Streamable HTTP). `toolkit-gen serve --example-config` prints a configuration with every
-    /// key, each with a comment; docs/serving.md ("A gateway over a config file") says more.
-    ///
-    /// The file's tables: [serve] (transport, address, presentation, threads, sessions, ...),
-    /// [serve.auth] (how HTTP clients authenticate: tokens or JWTs), [catalog] (where tool
-    /// definitions are kept, how often refreshed), [policy] (default and rules: allow, approve
-    /// or block), [approval] (who approves), [[sources]] (each one of openapi, graphql, url or
-    /// command, with its credentials, oauth, per_person, on_behalf_of and resilience), [audit].
+    /// Streamable HTTP), as the `toolkit-gateway` binary does.
     #[command(
+        after_help = process::CONFIG_HELP,
         override_usage = "toolkit-gen serve --config <FILE> [--log-format <LOG_FORMAT>]\n       \
                                 toolkit-gen serve --example-config"
     )]
-    Serve {
-        /// The configuration file (`toolkit.toml`).
-        #[arg(long, value_name = "FILE", required_unless_present = "example_config")]
-        config: Option<PathBuf>,
-        /// Prints an example configuration, every key with a comment, and exits
-        /// (`toolkit-gen serve --example-config > toolkit.toml`).
-        #[arg(long, conflicts_with_all = ["config", "log_format"])]
-        example_config: bool,
-        /// How logs are written to stderr: `text` for people, `json` (one object a line) for a
-        /// log collector.
-        #[arg(long, value_enum, default_value_t = serve::LogFormat::Text)]
-        log_format: serve::LogFormat,
-    },
+    Serve(ServeArgs),
     /// Serves one code-mode run as a worker process of `toolkit_runtime::code::WorkerIsolate` (JSON
     /// lines on standard input and output); not for people.
     #[command(hide = true)]
@@ -359,14 +342,7 @@ impl Cli {
                 &mut std::io::stderr(),
             ),
             Command::Login(arguments) => login::login(&arguments),
-            Command::Serve {
-                config,
-                example_config,
-                log_format,
-            } => match config {
-                Some(config) if !example_config => serve::serve(&config, log_format),
-                _ => serve::print_example_config(),
-            },
+            Command::Serve(arguments) => arguments.run("toolkit-gen serve"),
             Command::Secrets(arguments) => secrets::run(arguments),
             Command::Connections(arguments) => connections::run(arguments),
             Command::QuickjsWorker => quickjs_worker(),

@@ -583,7 +583,7 @@ mod tests {
             .unwrap()
             .port();
         let mut source = std::process::Command::new(python)
-            .arg(root.join("toolkit-cli/tests/cli/webhook_events_server.py"))
+            .arg(root.join("toolkit-gateway/tests/gateway/webhook_events_server.py"))
             .arg(port.to_string())
             .arg(&store)
             .spawn()

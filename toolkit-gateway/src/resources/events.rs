@@ -714,8 +714,8 @@ mod tests {
 
     /// `events_server.py` (the CLI's fixture) as the source `name`, over stdio.
     fn events_server(name: &str) -> Arc<toolkit_mcp::Mcp> {
-        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../toolkit-cli/tests/cli/events_server.py");
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gateway/events_server.py");
         Arc::new(toolkit_mcp::Mcp::stdio(
             name,
             toolkit_mcp::StdioCommand::new("python3").arg(script),
@@ -775,8 +775,8 @@ mod tests {
     /// is what is served.
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn sources_replaced_while_events_are_listed_and_polled() {
-        let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../toolkit-cli/tests/cli/events_server.py");
+        let script =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gateway/events_server.py");
         let source = |name: &str| {
             Arc::new(toolkit_mcp::Mcp::stdio(
                 name,

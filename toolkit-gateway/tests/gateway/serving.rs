@@ -1,4 +1,4 @@
-//! `toolkit-gen serve --config toolkit.toml`, run as a user runs it and driven by a real MCP
+//! `toolkit-gateway --config toolkit.toml`, run as a user runs it and driven by a real MCP
 //! client (the runtime's own): an OpenAPI source over a fixture API on 127.0.0.1 that wants a
 //! credential, a scripted stdio MCP server, a source that is down but known from the catalog file.
 
@@ -9,8 +9,8 @@ use std::sync::Arc;
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::get;
 use serde_json::{Value, json};
-use toolkit_runtime::mcp::{Mcp, StdioCommand};
-use toolkit_runtime::{ToolDefinition, ToolSource};
+use toolkit_core::{ToolDefinition, ToolSource};
+use toolkit_mcp::{Mcp, StdioCommand};
 
 const TOKEN: &str = "gateway-test-secret";
 
@@ -36,9 +36,7 @@ async fn pet_store() -> String {
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
-    tokio::spawn(
-        async move { axum::serve(toolkit_runtime::serve::without_delay(listener), app).await },
-    );
+    tokio::spawn(async move { axum::serve(toolkit_serve::without_delay(listener), app).await });
     base
 }
 
@@ -115,8 +113,8 @@ command = {}
 
 /// The gateway as an MCP source of the runtime's own client, over stdio.
 fn gateway(dir: &Path) -> Mcp {
-    let command = StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(["serve", "--config"])
+    let command = StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+        .arg("--config")
         .arg(dir.join("toolkit.toml"))
         .env("PETS_TOKEN", TOKEN);
     Mcp::stdio("gateway", command)
@@ -148,7 +146,7 @@ async fn serves_the_configured_sources_under_the_policy_to_an_mcp_client() {
         .call(
             "pets__list_pets",
             serde_json::Map::new(),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -157,7 +155,7 @@ async fn serves_the_configured_sources_under_the_policy_to_an_mcp_client() {
         .call(
             "pets__create_pet",
             json!({"nmae": "Tom"}).as_object().cloned().unwrap(),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -176,7 +174,7 @@ async fn serves_the_configured_sources_under_the_policy_to_an_mcp_client() {
                 .as_object()
                 .cloned()
                 .unwrap(),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -188,7 +186,7 @@ async fn serves_the_configured_sources_under_the_policy_to_an_mcp_client() {
         .call(
             "scripted__echo",
             json!({"text": "hi"}).as_object().cloned().unwrap(),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -220,7 +218,7 @@ async fn a_source_with_prefix_false_is_served_under_its_own_names() {
         .call(
             "echo",
             json!({"text": "hi"}).as_object().cloned().unwrap(),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -250,7 +248,7 @@ async fn a_source_that_is_down_is_served_from_the_catalog_file() {
         .call(
             "down__ping",
             serde_json::Map::new(),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap_err();
@@ -260,9 +258,9 @@ async fn a_source_that_is_down_is_served_from_the_catalog_file() {
 }
 
 fn run_until_eof(dir: &Path, env: &[(&str, &str)]) -> (i32, String, String) {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"));
     command
-        .args(["serve", "--config"])
+        .arg("--config")
         .arg(dir.join("toolkit.toml"))
         .env_remove("PETS_TOKEN")
         .stdin(Stdio::null());
@@ -307,7 +305,7 @@ fn a_missing_credential_exits_1_naming_the_variable() {
     assert_eq!((code, stdout.as_str()), (1, ""));
     assert_eq!(
         stderr.trim(),
-        "toolkit-gen serve: source \"pets\" needs the environment variable PETS_TOKEN, which is not set"
+        "toolkit-gateway: source \"pets\" needs the environment variable PETS_TOKEN, which is not set"
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -317,7 +315,7 @@ fn a_bad_configuration_exits_1_with_its_place() {
     let dir = workspace("bad", "[policy]\ndefault = \"maybe\"\n");
     let (code, stdout, stderr) = run_until_eof(&dir, &[]);
     assert_eq!((code, stdout.as_str()), (1, ""));
-    assert!(stderr.starts_with("toolkit-gen serve: "), "{stderr}");
+    assert!(stderr.starts_with("toolkit-gateway: "), "{stderr}");
     assert!(
         stderr.contains("toolkit.toml: line 2, column 11: unknown variant `maybe`"),
         "{stderr}"
@@ -350,8 +348,8 @@ async fn serves_over_http_on(ip: &str) {
     );
     let text = config(&base_url, &dir, "").replacen("[catalog]", &format!("{extra}\n[catalog]"), 1);
     std::fs::write(dir.join("toolkit.toml"), text).unwrap();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(["serve", "--config"])
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+        .arg("--config")
         .arg(dir.join("toolkit.toml"))
         .env("PETS_TOKEN", TOKEN)
         .stdin(Stdio::null())
@@ -378,7 +376,7 @@ async fn serves_over_http_on(ip: &str) {
         .call(
             "tool_search",
             json!({"query": "list pets"}).as_object().cloned().unwrap(),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -404,8 +402,8 @@ async fn the_gateway_accepts_every_connection_with_tcp_nodelay() {
     let extra = format!("\n[serve]\ntransport = \"http\"\naddress = \"127.0.0.1:{port}\"\n");
     let text = config(&base_url, &dir, "").replacen("[catalog]", &format!("{extra}\n[catalog]"), 1);
     std::fs::write(dir.join("toolkit.toml"), text).unwrap();
-    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(["serve", "--config"])
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+        .arg("--config")
         .arg(dir.join("toolkit.toml"))
         .env("PETS_TOKEN", TOKEN)
         .stdin(Stdio::null())
@@ -430,7 +428,7 @@ async fn the_gateway_accepts_every_connection_with_tcp_nodelay() {
     let mut head = [0; 12];
     client.read_exact(&mut head).await.unwrap();
     assert_eq!(&head, b"HTTP/1.1 200");
-    let nodelay = toolkit_runtime::serve::testing::tcp_nodelay(
+    let nodelay = toolkit_serve::testing::tcp_nodelay(
         child.id().unwrap(),
         server,
         client.local_addr().unwrap(),
@@ -473,7 +471,7 @@ command = {}
         .call(
             "scripted__echo",
             json!({"text": "change"}).as_object().cloned().unwrap(),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -550,38 +548,19 @@ command = {}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_audit_of_the_served_tools_list_finds_no_error() {
+    use toolkit_gen::audit::{AuditOptions, Severity, audit_definitions};
     let base_url = pet_store().await;
     let dir = workspace("audit", "");
     std::fs::write(dir.join("toolkit.toml"), config(&base_url, &dir, "")).unwrap();
-    let gateway = format!(
-        "'{}' serve --config '{}'",
-        env!("CARGO_BIN_EXE_toolkit-gen"),
-        dir.join("toolkit.toml").display()
-    );
-    let snapshot = dir.join("served.json");
-    let (snapshot_status, audit) = tokio::task::spawn_blocking(move || {
-        let status = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-            .args(["snapshot", "--mcp-stdio", &gateway, "-o"])
-            .arg(&snapshot)
-            .env("PETS_TOKEN", TOKEN)
-            .status()
-            .unwrap();
-        let audit = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-            .args(["audit", "--format", "json"])
-            .arg(&snapshot)
-            .output()
-            .unwrap();
-        (status, audit)
-    })
-    .await
-    .unwrap();
-    assert!(snapshot_status.success());
-    let findings: Value = serde_json::from_slice(&audit.stdout).unwrap();
-    assert_eq!(audit.status.code(), Some(0), "{findings:#}");
-    assert!(
-        !findings.to_string().contains(r#""severity":"error""#),
-        "{findings:#}"
-    );
+    // What a client lists is what `toolkit-gen snapshot` would keep and `toolkit-gen audit` read.
+    let served = gateway(&dir).discover().await.unwrap();
+    assert!(!served.is_empty());
+    let findings = audit_definitions(&served, &AuditOptions::default());
+    let errors: Vec<_> = findings
+        .iter()
+        .filter(|finding| finding.severity == Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -608,7 +587,7 @@ async fn serves_code_mode_where_the_configuration_asks_for_it() {
         .call(
             "execute",
             json!({ "code": code }).as_object().cloned().unwrap(),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -638,8 +617,8 @@ async fn a_stdio_server_gets_its_own_variables_and_no_other_sources_credential()
         ),
     );
     std::fs::write(dir.join("toolkit.toml"), text).unwrap();
-    let command = StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(["serve", "--config"])
+    let command = StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+        .arg("--config")
         .arg(dir.join("toolkit.toml"))
         .env("PETS_TOKEN", TOKEN)
         .env("SCRIPTED_KEY", "scripted-key");
@@ -757,7 +736,7 @@ async fn a_search_model_ranks_the_served_search_by_meaning() {
                 .as_object()
                 .cloned()
                 .unwrap(),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -804,7 +783,7 @@ async fn drifted(name: &str, extra: &str) -> (ToolDefinition, Result<Value, Stri
         .call(
             "drift__get_pet",
             json!({"id": 1}).as_object().cloned().unwrap(),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .map_err(|error| error.to_string());
@@ -874,7 +853,7 @@ async fn follows_a_growing_list(name: &str, ttl_ms: &str, catalog: &str) -> bool
         .call(
             "expiring__grow",
             serde_json::Map::new(),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -938,11 +917,8 @@ fn logs_written_anywhere_but_a_terminal_carry_no_colour() {
     )
     .unwrap();
     // Its stdin closed at once, the stdio server starts, warns and ends.
-    let (_, _, stderr) = crate::support::run(&[
-        "serve",
-        "--config",
-        dir.join("toolkit.toml").to_str().unwrap(),
-    ]);
+    let (_, _, stderr) =
+        crate::support::run(&["--config", dir.join("toolkit.toml").to_str().unwrap()]);
     assert!(stderr.contains("is no tool"), "{stderr}");
     assert!(!stderr.contains('\u{1b}'), "{stderr:?}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -1,4 +1,4 @@
-//! `toolkit-gen serve` over HTTP as a team runs it: health, readiness and metrics, a graceful
+//! `toolkit-gateway` over HTTP as a team runs it: health, readiness and metrics, a graceful
 //! shutdown on SIGTERM, and inbound authentication (opaque tokens, and JWTs of a test issuer of
 //! ours on 127.0.0.1 whose keys are made here).
 #![allow(clippy::panic)]
@@ -18,8 +18,8 @@ use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde_json::{Value, json};
 use tokio::process::Child;
-use toolkit_runtime::ToolSource;
-use toolkit_runtime::mcp::Mcp;
+use toolkit_core::ToolSource;
+use toolkit_mcp::Mcp;
 
 const API: &str = r#"{
   "openapi": "3.1.0",
@@ -75,9 +75,7 @@ async fn api(seen: Arc<Seen>) -> String {
         );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
-    tokio::spawn(
-        async move { axum::serve(toolkit_runtime::serve::without_delay(listener), app).await },
-    );
+    tokio::spawn(async move { axum::serve(toolkit_serve::without_delay(listener), app).await });
     base
 }
 
@@ -119,9 +117,9 @@ base_url = "{base_url}"
 
 /// Starts the gateway of `dir` (stderr kept, `RUST_LOG=debug`, JSON logs) and waits for `/healthz`.
 async fn start(dir: &Path, port: u16, env: &[(&str, &str)]) -> Child {
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"));
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"));
     command
-        .args(["serve", "--log-format", "json", "--config"])
+        .args(["--log-format", "json", "--config"])
         .arg(dir.join("toolkit.toml"))
         .env("RUST_LOG", "debug")
         .stdin(Stdio::null())
@@ -197,7 +195,7 @@ async fn health_readiness_and_metrics_are_served_and_count_the_calls() {
         .call(
             "api__list_pets",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -205,7 +203,7 @@ async fn health_readiness_and_metrics_are_served_and_count_the_calls() {
         .call(
             "api__list_pets",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -214,7 +212,7 @@ async fn health_readiness_and_metrics_are_served_and_count_the_calls() {
             .call(
                 "api__broken",
                 object(json!({})),
-                &toolkit_runtime::CallContext::new()
+                &toolkit_core::CallContext::new()
             )
             .await
             .is_err()
@@ -316,7 +314,7 @@ async fn sigterm_lets_the_call_in_flight_finish_refuses_the_next_and_exits_0() {
             .call(
                 "api__slow",
                 object(json!({"ms": 1500})),
-                &toolkit_runtime::CallContext::new(),
+                &toolkit_core::CallContext::new(),
             )
             .await
     });
@@ -330,7 +328,7 @@ async fn sigterm_lets_the_call_in_flight_finish_refuses_the_next_and_exits_0() {
         .call(
             "api__list_pets",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await;
     assert!(late.is_err(), "a call after SIGTERM was served: {late:?}");
@@ -362,7 +360,7 @@ async fn a_call_longer_than_the_grace_period_is_ended_and_the_exit_is_0() {
             .call(
                 "api__slow",
                 object(json!({"ms": 20000})),
-                &toolkit_runtime::CallContext::new(),
+                &toolkit_core::CallContext::new(),
             )
             .await
     });
@@ -398,7 +396,7 @@ async fn opaque_tokens_from_the_environment_open_a_non_loopback_address() {
         .call(
             "api__list_pets",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -435,7 +433,7 @@ fn an_unset_token_variable_exits_1_naming_it() {
         "",
     );
     let config = dir.join("toolkit.toml");
-    let (code, _, stderr) = crate::support::run(&["serve", "--config", config.to_str().unwrap()]);
+    let (code, _, stderr) = crate::support::run(&["--config", config.to_str().unwrap()]);
     assert_eq!(code, 1, "{stderr}");
     assert!(stderr.contains("TEAM_TOKEN_UNSET_16"), "{stderr}");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -486,9 +484,7 @@ async fn issuer(keys: Arc<Mutex<Vec<Jwk>>>, fetches: Arc<AtomicUsize>) -> String
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let origin = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(
-        async move { axum::serve(toolkit_runtime::serve::without_delay(listener), app).await },
-    );
+    tokio::spawn(async move { axum::serve(toolkit_serve::without_delay(listener), app).await });
     origin
 }
 
@@ -539,7 +535,7 @@ async fn jwt_access_tokens_are_checked_against_the_issuers_jwks() {
         .call(
             "api__list_pets",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -802,7 +798,7 @@ async fn an_mcp_source_sends_the_tokens_login_kept() {
                 .call(
                     "up__api__list_pets",
                     object(json!({})),
-                    &toolkit_runtime::CallContext::new(),
+                    &toolkit_core::CallContext::new(),
                 )
                 .await
                 .unwrap();
@@ -841,7 +837,7 @@ async fn the_gateway_runs_without_transparent_huge_pages() {
 /// upstream, the URL (with its password) comes from the environment and no log line shows it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_mcp_source_sends_the_tokens_kept_in_redis() {
-    use toolkit_runtime::auth::{Grant, RedisStore, TokenStore as _};
+    use toolkit_auth::{Grant, RedisStore, TokenStore as _};
     let seen = Arc::new(Seen::default());
     let base = api(Arc::clone(&seen)).await;
     let up_port = free_port();
@@ -888,7 +884,7 @@ async fn an_mcp_source_sends_the_tokens_kept_in_redis() {
         .call(
             "up__api__list_pets",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -935,7 +931,7 @@ async fn an_openapi_sources_credentials_go_where_its_schemes_say() {
         .call(
             "secured__list_pets",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -944,7 +940,7 @@ async fn an_openapi_sources_credentials_go_where_its_schemes_say() {
         .call(
             "api__list_pets",
             object(json!({})),
-            &toolkit_runtime::CallContext::new(),
+            &toolkit_core::CallContext::new(),
         )
         .await
         .unwrap();
@@ -959,33 +955,24 @@ async fn an_openapi_sources_credentials_go_where_its_schemes_say() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// `toolkit-gen secrets ACTION --config DIR/toolkit.toml --source secured` with `arguments`, the
-/// key in its variable and `stdin` on standard input: its exit code, stdout and stderr.
-fn secrets(dir: &Path, action: &str, arguments: &[&str], stdin: &str) -> (i32, String, String) {
-    use std::io::Write;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(["secrets", action, "--config"])
-        .arg(dir.join("toolkit.toml"))
-        .args(["--source", "secured"])
-        .args(arguments)
-        .env("TEAM_SECRETS_KEY", SECRETS_KEY)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
+/// Keeps `value` as `principal`'s bearer credential for the source `secured` of the gateway in
+/// `dir` (none: forgets theirs), in its sealed secrets file, as `toolkit-gen secrets set` and
+/// `remove` do (the command line's tests run those).
+async fn keep(dir: &Path, principal: &str, value: Option<&str>) {
+    use toolkit_gateway::config::Config;
+    use toolkit_gateway::person_secrets::{PersonSecrets, SealingKey};
+    let config = Config::load(&dir.join("toolkit.toml")).unwrap();
+    let source = config
+        .sources
+        .iter()
+        .find(|source| source.name == "secured");
+    let per_person = source
+        .and_then(|source| source.per_person.as_ref())
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    let key = SealingKey::from_base64(SECRETS_KEY).unwrap();
+    let secrets = PersonSecrets::open(&per_person.secrets, key).unwrap();
+    let entry = value.map(|value| [("bearer".to_owned(), value.to_owned())].into());
+    secrets.set(principal, "secured", entry).await.unwrap();
 }
 
 /// The key that seals the test's secrets file (base64 of 32 bytes).
@@ -1017,18 +1004,9 @@ async fn each_persons_calls_carry_their_own_upstream_credential_and_no_one_elses
     });
     std::fs::write(dir.join("secured.json"), secured.to_string()).unwrap();
     for person in ["alice", "bob"] {
-        let principal = format!("token:{person}");
-        let (code, _, stderr) = secrets(
-            &dir,
-            "set",
-            &["--principal", &principal, "--name", "bearer"],
-            &format!("{person}-upstream-secret\n"),
-        );
-        assert_eq!(code, 0, "{stderr}");
+        let secret = format!("{person}-upstream-secret");
+        keep(&dir, &format!("token:{person}"), Some(&secret)).await;
     }
-    let (code, listed, _) = secrets(&dir, "list", &[], "");
-    assert_eq!(code, 0);
-    assert_eq!(listed, "token:alice\tbearer\ntoken:bob\tbearer\n");
     assert!(
         !std::fs::read_to_string(dir.join("people.secrets"))
             .unwrap()
@@ -1050,7 +1028,7 @@ async fn each_persons_calls_carry_their_own_upstream_credential_and_no_one_elses
         client(port, Some(tokens[1].1)),
         client(port, Some(tokens[2].1)),
     );
-    let context = toolkit_runtime::CallContext::new();
+    let context = toolkit_core::CallContext::new();
     // Many calls of both at once: each carries its own person's credential.
     let calls = (0..40).map(|call| {
         let (who, context) = (if call % 2 == 0 { &alice } else { &bob }, &context);
@@ -1079,8 +1057,7 @@ async fn each_persons_calls_carry_their_own_upstream_credential_and_no_one_elses
     assert_eq!(seen.authorization.lock().unwrap().len(), 40);
 
     // Bob's credential removed while the gateway runs: his next call is refused, alice's goes on.
-    let (code, _, stderr) = secrets(&dir, "remove", &["--principal", "token:bob"], "");
-    assert_eq!(code, 0, "{stderr}");
+    keep(&dir, "token:bob", None).await;
     let refused = bob
         .call("secured__list_pets", object(json!({})), &context)
         .await
@@ -1101,8 +1078,8 @@ async fn each_persons_calls_carry_their_own_upstream_credential_and_no_one_elses
         use std::os::unix::fs::PermissionsExt;
         let path = dir.join("people.secrets");
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-            .args(["serve", "--config"])
+        let output = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+            .arg("--config")
             .arg(dir.join("toolkit.toml"))
             .envs(tokens)
             .stdin(Stdio::null())

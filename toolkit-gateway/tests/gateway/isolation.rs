@@ -1,4 +1,4 @@
-//! Two people in front of one gateway, as a team runs it: `toolkit-gen serve` over Streamable
+//! Two people in front of one gateway, as a team runs it: `toolkit-gateway` over Streamable
 //! HTTP with JWTs of a real authorization server (npm `oidc-provider`, `scripts/oidc-provider.mjs`:
 //! alice and bob are two clients it registers, each with a token of the client credentials
 //! grant), in front of npm `@modelcontextprotocol/server-everything`, whose tools ask their
@@ -105,8 +105,8 @@ fn gateway(
     );
     let path = dir.join("toolkit.toml");
     std::fs::write(&path, config).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(["serve", "--config"])
+    let child = Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+        .arg("--config")
         .arg(&path)
         .envs(env.iter().copied())
         .stdin(Stdio::null())
@@ -144,7 +144,7 @@ struct TeamClient {
 impl TeamClient {
     fn start(port: u16, name: &str, token: &str, skip_initialized: bool) -> Self {
         let mut child = Command::new("node")
-            .arg(root().join("toolkit-cli/tests/cli/team_client.cjs"))
+            .arg(root().join("toolkit-gateway/tests/gateway/team_client.cjs"))
             .env("NODE_PATH", peer("mcp-npm/node_modules"))
             .env("MCP_URL", format!("http://127.0.0.1:{port}/mcp"))
             .env("TOKEN", token)
@@ -294,7 +294,7 @@ async fn two_people_share_a_gateway_and_nothing_of_one_reaches_the_other() {
     // her client during her call yet (that takes the revision's input-required results), so the
     // upstream's question is refused: what matters here is that no one else answers it.
     let carol = Command::new(peer("mcp-python/bin/python"))
-        .arg(root().join("toolkit-cli/tests/cli/team_client.py"))
+        .arg(root().join("toolkit-gateway/tests/gateway/team_client.py"))
         .args([
             &format!("http://127.0.0.1:{port}/mcp"),
             carol_token.as_str(),
@@ -429,13 +429,13 @@ async fn one_person_holds_no_more_sessions_than_the_gateway_gives_each() {
 }
 
 /// The gateway's own MCP client with `token`.
-fn client(port: u16, token: &str) -> toolkit_runtime::mcp::Mcp {
+fn client(port: u16, token: &str) -> toolkit_mcp::Mcp {
     crate::support::bearer_client(port, Some(token))
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_person_sees_and_calls_what_the_policy_gives_their_groups() {
-    use toolkit_runtime::ToolSource;
+    use toolkit_core::ToolSource;
 
     let files = std::env::temp_dir().join(format!("toolkit-policy-files-{}", std::process::id()));
     std::fs::create_dir_all(&files).unwrap();
@@ -462,7 +462,7 @@ async fn each_person_sees_and_calls_what_the_policy_gives_their_groups() {
         client(team.port, &team.tokens[0]),
         client(team.port, &team.tokens[1]),
     );
-    let names = |tools: Vec<toolkit_runtime::ToolDefinition>| -> Vec<String> {
+    let names = |tools: Vec<toolkit_core::ToolDefinition>| -> Vec<String> {
         tools.iter().map(|tool| tool.name().to_owned()).collect()
     };
     let alices = names(alice.discover().await.unwrap());
@@ -493,7 +493,7 @@ async fn each_person_sees_and_calls_what_the_policy_gives_their_groups() {
             .cloned()
             .unwrap()
     };
-    let context = toolkit_runtime::CallContext::new();
+    let context = toolkit_core::CallContext::new();
     let refused = bob
         .call("files__write_file", input("bob.txt"), &context)
         .await
@@ -563,7 +563,7 @@ async fn recording_api() -> (String, std::sync::Arc<std::sync::Mutex<Vec<String>
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_persons_calls_carry_a_token_exchanged_for_theirs() {
-    use toolkit_runtime::ToolSource;
+    use toolkit_core::ToolSource;
 
     let http = reqwest::Client::new();
     let port = crate::support::free_port();
@@ -616,7 +616,7 @@ async fn each_persons_calls_carry_a_token_exchanged_for_theirs() {
     );
     ready(&http, port).await;
     let (alice, bob) = (client(port, &alice_token), client(port, &bob_token));
-    let context = toolkit_runtime::CallContext::new();
+    let context = toolkit_core::CallContext::new();
     let input = || json!({}).as_object().cloned().unwrap();
     for (who, times) in [(&alice, 3), (&bob, 2)] {
         for _ in 0..times {

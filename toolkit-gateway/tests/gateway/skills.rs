@@ -1,4 +1,4 @@
-//! Skills (SEP-2640) through the gateway: `toolkit-gen serve --config` in front of two FastMCP
+//! Skills (SEP-2640) through the gateway: `toolkit-gateway --config` in front of two FastMCP
 //! 4.2 servers (PyPI `fastmcp`, `skills_server.py`) serving a folder of skills, as sources `docs`
 //! and `more`. FastMCP's own client (`skills_client.py`) lists, gets and reads every skill
 //! through the gateway, checking each file's digest and size: each source's skills are served
@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use toolkit_runtime::mcp::{Mcp, StdioCommand};
+use toolkit_mcp::{Mcp, StdioCommand};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
@@ -43,7 +43,13 @@ fn copy_skills(to: &Path) {
     ] {
         let to = to.join(file);
         std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(root().join("toolkit-cli/tests/cli/skills").join(file), to).unwrap();
+        std::fs::copy(
+            root()
+                .join("toolkit-gateway/tests/gateway/skills")
+                .join(file),
+            to,
+        )
+        .unwrap();
     }
 }
 
@@ -51,7 +57,7 @@ fn copy_skills(to: &Path) {
 fn configure_with(dir: &Path, rules: &str, serve: &str) -> PathBuf {
     let skills = dir.join("skills");
     copy_skills(&skills);
-    let server = root().join("toolkit-cli/tests/cli/skills_server.py");
+    let server = root().join("toolkit-gateway/tests/gateway/skills_server.py");
     let source = |name: &str| {
         format!(
             "\n[[sources]]\nname = \"{name}\"\ncommand = [\"{}\", \"{}\", \"{}\"]\n\
@@ -97,8 +103,8 @@ fn fastmcps_client_reads_every_sources_skills_through_the_gateway_digests_verifi
     let block = r#"{ source = "more", tool = "skill://git-workflow/*", decision = "block" }"#;
     let config = configure(&dir, block);
     let output = std::process::Command::new(fastmcp_python())
-        .arg(root().join("toolkit-cli/tests/cli/skills_client.py"))
-        .args([env!("CARGO_BIN_EXE_toolkit-gen"), "serve", "--config"])
+        .arg(root().join("toolkit-gateway/tests/gateway/skills_client.py"))
+        .args([env!("CARGO_BIN_EXE_toolkit-gateway"), "--config"])
         .arg(&config)
         .env("FASTMCP_LOG_LEVEL", "WARNING")
         .env("SKILLS_RELOAD", "0")
@@ -148,8 +154,8 @@ async fn the_runtimes_client_loads_a_skill_through_the_gateway_and_refuses_a_cha
     let config = configure(&dir, "");
     let gateway = Mcp::stdio(
         "gateway",
-        StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-            .args(["serve", "--config"])
+        StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+            .arg("--config")
             .arg(&config)
             .env("SKILLS_RELOAD", "1")
             .env("FASTMCP_LOG_LEVEL", "WARNING"),
@@ -221,7 +227,7 @@ async fn the_runtimes_client_loads_a_skill_through_the_gateway_and_refuses_a_cha
     assert!(
         matches!(
             unknown.reason,
-            toolkit_runtime::Reason::NotFound { .. } | toolkit_runtime::Reason::InvalidInput { .. }
+            toolkit_core::Reason::NotFound { .. } | toolkit_core::Reason::InvalidInput { .. }
         ),
         "{unknown:?}"
     );
@@ -230,12 +236,12 @@ async fn the_runtimes_client_loads_a_skill_through_the_gateway_and_refuses_a_cha
     // A client whose answers are capped below a file's size: the file is refused, nothing kept.
     let capped = Mcp::stdio_with_options(
         "gateway",
-        StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-            .args(["serve", "--config"])
+        StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+            .arg("--config")
             .arg(&config)
             .env("SKILLS_RELOAD", "1")
             .env("FASTMCP_LOG_LEVEL", "WARNING"),
-        toolkit_runtime::mcp::McpOptions::default().max_response_bytes(256),
+        toolkit_mcp::McpOptions::default().max_response_bytes(256),
     );
     let over = capped.load_skill(&pdf.uri).await.unwrap_err();
     assert!(over.to_string().contains("more than 256 bytes"), "{over}");
@@ -249,8 +255,8 @@ fn the_typescript_sdks_client_reads_the_gateways_own_skills_and_its_sources() {
     copy_skills(&dir.join("own"));
     let config = configure_with(&dir, "", "skills = \"own\"");
     let output = std::process::Command::new("node")
-        .arg(root().join("toolkit-cli/tests/cli/skills_client.mjs"))
-        .args([env!("CARGO_BIN_EXE_toolkit-gen"), "serve", "--config"])
+        .arg(root().join("toolkit-gateway/tests/gateway/skills_client.mjs"))
+        .args([env!("CARGO_BIN_EXE_toolkit-gateway"), "--config"])
         .arg(&config)
         .env(
             "SDK_MODULES",
@@ -310,8 +316,8 @@ async fn a_skill_a_rule_keeps_from_one_person_is_served_to_the_other() {
     );
     let rule = r#"{ principal = "bob", source = "docs", tool = "skill://pdf-processing/*", decision = "block" }"#;
     let config = configure_with(&dir, rule, &serve);
-    let mut gateway = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(["serve", "--config"])
+    let mut gateway = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+        .arg("--config")
         .arg(&config)
         .env("ALICE_TOKEN", "alice-token")
         .env("BOB_TOKEN", "bob-token")
@@ -330,7 +336,7 @@ async fn a_skill_a_rule_keeps_from_one_person_is_served_to_the_other() {
     let pdf = "skill://docs/pdf-processing/SKILL.md";
     let forms = "skill://docs/pdf-processing/references/FORMS.md";
     let (hers, his) = tokio::join!(alice.list_skills(), bob.list_skills());
-    let uris = |skills: Vec<toolkit_runtime::mcp::Skill>| -> Vec<String> {
+    let uris = |skills: Vec<toolkit_mcp::Skill>| -> Vec<String> {
         skills.into_iter().map(|skill| skill.uri).collect()
     };
     let (hers, his) = (uris(hers.unwrap()), uris(his.unwrap()));

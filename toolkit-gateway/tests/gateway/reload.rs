@@ -1,4 +1,4 @@
-//! The gateway reloaded without a restart (`toolkit-gen serve --config FILE`, the file changed
+//! The gateway reloaded without a restart (`toolkit-gateway --config FILE`, the file changed
 //! while it serves): a policy rule and a source added apply; a configuration that does not check,
 //! or changes what needs a restart, is refused and the running one keeps serving; and the
 //! TypeScript and Python SDKs' clients keep their sessions across a reload and hear
@@ -8,8 +8,8 @@
 use std::time::{Duration, Instant};
 
 use serde_json::json;
-use toolkit_runtime::mcp::Mcp;
-use toolkit_runtime::{CallContext, ToolSource};
+use toolkit_core::{CallContext, ToolSource};
+use toolkit_mcp::Mcp;
 
 use crate::items_api::{DOCUMENT, Upstream, start};
 
@@ -126,7 +126,7 @@ async fn across_a_reload(name: &str, mut client: tokio::process::Command) -> ser
     std::fs::write(&path, config(&base, "", "")).unwrap();
     let mut client = client
         .arg("items__listItems")
-        .args([env!("CARGO_BIN_EXE_toolkit-gen"), "serve", "--config"])
+        .args([env!("CARGO_BIN_EXE_toolkit-gateway"), "--config"])
         .arg(&path)
         .stdout(std::process::Stdio::piped())
         .kill_on_drop(true)
@@ -156,10 +156,10 @@ async fn the_sdk_clients_keep_their_sessions_and_hear_the_reload() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut typescript = tokio::process::Command::new("node");
     typescript
-        .arg(root.join("toolkit-cli/tests/cli/reload_client.cjs"))
+        .arg(root.join("toolkit-gateway/tests/gateway/reload_client.cjs"))
         .env("NODE_PATH", root.join("target/peers/mcp-npm/node_modules"));
     let mut python = tokio::process::Command::new(root.join("target/peers/mcp-python/bin/python"));
-    python.arg(root.join("toolkit-cli/tests/cli/reload_client.py"));
+    python.arg(root.join("toolkit-gateway/tests/gateway/reload_client.py"));
     for (name, client) in [("typescript", typescript), ("python", python)] {
         let seen = across_a_reload(name, client).await;
         assert_eq!(
@@ -178,7 +178,7 @@ async fn the_sdk_clients_keep_their_sessions_and_hear_the_reload() {
 /// policy shows everyone the same tools); and a reload that changes the interval says the new one.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_served_list_says_how_long_it_stays_fresh() {
-    use toolkit_runtime::mcp::CacheScope;
+    use toolkit_mcp::CacheScope;
 
     let dir = std::env::temp_dir().join(format!("toolkit-gateway-ttl-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -218,7 +218,7 @@ fn architecture(name: &str) -> String {
 
 /// The configuration of a gateway of server-everything (stdio) under each of `names`.
 fn everything_sources(names: &[&str]) -> String {
-    let server = crate::gateway_resources::everything();
+    let server = crate::resources::everything();
     let sources: String = names
         .iter()
         .map(|name| {
@@ -337,8 +337,8 @@ async fn sighup_reloads_and_a_reload_applies_who_may_connect() {
     let path = dir.join("toolkit.toml");
     std::fs::write(&path, with_token("alice", "ALICE_TOKEN")).unwrap();
     let log = std::fs::File::create(dir.join("gateway.log")).unwrap();
-    let mut gateway = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(["serve", "--config"])
+    let mut gateway = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+        .arg("--config")
         .arg(&path)
         .env("ALICE_TOKEN", "alice-s3cret")
         .env("BOB_TOKEN", "bob-s3cret")
@@ -394,12 +394,12 @@ async fn a_subscription_to_a_kept_source_goes_on_across_a_reload() {
     std::fs::write(&path, everything_sources(&["everything"])).unwrap();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut client = tokio::process::Command::new("node")
-        .arg(root.join("toolkit-cli/tests/cli/subscriber.cjs"))
+        .arg(root.join("toolkit-gateway/tests/gateway/subscriber.cjs"))
         .args([
             &architecture("everything"),
             "everything__toggle-subscriber-updates",
         ])
-        .args([env!("CARGO_BIN_EXE_toolkit-gen"), "serve", "--config"])
+        .args([env!("CARGO_BIN_EXE_toolkit-gateway"), "--config"])
         .arg(&path)
         .env("NODE_PATH", root.join("target/peers/mcp-npm/node_modules"))
         .env("AFTER_RELOAD", "1")

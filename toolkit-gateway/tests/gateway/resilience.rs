@@ -1,5 +1,5 @@
 //! The gateway's resilience layers (`[sources.resilience]`), as an agent meets them through
-//! `toolkit-gen serve`: an API upstream on 127.0.0.1 that flaps, then goes down. The retry hides
+//! `toolkit-gateway`: an API upstream on 127.0.0.1 that flaps, then goes down. The retry hides
 //! the flap of a read-only tool; the breaker opens on the failures and then answers at once
 //! without asking the upstream; the audit record says which layer answered. A configuration whose
 //! settings contradict each other is refused with the key that says it.
@@ -7,7 +7,7 @@
 use std::sync::atomic::Ordering;
 
 use serde_json::{Value, json};
-use toolkit_runtime::{CallContext, ToolSource};
+use toolkit_core::{CallContext, ToolSource};
 
 use crate::items_api::{DOCUMENT, Upstream, start};
 
@@ -109,7 +109,7 @@ async fn the_retry_hides_a_flap_and_the_open_breaker_answers_without_the_upstrea
     // A breaker whose window is shorter than the source's timeout (30 s) is refused by its key.
     std::fs::write(dir.join("toolkit.toml"), config(&base, 5)).unwrap();
     let config = dir.join("toolkit.toml");
-    let (code, _, stderr) = crate::support::run(&["serve", "--config", config.to_str().unwrap()]);
+    let (code, _, stderr) = crate::support::run(&["--config", config.to_str().unwrap()]);
     assert_ne!(code, 0);
     assert!(
         stderr.contains(

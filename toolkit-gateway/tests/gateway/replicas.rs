@@ -19,10 +19,10 @@ use axum::http::HeaderMap;
 use axum::routing::get;
 use serde_json::{Value, json};
 use tokio::process::{Child, Command};
-use toolkit_runtime::mcp::Mcp;
-use toolkit_runtime::{Reason, ToolSource};
+use toolkit_core::{Reason, ToolSource};
+use toolkit_mcp::Mcp;
 
-use crate::gateway_team::{free_port, terminate};
+use crate::team::{free_port, terminate};
 
 const REPLICAS: usize = 3;
 const STATELESS_CLIENTS: usize = 10;
@@ -59,9 +59,7 @@ async fn echo_api() -> String {
     );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(
-        async move { axum::serve(toolkit_runtime::serve::without_delay(listener), app).await },
-    );
+    tokio::spawn(async move { axum::serve(toolkit_serve::without_delay(listener), app).await });
     base
 }
 
@@ -171,8 +169,8 @@ headers = {{ X-Replica = {{ env = "REPLICA_NAME" }} }}
     );
     let path = dir.join(format!("{name}.toml"));
     std::fs::write(&path, config).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(["serve", "--config"])
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+        .arg("--config")
         .arg(&path)
         .env("REPLICA_NAME", name)
         .env("RUST_LOG", "warn")
@@ -219,7 +217,7 @@ async fn stateless_client(url: reqwest::Url, id: usize, counts: Arc<Counts>) -> 
             let mut input = serde_json::Map::new();
             input.insert("n".to_owned(), json!(n));
             match gateway
-                .call("api__echo", input, &toolkit_runtime::CallContext::new())
+                .call("api__echo", input, &toolkit_core::CallContext::new())
                 .await
             {
                 Ok(answer) => break answer,

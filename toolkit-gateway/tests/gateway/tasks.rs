@@ -1,4 +1,4 @@
-//! Tasks through the gateway (MCP 2025-11-25): `toolkit-gen serve --config` in front of a
+//! Tasks through the gateway (MCP 2025-11-25): `toolkit-gateway --config` in front of a
 //! TypeScript SDK task server (`ts_task_peer.cjs` of toolkit-mcp's tests, source `tasks`) and npm
 //! `@modelcontextprotocol/server-everything` (source `everything`, whose
 //! `simulate-research-query` runs only as a task), read by the TypeScript SDK's client with its
@@ -74,14 +74,14 @@ fn seen(tasks: bool, http: bool) -> Value {
     client
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/tests/cli/task_client.cjs"
+            "/tests/gateway/task_client.cjs"
         ))
         .env("NODE_PATH", peer("mcp-npm/node_modules"))
         .env("TASKS", if tasks { "1" } else { "0" });
     let _gateway = match port {
         Some(port) => {
-            let gateway = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-                .args(["serve", "--config", &config])
+            let gateway = Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+                .args(["--config", &config])
                 .env("TASKS_NODE_PATH", peer("mcp-npm/node_modules"))
                 .stdin(std::process::Stdio::null())
                 .spawn()
@@ -91,12 +91,7 @@ fn seen(tasks: bool, http: bool) -> Value {
         }
         None => {
             client
-                .args([
-                    env!("CARGO_BIN_EXE_toolkit-gen"),
-                    "serve",
-                    "--config",
-                    &config,
-                ])
+                .args([env!("CARGO_BIN_EXE_toolkit-gateway"), "--config", &config])
                 .env("TASKS_NODE_PATH", peer("mcp-npm/node_modules"));
             None
         }

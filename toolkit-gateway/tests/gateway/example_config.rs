@@ -1,6 +1,6 @@
-//! `toolkit-gen serve --example-config` and `serve --help`, as a newcomer reads them: the example
-//! is a configuration the gateway reads, it writes every key the configuration's tables take, and
-//! the help is plain text that lists the tables and says where the keys are.
+//! `toolkit-gateway --example-config` and `--help`, as a newcomer reads them: the example is a
+//! configuration the gateway reads, it writes every key the configuration's tables take, and the
+//! help is plain text that lists the tables and says where the keys are.
 #![allow(clippy::panic)]
 
 use toolkit_gateway::config::Config;
@@ -9,7 +9,7 @@ use crate::support::run;
 
 /// The example, as the command prints it.
 fn example() -> String {
-    let (code, stdout, stderr) = run(&["serve", "--example-config"]);
+    let (code, stdout, stderr) = run(&["--example-config"]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stderr.is_empty(), "{stderr}");
     stdout
@@ -18,8 +18,10 @@ fn example() -> String {
 #[test]
 fn the_example_configuration_is_read_by_the_gateway() {
     let text = example();
-    let dir =
-        std::env::temp_dir().join(format!("toolkit-gen-example-config-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "toolkit-gateway-example-config-{}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("toolkit.toml");
     std::fs::write(&file, &text).unwrap();
@@ -142,8 +144,8 @@ fn at<'a>(value: &'a mut toml::Value, path: &[Step]) -> Option<&'a mut toml::Val
 }
 
 #[test]
-fn serve_help_is_plain_text_that_names_the_tables_and_the_example() {
-    let (code, help, stderr) = run(&["serve", "--help"]);
+fn help_is_plain_text_that_names_the_tables_and_the_example() {
+    let (code, help, stderr) = run(&["--help"]);
     assert_eq!(code, 0, "{stderr}");
     // No rustdoc link syntax nor Rust paths a reader of a terminal cannot follow.
     for rustdoc in ["[`", "](", "crate::", "toolkit_gateway::"] {
@@ -164,11 +166,11 @@ fn serve_help_is_plain_text_that_names_the_tables_and_the_example() {
 }
 
 #[test]
-fn serve_needs_a_configuration_or_the_example() {
-    let (code, _, stderr) = run(&["serve"]);
+fn the_gateway_needs_a_configuration_or_the_example() {
+    let (code, _, stderr) = run(&[]);
     assert_eq!(code, 2);
     assert!(stderr.contains("--config <FILE>"), "{stderr}");
-    let (code, _, stderr) = run(&["serve", "--config", "toolkit.toml", "--example-config"]);
+    let (code, _, stderr) = run(&["--config", "toolkit.toml", "--example-config"]);
     assert_eq!(code, 2);
     assert!(stderr.contains("cannot be used with"), "{stderr}");
 }

@@ -1,4 +1,4 @@
-//! What real servers say reaches the gateway's clients unchanged: `toolkit-gen serve --config` in
+//! What real servers say reaches the gateway's clients unchanged: `toolkit-gateway --config` in
 //! front of four real stdio servers from the registries (npm `@modelcontextprotocol/server-everything`
 //! and `-filesystem`, PyPI `mcp-server-git` and `mcp-server-time`), read by the TypeScript SDK's
 //! client (`fidelity_client.cjs`, which declares `roots`) directly and through the gateway: each
@@ -156,7 +156,7 @@ fn run_client(plan: &Path) -> Value {
         .env("NODE_PATH", peer("mcp-npm/node_modules"))
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/tests/cli/fidelity_client.cjs"
+            "/tests/gateway/fidelity_client.cjs"
         ))
         .arg(plan)
         .output()
@@ -192,8 +192,8 @@ struct HttpGateway(std::process::Child);
 impl HttpGateway {
     /// Starts it and waits (a minute at most) until it accepts connections.
     fn start(config: &Path, port: u16) -> Self {
-        let child = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-            .args(["serve", "--config"])
+        let child = Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+            .arg("--config")
             .arg(config)
             .stdin(std::process::Stdio::null())
             .stdout(std::process::Stdio::null())
@@ -382,8 +382,8 @@ fn the_gateway_passes_on_what_four_real_servers_list_and_answer() {
     let config_path = dir.join("toolkit.toml").to_string_lossy().into_owned();
     targets.push(json!({
         "key": "gateway",
-        "command": env!("CARGO_BIN_EXE_toolkit-gen"),
-        "args": ["serve", "--config", config_path],
+        "command": env!("CARGO_BIN_EXE_toolkit-gateway"),
+        "args": ["--config", config_path],
         "calls": gateway_calls,
     }));
     targets.push(json!({
@@ -480,8 +480,8 @@ fn the_gateway_runs_a_task_tool_upstream_for_a_client_without_tasks() {
     let targets = json!([
         {"key": "direct", "command": everything[0], "args": everything[1..],
          "calls": [research("simulate-research-query", false)]},
-        {"key": "gateway", "command": env!("CARGO_BIN_EXE_toolkit-gen"),
-         "args": ["serve", "--config", config_path.to_string_lossy()],
+        {"key": "gateway", "command": env!("CARGO_BIN_EXE_toolkit-gateway"),
+         "args": ["--config", config_path.to_string_lossy()],
          "calls": [
              research("everything__simulate-research-query", false),
              research("everything__simulate-research-query", true),
@@ -560,8 +560,8 @@ impl RawClient {
     fn start(config: &Path, version: &str) -> Self {
         use std::io::BufRead as _;
         use std::process::Stdio;
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-            .args(["serve", "--config"])
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+            .arg("--config")
             .arg(config)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -749,8 +749,8 @@ fn a_server_that_asks_for_roots_outside_any_call_is_answered_by_the_one_client()
     let roots =
         json!([{"uri": format!("file://{}", dir.join("files").display()), "name": "files"}]);
     let targets = json!([
-        {"key": "stdio", "command": env!("CARGO_BIN_EXE_toolkit-gen"),
-         "args": ["serve", "--config", config_path], "calls": calls},
+        {"key": "stdio", "command": env!("CARGO_BIN_EXE_toolkit-gateway"),
+         "args": ["--config", config_path], "calls": calls},
         {"key": "http", "url": format!("http://127.0.0.1:{port}/mcp"), "calls": calls},
     ]);
     std::fs::write(

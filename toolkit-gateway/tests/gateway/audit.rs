@@ -1,4 +1,4 @@
-//! The gateway's audit (`[audit]`), as a team runs it: `toolkit-gen serve` over HTTP with two
+//! The gateway's audit (`[audit]`), as a team runs it: `toolkit-gateway` over HTTP with two
 //! people's opaque tokens, in front of an HTTP API of ours; a thousand calls at once from both,
 //! then SIGTERM: the audit file holds one record per call, each of the right person, none with an
 //! input's value. And a file that cannot be opened stops the start, naming it.
@@ -14,10 +14,10 @@ use axum::extract::Query;
 use axum::routing::get;
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
-use toolkit_runtime::ToolSource as _;
-use toolkit_runtime::mcp::Mcp;
+use toolkit_core::ToolSource as _;
+use toolkit_mcp::Mcp;
 
-use crate::gateway_team::{free_port, terminate};
+use crate::team::{free_port, terminate};
 
 const API: &str = r#"{
   "openapi": "3.1.0",
@@ -56,9 +56,7 @@ async fn api() -> String {
         );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
-    tokio::spawn(
-        async move { axum::serve(toolkit_runtime::serve::without_delay(listener), app).await },
-    );
+    tokio::spawn(async move { axum::serve(toolkit_serve::without_delay(listener), app).await });
     base
 }
 
@@ -123,9 +121,9 @@ async fn every_call_of_two_people_is_recorded_once_before_the_gateway_stops() {
     std::fs::create_dir_all(&scratch).unwrap();
     let audit_file = scratch.join("audit.jsonl");
     let dir = workspace("calls", port, &base, &audit_file);
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"));
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"));
     command
-        .args(["serve", "--config"])
+        .arg("--config")
         .arg(dir.join("toolkit.toml"))
         .env("AUDIT_TOKEN_ALICE", ALICE)
         .env("AUDIT_TOKEN_BOB", BOB)
@@ -162,7 +160,7 @@ async fn every_call_of_two_people_is_recorded_once_before_the_gateway_stops() {
         (0..500).map(move |n| async move {
             let word = format!("private-word-{name}-{n}-zq");
             let input = json!({ "word": word }).as_object().cloned().unwrap();
-            mcp.call("api__echo", input, &toolkit_runtime::CallContext::new())
+            mcp.call("api__echo", input, &toolkit_core::CallContext::new())
                 .await
                 .map(|answer| (name.to_owned(), answer))
         })
@@ -303,8 +301,8 @@ fn an_audit_file_that_cannot_be_opened_stops_the_start_naming_it() {
     std::fs::write(&plain, "").unwrap();
     let audit_file = plain.join("audit.jsonl");
     let dir = workspace("unwritable", port, "http://127.0.0.1:9/v1", &audit_file);
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(["serve", "--config"])
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+        .arg("--config")
         .arg(dir.join("toolkit.toml"))
         .env("AUDIT_TOKEN_ALICE", ALICE)
         .env("AUDIT_TOKEN_BOB", BOB)
@@ -326,9 +324,9 @@ async fn with_stdout_each_record_is_a_json_line_of_standard_output() {
     let base = api().await;
     let port = free_port();
     let dir = workspace_auditing("stdout", port, &base, "stdout = true");
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"));
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"));
     command
-        .args(["serve", "--config"])
+        .arg("--config")
         .arg(dir.join("toolkit.toml"))
         .env("AUDIT_TOKEN_ALICE", ALICE)
         .env("AUDIT_TOKEN_BOB", BOB)
@@ -353,7 +351,7 @@ async fn with_stdout_each_record_is_a_json_line_of_standard_output() {
             .call(
                 "api__echo",
                 input.as_object().cloned().unwrap(),
-                &toolkit_runtime::CallContext::new(),
+                &toolkit_core::CallContext::new(),
             )
             .await
             .unwrap();
@@ -398,9 +396,9 @@ async fn calls_in_flight_at_sigterm_are_recorded_when_they_end_before_the_exit()
     std::fs::create_dir_all(&scratch).unwrap();
     let audit_file = scratch.join("audit.jsonl");
     let dir = workspace("inflight", port, &base, &audit_file);
-    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"));
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"));
     command
-        .args(["serve", "--config"])
+        .arg("--config")
         .arg(dir.join("toolkit.toml"))
         .env("AUDIT_TOKEN_ALICE", ALICE)
         .env("AUDIT_TOKEN_BOB", BOB)
@@ -430,7 +428,7 @@ async fn calls_in_flight_at_sigterm_are_recorded_when_they_end_before_the_exit()
                     .call(
                         "api__slow",
                         input.as_object().cloned().unwrap(),
-                        &toolkit_runtime::CallContext::new(),
+                        &toolkit_core::CallContext::new(),
                     )
                     .await
             })

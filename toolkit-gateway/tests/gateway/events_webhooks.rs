@@ -1,7 +1,7 @@
 //! Events an MCP source delivers only by webhook (SEP-3415's `events/subscribe`, as the servers
 //! ChatGPT subscribes to deliver them), served through the gateway by poll and push. The source
 //! is PyPI `mcp-webhook-events` 0.2.0 on the official Python SDK (`webhook_events_server.py`);
-//! the gateway (`toolkit-gen serve`, Streamable HTTP, two people by their tokens) subscribes at
+//! the gateway (`toolkit-gateway`, Streamable HTTP, two people by their tokens) subscribes at
 //! it for each person's arguments, answers its verification challenge and takes its signed
 //! deliveries. Nothing of alice's reaches bob; a forged, stale, replayed, oversized or
 //! schema-breaking delivery is refused and nothing of it is kept. And the gateway delivers by
@@ -14,8 +14,8 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use toolkit_runtime::mcp::{Delivery, EventOptions, EventType, Mcp};
-use toolkit_runtime::{CallContext, JsonObject, ToolSource};
+use toolkit_core::{CallContext, JsonObject, ToolSource};
+use toolkit_mcp::{Delivery, EventOptions, EventType, Mcp};
 
 use crate::support::{Killed, bearer_client, free_port, peer, root};
 
@@ -46,7 +46,7 @@ async fn start(dir: &std::path::Path) -> (u16, Killed, Killed) {
     let source_port = free_port();
     let source = Killed(
         Command::new(peer("webhook-events-python/bin/python"))
-            .arg(root().join("toolkit-cli/tests/cli/webhook_events_server.py"))
+            .arg(root().join("toolkit-gateway/tests/gateway/webhook_events_server.py"))
             .arg(source_port.to_string())
             .arg(dir.join("events.sqlite3"))
             .stdin(Stdio::null())
@@ -71,8 +71,8 @@ async fn start(dir: &std::path::Path) -> (u16, Killed, Killed) {
     )
     .unwrap();
     let gateway = Killed(
-        Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-            .args(["serve", "--config"])
+        Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+            .arg("--config")
             .arg(&config)
             .env("ALICE_TOKEN", ALICE)
             .env("BOB_TOKEN", BOB)
@@ -383,7 +383,7 @@ async fn the_ai_sdks_client_subscribes_by_webhook_through_the_gateway() {
     let bob = std::sync::Arc::new(bearer_client(port, Some(BOB)));
     let mut node = Killed(
         Command::new("node")
-            .arg(root().join("toolkit-cli/tests/cli/events_subscriber.mjs"))
+            .arg(root().join("toolkit-gateway/tests/gateway/events_subscriber.mjs"))
             .arg(format!("http://127.0.0.1:{port}/mcp"))
             .args([
                 ALICE,

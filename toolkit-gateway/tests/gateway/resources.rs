@@ -1,5 +1,5 @@
-//! The gateway serves its MCP sources' resources, templates, prompts and completion: `toolkit-gen
-//! serve --config` in front of npm `@modelcontextprotocol/server-everything` (stdio) as source
+//! The gateway serves its MCP sources' resources, templates, prompts and completion:
+//! `toolkit-gateway --config` in front of npm `@modelcontextprotocol/server-everything` (stdio) as source
 //! `everything`, read by the runtime's own client (over stdio, in the revision it settles): every
 //! URI and prompt name served under the source (`demo://everything/...`, `everything__...`), the
 //! policy's rules applied to them, and a URI that climbs out of its source refused.
@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::json;
-use toolkit_runtime::Reason;
-use toolkit_runtime::mcp::{Mcp, StdioCommand};
+use toolkit_core::Reason;
+use toolkit_mcp::{Mcp, StdioCommand};
 
 /// `dist/index.js` of the installed server-everything.
 pub(crate) fn everything() -> PathBuf {
@@ -53,8 +53,8 @@ command = ["node", "{server}", "stdio"]
 }
 
 fn gateway() -> Mcp {
-    let command = StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(["serve", "--config"])
+    let command = StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+        .arg("--config")
         .arg(gateway_config());
     Mcp::stdio("gateway", command)
 }
@@ -178,10 +178,10 @@ fn a_sources_resource_update_reaches_the_gateway_client_subscribed_to_it() {
     let output = std::process::Command::new("node")
         .arg(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/tests/cli/subscriber.cjs"
+            "/tests/gateway/subscriber.cjs"
         ))
         .args([ARCHITECTURE, "everything__toggle-subscriber-updates"])
-        .args([env!("CARGO_BIN_EXE_toolkit-gen"), "serve", "--config"])
+        .args([env!("CARGO_BIN_EXE_toolkit-gateway"), "--config"])
         .arg(&gateway)
         .env("NODE_PATH", modules)
         .output()

@@ -1,4 +1,4 @@
-//! An MCP App through the gateway: `toolkit-gen serve --config` in front of a tiny App server of
+//! An MCP App through the gateway: `toolkit-gateway --config` in front of a tiny App server of
 //! the TypeScript SDK (`app_server.cjs`, source `apps`), read by the SDK's client as an App host
 //! reads it (`app_host.cjs`): the tool lists with its `_meta.ui.resourceUri` rewritten under the
 //! source (`ui://apps/clock/app.html`), and reading that URI gives the `text/html;profile=mcp-app`
@@ -13,7 +13,7 @@ use std::process::Command;
 use serde_json::Value;
 
 fn here(file: &str) -> String {
-    format!("{}/tests/cli/{file}", env!("CARGO_MANIFEST_DIR"))
+    format!("{}/tests/gateway/{file}", env!("CARGO_MANIFEST_DIR"))
 }
 
 fn node_modules() -> String {
@@ -68,9 +68,9 @@ fn an_mcp_app_works_through_the_gateway() {
     );
     std::fs::write(dir.join("toolkit.toml"), config).unwrap();
     let config = dir.join("toolkit.toml").to_string_lossy().into_owned();
-    let generator = env!("CARGO_BIN_EXE_toolkit-gen");
+    let generator = env!("CARGO_BIN_EXE_toolkit-gateway");
     let direct = hosted(&["node", &server]);
-    let through = hosted(&[generator, "serve", "--config", &config]);
+    let through = hosted(&[generator, "--config", &config]);
     let tool = &through["tools"][0];
     assert_eq!(tool["name"], "apps__show-clock");
     assert_eq!(
@@ -129,12 +129,7 @@ fn an_ext_apps_app_works_through_the_gateway() {
     std::fs::write(dir.join("toolkit.toml"), config).unwrap();
     let config = dir.join("toolkit.toml").to_string_lossy().into_owned();
     let direct = hosted(&["node", &server]);
-    let through = hosted(&[
-        env!("CARGO_BIN_EXE_toolkit-gen"),
-        "serve",
-        "--config",
-        &config,
-    ]);
+    let through = hosted(&[env!("CARGO_BIN_EXE_toolkit-gateway"), "--config", &config]);
     let tool = &through["tools"][0];
     assert_eq!(tool["name"], "weather__get-weather");
     assert_eq!(

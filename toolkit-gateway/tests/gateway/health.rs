@@ -1,5 +1,5 @@
 //! The gateway's probes as balancers send them, `/metrics` behind its token, and the server card
-//! (SEP-2127), against the built `toolkit-gen serve` and HAProxy (the Debian package `haproxy`,
+//! (SEP-2127), against the built `toolkit-gateway` and HAProxy (the Debian package `haproxy`,
 //! installed by `scripts/install-test-peers`), all on 127.0.0.1.
 //!
 //! `/healthz` and `/readyz` answer any `Host`, or none (HAProxy's plain `option httpchk` sends
@@ -15,8 +15,8 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, Command};
 
-use crate::gateway_team::terminate;
 use crate::support::{free_port, run};
+use crate::team::terminate;
 
 /// Two tools, never called: the gateway lists them from the document.
 const API: &str = r#"{
@@ -71,9 +71,9 @@ base_url = "http://127.0.0.1:9"
 
 /// Starts the gateway of `config` on `port` with `env`, and waits until `/healthz` answers.
 async fn start(config: &Path, port: u16, env: &[(&str, &str)]) -> Child {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"));
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"));
     command
-        .args(["serve", "--config"])
+        .arg("--config")
         .arg(config)
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
@@ -337,7 +337,7 @@ async fn haproxy_with_a_plain_check_marks_both_replicas_up_and_probes_answer_any
     let socket = dir.join("haproxy.sock");
     let config = dir.join("haproxy.cfg");
     std::fs::write(&config, haproxy_config(front, &socket, &ports)).unwrap();
-    let mut proxy = Command::new(crate::gateway_replicas::haproxy())
+    let mut proxy = Command::new(crate::replicas::haproxy())
         .arg("-db")
         .arg("-f")
         .arg(&config)
@@ -405,8 +405,8 @@ async fn metrics_take_their_token_and_the_card_of_an_authenticated_gateway_names
     let (token, mcp_token) = ("metrics-s3cret-token", "mcp-s3cret-token");
 
     // The variable unset: the start fails naming it, never a value.
-    let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(["serve", "--config"])
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+        .arg("--config")
         .arg(&config)
         .env("GATEWAY_TOKEN", mcp_token)
         .env_remove("METRICS_TOKEN")
@@ -427,7 +427,7 @@ async fn metrics_take_their_token_and_the_card_of_an_authenticated_gateway_names
         port,
         "metrics_token = \"hunter2-in-the-file\"",
     );
-    let (code, _, stderr) = run(&["serve", "--config", written.to_str().unwrap()]);
+    let (code, _, stderr) = run(&["--config", written.to_str().unwrap()]);
     assert_ne!(code, 0);
     assert!(
         stderr.contains("did you mean `metrics_token_env`"),

@@ -1,5 +1,5 @@
 //! A tool the gateway's policy marks `approve` runs only once someone approves the call:
-//! `toolkit-gen serve` over Streamable HTTP in front of npm
+//! `toolkit-gateway` over Streamable HTTP in front of npm
 //! `@modelcontextprotocol/server-filesystem` (whose `write_file` writes a real file), with
 //! `write_file` marked `approve`. By default the calling client is asked (elicitation, form mode):
 //! the TypeScript SDK's client (`approval_client.cjs`) approves, declines with a reason, edits
@@ -55,8 +55,8 @@ fn gateway_with(dir: &Path, files: &Path, port: u16, serve: &str, approval: &str
     let path = dir.join("toolkit.toml");
     std::fs::write(&path, config).unwrap();
     let log = std::fs::File::create(dir.join("gateway.log")).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(["serve", "--config"])
+    let child = Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+        .arg("--config")
         .arg(&path)
         .env("RUST_LOG", "info")
         .env("APPROVAL_TEST_TOKEN", "approval-test-token")
@@ -98,7 +98,7 @@ struct Called {
 impl ApprovalClient {
     fn start(port: u16, elicitation: bool) -> Self {
         let mut child = Command::new("node")
-            .arg(root().join("toolkit-cli/tests/cli/approval_client.cjs"))
+            .arg(root().join("toolkit-gateway/tests/gateway/approval_client.cjs"))
             .env("NODE_PATH", peer("mcp-npm/node_modules"))
             .env("MCP_URL", format!("http://127.0.0.1:{port}/mcp"))
             .env("ELICITATION", if elicitation { "form" } else { "none" })
@@ -256,7 +256,7 @@ fn the_calling_client_is_asked_and_its_answer_decides() {
     // stream to ask it on.
     let stateless = files.join("stateless.txt");
     let output = Command::new(peer("mcp-python/bin/python"))
-        .arg(root().join("toolkit-cli/tests/cli/team_client.py"))
+        .arg(root().join("toolkit-gateway/tests/gateway/team_client.py"))
         .args([
             &format!("http://127.0.0.1:{port}/mcp"),
             "no-token",

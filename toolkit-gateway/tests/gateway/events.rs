@@ -13,10 +13,10 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{Value, json};
-use toolkit_runtime::mcp::{
+use toolkit_core::{CallContext, JsonObject, Reason, ToolSource};
+use toolkit_mcp::{
     Delivery, DeliveryMode, EventOptions, EventStream, EventType, Mcp, StdioCommand,
 };
-use toolkit_runtime::{CallContext, JsonObject, Reason, ToolSource};
 
 /// How long a tick of the fixture's clock is.
 const TICK_MS: u64 = 100;
@@ -35,7 +35,7 @@ fn now_ms() -> u64 {
 /// transport starts it again).
 fn server(ticks_ago: u64) -> Arc<Mcp> {
     let command = StdioCommand::new("python3")
-        .arg(crate::support::root().join("toolkit-cli/tests/cli/events_server.py"))
+        .arg(crate::support::root().join("toolkit-gateway/tests/gateway/events_server.py"))
         .env("EVENTS_TICK_MS", TICK_MS.to_string())
         .env("EVENTS_RETAIN", "10")
         .env("EVENTS_HEARTBEAT_MS", "200")
@@ -437,7 +437,7 @@ async fn a_consumer_that_falls_behind_loses_the_oldest_deliveries_and_is_told() 
 /// dropped.
 fn http_server(port: u16, epoch_ms: u64) -> crate::support::Killed {
     let child = std::process::Command::new("python3")
-        .arg(crate::support::root().join("toolkit-cli/tests/cli/events_server.py"))
+        .arg(crate::support::root().join("toolkit-gateway/tests/gateway/events_server.py"))
         .args(["--http", &port.to_string()])
         .env("EVENTS_TICK_MS", TICK_MS.to_string())
         .env("EVENTS_HEARTBEAT_MS", "200")
@@ -510,10 +510,10 @@ async fn over_streamable_http_a_push_stream_outlives_its_server_and_resumes_from
     );
 }
 
-/// The gateway (`toolkit-gen serve --config`, stdio) in front of the fixture as sources `clock`
+/// The gateway (`toolkit-gateway --config`, stdio) in front of the fixture as sources `clock`
 /// and `other`, its clock started `ticks_ago` ticks ago.
 fn gateway(dir: &std::path::Path, ticks_ago: u64) -> Mcp {
-    let script = crate::support::root().join("toolkit-cli/tests/cli/events_server.py");
+    let script = crate::support::root().join("toolkit-gateway/tests/gateway/events_server.py");
     let source = |name: &str| {
         format!(
             "\n[[sources]]\nname = \"{name}\"\ncommand = [\"python3\", \"{}\"]\n\
@@ -535,8 +535,8 @@ fn gateway(dir: &std::path::Path, ticks_ago: u64) -> Mcp {
     .unwrap();
     Mcp::stdio(
         "gateway",
-        StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-            .args(["serve", "--config"])
+        StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+            .arg("--config")
             .arg(config)
             .env("EVENTS_TICK_MS", TICK_MS.to_string())
             .env("EVENTS_RETAIN", "10")
@@ -560,11 +560,11 @@ async fn a_rule_naming_an_event_type_is_not_reported_dead() {
         "rules = [{ source = \"clock\", tool = \"no-such-thing\", decision = \"block\" }, ",
     );
     std::fs::write(&config, written).unwrap();
-    let script = crate::support::root().join("toolkit-cli/tests/cli/events_server.py");
+    let script = crate::support::root().join("toolkit-gateway/tests/gateway/events_server.py");
     assert!(script.exists());
     let output = tokio::task::spawn_blocking(move || {
-        std::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-            .args(["serve", "--config"])
+        std::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+            .arg("--config")
             .arg(&config)
             .env("EVENTS_TICK_MS", TICK_MS.to_string())
             .env("EVENTS_RETAIN", "10")
@@ -865,8 +865,8 @@ async fn the_gateway_receives_signed_webhooks_and_serves_them_as_events() {
         ),
     )
     .unwrap();
-    let mut gateway = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(["serve", "--config"])
+    let mut gateway = tokio::process::Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+        .arg("--config")
         .arg(dir.join("toolkit.toml"))
         .env("SHOP_SECRET", SECRET)
         .stdin(std::process::Stdio::null())
