@@ -1,4 +1,4 @@
-//! The gateway as a team runs it, in release builds of `toolkit-gen serve`:
+//! The gateway as a team runs it, in release builds of `toolkit-gateway`:
 //!
 //! - served calls per second through HAProxy (`scripts/install-test-peers` installs it) with 1, 2
 //!   and 3 replicas: 16 clients of the stateless revision, each call a `tools/call` through
@@ -6,7 +6,7 @@
 //! - `tools/list` of a gateway serving 10,000 catalog tools, and the gateway's resident memory
 //!   (VmRSS, printed) once started and once it has listed them.
 //!
-//! `cargo bench -p toolkit-cli --bench gateway`
+//! `cargo bench -p toolkit-gateway --bench gateway`
 #![allow(clippy::unwrap_used, clippy::panic)]
 
 use std::collections::BTreeMap;
@@ -20,8 +20,8 @@ use axum::routing::get;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use serde_json::json;
 use tokio::runtime::Runtime;
-use toolkit_runtime::ToolSource;
-use toolkit_runtime::mcp::Mcp;
+use toolkit_core::ToolSource;
+use toolkit_mcp::Mcp;
 
 /// Clients calling at once.
 const CLIENTS: usize = 16;
@@ -78,7 +78,7 @@ fn echo_api(runtime: &Runtime) -> String {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         tokio::spawn(async move {
-            axum::serve(toolkit_runtime::serve::without_delay(listener), app).await
+            axum::serve(toolkit_serve::without_delay(listener), app).await
         });
         base
     })
@@ -108,8 +108,8 @@ fn replica(runtime: &Runtime, dir: &Path, name: &str, port: u16, api: &str) -> K
     );
     let path = dir.join(format!("{name}.toml"));
     std::fs::write(&path, config).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(["serve", "--config"])
+    let child = Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+        .arg("--config")
         .arg(&path)
         .env("RUST_LOG", "error")
         .stdin(Stdio::null())
@@ -198,7 +198,7 @@ fn through_haproxy(c: &mut Criterion) {
                         let mut input = serde_json::Map::new();
                         input.insert("n".to_owned(), json!(n));
                         let answer = client
-                            .call("api__echo", input, &toolkit_runtime::CallContext::new())
+                            .call("api__echo", input, &toolkit_core::CallContext::new())
                             .await
                             .unwrap();
                         assert_eq!(answer["n"], json!(n));

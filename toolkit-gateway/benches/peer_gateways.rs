@@ -1,7 +1,7 @@
 //! The gateway beside the gateways a user would pick instead, as a user's client sees them:
 //! crates.io `mcp-proxy` 0.6.0 (Rust, when `TOOLKIT_BENCH_PEERS=1 scripts/install-test-peers` has
 //! built it), PyPI `mcp-proxy` 0.13.0, npm `mcp-proxy` 6.7.19 and npm `supergateway` 4.0.0
-//! (installed, pinned, by `scripts/install-test-peers`) and `toolkit-gen serve --config FILE` (this build), each putting
+//! (installed, pinned, by `scripts/install-test-peers`) and `toolkit-gateway --config FILE` (this build), each putting
 //! the same stdio MCP server (`noop_server.cjs`: the TypeScript SDK's, one tool that answers "ok"
 //! at once) behind Streamable HTTP on 127.0.0.1, with the direct stdio call as the floor.
 //!
@@ -20,7 +20,7 @@
 //! reference row, an axum server answering at once with no upstream (this executable, started
 //! again), shows what any gateway on hyper pays here before its own work.
 //!
-//! `cargo bench -p toolkit-cli --bench peer_gateways` (about two minutes; `ROUNDS=N` for more;
+//! `cargo bench -p toolkit-gateway --bench peer_gateways` (about two minutes; `ROUNDS=N` for more;
 //! `TOOLKIT_VARIANT="KEY=VALUE …"` adds ours run with these in its environment, beside it, and
 //! `TOOLKIT_VARIANT_TOML` with these tables in its configuration (`[audit]`);
 //! `PEERS=0` leaves the peers out).
@@ -183,12 +183,12 @@ fn gateways(logs: &Path) -> Vec<Gateway> {
         ),
     )
     .unwrap();
-    let mut ours = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"));
-    ours.args(["serve", "--config"])
+    let mut ours = Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"));
+    ours.arg("--config")
         .arg(&config)
         .env("RUST_LOG", "warn");
     all.push(start(
-        "toolkit-gen serve",
+        "toolkit-gateway",
         logs,
         ours,
         format!("http://127.0.0.1:{port}/mcp"),
@@ -215,9 +215,9 @@ fn gateways(logs: &Path) -> Vec<Gateway> {
                 + &std::env::var("TOOLKIT_VARIANT_SOURCE").unwrap_or_default(),
         )
         .unwrap();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"));
+        let mut command = Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"));
         command
-            .args(["serve", "--config"])
+            .arg("--config")
             .arg(&config)
             .env("RUST_LOG", "warn")
             .envs(variant.iter().cloned());
@@ -229,7 +229,7 @@ fn gateways(logs: &Path) -> Vec<Gateway> {
             .collect::<Vec<_>>()
             .join(" ");
         all.push(start(
-            Box::leak(format!("toolkit-gen serve ({name})").into_boxed_str()),
+            Box::leak(format!("toolkit-gateway ({name})").into_boxed_str()),
             logs,
             command,
             format!("http://127.0.0.1:{port}/mcp"),

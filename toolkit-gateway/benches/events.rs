@@ -5,20 +5,20 @@
 //! `clock-tick` events each fall due at a known instant (the clock's epoch plus the tick's index
 //! times the period): an event's lateness is when the client read it less that instant, the
 //! fixture's own scheduling included on both paths. The runtime's MCP client reads one stream
-//! straight from the fixture (stdio) and one through `toolkit-gen serve --config` (this build, in
+//! straight from the fixture (stdio) and one through `toolkit-gateway --config` (this build, in
 //! front of the same fixture) at once, in `ROUNDS` rounds of `EVENTS` ticks each; then
 //! `STREAMS` streams are opened through the gateway and its resident memory read before and
 //! after.
 //!
-//! `cargo bench -p toolkit-cli --bench events` (about a minute).
+//! `cargo bench -p toolkit-gateway --bench events` (about a minute).
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use toolkit_runtime::JsonObject;
-use toolkit_runtime::mcp::{Delivery, EventOptions, EventStream, EventType, Mcp, StdioCommand};
+use toolkit_core::JsonObject;
+use toolkit_mcp::{Delivery, EventOptions, EventStream, EventType, Mcp, StdioCommand};
 
 /// The clock's period.
 const TICK_MS: u64 = 20;
@@ -65,8 +65,8 @@ fn gateway(dir: &Path, epoch: u64) -> StdioCommand {
         ),
     )
     .unwrap();
-    StdioCommand::new(root().join("target/release/toolkit-gen"))
-        .args(["serve", "--config"])
+    StdioCommand::new(root().join("target/release/toolkit-gateway"))
+        .arg("--config")
         .arg(config)
         .env("EVENTS_TICK_MS", TICK_MS.to_string())
         .env("EVENTS_RETAIN", "1000")
@@ -128,7 +128,7 @@ fn rss(pid: u32) -> u64 {
         .unwrap_or_default()
 }
 
-/// The pid of the `toolkit-gen serve` process started last.
+/// The pid of the `toolkit-gateway` process started last.
 fn gateway_pid() -> Option<u32> {
     let mut found = None;
     for entry in std::fs::read_dir("/proc").ok()?.flatten() {
@@ -137,7 +137,7 @@ fn gateway_pid() -> Option<u32> {
         };
         let command = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
         let command = String::from_utf8_lossy(&command);
-        if command.contains("target/release/toolkit-gen") && command.contains("serve") {
+        if command.contains("target/release/toolkit-gateway") && command.contains("--config") {
             found = found.max(Some(pid));
         }
     }
@@ -147,8 +147,8 @@ fn gateway_pid() -> Option<u32> {
 #[tokio::main]
 async fn main() {
     assert!(
-        root().join("target/release/toolkit-gen").exists(),
-        "build the gateway first: cargo build --release -p toolkit-cli"
+        root().join("target/release/toolkit-gateway").exists(),
+        "build the gateway first: cargo build --release -p toolkit-gateway"
     );
     let dir = std::env::temp_dir().join(format!("toolkit-events-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
