@@ -1,14 +1,13 @@
 //! Events (SEP-3415) through the gateway beside a direct subscription: how late each event of a
 //! push stream reaches its client, and what a subscription costs the gateway in memory.
 //!
-//! The upstream is `toolkit-gateway/tests/gateway/events_server.py` (no released server serves events), whose
-//! `clock-tick` events each fall due at a known instant (the clock's epoch plus the tick's index
-//! times the period): an event's lateness is when the client read it less that instant, the
-//! fixture's own scheduling included on both paths. The runtime's MCP client reads one stream
-//! straight from the fixture (stdio) and one through `toolkit-gateway --config` (this build, in
-//! front of the same fixture) at once, in `ROUNDS` rounds of `EVENTS` ticks each; then
-//! `STREAMS` streams are opened through the gateway and its resident memory read before and
-//! after.
+//! The upstream is `toolkit-gateway/tests/gateway/events_server.py` (no released server serves
+//! events), whose `clock-tick` events each fall due at a known instant (the clock's epoch plus the
+//! tick's index times the period): an event's lateness is when the client read it less that
+//! instant, the fixture's own scheduling included on both paths. The runtime's MCP client reads one
+//! stream straight from the fixture (stdio) and one through `toolkit-gateway --config` (this build,
+//! in front of the same fixture) at once, in `ROUNDS` rounds of `EVENTS` ticks each; then `STREAMS`
+//! streams are opened through the gateway and its resident memory read before and after.
 //!
 //! `cargo bench -p toolkit-gateway --bench events` (about a minute).
 #![allow(clippy::unwrap_used, clippy::panic, missing_docs)]

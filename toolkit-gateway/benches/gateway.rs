@@ -77,9 +77,7 @@ fn echo_api(runtime: &Runtime) -> String {
         ));
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
-        tokio::spawn(async move {
-            axum::serve(toolkit_serve::without_delay(listener), app).await
-        });
+        tokio::spawn(async move { axum::serve(toolkit_serve::without_delay(listener), app).await });
         base
     })
 }

@@ -1,9 +1,10 @@
 //! The gateway beside the gateways a user would pick instead, as a user's client sees them:
 //! crates.io `mcp-proxy` 0.6.0 (Rust, when `TOOLKIT_BENCH_PEERS=1 scripts/install-test-peers` has
 //! built it), PyPI `mcp-proxy` 0.13.0, npm `mcp-proxy` 6.7.19 and npm `supergateway` 4.0.0
-//! (installed, pinned, by `scripts/install-test-peers`) and `toolkit-gateway --config FILE` (this build), each putting
-//! the same stdio MCP server (`noop_server.cjs`: the TypeScript SDK's, one tool that answers "ok"
-//! at once) behind Streamable HTTP on 127.0.0.1, with the direct stdio call as the floor.
+//! (installed, pinned, by `scripts/install-test-peers`) and `toolkit-gateway --config FILE` (this
+//! build), each putting the same stdio MCP server (`noop_server.cjs`: the TypeScript SDK's, one
+//! tool that answers "ok" at once) behind Streamable HTTP on 127.0.0.1, with the direct stdio call
+//! as the floor.
 //!
 //! One load generator that keeps its connections, as every real client does: each client has its
 //! own pooled `reqwest` client (HTTP/1.1 keep-alive) and speaks MCP 2025-06-18 (`initialize`,
@@ -184,9 +185,7 @@ fn gateways(logs: &Path) -> Vec<Gateway> {
     )
     .unwrap();
     let mut ours = Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"));
-    ours.arg("--config")
-        .arg(&config)
-        .env("RUST_LOG", "warn");
+    ours.arg("--config").arg(&config).env("RUST_LOG", "warn");
     all.push(start(
         "toolkit-gateway",
         logs,

@@ -1,8 +1,8 @@
 //! The gateway serves its MCP sources' resources, templates, prompts and completion:
-//! `toolkit-gateway --config` in front of npm `@modelcontextprotocol/server-everything` (stdio) as source
-//! `everything`, read by the runtime's own client (over stdio, in the revision it settles): every
-//! URI and prompt name served under the source (`demo://everything/...`, `everything__...`), the
-//! policy's rules applied to them, and a URI that climbs out of its source refused.
+//! `toolkit-gateway --config` in front of npm `@modelcontextprotocol/server-everything` (stdio) as
+//! source `everything`, read by the runtime's own client (over stdio, in the revision it settles):
+//! every URI and prompt name served under the source (`demo://everything/...`, `everything__...`),
+//! the policy's rules applied to them, and a URI that climbs out of its source refused.
 
 use std::path::{Path, PathBuf};
 
