@@ -64,7 +64,7 @@ fn gateway(dir: &Path, epoch: u64) -> StdioCommand {
         ),
     )
     .unwrap();
-    StdioCommand::new(root().join("target/release/toolkit-gateway"))
+    StdioCommand::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
         .arg("--config")
         .arg(config)
         .env("EVENTS_TICK_MS", TICK_MS.to_string())
@@ -136,7 +136,7 @@ fn gateway_pid() -> Option<u32> {
         };
         let command = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
         let command = String::from_utf8_lossy(&command);
-        if command.contains("target/release/toolkit-gateway") && command.contains("--config") {
+        if command.contains(env!("CARGO_BIN_EXE_toolkit-gateway")) && command.contains("--config") {
             found = found.max(Some(pid));
         }
     }
@@ -145,10 +145,6 @@ fn gateway_pid() -> Option<u32> {
 
 #[tokio::main]
 async fn main() {
-    assert!(
-        root().join("target/release/toolkit-gateway").exists(),
-        "build the gateway first: cargo build --release -p toolkit-gateway"
-    );
     let dir = std::env::temp_dir().join(format!("toolkit-events-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]

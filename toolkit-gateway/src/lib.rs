@@ -20,6 +20,7 @@ mod on_behalf;
 mod per_person;
 pub mod person_secrets;
 pub mod policy;
+#[cfg(feature = "process")]
 pub mod process;
 mod redis_secrets;
 mod reload;

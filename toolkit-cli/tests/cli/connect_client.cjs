@@ -1,5 +1,5 @@
 // One person's client of a gateway whose source each person connects their own account to, for
-// gateway_connect.rs: the TypeScript MCP SDK's client (@modelcontextprotocol/sdk on npm) over
+// connections.rs: the TypeScript MCP SDK's client (@modelcontextprotocol/sdk on npm) over
 // Streamable HTTP with its own bearer token, declaring URL-mode elicitation (MCP 2025-11-25)
 // unless URL_ELICITATION=0. Run with NODE_PATH at the installed node_modules.
 //

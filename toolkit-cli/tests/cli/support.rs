@@ -7,15 +7,7 @@ pub use crate::peers::{Killed, Redis, free_port, peer, provider, root};
 
 /// Runs `toolkit-gen` with `args`: its exit code, stdout and stderr.
 pub fn run(args: &[&str]) -> (i32, String, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_toolkit-gen"))
-        .args(args)
-        .output()
-        .unwrap();
-    (
-        output.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&output.stdout).into_owned(),
-        String::from_utf8_lossy(&output.stderr).into_owned(),
-    )
+    crate::peers::output(Command::new(env!("CARGO_BIN_EXE_toolkit-gen")).args(args))
 }
 
 /// `toolkit-gen serve` over stdio for the configuration `toml` (its catalog never refreshed),

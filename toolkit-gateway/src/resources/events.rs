@@ -712,7 +712,7 @@ mod tests {
         assert!(streams.held.lock().unwrap().is_empty());
     }
 
-    /// `events_server.py` (the CLI's fixture) as the source `name`, over stdio.
+    /// `events_server.py` (the gateway tests' fixture) as the source `name`, over stdio.
     fn events_server(name: &str) -> Arc<toolkit_mcp::Mcp> {
         let script =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/gateway/events_server.py");

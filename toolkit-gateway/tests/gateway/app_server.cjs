@@ -1,7 +1,7 @@
 // A tiny MCP App server (the MCP Apps extension's wire form, written with the TypeScript MCP SDK,
 // @modelcontextprotocol/sdk on npm, over stdio): a tool whose `_meta.ui.resourceUri` names a
 // `ui://` resource, and that resource, `text/html;profile=mcp-app` with its `_meta.ui` (CSP), for
-// gateway_apps.rs. Run with NODE_PATH at the installed node_modules.
+// apps.rs. Run with NODE_PATH at the installed node_modules.
 // Usage: node app_server.cjs
 const { Server } = require("@modelcontextprotocol/sdk/server/index.js");
 const { StdioServerTransport } = require("@modelcontextprotocol/sdk/server/stdio.js");

@@ -1,4 +1,4 @@
-// A client of a gateway whose policy marks a tool `approve`, for gateway_approval.rs: the
+// A client of a gateway whose policy marks a tool `approve`, for approval.rs: the
 // TypeScript MCP SDK's client (@modelcontextprotocol/sdk on npm) over Streamable HTTP, declaring
 // `elicitation` (form mode) unless ELICITATION=none, and answering each `elicitation/create` with
 // the answer its test gave for the call. Run with NODE_PATH at the installed node_modules.

@@ -1,6 +1,6 @@
 // An MCP App server written with npm `@modelcontextprotocol/ext-apps` 2.0.4's server helpers
 // (`registerAppTool`, `registerAppResource`, the package's own weather example) over the v2
-// TypeScript SDK (`@modelcontextprotocol/server`), on stdio, for gateway_apps.rs. ESM ignores
+// TypeScript SDK (`@modelcontextprotocol/server`), on stdio, for apps.rs. ESM ignores
 // NODE_PATH: EXT_APPS_MODULES names the node_modules folder the packages are loaded from
 // (target/peers/ext-apps-npm/node_modules). Usage: node ext_apps_server.mjs
 import { createRequire } from "node:module";

@@ -1,6 +1,6 @@
 // The TypeScript MCP SDK's client (@modelcontextprotocol/sdk on npm), declaring `roots`,
 // `sampling` and `elicitation` (sampling answered "sampled", elicitation declined), reading
-// real MCP servers directly and through the gateway, for gateway_fidelity.rs. Run with NODE_PATH
+// real MCP servers directly and through the gateway, for fidelity.rs. Run with NODE_PATH
 // at the installed node_modules.
 // Usage: node fidelity_client.cjs PLAN.json
 // The plan: {"roots": [...], "targets": [{"key", "command", "args", "calls": [{"tool", "arguments"}]}]}

@@ -1,9 +1,19 @@
 //! The peers the gateway's and the command line's tests start: a free port, a `redis-server` of
 //! their own, `oidc-provider`, the packages `scripts/install-test-peers` installed, and a child
 //! process killed when dropped. (`toolkit-cli/tests/cli/main.rs` reads this file too.)
-#![allow(clippy::panic, dead_code)]
+#![allow(clippy::panic)]
 
 use std::process::Command;
+
+/// Runs `command` to its end: its exit code, stdout and stderr.
+pub fn output(command: &mut Command) -> (i32, String, String) {
+    let output = command.output().unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
 
 /// A free port of 127.0.0.1 (bound, then let go).
 pub fn free_port() -> u16 {

@@ -1,5 +1,5 @@
 """The Python MCP SDK's client (`mcp` on PyPI) holding one stdio session of the gateway across a
-reload, for gateway_reload.rs: lists the tools, prints a line `ready`, waits (at most 20 s) for
+reload, for reload.rs: lists the tools, prints a line `ready`, waits (at most 20 s) for
 notifications/tools/list_changed, lists the tools again and calls TOOL on the same session, then
 prints {before, after, heard, called}.
 

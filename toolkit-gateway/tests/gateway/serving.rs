@@ -548,20 +548,58 @@ command = {}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_audit_of_the_served_tools_list_finds_no_error() {
-    use toolkit_gen::audit::{AuditOptions, Severity, audit_definitions};
+    use toolkit_gen::audit::{AuditOptions, Severity, audit, tools_of};
     let base_url = pet_store().await;
     let dir = workspace("audit", "");
     std::fs::write(dir.join("toolkit.toml"), config(&base_url, &dir, "")).unwrap();
-    // What a client lists is what `toolkit-gen snapshot` would keep and `toolkit-gen audit` read.
-    let served = gateway(&dir).discover().await.unwrap();
-    assert!(!served.is_empty());
-    let findings = audit_definitions(&served, &AuditOptions::default());
+    // The `tools/list` the gateway writes, as `toolkit-gen snapshot` keeps it and `toolkit-gen
+    // audit` reads it: no client's parsing in between.
+    let config = dir.join("toolkit.toml");
+    let listing = tokio::task::spawn_blocking(move || tools_list(&config))
+        .await
+        .unwrap();
+    let tools = tools_of(&listing).unwrap();
+    assert!(!tools.is_empty(), "{listing}");
+    let findings = audit(tools, &AuditOptions::default());
     let errors: Vec<_> = findings
         .iter()
         .filter(|finding| finding.severity == Severity::Error)
         .collect();
     assert!(errors.is_empty(), "{errors:#?}");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The result of `tools/list` as the gateway configured by `config` writes it over stdio.
+fn tools_list(config: &Path) -> Value {
+    use std::io::{BufRead, Write};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolkit-gateway"))
+        .arg("--config")
+        .arg(config)
+        .env("PETS_TOKEN", TOKEN)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for message in [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "audit", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}),
+    ] {
+        writeln!(stdin, "{message}").unwrap();
+    }
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let answer = stdout
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(&line.unwrap()).unwrap())
+        .find(|message| message["id"] == 2)
+        .unwrap();
+    drop(stdin);
+    child.wait().unwrap();
+    answer["result"].clone()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

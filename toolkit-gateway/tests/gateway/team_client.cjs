@@ -1,4 +1,4 @@
-// One person's client of a gateway shared by a team, for gateway_isolation.rs: the TypeScript
+// One person's client of a gateway shared by a team, for isolation.rs: the TypeScript
 // MCP SDK's client (@modelcontextprotocol/sdk on npm) over Streamable HTTP with its own bearer
 // token, declaring `roots`, `sampling` and `elicitation`, and answering each with its person's
 // name, so that whose client was asked shows in the answer and in what each client records.

@@ -1,4 +1,4 @@
-"""One person's stateless client of a gateway shared by a team, for gateway_isolation.rs: the
+"""One person's stateless client of a gateway shared by a team, for isolation.rs: the
 Python MCP SDK's client (`mcp` on PyPI) over Streamable HTTP in the 2026-07-28 revision (no
 session), with its own bearer token, answering sampling and roots with its person's name.
 

@@ -1,7 +1,7 @@
 //! The MCP source's resources, prompts and completion, against
 //! `@modelcontextprotocol/server-everything` (npm) over a Streamable HTTP session, the old HTTP+SSE
-//! transport and stdio (the stateless revision is spoken to the gateway in toolkit-cli's
-//! `gateway_resources.rs`), and the answer cap on a resource read.
+//! transport and stdio (the stateless revision is spoken to the gateway in
+//! `toolkit-gateway/tests/gateway/resources.rs`), and the answer cap on a resource read.
 
 use serde_json::{Value, json};
 use tokio::process::Command;
