@@ -76,6 +76,20 @@ async function read(target, roots) {
   }));
   client.setRequestHandler(ElicitRequestSchema, async () => ({ action: "decline" }));
   await client.connect(transport);
+  // The progress each call is told, read off the transport in the order it arrives. The SDK
+  // (1.32.2) hands a notification to its handler a microtask later than it settles a response read
+  // in the same chunk, so a call's last report written just before its answer (as a gateway
+  // writes them, with no turn of an event loop between) can reach `onprogress` after the call has
+  // ended and be dropped; the transport's order is the order the server wrote.
+  let told = null;
+  const handle = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    if (told !== null && message.method === "notifications/progress") {
+      const { progressToken, ...params } = message.params;
+      told.push(params);
+    }
+    handle?.(message, extra);
+  };
   const tools = [];
   let cursor;
   do {
@@ -92,13 +106,15 @@ async function read(target, roots) {
       continue;
     }
     const progress = [];
+    told = progress;
     try {
       let result;
       for (let attempt = 0; attempt < 100; attempt += 1) {
         result = await client.callTool(
           { name: call.tool, arguments: call.arguments },
           undefined,
-          { onprogress: (event) => progress.push(event), timeout: 30000 },
+          // `onprogress` makes the SDK send a progress token; `told` keeps what comes.
+          { onprogress: () => {}, timeout: 30000 },
         );
         if (call.until === undefined || JSON.stringify(result).includes(call.until)) {
           break;
@@ -109,6 +125,7 @@ async function read(target, roots) {
     } catch (error) {
       calls.push({ error: { code: error.code, message: error.message }, progress });
     }
+    told = null;
   }
   await client.close();
   if (target.url !== undefined) {
