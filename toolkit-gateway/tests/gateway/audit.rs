@@ -17,7 +17,8 @@ use serde_json::{Value, json};
 use toolkit_core::ToolSource as _;
 use toolkit_mcp::Mcp;
 
-use crate::team::{free_port, terminate};
+use crate::support::free_port;
+use crate::team::terminate;
 
 const API: &str = r#"{
   "openapi": "3.1.0",

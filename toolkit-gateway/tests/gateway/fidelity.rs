@@ -16,18 +16,7 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 
-/// A file under the peers `scripts/install-test-peers` installs.
-fn peer(path: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../target/peers")
-        .join(path);
-    assert!(
-        path.exists(),
-        "{} is missing: run scripts/install-test-peers",
-        path.display()
-    );
-    path.to_string_lossy().into_owned()
-}
+use crate::support::peer;
 
 /// A git repository with one commit, and a folder with one file, for the servers to read.
 fn workspace(name: &str) -> PathBuf {

@@ -22,7 +22,8 @@ use tokio::process::{Child, Command};
 use toolkit_core::{Reason, ToolSource};
 use toolkit_mcp::Mcp;
 
-use crate::team::{free_port, terminate};
+use crate::support::free_port;
+use crate::team::terminate;
 
 const REPLICAS: usize = 3;
 const STATELESS_CLIENTS: usize = 10;

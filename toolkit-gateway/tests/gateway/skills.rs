@@ -12,9 +12,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 use toolkit_mcp::{Mcp, StdioCommand};
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
+use crate::support::root;
 
 /// FastMCP's Python, installed by `scripts/install-test-peers`.
 fn fastmcp_python() -> PathBuf {

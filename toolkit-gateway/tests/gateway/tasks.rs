@@ -8,22 +8,11 @@
 //! them is served the task tools as plain tools. The same over Streamable HTTP (sessions), where
 //! a second session can neither see, get, read, cancel nor list the first one's tasks.
 
-use std::path::Path;
 use std::process::Command;
 
 use serde_json::{Value, json};
 
-fn peer(path: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../target/peers")
-        .join(path);
-    assert!(
-        path.exists(),
-        "{} is missing: run scripts/install-test-peers",
-        path.display()
-    );
-    path.to_string_lossy().into_owned()
-}
+use crate::support::peer;
 
 /// The gateway's configuration file, in a folder of this test's own (`name`), serving over
 /// Streamable HTTP on `http` (a port) or else over stdio.

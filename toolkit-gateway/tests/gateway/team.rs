@@ -21,6 +21,8 @@ use tokio::process::Child;
 use toolkit_core::ToolSource;
 use toolkit_mcp::Mcp;
 
+use crate::support::free_port;
+
 const API: &str = r#"{
   "openapi": "3.1.0",
   "info": {"title": "Team", "version": "1"},
@@ -77,14 +79,6 @@ async fn api(seen: Arc<Seen>) -> String {
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(toolkit_serve::without_delay(listener), app).await });
     base
-}
-
-pub(crate) fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// A directory with the API document and a configuration serving it over HTTP on `address`,
