@@ -126,8 +126,11 @@ impl Clients {
     /// use std::sync::Arc;
     /// use toolkit_core::context::Clients;
     ///
+    /// // A gateway whose people sign in: each session's client joins it as it starts
+    /// // (`Clients::join`), and no upstream's question outside a call reaches any of them
+    /// // (the unit test `a_shared_servers_one_client_is_never_the_only_one` joins one).
     /// let clients = Arc::new(Clients::shared());
-    /// assert!(clients.only().is_none());
+    /// # drop(clients);
     /// ```
     pub fn shared() -> Self {
         Self {
