@@ -57,6 +57,7 @@ pub mod input;
 pub mod mcp;
 pub mod model;
 pub mod naming;
+mod outcome;
 mod presentation;
 pub mod progress;
 pub mod random;
@@ -77,9 +78,12 @@ pub use error::{Failure, Reason, ToolSourceError};
 pub use functions::{FnSource, FnSourceBuilder, FnSourceError, FnTool};
 pub use future::BoxFuture;
 pub use input::{InputCheck, InvalidInput, MAX_INPUT_DEPTH};
+pub use outcome::Outcome;
 pub use presentation::{Presentation, PresentationRule, SEARCH_THRESHOLD};
 pub use progress::Progress;
 pub use source::ToolSource;
 pub use text::ECHO_LIMIT;
-pub use toolkit::{Approval, DuplicateName, Handler, Tool, Toolkit, ToolkitOptions};
+pub use toolkit::{
+    Approval, DuplicateName, Handler, OutcomeHandler, Tool, Toolkit, ToolkitOptions,
+};
 pub use typed::{call_answered, call_typed};

@@ -7,7 +7,7 @@
 
 use serde_json::Value;
 
-use crate::{BoxFuture, CallContext, JsonObject, ToolDefinition, ToolSourceError};
+use crate::{BoxFuture, CallContext, JsonObject, Outcome, ToolDefinition, ToolSourceError};
 
 /// What every kind of tool source implements: its name, the tools it has now, and how to run one.
 ///
@@ -63,7 +63,7 @@ pub trait ToolSource: Send + Sync + 'static {
     ///
     /// `context` is what the call carries: where its progress goes, the name the model knows the
     /// tool by, and [`Extensions`](crate::context::Extensions) a server that serves the call
-    /// shares with the source (what it relays and collects). A source that needs none of it
+    /// shares with the source (what it relays). A source that needs none of it
     /// ignores it.
     fn call<'a>(
         &'a self,
@@ -71,4 +71,40 @@ pub trait ToolSource: Send + Sync + 'static {
         input: JsonObject,
         context: &'a CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>>;
+
+    /// Runs the tool as [`call`](Self::call) does, and gives beside the answer the result its
+    /// server wrote, when the answer was made of one ([`Outcome`]), for a server that passes it
+    /// on (the gateway).
+    ///
+    /// By default `call`'s answer, with nothing written. An MCP source gives its server's result.
+    /// A source that wraps another must forward the inner source's (else a server that serves
+    /// the wrapper passes on only the answer), editing it as it edits the answer, or dropping it
+    /// when the answer is no longer the result's; its `answer` is what `call` would give.
+    fn call_outcome<'a>(
+        &'a self,
+        tool: &'a str,
+        input: JsonObject,
+        context: &'a CallContext,
+    ) -> BoxFuture<'a, Outcome<ToolSourceError>> {
+        Box::pin(async move { Outcome::from(self.call(tool, input, context).await) })
+    }
+}
+
+impl dyn ToolSource {
+    /// [`call_outcome`](ToolSource::call_outcome) when `written`, else [`call`](ToolSource::call)'s
+    /// answer with nothing written: what a source that wraps another runs, so that the inner
+    /// source keeps its server's result only for a caller that passes it on.
+    pub async fn call_keeping_written(
+        &self,
+        tool: &str,
+        input: JsonObject,
+        context: &CallContext,
+        written: bool,
+    ) -> Outcome<ToolSourceError> {
+        if written {
+            self.call_outcome(tool, input, context).await
+        } else {
+            Outcome::from(self.call(tool, input, context).await)
+        }
+    }
 }

@@ -17,6 +17,7 @@ use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, OnceLock};
 
 use futures_util::FutureExt as _;
+use futures_util::future::Either;
 use indexmap::IndexMap;
 use serde_json::Value;
 use tracing::Instrument as _;
@@ -26,13 +27,28 @@ use crate::context::CallContext;
 use crate::input::InputCheck;
 use crate::telemetry;
 use crate::text::cut_for_echo;
-use crate::{BoxFuture, Failure, JsonObject, ToolDefinition, ToolSource};
+use crate::{BoxFuture, Failure, JsonObject, Outcome, ToolDefinition, ToolSource};
 
 /// What runs a tool once its input is checked: takes the input object and the call's context
 /// (with the tool's name as the model knows it, [`CallContext::tool`]), gives JSON or a failure.
 pub type Handler = Arc<
     dyn Fn(JsonObject, CallContext) -> BoxFuture<'static, Result<Value, Failure>> + Send + Sync,
 >;
+
+/// What runs a tool that can give, beside its answer, the result its server wrote ([`Outcome`]):
+/// a source's tool, or a tool that runs another and passes on what that one gave (a search's
+/// `tool_call`). It takes the input, the call's context and whether the caller wants the
+/// written result ([`Tool::call_outcome`]; when not, the handler need not keep it).
+pub type OutcomeHandler = Arc<
+    dyn Fn(JsonObject, CallContext, bool) -> BoxFuture<'static, Outcome<Failure>> + Send + Sync,
+>;
+
+/// How a tool runs: a [`Handler`] of its answer, or an [`OutcomeHandler`].
+#[derive(Clone)]
+enum Runner {
+    Answer(Handler),
+    Outcome(OutcomeHandler),
+}
 
 /// Whether a harness must ask a person before a tool runs.
 #[derive(Clone, Default)]
@@ -89,7 +105,7 @@ struct ToolInner {
     /// The definition's name, shared with each call's context.
     name: Arc<str>,
     approval: Approval,
-    handler: Handler,
+    runner: Runner,
     /// The source and the source's name of the tool, for a source's tool.
     origin: Option<(Arc<str>, Arc<str>)>,
     /// Compiled at the first call and kept: building a toolkit of thousands of tools compiles
@@ -114,16 +130,17 @@ impl Tool {
     /// # Ok::<(), toolkit_core::DefinitionError>(())
     /// ```
     pub fn new(definition: ToolDefinition, approval: Approval, handler: Handler) -> Self {
-        Self {
-            inner: Arc::new(ToolInner {
-                name: Arc::from(definition.name()),
-                definition,
-                approval,
-                handler,
-                origin: None,
-                check: OnceLock::new(),
-            }),
-        }
+        Self::from_parts(definition, approval, Runner::Answer(handler), None)
+    }
+
+    /// A tool whose handler gives its answer with the result it was made of, as written
+    /// ([`Outcome`]): a tool that runs another and passes on what that one gave.
+    pub fn with_outcome_handler(
+        definition: ToolDefinition,
+        approval: Approval,
+        handler: OutcomeHandler,
+    ) -> Self {
+        Self::from_parts(definition, approval, Runner::Outcome(handler), None)
     }
 
     /// A tool of the source named `source`, which knows it as `tool`.
@@ -131,17 +148,27 @@ impl Tool {
     pub fn of_source(
         definition: ToolDefinition,
         approval: Approval,
-        handler: Handler,
+        handler: OutcomeHandler,
         source: &str,
         tool: &str,
+    ) -> Self {
+        let origin = Some((Arc::from(source), Arc::from(tool)));
+        Self::from_parts(definition, approval, Runner::Outcome(handler), origin)
+    }
+
+    fn from_parts(
+        definition: ToolDefinition,
+        approval: Approval,
+        runner: Runner,
+        origin: Option<(Arc<str>, Arc<str>)>,
     ) -> Self {
         Self {
             inner: Arc::new(ToolInner {
                 name: Arc::from(definition.name()),
                 definition,
                 approval,
-                handler,
-                origin: Some((Arc::from(source), Arc::from(tool))),
+                runner,
+                origin,
                 check: OnceLock::new(),
             }),
         }
@@ -182,43 +209,63 @@ impl Tool {
     ///
     /// A panic in the handler is caught and logged; the model reads that the tool failed.
     pub async fn call(&self, input: Value) -> Result<Value, Failure> {
-        self.traced(input, &CallContext::hosts_own()).await
+        self.traced(input, &CallContext::hosts_own(), false)
+            .await
+            .answer
     }
 
     /// Runs a call the model made: checks `input`, asks `context`'s approver when the tool needs
     /// approval for this input (and checks an input the person edited again), and runs the tool
     /// with `context` (progress, the approval of a tool it reaches, its extensions).
     pub async fn call_with(&self, input: Value, context: &CallContext) -> Result<Value, Failure> {
-        self.traced(input, context).await
+        self.traced(input, context, false).await.answer
+    }
+
+    /// Runs a call the model made as [`Tool::call_with`] does, and gives beside the answer the
+    /// result its server wrote, when the tool's source made the answer of one ([`Outcome`]): what
+    /// a server that serves the tool passes on.
+    pub async fn call_outcome(&self, input: Value, context: &CallContext) -> Outcome<Failure> {
+        self.traced(input, context, true).await
     }
 
     /// [`Tool::call`] without its span: what a call cost before spans, for the benchmark that
     /// holds their cost to 5 %. Not for use.
     #[doc(hidden)]
     pub async fn call_without_span(&self, input: Value) -> Result<Value, Failure> {
-        self.checked(input, &CallContext::hosts_own()).await
+        self.checked(input, &CallContext::hosts_own(), false)
+            .await
+            .answer
     }
 
-    /// The call inside its span, with its outcome and duration recorded.
-    async fn traced(&self, input: Value, context: &CallContext) -> Result<Value, Failure> {
+    /// The call inside its span, with its outcome and duration recorded; with its server's
+    /// result as written when `written`.
+    async fn traced(&self, input: Value, context: &CallContext, written: bool) -> Outcome<Failure> {
         let span = telemetry::tool_call(self.name(), self.origin(), context.id());
         if span.is_disabled() {
             // No subscriber wants the span: the call as it is, with nothing to record.
-            return self.checked(input, context).await;
+            return self.checked(input, context, written).await;
         }
         let started = telemetry::started(&span);
-        let outcome = self.checked(input, context).instrument(span.clone()).await;
-        telemetry::record_outcome(&span, started, &outcome);
+        let outcome = self
+            .checked(input, context, written)
+            .instrument(span.clone())
+            .await;
+        telemetry::record_outcome(&span, started, &outcome.answer);
         outcome
     }
 
-    async fn checked(&self, input: Value, context: &CallContext) -> Result<Value, Failure> {
+    async fn checked(
+        &self,
+        input: Value,
+        context: &CallContext,
+        written: bool,
+    ) -> Outcome<Failure> {
         if let Err(invalid) = self.input_check().check(&input) {
-            return Err(Failure::invalid_input(invalid.report(self.name())));
+            return Err(Failure::invalid_input(invalid.report(self.name()))).into();
         }
         let Value::Object(input) = input else {
             // The check above refuses anything but an object.
-            return Err(Failure::invalid_input("The input must be a JSON object."));
+            return Err(Failure::invalid_input("The input must be a JSON object.")).into();
         };
         let asks = match &self.inner.approval {
             _ if context.is_hosts_own() => false,
@@ -226,13 +273,16 @@ impl Tool {
             approval => approval.is_required(&input),
         };
         if asks {
-            let (approved, edited) = self.ask(input, context).await?;
+            let (approved, edited) = match self.ask(input, context).await {
+                Ok(asked) => asked,
+                Err(failure) => return Err(failure).into(),
+            };
             let context = context
                 .clone()
                 .with_extension(crate::approval::Approved { edited });
-            return self.run(approved, &context).await;
+            return self.run(approved, &context, written).await;
         }
-        self.run(input, context).await
+        self.run(input, context, written).await
     }
 
     /// Asks the context's approver about a call with `input`, and gives the input to run with
@@ -295,14 +345,21 @@ impl Tool {
 
     /// Runs the handler on a checked input, with `context`: a model's call as this tool's, a
     /// host's own call as the context it came with (a code-mode run's calls stay the run's).
-    async fn run(&self, input: JsonObject, context: &CallContext) -> Result<Value, Failure> {
-        let handler = &self.inner.handler;
+    async fn run(
+        &self,
+        input: JsonObject,
+        context: &CallContext,
+        written: bool,
+    ) -> Outcome<Failure> {
         let context = if context.is_hosts_own() {
             context.clone()
         } else {
             context.clone().running(&self.inner.name)
         };
-        let started = std::panic::catch_unwind(AssertUnwindSafe(|| handler(input, context)));
+        let started = std::panic::catch_unwind(AssertUnwindSafe(|| match &self.inner.runner {
+            Runner::Answer(handler) => Either::Left(handler(input, context).map(Outcome::from)),
+            Runner::Outcome(handler) => Either::Right(handler(input, context, written)),
+        }));
         let outcome = match started {
             Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
             Err(panic) => Err(panic),
@@ -313,7 +370,7 @@ impl Tool {
                 panic = panic_message(panic.as_ref()),
                 "a tool panicked; the model reads that it failed"
             );
-            Err(Failure::new("UnknownError", "The source failed.", false))
+            Err(Failure::new("UnknownError", "The source failed.", false)).into()
         })
     }
 }
@@ -545,6 +602,20 @@ impl Toolkit {
             None => Err(no_tool(name, self.tools.keys())),
         }
     }
+
+    /// Calls the tool `name` as [`Toolkit::call_with`] does, and gives beside the answer the
+    /// result its server wrote, when the answer was made of one ([`Tool::call_outcome`]).
+    pub async fn call_outcome(
+        &self,
+        name: &str,
+        input: Value,
+        context: &CallContext,
+    ) -> Outcome<Failure> {
+        match self.tools.get(name) {
+            Some(tool) => tool.call_outcome(input, context).await,
+            None => Err(no_tool(name, self.tools.keys())).into(),
+        }
+    }
 }
 
 /// How alike (Jaro-Winkler, 0 to 1, which favours a shared start) a name must be to a tool's
@@ -577,15 +648,19 @@ fn no_tool<'a>(name: &str, known: impl Iterator<Item = &'a String>) -> Failure {
     Failure::not_found(message)
 }
 
-/// The handler of a source's tool: calls the source by the name it knows the tool by.
+/// The handler of a source's tool: calls the source by the name it knows the tool by, and
+/// gives the result its server wrote with the answer.
 #[doc(hidden)]
-pub fn source_handler(source: Arc<dyn ToolSource>, name: &str) -> Handler {
+pub fn source_handler(source: Arc<dyn ToolSource>, name: &str) -> OutcomeHandler {
     let name: Arc<str> = Arc::from(name);
-    Arc::new(move |input, context| {
+    Arc::new(move |input, context, written| {
         let source = Arc::clone(&source);
         let name = Arc::clone(&name);
         Box::pin(async move {
-            source.call(&name, input, &context).await.map_err(|error| {
+            let outcome = source
+                .call_keeping_written(&name, input, &context, written)
+                .await;
+            outcome.map_err(|error| {
                 tracing::debug!(source = %error.source, tool = %name, %error, "a tool call failed");
                 error.to_failure()
             })

@@ -35,7 +35,7 @@ use tokio::sync::{Semaphore, oneshot};
 use toolkit_core::{CallContext, JsonObject};
 use toolkit_http::Redactor;
 
-pub(crate) use self::audited::{Audited, outcome};
+pub(crate) use self::audited::{Audited, outcome_label};
 pub use self::record::{ApprovalRecord, AuditDecision, AuditRecord, Kind, SCHEMA_VERSION};
 use self::writer::{Message, Sink, Writer};
 use super::Readiness;

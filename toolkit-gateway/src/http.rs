@@ -341,6 +341,10 @@ pub(crate) async fn serve(
             sessions.cancel();
         }
     });
+    // Its routes made once (`into_make_service`): `axum::serve` given the router itself makes
+    // them again for every connection (`Router::with_state` in its `Service<IncomingStream>`, a
+    // new route map each time), which a client opening a connection per call pays on every call.
+    let app = app.into_make_service();
     let served = axum::serve(without_delay(listener), app)
         .with_graceful_shutdown({
             let stopping = stopping.clone();

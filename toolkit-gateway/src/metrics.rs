@@ -14,7 +14,10 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 use serde_json::Value;
-use toolkit_core::{BoxFuture, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError};
+use toolkit_core::{
+    BoxFuture, CallContext, JsonObject, Outcome, Reason, ToolDefinition, ToolSource,
+    ToolSourceError,
+};
 use toolkit_runtime::resilience::{Answered, Layer};
 
 type Labels = Vec<(&'static str, String)>;
@@ -261,6 +264,33 @@ impl Metered {
     pub(crate) fn new(inner: Arc<dyn ToolSource>, metrics: Arc<Metrics>) -> Self {
         Self { inner, metrics }
     }
+
+    /// The call, measured; with its server's result as written when `written`.
+    async fn measured(
+        &self,
+        tool: &str,
+        input: JsonObject,
+        context: &CallContext,
+        written: bool,
+    ) -> Outcome<ToolSourceError> {
+        let mut kept = None;
+        let call = async {
+            let outcome = self
+                .inner
+                .call_keeping_written(tool, input, context, written)
+                .await;
+            kept = outcome.written;
+            outcome.answer
+        };
+        let answer = self.metrics.metered(self.inner.name(), tool, call).await;
+        if let Some(layer) = context.extension::<Answered>().and_then(Answered::layer) {
+            self.metrics.record_answered(self.inner.name(), layer);
+        }
+        Outcome {
+            answer,
+            written: kept,
+        }
+    }
 }
 
 /// Keeps the in-flight gauge right even when a call's future is dropped.
@@ -292,21 +322,17 @@ impl ToolSource for Metered {
         &'a self,
         tool: &'a str,
         input: JsonObject,
-        context: &'a toolkit_core::CallContext,
+        context: &'a CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
-        Box::pin(async move {
-            let answer = self
-                .metrics
-                .metered(
-                    self.inner.name(),
-                    tool,
-                    self.inner.call(tool, input, context),
-                )
-                .await;
-            if let Some(layer) = context.extension::<Answered>().and_then(Answered::layer) {
-                self.metrics.record_answered(self.inner.name(), layer);
-            }
-            answer
-        })
+        Box::pin(async move { self.measured(tool, input, context, false).await.answer })
+    }
+
+    fn call_outcome<'a>(
+        &'a self,
+        tool: &'a str,
+        input: JsonObject,
+        context: &'a CallContext,
+    ) -> BoxFuture<'a, Outcome<ToolSourceError>> {
+        Box::pin(self.measured(tool, input, context, true))
     }
 }

@@ -17,7 +17,8 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 use toolkit_core::context::Principal;
 use toolkit_core::{
-    BoxFuture, CallContext, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError,
+    BoxFuture, CallContext, JsonObject, Outcome, Reason, ToolDefinition, ToolSource,
+    ToolSourceError,
 };
 
 use super::oauth_connect::Connected;
@@ -201,6 +202,31 @@ impl PerPerson {
         );
         Ok(source)
     }
+
+    /// The call, run by the source of the person who makes it, with its server's result as
+    /// written when `written`.
+    async fn called(
+        &self,
+        tool: &str,
+        input: JsonObject,
+        context: &CallContext,
+        written: bool,
+    ) -> Outcome<ToolSourceError> {
+        let loopback = Principal::loopback();
+        let principal = context.principal().unwrap_or(&loopback);
+        let source = match self.entry(principal, context).await {
+            Ok(entry) => self.source_of(principal, entry),
+            Err(error) => Err(error),
+        };
+        match source {
+            Ok(source) => {
+                source
+                    .call_keeping_written(tool, input, context, written)
+                    .await
+            }
+            Err(error) => Outcome::from(Err(error)),
+        }
+    }
 }
 
 impl ToolSource for PerPerson {
@@ -218,12 +244,15 @@ impl ToolSource for PerPerson {
         input: JsonObject,
         context: &'a CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
-        Box::pin(async move {
-            let loopback = Principal::loopback();
-            let principal = context.principal().unwrap_or(&loopback);
-            let entry = self.entry(principal, context).await?;
-            let source = self.source_of(principal, entry)?;
-            source.call(tool, input, context).await
-        })
+        Box::pin(async move { self.called(tool, input, context, false).await.answer })
+    }
+
+    fn call_outcome<'a>(
+        &'a self,
+        tool: &'a str,
+        input: JsonObject,
+        context: &'a CallContext,
+    ) -> BoxFuture<'a, Outcome<ToolSourceError>> {
+        Box::pin(self.called(tool, input, context, true))
     }
 }

@@ -84,8 +84,9 @@ pub fn print_example_config(program: &str) -> ExitCode {
 ///
 /// It owns the process: it installs the global `tracing` subscriber (stderr; `RUST_LOG`), runs
 /// under the crash guard ([`run_guarded`]: a failure or a panic before serving ends the process
-/// with 1), and turns transparent huge pages off for the process and the stdio servers it starts. A host that embeds the gateway in its own `main`
-/// calls [`serve_file`](crate::serve::serve_file) instead.
+/// with 1), and turns transparent huge pages off for the process and the stdio servers it
+/// starts. A host that embeds the gateway in its own `main` calls
+/// [`serve_file`](crate::serve::serve_file) instead.
 pub fn serve(program: &str, config: &Path, format: LogFormat) -> ExitCode {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));

@@ -27,7 +27,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 use toolkit_core::{
-    BoxFuture, CallContext, JsonObject, ToolDefinition, ToolSource, ToolSourceError,
+    BoxFuture, CallContext, JsonObject, Outcome, ToolDefinition, ToolSource, ToolSourceError,
 };
 use toolkit_runtime::resilience::{Answered, Breaker, Concurrency, Rate, Resilience, Retry};
 
@@ -254,6 +254,16 @@ impl ToolSource for Answering {
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
         let context = context.clone().with_extension(Answered::new());
         Box::pin(async move { self.0.call(tool, input, &context).await })
+    }
+
+    fn call_outcome<'a>(
+        &'a self,
+        tool: &'a str,
+        input: JsonObject,
+        context: &'a CallContext,
+    ) -> BoxFuture<'a, Outcome<ToolSourceError>> {
+        let context = context.clone().with_extension(Answered::new());
+        Box::pin(async move { self.0.call_outcome(tool, input, &context).await })
     }
 }
 

@@ -31,7 +31,7 @@ use toolkit_core::{BoxFuture, CallContext, Decision, JsonObject, Reason, ToolSou
 use toolkit_mcp::{EVENTS_EXTENSION, Mcp, SKILLS_EXTENSION};
 use toolkit_serve::{EventFeed, ListChanged, Offer, Refusal, Resources, SkillFolder};
 
-use super::audit::{Audit, Entry, Kind, Open, outcome};
+use super::audit::{Audit, Entry, Kind, Open, outcome_label};
 use super::metrics::Metrics;
 use super::policy::{Policy, View};
 use super::served_names::{climbs, served_prompt, served_uri, upstream_prompt, upstream_uri};
@@ -933,7 +933,7 @@ impl Resources for Upstreams {
                 )
                 .await;
             if let Some(open) = open {
-                open.end(outcome(&read));
+                open.end(outcome_label(&read));
             }
             let read = read.map_err(|error| refusal(&error))?;
             let mut read = Value::Object(read);
@@ -1025,7 +1025,7 @@ impl Resources for Upstreams {
                 )
                 .await;
             if let Some(open) = open {
-                open.end(outcome(&got));
+                open.end(outcome_label(&got));
             }
             let got = got.map_err(|error| refusal(&error))?;
             let mut got = Value::Object(got);

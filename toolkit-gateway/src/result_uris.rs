@@ -6,15 +6,14 @@
 //! (`{"type": "resource_link", "uri"}`) or embedded resource (`{"type": "resource", "resource":
 //! {"uri"}}`) names the upstream's URI, which a client reading it back through the gateway
 //! could not read. So those two URIs of each content block are served as the resource is, in
-//! the answer and in the result passed on as written ([`Written::edit_blocks`]); nothing else of
+//! the answer and in the result passed on as written ([`Outcome::edit_blocks`]); nothing else of
 //! a result changes (structured content is data, whatever its keys).
 
 use std::sync::Arc;
 
 use serde_json::Value;
-use toolkit_core::context::Written;
 use toolkit_core::{
-    BoxFuture, CallContext, JsonObject, ToolDefinition, ToolSource, ToolSourceError,
+    BoxFuture, CallContext, JsonObject, Outcome, ToolDefinition, ToolSource, ToolSourceError,
 };
 
 use super::served_names::served_uri;
@@ -28,6 +27,24 @@ impl ResultUris {
     /// `inner`, its results' URIs served under its name.
     pub(crate) fn new(inner: Arc<dyn ToolSource>) -> Self {
         Self { inner }
+    }
+
+    /// The inner source's call, its blocks' URIs served (in the answer, and in the result as
+    /// written when `written`).
+    async fn served(
+        &self,
+        tool: &str,
+        input: JsonObject,
+        context: &CallContext,
+        written: bool,
+    ) -> Outcome<ToolSourceError> {
+        let mut outcome = self
+            .inner
+            .call_keeping_written(tool, input, context, written)
+            .await;
+        let source = self.inner.name();
+        outcome.edit_blocks(|blocks| serve_blocks(source, blocks));
+        outcome
     }
 }
 
@@ -46,19 +63,16 @@ impl ToolSource for ResultUris {
         input: JsonObject,
         context: &'a CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
-        Box::pin(async move {
-            let mut answer = self.inner.call(tool, input, context).await?;
-            let source = self.inner.name();
-            let serve = |blocks: &mut Vec<Value>| serve_blocks(source, blocks);
-            if let Some(written) = context.extension::<Arc<Written>>() {
-                written.edit_blocks(serve);
-            }
-            // An answer of blocks is an array; a structured one, an object, is data.
-            if let Value::Array(blocks) = &mut answer {
-                serve(blocks);
-            }
-            Ok(answer)
-        })
+        Box::pin(async move { self.served(tool, input, context, false).await.answer })
+    }
+
+    fn call_outcome<'a>(
+        &'a self,
+        tool: &'a str,
+        input: JsonObject,
+        context: &'a CallContext,
+    ) -> BoxFuture<'a, Outcome<ToolSourceError>> {
+        Box::pin(self.served(tool, input, context, true))
     }
 }
 

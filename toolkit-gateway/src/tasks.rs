@@ -25,7 +25,7 @@ use std::sync::{Arc, PoisonError, RwLock};
 use serde_json::Value;
 use toolkit_mcp::Mcp;
 
-use super::audit::{Audit, Entry, Kind, outcome};
+use super::audit::{Audit, Entry, Kind, outcome_label};
 use super::metrics::Metrics;
 use super::served_tasks::{MAX_TASKS_PER_SESSION, ServedTasks, is_end};
 use super::task_statuses::StatusRelay;
@@ -201,7 +201,7 @@ impl Tasks for UpstreamTasks {
                 )
                 .await;
             if let Some(open) = open {
-                open.end(outcome(&created));
+                open.end(outcome_label(&created));
             }
             let mut result = created.map_err(|error| refusal(&error))?;
             if let Some(Value::String(id)) = result.get("task").and_then(|task| task.get("taskId"))

@@ -17,7 +17,8 @@ use std::sync::Arc;
 use apollo_compiler::ExecutableDocument;
 use serde_json::Value;
 use toolkit_core::{
-    BoxFuture, CallContext, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError,
+    BoxFuture, CallContext, JsonObject, Outcome, Reason, ToolDefinition, ToolSource,
+    ToolSourceError,
 };
 use toolkit_openapi::operations::{GraphqlRequest, Operation};
 
@@ -141,5 +142,18 @@ impl ToolSource for SelectionCheck {
             return Box::pin(async move { Err(error) });
         }
         self.inner.call(tool, input, context)
+    }
+
+    fn call_outcome<'a>(
+        &'a self,
+        tool: &'a str,
+        input: JsonObject,
+        context: &'a CallContext,
+    ) -> BoxFuture<'a, Outcome<ToolSourceError>> {
+        if let Err(message) = self.check(tool, &input) {
+            let error = ToolSourceError::new(self.inner.name(), Reason::invalid_input(message));
+            return Box::pin(async move { Outcome::from(Err(error)) });
+        }
+        self.inner.call_outcome(tool, input, context)
     }
 }

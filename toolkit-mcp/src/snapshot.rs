@@ -87,6 +87,15 @@ impl ToolSource for SnapshotSource {
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
         self.mcp.call(tool, input, context)
     }
+
+    fn call_outcome<'a>(
+        &'a self,
+        tool: &'a str,
+        input: JsonObject,
+        context: &'a toolkit_core::CallContext,
+    ) -> BoxFuture<'a, toolkit_core::Outcome<ToolSourceError>> {
+        self.mcp.call_outcome(tool, input, context)
+    }
 }
 
 /// How a live server's tools differ from a snapshot of them.

@@ -19,10 +19,10 @@ use super::transport::streamable_http::StreamableHttp;
 use super::transport::{Fault, Reply, Request, Transport};
 use super::{McpHttpClient, McpOptions, StdioCommand};
 use crate::telemetry;
-use toolkit_core::context::Written;
 use toolkit_core::mcp::HeaderMark;
 use toolkit_core::{
-    BoxFuture, CallContext, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError,
+    BoxFuture, CallContext, JsonObject, Outcome, Reason, ToolDefinition, ToolSource,
+    ToolSourceError,
 };
 
 /// An MCP server as a tool source: it lists the server's tools with `tools/list` and runs them
@@ -386,11 +386,15 @@ impl Mcp {
 
     /// Runs a call within the timeout, which each report of progress from the server starts
     /// anew, up to [`McpOptions::max_call_time`].
+    ///
+    /// `written`, when given, is left the server's result as written when the answer is made of
+    /// one.
     async fn call_bounded(
         &self,
         tool: &str,
         input: JsonObject,
         context: &CallContext,
+        written: Option<&mut Option<JsonObject>>,
     ) -> Result<Value, ToolSourceError> {
         let timeout = self.options.timeout;
         let extends = self.options.max_call_time > timeout;
@@ -406,7 +410,7 @@ impl Mcp {
             context.tool().unwrap_or_default(),
             told,
         );
-        let work = self.call_now(tool, input, context, progress.as_ref());
+        let work = self.call_now(tool, input, context, progress.as_ref(), written);
         tokio::pin!(work);
         let started = tokio::time::Instant::now();
         let hard = started + self.options.max_call_time.max(timeout);
@@ -437,14 +441,13 @@ impl Mcp {
         input: JsonObject,
         context: &CallContext,
         progress: Option<&toolkit_core::progress::Registration>,
+        written: Option<&mut Option<JsonObject>>,
     ) -> Result<Value, ToolSourceError> {
         let mut param_headers = headers::param_headers(&self.marks_of(tool), &input);
         // What the call is sent again with after an `input_required` result.
         let mut answers: Option<(Option<JsonObject>, input_required::Asked)> = None;
         let mut rounds = 0;
         let mut listed_again = false;
-        // A server serving this call passes the result on as written.
-        let written = context.extension::<Arc<Written>>();
         loop {
             let mut params = Map::new();
             params.insert("name".into(), json!(tool));
@@ -516,21 +519,16 @@ impl Mcp {
                 }
                 Err(error) => return Err(self.error(call_error(&error))),
             };
-            let as_written = written.map(|_| result.clone());
+            // Kept, for a caller that passes it on, only once the answer is made of it.
+            let as_written = written.is_some().then(|| result.clone());
             let called = results::called(result);
-            if let (Some(written), Some(as_written)) = (&written, as_written) {
-                match &called {
-                    Called::Answer(answer) => written.leave(as_written, Ok(answer.clone())),
-                    Called::Failed(Reason::CallFailed { description })
-                        if as_written.get("isError") == Some(&Value::Bool(true)) =>
-                    {
-                        written.leave(as_written, Err(description.clone()));
-                    }
-                    _ => {}
-                }
-            }
             match called {
-                Called::Answer(answer) => return Ok(answer),
+                Called::Answer(answer) => {
+                    if let Some(written) = written {
+                        *written = as_written;
+                    }
+                    return Ok(answer);
+                }
                 Called::InputRequired(asked) if rounds < self.options.input_required_rounds => {
                     rounds += 1;
                     let responses = input_required::answered(&asked, &self.options, context)
@@ -543,7 +541,19 @@ impl Mcp {
                         "the server asked for input again after {rounds} rounds of answers; the call is stopped"
                     ))));
                 }
-                Called::Failed(reason) => return Err(self.error(reason)),
+                Called::Failed(reason) => {
+                    // The tool's own failure (`isError`) is the result's.
+                    let own = matches!(reason, Reason::CallFailed { .. })
+                        && as_written.as_ref().is_some_and(|result| {
+                            result.get("isError") == Some(&Value::Bool(true))
+                        });
+                    if let Some(written) = written
+                        && own
+                    {
+                        *written = as_written;
+                    }
+                    return Err(self.error(reason));
+                }
             }
         }
     }
@@ -655,6 +665,22 @@ impl ToolSource for Mcp {
         input: JsonObject,
         context: &'a CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
-        Box::pin(self.call_bounded(tool, input, context))
+        Box::pin(self.call_bounded(tool, input, context, None))
+    }
+
+    /// The call, with the server's result as written when the answer is made of one.
+    fn call_outcome<'a>(
+        &'a self,
+        tool: &'a str,
+        input: JsonObject,
+        context: &'a CallContext,
+    ) -> BoxFuture<'a, Outcome<ToolSourceError>> {
+        Box::pin(async move {
+            let mut written = None;
+            let answer = self
+                .call_bounded(tool, input, context, Some(&mut written))
+                .await;
+            Outcome { answer, written }
+        })
     }
 }

@@ -46,7 +46,7 @@ pub mod telemetry;
 // its module (`approval::`, `search::`, `code::`, `definition::`, …).
 pub use toolkit_core::{
     Assembly, BoxFuture, CallContext, Decision, Failure, FnSource, FnTool, JsonObject, Member,
-    Reason, Tool, ToolDefinition, ToolSource, ToolSourceError, Toolkit, ToolkitOptions,
+    Outcome, Reason, Tool, ToolDefinition, ToolSource, ToolSourceError, Toolkit, ToolkitOptions,
 };
 
 /// The README's examples, compiled and run as doc tests (with the features they use).

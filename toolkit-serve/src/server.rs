@@ -538,7 +538,9 @@ impl McpServer {
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), ServeError> {
         let token = CancellationToken::new();
-        let router = self.router(MCP_PATH, token.clone());
+        // Its routes made once (served as the router itself, they are made again for every
+        // connection).
+        let router = self.router(MCP_PATH, token.clone()).into_make_service();
         axum::serve(without_delay(listener), router)
             .with_graceful_shutdown(async move {
                 shutdown.await;
@@ -563,7 +565,8 @@ impl fmt::Debug for McpServer {
 /// algorithm on): an answer written in pieces goes out at once instead of waiting for the
 /// client's delayed acknowledgement, about 40 ms on Linux for a client that keeps its
 /// connection. [`McpServer::serve_http`] serves through it; so should a host that runs
-/// [`McpServer::router`] on its own listener.
+/// [`McpServer::router`] on its own listener (as `into_make_service`, which makes its routes
+/// once rather than for every connection).
 ///
 /// ```no_run
 /// use toolkit_serve::{McpServer, CancellationToken, bind_loopback, without_delay};
@@ -571,7 +574,7 @@ impl fmt::Debug for McpServer {
 ///
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let router = McpServer::new(Toolkit::default()).router("/mcp", CancellationToken::new());
-/// axum::serve(without_delay(bind_loopback(8080).await?), router).await?;
+/// axum::serve(without_delay(bind_loopback(8080).await?), router.into_make_service()).await?;
 /// # Ok(())
 /// # }
 /// ```

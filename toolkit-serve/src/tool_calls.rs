@@ -22,7 +22,7 @@ use crate::progress_queue::ProgressQueue;
 use crate::relay::ClientRelay;
 use crate::served::ServedToolkit;
 use crate::told::{self, ProgressSent};
-use toolkit_core::context::{Relay, Written};
+use toolkit_core::context::Relay;
 use toolkit_core::{ApprovalRequest, CallContext, Failure, JsonObject, Progress, Verdict};
 
 /// Who is asked about a call of a tool that needs approval.
@@ -104,7 +104,6 @@ impl ToolCalls {
         }
         // Bounded while the client does not read it (`progress_queue.rs`).
         let progress = ProgressQueue::default();
-        let written = Arc::new(Written::default());
         // What an upstream asks while the call runs goes to this client, until the call ends.
         let stop = context.ct.child_token();
         let _stop_when_done = stop.clone().drop_guard();
@@ -119,12 +118,12 @@ impl ToolCalls {
             peer_info.as_ref().map(|info| &info.capabilities),
         );
         let call_context = asked_by(
-            self.call_context(progress.clone(), Arc::clone(&written), relay, askable),
+            self.call_context(progress.clone(), relay, askable),
             &context.extensions,
         );
         // A call the client cancels (`notifications/cancelled`, or an HTTP request it dropped)
         // stops: its future is dropped, which stops the tool's work.
-        let call = tool.call_with(input, &call_context);
+        let call = tool.call_outcome(input, &call_context);
         tokio::pin!(call);
         let mut told = ProgressSent::default();
         let outcome = loop {
@@ -142,10 +141,10 @@ impl ToolCalls {
         while let Some(event) = progress.try_next() {
             self.tell(context, token.as_ref(), &mut told, &event).await;
         }
-        if let Some((typed, json)) = written.take_for(&outcome).and_then(as_written) {
+        if let Some((typed, json)) = outcome.written.and_then(as_written) {
             return Ok(Answered::Written { typed, json });
         }
-        let result = match outcome {
+        let result = match outcome.answer {
             Ok(value) => match served
                 .outputs
                 .get(request.name.as_ref())
@@ -159,13 +158,12 @@ impl ToolCalls {
         Ok(Answered::Typed(result))
     }
 
-    /// What a call runs with: its approver ([`Approval`]), the progress callback, the slot for
-    /// an upstream's result, and the relay of what an upstream asks the client (and of what the
-    /// approver asks it: what it can be asked is `askable`).
+    /// What a call runs with: its approver ([`Approval`]), the progress callback, and the relay
+    /// of what an upstream asks the client (and of what the approver asks it: what it can be
+    /// asked is `askable`).
     fn call_context(
         &self,
         progress: ProgressQueue,
-        written: Arc<Written>,
         relay: Arc<dyn Relay>,
         askable: Askable,
     ) -> CallContext {
@@ -185,7 +183,6 @@ impl ToolCalls {
             _ => context,
         };
         context
-            .with_extension(written)
             .with_extension(relay)
             .progress(move |event| progress.push(event))
     }

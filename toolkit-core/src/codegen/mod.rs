@@ -42,6 +42,6 @@ pub use crate::__codegen_string_enum as string_enum;
 pub type Result<T, E = ToolSourceError> = std::result::Result<T, E>;
 
 pub use crate::{
-    BoxFuture, CallContext, CatalogError, JsonObject, ToolDefinition, ToolSource, ToolSourceError,
-    call_answered, call_typed,
+    BoxFuture, CallContext, CatalogError, JsonObject, Outcome, ToolDefinition, ToolSource,
+    ToolSourceError, call_answered, call_typed,
 };

@@ -6,7 +6,7 @@
 //! handler, and a source's [`ToolSource::call`](crate::ToolSource::call) receives it. A search's
 //! `tool_call` asks the host's approver about the tool it reaches through it, an MCP source asks
 //! its server for progress only when the host wants it, and a server passes through it what it
-//! relays ([`Relay`]) and collects ([`Written`]).
+//! relays ([`Relay`]).
 
 mod clients;
 mod extensions;
@@ -14,7 +14,6 @@ mod principal;
 mod relay;
 mod session;
 mod subject_token;
-mod written;
 
 use std::fmt;
 use std::sync::Arc;
@@ -27,7 +26,6 @@ pub use relay::{
 };
 pub use session::Session;
 pub use subject_token::SubjectToken;
-pub use written::Written;
 
 use crate::progress::ProgressSink;
 use crate::{Approver, Progress};

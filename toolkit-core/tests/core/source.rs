@@ -151,3 +151,80 @@ fn needs_approval_marks_the_tools_it_names() {
         Approval::Never
     ));
 }
+
+/// A source whose server writes a result beside each answer, as an MCP source's does, and which
+/// counts how often it was asked to keep it.
+struct Writing {
+    kept: std::sync::atomic::AtomicUsize,
+}
+
+impl toolkit_core::ToolSource for Writing {
+    fn name(&self) -> &str {
+        "w"
+    }
+
+    fn discover(
+        &self,
+    ) -> toolkit_core::BoxFuture<
+        '_,
+        Result<Vec<toolkit_core::ToolDefinition>, toolkit_core::ToolSourceError>,
+    > {
+        Box::pin(async { Ok(vec![definition("image", any_object())]) })
+    }
+
+    fn call<'a>(
+        &'a self,
+        _tool: &'a str,
+        _input: toolkit_core::JsonObject,
+        _context: &'a toolkit_core::CallContext,
+    ) -> toolkit_core::BoxFuture<'a, Result<Value, toolkit_core::ToolSourceError>> {
+        Box::pin(async { Ok(json!([{"type": "text", "text": "an image"}])) })
+    }
+
+    fn call_outcome<'a>(
+        &'a self,
+        tool: &'a str,
+        input: toolkit_core::JsonObject,
+        context: &'a toolkit_core::CallContext,
+    ) -> toolkit_core::BoxFuture<'a, toolkit_core::Outcome<toolkit_core::ToolSourceError>> {
+        self.kept.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async move {
+            toolkit_core::Outcome {
+                answer: self.call(tool, input, context).await,
+                written: Some(object(json!({
+                    "content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]
+                }))),
+            }
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_server_is_given_the_result_as_written_and_a_host_only_the_answer() {
+    let source = Arc::new(Writing {
+        kept: Default::default(),
+    });
+    let toolkit = Toolkit::from_source(
+        Arc::clone(&source) as _,
+        vec![definition("image", any_object())],
+        &ToolkitOptions::default(),
+    )
+    .unwrap();
+    let context = toolkit_core::CallContext::new();
+    // A host's call: the answer alone, and the source is not asked to keep what it was made of.
+    let answer = toolkit.call_with("image", json!({}), &context).await;
+    assert_eq!(answer, Ok(json!([{"type": "text", "text": "an image"}])));
+    assert_eq!(source.kept.load(Ordering::SeqCst), 0);
+    // A server's call: the answer with the result as written.
+    let outcome = toolkit.call_outcome("image", json!({}), &context).await;
+    assert_eq!(outcome.answer, answer);
+    assert_eq!(
+        outcome.written.unwrap()["content"][0]["type"],
+        json!("image")
+    );
+    assert_eq!(source.kept.load(Ordering::SeqCst), 1);
+    // A call that does not run (an input the tool does not take) has nothing written.
+    let refused = toolkit.call_outcome("image", json!(3), &context).await;
+    assert!(refused.answer.is_err());
+    assert_eq!(refused.written, None);
+}

@@ -246,6 +246,10 @@ pub(crate) fn tokens(source: &SourceType<'_>) -> TokenStream {
             fn call<'a>(&'a self, tool: &'a str, input: __tk::JsonObject, context: &'a __tk::CallContext) -> __tk::BoxFuture<'a, __tk::Result<__tk::serde_json::Value>> {
                 __tk::ToolSource::call(&self.0, tool, input, context)
             }
+
+            fn call_outcome<'a>(&'a self, tool: &'a str, input: __tk::JsonObject, context: &'a __tk::CallContext) -> __tk::BoxFuture<'a, __tk::Outcome<__tk::ToolSourceError>> {
+                __tk::ToolSource::call_outcome(&self.0, tool, input, context)
+            }
         }
     };
     let name_doc = format!(

@@ -38,6 +38,8 @@ enum Breakage {
     PanicsOnAnUnknownTool,
     IgnoresDrop,
     CallsA401Unavailable,
+    /// Its `call_outcome` answers otherwise than its `call` (a wrapper that edits one only).
+    OutcomeDiffers,
 }
 
 /// The system behind hand-written tools: a service that checks a token and may be down.
@@ -132,6 +134,18 @@ impl ToolSource for Broken {
             _ => self.inner.call(tool, input, context),
         }
     }
+
+    fn call_outcome<'a>(
+        &'a self,
+        tool: &'a str,
+        input: JsonObject,
+        context: &'a toolkit_runtime::CallContext,
+    ) -> BoxFuture<'a, toolkit_runtime::Outcome<ToolSourceError>> {
+        if self.breakage == Breakage::OutcomeDiffers {
+            return Box::pin(async { Ok(Value::String("edited".into())).into() });
+        }
+        Box::pin(async move { self.call(tool, input, context).await.into() })
+    }
 }
 
 struct HandWritten(Breakage);
@@ -183,6 +197,7 @@ async fn each_broken_source_fails_its_check_and_only_it() {
             Breakage::CallsA401Unavailable,
             Check::RefusedCredentialsAreAuthentication,
         ),
+        (Breakage::OutcomeDiffers, Check::OutcomeAnswersAsCall),
     ] {
         let report = conformance::run(&HandWritten(breakage)).await;
         assert_eq!(

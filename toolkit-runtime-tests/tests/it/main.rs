@@ -4,6 +4,8 @@
 mod approval;
 #[cfg(feature = "code")]
 mod code;
+#[cfg(feature = "code-test-worker")]
+mod code_pool;
 #[cfg(all(feature = "code", feature = "openapi"))]
 mod code_search;
 #[cfg(feature = "conformance")]
@@ -32,5 +34,3 @@ mod spans;
 mod processes;
 #[path = "../../../toolkit-core/tests/core/support.rs"]
 mod support;
-#[cfg(feature = "code-test-worker")]
-mod worker;

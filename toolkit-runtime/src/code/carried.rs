@@ -9,7 +9,6 @@ use tracing::Instrument as _;
 use tracing::instrument::WithSubscriber as _;
 
 use toolkit_core::Progress;
-use toolkit_core::context::Written;
 use toolkit_core::{BoxFuture, CallContext, Failure, Toolkit};
 
 /// The context and span of a code-mode run, carried to the tool calls its code makes (which the
@@ -26,11 +25,12 @@ pub(crate) struct Carried {
 }
 
 impl Carried {
-    /// What the run of `context`, being polled, carries to its calls. No source leaves its
-    /// server's result for a server: the tools a run calls answer the code, not the client.
+    /// What the run of `context`, being polled, carries to its calls. They are the host's own
+    /// calls (`call_with`): their answers are the code's, so no source keeps its server's
+    /// result as written for them.
     pub(crate) fn new(context: &CallContext) -> Self {
         Self {
-            context: context.clone().without_extension::<Arc<Written>>(),
+            context: context.clone(),
             span: tracing::Span::current(),
             dispatch: tracing::dispatcher::get_default(tracing::Dispatch::clone),
             calls: Arc::default(),

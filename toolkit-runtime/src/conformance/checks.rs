@@ -35,6 +35,9 @@ pub enum Check {
     ConcurrentCallsGetTheirOwnAnswers,
     /// A tool that reports failure is `CallFailed`, naming the source.
     ReportedFailureIsCallFailed,
+    /// [`ToolSource::call_outcome`] answers as [`ToolSource::call`] does (a source that gives
+    /// its server's result as written, or a wrapper that forwards it, changes nothing else).
+    OutcomeAnswersAsCall,
     /// A tool the source does not have is an error of the source, not a panic or a defect.
     UnknownToolIsAnErrorOfTheSource,
     /// Tools run again after a failure.
@@ -63,6 +66,7 @@ impl Check {
         Check::RunsAToolByItsName,
         Check::ConcurrentCallsGetTheirOwnAnswers,
         Check::ReportedFailureIsCallFailed,
+        Check::OutcomeAnswersAsCall,
         Check::UnknownToolIsAnErrorOfTheSource,
         Check::RunsAgainAfterAFailure,
         Check::DroppedCallStops,
@@ -85,6 +89,7 @@ impl Check {
                 "calls that run together each get their own answer"
             }
             Self::ReportedFailureIsCallFailed => "a tool that reports failure is CallFailed",
+            Self::OutcomeAnswersAsCall => "answers through call_outcome as through call",
             Self::UnknownToolIsAnErrorOfTheSource => {
                 "a tool it does not have is an error of the source"
             }
@@ -120,6 +125,7 @@ async fn run_unguarded(fixture: &dyn Fixture, check: Check) -> Result<(), String
         Check::RunsAToolByItsName => runs_a_tool_by_its_name(fixture).await,
         Check::ConcurrentCallsGetTheirOwnAnswers => concurrent_calls(fixture).await,
         Check::ReportedFailureIsCallFailed => reported_failure(fixture).await,
+        Check::OutcomeAnswersAsCall => outcome_answers_as_call(fixture).await,
         Check::UnknownToolIsAnErrorOfTheSource => unknown_tool(fixture).await,
         Check::RunsAgainAfterAFailure => runs_again(fixture).await,
         Check::DroppedCallStops => dropped_call_stops(fixture).await,
@@ -255,6 +261,39 @@ async fn reported_failure(fixture: &dyn Fixture) -> Result<(), String> {
                 )),
             }
         }
+    }
+}
+
+async fn outcome_answers_as_call(fixture: &dyn Fixture) -> Result<(), String> {
+    let subject = fixture.source(State::Working).await?;
+    definitions(&subject).await?;
+    let text = "conformance-outcome-5c1d";
+    let outcome = subject
+        .source
+        .call_outcome("echo", input(text), &CallContext::new())
+        .await;
+    match outcome.answer {
+        Ok(answer) if says(&answer, text) => {}
+        Ok(answer) => {
+            return Err(format!(
+                "echo through call_outcome answered without the text it was given: {answer}"
+            ));
+        }
+        Err(error) => return Err(format!("echo through call_outcome failed: {error}")),
+    }
+    let failed = subject
+        .source
+        .call_outcome("failing", input("x"), &CallContext::new())
+        .await;
+    match failed.answer {
+        Err(error) if matches!(error.reason, Reason::CallFailed { .. }) => {
+            expect_source(&subject, &error)
+        }
+        Err(error) => Err(format!(
+            "failing through call_outcome failed as {}, not CallFailedError",
+            error.reason.code()
+        )),
+        Ok(answer) => Err(format!("failing through call_outcome answered {answer}")),
     }
 }
 

@@ -13,11 +13,9 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
 use super::layer::Layer;
 use super::settings::Breaker as Settings;
-use toolkit_core::{CallContext, JsonObject, Reason, ToolSource, ToolSourceError};
+use toolkit_core::{CallContext, JsonObject, Outcome, Reason, ToolSource, ToolSourceError};
 
 /// One attempt of a call, owned so that tower's layers can hold it.
 pub(crate) struct Attempt {
@@ -40,17 +38,20 @@ pub(crate) struct Attempts {
 }
 
 impl Attempts {
-    /// Sends `attempt`.
-    pub(crate) async fn send(&self, attempt: Attempt) -> Result<Value, Failed> {
-        let call = self
-            .source
-            .call(&attempt.tool, attempt.input, &attempt.context);
-        let answer = match self.timeout {
+    /// Sends `attempt`, with its server's result as written when `written`.
+    pub(crate) async fn send(&self, attempt: Attempt, written: bool) -> Outcome<Failed> {
+        let call = self.source.call_keeping_written(
+            &attempt.tool,
+            attempt.input,
+            &attempt.context,
+            written,
+        );
+        let outcome = match self.timeout {
             None => call.await,
             Some(timeout) => match tokio::time::timeout(timeout, call).await {
-                Ok(answer) => answer,
+                Ok(outcome) => outcome,
                 Err(_) => {
-                    return Err(Failed {
+                    return Outcome::from(Err(Failed {
                         error: ToolSourceError::new(
                             self.source.name(),
                             Reason::Unavailable {
@@ -63,11 +64,11 @@ impl Attempts {
                             },
                         ),
                         by: Some(Layer::Timeout),
-                    });
+                    }));
                 }
             },
         };
-        answer.map_err(|error| Failed { error, by: None })
+        outcome.map_err(|error| Failed { error, by: None })
     }
 }
 
@@ -265,8 +266,9 @@ impl Breaker {
         &self,
         attempts: &Attempts,
         attempt: Attempt,
-    ) -> Result<Value, Failed> {
-        let ticket = self.admit().map_err(|wait| {
+        written: bool,
+    ) -> Outcome<Failed> {
+        let admitted = self.admit().map_err(|wait| {
             let wait = wait.max(Duration::from_millis(1));
             Failed {
                 error: ToolSourceError::new(
@@ -283,11 +285,15 @@ impl Breaker {
                 ),
                 by: Some(Layer::Breaker),
             }
-        })?;
-        let answer = attempts.send(attempt).await;
-        let failed = matches!(&answer, Err(failed) if failed.error.reason.is_retryable());
+        });
+        let ticket = match admitted {
+            Ok(ticket) => ticket,
+            Err(refused) => return Outcome::from(Err(refused)),
+        };
+        let outcome = attempts.send(attempt, written).await;
+        let failed = matches!(&outcome.answer, Err(failed) if failed.error.reason.is_retryable());
         self.settle(ticket, failed);
-        answer
+        outcome
     }
 }
 

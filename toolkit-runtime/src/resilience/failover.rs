@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 
 use toolkit_core::{
-    BoxFuture, CallContext, JsonObject, ToolDefinition, ToolSource, ToolSourceError,
+    BoxFuture, CallContext, JsonObject, Outcome, ToolDefinition, ToolSource, ToolSourceError,
 };
 
 /// How long an endpoint that failed stays out when not told otherwise.
@@ -126,6 +126,33 @@ impl Failover {
             Ok(_) => *out = None,
         }
     }
+
+    /// The call sent to the first endpoint not ejected, with its server's result as written
+    /// when `written`.
+    async fn sent(
+        &self,
+        tool: &str,
+        input: JsonObject,
+        context: &CallContext,
+        written: bool,
+    ) -> Outcome<ToolSourceError> {
+        let order = self.order();
+        let Some((index, endpoint)) = order
+            .first()
+            .and_then(|index| Some((*index, self.endpoints.get(*index)?)))
+        else {
+            return Outcome::from(Err(ToolSourceError::new(
+                &self.name,
+                toolkit_core::Reason::unavailable("no endpoint"),
+            )));
+        };
+        let outcome = endpoint
+            .source
+            .call_keeping_written(tool, input, context, written)
+            .await;
+        self.judge(index, &outcome.answer);
+        outcome
+    }
 }
 
 impl ToolSource for Failover {
@@ -163,21 +190,16 @@ impl ToolSource for Failover {
         input: JsonObject,
         context: &'a CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
-        Box::pin(async move {
-            let order = self.order();
-            let Some((index, endpoint)) = order
-                .first()
-                .and_then(|index| Some((*index, self.endpoints.get(*index)?)))
-            else {
-                return Err(ToolSourceError::new(
-                    &self.name,
-                    toolkit_core::Reason::unavailable("no endpoint"),
-                ));
-            };
-            let answer = endpoint.source.call(tool, input, context).await;
-            self.judge(index, &answer);
-            answer
-        })
+        Box::pin(async move { self.sent(tool, input, context, false).await.answer })
+    }
+
+    fn call_outcome<'a>(
+        &'a self,
+        tool: &'a str,
+        input: JsonObject,
+        context: &'a CallContext,
+    ) -> BoxFuture<'a, Outcome<ToolSourceError>> {
+        Box::pin(self.sent(tool, input, context, true))
     }
 }
 

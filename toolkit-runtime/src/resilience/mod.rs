@@ -55,7 +55,8 @@ use self::rate::Rates;
 use self::retry::Retries;
 pub use self::settings::{Breaker, Concurrency, Problem, Rate, Resilience, Retry};
 use toolkit_core::{
-    BoxFuture, CallContext, JsonObject, Reason, ToolDefinition, ToolSource, ToolSourceError,
+    BoxFuture, CallContext, JsonObject, Outcome, Reason, ToolDefinition, ToolSource,
+    ToolSourceError,
 };
 
 /// A source wearing the layers of a [`Resilience`]; see the [module](self).
@@ -165,10 +166,10 @@ impl Resilient {
     }
 
     /// One attempt, through the breaker when there is one.
-    async fn attempt(&self, attempt: Attempt) -> Result<Value, Failed> {
+    async fn attempt(&self, attempt: Attempt, written: bool) -> Outcome<Failed> {
         match &self.breaker {
-            Some(breaker) => breaker.send(&self.attempts, attempt).await,
-            None => self.attempts.send(attempt).await,
+            Some(breaker) => breaker.send(&self.attempts, attempt, written).await,
+            None => self.attempts.send(attempt, written).await,
         }
     }
 
@@ -178,7 +179,8 @@ impl Resilient {
         tool: &str,
         input: JsonObject,
         context: &CallContext,
-    ) -> Result<Value, ToolSourceError> {
+        written: bool,
+    ) -> Outcome<ToolSourceError> {
         let tool: Arc<str> = Arc::from(tool);
         let retries = self
             .retries
@@ -191,7 +193,7 @@ impl Resilient {
                 context: context.clone(),
             };
             return self
-                .attempt(attempt)
+                .attempt(attempt, written)
                 .await
                 .map_err(|failed| self.failed(context, failed));
         };
@@ -203,14 +205,16 @@ impl Resilient {
                 input: input.clone(),
                 context: context.clone(),
             };
-            let failed = match self.attempt(attempt).await {
-                Ok(answer) => return Ok(answer),
-                Err(failed) => failed,
+            let outcome = self.attempt(attempt, written).await;
+            // A retryable failure is tried again, but not an open breaker's: it answers every
+            // attempt alike, and waiting out its time is the caller's.
+            let failed = match outcome {
+                Outcome {
+                    answer: Err(failed),
+                    ..
+                } if failed.error.is_retryable() && failed.by != Some(Layer::Breaker) => failed,
+                outcome => return outcome.map_err(|failed| self.failed(context, failed)),
             };
-            // An open breaker answers every attempt alike: waiting out its time is the caller's.
-            if !failed.error.is_retryable() || failed.by == Some(Layer::Breaker) {
-                return Err(self.failed(context, failed));
-            }
             let asked = match &failed.error.reason {
                 Reason::Unavailable { retry_after, .. } => *retry_after,
                 _ => None,
@@ -219,11 +223,11 @@ impl Resilient {
                 .next()
                 .and_then(|backoff| retries.wait(backoff, asked))
             else {
-                return Err(self.failed(context, failed));
+                return Outcome::from(Err(self.failed(context, failed)));
             };
             if !retries.withdraw() {
                 self.counts.over_budget();
-                return Err(self.failed(context, failed));
+                return Outcome::from(Err(self.failed(context, failed)));
             }
             self.counts.retried();
             tracing::debug!(
@@ -235,6 +239,58 @@ impl Resilient {
             );
             tokio::time::sleep(wait).await;
         }
+    }
+
+    /// The call through every layer, with its server's result as written when `written`.
+    async fn layered(
+        &self,
+        tool: &str,
+        input: JsonObject,
+        context: &CallContext,
+        written: bool,
+    ) -> Outcome<ToolSourceError> {
+        if let Err((layer, wait)) = self.rates.take(context.principal().map(|who| who.id())) {
+            let whose = if layer == Layer::RatePerPerson {
+                "your"
+            } else {
+                "its"
+            };
+            return Outcome::from(Err(self.refused(
+                layer,
+                context,
+                format!(
+                    "{} is over {whose} rate of calls; try again in {} ms",
+                    self.name,
+                    wait.as_millis()
+                ),
+                Some(wait),
+            )));
+        }
+        let _place = match &self.queue {
+            None => None,
+            Some(queue) => match queue.place().await {
+                Ok(place) => Some(place),
+                Err(full) => {
+                    let description = match full {
+                        Full::Queue(queue) => {
+                            format!("{} has {queue} calls waiting already", self.name)
+                        }
+                        Full::Waited(wait) => format!(
+                            "{} had no place for the call within {} ms",
+                            self.name,
+                            wait.as_millis()
+                        ),
+                    };
+                    return Outcome::from(Err(self.refused(
+                        Layer::Queue,
+                        context,
+                        description,
+                        None,
+                    )));
+                }
+            },
+        };
+        self.attempted(tool, input, context, written).await
     }
 
     /// The error of a failed attempt, counted to its layer when one answered.
@@ -265,44 +321,114 @@ impl ToolSource for Resilient {
         input: JsonObject,
         context: &'a CallContext,
     ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
-        Box::pin(async move {
-            if let Err((layer, wait)) = self.rates.take(context.principal().map(|who| who.id())) {
-                let whose = if layer == Layer::RatePerPerson {
-                    "your"
-                } else {
-                    "its"
-                };
-                return Err(self.refused(
-                    layer,
-                    context,
-                    format!(
-                        "{} is over {whose} rate of calls; try again in {} ms",
-                        self.name,
-                        wait.as_millis()
-                    ),
-                    Some(wait),
-                ));
-            }
-            let _place = match &self.queue {
-                None => None,
-                Some(queue) => match queue.place().await {
-                    Ok(place) => Some(place),
-                    Err(full) => {
-                        let description = match full {
-                            Full::Queue(queue) => {
-                                format!("{} has {queue} calls waiting already", self.name)
-                            }
-                            Full::Waited(wait) => format!(
-                                "{} had no place for the call within {} ms",
-                                self.name,
-                                wait.as_millis()
-                            ),
-                        };
-                        return Err(self.refused(Layer::Queue, context, description, None));
-                    }
-                },
-            };
-            self.attempted(tool, input, context).await
-        })
+        Box::pin(async move { self.layered(tool, input, context, false).await.answer })
+    }
+
+    fn call_outcome<'a>(
+        &'a self,
+        tool: &'a str,
+        input: JsonObject,
+        context: &'a CallContext,
+    ) -> BoxFuture<'a, Outcome<ToolSourceError>> {
+        Box::pin(self.layered(tool, input, context, true))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use serde_json::json;
+
+    use super::*;
+
+    /// A source whose first call of `flaky` fails retryably and whose later calls answer with a
+    /// result as written; `own` fails as the tool itself, with its result; `slow` never answers.
+    #[derive(Default)]
+    struct Writing {
+        calls: AtomicUsize,
+    }
+
+    fn result(text: &str) -> JsonObject {
+        json!({"content": [{"type": "text", "text": text}]})
+            .as_object()
+            .cloned()
+            .unwrap_or_default()
+    }
+
+    impl ToolSource for Writing {
+        fn name(&self) -> &str {
+            "w"
+        }
+
+        fn discover(&self) -> BoxFuture<'_, Result<Vec<ToolDefinition>, ToolSourceError>> {
+            Box::pin(async { Ok(Vec::new()) })
+        }
+
+        fn call<'a>(
+            &'a self,
+            tool: &'a str,
+            input: JsonObject,
+            context: &'a CallContext,
+        ) -> BoxFuture<'a, Result<Value, ToolSourceError>> {
+            Box::pin(async move { self.call_outcome(tool, input, context).await.answer })
+        }
+
+        fn call_outcome<'a>(
+            &'a self,
+            tool: &'a str,
+            _input: JsonObject,
+            _context: &'a CallContext,
+        ) -> BoxFuture<'a, Outcome<ToolSourceError>> {
+            let call = self.calls.fetch_add(1, Ordering::SeqCst);
+            Box::pin(async move {
+                let error = |reason| ToolSourceError::new("w", reason);
+                match (tool, call) {
+                    ("flaky", 0) => Outcome::from(Err(error(Reason::unavailable("503")))),
+                    ("own", _) => Outcome {
+                        answer: Err(error(Reason::call_failed("no such city"))),
+                        written: Some(result("no such city")),
+                    },
+                    ("slow", _) => std::future::pending().await,
+                    _ => Outcome {
+                        answer: Ok(json!([{"type": "text", "text": "ok"}])),
+                        written: Some(result("ok")),
+                    },
+                }
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn the_result_as_written_is_the_answering_attempt_s_and_no_layer_s() {
+        let layers = Resilience::new()
+            .timeout(Duration::from_millis(50))
+            .retry(
+                Retry::new(3)
+                    .delays(Duration::from_millis(1), Duration::from_millis(2))
+                    .tools(["flaky", "own", "slow"]),
+            )
+            .breaker(Breaker::new());
+        let resilient = Resilient::new(Arc::new(Writing::default()), layers).unwrap();
+        let context = CallContext::new();
+        // Retried once: the second attempt's result.
+        let flaky = resilient
+            .call_outcome("flaky", JsonObject::new(), &context)
+            .await;
+        assert!(flaky.answer.is_ok());
+        assert_eq!(flaky.written, Some(result("ok")));
+        // The tool's own failure is not retried, and its result is passed on.
+        let own = resilient
+            .call_outcome("own", JsonObject::new(), &context)
+            .await;
+        assert!(own.answer.is_err());
+        assert_eq!(own.written, Some(result("no such city")));
+        // A timeout answers in the source's stead: nothing written.
+        let slow = resilient
+            .call_outcome("slow", JsonObject::new(), &context)
+            .await;
+        assert!(slow.answer.unwrap_err().is_retryable());
+        assert_eq!(slow.written, None);
     }
 }

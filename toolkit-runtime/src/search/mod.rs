@@ -51,7 +51,7 @@ pub use static_embedder::StaticEmbedder;
 pub use toolkit_core::{Presentation, PresentationRule, SEARCH_THRESHOLD};
 
 use toolkit_core::Approval;
-use toolkit_core::{CallContext, Failure, JsonObject, Tool, ToolDefinition, Toolkit};
+use toolkit_core::{CallContext, Failure, JsonObject, Outcome, Tool, ToolDefinition, Toolkit};
 
 /// The most tools one search returns, whatever it asks for.
 pub const MAX_SEARCH_LIMIT: usize = 20;
@@ -129,7 +129,7 @@ impl ToolSearch {
         let call = {
             let runner = Arc::clone(&presented);
             let approver = Arc::clone(&presented);
-            Tool::new(
+            Tool::with_outcome_handler(
                 call_definition(),
                 Approval::Delegated(Arc::new(move |input: &JsonObject| {
                     let (Some(name), Some(Value::Object(arguments))) = (
@@ -142,19 +142,30 @@ impl ToolSearch {
                         .get(name)
                         .is_some_and(|tool| tool.approval().is_required(arguments))
                 })),
-                Arc::new(move |mut input: JsonObject, context: CallContext| {
-                    let presented = Arc::clone(&runner);
-                    Box::pin(async move {
-                        let name = match input.remove("name") {
-                            Some(Value::String(name)) => name,
-                            _ => return Err(Failure::invalid_input("Give the tool's name.")),
-                        };
-                        let arguments = input.remove("input").unwrap_or_else(|| json!({}));
-                        // A model's call (with the host's context) asks about the called tool;
-                        // a host's own call asks no one.
-                        presented.call_with(&name, arguments, &context).await
-                    })
-                }),
+                Arc::new(
+                    move |mut input: JsonObject, context: CallContext, written: bool| {
+                        let presented = Arc::clone(&runner);
+                        Box::pin(async move {
+                            let name = match input.remove("name") {
+                                Some(Value::String(name)) => name,
+                                _ => {
+                                    return Outcome::from(Err(Failure::invalid_input(
+                                        "Give the tool's name.",
+                                    )));
+                                }
+                            };
+                            let arguments = input.remove("input").unwrap_or_else(|| json!({}));
+                            // A model's call (with the host's context) asks about the called
+                            // tool; a host's own call asks no one. What the called tool gave
+                            // is this call's, its server's result as written with it.
+                            if written {
+                                presented.call_outcome(&name, arguments, &context).await
+                            } else {
+                                Outcome::from(presented.call_with(&name, arguments, &context).await)
+                            }
+                        })
+                    },
+                ),
             )
         };
         // The two names differ.
@@ -345,6 +356,51 @@ mod tests {
     use super::{SearchOptions, ToolSearch};
     use toolkit_core::Approval;
     use toolkit_core::{JsonObject, Tool, ToolDefinition, Toolkit, model};
+
+    /// `tool_call` passes on what the tool it runs gave: the result as written for a server that
+    /// asks for it, the answer alone for a host.
+    #[tokio::test]
+    async fn tool_call_passes_on_the_result_as_written() {
+        let written =
+            json!({"content": [{"type": "image", "data": "AA==", "mimeType": "image/png"}]});
+        let image = {
+            let written = written.as_object().cloned();
+            Tool::with_outcome_handler(
+                ToolDefinition::new("image", JsonObject::new()).unwrap(),
+                Approval::Never,
+                Arc::new(move |_, _, keep| {
+                    let written = written.clone().filter(|_| keep);
+                    Box::pin(async move {
+                        toolkit_core::Outcome {
+                            answer: Ok(json!([{"type": "text", "text": "an image"}])),
+                            written,
+                        }
+                    })
+                }),
+            )
+        };
+        let search = ToolSearch::toolkit(
+            &Toolkit::from_tools([image]).unwrap(),
+            &SearchOptions::default(),
+        );
+        let input = json!({"name": "image", "input": {}});
+        let context = toolkit_core::CallContext::new();
+        let outcome = search
+            .call_outcome("tool_call", input.clone(), &context)
+            .await;
+        assert_eq!(outcome.written.map(Value::Object), Some(written));
+        assert_eq!(
+            outcome.answer,
+            Ok(json!([{"type": "text", "text": "an image"}]))
+        );
+        let answer = search.call_with("tool_call", input, &context).await;
+        assert_eq!(answer, outcome.answer);
+        // A tool that is not there: nothing written.
+        let missing = json!({"name": "nothing", "input": {}});
+        let outcome = search.call_outcome("tool_call", missing, &context).await;
+        assert!(outcome.answer.is_err());
+        assert_eq!(outcome.written, None);
+    }
 
     fn assembled() -> Toolkit {
         Toolkit::from_tools(

@@ -741,7 +741,7 @@ mod tests {
     }
 
     /// A source standing for an MCP upstream: its tool `big` reports progress `1` of `2` and
-    /// `12345678901234567890`, and leaves [`upstream_result`] as written; `held` does the same,
+    /// `12345678901234567890`, and gives [`upstream_result`] as written; `held` does the same,
     /// waiting for [`RELEASE`] after its first progress.
     struct Upstream;
 
@@ -762,9 +762,19 @@ mod tests {
         fn call<'a>(
             &'a self,
             tool: &'a str,
-            _input: JsonObject,
+            input: JsonObject,
             context: &'a toolkit_core::CallContext,
         ) -> toolkit_core::BoxFuture<'a, Result<Value, toolkit_core::ToolSourceError>> {
+            Box::pin(async move { self.call_outcome(tool, input, context).await.answer })
+        }
+
+        fn call_outcome<'a>(
+            &'a self,
+            tool: &'a str,
+            _input: JsonObject,
+            context: &'a toolkit_core::CallContext,
+        ) -> toolkit_core::BoxFuture<'a, toolkit_core::Outcome<toolkit_core::ToolSourceError>>
+        {
             Box::pin(async move {
                 // The routes of the connection to the upstream this stands for.
                 let routes = toolkit_core::progress::Routes::default();
@@ -784,11 +794,10 @@ mod tests {
                     })));
                 }
                 let result = upstream_result();
-                let answer = result["structuredContent"].clone();
-                if let Some(written) = context.extension::<Arc<toolkit_core::context::Written>>() {
-                    written.leave(result.as_object().cloned().unwrap(), Ok(answer.clone()));
+                toolkit_core::Outcome {
+                    answer: Ok(result["structuredContent"].clone()),
+                    written: result.as_object().cloned(),
                 }
-                Ok(answer)
             })
         }
     }

@@ -133,4 +133,12 @@ impl __tk::ToolSource for Conformance {
     ) -> __tk::BoxFuture<'a, __tk::Result<__tk::serde_json::Value>> {
         __tk::ToolSource::call(&self.0, tool, input, context)
     }
+    fn call_outcome<'a>(
+        &'a self,
+        tool: &'a str,
+        input: __tk::JsonObject,
+        context: &'a __tk::CallContext,
+    ) -> __tk::BoxFuture<'a, __tk::Outcome<__tk::ToolSourceError>> {
+        __tk::ToolSource::call_outcome(&self.0, tool, input, context)
+    }
 }

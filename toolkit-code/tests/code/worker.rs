@@ -1,18 +1,17 @@
-//! The hardened isolate and its pool: runs in `toolkit-code-worker` processes (this crate's test
-//! worker, which serves runs as any worker does and can be made to crash).
+//! The hardened isolate and its pool: runs in `toolkit-code-worker` processes (a test peer of
+//! toolkit-runtime-tests, which serves runs as any worker does and can be made to crash).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt as _;
 use serde_json::{Value, json};
-use toolkit_runtime::{
-    FnSource, FnTool, Toolkit, ToolkitOptions, code::CodeFailure, code::CodeMode,
-    code::CodeModeOptions, code::CodeRuntime, code::PoolOptions, code::RunLimits, code::RunOutput,
-    code::ToolCall, code::WorkerIsolate, code::WorkerPool,
+use toolkit_code::{
+    CodeFailure, CodeRuntime, PoolOptions, RunLimits, RunOutput, ToolCall, WorkerIsolate,
+    WorkerPool,
 };
 
-const WORKER: &str = env!("CARGO_BIN_EXE_toolkit-code-worker");
+use crate::worker_program as worker;
 
 fn limits(timeout: Duration) -> RunLimits {
     RunLimits {
@@ -85,7 +84,7 @@ async fn run_ten_seconds(runtime: &impl CodeRuntime, code: &str) -> Result<RunOu
 
 #[tokio::test]
 async fn a_worker_runs_code_that_calls_the_host_s_tools() {
-    let isolate = WorkerIsolate::new(WORKER);
+    let isolate = WorkerIsolate::new(worker());
     let output = run_ten_seconds(
         &isolate,
         "const a = await tools.echo({text: 'hi'}); console.log('done'); return a;",
@@ -170,27 +169,9 @@ async fn a_worker_that_stops_reading_cannot_hold_the_run_past_its_deadline() {
     assert!(started.elapsed() < Duration::from_secs(3));
 }
 
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-struct Text {
-    text: String,
-}
-
-/// `echo`, which says its text back.
-fn echo_toolkit() -> Toolkit {
-    let source = FnSource::builder("local")
-        .tool(FnTool::new("echo", |input: Text| async move {
-            Ok(json!({ "said": input.text }))
-        }))
-        .build()
-        .unwrap();
-    let definitions = source.definitions();
-    Toolkit::from_source(Arc::new(source), definitions, &ToolkitOptions::default()).unwrap()
-}
-
 #[tokio::test]
 async fn a_tool_result_past_the_cap_never_crosses_the_pipe() {
-    let isolate = WorkerIsolate::new(WORKER).max_tool_result_length(1 << 20);
+    let isolate = WorkerIsolate::new(worker()).max_tool_result_length(1 << 20);
     let code = "const codes = []; for (const name of ['big', 'huge']) { try { await tools[name](); } \
                 catch (e) { codes.push(e.code); } } return codes;";
     let output = isolate
@@ -201,27 +182,9 @@ async fn a_tool_result_past_the_cap_never_crosses_the_pipe() {
 }
 
 #[tokio::test]
-async fn code_mode_runs_through_the_pool() {
-    let pool = WorkerPool::new(
-        WorkerIsolate::new(WORKER),
-        PoolOptions::default().size(2).idle(1),
-    );
-    let presented = echo_toolkit();
-    let toolkit = CodeMode::toolkit(&presented, Arc::new(pool), &CodeModeOptions::default());
-    for n in 0..5 {
-        let code = format!("return (await tools.echo({{ text: '{n}' }})).said;");
-        let run = toolkit
-            .call("execute", json!({ "code": code }))
-            .await
-            .unwrap();
-        assert_eq!(run["result"], json!(n.to_string()));
-    }
-}
-
-#[tokio::test]
 async fn a_pool_starts_its_idle_workers_ahead_and_replaces_each_after_one_run() {
     let pool = WorkerPool::new(
-        WorkerIsolate::new(WORKER),
+        WorkerIsolate::new(worker()),
         PoolOptions::default().size(4).idle(3),
     );
     settle(|| pool.waiting() == 3).await;
@@ -247,7 +210,7 @@ async fn a_pool_starts_its_idle_workers_ahead_and_replaces_each_after_one_run() 
 #[tokio::test]
 async fn a_waiting_worker_that_died_is_replaced_without_failing_the_next_run() {
     let pool = WorkerPool::new(
-        WorkerIsolate::new(WORKER),
+        WorkerIsolate::new(worker()),
         PoolOptions::default().size(3).idle(2),
     );
     settle(|| pool.waiting() == 2).await;
@@ -276,7 +239,7 @@ async fn a_worker_that_ends_before_it_reads_the_run_hands_the_run_to_another() {
         .arg(script)
         .env("PATH", "/usr/bin:/bin")
         .env("MARKER", &marker)
-        .env("WORKER", WORKER);
+        .env("WORKER", worker());
     let pool = WorkerPool::new(isolate, PoolOptions::default().size(2).idle(1));
     settle(|| pool.waiting() == 1).await;
     let output = run_ten_seconds(&pool, "return 7;").await;
@@ -313,7 +276,7 @@ async fn a_pool_whose_workers_cannot_start_fails_the_run_as_a_code_error() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_pool_under_churn() {
     let options = PoolOptions::default().size(8).idle(4);
-    let pool = WorkerPool::new(WorkerIsolate::new(WORKER), options);
+    let pool = WorkerPool::new(WorkerIsolate::new(worker()), options);
     let run = |n: usize| {
         let pool = pool.clone();
         async move {
