@@ -146,6 +146,31 @@ pub(crate) fn request(id: u64, method: &str, params: JsonObject) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })
 }
 
+/// [`request`] written as one line of JSON, without building it as a [`Value`] first (a call's
+/// request to a stdio server is written so).
+pub(crate) fn request_line(id: u64, method: &str, params: &JsonObject) -> String {
+    #[derive(serde::Serialize)]
+    struct Request<'a> {
+        jsonrpc: &'static str,
+        id: u64,
+        method: &'a str,
+        params: &'a JsonObject,
+    }
+    line(&Request {
+        jsonrpc: "2.0",
+        id,
+        method,
+        params,
+    })
+}
+
+/// `message` as one line of JSON, through `serde_json`'s writer rather than `Display`'s
+/// formatter (about twice the instructions). JSON values and structs of them always write, every
+/// key being a string: the empty string of a failure cannot occur.
+pub(crate) fn line(message: &impl serde::Serialize) -> String {
+    serde_json::to_string(message).unwrap_or_default()
+}
+
 /// A notification: `{"jsonrpc":"2.0","method":method,"params":params}`.
 pub(crate) fn notification(method: &str, params: JsonObject) -> Value {
     json!({ "jsonrpc": "2.0", "method": method, "params": params })

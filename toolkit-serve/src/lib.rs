@@ -71,7 +71,7 @@ mod told;
 mod tool_calls;
 mod views;
 
-pub use allowed_host::host_allowed;
+pub use allowed_host::AllowedHosts;
 pub use error::ServeError;
 pub use guard::run_guarded;
 pub use http::session_owners::SessionLimits;

@@ -22,9 +22,11 @@ use super::handler::{Handler, Identity};
 use super::served::ServedToolkit;
 use super::stdin_guard::{StdinGuard, StdinGuardOptions};
 use super::tool_calls::Approval;
+use crate::allowed_host::AllowedHosts;
 use crate::http::direct_calls::DirectSessions;
 use crate::http::replays::Replays;
 use crate::http::session_owners::{SessionLimits, SessionOwners};
+use crate::http::shared_service::SharedService;
 use crate::http::written_http;
 use crate::stdio::transport::{GuardedTransport, Input, spawn_writer};
 use crate::stdio::written_result::WrittenResults;
@@ -477,7 +479,10 @@ impl McpServer {
         let mut manager = LocalSessionManager::default();
         manager.session_config.keep_alive = Some(self.http.session_idle_timeout);
         let manager = Arc::new(manager);
-        let direct = DirectSessions::new(Arc::clone(&manager), self.http.allowed_hosts.clone());
+        let direct = DirectSessions::new(
+            Arc::clone(&manager),
+            AllowedHosts::new(&self.http.allowed_hosts),
+        );
         handler.direct = Some(Arc::clone(&direct));
         let service: StreamableHttpService<Handler, LocalSessionManager> =
             StreamableHttpService::new(
@@ -497,9 +502,12 @@ impl McpServer {
             direct,
         });
         // On the MCP route only: any other path is answered 404 before the layer reads it.
-        axum::Router::new().nest_service(path, service).route_layer(
-            axum::middleware::from_fn_with_state(layer, written_http::answers),
-        )
+        axum::Router::new()
+            .nest_service(path, SharedService::new(service))
+            .route_layer(axum::middleware::from_fn_with_state(
+                layer,
+                written_http::answers,
+            ))
     }
 
     /// Serves Streamable HTTP at [`MCP_PATH`] on `listener` until it fails (never, in practice).

@@ -90,13 +90,18 @@ struct Process {
 impl Process {
     /// Queues `message` for the server's stdin, waiting for room.
     async fn send(&self, message: &Value) -> Result<(), Fault> {
+        self.send_line(jsonrpc::line(message)).await
+    }
+
+    /// Queues `line`, one JSON-RPC message, for the server's stdin, waiting for room.
+    async fn send_line(&self, line: String) -> Result<(), Fault> {
         let sender = self
             .outgoing
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone();
         match sender {
-            Some(sender) if sender.send(message.to_string()).await.is_ok() => Ok(()),
+            Some(sender) if sender.send(line).await.is_ok() => Ok(()),
             _ => Err(Reason::unavailable("the server process has ended").into()),
         }
     }
@@ -105,7 +110,7 @@ impl Process {
     fn send_if_room(&self, message: &Value) {
         let outgoing = self.outgoing.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(sender) = outgoing.as_ref() {
-            let _ = sender.try_send(message.to_string());
+            let _ = sender.try_send(jsonrpc::line(message));
         }
     }
 
@@ -118,6 +123,16 @@ impl Process {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
+    }
+
+    /// The revision settled on, if settled: read on every call, without copying the server's
+    /// capabilities as [`Process::settled`] does.
+    fn revision(&self) -> Option<Revision> {
+        self.settled
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .map(|settled| settled.revision.clone())
     }
 }
 
@@ -142,7 +157,7 @@ impl Stdio {
         let mut slot = self.process.lock().await;
         if let Some(process) = slot.as_ref()
             && process.is_alive()
-            && process.settled().is_some()
+            && process.revision().is_some()
         {
             return Ok(process.clone());
         }
@@ -264,7 +279,8 @@ impl Stdio {
             done: false,
             on_cancel: |id| process.send_if_room(&jsonrpc::cancelled(id)),
         };
-        if let Err(fault) = process.send(&jsonrpc::request(id, method, params)).await {
+        let line = jsonrpc::request_line(id, method, &params);
+        if let Err(fault) = process.send_line(line).await {
             waiting.done = true;
             process.pending.forget(id);
             return Err(fault);
@@ -350,13 +366,9 @@ impl Stdio {
             None
         };
         let process = self.process().await?;
-        let revision =
-            process
-                .settled()
-                .map(|settled| settled.revision)
-                .unwrap_or(Revision::Session {
-                    version: revision::SESSION_REVISIONS[0],
-                });
+        let revision = process.revision().unwrap_or(Revision::Session {
+            version: revision::SESSION_REVISIONS[0],
+        });
         let params = match revision {
             Revision::Modern => {
                 crate::input_required::declared(request.params, &self.options, &request.context)
@@ -442,8 +454,8 @@ impl Transport for Stdio {
                 return;
             };
             if process
-                .settled()
-                .is_some_and(|settled| settled.revision != Revision::Modern)
+                .revision()
+                .is_some_and(|revision| revision != Revision::Modern)
                 && process
                     .send(&jsonrpc::notification(method, Map::new()))
                     .await

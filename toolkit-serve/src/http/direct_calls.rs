@@ -54,7 +54,7 @@ use serde::de::IgnoredAny;
 use tokio_util::sync::CancellationToken;
 use toolkit_core::JsonObject;
 
-use crate::allowed_host::host_allowed;
+use crate::allowed_host::AllowedHosts;
 use crate::http::session_end::forget_at_end;
 use crate::tool_calls::{Answered, ToolCalls, written_for};
 
@@ -67,7 +67,7 @@ pub(crate) struct DirectSessions {
     /// the time after which it closes a session it hears nothing of (never, without one).
     touch_every: u64,
     /// The `Host` values served here (every one when empty), as rmcp is configured.
-    allowed_hosts: Vec<String>,
+    allowed_hosts: AllowedHosts,
     /// The instant `DirectSession::touched` counts from.
     epoch: Instant,
 }
@@ -102,7 +102,7 @@ impl std::fmt::Debug for DirectSessions {
 impl DirectSessions {
     /// No session yet; sessions' workers are in `manager`; requests taken from the hosts
     /// `allowed_hosts` names (any, when empty).
-    pub(crate) fn new(manager: Arc<LocalSessionManager>, allowed_hosts: Vec<String>) -> Arc<Self> {
+    pub(crate) fn new(manager: Arc<LocalSessionManager>, allowed_hosts: AllowedHosts) -> Arc<Self> {
         let touch_every = manager.session_config.keep_alive.map_or(u64::MAX, |idle| {
             u64::try_from(idle.as_millis() / 5).unwrap_or(u64::MAX)
         });
@@ -344,11 +344,13 @@ fn plain(headers: &HeaderMap, version: &str) -> bool {
     let other_version = headers
         .get("mcp-protocol-version")
         .is_some_and(|named| named.as_bytes() != version.as_bytes());
-    accepts("application/json")
-        && accepts("text/event-stream")
-        && sends_json
-        && !checked_against_body
-        && !other_version
+    // What the SDKs' clients send, read at once; any other `Accept` is read range by range.
+    let mut accept = headers.get_all(ACCEPT).iter();
+    let takes_both = match (accept.next(), accept.next()) {
+        (Some(only), None) if only.as_bytes() == b"application/json, text/event-stream" => true,
+        _ => accepts("application/json") && accepts("text/event-stream"),
+    };
+    takes_both && sends_json && !checked_against_body && !other_version
 }
 
 /// Whether a media range's parameter leaves it acceptable: anything but a weight of zero (`q=0`,
@@ -371,7 +373,7 @@ fn weighs_more_than_zero(parameter: &str) -> bool {
 /// Whether a request's `Host` is one of `allowed` (any, when it is empty, as rmcp takes it) and
 /// it names no `Origin`; a request whose `Host` is missing or does not parse is left to rmcp to
 /// refuse.
-fn host_served_here(headers: &HeaderMap, allowed: &[String]) -> bool {
+fn host_served_here(headers: &HeaderMap, allowed: &AllowedHosts) -> bool {
     if headers.contains_key(ORIGIN) {
         return false;
     }
@@ -382,7 +384,7 @@ fn host_served_here(headers: &HeaderMap, allowed: &[String]) -> bool {
     else {
         return false;
     };
-    allowed.is_empty() || host_allowed(&host, allowed)
+    allowed.is_empty() || allowed.allows(&host)
 }
 
 /// A JSON-RPC request as read here: a `tools/call`'s, whose params are read only when it is one.
@@ -534,11 +536,11 @@ mod tests {
 
     #[test]
     fn only_an_allowed_host_without_an_origin_is_served_here() {
-        let allowed = [
+        let allowed = AllowedHosts::new(&[
             "localhost".to_owned(),
             "127.0.0.1".to_owned(),
             "[::1]:8080".to_owned(),
-        ];
+        ]);
         for (host, served) in [
             ("127.0.0.1:3000", true),
             ("LOCALHOST", true),
@@ -551,7 +553,7 @@ mod tests {
             let mut request = HeaderMap::new();
             request.insert(HOST, HeaderValue::from_str(host).unwrap());
             assert_eq!(host_served_here(&request, &allowed), served, "{host}");
-            assert!(host_served_here(&request, &[]) || host == "not a host");
+            assert!(host_served_here(&request, &AllowedHosts::default()) || host == "not a host");
             request.insert(ORIGIN, HeaderValue::from_static("http://localhost"));
             assert!(
                 !host_served_here(&request, &allowed),
