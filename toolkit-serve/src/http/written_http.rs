@@ -568,6 +568,8 @@ fn rewrite_event(lines: &[&[u8]], kept: &AsWritten, out: &mut Vec<u8>) -> bool {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use rmcp::model::RequestId;
+
+    use crate::allowed_host::AllowedHosts;
     use serde_json::{Value, json};
     use toolkit_core::JsonObject;
 
@@ -649,7 +651,7 @@ mod tests {
                 max_body: 1024,
                 sessions: TaskSessions::new(false, 1024),
                 replays: Replays::default(),
-                direct: DirectSessions::new(Arc::default(), Vec::new()),
+                direct: DirectSessions::new(Arc::default(), AllowedHosts::default()),
             });
             let replay = Replay {
                 layer: Arc::clone(&layer),
