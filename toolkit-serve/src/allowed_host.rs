@@ -35,7 +35,7 @@ impl AllowedHosts {
             .map(|allowed| match Authority::try_from(allowed.trim()) {
                 Ok(authority) => (bare(authority.host()).to_owned(), authority.port_u16()),
                 // A bare IPv6 address (`::1`) is no authority: compared as a name.
-                Err(_) => (bare(allowed).to_owned(), None),
+                Err(_) => (bare(allowed.trim()).to_owned(), None),
             })
             .collect();
         Self { allowed }
@@ -70,10 +70,17 @@ mod tests {
 
     #[test]
     fn a_host_is_allowed_by_name_or_address_and_by_port_where_one_is_named() {
-        let allowed: Vec<String> = ["localhost", "127.0.0.1", "::1", "[::2]", "gw.example:8443"]
-            .into_iter()
-            .map(str::to_owned)
-            .collect();
+        let allowed: Vec<String> = [
+            "localhost",
+            "127.0.0.1",
+            "::1",
+            "[::2]",
+            "gw.example:8443",
+            " ::3 ",
+        ]
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
         let allowed = AllowedHosts::new(&allowed);
         let host = |text: &str| Authority::try_from(text).unwrap();
         for good in [
@@ -83,6 +90,7 @@ mod tests {
             "[::1]:80",
             "[::2]",
             "gw.example:8443",
+            "[::3]:80",
         ] {
             assert!(allowed.allows(&host(good)), "{good}");
         }
