@@ -568,12 +568,11 @@ fn rewrite_event(lines: &[&[u8]], kept: &AsWritten, out: &mut Vec<u8>) -> bool {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use rmcp::model::RequestId;
-
-    use crate::allowed_host::AllowedHosts;
     use serde_json::{Value, json};
     use toolkit_core::JsonObject;
 
     use super::*;
+    use crate::allowed_host::AllowedHosts;
 
     fn kept() -> AsWritten {
         let kept = AsWritten::default();
